@@ -1,0 +1,16 @@
+// One Jest config, three projects: unit tests need nothing running; integration tests need
+// Postgres and Redis; e2e tests need the local Slurm cluster behind sshd as well.
+// Tests import workspace packages from their TypeScript sources (no build needed).
+const base = {
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  moduleNameMapper: { '^@erg/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts' },
+  testEnvironment: 'node',
+  roots: ['<rootDir>/packages', '<rootDir>/apps'],
+};
+module.exports = {
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['**/test/**/*.test.ts'], testPathIgnorePatterns: ['\\.int\\.test\\.ts$', '\\.e2e\\.test\\.ts$', '/node_modules/', '/dist/'] },
+    { ...base, displayName: 'integration', testMatch: ['**/test/**/*.int.test.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
+    { ...base, displayName: 'e2e', testMatch: ['**/test/**/*.e2e.test.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
+  ],
+};

@@ -1,0 +1,3 @@
+export { waitFor, type WaitForOptions } from './wait-for';
+export { loadLocalCluster, repoRoot, type LocalCluster } from './local-cluster';
+export { uniqueName } from './unique-name';
