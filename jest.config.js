@@ -3,7 +3,11 @@
 // Tests import workspace packages from their TypeScript sources (no build needed).
 const base = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
-  moduleNameMapper: { '^@erg/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts' },
+  moduleNameMapper: {
+    '^@erg/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
+    // Prisma's generated client imports its siblings as './x.js'; the sources are .ts.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   testEnvironment: 'node',
   roots: ['<rootDir>/packages', '<rootDir>/apps'],
 };

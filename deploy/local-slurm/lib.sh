@@ -1,0 +1,229 @@
+# shellcheck shell=bash disable=SC2034  # constants are used by the scripts sourcing this
+# Shared helpers for deploy/local-slurm/{up,down,status}.sh. Sourced, never executed.
+#
+# The local cluster is one Debian machine acting as Slurm controller, compute node and
+# accounting host at once, reached by erg over a dedicated sshd on 127.0.0.1:2222. There is no
+# systemd in the sandboxes this targets, so every daemon is started directly and tracked by
+# its pid file.
+
+# --- layout -------------------------------------------------------------------------------
+
+ERG_LS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ERG_REPO_ROOT="$(cd "$ERG_LS_DIR/../.." && pwd)"
+# State that belongs to this checkout (keys, passwords, generated files) lives in the
+# git-ignored .erg/ so a fresh clone never inherits someone else's credentials.
+STATE_DIR="$(realpath -m "${ERG_LOCAL_SLURM_DIR:-$ERG_REPO_ROOT/.erg/local-slurm}")"
+
+readonly CLUSTER_NAME=erg-local
+readonly PARTITION=gh200
+readonly GPU_TYPE=gh200
+readonly GPU_COUNT=4
+# More CPUs than the sandbox really has, so tests can run several 1-CPU jobs side by side;
+# SlurmdParameters=config_overrides makes slurmd accept the overstatement.
+readonly NODE_CPUS=8
+readonly SSH_HOST=127.0.0.1
+readonly SSH_PORT=2222
+readonly WORK_DIR=/var/lib/erg-local/work
+readonly DB_HOST=127.0.0.1
+readonly DB_PORT=3306
+readonly DB_NAME=slurm_acct_db
+readonly DB_USER=slurm
+
+readonly SLURM_ETC=/etc/slurm
+readonly SLURM_CONF=$SLURM_ETC/slurm.conf
+readonly GRES_CONF=$SLURM_ETC/gres.conf
+readonly SLURMDBD_CONF=$SLURM_ETC/slurmdbd.conf
+readonly SLURM_RUN=/run/slurm
+readonly SLURM_LOG=/var/log/slurm
+readonly SLURMCTLD_SPOOL=/var/spool/slurmctld
+readonly SLURMD_SPOOL=/var/spool/slurmd
+readonly SLURMCTLD_PID=$SLURM_RUN/slurmctld.pid
+readonly SLURMD_PID=$SLURM_RUN/slurmd.pid
+readonly SLURMDBD_PID=$SLURM_RUN/slurmdbd.pid
+readonly SLURMCTLD_LOG=$SLURM_LOG/slurmctld.log
+readonly SLURMD_LOG=$SLURM_LOG/slurmd.log
+readonly SLURMDBD_LOG=$SLURM_LOG/slurmdbd.log
+
+readonly MUNGE_KEY=/etc/munge/munge.key
+readonly MUNGED_PID=/run/munge/munged.pid
+readonly MUNGED_LOG=/var/log/munge/munged.log
+
+readonly HOST_KEY=/etc/ssh/ssh_host_ed25519_key
+readonly SSH_KEY=$STATE_DIR/id_ed25519
+readonly SSHD_CONFIG=$STATE_DIR/sshd_config
+readonly SSHD_PID=$STATE_DIR/sshd.pid
+readonly SSHD_LOG=$STATE_DIR/sshd.log
+readonly KNOWN_HOSTS=$STATE_DIR/known_hosts
+readonly DB_PASS_FILE=$STATE_DIR/slurmdbd.password
+readonly CLUSTER_JSON=$STATE_DIR/cluster.json
+# Present only while munged runs because up.sh started it: down.sh must not stop a munged
+# that something else on the machine relies on.
+readonly MUNGE_MARKER=$STATE_DIR/munged.started-by-erg
+
+# Slurm names the node after the short host name, exactly as slurmd computes it.
+NODE_NAME="$(uname -n)"
+NODE_NAME="${NODE_NAME%%.*}"
+
+# --- messages -----------------------------------------------------------------------------
+
+log() { printf '[local-slurm] %s\n' "$*"; }
+warn() { printf '[local-slurm] WARNING: %s\n' "$*" >&2; }
+die() {
+  printf '[local-slurm] ERROR: %s\n' "$*" >&2
+  exit 1
+}
+
+# Print the end of a log file to stderr so a failed start explains itself.
+log_tail() {
+  local file=$1
+  if [[ -r $file ]]; then
+    printf -- '--- last lines of %s ---\n' "$file" >&2
+    tail -n 25 "$file" >&2 || true
+    printf -- '---\n' >&2
+  else
+    printf '(no log at %s)\n' "$file" >&2
+  fi
+}
+
+# A daemon failed: name it, show its log, stop.
+die_daemon() {
+  local name=$1 logfile=$2
+  shift 2
+  printf '[local-slurm] ERROR: %s failed to start%s\n' "$name" "${*:+: $*}" >&2
+  log_tail "$logfile"
+  exit 1
+}
+
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+
+require_root() {
+  [[ $(id -u) -eq 0 ]] || die "must run as root (it installs packages and starts system daemons); try: sudo $0"
+}
+
+require_debian() {
+  if [[ ! -r /etc/debian_version ]] || ! have_cmd apt-get || ! have_cmd dpkg-query; then
+    die "this script supports Debian 12 (apt-get/dpkg) only; install slurm-wlm, slurmdbd, munge and openssh-server by hand elsewhere"
+  fi
+}
+
+# --- processes ----------------------------------------------------------------------------
+
+# pid of a live process named $comm recorded in $pidfile, or nothing.
+pid_from_file() {
+  local pidfile=$1 comm=$2 pid
+  [[ -r $pidfile ]] || return 1
+  read -r pid <"$pidfile" 2>/dev/null || return 1
+  [[ $pid =~ ^[0-9]+$ ]] || return 1
+  [[ -r /proc/$pid/comm && $(<"/proc/$pid/comm") == "$comm" ]] || return 1
+  printf '%s\n' "$pid"
+}
+
+# pid of a running system-wide daemon: its pid file first, else the single process by that
+# exact name (a daemon whose pid file was removed must not be started a second time).
+daemon_pid() {
+  local pidfile=$1 comm=$2
+  pid_from_file "$pidfile" "$comm" || pgrep -x "$comm" | head -n 1
+}
+
+# pid of the erg sshd instance. Only our own, never the system sshd: the pid file in the state
+# dir, else an sshd whose command line names our config file.
+erg_sshd_pid() {
+  pid_from_file "$SSHD_PID" sshd || pgrep -f -- "sshd -f $SSHD_CONFIG" | head -n 1
+}
+
+# SIGTERM, wait up to 20 s, then SIGKILL. Quiet when the process is already gone.
+stop_pid() {
+  local pid=$1 name=$2 i
+  [[ -n $pid ]] || return 0
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 100; i++)); do
+    kill -0 "$pid" 2>/dev/null || {
+      log "stopped $name (pid $pid)"
+      return 0
+    }
+    sleep 0.2
+  done
+  warn "$name (pid $pid) ignored SIGTERM for 20 s; sending SIGKILL"
+  kill -KILL "$pid" 2>/dev/null || true
+  sleep 0.5
+}
+
+# --- health checks (all quick, all bounded by timeouts) -------------------------------------
+
+munge_ok() {
+  have_cmd munge && have_cmd unmunge || return 1
+  timeout 5 munge -n 2>/dev/null | timeout 5 unmunge >/dev/null 2>&1
+}
+
+ctld_ok() {
+  have_cmd scontrol || return 1
+  timeout 10 scontrol ping 2>/dev/null | grep -q 'is UP'
+}
+
+# Node state as sinfo prints it (idle, mixed, allocated, down*, drained, ...).
+node_state() {
+  timeout 10 sinfo -h -N -n "$NODE_NAME" -o '%T' 2>/dev/null | head -n 1
+}
+
+node_state_ok() {
+  case "$1" in
+    idle | mixed | allocated | completing) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
+sacct_ok() {
+  have_cmd sacct || return 1
+  timeout 10 sacct -n -X -o JobIDRaw -S now-1minutes >/dev/null 2>&1
+}
+
+dbd_ok() {
+  have_cmd sacctmgr || return 1
+  timeout 10 sacctmgr -n -P list cluster format=cluster >/dev/null 2>&1
+}
+
+# ssh into the erg sshd exactly as erg does: our key, and the host key pinned via known_hosts.
+erg_ssh() {
+  timeout 20 ssh -i "$SSH_KEY" -p "$SSH_PORT" \
+    -o BatchMode=yes -o IdentitiesOnly=yes -o ConnectTimeout=5 -o LogLevel=ERROR \
+    -o StrictHostKeyChecking=yes -o UserKnownHostsFile="$KNOWN_HOSTS" \
+    "root@$SSH_HOST" "$@"
+}
+
+ssh_ok() {
+  [[ -r $SSH_KEY && -r $KNOWN_HOSTS ]] || return 1
+  erg_ssh true </dev/null >/dev/null 2>&1
+}
+
+# --- files --------------------------------------------------------------------------------
+
+# True when $file already holds exactly $content (as written by write_if_changed).
+same_content() {
+  local file=$1 content=$2
+  [[ -f $file ]] && [[ "$(<"$file")" == "$content" ]]
+}
+
+# Write $content (plus a final newline) to $file with $mode unless it is already identical.
+# Returns 0 when the file changed, 1 when it was left alone, so callers can restart only the
+# daemons whose configuration really moved.
+write_if_changed() {
+  local file=$1 mode=$2 content=$3 tmp
+  if same_content "$file" "$content"; then
+    chmod "$mode" "$file"
+    return 1
+  fi
+  tmp="$(mktemp "$file.XXXXXX")"
+  printf '%s\n' "$content" >"$tmp"
+  chmod "$mode" "$tmp"
+  mv -f "$tmp" "$file"
+  return 0
+}
+
+# SHA256 fingerprint of the ed25519 host key as OpenSSH prints it ("SHA256:<base64, no pad>").
+host_key_fingerprint() {
+  ssh-keygen -lf "$HOST_KEY.pub" | awk '{print $2}'
+}
+
+root_home() {
+  getent passwd root | cut -d: -f6
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from './client';
+import type { Campaign } from './generated/client';
+
+export interface NewCampaign {
+  name: string;
+  clusterId: string | null;
+  /** The validated spec with defaults applied. */
+  spec: unknown;
+  specText: string | null;
+  configurations: { key: string; parameters: Record<string, unknown> }[];
+  repetitions: number;
+}
+
+export interface CreatedCampaign {
+  id: string;
+  createdAt: Date;
+  configurations: { id: string; key: string; position: number; parameters: Record<string, unknown> }[];
+  runs: { id: string; configurationKey: string; repetition: number; position: number }[];
+}
+
+/**
+ * Stores a campaign with every configuration and run in one transaction: either the whole sweep
+ * exists (all runs `pending`) or none of it does. Rows go in with `unnest` arrays, one statement
+ * per table, so a 10,000-run campaign costs three statements, not 10,000.
+ */
+export async function createCampaign(db: Database, input: NewCampaign): Promise<CreatedCampaign> {
+  const id = randomUUID();
+  const configurations = input.configurations.map((c, position) => ({ id: randomUUID(), key: c.key, position, parameters: c.parameters }));
+  const runs: Array<CreatedCampaign['runs'][number] & { configurationId: string }> = [];
+  for (const c of configurations) {
+    for (let repetition = 1; repetition <= input.repetitions; repetition++) {
+      runs.push({ id: randomUUID(), configurationId: c.id, configurationKey: c.key, repetition, position: runs.length });
+    }
+  }
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const inserted = await client.query<{ created_at: Date }>(
+      `INSERT INTO campaigns (id, name, cluster_id, spec, spec_text) VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
+      [id, input.name, input.clusterId, JSON.stringify(input.spec), input.specText],
+    );
+    await client.query(
+      `INSERT INTO configurations (id, campaign_id, key, position, parameters)
+       SELECT u.id, $1, u.key, u.position, u.parameters
+       FROM unnest($2::uuid[], $3::text[], $4::int[], $5::jsonb[]) AS u(id, key, position, parameters)`,
+      [id, configurations.map((c) => c.id), configurations.map((c) => c.key), configurations.map((c) => c.position), configurations.map((c) => JSON.stringify(c.parameters))],
+    );
+    await client.query(
+      `WITH r AS (
+         INSERT INTO runs (id, campaign_id, configuration_id, repetition, position)
+         SELECT u.id, $1, u.configuration_id, u.repetition, u.position
+         FROM unnest($2::uuid[], $3::uuid[], $4::int[], $5::int[]) AS u(id, configuration_id, repetition, position)
+         RETURNING id)
+       INSERT INTO run_events (run_id, "to", detail) SELECT id, 'pending', 'created' FROM r`,
+      [id, runs.map((r) => r.id), runs.map((r) => r.configurationId), runs.map((r) => r.repetition), runs.map((r) => r.position)],
+    );
+    await client.query('COMMIT');
+    return {
+      id,
+      createdAt: inserted.rows[0]!.created_at,
+      configurations,
+      runs: runs.map(({ id: runId, configurationKey, repetition, position }) => ({ id: runId, configurationKey, repetition, position })),
+    };
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+export const TERMINAL_STATES = ['completed', 'failed', 'cancelled', 'timeout', 'node_fail', 'oom'] as const;
+const TERMINAL = new Set<string>(TERMINAL_STATES);
+
+export type CampaignState = 'pending' | 'running' | 'cancelling' | 'completed' | 'failed' | 'cancelled';
+
+/** A campaign's state is derived from its runs, so it can never disagree with them. */
+export function campaignState(counts: Record<string, number>, cancelRequested: boolean): CampaignState {
+  const entries = Object.entries(counts).filter(([, n]) => n > 0);
+  const open = entries.filter(([s]) => !TERMINAL.has(s));
+  if (open.length > 0) {
+    if (cancelRequested) return 'cancelling';
+    return open.every(([s]) => s === 'pending') ? 'pending' : 'running';
+  }
+  if (cancelRequested) return 'cancelled';
+  return entries.every(([s]) => s === 'completed') ? 'completed' : 'failed';
+}
+
+export interface CampaignSummary {
+  campaign: Campaign;
+  clusterName: string | null;
+  state: CampaignState;
+  runCounts: Record<string, number>;
+  totalRuns: number;
+}
+
+export async function runCountsByCampaign(db: Database, campaignIds: string[]): Promise<Map<string, Record<string, number>>> {
+  const result = await db.pool.query<{ campaign_id: string; state: string; n: string }>(
+    `SELECT campaign_id, state::text AS state, count(*) AS n FROM runs WHERE campaign_id = ANY($1::uuid[]) GROUP BY 1, 2`,
+    [campaignIds],
+  );
+  const map = new Map<string, Record<string, number>>();
+  for (const row of result.rows) {
+    const counts = map.get(row.campaign_id) ?? {};
+    counts[row.state] = Number(row.n);
+    map.set(row.campaign_id, counts);
+  }
+  return map;
+}
+
+function summarize(campaign: Campaign & { cluster: { name: string } | null }, counts: Record<string, number>): CampaignSummary {
+  const { cluster, ...rest } = campaign;
+  return {
+    campaign: rest,
+    clusterName: cluster?.name ?? null,
+    state: campaignState(counts, campaign.cancelRequestedAt !== null),
+    runCounts: counts,
+    totalRuns: Object.values(counts).reduce((a, b) => a + b, 0),
+  };
+}
+
+export async function getCampaignSummary(db: Database, id: string): Promise<CampaignSummary | null> {
+  const campaign = await db.prisma.campaign.findUnique({ where: { id }, include: { cluster: { select: { name: true } } } });
+  if (!campaign) return null;
+  const counts = (await runCountsByCampaign(db, [id])).get(id) ?? {};
+  return summarize(campaign, counts);
+}
+
+/** Newest first; `before` is the createdAt of the last item of the previous page. */
+export async function listCampaignSummaries(db: Database, opts: { limit: number; before?: Date | undefined }): Promise<CampaignSummary[]> {
+  const campaigns = await db.prisma.campaign.findMany({
+    where: opts.before ? { createdAt: { lt: opts.before } } : {},
+    orderBy: { createdAt: 'desc' },
+    take: opts.limit,
+    include: { cluster: { select: { name: true } } },
+  });
+  const counts = await runCountsByCampaign(db, campaigns.map((c) => c.id));
+  return campaigns.map((c) => summarize(c, counts.get(c.id) ?? {}));
+}
+
+export async function findCampaign(db: Database, id: string): Promise<Campaign | null> {
+  return db.prisma.campaign.findUnique({ where: { id } });
+}

@@ -1,0 +1,232 @@
+import type pg from 'pg';
+import type { Database } from './client';
+import { TERMINAL_STATES } from './campaigns';
+
+/**
+ * Run state transitions. Each exported function is one transition, one SQL statement, with its
+ * precondition in the WHERE clause: a transition that no longer applies (the run moved on
+ * meanwhile) changes nothing. Every change appends a row to run_events in the same statement.
+ */
+
+type Queryable = Pick<pg.Pool, 'query'>;
+
+const TERMINAL_SQL = `(${TERMINAL_STATES.map((s) => `'${s}'`).join(', ')})`;
+
+/**
+ * Runs `UPDATE runs SET <set> WHERE <where>` and records each changed run's old and new state.
+ * `where` must restrict to the rows to change; `from` may join a VALUES/unnest list as `v`.
+ */
+async function transition(
+  db: Queryable,
+  opts: { set: string; where: string; from?: string; params: unknown[]; detail: string },
+): Promise<string[]> {
+  const from = opts.from ? `, ${opts.from}` : '';
+  const result = await db.query<{ run_id: string }>(
+    `WITH old AS (
+       SELECT runs.id, runs.state FROM runs${from} WHERE ${opts.where} FOR UPDATE OF runs
+     ), upd AS (
+       UPDATE runs SET ${opts.set}, updated_at = now()
+       FROM old${from} WHERE runs.id = old.id AND ${opts.where}
+       RETURNING runs.id, old.state AS from_state, runs.state AS to_state, (${opts.detail})::text AS detail
+     )
+     INSERT INTO run_events (run_id, "from", "to", detail)
+     SELECT id, from_state, to_state, detail FROM upd
+     RETURNING run_id`,
+    opts.params,
+  );
+  return result.rows.map((r) => r.run_id);
+}
+
+export interface ClaimedRun {
+  id: string;
+  campaignId: string;
+  configurationKey: string;
+  parameters: Record<string, string | number | boolean>;
+  repetition: number;
+  position: number;
+}
+
+/**
+ * pending → submitting, for up to `limit` runs of one cluster, oldest campaign first. SKIP LOCKED
+ * lets two schedulers claim disjoint runs; a cancelled campaign's runs are never claimed.
+ */
+export async function claimRunsForSubmission(db: Database, clusterId: string, limit: number): Promise<ClaimedRun[]> {
+  const ids = await transition(db.pool, {
+    where: `runs.id IN (
+      SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+      WHERE c.cluster_id = $1 AND r.state = 'pending' AND c.cancel_requested_at IS NULL
+      ORDER BY c.created_at, r.position LIMIT $2 FOR UPDATE OF r SKIP LOCKED)`,
+    set: `state = 'submitting', claimed_at = now(), submit_attempts = submit_attempts + 1, reason = NULL`,
+    params: [clusterId, limit],
+    detail: `'claimed for submission'`,
+  });
+  if (ids.length === 0) return [];
+  const rows = await db.pool.query<{
+    id: string; campaign_id: string; key: string; parameters: Record<string, string | number | boolean>; repetition: number; position: number;
+  }>(
+    `SELECT r.id, r.campaign_id, c.key, c.parameters, r.repetition, r.position
+     FROM runs r JOIN configurations c ON c.id = r.configuration_id
+     WHERE r.id = ANY($1::uuid[]) ORDER BY r.campaign_id, r.position`,
+    [ids],
+  );
+  return rows.rows.map((r) => ({
+    id: r.id, campaignId: r.campaign_id, configurationKey: r.key, parameters: r.parameters, repetition: r.repetition, position: r.position,
+  }));
+}
+
+export interface QueuedRun {
+  runId: string;
+  slurmJobId: string;
+  runDir: string;
+  jobScript: string;
+}
+
+/** submitting → queued: sbatch accepted the job. */
+export async function markRunsQueued(db: Database, runs: QueuedRun[]): Promise<string[]> {
+  if (runs.length === 0) return [];
+  return transition(db.pool, {
+    from: `unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS v(id, job_id, run_dir, job_script)`,
+    where: `runs.id = v.id AND runs.state = 'submitting'`,
+    set: `state = 'queued', slurm_job_id = v.job_id, run_dir = v.run_dir,
+          job_script = COALESCE(v.job_script, runs.job_script), submitted_at = COALESCE(runs.submitted_at, now())`,
+    params: [runs.map((r) => r.runId), runs.map((r) => r.slurmJobId), runs.map((r) => r.runDir), runs.map((r) => r.jobScript)],
+    detail: `'sbatch accepted job ' || v.job_id`,
+  });
+}
+
+/**
+ * submitting → pending: the cluster was asked and has no job for these runs (or sbatch was
+ * certainly never reached), so submitting them again cannot create a duplicate.
+ */
+export async function returnRunsToPending(db: Database, runIds: string[], reason: string): Promise<string[]> {
+  if (runIds.length === 0) return [];
+  return transition(db.pool, {
+    where: `runs.id = ANY($1::uuid[]) AND runs.state = 'submitting'`,
+    set: `state = 'pending', reason = $2, claimed_at = NULL`,
+    params: [runIds, reason],
+    detail: `$2`,
+  });
+}
+
+/** submitting → failed: sbatch refused the job for a reason retrying will not fix. */
+export async function failRunsAtSubmission(db: Database, runs: { runId: string; reason: string; runDir: string; jobScript: string | null }[]): Promise<string[]> {
+  if (runs.length === 0) return [];
+  return transition(db.pool, {
+    from: `unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS v(id, reason, run_dir, job_script)`,
+    where: `runs.id = v.id AND runs.state = 'submitting'`,
+    set: `state = 'failed', reason = v.reason, run_dir = v.run_dir, job_script = v.job_script, ended_at = now(), finalized_at = now()`,
+    params: [runs.map((r) => r.runId), runs.map((r) => r.reason), runs.map((r) => r.runDir), runs.map((r) => r.jobScript)],
+    detail: `v.reason`,
+  });
+}
+
+export interface TrackedRun {
+  id: string;
+  campaignId: string;
+  state: string;
+  slurmJobId: string | null;
+  claimedAt: Date | null;
+  submittedAt: Date | null;
+  runDir: string | null;
+  cancelRequested: boolean;
+}
+
+/** Runs of a cluster whose fate is decided by Slurm now: in doubt, queued, running or completing. */
+export async function listTrackedRuns(db: Database, clusterId: string): Promise<TrackedRun[]> {
+  const result = await db.pool.query<{
+    id: string; campaign_id: string; state: string; slurm_job_id: string | null; claimed_at: Date | null;
+    submitted_at: Date | null; run_dir: string | null; cancel_requested: boolean;
+  }>(
+    `SELECT r.id, r.campaign_id, r.state::text AS state, r.slurm_job_id, r.claimed_at, r.submitted_at, r.run_dir,
+            c.cancel_requested_at IS NOT NULL AS cancel_requested
+     FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+     WHERE c.cluster_id = $1 AND r.state IN ('submitting', 'queued', 'running', 'completing')`,
+    [clusterId],
+  );
+  return result.rows.map((r) => ({
+    id: r.id, campaignId: r.campaign_id, state: r.state, slurmJobId: r.slurm_job_id, claimedAt: r.claimed_at,
+    submittedAt: r.submitted_at, runDir: r.run_dir, cancelRequested: r.cancel_requested,
+  }));
+}
+
+export interface SlurmProgress {
+  runId: string;
+  /** Only non-terminal states here; terminal ones go through finishRun. */
+  state: 'queued' | 'running' | 'completing';
+  slurmState: string;
+  reason: string | null;
+  startedAt: Date | null;
+  nodeList: string | null;
+}
+
+/** queued/running/completing → queued/running/completing as Slurm reports; unchanged rows are left alone. */
+export async function recordSlurmProgress(db: Database, updates: SlurmProgress[]): Promise<string[]> {
+  if (updates.length === 0) return [];
+  return transition(db.pool, {
+    from: `unnest($1::uuid[], $2::run_state[], $3::text[], $4::text[], $5::timestamptz[], $6::text[]) AS v(id, state, slurm_state, reason, started_at, node_list)`,
+    where: `runs.id = v.id AND runs.state IN ('queued', 'running', 'completing')
+            AND (runs.state, runs.slurm_state, runs.reason, runs.started_at, runs.node_list)
+                IS DISTINCT FROM (v.state, v.slurm_state, v.reason, v.started_at, v.node_list)`,
+    set: `state = v.state, slurm_state = v.slurm_state, reason = v.reason, started_at = v.started_at, node_list = v.node_list`,
+    params: [
+      updates.map((u) => u.runId), updates.map((u) => u.state), updates.map((u) => u.slurmState), updates.map((u) => u.reason),
+      updates.map((u) => u.startedAt), updates.map((u) => u.nodeList),
+    ],
+    detail: `'slurm: ' || v.slurm_state`,
+  });
+}
+
+export interface FinishedRun {
+  runId: string;
+  state: (typeof TERMINAL_STATES)[number];
+  slurmState: string;
+  reason: string | null;
+  exitCode: number | null;
+  signal: number | null;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  nodeList: string | null;
+  workloadStartNs: bigint | null;
+  workloadEndNs: bigint | null;
+  metrics: Record<string, number | null>;
+  stdoutTail: string | null;
+  stderrTail: string | null;
+}
+
+/** any non-terminal → terminal, with everything fetched from the run directory. Returns false when already finished. */
+export async function finishRun(db: Database, run: FinishedRun): Promise<boolean> {
+  const changed = await transition(db.pool, {
+    where: `runs.id = $1 AND runs.state NOT IN ${TERMINAL_SQL}`,
+    set: `state = $2, slurm_state = $3, reason = $4, exit_code = $5, signal = $6, started_at = COALESCE($7, runs.started_at),
+          ended_at = $8, node_list = COALESCE($9, runs.node_list), workload_start_ns = $10, workload_end_ns = $11,
+          metrics = $12, stdout_tail = $13, stderr_tail = $14, finalized_at = now()`,
+    params: [
+      run.runId, run.state, run.slurmState, run.reason, run.exitCode, run.signal, run.startedAt, run.endedAt, run.nodeList,
+      run.workloadStartNs?.toString() ?? null, run.workloadEndNs?.toString() ?? null, JSON.stringify(run.metrics),
+      run.stdoutTail, run.stderrTail,
+    ],
+    detail: `'finished: ' || $3`,
+  });
+  return changed.length > 0;
+}
+
+/** Marks the campaign as cancelled-by-request and pending → cancelled for its runs not yet handed to Slurm. */
+export async function requestCampaignCancel(db: Database, campaignId: string): Promise<{ cancelledPending: number }> {
+  await db.pool.query(`UPDATE campaigns SET cancel_requested_at = COALESCE(cancel_requested_at, now()) WHERE id = $1`, [campaignId]);
+  const ids = await transition(db.pool, {
+    where: `runs.campaign_id = $1 AND runs.state = 'pending'`,
+    set: `state = 'cancelled', reason = 'cancelled before submission', ended_at = now(), finalized_at = now()`,
+    params: [campaignId],
+    detail: `'cancelled by request'`,
+  });
+  return { cancelledPending: ids.length };
+}
+
+/** Clusters that have runs waiting to be submitted or tracked: the scheduler's work list. */
+export async function clustersWithWork(db: Database): Promise<string[]> {
+  const result = await db.pool.query<{ cluster_id: string }>(
+    `SELECT DISTINCT c.cluster_id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+     WHERE c.cluster_id IS NOT NULL AND r.state IN ('pending', 'submitting', 'queued', 'running', 'completing')`,
+  );
+  return result.rows.map((r) => r.cluster_id);
+}

@@ -1,0 +1,95 @@
+import { createTestDatabase, type TestDatabase } from '@erg/testkit';
+import {
+  claimRunsForSubmission, createCampaign, createCluster, createDatabase, failRunsAtSubmission, finishRun, getCampaignSummary,
+  listTrackedRuns, markRunsQueued, recordSlurmProgress, requestCampaignCancel, returnRunsToPending, type Database,
+} from '@erg/db';
+
+describe('run state transitions', () => {
+  let tdb: TestDatabase;
+  let db: Database;
+  let clusterId: string;
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    db = createDatabase(tdb.url);
+    const cluster = await createCluster(db, {
+      name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/tmp/w',
+    });
+    clusterId = cluster.id;
+  });
+  afterAll(async () => {
+    await db.close();
+    await tdb.drop();
+  });
+
+  async function newCampaign(configs: number, repetitions: number) {
+    return createCampaign(db, {
+      name: 't', clusterId, spec: {}, specText: null, repetitions,
+      configurations: Array.from({ length: configs }, (_, i) => ({ key: `a=${i}`, parameters: { a: i } })),
+    });
+  }
+
+  test('a campaign is stored whole with every run pending', async () => {
+    const c = await newCampaign(3, 2);
+    expect(c.runs).toHaveLength(6);
+    const summary = await getCampaignSummary(db, c.id);
+    expect(summary?.runCounts).toEqual({ pending: 6 });
+    expect(summary?.state).toBe('pending');
+  });
+
+  test('concurrent claims never hand the same run to two schedulers', async () => {
+    const c = await newCampaign(50, 2);
+    const claims = await Promise.all(Array.from({ length: 5 }, () => claimRunsForSubmission(db, clusterId, 40)));
+    const ids = claims.flat().map((r) => r.id).filter((id) => c.runs.some((r) => r.id === id));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(100);
+    // tidy: back to pending so later tests start clean
+    await returnRunsToPending(db, claims.flat().map((r) => r.id), 'test');
+  });
+
+  test('claim → queued → progress → finished, each transition guarded by its precondition', async () => {
+    const c = await newCampaign(1, 1);
+    const runId = c.runs[0]!.id;
+    const claimed = (await claimRunsForSubmission(db, clusterId, 1000)).filter((r) => r.campaignId === c.id);
+    expect(claimed.map((r) => r.id)).toEqual([runId]);
+    expect(claimed[0]!.parameters).toEqual({ a: 0 });
+
+    expect(await markRunsQueued(db, [{ runId, slurmJobId: '42', runDir: '/tmp/w/x', jobScript: '#!/bin/bash' }])).toEqual([runId]);
+    // A second "queued" for the same run (e.g. a replayed submission result) changes nothing.
+    expect(await markRunsQueued(db, [{ runId, slurmJobId: '43', runDir: '/tmp/w/x', jobScript: 'x' }])).toEqual([]);
+    // A run that left `submitting` cannot be returned to pending.
+    expect(await returnRunsToPending(db, [runId], 'nope')).toEqual([]);
+
+    const progress = { runId, state: 'running' as const, slurmState: 'RUNNING', reason: null, startedAt: new Date(), nodeList: 'n1' };
+    expect(await recordSlurmProgress(db, [progress])).toEqual([runId]);
+    expect(await recordSlurmProgress(db, [progress])).toEqual([]); // unchanged: no event
+
+    const tracked = await listTrackedRuns(db, clusterId);
+    expect(tracked.find((t) => t.id === runId)).toMatchObject({ state: 'running', slurmJobId: '42' });
+
+    const finished = {
+      runId, state: 'completed' as const, slurmState: 'COMPLETED', reason: null, exitCode: 0, signal: 0, startedAt: null,
+      endedAt: new Date(), nodeList: null, workloadStartNs: 1n, workloadEndNs: 2n, metrics: { x: 1 }, stdoutTail: 'out', stderrTail: '',
+    };
+    expect(await finishRun(db, finished)).toBe(true);
+    expect(await finishRun(db, { ...finished, state: 'failed' })).toBe(false);
+    const run = await db.prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { events: { orderBy: { id: 'asc' } } } });
+    expect(run.state).toBe('completed');
+    expect(run.slurmJobId).toBe('42');
+    expect(run.nodeList).toBe('n1');
+    expect(run.events.map((e) => e.to)).toEqual(['pending', 'submitting', 'queued', 'running', 'completed']);
+  });
+
+  test('sbatch refusal fails the run; cancel stops pending runs from ever being claimed', async () => {
+    const c = await newCampaign(2, 1);
+    const [a, b] = (await claimRunsForSubmission(db, clusterId, 1000)).filter((r) => r.campaignId === c.id);
+    await returnRunsToPending(db, [b!.id], 'cluster unreachable');
+    await failRunsAtSubmission(db, [{ runId: a!.id, reason: 'sbatch: error: invalid partition', runDir: '/x', jobScript: null }]);
+    const { cancelledPending } = await requestCampaignCancel(db, c.id);
+    expect(cancelledPending).toBe(1);
+    expect((await claimRunsForSubmission(db, clusterId, 1000)).filter((r) => r.campaignId === c.id)).toEqual([]);
+    const summary = await getCampaignSummary(db, c.id);
+    expect(summary?.runCounts).toEqual({ failed: 1, cancelled: 1 });
+    expect(summary?.state).toBe('cancelled');
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * Parsers for the output of the commands built in commands.ts. Pure: text in, typed values out;
+ * anything that does not have the requested shape raises SlurmParseError rather than being
+ * guessed at, because a silently misread state could submit a run twice or lose one.
+ */
+import { FIELD_SEPARATOR, SACCT_FIELDS, SQUEUE_FIELDS } from './commands';
+import { SlurmParseError } from './errors';
+import { mapSlurmState, normalizeSlurmState } from './run-state';
+import { runIdFromJobName, type SlurmJob } from './slurm-job';
+
+/** A job id as `sbatch --parsable` prints it. */
+export interface SbatchResult {
+  jobId: string;
+  /** Set when the cluster is part of a multi-cluster setup (`123;cluster`). */
+  cluster: string | null;
+}
+
+const SBATCH_PARSABLE = /^([0-9]+)(?:;([A-Za-z0-9._-]+))?$/;
+
+/** `sbatch --parsable` output (`123` or `123;cluster`) → job id. */
+export function parseSbatchParsable(stdout: string): SbatchResult {
+  const trimmed = stdout.trim();
+  const match = SBATCH_PARSABLE.exec(trimmed);
+  if (!match?.[1]) throw new SlurmParseError('sbatch --parsable', stdout, 'expected "<jobid>" or "<jobid>;<cluster>"');
+  return { jobId: match[1], cluster: match[2] ?? null };
+}
+
+/** Slurm's words for "no value" in time, reason and node fields. */
+const NO_VALUE = new Set(['', 'N/A', 'NONE', 'UNKNOWN', 'NONE ASSIGNED', '(NULL)']);
+
+function isNoValue(s: string): boolean {
+  return NO_VALUE.has(s.trim().toUpperCase());
+}
+
+const SLURM_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
+
+/** `2026-11-30T03:00:00` (UTC, see commands.ts) → Date; `Unknown`/`None`/`N/A` → null. */
+export function parseSlurmTimestamp(value: string, what = 'time'): Date | null {
+  if (isNoValue(value)) return null;
+  const m = SLURM_TIME.exec(value.trim());
+  if (!m) throw new SlurmParseError(what, value, 'expected YYYY-MM-DDTHH:MM:SS');
+  const [, y, mo, d, h, mi, s] = m.map(Number) as [number, number, number, number, number, number, number];
+  return new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+}
+
+/** sacct `ExitCode` (`code:signal`) → numbers. */
+export function parseExitCode(value: string): { exitCode: number | null; signal: number | null } {
+  if (isNoValue(value)) return { exitCode: null, signal: null };
+  const m = /^(\d+):(\d+)$/.exec(value.trim());
+  if (!m) throw new SlurmParseError('sacct ExitCode', value, 'expected <code>:<signal>');
+  return { exitCode: Number(m[1]), signal: Number(m[2]) };
+}
+
+function splitFields(line: string, count: number, what: string): string[] {
+  // The job name is the last field and the only free text: it may itself contain the separator,
+  // so split off the first count-1 fields and keep the rest whole.
+  const parts = line.split(FIELD_SEPARATOR);
+  if (parts.length < count) {
+    throw new SlurmParseError(what, line, `expected ${count} '${FIELD_SEPARATOR}'-separated fields, got ${parts.length}`);
+  }
+  return [...parts.slice(0, count - 1), parts.slice(count - 1).join(FIELD_SEPARATOR)];
+}
+
+function lines(stdout: string): string[] {
+  return stdout.split('\n').filter((l) => l.trim() !== '');
+}
+
+function orNull(value: string): string | null {
+  return isNoValue(value) ? null : value.trim();
+}
+
+/** Array job id and task index from a display id such as `123_4`; null parts for plain jobs. */
+function arrayParts(displayId: string): { arrayJobId: string | null; arrayTaskId: string | null } {
+  const m = /^(\d+)_(\S+)$/.exec(displayId);
+  return m?.[1] && m[2] ? { arrayJobId: m[1], arrayTaskId: m[2] } : { arrayJobId: null, arrayTaskId: null };
+}
+
+/** Output of `squeueCommand()` → jobs. */
+export function parseSqueue(stdout: string): SlurmJob[] {
+  return lines(stdout).map((line) => {
+    const f = splitFields(line, SQUEUE_FIELDS.length, 'squeue');
+    const [jobId, displayId, , , stateRaw, reason, submit, start, end, nodeList, name] = f as [
+      string, string, string, string, string, string, string, string, string, string, string,
+    ];
+    if (!/^\d+$/.test(jobId)) throw new SlurmParseError('squeue', line, `job id ${JSON.stringify(jobId)} is not a number`);
+    const state = normalizeSlurmState(stateRaw);
+    const runState = mapSlurmState(state);
+    // For a pending job squeue's %S/%e are the backfill scheduler's estimates, not facts; erg's
+    // SlurmJob times are observations, so estimates are dropped.
+    const started = runState !== 'queued';
+    return {
+      jobId,
+      displayId,
+      ...arrayParts(displayId),
+      name,
+      runId: runIdFromJobName(name),
+      state,
+      runState,
+      reason: orNull(reason),
+      exitCode: null,
+      signal: null,
+      submitTime: parseSlurmTimestamp(submit, 'squeue submit time'),
+      startTime: started ? parseSlurmTimestamp(start, 'squeue start time') : null,
+      endTime: started && runState !== 'running' && runState !== 'completing' ? parseSlurmTimestamp(end, 'squeue end time') : null,
+      elapsedS: null,
+      nodeList: orNull(nodeList),
+    };
+  });
+}
+
+/** Output of `sacctCommand()` → jobs. */
+export function parseSacct(stdout: string): SlurmJob[] {
+  return lines(stdout).map((line) => {
+    const f = splitFields(line, SACCT_FIELDS.length, 'sacct');
+    const [jobId, displayId, stateRaw, exitCodeRaw, reason, submit, start, end, elapsedRaw, nodeList, name] = f as [
+      string, string, string, string, string, string, string, string, string, string, string,
+    ];
+    if (!/^\d+$/.test(jobId)) throw new SlurmParseError('sacct', line, `JobIDRaw ${JSON.stringify(jobId)} is not a number`);
+    const state = normalizeSlurmState(stateRaw);
+    const runState = mapSlurmState(state);
+    // sacct prints 0:0 for jobs that have not ended; only a finished job has an exit code.
+    const finished = runState !== null && runState !== 'queued' && runState !== 'running' && runState !== 'completing';
+    const { exitCode, signal } = finished ? parseExitCode(exitCodeRaw) : { exitCode: null, signal: null };
+    return {
+      jobId,
+      displayId,
+      ...arrayParts(displayId),
+      name,
+      runId: runIdFromJobName(name),
+      state,
+      runState,
+      reason: orNull(reason),
+      exitCode,
+      signal,
+      submitTime: parseSlurmTimestamp(submit, 'sacct Submit'),
+      startTime: parseSlurmTimestamp(start, 'sacct Start'),
+      endTime: parseSlurmTimestamp(end, 'sacct End'),
+      elapsedS: /^\d+$/.test(elapsedRaw.trim()) ? Number(elapsedRaw.trim()) : null,
+      nodeList: orNull(nodeList),
+    };
+  });
+}
+
+/** One line of `submitManyCommand()` output. */
+export type SubmitResult =
+  | { path: string; status: 'ok'; jobId: string; cluster: string | null }
+  /** sbatch refused the script: no job was created. */
+  | { path: string; status: 'err'; error: string }
+  /**
+   * erg cannot tell whether a job was created (no line for the script because the channel
+   * dropped, or sbatch said success with output that is not a job id). Look the run up by job
+   * name before submitting it again.
+   */
+  | { path: string; status: 'unknown'; error: string };
+
+/**
+ * Output of `submitManyCommand()` → one result per line. When `expectedPaths` is given, every
+ * path without a line is reported as `unknown`, in the order of `expectedPaths`.
+ */
+export function parseSubmitMany(stdout: string, expectedPaths?: readonly string[]): SubmitResult[] {
+  const byPath = new Map<string, SubmitResult>();
+  const results: SubmitResult[] = [];
+  for (const line of stdout.split('\n')) {
+    if (line === '') continue;
+    const [path, status, ...rest] = line.split('\t');
+    const text = rest.join('\t').trim();
+    if (path === undefined || (status !== 'ok' && status !== 'err')) {
+      throw new SlurmParseError('submit loop', line, 'expected "<path>\\t<ok|err>\\t<text>"');
+    }
+    let result: SubmitResult;
+    if (status === 'err') {
+      result = { path, status: 'err', error: text || 'sbatch failed without a message' };
+    } else {
+      try {
+        const { jobId, cluster } = parseSbatchParsable(text);
+        result = { path, status: 'ok', jobId, cluster };
+      } catch {
+        result = { path, status: 'unknown', error: `sbatch succeeded but printed ${JSON.stringify(text)}` };
+      }
+    }
+    byPath.set(path, result);
+    results.push(result);
+  }
+  if (!expectedPaths) return results;
+  return expectedPaths.map(
+    (path) => byPath.get(path) ?? { path, status: 'unknown', error: 'no result from the submit loop (connection lost?)' },
+  );
+}

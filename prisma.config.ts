@@ -1,0 +1,9 @@
+// Prisma 7 reads its CLI configuration from here. Only `prisma generate` runs offline; migrations
+// are applied by packages/db's migrator (see docs/architecture.md).
+import { defineConfig } from 'prisma/config';
+
+export default defineConfig({
+  schema: 'prisma/schema.prisma',
+  migrations: { path: 'prisma/migrations' },
+  datasource: { url: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/erg' },
+});
