@@ -108,27 +108,51 @@ require_debian() {
 
 # --- processes ----------------------------------------------------------------------------
 
+# True while $pid runs. A zombie counts as gone: daemons started by up.sh are reparented to
+# PID 1, which may take a while to reap them.
+pid_running() {
+  local stat
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+  stat="${stat##*) }"
+  [[ ${stat:0:1} != Z ]]
+}
+
 # pid of a live process named $comm recorded in $pidfile, or nothing.
 pid_from_file() {
   local pidfile=$1 comm=$2 pid
   [[ -r $pidfile ]] || return 1
   read -r pid <"$pidfile" 2>/dev/null || return 1
   [[ $pid =~ ^[0-9]+$ ]] || return 1
-  [[ -r /proc/$pid/comm && $(<"/proc/$pid/comm") == "$comm" ]] || return 1
+  [[ -r /proc/$pid/comm && $(<"/proc/$pid/comm") == "$comm" ]] && pid_running "$pid" || return 1
   printf '%s\n' "$pid"
 }
 
 # pid of a running system-wide daemon: its pid file first, else the single process by that
 # exact name (a daemon whose pid file was removed must not be started a second time).
 daemon_pid() {
-  local pidfile=$1 comm=$2
-  pid_from_file "$pidfile" "$comm" || pgrep -x "$comm" | head -n 1
+  local pidfile=$1 comm=$2 pid
+  pid_from_file "$pidfile" "$comm" && return 0
+  for pid in $(pgrep -x "$comm"); do
+    if pid_running "$pid"; then
+      printf '%s\n' "$pid"
+      return 0
+    fi
+  done
+  return 1
 }
 
 # pid of the erg sshd instance. Only our own, never the system sshd: the pid file in the state
 # dir, else an sshd whose command line names our config file.
 erg_sshd_pid() {
-  pid_from_file "$SSHD_PID" sshd || pgrep -f -- "sshd -f $SSHD_CONFIG" | head -n 1
+  local pid
+  pid_from_file "$SSHD_PID" sshd && return 0
+  for pid in $(pgrep -f -- "sshd -f $SSHD_CONFIG"); do
+    if pid_running "$pid"; then
+      printf '%s\n' "$pid"
+      return 0
+    fi
+  done
+  return 1
 }
 
 # SIGTERM, wait up to 20 s, then SIGKILL. Quiet when the process is already gone.
@@ -136,12 +160,12 @@ stop_pid() {
   local pid=$1 name=$2 i
   [[ -n $pid ]] || return 0
   kill -TERM "$pid" 2>/dev/null || return 0
-  for ((i = 0; i < 100; i++)); do
-    kill -0 "$pid" 2>/dev/null || {
+  for ((i = 0; i < 200; i++)); do
+    pid_running "$pid" || {
       log "stopped $name (pid $pid)"
       return 0
     }
-    sleep 0.2
+    sleep 0.1
   done
   warn "$name (pid $pid) ignored SIGTERM for 20 s; sending SIGKILL"
   kill -KILL "$pid" 2>/dev/null || true
@@ -165,11 +189,9 @@ node_state() {
   timeout 10 sinfo -h -N -n "$NODE_NAME" -o '%T' 2>/dev/null | head -n 1
 }
 
+# Usable states, possibly with the "-" suffix sinfo adds when backfill has planned a job there.
 node_state_ok() {
-  case "$1" in
-    idle | mixed | allocated | completing) return 0 ;;
-    *) return 1 ;;
-  esac
+  [[ $1 =~ ^(idle|mixed|allocated\+?|completing|planned)-?$ ]]
 }
 
 sacct_ok() {

@@ -65,7 +65,7 @@ main() {
   else
     report ssh 1 "key login root@$SSH_HOST:$SSH_PORT fails"
   fi
-  if [[ -r $CLUSTER_JSON ]]; then report config 0 "$CLUSTER_JSON"; else report config 1 "$CLUSTER_JSON missing"; fi
+  if [[ -r $CLUSTER_JSON ]]; then report config 0 "$CLUSTER_JSON"; else report config 1 "$CLUSTER_JSON missing or not readable"; fi
 
   if [[ $failures -eq 0 ]]; then
     echo "all up"

@@ -191,6 +191,11 @@ already_up() {
   same_content "$CLUSTER_JSON" "$(render_cluster_json "$(host_key_fingerprint)")" || return 1
   pub="$(<"$SSH_KEY.pub")"
   grep -qxF -- "$pub" "$(root_home)/.ssh/authorized_keys" 2>/dev/null || return 1
+  # Processes first: slurmctld keeps reporting a dead slurmd's node as idle for minutes.
+  daemon_pid "$MUNGED_PID" munged >/dev/null || return 1
+  daemon_pid "$SLURMDBD_PID" slurmdbd >/dev/null || return 1
+  daemon_pid "$SLURMCTLD_PID" slurmctld >/dev/null || return 1
+  daemon_pid "$SLURMD_PID" slurmd >/dev/null || return 1
   erg_sshd_pid >/dev/null || return 1
   munge_ok || return 1
   ctld_ok || return 1
@@ -380,7 +385,7 @@ wait_node_ready() {
     node_state_ok "$state" && return 0
     case "$state" in
       # A node left down/drained by an earlier run (or a reboot) comes back only by hand.
-      down | drain* | fail*)
+      down* | drain* | fail*)
         if ((resumed % 10 == 0)); then
           log "node $NODE_NAME is $state: resuming it"
           scontrol update nodename="$NODE_NAME" state=resume 2>/dev/null || true
@@ -464,6 +469,8 @@ main() {
 
   require_root
   require_debian
+  # The path goes verbatim into cluster.json and Slurm/sshd config files.
+  [[ $STATE_DIR != *[\"\\[:space:]]* ]] || die "state dir path must not contain quotes, backslashes or spaces: $STATE_DIR"
 
   if already_up; then
     log "already up, nothing to do"
