@@ -1,1 +1,3 @@
-export {};
+export { buildApp, type AppDeps } from './app';
+export { parseApiConfig, ApiConfig } from './config';
+export { ClusterFiles } from './cluster-files';

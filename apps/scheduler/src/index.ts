@@ -1,1 +1,7 @@
-export {};
+export { startScheduler, type SchedulerHandle } from './worker';
+export { parseSchedulerConfig, SchedulerConfig } from './config';
+export { ClusterLinks } from './connections';
+export { SpecCache } from './spec-cache';
+export { runCycle } from './cycle';
+export { extractMetrics, parseTiming } from './outputs';
+export type { SchedulerContext } from './context';

@@ -74,23 +74,38 @@ export async function claimRunsForSubmission(db: Database, clusterId: string, li
   }));
 }
 
-export interface QueuedRun {
+export interface StagedRun {
   runId: string;
-  slurmJobId: string;
   runDir: string;
+  /** The exact rendered sbatch script, kept for provenance. */
   jobScript: string;
 }
 
-/** submitting → queued: sbatch accepted the job. */
+/** Records where a claimed run's files were staged, before sbatch runs (no state change). */
+export async function recordStagedRuns(db: Database, runs: StagedRun[]): Promise<void> {
+  if (runs.length === 0) return;
+  await db.pool.query(
+    `UPDATE runs SET run_dir = v.run_dir, job_script = v.job_script, updated_at = now()
+     FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, run_dir, job_script)
+     WHERE runs.id = v.id AND runs.state = 'submitting'`,
+    [runs.map((r) => r.runId), runs.map((r) => r.runDir), runs.map((r) => r.jobScript)],
+  );
+}
+
+export interface QueuedRun {
+  runId: string;
+  slurmJobId: string;
+}
+
+/** submitting → queued: sbatch accepted the job (or a job carrying the run id was found). */
 export async function markRunsQueued(db: Database, runs: QueuedRun[]): Promise<string[]> {
   if (runs.length === 0) return [];
   return transition(db.pool, {
-    from: `unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS v(id, job_id, run_dir, job_script)`,
+    from: `unnest($1::uuid[], $2::text[]) AS v(id, job_id)`,
     where: `runs.id = v.id AND runs.state = 'submitting'`,
-    set: `state = 'queued', slurm_job_id = v.job_id, run_dir = v.run_dir,
-          job_script = COALESCE(v.job_script, runs.job_script), submitted_at = COALESCE(runs.submitted_at, now())`,
-    params: [runs.map((r) => r.runId), runs.map((r) => r.slurmJobId), runs.map((r) => r.runDir), runs.map((r) => r.jobScript)],
-    detail: `'sbatch accepted job ' || v.job_id`,
+    set: `state = 'queued', slurm_job_id = v.job_id, submitted_at = COALESCE(runs.submitted_at, now())`,
+    params: [runs.map((r) => r.runId), runs.map((r) => r.slurmJobId)],
+    detail: `'slurm job ' || v.job_id`,
   });
 }
 
@@ -109,13 +124,13 @@ export async function returnRunsToPending(db: Database, runIds: string[], reason
 }
 
 /** submitting → failed: sbatch refused the job for a reason retrying will not fix. */
-export async function failRunsAtSubmission(db: Database, runs: { runId: string; reason: string; runDir: string; jobScript: string | null }[]): Promise<string[]> {
+export async function failRunsAtSubmission(db: Database, runs: { runId: string; reason: string }[]): Promise<string[]> {
   if (runs.length === 0) return [];
   return transition(db.pool, {
-    from: `unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS v(id, reason, run_dir, job_script)`,
+    from: `unnest($1::uuid[], $2::text[]) AS v(id, reason)`,
     where: `runs.id = v.id AND runs.state = 'submitting'`,
-    set: `state = 'failed', reason = v.reason, run_dir = v.run_dir, job_script = v.job_script, ended_at = now(), finalized_at = now()`,
-    params: [runs.map((r) => r.runId), runs.map((r) => r.reason), runs.map((r) => r.runDir), runs.map((r) => r.jobScript)],
+    set: `state = 'failed', reason = v.reason, ended_at = now(), finalized_at = now()`,
+    params: [runs.map((r) => r.runId), runs.map((r) => r.reason)],
     detail: `v.reason`,
   });
 }

@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@erg/testkit';
 import {
   claimRunsForSubmission, createCampaign, createCluster, createDatabase, failRunsAtSubmission, finishRun, getCampaignSummary,
-  listTrackedRuns, markRunsQueued, recordSlurmProgress, requestCampaignCancel, returnRunsToPending, type Database,
+  listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, returnRunsToPending, type Database,
 } from '@erg/db';
 
 describe('run state transitions', () => {
@@ -54,9 +54,10 @@ describe('run state transitions', () => {
     expect(claimed.map((r) => r.id)).toEqual([runId]);
     expect(claimed[0]!.parameters).toEqual({ a: 0 });
 
-    expect(await markRunsQueued(db, [{ runId, slurmJobId: '42', runDir: '/tmp/w/x', jobScript: '#!/bin/bash' }])).toEqual([runId]);
+    await recordStagedRuns(db, [{ runId, runDir: '/tmp/w/x', jobScript: '#!/bin/bash' }]);
+    expect(await markRunsQueued(db, [{ runId, slurmJobId: '42' }])).toEqual([runId]);
     // A second "queued" for the same run (e.g. a replayed submission result) changes nothing.
-    expect(await markRunsQueued(db, [{ runId, slurmJobId: '43', runDir: '/tmp/w/x', jobScript: 'x' }])).toEqual([]);
+    expect(await markRunsQueued(db, [{ runId, slurmJobId: '43' }])).toEqual([]);
     // A run that left `submitting` cannot be returned to pending.
     expect(await returnRunsToPending(db, [runId], 'nope')).toEqual([]);
 
@@ -77,6 +78,8 @@ describe('run state transitions', () => {
     expect(run.state).toBe('completed');
     expect(run.slurmJobId).toBe('42');
     expect(run.nodeList).toBe('n1');
+    expect(run.runDir).toBe('/tmp/w/x');
+    expect(run.jobScript).toBe('#!/bin/bash');
     expect(run.events.map((e) => e.to)).toEqual(['pending', 'submitting', 'queued', 'running', 'completed']);
   });
 
@@ -84,7 +87,7 @@ describe('run state transitions', () => {
     const c = await newCampaign(2, 1);
     const [a, b] = (await claimRunsForSubmission(db, clusterId, 1000)).filter((r) => r.campaignId === c.id);
     await returnRunsToPending(db, [b!.id], 'cluster unreachable');
-    await failRunsAtSubmission(db, [{ runId: a!.id, reason: 'sbatch: error: invalid partition', runDir: '/x', jobScript: null }]);
+    await failRunsAtSubmission(db, [{ runId: a!.id, reason: 'sbatch: error: invalid partition' }]);
     const { cancelledPending } = await requestCampaignCancel(db, c.id);
     expect(cancelledPending).toBe(1);
     expect((await claimRunsForSubmission(db, clusterId, 1000)).filter((r) => r.campaignId === c.id)).toEqual([]);

@@ -1,0 +1,97 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { ZodType } from 'zod';
+import { authenticateToken, type Database } from '@erg/db';
+import { issuesFromZodError } from '@erg/spec';
+import type { ApiConfig } from './config';
+import { ApiError, errors } from './errors';
+import type { ClusterFiles } from './cluster-files';
+import { campaignRoutes } from './routes/campaigns';
+import { clusterRoutes } from './routes/clusters';
+import { healthRoutes } from './routes/health';
+import { runRoutes } from './routes/runs';
+
+export interface AppDeps {
+  config: ApiConfig;
+  db: Database;
+  queue: Queue;
+  redis: Redis;
+  clusterFiles: ClusterFiles;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    tokenName?: string;
+  }
+}
+
+const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/docs', '/openapi.json'];
+
+/** Validates a request part with its zod schema; failures carry our issue format (path + message). */
+const validatorCompiler: FastifySchemaCompiler<ZodType> =
+  ({ schema, httpPart }) =>
+  (data) => {
+    const result = schema.safeParse(data);
+    if (result.success) return { value: result.data };
+    return { error: errors.validation(httpPart === 'body' ? 'request body' : `request ${httpPart}`, issuesFromZodError(result.error)) };
+  };
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.config.LOG_LEVEL === 'silent' ? false : { level: deps.config.LOG_LEVEL },
+    bodyLimit: deps.config.ERG_BODY_LIMIT,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // YAML campaign specs arrive as text and are parsed (with line numbers in errors) by the route.
+  app.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) =>
+    done(null, body),
+  );
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'erg API', version: '0.1.0', description: 'Energy studies on Slurm GPU clusters.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.addHook('onRequest', async (req) => {
+    const path = req.url.split('?')[0] ?? '';
+    if (PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`))) return;
+    const header = req.headers.authorization;
+    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+    const identity = token ? await authenticateToken(deps.db, token) : null;
+    if (!identity) throw errors.unauthorized();
+    req.tokenName = identity.name;
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    if (err instanceof ApiError) return reply.status(err.statusCode).send(err.toJSON());
+    const status = (err as { statusCode?: number }).statusCode;
+    if (status && status >= 400 && status < 500) {
+      // Fastify's own client errors (bad JSON, body too large, wrong content type).
+      return reply.status(status).send({ error: { code: (err as { code?: string }).code ?? 'ERG_BAD_REQUEST', message: err.message } });
+    }
+    req.log.error({ err }, 'request failed');
+    return reply.status(500).send({ error: { code: 'ERG_INTERNAL', message: 'internal error; see the API log' } });
+  });
+  app.setNotFoundHandler((req, reply) =>
+    reply.status(404).send({ error: { code: 'ERG_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } }),
+  );
+
+  await app.register(healthRoutes(deps));
+  await app.register(clusterRoutes(deps), { prefix: '/v1' });
+  await app.register(campaignRoutes(deps), { prefix: '/v1' });
+  await app.register(runRoutes(deps), { prefix: '/v1' });
+  return app;
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** The API's whole environment, parsed once at start-up; nothing else reads process.env. */
+export const ApiConfig = z.object({
+  DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/erg'),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Prefix of every BullMQ key; tests use a unique one each. */
+  ERG_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('erg'),
+  ERG_API_HOST: z.string().default('127.0.0.1'),
+  ERG_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Largest campaign (configurations × repetitions) the API accepts. */
+  ERG_MAX_RUNS: z.coerce.number().int().min(1).default(10_000),
+  /** Largest request body, bytes. */
+  ERG_BODY_LIMIT: z.coerce.number().int().min(1024).default(4 * 1024 * 1024),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type ApiConfig = z.infer<typeof ApiConfig>;
+
+export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
+  const result = ApiConfig.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid API configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,39 @@
+import type { SpecIssue } from '@erg/spec';
+
+/**
+ * Every error the API answers with, in one place: a stable code, an HTTP status, and a message
+ * that says what to do. The body is always `{ error: { code, message, issues? } }`.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    readonly statusCode: number,
+    message: string,
+    readonly issues?: SpecIssue[],
+  ) {
+    super(message);
+  }
+
+  toJSON() {
+    return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } };
+  }
+}
+
+export const errors = {
+  unauthorized: () =>
+    new ApiError('ERG_UNAUTHORIZED', 401, 'missing or invalid bearer token: send "Authorization: Bearer <token>" (the quickstart writes one to .erg/token)'),
+  validation: (where: string, issues: SpecIssue[]) =>
+    new ApiError('ERG_VALIDATION', 400, `invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues),
+  notFound: (kind: string, id: string) => new ApiError('ERG_NOT_FOUND', 404, `${kind} "${id}" not found`),
+  unknownCluster: (name: string, known: string[]) =>
+    new ApiError(
+      'ERG_UNKNOWN_CLUSTER',
+      422,
+      `cluster "${name}" is not registered${known.length ? ` (registered: ${known.join(', ')})` : ''}; register it with POST /v1/clusters`,
+      [{ path: 'cluster', code: 'unknown_cluster', message: `cluster "${name}" is not registered` }],
+    ),
+  conflict: (message: string) => new ApiError('ERG_CONFLICT', 409, message),
+  unsupportedMediaType: (type: string) =>
+    new ApiError('ERG_UNSUPPORTED_MEDIA_TYPE', 415, `content type "${type}" is not accepted here; send application/json or application/yaml`),
+  clusterUnavailable: (name: string, why: string) => new ApiError('ERG_CLUSTER_UNAVAILABLE', 503, `cluster "${name}" cannot be reached now: ${why}`),
+};

@@ -1,0 +1,150 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  createCampaign, findClusterByName, getCampaignSummary, listCampaignSummaries, listClusters, requestCampaignCancel,
+} from '@erg/db';
+import { enqueue } from '@erg/queue';
+import {
+  CampaignCreated, CampaignDetail, CampaignSpec, CampaignView, ErrorBody, IdParams, parseCampaignText, RunSummary, RunState,
+} from '@erg/spec';
+import { validateCampaign } from '@erg/sweep';
+import type { AppDeps } from '../app';
+import { errors } from '../errors';
+import { campaignView, runSummaryView } from '../views';
+
+const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
+
+export const campaignRoutes =
+  (deps: AppDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    /** Wakes the scheduler for a cluster. Best effort: its periodic tick finds the work anyway. */
+    async function wakeScheduler(clusterId: string, reason: string, log: { warn: (o: object, m: string) => void }) {
+      try {
+        await enqueue(deps.queue, 'cycle', { clusterId, reason });
+      } catch (err) {
+        log.warn({ err }, 'could not enqueue a scheduler cycle; the next tick will pick the campaign up');
+      }
+    }
+
+    app.post(
+      '/campaigns',
+      {
+        schema: {
+          tags: ['campaigns'],
+          description: 'Create a campaign from a spec sent as JSON, or as YAML with Content-Type: application/yaml.',
+          body: CampaignSpec,
+          response: { 201: CampaignCreated, 400: ErrorBody, 422: ErrorBody },
+        },
+        // The spec is validated below, together with the campaign size limit, so that YAML and
+        // JSON bodies get the same error report.
+        validatorCompiler: () => (value) => ({ value }),
+      },
+      async (req, reply) => {
+        const contentType = req.headers['content-type'] ?? '';
+        let input: unknown;
+        let specText: string;
+        if (YAML_TYPES.test(contentType)) {
+          specText = req.body as unknown as string;
+          const parsed = parseCampaignText(specText, 'yaml');
+          if (!parsed.ok) throw errors.validation('campaign spec', parsed.issues);
+          input = parsed.raw;
+        } else {
+          input = req.body;
+          specText = JSON.stringify(req.body, null, 2);
+        }
+        const result = validateCampaign(input, { maxRuns: deps.config.ERG_MAX_RUNS });
+        if (!result.ok) throw errors.validation('campaign spec', result.issues);
+        const { spec, configurations } = result;
+
+        let clusterId: string | null = null;
+        if (spec.execution === 'slurm') {
+          const cluster = await findClusterByName(deps.db, spec.cluster!);
+          if (!cluster) throw errors.unknownCluster(spec.cluster!, (await listClusters(deps.db)).map((c) => c.name));
+          clusterId = cluster.id;
+        }
+        const created = await createCampaign(deps.db, {
+          name: spec.name, clusterId, spec, specText, configurations, repetitions: spec.repetitions,
+        });
+        if (clusterId) await wakeScheduler(clusterId, 'campaign created', req.log);
+        const summary = await getCampaignSummary(deps.db, created.id);
+        return reply.status(201).send({
+          ...campaignView(summary!),
+          configurations: created.configurations.map(({ key, parameters }) => ({ key, parameters })),
+          runs: created.runs.map(({ id, configurationKey, repetition }) => ({ id, configurationKey, repetition })),
+        });
+      },
+    );
+
+    app.get(
+      '/campaigns',
+      {
+        schema: {
+          tags: ['campaigns'],
+          querystring: z.object({
+            limit: z.coerce.number().int().min(1).max(500).default(50),
+            before: z.iso.datetime({ error: 'an ISO 8601 time (the createdAt of the last campaign of the previous page)' }).optional(),
+          }),
+          response: { 200: z.object({ items: z.array(CampaignView), next: z.string().nullable() }) },
+        },
+      },
+      async (req) => {
+        const items = await listCampaignSummaries(deps.db, {
+          limit: req.query.limit,
+          before: req.query.before ? new Date(req.query.before) : undefined,
+        });
+        const last = items.at(-1);
+        return { items: items.map(campaignView), next: items.length === req.query.limit && last ? last.campaign.createdAt.toISOString() : null };
+      },
+    );
+
+    app.get(
+      '/campaigns/:id',
+      { schema: { tags: ['campaigns'], params: IdParams, response: { 200: CampaignDetail, 404: ErrorBody } } },
+      async (req) => {
+        const summary = await getCampaignSummary(deps.db, req.params.id);
+        if (!summary) throw errors.notFound('campaign', req.params.id);
+        return { ...campaignView(summary), spec: summary.campaign.spec };
+      },
+    );
+
+    app.get(
+      '/campaigns/:id/runs',
+      {
+        schema: {
+          tags: ['campaigns'],
+          params: IdParams,
+          querystring: z.object({
+            state: RunState.optional(),
+            limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+            offset: z.coerce.number().int().min(0).default(0),
+          }),
+          response: { 200: z.object({ items: z.array(RunSummary), total: z.number() }), 404: ErrorBody },
+        },
+      },
+      async (req) => {
+        const campaign = await deps.db.prisma.campaign.findUnique({ where: { id: req.params.id }, include: { cluster: true } });
+        if (!campaign) throw errors.notFound('campaign', req.params.id);
+        const where = { campaignId: campaign.id, ...(req.query.state ? { state: req.query.state } : {}) };
+        const [runs, total] = await Promise.all([
+          deps.db.prisma.run.findMany({
+            where, include: { configuration: true }, orderBy: { position: 'asc' }, take: req.query.limit, skip: req.query.offset,
+          }),
+          deps.db.prisma.run.count({ where }),
+        ]);
+        return { items: runs.map((r) => runSummaryView(r, campaign.cluster)), total };
+      },
+    );
+
+    app.post(
+      '/campaigns/:id/cancel',
+      { schema: { tags: ['campaigns'], params: IdParams, response: { 202: CampaignView, 404: ErrorBody } } },
+      async (req, reply) => {
+        const campaign = await deps.db.prisma.campaign.findUnique({ where: { id: req.params.id } });
+        if (!campaign) throw errors.notFound('campaign', req.params.id);
+        await requestCampaignCancel(deps.db, campaign.id);
+        // Queued and running jobs are cancelled by the scheduler (scancel over SSH).
+        if (campaign.clusterId) await wakeScheduler(campaign.clusterId, 'campaign cancelled', req.log);
+        return reply.status(202).send(campaignView((await getCampaignSummary(deps.db, campaign.id))!));
+      },
+    );
+  };

@@ -1,0 +1,36 @@
+import { findClusterById, recordClusterContact } from '@erg/db';
+import type { SchedulerContext } from './context';
+import { tryLock } from './lock';
+import { reconcileCluster } from './reconcile';
+import { isClusterError } from './ssh-errors';
+import { submitPendingRuns } from './submit';
+
+/**
+ * One cycle of one cluster: reconcile first (which settles runs a crash left in doubt), then
+ * submit what is pending. Holding the cluster's lock means no other cycle of this cluster runs,
+ * here or in another scheduler process. SSH and Slurm failures are recorded on the cluster —
+ * its runs show them as their pending reason — and the next tick tries again.
+ */
+export async function runCycle(ctx: SchedulerContext, clusterId: string): Promise<void> {
+  const cluster = await findClusterById(ctx.db, clusterId);
+  if (!cluster) return;
+  const lock = await tryLock(ctx.redis, `${ctx.config.ERG_QUEUE_PREFIX}:lock:cluster:${clusterId}`);
+  if (!lock) return; // another cycle holds it and will see the same work
+  try {
+    const link = ctx.links.get(cluster);
+    try {
+      await reconcileCluster(ctx, cluster, link);
+      await submitPendingRuns(ctx, cluster, link);
+      if (cluster.lastError !== null || cluster.lastContactAt === null || Date.now() - cluster.lastContactAt.getTime() > 60_000) {
+        await recordClusterContact(ctx.db, cluster.id, null);
+      }
+    } catch (err) {
+      if (!isClusterError(err)) throw err;
+      const message = (err as Error).message;
+      ctx.log.warn({ cluster: cluster.name, code: (err as { code?: string }).code, err: message }, 'cluster cycle failed; will retry');
+      await recordClusterContact(ctx.db, cluster.id, message);
+    }
+  } finally {
+    await lock.release();
+  }
+}

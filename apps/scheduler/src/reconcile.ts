@@ -1,0 +1,125 @@
+import {
+  finishRun, listTrackedRuns, markRunsQueued, recordSlurmProgress, returnRunsToPending, type Cluster, type SlurmProgress,
+  type TrackedRun,
+} from '@erg/db';
+import { isTerminalRunState, type SlurmJob } from '@erg/slurm';
+import type { ClusterLink } from './connections';
+import type { SchedulerContext } from './context';
+import { finalizeRun } from './finalize';
+import { mapLimit } from './submit';
+
+/** sacct may lag slurmctld: a job squeue calls finished is finalized from squeue alone after this. */
+const SACCT_GRACE_MS = 60_000;
+
+/**
+ * One poll of a cluster: ONE squeue and ONE sacct call whatever the number of runs, then every
+ * tracked run is brought in line with what Slurm says:
+ *  - in doubt (`submitting`, left by a crash): job found by name → queued; not found → pending;
+ *  - queued/running: progress recorded; ended → finalized (logs, timing, metrics fetched);
+ *  - of a cancelled campaign and still alive in Slurm → scancel.
+ */
+export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink): Promise<void> {
+  const tracked = await listTrackedRuns(ctx.db, cluster.id);
+  if (tracked.length === 0) return;
+  const since = earliest(tracked);
+  const [live, accounted] = await Promise.all([link.slurm.squeue(), link.slurm.sacct(since)]);
+  const jobs = indexByRun(live, accounted);
+
+  const settled = await settleInDoubt(ctx, cluster, tracked.filter((r) => r.state === 'submitting'), jobs);
+  const withJobs = tracked
+    .filter((r) => r.state !== 'submitting')
+    .concat(settled);
+
+  const progress: SlurmProgress[] = [];
+  const toFinalize: { run: TrackedRun; job: SlurmJob }[] = [];
+  const toCancel: string[] = [];
+  for (const run of withJobs) {
+    const observed = jobs.get(run.id);
+    const job = observed?.find((j) => j.jobId === run.slurmJobId) ?? null;
+    if (!job || !job.runState) continue;
+    if (isTerminalRunState(job.runState)) {
+      const fromAccounting = accounted.some((j) => j.jobId === job.jobId && j.runState && isTerminalRunState(j.runState));
+      const endedLongAgo = job.endTime !== null && Date.now() - job.endTime.getTime() > SACCT_GRACE_MS;
+      if (fromAccounting || endedLongAgo) toFinalize.push({ run, job });
+      continue;
+    }
+    if (run.cancelRequested) toCancel.push(job.jobId);
+    progress.push({
+      runId: run.id,
+      state: job.runState as SlurmProgress['state'],
+      slurmState: job.state,
+      reason: job.runState === 'queued' ? job.reason : null,
+      startedAt: job.startTime,
+      nodeList: job.nodeList,
+    });
+  }
+  if (toCancel.length > 0) await link.slurm.scancel(toCancel);
+  await recordSlurmProgress(ctx.db, progress);
+  await mapLimit(toFinalize, 4, async ({ run, job }) => {
+    const finished = await finalizeRun(ctx, link, run, job);
+    await finishRun(ctx.db, finished);
+  });
+}
+
+/**
+ * Runs left in `submitting` are in doubt: sbatch may or may not have created their job. The
+ * cluster lock guarantees no other cycle is submitting them now, so Slurm's answer is final.
+ */
+async function settleInDoubt(
+  ctx: SchedulerContext,
+  cluster: Cluster,
+  inDoubt: TrackedRun[],
+  jobs: Map<string, SlurmJob[]>,
+): Promise<TrackedRun[]> {
+  const found: TrackedRun[] = [];
+  const queued = [];
+  const absent: string[] = [];
+  for (const run of inDoubt) {
+    const candidates = (jobs.get(run.id) ?? []).sort((a, b) => Number(a.jobId) - Number(b.jobId));
+    const job = candidates[0];
+    if (!job) {
+      absent.push(run.id);
+      continue;
+    }
+    if (candidates.length > 1) {
+      ctx.log.error({ runId: run.id, jobIds: candidates.map((j) => j.jobId) }, 'more than one Slurm job carries this run id');
+    }
+    queued.push({ runId: run.id, slurmJobId: job.jobId });
+    found.push({ ...run, state: 'queued', slurmJobId: job.jobId });
+  }
+  await markRunsQueued(ctx.db, queued);
+  await returnRunsToPending(ctx.db, absent, 'an interrupted submission did not reach Slurm; submitting again');
+  if (inDoubt.length > 0) ctx.log.warn({ cluster: cluster.name, found: found.length, resubmit: absent.length }, 'settled runs in doubt');
+  return found;
+}
+
+/** squeue's view is live, sacct's is durable: prefer squeue's record of a job, keep both's jobs. */
+function indexByRun(live: SlurmJob[], accounted: SlurmJob[]): Map<string, SlurmJob[]> {
+  const byJob = new Map<string, SlurmJob>();
+  for (const job of accounted) if (job.runId) byJob.set(job.jobId, job);
+  for (const job of live) if (job.runId) byJob.set(job.jobId, mergeJob(job, byJob.get(job.jobId)));
+  const byRun = new Map<string, SlurmJob[]>();
+  for (const job of byJob.values()) {
+    const list = byRun.get(job.runId!) ?? [];
+    list.push(job);
+    byRun.set(job.runId!, list);
+  }
+  return byRun;
+}
+
+/** squeue knows the live state; sacct knows exit codes. Keep the best of each. */
+function mergeJob(live: SlurmJob, accounted: SlurmJob | undefined): SlurmJob {
+  if (!accounted) return live;
+  // Once accounting says the job ended, its record (with exit code) is the complete one.
+  if (accounted.runState && isTerminalRunState(accounted.runState)) return accounted;
+  return { ...accounted, ...live, exitCode: live.exitCode ?? accounted.exitCode, signal: live.signal ?? accounted.signal };
+}
+
+function earliest(runs: TrackedRun[]): Date {
+  let min = Date.now();
+  for (const r of runs) {
+    for (const d of [r.claimedAt, r.submittedAt]) if (d && d.getTime() < min) min = d.getTime();
+  }
+  // Margin for clock skew between this host and the cluster.
+  return new Date(min - 10 * 60_000);
+}

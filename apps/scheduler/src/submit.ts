@@ -1,0 +1,137 @@
+import {
+  claimRunsForSubmission, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type Cluster,
+} from '@erg/db';
+import { renderRunFiles, type RenderedFile, type SubmitResult } from '@erg/slurm';
+import type { ClusterLink } from './connections';
+import type { SchedulerContext } from './context';
+import { isNothingRanError } from './ssh-errors';
+
+/** A run's directory on the cluster: one folder per run under the cluster's work dir. */
+export function runDirFor(cluster: Cluster, campaignId: string, runId: string): string {
+  return `${cluster.workDir}/${campaignId}/${runId}`;
+}
+
+interface Prepared {
+  run: ClaimedRun;
+  runDir: string;
+  files: RenderedFile[];
+  jobScript: string;
+}
+
+async function renderRun(ctx: SchedulerContext, cluster: Cluster, run: ClaimedRun): Promise<Prepared> {
+  const spec = await ctx.specs.get(run.campaignId);
+  const runDir = runDirFor(cluster, run.campaignId, run.id);
+  const files = renderRunFiles({
+    runId: run.id,
+    campaignId: run.campaignId,
+    repetition: run.repetition,
+    configKey: run.configurationKey,
+    parameters: run.parameters,
+    spec,
+    runDir,
+    defaultPartition: cluster.defaultPartition ?? undefined,
+  });
+  const jobScript = files.find((f) => f.name === 'job.sh')!.content;
+  return { run, runDir, files, jobScript };
+}
+
+// sbatch errors that say the controller was busy or away, not that the job is wrong.
+const TRANSIENT_SBATCH = /Socket timed out|Unable to contact slurm controller|Slurm temporarily unable|Connection refused|try again/i;
+
+/**
+ * Submits every pending run of the cluster, batch by batch:
+ *   claim (pending → submitting) → render → stage over SFTP → sbatch loop → queued | failed.
+ * The run's job is named after the run, so a crash anywhere after the claim leaves runs in
+ * `submitting` that the next cycle settles by asking Slurm before anything is sent again.
+ */
+export async function submitPendingRuns(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink): Promise<number> {
+  let submitted = 0;
+  for (;;) {
+    const claimed = await claimRunsForSubmission(ctx.db, cluster.id, ctx.config.ERG_SUBMIT_BATCH);
+    if (claimed.length === 0) return submitted;
+    submitted += await submitBatch(ctx, cluster, link, claimed);
+    if (claimed.length < ctx.config.ERG_SUBMIT_BATCH) return submitted;
+  }
+}
+
+async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, claimed: ClaimedRun[]): Promise<number> {
+  const prepared: Prepared[] = [];
+  const unrenderable: { runId: string; reason: string }[] = [];
+  for (const run of claimed) {
+    try {
+      prepared.push(await renderRun(ctx, cluster, run));
+    } catch (err) {
+      // Validation on the way in makes this unreachable for stored specs; if it happens anyway,
+      // the run fails visibly instead of blocking the queue.
+      unrenderable.push({ runId: run.id, reason: `could not render the job: ${(err as Error).message}` });
+    }
+  }
+  await failRunsAtSubmission(ctx.db, unrenderable);
+
+  try {
+    await mapLimit(prepared, 16, (p) => link.connection.writeFiles(p.runDir, p.files));
+  } catch (err) {
+    // Nothing was submitted yet: returning the whole batch to pending cannot duplicate a job.
+    await returnRunsToPending(ctx.db, prepared.map((p) => p.run.id), `staging files failed: ${(err as Error).message}`);
+    throw err;
+  }
+  await recordStagedRuns(ctx.db, prepared.map((p) => ({ runId: p.run.id, runDir: p.runDir, jobScript: p.jobScript })));
+  if (ctx.config.ERG_FAULT === 'exit-after-staging') process.exit(137);
+
+  const byPath = new Map(prepared.map((p) => [`${p.runDir}/job.sh`, p]));
+  const chunks = chunk([...byPath.keys()], Math.ceil(byPath.size / ctx.config.ERG_SUBMIT_LOOPS));
+  const settled = await Promise.allSettled(chunks.map((paths) => link.slurm.submitMany(paths)));
+  if (ctx.config.ERG_FAULT === 'exit-after-sbatch') process.exit(137);
+
+  const results: SubmitResult[] = [];
+  let firstError: unknown = null;
+  for (const [i, s] of settled.entries()) {
+    if (s.status === 'fulfilled') results.push(...s.value);
+    else {
+      firstError ??= s.reason;
+      if (isNothingRanError(s.reason)) {
+        const ids = chunks[i]!.map((p) => byPath.get(p)!.run.id);
+        await returnRunsToPending(ctx.db, ids, `could not reach the cluster: ${(s.reason as Error).message}`);
+      }
+      // Otherwise the loop may have run partly: those runs stay `submitting` (in doubt) until the
+      // next cycle finds their jobs by name.
+    }
+  }
+
+  const queued = [];
+  const refused = [];
+  const retry = [];
+  for (const r of results) {
+    const p = byPath.get(r.path)!;
+    if (r.status === 'ok') queued.push({ runId: p.run.id, slurmJobId: r.jobId });
+    else if (r.status === 'err' && TRANSIENT_SBATCH.test(r.error)) retry.push(p.run.id);
+    else if (r.status === 'err') refused.push({ runId: p.run.id, reason: `sbatch refused the job: ${r.error}` });
+    // `unknown`: left in doubt on purpose, settled by the next reconcile.
+  }
+  await markRunsQueued(ctx.db, queued);
+  await failRunsAtSubmission(ctx.db, refused);
+  await returnRunsToPending(ctx.db, retry, 'Slurm controller busy or unreachable; will retry');
+  ctx.log.info({ cluster: cluster.name, queued: queued.length, refused: refused.length, retry: retry.length }, 'submitted batch');
+  if (firstError) throw firstError;
+  return queued.length;
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += Math.max(1, size)) out.push(items.slice(i, i + Math.max(1, size)));
+  return out;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; rejects with the first failure. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}

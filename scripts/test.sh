@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (`npm test`, called by .ci/run):
+# installs dependencies, builds, makes sure Postgres, Redis and the local Slurm cluster are up,
+# then runs the unit, integration and end-to-end projects and prints one summary line.
+#   scripts/test.sh [unit|integration|e2e]...   (default: all three)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+projects=("$@")
+[ ${#projects[@]} -gt 0 ] || projects=(unit integration e2e)
+
+bash scripts/install.sh
+npx turbo run build --output-logs=errors-only
+needs_services=0; needs_cluster=0
+for p in "${projects[@]}"; do
+  case "$p" in integration) needs_services=1 ;; e2e) needs_services=1; needs_cluster=1 ;; esac
+done
+[ "$needs_services" = 0 ] || bash scripts/services.sh
+[ "$needs_cluster" = 0 ] || bash deploy/local-slurm/up.sh
+
+mkdir -p test-artifacts
+status=0; passed=0; failed=0
+for p in "${projects[@]}"; do
+  case "$p" in
+    unit) args=() ;;
+    integration) args=(--maxWorkers=2) ;;
+    e2e) args=(--runInBand) ;;
+    *) echo "unknown project $p (unit, integration, e2e)" >&2; exit 2 ;;
+  esac
+  printf '\n=== %s tests ===\n' "$p"
+  npx jest --selectProjects "$p" --ci --json --outputFile="test-artifacts/$p.json" "${args[@]}" || status=1
+  read -r np nf < <(node -e 'const r=require(process.argv[1]); console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites)' "test-artifacts/$p.json" 2>/dev/null || echo "0 1")
+  passed=$((passed + np)); failed=$((failed + nf))
+done
+echo
+echo "tests: $passed passed, $failed failed"
+exit $status
