@@ -1,1 +1,66 @@
-export {};
+// @erg/spec — the zod schemas every other package validates against, and the types they infer.
+export * from './api';
+export {
+  CampaignSpec,
+  CampaignSpecFields,
+  type CampaignSpecInput,
+  Execution,
+  ParamAxis,
+  ZipGroup,
+  ExcludeEntry,
+  FileName,
+  FileTemplate,
+  Telemetry,
+  CLUSTER_NAME,
+  FILE_NAME,
+  RESERVED_FILE_NAMES,
+  RESERVED_FILE_PREFIXES,
+  MAX_FILE_BYTES,
+} from './campaign';
+export {
+  SpecIssue,
+  ISSUE_CODES,
+  type IssueCode,
+  ROOT_PATH,
+  formatPath,
+  formatIssue,
+  humanErrorMap,
+  issuesFromZodError,
+  parseWithIssues,
+  type ParseResult,
+} from './issues';
+export { Metric, Metrics, MetricReduce, regexCaptureGroups } from './metrics';
+export {
+  IDENTIFIER,
+  SAFE_VALUE,
+  Identifier,
+  ParamValue,
+  isSafeValue,
+  unsafeValueMessage,
+  canonicalValue,
+} from './param-value';
+export {
+  parseCampaignSpec,
+  parseCampaignText,
+  decodeCampaignText,
+  type ParseCampaignResult,
+  type ParseCampaignTextResult,
+  type DecodeResult,
+  type SpecFormat,
+} from './parse';
+export { Resources } from './resources';
+export { RunState, TERMINAL_RUN_STATES, type TerminalRunState, isTerminalRunState } from './run-state';
+export { SLURM_OPTION_FLAGS, SlurmOptions, type SlurmOptionKey } from './slurm-options';
+export { SlurmTime, SlurmTimeError, parseSlurmTime, isSlurmTime } from './slurm-time';
+export {
+  TEMPLATE_BUILTINS,
+  type TemplateBuiltin,
+  TemplateError,
+  scanTemplate,
+  templatePlaceholders,
+  renderTemplate,
+  type ScannedTemplate,
+  type TemplatePlaceholder,
+  type TemplateProblem,
+  type TemplatePosition,
+} from './template';

@@ -1,0 +1,250 @@
+import type { CampaignSpec } from './campaign';
+import type { IssueCode } from './issues';
+import { canonicalValue, type ParamValue } from './param-value';
+import { TEMPLATE_BUILTINS, scanTemplate } from './template';
+
+/**
+ * Rules that relate fields to each other. They run on a SpecView rather than on a parsed spec so
+ * that a spec with a broken field still gets these checks on the parts that did validate: the
+ * author sees every problem in one round trip instead of fixing them one at a time.
+ *
+ * In a SpecView `undefined` means "present but invalid (already reported), so skip the checks
+ * that depend on it".
+ */
+type Axis = CampaignSpec['parameters'][string];
+type ExcludeValue = CampaignSpec['exclude'][number][string];
+export interface SpecView {
+  execution: CampaignSpec['execution'] | undefined;
+  /** Whether the author wrote these fields at all, valid or not. */
+  given: { cluster: boolean; run: boolean };
+  parameters: Readonly<Record<string, Axis | undefined>> | undefined;
+  zip: ReadonlyArray<Readonly<Record<string, Axis | undefined>> | undefined> | undefined;
+  exclude: ReadonlyArray<Readonly<Record<string, ExcludeValue | undefined>> | undefined> | undefined;
+  run: string | undefined;
+  files: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+export interface CheckIssue {
+  path: PropertyKey[];
+  message: string;
+  code: IssueCode;
+}
+
+export function viewOfSpec(spec: CampaignSpec): SpecView {
+  return {
+    execution: spec.execution,
+    given: { cluster: spec.cluster !== undefined, run: spec.run !== undefined },
+    parameters: spec.parameters,
+    zip: spec.zip,
+    exclude: spec.exclude,
+    run: spec.run,
+    files: spec.files,
+  };
+}
+
+function showValue(value: ParamValue): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+function listOrNone(names: readonly string[]): string {
+  return names.length > 0 ? names.join(', ') : '(none)';
+}
+
+interface Definitions {
+  /** Every parameter name, grid first, then zip groups, each once. */
+  names: string[];
+  /** False when a broken field hides some names: then "not a parameter" cannot be claimed. */
+  complete: boolean;
+  /** The values of each parameter, where they validated. */
+  axes: Map<string, Axis | undefined>;
+}
+
+function definitions(view: SpecView): Definitions {
+  const axes = new Map<string, Axis | undefined>();
+  for (const [name, axis] of Object.entries(view.parameters ?? {})) axes.set(name, axis);
+  for (const group of view.zip ?? []) {
+    for (const [name, axis] of Object.entries(group ?? {})) if (!axes.has(name)) axes.set(name, axis);
+  }
+  const complete = view.parameters !== undefined && view.zip !== undefined && view.zip.every((g) => g !== undefined);
+  return { names: [...axes.keys()], complete, axes };
+}
+
+/** Every cross-field problem in `view`, none skipped because another was found. */
+export function crossFieldIssues(view: SpecView): CheckIssue[] {
+  const defs = definitions(view);
+  return [
+    ...requiredForSlurm(view),
+    ...builtinNames(view),
+    ...redefinitions(view),
+    ...zipLengths(view),
+    ...duplicateValues(view),
+    ...excludeIssues(view, defs),
+    ...templateIssues(view, defs),
+  ];
+}
+
+function requiredForSlurm(view: SpecView): CheckIssue[] {
+  if (view.execution !== 'slurm') return [];
+  const issues: CheckIssue[] = [];
+  if (!view.given.cluster) {
+    issues.push({ path: ['cluster'], code: 'required', message: 'required when execution is "slurm": the cluster to submit to' });
+  }
+  if (!view.given.run) {
+    issues.push({ path: ['run'], code: 'required', message: 'required when execution is "slurm": the shell code each run executes' });
+  }
+  return issues;
+}
+
+const BUILTINS: readonly string[] = TEMPLATE_BUILTINS;
+
+function builtinNames(view: SpecView): CheckIssue[] {
+  const issues: CheckIssue[] = [];
+  const refuse = (path: PropertyKey[], name: string) =>
+    issues.push({
+      path,
+      code: 'reserved_name',
+      message: `"${name}" is a built-in template name (${BUILTINS.join(', ')}); give the parameter another name`,
+    });
+  for (const name of Object.keys(view.parameters ?? {})) if (BUILTINS.includes(name)) refuse(['parameters', name], name);
+  view.zip?.forEach((group, i) => {
+    for (const name of Object.keys(group ?? {})) if (BUILTINS.includes(name)) refuse(['zip', i, name], name);
+  });
+  return issues;
+}
+
+function redefinitions(view: SpecView): CheckIssue[] {
+  const issues: CheckIssue[] = [];
+  const firstZip = new Map<string, number>();
+  view.zip?.forEach((group, i) => {
+    for (const name of Object.keys(group ?? {})) {
+      const inGrid = view.parameters !== undefined && Object.hasOwn(view.parameters, name);
+      const earlierGroup = firstZip.get(name);
+      const where = inGrid ? 'parameters' : earlierGroup !== undefined ? `zip[${earlierGroup}]` : undefined;
+      if (where) {
+        issues.push({
+          path: ['zip', i, name],
+          code: 'parameter_redefined',
+          message: `"${name}" is already defined in ${where}; a parameter belongs to exactly one axis`,
+        });
+      } else firstZip.set(name, i);
+    }
+  });
+  return issues;
+}
+
+/** The lists of a group, when all of them validated. */
+function validLists(group: Readonly<Record<string, Axis | undefined>> | undefined): Array<[string, Axis]> | undefined {
+  if (!group) return undefined;
+  const lists = Object.entries(group);
+  return lists.every((entry): entry is [string, Axis] => entry[1] !== undefined) ? lists : undefined;
+}
+
+function zipLengths(view: SpecView): CheckIssue[] {
+  const issues: CheckIssue[] = [];
+  view.zip?.forEach((group, i) => {
+    const lists = validLists(group);
+    if (!lists || new Set(lists.map(([, values]) => values.length)).size <= 1) return;
+    issues.push({
+      path: ['zip', i],
+      code: 'zip_length_mismatch',
+      message: `the lists of a zip group move together, so they need the same length; got ${lists
+        .map(([name, values]) => `${name}: ${values.length}`)
+        .join(', ')}`,
+    });
+  });
+  return issues;
+}
+
+function duplicateValues(view: SpecView): CheckIssue[] {
+  const issues: CheckIssue[] = [];
+  for (const [name, axis] of Object.entries(view.parameters ?? {})) {
+    const seen = new Map<string, number>();
+    axis?.forEach((value, j) => {
+      const key = canonicalValue(value);
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, j);
+      else {
+        issues.push({
+          path: ['parameters', name, j],
+          code: 'duplicate_value',
+          message: `value ${showValue(value)} duplicates parameters.${name}[${first}]; values are compared as text, so 1, 1.0 and "1" are the same`,
+        });
+      }
+    });
+  }
+  view.zip?.forEach((group, i) => {
+    const lists = validLists(group);
+    if (!lists || new Set(lists.map(([, values]) => values.length)).size > 1) return;
+    const seen = new Map<string, number>();
+    const length = lists[0]?.[1].length ?? 0;
+    for (let j = 0; j < length; j += 1) {
+      const tuple = lists.map(([name, values]) => `${name}=${canonicalValue(values[j] as ParamValue)}`).join(', ');
+      const first = seen.get(tuple);
+      if (first === undefined) seen.set(tuple, j);
+      else {
+        issues.push({
+          path: ['zip', i],
+          code: 'duplicate_value',
+          message: `position ${j} (${tuple}) duplicates position ${first}; each position of a zip group must be a different combination`,
+        });
+      }
+    }
+  });
+  return issues;
+}
+
+function excludeIssues(view: SpecView, defs: Definitions): CheckIssue[] {
+  const issues: CheckIssue[] = [];
+  view.exclude?.forEach((entry, i) => {
+    for (const [name, given] of Object.entries(entry ?? {})) {
+      if (!defs.axes.has(name)) {
+        if (defs.complete) {
+          issues.push({
+            path: ['exclude', i, name],
+            code: 'unknown_parameter',
+            message: `"${name}" is not a parameter; defined: ${listOrNone(defs.names)}`,
+          });
+        }
+        continue;
+      }
+      const axis = defs.axes.get(name);
+      if (!axis || given === undefined) continue;
+      const allowed = new Set(axis.map(canonicalValue));
+      const check = (value: ParamValue, path: PropertyKey[]) => {
+        if (allowed.has(canonicalValue(value))) return;
+        issues.push({
+          path,
+          code: 'exclude_never_matches',
+          message: `value ${showValue(value)} is not one of the values of ${name} (${axis.map(showValue).join(', ')}), so this exclude can never match`,
+        });
+      };
+      if (Array.isArray(given)) given.forEach((value, k) => check(value, ['exclude', i, name, k]));
+      else check(given as ParamValue, ['exclude', i, name]);
+    }
+  });
+  return issues;
+}
+
+function templateIssues(view: SpecView, defs: Definitions): CheckIssue[] {
+  const issues: CheckIssue[] = [];
+  const known = new Set([...defs.names, ...BUILTINS]);
+  const check = (text: string | undefined, path: PropertyKey[]) => {
+    if (text === undefined) return;
+    const { segments, problems } = scanTemplate(text);
+    for (const problem of problems) issues.push({ path, code: 'template_syntax', message: problem.message });
+    if (!defs.complete) return;
+    const reported = new Set<string>();
+    for (const s of segments) {
+      if (typeof s === 'string' || known.has(s.name) || reported.has(s.name)) continue;
+      reported.add(s.name);
+      issues.push({
+        path,
+        code: 'unknown_placeholder',
+        message: `template uses {{${s.name}}}, which is not a parameter; defined: ${listOrNone(defs.names)}; built-ins: ${BUILTINS.join(', ')}`,
+      });
+    }
+  };
+  check(view.run, ['run']);
+  for (const [name, text] of Object.entries(view.files ?? {})) check(text, ['files', name]);
+  return issues;
+}

@@ -1,0 +1,34 @@
+import { decodeCampaignText, parseCampaignSpec, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
+import { checkCampaignSize, type SizeLimits } from './campaign-size';
+import { expandConfigurations, type Configuration } from './expand';
+
+export type ValidateCampaignResult =
+  | { ok: true; spec: CampaignSpec; configurations: Configuration[] }
+  | { ok: false; issues: SpecIssue[] };
+
+/**
+ * Everything that decides whether a campaign may be created, in one place so that the API and
+ * the CLI give the same verdict: the spec's own rules, the size limit, and that at least one
+ * configuration survives the excludes. Returns the expanded configurations on success.
+ */
+export function validateCampaign(input: unknown, limits: SizeLimits): ValidateCampaignResult {
+  const parsed = parseCampaignSpec(input);
+  if (!parsed.ok) return parsed;
+  const { spec } = parsed;
+  const sizeIssues = checkCampaignSize(spec, limits);
+  if (sizeIssues.length > 0) return { ok: false, issues: sizeIssues };
+  const configurations = expandConfigurations(spec);
+  if (configurations.length === 0) {
+    return {
+      ok: false,
+      issues: [{ path: 'exclude', code: 'nothing_to_run', message: 'the excludes remove every configuration; nothing would run' }],
+    };
+  }
+  return { ok: true, spec, configurations };
+}
+
+/** validateCampaign for a spec still in YAML or JSON text; syntax errors come back as issues too. */
+export function validateCampaignText(text: string, format: SpecFormat, limits: SizeLimits): ValidateCampaignResult {
+  const decoded = decodeCampaignText(text, format);
+  return decoded.ok ? validateCampaign(decoded.raw, limits) : decoded;
+}

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeCampaignText } from '@erg/spec';
+import { expandRuns, validateCampaign, validateCampaignText } from '../src';
+
+const designExample = readFileSync(join(__dirname, 'fixtures', 'offload-vs-sp.yaml'), 'utf8');
+const minimal = { name: 'n', cluster: 'local', run: 'srun ./bench' };
+
+describe('validateCampaign', () => {
+  it('expands the design.md example: (2×3 grid − 1 excluded) × 3 zip positions, in order', () => {
+    const result = validateCampaignText(designExample, 'yaml', { maxRuns: 1000 });
+    if (!result.ok) throw new Error(JSON.stringify(result.issues));
+    expect(result.configurations.map((c) => c.key)).toEqual([
+      'micro_batch=8;offload=none;seq_len=4096;sp=1',
+      'micro_batch=4;offload=none;seq_len=8192;sp=1',
+      'micro_batch=2;offload=none;seq_len=16384;sp=1',
+      'micro_batch=8;offload=none;seq_len=4096;sp=2',
+      'micro_batch=4;offload=none;seq_len=8192;sp=2',
+      'micro_batch=2;offload=none;seq_len=16384;sp=2',
+      'micro_batch=8;offload=cpu;seq_len=4096;sp=1',
+      'micro_batch=4;offload=cpu;seq_len=8192;sp=1',
+      'micro_batch=2;offload=cpu;seq_len=16384;sp=1',
+      'micro_batch=8;offload=cpu;seq_len=4096;sp=2',
+      'micro_batch=4;offload=cpu;seq_len=8192;sp=2',
+      'micro_batch=2;offload=cpu;seq_len=16384;sp=2',
+      'micro_batch=8;offload=cpu;seq_len=4096;sp=4',
+      'micro_batch=4;offload=cpu;seq_len=8192;sp=4',
+      'micro_batch=2;offload=cpu;seq_len=16384;sp=4',
+    ]);
+    expect(result.configurations[0]?.parameters).toEqual({ offload: 'none', sp: 1, micro_batch: 8, seq_len: 4096 });
+    const runs = expandRuns(result.configurations, result.spec.repetitions);
+    expect(runs).toHaveLength(45);
+    expect(runs.slice(0, 4)).toEqual([
+      { configKey: 'micro_batch=8;offload=none;seq_len=4096;sp=1', repetition: 1 },
+      { configKey: 'micro_batch=8;offload=none;seq_len=4096;sp=1', repetition: 2 },
+      { configKey: 'micro_batch=8;offload=none;seq_len=4096;sp=1', repetition: 3 },
+      { configKey: 'micro_batch=4;offload=none;seq_len=8192;sp=1', repetition: 1 },
+    ]);
+  });
+
+  it('refuses the design.md example under a smaller run limit', () => {
+    const result = validateCampaignText(designExample, 'yaml', { maxRuns: 44 });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.issues[0]?.message).toMatch(/^the campaign has 45 runs \(15 configurations × 3 repetitions\), more than the limit of 44/);
+  });
+
+  it('gives the same answer for the spec as an object', () => {
+    const decoded = decodeCampaignText(designExample, 'yaml');
+    if (!decoded.ok) throw new Error('decode failed');
+    expect(validateCampaign(decoded.raw, { maxRuns: 1000 })).toEqual(validateCampaignText(designExample, 'yaml', { maxRuns: 1000 }));
+  });
+
+  it('returns spec issues without checking the size', () => {
+    const result = validateCampaign({ ...minimal, parameters: { a: ['x y'] } }, { maxRuns: 0 });
+    expect(result).toEqual({ ok: false, issues: [expect.objectContaining({ path: 'parameters.a[0]' })] });
+  });
+
+  it('refuses a campaign whose excludes remove everything', () => {
+    const result = validateCampaign({ ...minimal, parameters: { a: [1, 2] }, exclude: [{ a: [1, 2] }] }, { maxRuns: 10 });
+    expect(result).toEqual({ ok: false, issues: [{ path: 'exclude', code: 'nothing_to_run', message: expect.stringContaining('every configuration') }] });
+  });
+
+  it('has one configuration without parameters', () => {
+    const result = validateCampaign(minimal, { maxRuns: 1 });
+    expect(result.ok && result.configurations).toEqual([{ key: 'default', parameters: {} }]);
+  });
+
+  it('reports syntax errors of text as issues', () => {
+    const result = validateCampaignText('{', 'json', { maxRuns: 1 });
+    expect(result).toEqual({ ok: false, issues: [expect.objectContaining({ path: '(root)', code: 'syntax_error' })] });
+  });
+});
