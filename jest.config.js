@@ -2,7 +2,12 @@
 // Postgres and Redis; e2e tests need the local Slurm cluster behind sshd as well.
 // Tests import workspace packages from their TypeScript sources (no build needed).
 const base = {
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+    // A few dependencies ship ESM only; Node 20 loads them with require(esm), Jest's runtime does not.
+    '^.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie|set-cookie-parser)/)'],
   moduleNameMapper: {
     '^@erg/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
     // Prisma's generated client imports its siblings as './x.js'; the sources are .ts.

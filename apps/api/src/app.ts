@@ -77,10 +77,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof ApiError) return reply.status(err.statusCode).send(err.toJSON());
-    const status = (err as { statusCode?: number }).statusCode;
-    if (status && status >= 400 && status < 500) {
+    const { statusCode, code, message } = err as { statusCode?: number; code?: string; message?: string };
+    if (statusCode && statusCode >= 400 && statusCode < 500) {
       // Fastify's own client errors (bad JSON, body too large, wrong content type).
-      return reply.status(status).send({ error: { code: (err as { code?: string }).code ?? 'ERG_BAD_REQUEST', message: err.message } });
+      return reply.status(statusCode).send({ error: { code: code ?? 'ERG_BAD_REQUEST', message: message ?? 'bad request' } });
     }
     req.log.error({ err }, 'request failed');
     return reply.status(500).send({ error: { code: 'ERG_INTERNAL', message: 'internal error; see the API log' } });

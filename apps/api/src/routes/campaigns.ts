@@ -5,9 +5,9 @@ import {
 } from '@erg/db';
 import { enqueue } from '@erg/queue';
 import {
-  CampaignCreated, CampaignDetail, CampaignSpec, CampaignView, ErrorBody, IdParams, parseCampaignText, RunSummary, RunState,
+  CampaignCreated, CampaignDetail, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
 } from '@erg/spec';
-import { validateCampaign } from '@erg/sweep';
+import { validateCampaign, validateCampaignText } from '@erg/sweep';
 import type { AppDeps } from '../app';
 import { errors } from '../errors';
 import { campaignView, runSummaryView } from '../views';
@@ -40,19 +40,10 @@ export const campaignRoutes =
         validatorCompiler: () => (value) => ({ value }),
       },
       async (req, reply) => {
-        const contentType = req.headers['content-type'] ?? '';
-        let input: unknown;
-        let specText: string;
-        if (YAML_TYPES.test(contentType)) {
-          specText = req.body as unknown as string;
-          const parsed = parseCampaignText(specText, 'yaml');
-          if (!parsed.ok) throw errors.validation('campaign spec', parsed.issues);
-          input = parsed.raw;
-        } else {
-          input = req.body;
-          specText = JSON.stringify(req.body, null, 2);
-        }
-        const result = validateCampaign(input, { maxRuns: deps.config.ERG_MAX_RUNS });
+        const limits = { maxRuns: deps.config.ERG_MAX_RUNS };
+        const isYaml = YAML_TYPES.test(req.headers['content-type'] ?? '');
+        const specText = isYaml ? (req.body as unknown as string) : JSON.stringify(req.body, null, 2);
+        const result = isYaml ? validateCampaignText(specText, 'yaml', limits) : validateCampaign(req.body, limits);
         if (!result.ok) throw errors.validation('campaign spec', result.issues);
         const { spec, configurations } = result;
 

@@ -1,0 +1,42 @@
+import { Redis } from 'ioredis';
+import type { FastifyInstance } from 'fastify';
+import { createApiToken, createDatabase, type Database } from '@erg/db';
+import { createSchedulerQueue, redisConnection } from '@erg/queue';
+import { createTestDatabase, uniqueName, type TestDatabase } from '@erg/testkit';
+import type { Queue } from 'bullmq';
+import { buildApp } from '../src/app';
+import { ClusterFiles } from '../src/cluster-files';
+import { ApiConfig } from '../src/config';
+
+export interface TestApi {
+  app: FastifyInstance;
+  db: Database;
+  queue: Queue;
+  token: string;
+  config: ApiConfig;
+  close(): Promise<void>;
+}
+
+/** An API instance on its own database and queue prefix, driven with app.inject. */
+export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi & { tdb: TestDatabase }> {
+  const tdb = await createTestDatabase();
+  const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), LOG_LEVEL: 'silent', ...env });
+  const db = createDatabase(config.DATABASE_URL);
+  const redis = new Redis(redisConnection(config.REDIS_URL) as object);
+  const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
+  const clusterFiles = new ClusterFiles();
+  const app = await buildApp({ config, db, queue, redis, clusterFiles });
+  const { token } = await createApiToken(db, 'test');
+  return {
+    app, db, queue, token, config, tdb,
+    async close() {
+      await app.close();
+      clusterFiles.close();
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      redis.disconnect();
+      await db.close();
+      await tdb.drop();
+    },
+  };
+}
