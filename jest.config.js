@@ -9,6 +9,7 @@ const base = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie|set-cookie-parser)/)'],
   moduleNameMapper: {
+    '^@erg/(api|scheduler|agent|cli|web)$': '<rootDir>/apps/$1/src/index.ts',
     '^@erg/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
     // Prisma's generated client imports its siblings as './x.js'; the sources are .ts.
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -1,5 +1,6 @@
 import type { FinishedRun, TrackedRun } from '@erg/db';
-import { isTerminalRunState, type SlurmJob } from '@erg/slurm';
+import type { SlurmJob } from '@erg/slurm';
+import { isTerminalRunState } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { extractMetrics, parseTiming } from './outputs';

@@ -15,7 +15,7 @@ const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('
  * overlap even with several scheduler processes — which is what lets a cycle treat every run
  * still in `submitting` as in doubt. Returns null when another holder has it.
  */
-export async function tryLock(redis: Redis, key: string, ttlMs = 60_000): Promise<Lock | null> {
+export async function tryLock(redis: Redis, key: string, ttlMs = 30_000): Promise<Lock | null> {
   const token = randomUUID();
   const ok = await redis.set(key, token, 'PX', ttlMs, 'NX');
   if (ok !== 'OK') return null;

@@ -2,7 +2,8 @@ import {
   finishRun, listTrackedRuns, markRunsQueued, recordSlurmProgress, returnRunsToPending, type Cluster, type SlurmProgress,
   type TrackedRun,
 } from '@erg/db';
-import { isTerminalRunState, type SlurmJob } from '@erg/slurm';
+import type { SlurmJob } from '@erg/slurm';
+import { isTerminalRunState } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { finalizeRun } from './finalize';

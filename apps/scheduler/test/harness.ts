@@ -1,0 +1,210 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, ApiConfig, ClusterFiles } from '@erg/api';
+import { createApiToken, createDatabase, type Database } from '@erg/db';
+import { createSchedulerQueue, redisConnection } from '@erg/queue';
+import { ClusterConnection, SlurmClient, type SlurmJob } from '@erg/slurm';
+import { createTestDatabase, loadLocalCluster, repoRoot, uniqueName, waitFor, type LocalCluster, type TestDatabase } from '@erg/testkit';
+import { ClusterLinks } from '../src/connections';
+import { SchedulerConfig } from '../src/config';
+import { SpecCache } from '../src/spec-cache';
+import { startScheduler, type SchedulerHandle } from '../src/worker';
+
+/**
+ * A whole erg on its own database and queue prefix, talking to the real local Slurm cluster:
+ * the API listening on a free port, and a scheduler either in this process or as a child process
+ * (for the crash tests, which need a process that can die).
+ */
+export class Harness {
+  readonly local: LocalCluster = loadLocalCluster();
+  readonly prefix = uniqueName('erge2e');
+  /** Every run of this harness lives under its own folder of the cluster's work dir. */
+  readonly workDir = `${this.local.workDir}/${this.prefix}`;
+  tdb!: TestDatabase;
+  db!: Database;
+  api!: FastifyInstance;
+  url!: string;
+  token!: string;
+  private redis!: Redis;
+  private clusterFiles = new ClusterFiles();
+  private scheduler: SchedulerHandle | null = null;
+  private schedulerLinks: ClusterLinks | null = null;
+  private slurmConnection: ClusterConnection | null = null;
+  private apiQueue!: ReturnType<typeof createSchedulerQueue>;
+
+  async start(): Promise<void> {
+    this.tdb = await createTestDatabase();
+    this.db = createDatabase(this.tdb.url);
+    this.redis = new Redis(redisConnection('redis://127.0.0.1:6379') as object);
+    const config = ApiConfig.parse({ DATABASE_URL: this.tdb.url, ERG_QUEUE_PREFIX: this.prefix, LOG_LEVEL: 'silent' });
+    this.apiQueue = createSchedulerQueue(config.REDIS_URL, this.prefix);
+    this.api = await buildApp({ config, db: this.db, queue: this.apiQueue, redis: this.redis, clusterFiles: this.clusterFiles });
+    await this.api.listen({ host: '127.0.0.1', port: 0 });
+    const address = this.api.server.address() as net.AddressInfo;
+    this.url = `http://127.0.0.1:${address.port}`;
+    this.token = (await createApiToken(this.db, 'e2e')).token;
+  }
+
+  schedulerEnv(extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      DATABASE_URL: this.tdb.url,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      ERG_QUEUE_PREFIX: this.prefix,
+      ERG_POLL_INTERVAL_MS: '500',
+      LOG_LEVEL: 'warn',
+      ...extra,
+    };
+  }
+
+  async startInProcessScheduler(): Promise<void> {
+    const config = SchedulerConfig.parse(this.schedulerEnv());
+    this.schedulerLinks = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS);
+    this.scheduler = await startScheduler({
+      config, db: this.db, redis: this.redis, links: this.schedulerLinks, specs: new SpecCache(this.db),
+      log: pino({ level: 'warn' }),
+    });
+  }
+
+  /** The built scheduler (apps/scheduler/dist) as a child process; its output goes to test-artifacts/. */
+  spawnScheduler(name: string, extra: Record<string, string> = {}): ChildProcess & { exited: Promise<number | null> } {
+    const logDir = path.join(repoRoot(), 'test-artifacts');
+    mkdirSync(logDir, { recursive: true });
+    const log = createWriteStream(path.join(logDir, `${this.prefix}-${name}.log`));
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'apps', 'scheduler', 'dist', 'main.js')], {
+      env: { ...process.env, ...this.schedulerEnv(extra) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    return Object.assign(child, { exited });
+  }
+
+  async call<T = any>(method: string, url: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: T }> {
+    const res = await fetch(this.url + url, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as T };
+  }
+
+  /** Registers the local cluster under `name`, optionally through another port or with another fingerprint. */
+  async registerCluster(name: string, overrides: { port?: number; hostKeySha256?: string } = {}): Promise<void> {
+    const res = await this.call('PUT', `/v1/clusters/${name}`, {
+      host: this.local.host,
+      port: overrides.port ?? this.local.port,
+      user: this.local.user,
+      privateKey: this.local.privateKey,
+      hostKeySha256: overrides.hostKeySha256 ?? this.local.hostKeySha256,
+      defaultPartition: this.local.partition,
+      workDir: this.workDir,
+    });
+    if (res.status !== 200) throw new Error(`registering ${name} failed: ${JSON.stringify(res.body)}`);
+  }
+
+  async submit(spec: object): Promise<{ id: string; runs: { id: string; configurationKey: string; repetition: number }[] }> {
+    const res = await this.call('POST', '/v1/campaigns', spec);
+    if (res.status !== 201) throw new Error(`campaign refused: ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+
+  /** Waits until the campaign has no unfinished run; returns every run in full. */
+  async waitForCampaignEnd(id: string, timeoutMs = 120_000): Promise<any[]> {
+    await waitFor(
+      async () => {
+        const c = await this.call('GET', `/v1/campaigns/${id}`);
+        return !['pending', 'running', 'cancelling'].includes(c.body.state);
+      },
+      { timeoutMs, intervalMs: 500, what: `campaign ${id} to end` },
+    );
+    return this.runsOf(id);
+  }
+
+  async runsOf(id: string): Promise<any[]> {
+    const { body } = await this.call('GET', `/v1/campaigns/${id}/runs?limit=10000`);
+    return Promise.all(body.items.map(async (r: { id: string }) => (await this.call('GET', `/v1/runs/${r.id}`)).body));
+  }
+
+  /** Every Slurm job whose name carries one of these run ids, straight from sacct and squeue. */
+  async slurmJobsFor(runIds: string[]): Promise<Map<string, SlurmJob[]>> {
+    const { slurm } = this.slurmLink();
+    const wanted = new Set(runIds);
+    const byJob = new Map<string, SlurmJob>();
+    for (const job of [...(await slurm.sacct(new Date(Date.now() - 3600_000))), ...(await slurm.squeue())]) {
+      if (job.runId && wanted.has(job.runId)) byJob.set(job.jobId, job);
+    }
+    const byRun = new Map<string, SlurmJob[]>(runIds.map((id) => [id, []]));
+    for (const job of byJob.values()) byRun.get(job.runId!)!.push(job);
+    return byRun;
+  }
+
+  /** The test's own connection to the cluster, to check what Slurm really holds. */
+  slurmLink(): { connection: ClusterConnection; slurm: SlurmClient } {
+    this.slurmConnection ??= new ClusterConnection({
+      host: this.local.host, port: this.local.port, username: this.local.user, privateKey: this.local.privateKey,
+      hostKeySha256: this.local.hostKeySha256, maxSessions: 2,
+    });
+    return { connection: this.slurmConnection, slurm: new SlurmClient(this.slurmConnection) };
+  }
+
+  async stopInProcessScheduler(): Promise<void> {
+    await this.scheduler?.close();
+    await this.schedulerLinks?.closeAll();
+    this.scheduler = null;
+  }
+
+  async stop(): Promise<void> {
+    await this.stopInProcessScheduler();
+    // Leave nothing of ours running on the shared cluster.
+    const open = await this.db.prisma.run.findMany({
+      where: { slurmJobId: { not: null }, state: { in: ['queued', 'running', 'completing', 'submitting'] } },
+      select: { slurmJobId: true },
+    });
+    const link = this.slurmLink();
+    if (open.length > 0) await link.slurm.scancel(open.map((r) => r.slurmJobId!)).catch(() => undefined);
+    await link.connection.exec(`rm -rf '${this.workDir}'`).catch(() => undefined);
+    await link.connection.close();
+    await this.api.close();
+    this.clusterFiles.close();
+    await this.apiQueue.obliterate({ force: true }).catch(() => undefined);
+    await this.apiQueue.close();
+    this.redis.disconnect();
+    await this.db.close();
+    await this.tdb.drop();
+  }
+}
+
+/** A TCP relay to the cluster's sshd that a test can cut and restore, to play an unreachable cluster. */
+export class Relay {
+  private server: net.Server | null = null;
+  private sockets = new Set<net.Socket>();
+  port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async open(): Promise<void> {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(this.target.port, this.target.host);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as net.AddressInfo).port;
+  }
+
+  async cut(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = null;
+  }
+}
