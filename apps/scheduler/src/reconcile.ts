@@ -24,9 +24,9 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, 
   if (tracked.length === 0) return;
   const since = earliest(tracked);
   const [live, accounted] = await Promise.all([link.slurm.squeue(), link.slurm.sacct(since)]);
-  const jobs = indexByRun(live, accounted);
+  const jobs = indexJobs(live, accounted);
 
-  const settled = await settleInDoubt(ctx, cluster, tracked.filter((r) => r.state === 'submitting'), jobs);
+  const settled = await settleInDoubt(ctx, cluster, tracked.filter((r) => r.state === 'submitting'), jobs.byRun);
   const withJobs = tracked
     .filter((r) => r.state !== 'submitting')
     .concat(settled);
@@ -35,8 +35,7 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, 
   const toFinalize: { run: TrackedRun; job: SlurmJob }[] = [];
   const toCancel: string[] = [];
   for (const run of withJobs) {
-    const observed = jobs.get(run.id);
-    const job = observed?.find((j) => j.jobId === run.slurmJobId) ?? null;
+    const job = run.slurmJobId ? jobs.byId.get(run.slurmJobId) : undefined;
     if (!job || !job.runState) continue;
     if (isTerminalRunState(job.runState)) {
       const fromAccounting = accounted.some((j) => j.jobId === job.jobId && j.runState && isTerminalRunState(j.runState));
@@ -94,25 +93,32 @@ async function settleInDoubt(
   return found;
 }
 
-/** squeue's view is live, sacct's is durable: prefer squeue's record of a job, keep both's jobs. */
-function indexByRun(live: SlurmJob[], accounted: SlurmJob[]): Map<string, SlurmJob[]> {
-  const byJob = new Map<string, SlurmJob>();
-  for (const job of accounted) if (job.runId) byJob.set(job.jobId, job);
-  for (const job of live) if (job.runId) byJob.set(job.jobId, mergeJob(job, byJob.get(job.jobId)));
+/**
+ * squeue's view is live, sacct's is durable: a job's record merges both. Tracked runs are
+ * matched by job id (sacct can briefly report a just-ended job under another name); runs in
+ * doubt, which have no job id yet, by the run id in the job name, as squeue reports it.
+ */
+function indexJobs(live: SlurmJob[], accounted: SlurmJob[]): { byId: Map<string, SlurmJob>; byRun: Map<string, SlurmJob[]> } {
+  const byId = new Map<string, SlurmJob>();
+  for (const job of accounted) byId.set(job.jobId, job);
+  for (const job of live) byId.set(job.jobId, mergeJob(job, byId.get(job.jobId)));
   const byRun = new Map<string, SlurmJob[]>();
-  for (const job of byJob.values()) {
-    const list = byRun.get(job.runId!) ?? [];
-    list.push(job);
-    byRun.set(job.runId!, list);
-  }
-  return byRun;
+  const add = (runId: string | null, job: SlurmJob) => {
+    if (!runId) return;
+    const list = byRun.get(runId) ?? [];
+    if (!list.some((j) => j.jobId === job.jobId)) list.push(job);
+    byRun.set(runId, list);
+  };
+  for (const job of live) add(job.runId, byId.get(job.jobId)!);
+  for (const job of accounted) add(job.runId, byId.get(job.jobId)!);
+  return { byId, byRun };
 }
 
 /** squeue knows the live state; sacct knows exit codes. Keep the best of each. */
 function mergeJob(live: SlurmJob, accounted: SlurmJob | undefined): SlurmJob {
   if (!accounted) return live;
   // Once accounting says the job ended, its record (with exit code) is the complete one.
-  if (accounted.runState && isTerminalRunState(accounted.runState)) return accounted;
+  if (accounted.runState && isTerminalRunState(accounted.runState)) return { ...accounted, name: live.name, runId: live.runId };
   return { ...accounted, ...live, exitCode: live.exitCode ?? accounted.exitCode, signal: live.signal ?? accounted.signal };
 }
 

@@ -71,6 +71,14 @@ export function slurmUtcTimestamp(date: Date): string {
 }
 
 /**
+ * Every job state sacct knows. Naming them all changes sacct's selection: without `--state`,
+ * `--starttime` selects jobs by *eligible* time, which leaves out jobs that were cancelled while
+ * held or waiting for `--begin` (never eligible); with the states listed it selects jobs that were
+ * in any state during the window, so those are found too (checked on Slurm 22.05).
+ */
+export const SACCT_STATES = ['BF', 'CA', 'CD', 'DL', 'F', 'NF', 'OOM', 'PD', 'PR', 'R', 'RQ', 'RS', 'RV', 'S', 'TO'] as const;
+
+/**
  * One sacct call over the user's jobs that were active since `since`: `-X` for allocations only
  * (no job steps), `-P` for `|`-separated untruncated fields, `-n` for no header.
  */
@@ -79,7 +87,7 @@ export function sacctCommand(options: { since: Date; user?: string }): string {
   const since = slurmUtcTimestamp(options.since);
   return (
     `${SLURM_ENV} sacct -X -n -P${user} --starttime=${shellQuote(since)} --endtime=now ` +
-    `--format=${shellQuote(SACCT_FIELDS.join(','))}`
+    `--state=${SACCT_STATES.join(',')} --format=${shellQuote(SACCT_FIELDS.join(','))}`
   );
 }
 

@@ -17,6 +17,7 @@
  * | ERG_SSH_AUTH                        | SshAuthError               | no        |
  * | ERG_SSH_CONNECTION_LOST             | ConnectionLostError        | yes       |
  * | ERG_SSH_CHANNEL_REFUSED             | ChannelOpenError           | yes       |
+ * | ERG_SSH_CHANNEL_FAILED              | ChannelError               | yes       |
  * | ERG_SSH_TIMEOUT                     | SshTimeoutError            | yes       |
  * | ERG_SSH_OUTPUT_TOO_LARGE            | OutputTooLargeError        | no        |
  * | ERG_SSH_SFTP                        | SftpError                  | no        |
@@ -157,18 +158,20 @@ export class ClusterUnreachableError extends ErgSlurmError {
   }
 }
 
-/** The server rejected the key: retrying will not help until someone fixes the credentials. */
+/** The server rejected the key, or the key is unusable: retrying will not help until someone fixes it. */
 export class SshAuthError extends ErgSlurmError {
   readonly code = 'ERG_SSH_AUTH';
   readonly retryable = false;
   constructor(
     readonly hostPort: string,
     readonly username: string,
+    detail?: string,
     options?: { cause?: unknown },
   ) {
     super(
-      `authentication as ${username} at ${hostPort} failed: check that the cluster's private key is in ` +
-        `${username}'s ~/.ssh/authorized_keys`,
+      detail ??
+        `authentication as ${username} at ${hostPort} failed: check that the cluster's private key is in ` +
+          `${username}'s ~/.ssh/authorized_keys on ${hostPort.replace(/:\d+$/, '')}`,
       options,
     );
   }
@@ -197,6 +200,19 @@ export class ChannelOpenError extends ErgSlurmError {
     options?: { cause?: unknown },
   ) {
     super(`${hostPort} refused to open an SSH channel: ${detail}`, options);
+  }
+}
+
+/** An open channel failed mid-command; the command's outcome is unknown. */
+export class ChannelError extends ErgSlurmError {
+  readonly code = 'ERG_SSH_CHANNEL_FAILED';
+  readonly retryable = true;
+  constructor(
+    readonly hostPort: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`SSH channel to ${hostPort} failed mid-command (outcome unknown): ${detail}`, options);
   }
 }
 

@@ -1,1 +1,56 @@
-export {};
+/**
+ * @erg/slurm — everything erg says to a Slurm cluster: rendering run files (pure), building and
+ * parsing sbatch/squeue/sacct/scancel commands (pure), and the SSH transport (one shared
+ * connection per cluster, exec + SFTP, under sshd's MaxSessions).
+ */
+export * from './errors';
+export { shellQuote } from './shell';
+export {
+  renderRunFiles,
+  renderJobScript,
+  renderRunScript,
+  RUN_DIR_FILES,
+  DIRECTIVE_VALUE,
+  type RenderedFile,
+  type RenderInput,
+  type RunSpec,
+  type AgentHook,
+} from './render';
+export { mapSlurmState, normalizeSlurmState, type SlurmRunState } from './run-state';
+export { JOB_NAME_PREFIX, jobNameForRun, runIdFromJobName, type SlurmJob } from './slurm-job';
+export {
+  squeueCommand,
+  sacctCommand,
+  scancelCommand,
+  submitManyCommand,
+  slurmUtcTimestamp,
+  SQUEUE_FIELDS,
+  SACCT_FIELDS,
+  SACCT_STATES,
+  FIELD_SEPARATOR,
+  type SubmitManyCommand,
+} from './commands';
+export {
+  parseSbatchParsable,
+  parseSqueue,
+  parseSacct,
+  parseSubmitMany,
+  parseSlurmTimestamp,
+  parseExitCode,
+  type SbatchResult,
+  type SubmitResult,
+} from './parse';
+export { hostKeyFingerprint, fingerprintsEqual } from './host-key';
+export { backoffDelayMs, type BackoffOptions } from './backoff';
+export { Semaphore } from './semaphore';
+export {
+  ClusterConnection,
+  type ClusterConnectionOptions,
+  type ConnectionState,
+  type ChannelStats,
+  type ExecOptions,
+  type ExecResult,
+  type ReadFileOptions,
+  type ReadFileResult,
+} from './ssh';
+export { SlurmClient, type CommandRunner, type SlurmClientOptions } from './slurm-client';

@@ -5,7 +5,7 @@
  */
 import { FIELD_SEPARATOR, SACCT_FIELDS, SQUEUE_FIELDS } from './commands';
 import { SlurmParseError } from './errors';
-import { mapSlurmState, normalizeSlurmState } from './run-state';
+import { mapSlurmState, normalizeSlurmState, type SlurmRunState } from './run-state';
 import { runIdFromJobName, type SlurmJob } from './slurm-job';
 
 /** A job id as `sbatch --parsable` prints it. */
@@ -61,6 +61,10 @@ function splitFields(line: string, count: number, what: string): string[] {
   return [...parts.slice(0, count - 1), parts.slice(count - 1).join(FIELD_SEPARATOR)];
 }
 
+function isEnded(runState: SlurmRunState | null): boolean {
+  return runState !== null && runState !== 'queued' && runState !== 'running' && runState !== 'completing';
+}
+
 function lines(stdout: string): string[] {
   return stdout.split('\n').filter((l) => l.trim() !== '');
 }
@@ -86,8 +90,10 @@ export function parseSqueue(stdout: string): SlurmJob[] {
     const state = normalizeSlurmState(stateRaw);
     const runState = mapSlurmState(state);
     // For a pending job squeue's %S/%e are the backfill scheduler's estimates, not facts; erg's
-    // SlurmJob times are observations, so estimates are dropped.
-    const started = runState !== 'queued';
+    // SlurmJob times are observations, so estimates are dropped. A job cancelled while pending
+    // gets start = end = cancel time but never had nodes: it did not start either.
+    const nodes = orNull(nodeList);
+    const started = runState !== 'queued' && nodes !== null;
     return {
       jobId,
       displayId,
@@ -101,9 +107,10 @@ export function parseSqueue(stdout: string): SlurmJob[] {
       signal: null,
       submitTime: parseSlurmTimestamp(submit, 'squeue submit time'),
       startTime: started ? parseSlurmTimestamp(start, 'squeue start time') : null,
-      endTime: started && runState !== 'running' && runState !== 'completing' ? parseSlurmTimestamp(end, 'squeue end time') : null,
+      // For a live job %e is the time limit's expiry; only an ended job's end time is a fact.
+      endTime: isEnded(runState) ? parseSlurmTimestamp(end, 'squeue end time') : null,
       elapsedS: null,
-      nodeList: orNull(nodeList),
+      nodeList: nodes,
     };
   });
 }
@@ -119,8 +126,9 @@ export function parseSacct(stdout: string): SlurmJob[] {
     const state = normalizeSlurmState(stateRaw);
     const runState = mapSlurmState(state);
     // sacct prints 0:0 for jobs that have not ended; only a finished job has an exit code.
-    const finished = runState !== null && runState !== 'queued' && runState !== 'running' && runState !== 'completing';
-    const { exitCode, signal } = finished ? parseExitCode(exitCodeRaw) : { exitCode: null, signal: null };
+    const { exitCode, signal } = isEnded(runState) ? parseExitCode(exitCodeRaw) : { exitCode: null, signal: null };
+    // sacct reports start = end for a job cancelled while pending ("None assigned" nodes): it never started.
+    const nodes = orNull(nodeList);
     return {
       jobId,
       displayId,
@@ -133,10 +141,10 @@ export function parseSacct(stdout: string): SlurmJob[] {
       exitCode,
       signal,
       submitTime: parseSlurmTimestamp(submit, 'sacct Submit'),
-      startTime: parseSlurmTimestamp(start, 'sacct Start'),
+      startTime: nodes === null ? null : parseSlurmTimestamp(start, 'sacct Start'),
       endTime: parseSlurmTimestamp(end, 'sacct End'),
       elapsedS: /^\d+$/.test(elapsedRaw.trim()) ? Number(elapsedRaw.trim()) : null,
-      nodeList: orNull(nodeList),
+      nodeList: nodes,
     };
   });
 }

@@ -4,17 +4,10 @@
  * timeout | node_fail | oom`). Slurm's own names come from squeue `%T` and sacct `State`.
  */
 
+import type { RunState } from '@erg/spec';
+
 /** The run states a Slurm job can put a run in (`pending` and `submitting` are erg's own). */
-export type SlurmRunState =
-  | 'queued'
-  | 'running'
-  | 'completing'
-  | 'completed'
-  | 'failed'
-  | 'cancelled'
-  | 'timeout'
-  | 'node_fail'
-  | 'oom';
+export type SlurmRunState = Exclude<RunState, 'pending' | 'submitting'>;
 
 const STATE_MAP: Readonly<Record<string, SlurmRunState>> = {
   PENDING: 'queued',
@@ -64,9 +57,4 @@ export function mapSlurmState(state: string): SlurmRunState | null {
 export function normalizeSlurmState(state: string): string {
   const first = state.trim().split(/\s+/)[0] ?? '';
   return first.replace(/\+$/, '').toUpperCase();
-}
-
-/** True for states after which Slurm will not change the job again. */
-export function isTerminalRunState(state: SlurmRunState): boolean {
-  return state !== 'queued' && state !== 'running' && state !== 'completing';
 }

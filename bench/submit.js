@@ -1,0 +1,172 @@
+#!/usr/bin/env node
+// Benchmark: a 1,000-run campaign from POST to every run queued on the local Slurm cluster, and
+// the slurmctld RPCs one tracking poll of those 1,000 runs costs. For comparison, in the same
+// run: a plain loop of sbatch calls on the cluster itself, and one new SSH connection per sbatch.
+//
+//   node bench/submit.js [--runs 1000] [--loop 200] [--fresh 50]
+//
+// Needs the build (npx turbo run build), Postgres, Redis and deploy/local-slurm/up.sh.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const pino = require('pino');
+const { Redis } = require('ioredis');
+const { buildApp, ApiConfig, ClusterFiles } = require('@erg/api');
+const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@erg/db');
+const { createSchedulerQueue, redisConnection } = require('@erg/queue');
+const { ClusterConnection, SlurmClient } = require('@erg/slurm');
+const { startScheduler, runCycle, ClusterLinks, SpecCache, SchedulerConfig } = require('@erg/scheduler');
+
+const { values: opts } = parseArgs({
+  options: { runs: { type: 'string', default: '1000' }, loop: { type: 'string', default: '200' }, fresh: { type: 'string', default: '50' } },
+});
+const RUNS = Number(opts.runs);
+const root = path.resolve(__dirname, '..');
+const local = JSON.parse(fs.readFileSync(path.join(root, '.erg', 'local-slurm', 'cluster.json'), 'utf8'));
+const connectOptions = {
+  host: local.host, port: local.port, username: local.user, privateKey: fs.readFileSync(local.privateKeyPath, 'utf8'),
+  hostKeySha256: local.hostKeySha256,
+};
+const stamp = Date.now().toString(36);
+
+/** Sum of slurmctld's RPC counters by message type, from sdiag. */
+async function sdiag(conn) {
+  const { stdout } = await conn.exec('sdiag');
+  const section = stdout.split('Remote Procedure Call statistics by message type')[1]?.split('Remote Procedure Call statistics by user')[0] ?? '';
+  const counts = {};
+  for (const m of section.matchAll(/^\s*(\S+)\s+\(\s*\d+\)\s+count:(\d+)/gm)) counts[m[1]] = Number(m[2]);
+  return counts;
+}
+
+function diff(after, before) {
+  const out = {};
+  for (const [k, v] of Object.entries(after)) if (v - (before[k] ?? 0) > 0) out[k] = v - (before[k] ?? 0);
+  return out;
+}
+
+async function main() {
+  const url = `postgresql://postgres@127.0.0.1:5432/erg_bench_${stamp}`;
+  await ensureDatabase(url);
+  await migrate(url);
+  const db = createDatabase(url);
+  const redis = new Redis(redisConnection('redis://127.0.0.1:6379'));
+  const prefix = `ergbench_${stamp}`;
+  const config = ApiConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent' });
+  const queue = createSchedulerQueue(config.REDIS_URL, prefix);
+  const clusterFiles = new ClusterFiles();
+  const app = await buildApp({ config, db, queue, redis, clusterFiles });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const api = `http://127.0.0.1:${app.server.address().port}`;
+  const { token } = await createApiToken(db, 'bench');
+  const call = async (method, p, body) => {
+    const res = await fetch(api + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const data = await res.json();
+    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(data)}`);
+    return data;
+  };
+  const workDir = `${local.workDir}/bench-${stamp}`;
+  await call('PUT', '/v1/clusters/local', {
+    host: local.host, port: local.port, user: local.user, privateKey: connectOptions.privateKey,
+    hostKeySha256: local.hostKeySha256, defaultPartition: local.partition, workDir,
+  });
+  const cluster = await db.prisma.cluster.findUniqueOrThrow({ where: { name: 'local' } });
+
+  const schedConfig = SchedulerConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, ERG_POLL_INTERVAL_MS: '1000', LOG_LEVEL: 'warn' });
+  const links = new ClusterLinks(schedConfig.ERG_SSH_MAX_SESSIONS);
+  const ctx = { config: schedConfig, db, redis, links, specs: new SpecCache(db), log: pino({ level: 'warn' }) };
+  const scheduler = await startScheduler(ctx);
+  const conn = new ClusterConnection({ ...connectOptions, maxSessions: 2 });
+  const slurm = new SlurmClient(conn);
+
+  // --- 1. POST → every run queued ---------------------------------------------------------
+  const t0 = performance.now();
+  const campaign = await call('POST', '/v1/campaigns', {
+    name: 'bench-1000', cluster: 'local',
+    parameters: { i: Array.from({ length: RUNS }, (_, k) => k + 1) },
+    resources: { time: '00:05:00', cpusPerTask: 1 },
+    run: 'sleep 240',
+  });
+  const tPost = performance.now();
+  let queuedAt = null;
+  for (;;) {
+    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM runs WHERE campaign_id = $1 AND state NOT IN ('pending', 'submitting')`, [campaign.id]);
+    if (rows[0].n >= RUNS) { queuedAt = performance.now(); break; }
+    if (performance.now() - t0 > 300_000) throw new Error(`only ${rows[0].n} of ${RUNS} runs queued after 300 s`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const seconds = (queuedAt - t0) / 1000;
+  const failed = await db.prisma.run.count({ where: { campaignId: campaign.id, state: 'failed' } });
+  await scheduler.close();
+
+  // --- 2. slurmctld RPCs for one poll of 1,000 tracked runs ---------------------------------
+  const tracked = await db.prisma.run.count({ where: { campaignId: campaign.id, state: { in: ['queued', 'running'] } } });
+  const before = await sdiag(conn);
+  await runCycle(ctx, cluster.id);
+  const after = await sdiag(conn);
+  const rpcs = diff(after, before);
+  delete rpcs.REQUEST_STATS_INFO; // sdiag's own calls
+  const rpcTotal = Object.values(rpcs).reduce((a, b) => a + b, 0);
+
+  const jobIds = (await db.prisma.run.findMany({ where: { campaignId: campaign.id, slurmJobId: { not: null } }, select: { slurmJobId: true } })).map((r) => r.slurmJobId);
+  await slurm.scancel(jobIds);
+
+  // --- 3. plain sbatch loop on the cluster itself ------------------------------------------
+  const LOOP = Number(opts.loop);
+  const loopName = `ergbench-loop-${stamp}`;
+  const loop = await conn.exec(
+    `s=$(date +%s%N); for i in $(seq ${LOOP}); do sbatch --parsable --hold --job-name=${loopName} --wrap true >/dev/null || exit 1; done; e=$(date +%s%N); echo $(( (e - s) / 1000000 ))`,
+    { timeoutMs: 300_000 },
+  );
+  const loopMs = Number(loop.stdout.trim());
+  await conn.exec(`scancel --name=${loopName}`);
+
+  // --- 4. one new SSH connection per sbatch ------------------------------------------------
+  const FRESH = Number(opts.fresh);
+  const freshName = `ergbench-fresh-${stamp}`;
+  const tf = performance.now();
+  for (let k = 0; k < FRESH; k++) {
+    const c = new ClusterConnection({ ...connectOptions, maxSessions: 1 });
+    const r = await c.exec(`sbatch --parsable --hold --job-name=${freshName} --wrap true`);
+    if (r.code !== 0) throw new Error(r.stderr);
+    await c.close();
+  }
+  const freshMs = performance.now() - tf;
+  await conn.exec(`scancel --name=${freshName}`);
+
+  const result = {
+    runs: RUNS,
+    postMs: Math.round(tPost - t0),
+    allQueuedS: Number(seconds.toFixed(2)),
+    runsPerS: Math.round(RUNS / seconds),
+    failedAtSubmission: failed,
+    trackedRunsAtPoll: tracked,
+    slurmctldRpcsPerPoll: rpcTotal,
+    rpcsByType: rpcs,
+    plainSbatchLoopOnCluster: { jobs: LOOP, seconds: loopMs / 1000, jobsPerS: Math.round(LOOP / (loopMs / 1000)) },
+    newSshConnectionPerSbatch: { jobs: FRESH, seconds: Number((freshMs / 1000).toFixed(2)), jobsPerS: Number((FRESH / (freshMs / 1000)).toFixed(1)) },
+  };
+  console.log(JSON.stringify(result, null, 2));
+  console.log(`\n${RUNS} runs POST → all queued: ${seconds.toFixed(2)} s (${result.runsPerS} runs/s); ` +
+    `plain sbatch loop on the cluster: ${result.plainSbatchLoopOnCluster.jobsPerS} jobs/s; ` +
+    `new SSH connection per sbatch: ${result.newSshConnectionPerSbatch.jobsPerS} jobs/s; ` +
+    `slurmctld RPCs for one poll of ${tracked} tracked runs: ${rpcTotal}`);
+
+  await conn.exec(`rm -rf '${workDir}'`);
+  await conn.close();
+  await links.closeAll();
+  await app.close();
+  clusterFiles.close();
+  await queue.obliterate({ force: true }).catch(() => undefined);
+  await queue.close();
+  redis.disconnect();
+  await db.close();
+  const admin = createDatabase('postgresql://postgres@127.0.0.1:5432/postgres', { max: 1 });
+  await admin.pool.query(`DROP DATABASE IF EXISTS "erg_bench_${stamp}" WITH (FORCE)`);
+  await admin.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,265 @@
+/**
+ * Renders the files of one run: `job.sh` (the sbatch script erg owns), `run.sh` (the campaign's
+ * `run` template with this configuration's values) and one file per `files:` entry. Pure.
+ *
+ * Security (design.md: a parameter value must never run). Values reach the shell on two paths:
+ * - job.sh exports every value single-quoted with shellQuote, which is exact for any string;
+ * - run.sh and files substitute values raw, so every value must match SAFE_VALUE, a character
+ *   set that means nothing to bash in any quoting context. The spec already validates this; the
+ *   renderer checks again because the rendered text is what actually runs.
+ * `#SBATCH` lines are parsed by sbatch, not the shell, but a newline would inject a directive, so
+ * every directive value is checked against DIRECTIVE_VALUE as well.
+ */
+import {
+  canonicalValue,
+  FILE_NAME,
+  IDENTIFIER,
+  isSafeValue,
+  renderTemplate,
+  RESERVED_FILE_NAMES,
+  RESERVED_FILE_PREFIXES,
+  SLURM_OPTION_FLAGS,
+  type CampaignSpec,
+  type ParamValue,
+  type SlurmOptionKey,
+} from '@erg/spec';
+import { InvalidRenderInputError, UnsafeDirectiveValueError, UnsafeParameterValueError } from './errors';
+import { shellQuote } from './shell';
+import { jobNameForRun } from './slurm-job';
+
+/** One file to stage into a run's directory. */
+export interface RenderedFile {
+  /** Path relative to the run directory. */
+  name: string;
+  content: string;
+  /** POSIX mode, e.g. 0o755. */
+  mode: number;
+}
+
+/** The parts of a campaign spec that shape a run's files. */
+export type RunSpec = Pick<CampaignSpec, 'resources' | 'slurm' | 'run' | 'files'>;
+
+/**
+ * Shell lines erg itself adds around the workload, e.g. to start the telemetry agent beside it.
+ * Trusted erg code — never user input — rendered verbatim at the marked places of job.sh.
+ */
+export interface AgentHook {
+  /** Runs after the exports and before the workload's clock starts (agent start-up is not timed). */
+  start: string;
+  /** Runs after the workload ended and erg.timing was written, before the job exits. */
+  stop: string;
+}
+
+export interface RenderInput {
+  runId: string;
+  campaignId: string;
+  /** 1-based repetition of the configuration. */
+  repetition: number;
+  /** Stable key of the configuration (exported as ERG_CONFIG_KEY; any string). */
+  configKey: string;
+  parameters: Readonly<Record<string, ParamValue>>;
+  spec: RunSpec;
+  /** Absolute remote directory of the run; job.sh runs there and writes its outputs there. */
+  runDir: string;
+  /** Partition when the spec names none (the cluster's default for erg); Slurm's default otherwise. */
+  defaultPartition?: string;
+  /** More variables to export in job.sh (names are identifiers; values any string). */
+  extraEnv?: Readonly<Record<string, string>>;
+  /** Telemetry agent hook; absent → job.sh only marks where it would go. */
+  agent?: AgentHook;
+}
+
+/** Names job.sh uses inside the run directory; `files:` may not overwrite them. */
+export const RUN_DIR_FILES = {
+  jobScript: 'job.sh',
+  runScript: 'run.sh',
+  stdout: 'stdout.log',
+  stderr: 'stderr.log',
+  slurmOut: 'slurm.out',
+  slurmErr: 'slurm.err',
+  timing: 'erg.timing',
+  timingTmp: 'erg.timing.tmp',
+} as const;
+
+
+/**
+ * What may appear in an `#SBATCH` value: no whitespace or newline (a second directive), no quotes,
+ * `$`, backtick or `;`, no `#` (comment), and no `%` (Slurm expands it in --output/--error paths).
+ * Constraint expressions need `& | ( ) [ ] * !`, which sbatch takes literally.
+ */
+export const DIRECTIVE_VALUE = /^[A-Za-z0-9._,:=+/@&|()[\]*!-]{1,1024}$/;
+
+/** A run directory: absolute, directive-safe, no `.`/`..` segments. */
+const RUN_DIR = /^(\/[A-Za-z0-9._,:=+@-]+)+$/;
+
+/** All files of one run, in the order job.sh, run.sh, then `files:` in name order. */
+export function renderRunFiles(input: RenderInput): RenderedFile[] {
+  const values = templateValues(input);
+  const files: RenderedFile[] = [
+    { name: RUN_DIR_FILES.jobScript, content: renderJobScript(input), mode: 0o755 },
+    { name: RUN_DIR_FILES.runScript, content: renderRunScriptWith(input.spec.run, values), mode: 0o755 },
+  ];
+  const extra = input.spec.files ?? {};
+  for (const name of Object.keys(extra).sort()) {
+    checkFileName(name);
+    files.push({ name, content: renderTemplate(extra[name] ?? '', values), mode: 0o644 });
+  }
+  return files;
+}
+
+/** run.sh alone: `#!/bin/bash` + the run template with this run's values (all checked against SAFE_VALUE). */
+export function renderRunScript(input: Pick<RenderInput, 'runId' | 'campaignId' | 'repetition' | 'parameters' | 'spec'>): string {
+  return renderRunScriptWith(input.spec.run, templateValues(input));
+}
+
+function renderRunScriptWith(run: string | undefined, values: Record<string, ParamValue>): string {
+  if (run === undefined) throw new InvalidRenderInputError('run', 'is missing: a campaign executed on Slurm needs a run script');
+  const body = renderTemplate(run, values);
+  return `#!/bin/bash\n${body}${body.endsWith('\n') ? '' : '\n'}`;
+}
+
+/** The values templates may use: parameters plus run_id, campaign_id, repetition — each SAFE_VALUE-checked. */
+function templateValues(input: Pick<RenderInput, 'runId' | 'campaignId' | 'repetition' | 'parameters'>): Record<string, ParamValue> {
+  const values: Record<string, ParamValue> = {};
+  for (const [name, value] of Object.entries(input.parameters)) {
+    checkIdentifier('parameter name', name);
+    const text = canonicalValue(value);
+    if (!isSafeValue(text)) throw new UnsafeParameterValueError(name, text);
+    values[name] = value;
+  }
+  const builtins: Record<string, ParamValue> = { run_id: input.runId, campaign_id: input.campaignId, repetition: input.repetition };
+  for (const [name, value] of Object.entries(builtins)) {
+    const text = canonicalValue(value);
+    if (!isSafeValue(text)) throw new UnsafeParameterValueError(name, text);
+    values[name] = value;
+  }
+  return values;
+}
+
+/**
+ * job.sh: directives, exports and the timed workload. Accepts any parameter value (except NUL):
+ * exports are single-quoted, so job.sh alone never needs SAFE_VALUE.
+ */
+export function renderJobScript(input: RenderInput): string {
+  checkRunDir(input.runDir);
+  if (!Number.isInteger(input.repetition) || input.repetition < 1) {
+    throw new InvalidRenderInputError('repetition', `must be a positive integer, got ${input.repetition}`);
+  }
+  const lines = ['#!/bin/bash', ...directives(input).map(([flag, value]) => directiveLine(flag, value))];
+  lines.push(
+    '#',
+    '# Rendered by erg; do not edit. The workload is run.sh; everything it prints goes to',
+    `# ${RUN_DIR_FILES.stdout} / ${RUN_DIR_FILES.stderr}. ${RUN_DIR_FILES.timing} holds the workload's wall-clock window.`,
+    '',
+    // No `set -e`: a failing workload must still reach the lines that record its end and exit code.
+    'set -u',
+    '',
+  );
+  for (const [name, value] of Object.entries(input.extraEnv ?? {})) {
+    checkIdentifier('extraEnv name', name);
+    lines.push(`export ${name}=${shellQuote(value)}`);
+  }
+  lines.push(
+    `export ERG_RUN_ID=${shellQuote(input.runId)}`,
+    `export ERG_CAMPAIGN_ID=${shellQuote(input.campaignId)}`,
+    `export ERG_REPETITION=${shellQuote(String(input.repetition))}`,
+    `export ERG_RUN_DIR=${shellQuote(input.runDir)}`,
+    `export ERG_CONFIG_KEY=${shellQuote(input.configKey)}`,
+  );
+  for (const [name, value] of Object.entries(input.parameters)) {
+    checkIdentifier('parameter name', name);
+    lines.push(`export ERG_PARAM_${name}=${shellQuote(canonicalValue(value))}`);
+  }
+  lines.push(
+    '',
+    // --chdir already put us here; cd again so a failed chdir cannot run the workload elsewhere.
+    'cd "$ERG_RUN_DIR" || exit 1',
+    '',
+    '# >>> erg agent start',
+    ...(input.agent ? [input.agent.start] : ['# (no telemetry agent for this run)']),
+    '# <<< erg agent start',
+    '',
+    'erg_start_ns=$(date +%s%N)',
+    `bash ./${RUN_DIR_FILES.runScript} >${RUN_DIR_FILES.stdout} 2>${RUN_DIR_FILES.stderr}`,
+    'erg_exit_code=$?',
+    'erg_end_ns=$(date +%s%N)',
+    // Written then renamed, so a reader never sees a half-written file.
+    `printf 'start_ns=%s\\nend_ns=%s\\nexit_code=%s\\n' "$erg_start_ns" "$erg_end_ns" "$erg_exit_code" >${RUN_DIR_FILES.timingTmp}`,
+    `mv -f ${RUN_DIR_FILES.timingTmp} ${RUN_DIR_FILES.timing}`,
+    '',
+    '# >>> erg agent stop',
+    ...(input.agent ? [input.agent.stop] : ['# (no telemetry agent for this run)']),
+    '# <<< erg agent stop',
+    '',
+    'exit "$erg_exit_code"',
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** The `#SBATCH` flags and values (null: a flag without value) for a run, in a fixed order. */
+function directives(input: RenderInput): Array<[string, string | null]> {
+  const { resources } = input.spec;
+  const out: Array<[string, string | null]> = [
+    ['--job-name', jobNameForRun(input.runId)],
+    ['--comment', `erg:${input.campaignId}:${input.runId}`],
+    ['--output', `${input.runDir}/${RUN_DIR_FILES.slurmOut}`],
+    ['--error', `${input.runDir}/${RUN_DIR_FILES.slurmErr}`],
+    ['--chdir', input.runDir],
+  ];
+  const partition = resources.partition ?? input.defaultPartition;
+  if (partition !== undefined) out.push(['--partition', partition]);
+  out.push(['--nodes', String(resources.nodes)]);
+  if (resources.ntasksPerNode !== undefined) out.push(['--ntasks-per-node', String(resources.ntasksPerNode)]);
+  if (resources.cpusPerTask !== undefined) out.push(['--cpus-per-task', String(resources.cpusPerTask)]);
+  // --gpus-per-node=0 is refused by some Slurm versions; no GPUs means no GPU request.
+  if (resources.gpusPerNode !== undefined && resources.gpusPerNode > 0) out.push(['--gpus-per-node', String(resources.gpusPerNode)]);
+  if (resources.mem !== undefined) out.push(['--mem', resources.mem]);
+  out.push(['--time', resources.time]);
+  if (resources.constraint !== undefined) out.push(['--constraint', resources.constraint]);
+  if (resources.exclusive === true) out.push(['--exclusive', null]);
+  const slurm: Readonly<Record<string, unknown>> = input.spec.slurm ?? {};
+  // Flag-table order, not spec order, so the same spec always renders the same script.
+  for (const key of Object.keys(SLURM_OPTION_FLAGS) as SlurmOptionKey[]) {
+    const value = slurm[key];
+    if (value === undefined) continue;
+    out.push([SLURM_OPTION_FLAGS[key], String(value)]);
+  }
+  for (const key of Object.keys(slurm)) {
+    if (!Object.hasOwn(SLURM_OPTION_FLAGS, key) && slurm[key] !== undefined) {
+      throw new InvalidRenderInputError(`slurm.${key}`, 'is not an allow-listed sbatch option');
+    }
+  }
+  return out;
+}
+
+function directiveLine(flag: string, value: string | null): string {
+  if (value === null) return `#SBATCH ${flag}`;
+  if (!DIRECTIVE_VALUE.test(value)) throw new UnsafeDirectiveValueError(flag, value);
+  return `#SBATCH ${flag}=${value}`;
+}
+
+function checkRunDir(runDir: string): void {
+  if (!RUN_DIR.test(runDir) || runDir.split('/').some((s) => s === '.' || s === '..')) {
+    throw new InvalidRenderInputError(
+      'runDir',
+      `${JSON.stringify(runDir)} must be an absolute path of letters, digits and . _ , : = + @ - (no "." or ".." segments)`,
+    );
+  }
+  if (runDir.length > 900) throw new InvalidRenderInputError('runDir', 'is longer than 900 characters');
+}
+
+function checkIdentifier(what: string, name: string): void {
+  if (!IDENTIFIER.test(name)) throw new InvalidRenderInputError(what, `${JSON.stringify(name)} is not an identifier`);
+}
+
+function checkFileName(name: string): void {
+  // The spec's own rules (one plain segment, erg's names and prefixes reserved), checked again
+  // because a name that escaped them could overwrite job.sh or land outside the run directory.
+  if (!FILE_NAME.test(name)) throw new InvalidRenderInputError(`files.${name}`, 'is not an allowed file name');
+  const reserved =
+    (RESERVED_FILE_NAMES as readonly string[]).includes(name) ||
+    RESERVED_FILE_PREFIXES.some((p) => name.startsWith(p)) ||
+    (Object.values(RUN_DIR_FILES) as string[]).includes(name);
+  if (reserved) throw new InvalidRenderInputError(`files.${name}`, 'is a name erg uses in the run directory');
+}
