@@ -7,7 +7,8 @@
 #                                                watch it, print the results
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$plain"; }
 
 node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' 2>/dev/null || {
   echo "erg needs Node.js 20 or newer (found: $(node --version 2>/dev/null || echo none))" >&2; exit 1; }
