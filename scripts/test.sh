@@ -28,7 +28,7 @@ for p in "${projects[@]}"; do
   esac
   printf '\n=== %s tests ===\n' "$p"
   npx jest --selectProjects "$p" --ci --json --outputFile="test-artifacts/$p.json" "${args[@]}" || status=1
-  read -r np nf < <(node -e 'const r=require(process.argv[1]); console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites)' "test-artifacts/$p.json" 2>/dev/null || echo "0 1")
+  read -r np nf < <(node -e 'const r=require(require("node:path").resolve(process.argv[1])); console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites)' "test-artifacts/$p.json" 2>/dev/null || echo "0 1")
   passed=$((passed + np)); failed=$((failed + nf))
 done
 echo

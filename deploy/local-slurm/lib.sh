@@ -23,6 +23,10 @@ readonly GPU_COUNT=4
 readonly NODE_CPUS=8
 readonly SSH_HOST=127.0.0.1
 readonly SSH_PORT=2222
+# Address erg's sshd listens on: 127.0.0.1 unless ERG_LOCAL_SLURM_SSH_LISTEN says otherwise (the
+# Docker image in deploy/docker/slurm sets 0.0.0.0 so that other containers reach it). up.sh,
+# status.sh and known_hosts keep connecting through $SSH_HOST either way.
+readonly SSH_LISTEN="${ERG_LOCAL_SLURM_SSH_LISTEN:-127.0.0.1}"
 readonly WORK_DIR=/var/lib/erg-local/work
 readonly DB_HOST=127.0.0.1
 readonly DB_PORT=3306
