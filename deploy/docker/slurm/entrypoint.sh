@@ -11,7 +11,7 @@ set -euo pipefail
 LOCAL_SLURM=/opt/erg/deploy/local-slurm
 export ERG_LOCAL_SLURM_DIR="${ERG_LOCAL_SLURM_DIR:-/var/lib/erg-local/state}"
 # sshd must answer on the container's network interface, not only on 127.0.0.1, so that the
-# scheduler container reaches it as slurm:2222. See listen_fallback below.
+# scheduler container reaches it as slurm:2222 (up.sh reads this variable).
 export ERG_LOCAL_SLURM_SSH_LISTEN="${ERG_LOCAL_SLURM_SSH_LISTEN:-0.0.0.0}"
 
 # Paths and helpers (STATE_DIR, SSHD_CONFIG, log files, daemon_pid, stop_pid, ssh_ok, log, ...).
