@@ -6,7 +6,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ZodType } from 'zod';
 import { authenticateToken, type Database } from '@erg/db';
-import { issuesFromZodError } from '@erg/spec';
+import { humanErrorMap, issuesFromZodError } from '@erg/spec';
 import type { ApiConfig } from './config';
 import { ApiError, errors } from './errors';
 import type { ClusterFiles } from './cluster-files';
@@ -35,7 +35,7 @@ const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/docs', '/openapi.json'];
 const validatorCompiler: FastifySchemaCompiler<ZodType> =
   ({ schema, httpPart }) =>
   (data) => {
-    const result = schema.safeParse(data);
+    const result = schema.safeParse(data, { error: humanErrorMap });
     if (result.success) return { value: result.data };
     return { error: errors.validation(httpPart === 'body' ? 'request body' : `request ${httpPart}`, issuesFromZodError(result.error)) };
   };
@@ -69,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const path = req.url.split('?')[0] ?? '';
     if (PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`))) return;
     const header = req.headers.authorization;
-    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+    const token = /^bearer /i.test(header ?? '') ? header!.slice(7).trim() : undefined;
     const identity = token ? await authenticateToken(deps.db, token) : null;
     if (!identity) throw errors.unauthorized();
     req.tokenName = identity.name;

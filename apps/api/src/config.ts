@@ -9,7 +9,7 @@ export const ApiConfig = z.object({
   ERG_API_HOST: z.string().default('127.0.0.1'),
   ERG_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Largest campaign (configurations × repetitions) the API accepts. */
-  ERG_MAX_RUNS: z.coerce.number().int().min(1).default(10_000),
+  ERG_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Largest request body, bytes. */
   ERG_BODY_LIMIT: z.coerce.number().int().min(1024).default(4 * 1024 * 1024),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

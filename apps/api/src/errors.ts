@@ -33,7 +33,6 @@ export const errors = {
       [{ path: 'cluster', code: 'unknown_cluster', message: `cluster "${name}" is not registered` }],
     ),
   conflict: (message: string) => new ApiError('ERG_CONFLICT', 409, message),
-  unsupportedMediaType: (type: string) =>
-    new ApiError('ERG_UNSUPPORTED_MEDIA_TYPE', 415, `content type "${type}" is not accepted here; send application/json or application/yaml`),
+  notImplemented: (what: string) => new ApiError('ERG_NOT_IMPLEMENTED', 422, what),
   clusterUnavailable: (name: string, why: string) => new ApiError('ERG_CLUSTER_UNAVAILABLE', 503, `cluster "${name}" cannot be reached now: ${why}`),
 };

@@ -55,6 +55,8 @@ describe('REST API (Postgres + Redis)', () => {
     }
     const post = await t.app.inject({ method: 'POST', url: '/v1/clusters', payload: CLUSTER });
     expect(post.statusCode).toBe(401);
+    // The scheme name is case-insensitive (RFC 7235); the token is not.
+    expect((await t.app.inject({ url: '/v1/campaigns', headers: { authorization: `bearer ${t.token}` } })).statusCode).toBe(200);
   });
 
   test('the OpenAPI document and docs UI are served without a token', async () => {
@@ -79,6 +81,14 @@ describe('REST API (Postgres + Redis)', () => {
     expect((await call('GET', '/v1/clusters/alpha')).body.hostKeySha256).toBe(CLUSTER.hostKeySha256);
     expect((await call('GET', '/v1/clusters/nope')).status).toBe(404);
     expect((await call('POST', '/v1/clusters', CLUSTER)).status).toBe(409);
+  });
+
+  test('clusters: a work dir the job renderer would refuse is refused at registration', async () => {
+    for (const workDir of ['/', '/scratch/', '/a//b', '/a/../b', 'relative/dir', '/with space']) {
+      const res = await call('PUT', '/v1/clusters/beta', { ...CLUSTER, name: undefined, workDir });
+      expect(res.status).toBe(400);
+      expect(res.body.error.issues.map((i: { path: string }) => i.path)).toEqual(['workDir']);
+    }
   });
 
   test('clusters: invalid fields are named in a 400', async () => {
@@ -150,6 +160,12 @@ describe('REST API (Postgres + Redis)', () => {
     expect(res.body.error.message).toMatch(/100/);
   });
 
+  test('campaigns: import campaigns are refused until they are implemented', async () => {
+    const res = await call('POST', '/v1/campaigns', { name: 'imp', execution: 'import' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('ERG_NOT_IMPLEMENTED');
+  });
+
   test('campaigns: an unknown cluster is a 422 that names it', async () => {
     const res = await call('POST', '/v1/campaigns', { ...SPEC, cluster: 'ghost' });
     expect(res.status).toBe(422);
@@ -170,8 +186,16 @@ describe('REST API (Postgres + Redis)', () => {
     expect((await call('GET', '/v1/runs/not-a-uuid')).status).toBe(400);
     expect((await call('GET', '/v1/runs/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await call('GET', '/v1/campaigns/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-    const list = await call('GET', '/v1/campaigns?limit=2');
-    expect(list.body.items).toHaveLength(2);
-    expect(list.body.next).not.toBeNull();
+    // Paging visits every campaign exactly once, newest first.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { items: { id: string }[]; next: string | null } } = await call('GET', `/v1/campaigns?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...page.body.items.map((c) => c.id));
+      cursor = page.body.next;
+    } while (cursor);
+    const all = await t.db.prisma.campaign.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    expect(seen).toEqual(all.map((c) => c.id));
+    expect((await call('GET', '/v1/campaigns?cursor=bogus')).status).toBe(400);
   });
 });

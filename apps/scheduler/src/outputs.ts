@@ -27,13 +27,14 @@ export function extractMetrics(metrics: readonly MetricSpec[], output: { stdout:
   const result: Record<string, number | null> = {};
   for (const metric of metrics) {
     const text = metric.source === 'stderr' ? output.stderr : output.stdout;
-    const re = new RegExp(metric.regex, 'g');
+    // Multiline: ^ and $ anchor at each line of the log, which is what a log pattern means.
+    const re = new RegExp(metric.regex, 'gm');
     const values: number[] = [];
     let count = 0;
     for (const m of text.matchAll(re)) {
       count++;
       const v = Number(m[1]);
-      if (m[1] !== undefined && Number.isFinite(v)) values.push(v);
+      if (m[1] !== undefined && m[1].trim() !== '' && Number.isFinite(v)) values.push(v);
     }
     result[metric.name] = reduce(metric.reduce, values, count);
   }

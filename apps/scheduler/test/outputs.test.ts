@@ -33,6 +33,11 @@ describe('extractMetrics', () => {
     });
   });
 
+  test('^ and $ anchor at lines; an empty capture is not a zero', () => {
+    const metrics = [m({ name: 'final', regex: '^loss=([0-9.]+)$', reduce: 'last' }), m({ name: 'empty', regex: 'x=([0-9]*);' })];
+    expect(extractMetrics(metrics, { stdout: 'loss=2\nloss=1\nx=;\n', stderr: '' })).toEqual({ final: 1, empty: null });
+  });
+
   test('a metric that never matched is null, and stderr is read when asked', () => {
     const metrics = [m({ name: 'tokens', regex: 'tokens=([0-9]+)' }), m({ name: 'warn', regex: 'warn=([0-9]+)', source: 'stderr' })];
     expect(extractMetrics(metrics, { stdout, stderr: 'warn=7\n' })).toEqual({ tokens: null, warn: 7 });

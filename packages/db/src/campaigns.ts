@@ -127,16 +127,34 @@ export async function getCampaignSummary(db: Database, id: string): Promise<Camp
   return summarize(campaign, counts);
 }
 
-/** Newest first; `before` is the createdAt of the last item of the previous page. */
-export async function listCampaignSummaries(db: Database, opts: { limit: number; before?: Date | undefined }): Promise<CampaignSummary[]> {
+export interface CampaignCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/**
+ * Newest first, `limit` at a time. The cursor is the (createdAt, id) of the last item of the
+ * previous page — both, so that campaigns created in the same millisecond are neither skipped nor
+ * repeated. `next` is null on the last page.
+ */
+export async function listCampaignSummaries(
+  db: Database,
+  opts: { limit: number; after?: CampaignCursor | undefined },
+): Promise<{ items: CampaignSummary[]; next: CampaignCursor | null }> {
+  const { after } = opts;
   const campaigns = await db.prisma.campaign.findMany({
-    where: opts.before ? { createdAt: { lt: opts.before } } : {},
-    orderBy: { createdAt: 'desc' },
-    take: opts.limit,
+    where: after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {},
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: opts.limit + 1,
     include: { cluster: { select: { name: true } } },
   });
-  const counts = await runCountsByCampaign(db, campaigns.map((c) => c.id));
-  return campaigns.map((c) => summarize(c, counts.get(c.id) ?? {}));
+  const page = campaigns.slice(0, opts.limit);
+  const counts = await runCountsByCampaign(db, page.map((c) => c.id));
+  const last = page.at(-1);
+  return {
+    items: page.map((c) => summarize(c, counts.get(c.id) ?? {})),
+    next: campaigns.length > opts.limit && last ? { createdAt: last.createdAt, id: last.id } : null,
+  };
 }
 
 export async function findCampaign(db: Database, id: string): Promise<Campaign | null> {

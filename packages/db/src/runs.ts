@@ -225,9 +225,16 @@ export async function finishRun(db: Database, run: FinishedRun): Promise<boolean
   return changed.length > 0;
 }
 
-/** Marks the campaign as cancelled-by-request and pending → cancelled for its runs not yet handed to Slurm. */
+/**
+ * Marks the campaign as cancelled-by-request and pending → cancelled for its runs not yet handed
+ * to Slurm. A campaign whose runs have all ended is left as it is: there is nothing to cancel.
+ */
 export async function requestCampaignCancel(db: Database, campaignId: string): Promise<{ cancelledPending: number }> {
-  await db.pool.query(`UPDATE campaigns SET cancel_requested_at = COALESCE(cancel_requested_at, now()) WHERE id = $1`, [campaignId]);
+  await db.pool.query(
+    `UPDATE campaigns SET cancel_requested_at = COALESCE(cancel_requested_at, now())
+     WHERE id = $1 AND EXISTS (SELECT 1 FROM runs WHERE campaign_id = $1 AND state NOT IN ${TERMINAL_SQL})`,
+    [campaignId],
+  );
   const ids = await transition(db.pool, {
     where: `runs.campaign_id = $1 AND runs.state = 'pending'`,
     set: `state = 'cancelled', reason = 'cancelled before submission', ended_at = now(), finalized_at = now()`,

@@ -95,4 +95,14 @@ describe('run state transitions', () => {
     expect(summary?.runCounts).toEqual({ failed: 1, cancelled: 1 });
     expect(summary?.state).toBe('cancelled');
   });
+
+  test('cancelling a campaign whose runs have all ended changes nothing', async () => {
+    const c = await newCampaign(1, 1);
+    const [r] = (await claimRunsForSubmission(db, clusterId, 1000)).filter((x) => x.campaignId === c.id);
+    await failRunsAtSubmission(db, [{ runId: r!.id, reason: 'refused' }]);
+    await requestCampaignCancel(db, c.id);
+    const summary = await getCampaignSummary(db, c.id);
+    expect(summary?.campaign.cancelRequestedAt).toBeNull();
+    expect(summary?.state).toBe('failed');
+  });
 });

@@ -6,6 +6,9 @@ import { RunState } from './run-state';
  * OpenAPI document served at /openapi.json, and (through openapi-typescript) type the client.
  */
 
+/** Where erg may put run directories: the same rule the job renderer enforces on them. */
+export const REMOTE_DIR = /^(\/[A-Za-z0-9._,:=+@-]+)+$/;
+
 export const ClusterName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
   error: 'use 1-63 lower-case letters, digits and -, starting with a letter or digit',
 });
@@ -26,9 +29,13 @@ export const ClusterCreate = z
       error: 'the host key fingerprint as ssh-keygen -lf prints it, e.g. SHA256:abc… (43 characters after SHA256:)',
     }),
     defaultPartition: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional(),
-    workDir: z.string().regex(/^\/[A-Za-z0-9._/-]{0,4095}$/, {
-      error: 'an absolute path made of letters, digits and . _ / - (erg creates one folder per run under it)',
-    }),
+    workDir: z
+      .string()
+      .max(800)
+      .regex(REMOTE_DIR, {
+        error: 'an absolute path of letters, digits and . _ , : = + @ -, without a trailing /, e.g. /scratch/me/erg (erg creates one folder per run under it)',
+      })
+      .refine((p) => !p.split('/').some((s) => s === '.' || s === '..'), { error: 'must not contain "." or ".." segments' }),
   })
   .strict()
   .meta({ id: 'ClusterCreate' });

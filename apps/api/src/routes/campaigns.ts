@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  createCampaign, findClusterByName, getCampaignSummary, listCampaignSummaries, listClusters, requestCampaignCancel,
+  createCampaign, findClusterByName, type CampaignCursor, getCampaignSummary, listCampaignSummaries, listClusters, requestCampaignCancel,
 } from '@erg/db';
 import { enqueue } from '@erg/queue';
 import {
@@ -13,6 +13,21 @@ import { errors } from '../errors';
 import { campaignView, runSummaryView } from '../views';
 
 const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
+
+/** Page cursors are opaque to clients: base64url of "<createdAt ISO>|<id>". */
+function encodeCursor(c: CampaignCursor): string {
+  return Buffer.from(`${c.createdAt.toISOString()}|${c.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): CampaignCursor | undefined {
+  if (cursor === undefined) return undefined;
+  const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso ?? '');
+  if (!id || !/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(createdAt.getTime())) {
+    throw errors.validation('request querystring', [{ path: 'cursor', code: 'invalid_cursor', message: 'not a cursor returned by this API; pass the `next` of the previous page' }]);
+  }
+  return { createdAt, id };
+}
 
 export const campaignRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
@@ -47,16 +62,16 @@ export const campaignRoutes =
         if (!result.ok) throw errors.validation('campaign spec', result.issues);
         const { spec, configurations } = result;
 
-        let clusterId: string | null = null;
-        if (spec.execution === 'slurm') {
-          const cluster = await findClusterByName(deps.db, spec.cluster!);
-          if (!cluster) throw errors.unknownCluster(spec.cluster!, (await listClusters(deps.db)).map((c) => c.name));
-          clusterId = cluster.id;
+        if (spec.execution === 'import') {
+          throw errors.notImplemented('execution: import is not available yet; submit campaigns with execution: slurm (the default)');
         }
+        // The spec schema requires `cluster` for execution: slurm.
+        const cluster = await findClusterByName(deps.db, spec.cluster!);
+        if (!cluster) throw errors.unknownCluster(spec.cluster!, (await listClusters(deps.db)).map((c) => c.name));
         const created = await createCampaign(deps.db, {
-          name: spec.name, clusterId, spec, specText, configurations, repetitions: spec.repetitions,
+          name: spec.name, clusterId: cluster.id, spec, specText, configurations, repetitions: spec.repetitions,
         });
-        if (clusterId) await wakeScheduler(clusterId, 'campaign created', req.log);
+        await wakeScheduler(cluster.id, 'campaign created', req.log);
         const summary = await getCampaignSummary(deps.db, created.id);
         return reply.status(201).send({
           ...campaignView(summary!),
@@ -73,18 +88,14 @@ export const campaignRoutes =
           tags: ['campaigns'],
           querystring: z.object({
             limit: z.coerce.number().int().min(1).max(500).default(50),
-            before: z.iso.datetime({ error: 'an ISO 8601 time (the createdAt of the last campaign of the previous page)' }).optional(),
+            cursor: z.string().max(200).optional().describe('the `next` of the previous page'),
           }),
-          response: { 200: z.object({ items: z.array(CampaignView), next: z.string().nullable() }) },
+          response: { 200: z.object({ items: z.array(CampaignView), next: z.string().nullable().describe('cursor of the next page; null on the last') }), 400: ErrorBody },
         },
       },
       async (req) => {
-        const items = await listCampaignSummaries(deps.db, {
-          limit: req.query.limit,
-          before: req.query.before ? new Date(req.query.before) : undefined,
-        });
-        const last = items.at(-1);
-        return { items: items.map(campaignView), next: items.length === req.query.limit && last ? last.campaign.createdAt.toISOString() : null };
+        const page = await listCampaignSummaries(deps.db, { limit: req.query.limit, after: decodeCursor(req.query.cursor) });
+        return { items: page.items.map(campaignView), next: page.next ? encodeCursor(page.next) : null };
       },
     );
 

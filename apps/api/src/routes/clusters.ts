@@ -29,7 +29,7 @@ export const clusterRoutes =
       {
         schema: {
           tags: ['clusters'],
-          description: 'Create or replace a cluster (idempotent). The name in the path wins over any in the body.',
+          description: 'Create or replace a cluster (idempotent). The name comes from the path; the body has every other field of POST /v1/clusters.',
           params: NameParams,
           body: ClusterCreate.omit({ name: true }),
           response: { 200: ClusterView, 400: ErrorBody },
