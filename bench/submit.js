@@ -156,7 +156,7 @@ async function main() {
   await conn.close();
   await links.closeAll();
   await app.close();
-  clusterFiles.close();
+  await clusterFiles.close();
   await queue.obliterate({ force: true }).catch(() => undefined);
   await queue.close();
   redis.disconnect();

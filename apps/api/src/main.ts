@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'shutting down');
     await app.close();
-    clusterFiles.close();
+    await clusterFiles.close();
     await queue.close();
     redis.disconnect();
     await db.close();

@@ -31,7 +31,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     app, db, queue, token, config, tdb,
     async close() {
       await app.close();
-      clusterFiles.close();
+      await clusterFiles.close();
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
       redis.disconnect();

@@ -9,6 +9,17 @@ jest.setTimeout(300_000);
 describe('campaigns on the local Slurm cluster', () => {
   const h = new Harness();
 
+  /** A run that cannot be submitted stays pending, with the reason shown by GET /v1/runs/:id. */
+  function waitForPendingReason(runId: string): Promise<{ state: string; reason: string }> {
+    return waitFor(
+      async () => {
+        const { body } = await h.call('GET', `/v1/runs/${runId}`);
+        return body.state === 'pending' && body.reason ? body : undefined;
+      },
+      { timeoutMs: 30_000, what: `a pending reason on run ${runId}` },
+    );
+  }
+
   beforeAll(async () => {
     await h.start();
     await h.registerCluster('local');
@@ -125,13 +136,7 @@ describe('campaigns on the local Slurm cluster', () => {
     await h.registerCluster('flaky', { port });
     const campaign = await h.submit({ name: 'flaky', cluster: 'flaky', repetitions: 2, run: 'echo hello' });
     const runId = campaign.runs[0]!.id;
-    const pending = await waitFor(
-      async () => {
-        const { body } = await h.call('GET', `/v1/runs/${runId}`);
-        return body.state === 'pending' && body.reason ? body : undefined;
-      },
-      { timeoutMs: 30_000, what: 'a pending reason' },
-    );
+    const pending = await waitForPendingReason(runId);
     expect(pending.reason).toMatch(/flaky/);
     expect(pending.reason).toMatch(/unreachable|refused|connect/i);
     expect((await h.call('GET', '/v1/clusters/flaky')).body.lastError).toBeTruthy();
@@ -152,13 +157,7 @@ describe('campaigns on the local Slurm cluster', () => {
     await h.registerCluster('impostor', { hostKeySha256: `SHA256:${'Z'.repeat(43)}` });
     const campaign = await h.submit({ name: 'impostor', cluster: 'impostor', run: 'echo should-not-run' });
     const runId = campaign.runs[0]!.id;
-    const pending = await waitFor(
-      async () => {
-        const { body } = await h.call('GET', `/v1/runs/${runId}`);
-        return body.state === 'pending' && body.reason ? body : undefined;
-      },
-      { timeoutMs: 30_000, what: 'a pending reason' },
-    );
+    const pending = await waitForPendingReason(runId);
     expect(pending.reason).toMatch(/host key/i);
     // Re-registering with the right fingerprint lets the run go through.
     await h.registerCluster('impostor');

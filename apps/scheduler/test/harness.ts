@@ -171,7 +171,7 @@ export class Harness {
     await link.connection.exec(`rm -rf '${this.workDir}'`).catch(() => undefined);
     await link.connection.close();
     await this.api.close();
-    this.clusterFiles.close();
+    await this.clusterFiles.close();
     await this.apiQueue.obliterate({ force: true }).catch(() => undefined);
     await this.apiQueue.close();
     this.redis.disconnect();

@@ -54,3 +54,4 @@ export {
   type ReadFileResult,
 } from './ssh';
 export { SlurmClient, type CommandRunner, type SlurmClientOptions } from './slurm-client';
+export { ConnectionPool, type ClusterEndpoint } from './connection-pool';
