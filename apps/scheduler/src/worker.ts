@@ -10,8 +10,9 @@ export interface SchedulerHandle {
 
 /**
  * Starts the BullMQ worker and the repeating tick. The tick is what makes the scheduler
- * self-healing: every poll interval it starts a cycle for each cluster with unfinished runs, so
- * a lost `cycle` job (Redis keeps nothing on disk here) costs at most one interval.
+ * self-healing: every poll interval it runs a cycle for each cluster with unfinished runs, so a
+ * lost `cycle` job (Redis keeps nothing on disk here) costs at most one interval. `cycle` jobs
+ * (from the API) only make a new campaign start sooner.
  */
 export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHandle> {
   const { config } = ctx;
@@ -26,7 +27,12 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
           return;
         }
         case 'tick': {
-          for (const clusterId of await clustersWithWork(ctx.db)) await enqueue(queue, 'cycle', { clusterId, reason: 'tick' });
+          // Cycles run right here rather than as `cycle` jobs: a `cycle` job left active by a
+          // crashed process blocks its job id until BullMQ declares it stalled, a tick never does.
+          const clusterIds = await clustersWithWork(ctx.db);
+          const results = await Promise.allSettled(clusterIds.map((clusterId) => runCycle(ctx, clusterId)));
+          const failed = results.filter((r) => r.status === 'rejected');
+          if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
           return;
         }
         default:
