@@ -10,9 +10,12 @@
 
 ERG_LS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ERG_REPO_ROOT="$(cd "$ERG_LS_DIR/../.." && pwd)"
-# State that belongs to this checkout (keys, passwords, generated files) lives in the
-# git-ignored .erg/ so a fresh clone never inherits someone else's credentials.
-STATE_DIR="$(realpath -m "${ERG_LOCAL_SLURM_DIR:-$ERG_REPO_ROOT/.erg/local-slurm}")"
+# The cluster is one per machine — it owns /etc/slurm and port 2222 — so its state (erg's key
+# pair, the accounting password, generated files) lives in one machine-wide place, shared by
+# every checkout. up.sh copies cluster.json into the checkout's git-ignored .erg/local-slurm/,
+# where erg's tests and quickstart look for it.
+STATE_DIR="$(realpath -m "${ERG_LOCAL_SLURM_DIR:-/var/lib/erg-local/state}")"
+CHECKOUT_DIR="$ERG_REPO_ROOT/.erg/local-slurm"
 
 readonly CLUSTER_NAME=erg-local
 readonly PARTITION=gh200

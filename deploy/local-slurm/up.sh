@@ -9,7 +9,7 @@
 # installs what is missing, rewrites changed configuration and (re)starts only what needs it.
 #
 # Usage: sudo bash deploy/local-slurm/up.sh       (state dir: $ERG_LOCAL_SLURM_DIR or
-#                                                  <repo>/.erg/local-slurm)
+#                                                  /var/lib/erg-local/state)
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -456,12 +456,20 @@ ensure_sshd() {
 
 # --- main ---------------------------------------------------------------------------------
 
+# This checkout's view of the cluster: the connection facts, where erg's tests and quickstart read them.
+copy_to_checkout() {
+  [[ $CHECKOUT_DIR != "$STATE_DIR" ]] || return 0
+  mkdir -p "$CHECKOUT_DIR"
+  chmod 700 "$CHECKOUT_DIR"
+  write_if_changed "$CHECKOUT_DIR/cluster.json" 644 "$(cat "$CLUSTER_JSON")" || true
+}
+
 summary() {
   log "cluster $CLUSTER_NAME is up"
   log "  node:      $NODE_NAME ($NODE_CPUS CPUs, gpu:$GPU_TYPE:$GPU_COUNT), partition $PARTITION: $(node_state)"
   log "  ssh:       ssh -i $SSH_KEY -p $SSH_PORT root@$SSH_HOST"
   log "  work dir:  $WORK_DIR"
-  log "  erg config: $CLUSTER_JSON"
+  log "  erg config: $CHECKOUT_DIR/cluster.json (from $CLUSTER_JSON)"
 }
 
 main() {
@@ -474,6 +482,7 @@ main() {
 
   if already_up; then
     log "already up, nothing to do"
+    copy_to_checkout
     summary
     return 0
   fi
@@ -512,6 +521,7 @@ main() {
 
   # End to end, the way erg will use it: over SSH, with the pinned host key.
   erg_ssh sinfo </dev/null || die "ssh root@$SSH_HOST -p $SSH_PORT sinfo failed (see $SSHD_LOG)"
+  copy_to_checkout
   summary
 }
 
