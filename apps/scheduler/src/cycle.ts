@@ -27,8 +27,11 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
     } catch (err) {
       if (!isClusterError(err)) throw err;
       const message = (err as Error).message;
-      ctx.log.warn({ cluster: cluster.name, code: (err as { code?: string }).code, err: message }, 'cluster cycle failed; will retry');
-      await recordClusterContact(ctx.db, cluster.id, message);
+      // Said once per distinct failure, not once per tick while the cluster stays away.
+      if (message !== cluster.lastError) {
+        ctx.log.warn({ cluster: cluster.name, code: (err as { code?: string }).code, err: message }, 'cluster cycle failed; will retry');
+        await recordClusterContact(ctx.db, cluster.id, message);
+      }
     }
   } finally {
     await lock.release();
