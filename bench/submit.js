@@ -13,10 +13,10 @@ const { parseArgs } = require('node:util');
 const pino = require('pino');
 const { Redis } = require('ioredis');
 const { buildApp, ApiConfig, ClusterFiles } = require('@erg/api');
-const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@erg/db');
+const { createApiToken, createDatabase, ensureDatabase, migrate, TelemetryWriter } = require('@erg/db');
 const { createSchedulerQueue, redisConnection } = require('@erg/queue');
 const { ClusterConnection, SlurmClient } = require('@erg/slurm');
-const { startScheduler, runCycle, ClusterLinks, SpecCache, SchedulerConfig } = require('@erg/scheduler');
+const { startScheduler, runCycle, ClusterLinks, SpecCache, SchedulerConfig, AgentBundle } = require('@erg/scheduler');
 
 const { values: opts } = parseArgs({
   options: { runs: { type: 'string', default: '1000' }, loop: { type: 'string', default: '200' }, fresh: { type: 'string', default: '50' } },
@@ -74,7 +74,10 @@ async function main() {
 
   const schedConfig = SchedulerConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, ERG_POLL_INTERVAL_MS: '1000', LOG_LEVEL: 'warn' });
   const links = new ClusterLinks(schedConfig.ERG_SSH_MAX_SESSIONS);
-  const ctx = { config: schedConfig, db, redis, links, specs: new SpecCache(db), log: pino({ level: 'warn' }) };
+  const ctx = {
+    config: schedConfig, db, redis, links, specs: new SpecCache(db), log: pino({ level: 'warn' }),
+    agent: new AgentBundle(), telemetry: new TelemetryWriter(db),
+  };
   const scheduler = await startScheduler(ctx);
   const conn = new ClusterConnection({ ...connectOptions, maxSessions: 2 });
   const slurm = new SlurmClient(conn);

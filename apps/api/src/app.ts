@@ -1,19 +1,19 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { ZodType } from 'zod';
-import { authenticateToken, type Database } from '@erg/db';
-import { humanErrorMap, issuesFromZodError } from '@erg/spec';
+import { authenticateRunToken, authenticateToken, RUN_TOKEN_PREFIX, TelemetryWriter, type Database } from '@erg/db';
 import type { ApiConfig } from './config';
 import { ApiError, errors } from './errors';
+import { validatorCompiler } from './validation';
 import type { ClusterFiles } from './cluster-files';
 import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/clusters';
 import { healthRoutes } from './routes/health';
 import { runRoutes } from './routes/runs';
+import { telemetryRoutes } from './routes/telemetry';
 
 export interface AppDeps {
   config: ApiConfig;
@@ -21,24 +21,22 @@ export interface AppDeps {
   queue: Queue;
   redis: Redis;
   clusterFiles: ClusterFiles;
+  /** Shared bulk writer for telemetry; one is made from `db` when not given. */
+  telemetry?: TelemetryWriter;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     tokenName?: string;
+    /** Set when the caller authenticated with a run token: the one run it may write telemetry for. */
+    runTokenFor?: string;
   }
 }
 
-const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/docs', '/openapi.json'];
+/** The only route a run token opens: its own run's telemetry ingest. */
+const RUN_TOKEN_ROUTE = /^\/v1\/runs\/([0-9a-f-]{36})\/telemetry$/;
 
-/** Validates a request part with its zod schema; failures carry our issue format (path + message). */
-const validatorCompiler: FastifySchemaCompiler<ZodType> =
-  ({ schema, httpPart }) =>
-  (data) => {
-    const result = schema.safeParse(data, { error: humanErrorMap });
-    if (result.success) return { value: result.data };
-    return { error: errors.validation(httpPart === 'body' ? 'request body' : `request ${httpPart}`, issuesFromZodError(result.error)) };
-  };
+const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/docs', '/openapi.json'];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -70,6 +68,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`))) return;
     const header = req.headers.authorization;
     const token = /^bearer /i.test(header ?? '') ? header!.slice(7).trim() : undefined;
+    if (token?.startsWith(RUN_TOKEN_PREFIX)) {
+      const runId = await authenticateRunToken(deps.db, token);
+      if (!runId) throw errors.unauthorized();
+      const target = RUN_TOKEN_ROUTE.exec(path)?.[1];
+      if (req.method !== 'POST' || target !== runId) throw errors.forbidden('a run token can only send telemetry for its own run');
+      req.runTokenFor = runId;
+      return;
+    }
     const identity = token ? await authenticateToken(deps.db, token) : null;
     if (!identity) throw errors.unauthorized();
     req.tokenName = identity.name;
@@ -93,5 +99,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(clusterRoutes(deps), { prefix: '/v1' });
   await app.register(campaignRoutes(deps), { prefix: '/v1' });
   await app.register(runRoutes(deps), { prefix: '/v1' });
+  await app.register(telemetryRoutes({ ...deps, telemetry: deps.telemetry ?? new TelemetryWriter(deps.db) }), { prefix: '/v1' });
   return app;
 }

@@ -33,6 +33,7 @@ export const errors = {
       [{ path: 'cluster', code: 'unknown_cluster', message: `cluster "${name}" is not registered` }],
     ),
   conflict: (message: string) => new ApiError('ERG_CONFLICT', 409, message),
-  notImplemented: (what: string) => new ApiError('ERG_NOT_IMPLEMENTED', 422, what),
+  forbidden: (message: string) => new ApiError('ERG_FORBIDDEN', 403, message),
+  notReady: (message: string) => new ApiError('ERG_NOT_READY', 409, message),
   clusterUnavailable: (name: string, why: string) => new ApiError('ERG_CLUSTER_UNAVAILABLE', 503, `cluster "${name}" cannot be reached now: ${why}`),
 };

@@ -160,12 +160,6 @@ describe('REST API (Postgres + Redis)', () => {
     expect(res.body.error.message).toMatch(/100/);
   });
 
-  test('campaigns: import campaigns are refused until they are implemented', async () => {
-    const res = await call('POST', '/v1/campaigns', { name: 'imp', execution: 'import' });
-    expect(res.status).toBe(422);
-    expect(res.body.error.code).toBe('ERG_NOT_IMPLEMENTED');
-  });
-
   test('campaigns: an unknown cluster is a 422 that names it', async () => {
     const res = await call('POST', '/v1/campaigns', { ...SPEC, cluster: 'ghost' });
     expect(res.status).toBe(422);

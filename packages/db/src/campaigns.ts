@@ -4,6 +4,7 @@ import type { Campaign } from './generated/client';
 
 export interface NewCampaign {
   name: string;
+  execution: 'slurm' | 'import';
   clusterId: string | null;
   /** The validated spec with defaults applied. */
   spec: unknown;
@@ -37,8 +38,8 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
   try {
     await client.query('BEGIN');
     const inserted = await client.query<{ created_at: Date }>(
-      `INSERT INTO campaigns (id, name, cluster_id, spec, spec_text) VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
-      [id, input.name, input.clusterId, JSON.stringify(input.spec), input.specText],
+      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text) VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at`,
+      [id, input.name, input.execution, input.clusterId, JSON.stringify(input.spec), input.specText],
     );
     await client.query(
       `INSERT INTO configurations (id, campaign_id, key, position, parameters)

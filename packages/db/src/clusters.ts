@@ -12,6 +12,10 @@ export interface NewCluster {
   hostKeySha256: string;
   defaultPartition?: string | undefined;
   workDir: string;
+  agentCommand?: string | undefined;
+  agentApiUrl?: string | null | undefined;
+  modelIdleW?: number | undefined;
+  modelMaxW?: number | undefined;
 }
 
 export class ClusterExistsError extends Error {

@@ -6,3 +6,5 @@ export * from './campaigns';
 export * from './runs';
 export { Prisma } from './generated/client';
 export type { Run, Configuration, Campaign, RunEvent, ApiToken } from './generated/client';
+export * from './telemetry';
+export { issueRunToken, issueRunTokens, authenticateRunToken, RUN_TOKEN_PREFIX } from './run-tokens';

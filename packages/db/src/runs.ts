@@ -203,6 +203,8 @@ export interface FinishedRun {
   nodeList: string | null;
   workloadStartNs: bigint | null;
   workloadEndNs: bigint | null;
+  idleStartNs: bigint | null;
+  idleEndNs: bigint | null;
   metrics: Record<string, number | null>;
   stdoutTail: string | null;
   stderrTail: string | null;
@@ -214,11 +216,11 @@ export async function finishRun(db: Database, run: FinishedRun): Promise<boolean
     where: `runs.id = $1 AND runs.state NOT IN ${TERMINAL_SQL}`,
     set: `state = $2, slurm_state = $3, reason = $4, exit_code = $5, signal = $6, started_at = COALESCE($7, runs.started_at),
           ended_at = $8, node_list = COALESCE($9, runs.node_list), workload_start_ns = $10, workload_end_ns = $11,
-          metrics = $12, stdout_tail = $13, stderr_tail = $14, finalized_at = now()`,
+          metrics = $12, stdout_tail = $13, stderr_tail = $14, idle_start_ns = $15, idle_end_ns = $16, finalized_at = now()`,
     params: [
       run.runId, run.state, run.slurmState, run.reason, run.exitCode, run.signal, run.startedAt, run.endedAt, run.nodeList,
       run.workloadStartNs?.toString() ?? null, run.workloadEndNs?.toString() ?? null, JSON.stringify(run.metrics),
-      run.stdoutTail, run.stderrTail,
+      run.stdoutTail, run.stderrTail, run.idleStartNs?.toString() ?? null, run.idleEndNs?.toString() ?? null,
     ],
     detail: `'finished: ' || $3`,
   });
@@ -242,6 +244,34 @@ export async function requestCampaignCancel(db: Database, campaignId: string): P
     detail: `'cancelled by request'`,
   });
   return { cancelledPending: ids.length };
+}
+
+export interface ImportedRunEnd {
+  runId: string;
+  startedAt: Date;
+  endedAt: Date;
+  exitCode: number | null;
+  metrics: Record<string, number | null>;
+}
+
+/**
+ * pending → completed | failed for a run of an import campaign: the measurement was taken
+ * elsewhere; its window is what the importer says. Exit code 0 or none means completed.
+ */
+export async function finishImportedRun(db: Database, run: ImportedRunEnd): Promise<boolean> {
+  const changed = await transition(db.pool, {
+    where: `runs.id = $1 AND runs.state = 'pending'
+            AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = runs.campaign_id AND c.execution = 'import')`,
+    set: `state = $2::run_state, exit_code = $3, started_at = $4, ended_at = $5, metrics = $6,
+          workload_start_ns = $7, workload_end_ns = $8, finalized_at = now(),
+          reason = CASE WHEN $2 = 'failed' THEN 'the imported run reported exit code ' || $3 END`,
+    params: [
+      run.runId, run.exitCode === null || run.exitCode === 0 ? 'completed' : 'failed', run.exitCode, run.startedAt, run.endedAt,
+      JSON.stringify(run.metrics), (BigInt(run.startedAt.getTime()) * 1_000_000n).toString(), (BigInt(run.endedAt.getTime()) * 1_000_000n).toString(),
+    ],
+    detail: `'imported'`,
+  });
+  return changed.length > 0;
 }
 
 /** Clusters that have runs waiting to be submitted or tracked: the scheduler's work list. */

@@ -24,7 +24,7 @@ describe('run state transitions', () => {
 
   async function newCampaign(configs: number, repetitions: number) {
     return createCampaign(db, {
-      name: 't', clusterId, spec: {}, specText: null, repetitions,
+      name: 't', execution: 'slurm', clusterId, spec: {}, specText: null, repetitions,
       configurations: Array.from({ length: configs }, (_, i) => ({ key: `a=${i}`, parameters: { a: i } })),
     });
   }
@@ -70,7 +70,7 @@ describe('run state transitions', () => {
 
     const finished = {
       runId, state: 'completed' as const, slurmState: 'COMPLETED', reason: null, exitCode: 0, signal: 0, startedAt: null,
-      endedAt: new Date(), nodeList: null, workloadStartNs: 1n, workloadEndNs: 2n, metrics: { x: 1 }, stdoutTail: 'out', stderrTail: '',
+      endedAt: new Date(), nodeList: null, workloadStartNs: 1n, workloadEndNs: 2n, idleStartNs: null, idleEndNs: null, metrics: { x: 1 }, stdoutTail: 'out', stderrTail: '',
     };
     expect(await finishRun(db, finished)).toBe(true);
     expect(await finishRun(db, { ...finished, state: 'failed' })).toBe(false);

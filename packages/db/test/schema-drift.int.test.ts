@@ -8,7 +8,7 @@ import { createTestDatabase, repoRoot, type TestDatabase } from '@erg/testkit';
 import { migrate } from '@erg/db';
 
 interface Field { column: string; type: string; optional: boolean; list: boolean; isRelation: boolean; db?: string }
-interface Model { table: string; fields: Field[]; uniques: string[][] }
+interface Model { table: string; fields: Field[]; uniques: string[][]; primaryKey: string[] }
 
 function parseSchema(text: string): { models: Model[]; enums: Map<string, string> } {
   const enums = new Map<string, string>();
@@ -22,9 +22,14 @@ function parseSchema(text: string): { models: Model[]; enums: Map<string, string
     const body = m[2]!;
     const fields: Field[] = [];
     const uniques: string[][] = [];
+    let primaryKey: string[] = [];
     const columnOf = new Map<string, string>();
     for (const line of body.split('\n').map((l) => l.trim())) {
       if (!line || line.startsWith('//') ) continue;
+      if (line.startsWith('@@id')) {
+        primaryKey = /\[([^\]]+)\]/.exec(line)![1]!.split(',').map((f) => f.trim());
+        continue;
+      }
       if (line.startsWith('@@unique')) {
         uniques.push(/\[([^\]]+)\]/.exec(line)![1]!.split(',').map((s) => s.trim()));
         continue;
@@ -36,13 +41,16 @@ function parseSchema(text: string): { models: Model[]; enums: Map<string, string
       const column = /@map\("([^"]+)"\)/.exec(rest!)?.[1] ?? name!;
       columnOf.set(name!, column);
       if (/@unique\b/.test(rest!)) uniques.push([name!]);
+      if (/@id\b/.test(rest!)) primaryKey = [name!];
       fields.push({
         column, type: type!, optional: !!optional, list: !!list, isRelation: modelNames.has(type!),
         db: /@db\.(\w+)/.exec(rest!)?.[1],
       });
     }
     const table = /@@map\("([^"]+)"\)/.exec(body)?.[1] ?? m[1]!;
-    models.push({ table, fields, uniques: uniques.map((u) => u.map((f) => columnOf.get(f) ?? f)) });
+    models.push({
+      table, fields, uniques: uniques.map((u) => u.map((f) => columnOf.get(f) ?? f)), primaryKey: primaryKey.map((f) => columnOf.get(f) ?? f),
+    });
   }
   return { models, enums };
 }
@@ -58,6 +66,7 @@ function expectedSqlType(f: Field, enums: Map<string, string>): string {
     case 'Boolean': return 'boolean';
     case 'DateTime': return 'timestamp with time zone';
     case 'Json': return 'jsonb';
+    case 'Bytes': return 'bytea';
     default: throw new Error(`no SQL type known for ${f.type}`);
   }
 }
@@ -115,6 +124,17 @@ describe('prisma/schema.prisma and prisma/migrations agree', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  test('every model has the primary key its @id / @@id names', async () => {
+    const pks = await client.query<{ table_name: string; columns: string[] }>(
+      `SELECT tc.table_name, array_agg(kcu.column_name::text ORDER BY kcu.ordinal_position) AS columns
+       FROM information_schema.table_constraints tc
+       JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = tc.constraint_name AND kcu.table_schema = tc.table_schema
+       WHERE tc.table_schema = 'public' AND tc.constraint_type = 'PRIMARY KEY' GROUP BY tc.table_name`,
+    );
+    const actual = Object.fromEntries(pks.rows.map((r) => [r.table_name, r.columns]));
+    expect(Object.fromEntries(models.map((m) => [m.table, actual[m.table]]))).toEqual(Object.fromEntries(models.map((m) => [m.table, m.primaryKey])));
   });
 
   test('migrating again is a no-op', async () => {

@@ -29,6 +29,19 @@ export const ClusterCreate = z
       error: 'the host key fingerprint as ssh-keygen -lf prints it, e.g. SHA256:abc… (43 characters after SHA256:)',
     }),
     defaultPartition: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional(),
+    agentCommand: z
+      .string()
+      .regex(/^[A-Za-z0-9._/+-]{1,256}$/, { error: 'a command name or absolute path, e.g. node or /opt/node20/bin/node' })
+      .default('node')
+      .describe('how job scripts start the telemetry agent on compute nodes (Node.js 18+)'),
+    agentApiUrl: z
+      .url({ protocol: /^https?$/, error: 'an http(s) URL of this API as compute nodes reach it' })
+      .max(512)
+      .nullable()
+      .default(null)
+      .describe('null: agents only spool; the scheduler pulls their spool when the job ends'),
+    modelIdleW: z.number().min(0).max(10_000).default(60).describe('power model for nodes without sensors: CPU watts at 0 % load'),
+    modelMaxW: z.number().min(0).max(10_000).default(250).describe('… and at 100 % load'),
     workDir: z
       .string()
       .max(800)
@@ -51,6 +64,10 @@ export const ClusterView = z
     hostKeySha256: z.string(),
     defaultPartition: z.string().nullable(),
     workDir: z.string(),
+    agentCommand: z.string(),
+    agentApiUrl: z.string().nullable(),
+    modelIdleW: z.number(),
+    modelMaxW: z.number(),
     lastError: z.string().nullable().describe('the last SSH failure seen by the scheduler; null once it reaches the cluster again'),
     lastContactAt: z.string().nullable(),
     createdAt: z.string(),

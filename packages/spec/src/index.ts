@@ -64,3 +64,7 @@ export {
   type TemplateProblem,
   type TemplatePosition,
 } from './template';
+export {
+  COMPONENTS, QUANTITIES, SENSOR_NAME, quantityOf, SensorSource, SensorDescription, MAX_BATCH_SAMPLES, TelemetryBatch, TelemetryBatchWire,
+  normalizeBatch, type Quantity, type TelemetryBatchInput, type SeriesChunk, type NormalizedBatch,
+} from './telemetry';

@@ -23,6 +23,11 @@ export const Metric = z
     reduce: MetricReduce.default('last'),
     source: z.enum(['stdout', 'stderr']).default('stdout'),
     unit: z.string().max(32).optional(),
+    /**
+     * The metric counts work done by the run (steps, samples, tokens): erg then reports energy
+     * per unit of it (J/step, …).
+     */
+    work: z.boolean().default(false),
   })
   .superRefine((metric, ctx) => {
     const groups = regexCaptureGroups(metric.regex);

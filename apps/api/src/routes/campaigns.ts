@@ -7,6 +7,7 @@ import { enqueue } from '@erg/queue';
 import {
   CampaignCreated, CampaignDetail, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
 } from '@erg/spec';
+import { campaignResultsView } from '@erg/results';
 import { validateCampaign, validateCampaignText } from '@erg/sweep';
 import type { AppDeps } from '../app';
 import { errors } from '../errors';
@@ -62,16 +63,18 @@ export const campaignRoutes =
         if (!result.ok) throw errors.validation('campaign spec', result.issues);
         const { spec, configurations } = result;
 
-        if (spec.execution === 'import') {
-          throw errors.notImplemented('execution: import is not available yet; submit campaigns with execution: slurm (the default)');
+        let clusterId: string | null = null;
+        if (spec.execution === 'slurm') {
+          // The spec schema requires `cluster` for execution: slurm.
+          const cluster = await findClusterByName(deps.db, spec.cluster!);
+          if (!cluster) throw errors.unknownCluster(spec.cluster!, (await listClusters(deps.db)).map((c) => c.name));
+          clusterId = cluster.id;
         }
-        // The spec schema requires `cluster` for execution: slurm.
-        const cluster = await findClusterByName(deps.db, spec.cluster!);
-        if (!cluster) throw errors.unknownCluster(spec.cluster!, (await listClusters(deps.db)).map((c) => c.name));
+        // Import campaigns are never submitted: their runs wait for telemetry and POST /v1/runs/:id/finish.
         const created = await createCampaign(deps.db, {
-          name: spec.name, clusterId: cluster.id, spec, specText, configurations, repetitions: spec.repetitions,
+          name: spec.name, execution: spec.execution, clusterId, spec, specText, configurations, repetitions: spec.repetitions,
         });
-        await wakeScheduler(cluster.id, 'campaign created', req.log);
+        if (clusterId) await wakeScheduler(clusterId, 'campaign created', req.log);
         const summary = await getCampaignSummary(deps.db, created.id);
         return reply.status(201).send({
           ...campaignView(summary!),
@@ -134,6 +137,25 @@ export const campaignRoutes =
           deps.db.prisma.run.count({ where }),
         ]);
         return { items: runs.map((r) => runSummaryView(r, campaign.cluster)), total };
+      },
+    );
+
+    app.get(
+      '/campaigns/:id/results',
+      {
+        schema: {
+          tags: ['campaigns'],
+          description:
+            'Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; ' +
+            'the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal.',
+          params: IdParams,
+          response: { 200: z.record(z.string(), z.unknown()), 404: ErrorBody },
+        },
+      },
+      async (req) => {
+        const campaign = await deps.db.prisma.campaign.findUnique({ where: { id: req.params.id }, select: { id: true } });
+        if (!campaign) throw errors.notFound('campaign', req.params.id);
+        return { campaignId: campaign.id, ...(await campaignResultsView(deps.db, campaign.id)) };
       },
     );
 

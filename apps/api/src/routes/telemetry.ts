@@ -1,0 +1,154 @@
+import { createGunzip } from 'node:zlib';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { readRunSensors, readRunSeries, type TelemetryWriter } from '@erg/db';
+import { lttb } from '@erg/energy';
+import { refreshRunEnergy, runEnergyView } from '@erg/results';
+import { ErrorBody, humanErrorMap, IdParams, issuesFromZodError, normalizeBatch, TelemetryBatch, TelemetryBatchWire, TERMINAL_RUN_STATES } from '@erg/spec';
+import type { AppDeps } from '../app';
+import { errors } from '../errors';
+import { validatorCompiler } from '../validation';
+
+/** Samples may be stamped a little before the run was created or after it ended (clock skew). */
+const SKEW_MS = 10 * 60_000;
+/** Imported measurements were taken before their campaign existed; only the far past is refused. */
+const IMPORT_EARLIEST_MS = Date.UTC(2000, 0, 1);
+
+/** Validates batch bodies with the light envelope (see TelemetryBatchWire). */
+const wireValidator = (data: unknown) => {
+  const result = TelemetryBatchWire.safeParse(data, { error: humanErrorMap });
+  return result.success ? { value: result.data } : { error: errors.validation('telemetry batch', issuesFromZodError(result.error)) };
+};
+
+const TimeParam = z.union([z.coerce.number(), z.iso.datetime()]).transform((v) => (typeof v === 'number' ? v : Date.parse(v)));
+
+export const telemetryRoutes =
+  (deps: AppDeps & { telemetry: TelemetryWriter }): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/runs/:id/telemetry',
+      {
+        bodyLimit: 64 * 1024 * 1024,
+        schema: {
+          tags: ['telemetry'],
+          description:
+            'Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). ' +
+            'Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400.',
+          params: IdParams,
+          body: TelemetryBatch,
+          response: {
+            200: z.object({ accepted: z.number().describe('samples stored'), duplicate: z.boolean().describe('this (node, seq) was stored before; nothing changed') }),
+            400: ErrorBody, 403: ErrorBody, 404: ErrorBody,
+          },
+        },
+        validatorCompiler: (route) => (route.httpPart === 'body' ? wireValidator : validatorCompiler(route as unknown as Parameters<typeof validatorCompiler>[0])),
+        // Decompress before the body is parsed; the body limit then applies to the inflated size.
+        preParsing: async (req, _reply, payload) => {
+          if (req.headers['content-encoding'] !== 'gzip') return payload;
+          const inflated = payload.pipe(createGunzip());
+          (inflated as unknown as { receivedEncodedLength?: number }).receivedEncodedLength = (payload as unknown as { receivedEncodedLength?: number }).receivedEncodedLength;
+          delete req.headers['content-length'];
+          return inflated;
+        },
+      },
+      async (req) => {
+        const run = await deps.db.prisma.run.findUnique({
+          where: { id: req.params.id },
+          select: { id: true, createdAt: true, endedAt: true, finalizedAt: true, state: true, campaign: { select: { execution: true } } },
+        });
+        if (!run) throw errors.notFound('run', req.params.id);
+        const imported = run.campaign.execution === 'import';
+        const bounds = imported
+          ? { minT: IMPORT_EARLIEST_MS, maxT: Date.now() + SKEW_MS }
+          : { minT: run.createdAt.getTime() - SKEW_MS, maxT: (run.endedAt?.getTime() ?? Date.now()) + SKEW_MS };
+        const normalized = normalizeBatch(req.body, bounds);
+        if (!normalized.ok) throw errors.validation('telemetry batch', normalized.issues);
+        const result = await deps.telemetry.write(run.id, normalized.batch);
+        // A batch that arrives after the run finished changes its figures: recompute right away,
+        // so results are current within this request.
+        if (result.accepted > 0 && (TERMINAL_RUN_STATES as readonly string[]).includes(run.state) && run.finalizedAt) {
+          await refreshRunEnergy(deps.db, run.id);
+        }
+        return result;
+      },
+    );
+
+    app.get(
+      '/runs/:id/telemetry',
+      {
+        schema: {
+          tags: ['telemetry'],
+          description: 'A run\'s series, downsampled for plotting (LTTB, peaks kept) to at most `maxPoints` per series.',
+          params: IdParams,
+          querystring: z.object({
+            sensor: z.string().max(64).optional(),
+            node: z.string().max(128).optional(),
+            from: TimeParam.optional().describe('Unix ms or ISO 8601'),
+            to: TimeParam.optional().describe('Unix ms or ISO 8601'),
+            maxPoints: z.coerce.number().int().min(3).max(100_000).default(2000),
+          }),
+          response: {
+            200: z.object({
+              runId: z.string(),
+              series: z.array(z.object({
+                node: z.string(), sensor: z.string(), source: z.string().nullable(), unit: z.string().nullable(),
+                samples: z.number().describe('samples in the range before downsampling'), t: z.array(z.number()), v: z.array(z.number()),
+              })),
+            }),
+            404: ErrorBody,
+          },
+        },
+      },
+      async (req) => {
+        const run = await deps.db.prisma.run.findUnique({ where: { id: req.params.id }, select: { id: true } });
+        if (!run) throw errors.notFound('run', req.params.id);
+        const { sensor, node, from, to, maxPoints } = req.query;
+        const [series, sensors] = await Promise.all([
+          readRunSeries(deps.db, run.id, { sensor, node, fromMs: from, toMs: to }),
+          readRunSensors(deps.db, run.id),
+        ]);
+        return {
+          runId: run.id,
+          series: series.map((s) => {
+            const { t, v } = clip(s.t, s.v, from, to);
+            const down = lttb(t, v, maxPoints);
+            const info = sensors.find((d) => d.node === s.node && d.sensor === s.sensor);
+            return { node: s.node, sensor: s.sensor, source: info?.source ?? null, unit: info?.unit ?? null, samples: t.length, t: Array.from(down.t), v: Array.from(down.v) };
+          }),
+        };
+      },
+    );
+
+    app.get(
+      '/runs/:id/energy',
+      {
+        schema: {
+          tags: ['telemetry'],
+          description: 'Time, energy, EDP, ED²P, average power, method, coverage and components of a finished run, over its workload window.',
+          params: IdParams,
+          response: { 200: z.record(z.string(), z.unknown()), 404: ErrorBody, 409: ErrorBody },
+        },
+      },
+      async (req) => {
+        const run = await deps.db.prisma.run.findUnique({ where: { id: req.params.id }, select: { id: true, state: true, workloadEndNs: true } });
+        if (!run) throw errors.notFound('run', req.params.id);
+        const view = await runEnergyView(deps.db, run.id);
+        if (!view) {
+          throw errors.notReady(
+            run.workloadEndNs === null
+              ? `run ${run.id} is ${run.state}: energy is computed over its workload window once it has ended`
+              : `run ${run.id} has no telemetry to compute energy from`,
+          );
+        }
+        return view;
+      },
+    );
+  };
+
+function clip(t: Float64Array, v: Float64Array, from?: number, to?: number): { t: Float64Array; v: Float64Array } {
+  let lo = 0;
+  let hi = t.length;
+  if (from !== undefined) while (lo < hi && t[lo]! < from) lo++;
+  if (to !== undefined) while (hi > lo && t[hi - 1]! > to) hi--;
+  return { t: t.subarray(lo, hi), v: v.subarray(lo, hi) };
+}

@@ -1,0 +1,242 @@
+import type { NormalizedBatch, SensorDescription } from '@erg/spec';
+import type { Database } from './client';
+
+/**
+ * The bulk telemetry writer. Requests are not written one by one: every batch that arrives while
+ * a flush is running waits for the next flush, which writes all of them with two statements in
+ * one transaction (group commit). Under load that turns thousands of small requests into a few
+ * large inserts; when idle a batch is written at once.
+ *
+ * Storage: one row per (run, node, seq) in telemetry_batches — its primary key makes ingest
+ * idempotent — and one row per sensor per batch in telemetry_chunks holding the batch's samples
+ * of that sensor as little-endian float64 arrays (t in Unix ms, v in the sensor's unit).
+ */
+export interface WriteResult {
+  accepted: number;
+  duplicate: boolean;
+}
+
+interface Pending {
+  runId: string;
+  batch: NormalizedBatch;
+  resolve: (r: WriteResult) => void;
+  reject: (err: unknown) => void;
+}
+
+export interface TelemetryWriterOptions {
+  /** Flushes in flight at once (each uses one pooled connection). Default 2. */
+  concurrency?: number;
+  /** Most samples written by one flush. Default 1,000,000. */
+  maxSamplesPerFlush?: number;
+}
+
+export class TelemetryWriter {
+  private queue: Pending[] = [];
+  private inFlight = 0;
+  private readonly concurrency: number;
+  private readonly maxSamples: number;
+
+  constructor(
+    private readonly db: Database,
+    options: TelemetryWriterOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 2;
+    this.maxSamples = options.maxSamplesPerFlush ?? 1_000_000;
+  }
+
+  /** Resolves once the batch is committed (or known to be a duplicate). */
+  write(runId: string, batch: NormalizedBatch): Promise<WriteResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ runId, batch, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.concurrency && this.queue.length > 0) {
+      const group: Pending[] = [];
+      let samples = 0;
+      while (this.queue.length > 0 && (group.length === 0 || samples + this.queue[0]!.batch.sampleCount <= this.maxSamples)) {
+        const next = this.queue.shift()!;
+        samples += next.batch.sampleCount;
+        group.push(next);
+      }
+      this.inFlight++;
+      this.flush(group)
+        .catch((err) => group.forEach((p) => p.reject(err)))
+        .finally(() => {
+          this.inFlight--;
+          this.pump();
+        });
+    }
+  }
+
+  private async flush(group: Pending[]): Promise<void> {
+    // The same batch twice in one flush: the first one counts, the rest are duplicates.
+    const firsts = new Map<string, Pending>();
+    for (const p of group) {
+      const key = `${p.runId}|${p.batch.node}|${p.batch.seq}`;
+      if (!firsts.has(key)) firsts.set(key, p);
+    }
+    const batches = [...firsts.values()];
+    const chunkCols = { run: [] as string[], node: [] as string[], sensor: [] as string[], seq: [] as number[], tFirst: [] as number[], tLast: [] as number[], n: [] as number[], t: [] as Buffer[], v: [] as Buffer[] };
+    const sensorCols = { run: [] as string[], node: [] as string[], sensor: [] as string[], source: [] as string[], unit: [] as (string | null)[], wrapAt: [] as (number | null)[] };
+    for (const { runId, batch } of batches) {
+      for (const s of batch.series) {
+        chunkCols.run.push(runId);
+        chunkCols.node.push(batch.node);
+        chunkCols.sensor.push(s.sensor);
+        chunkCols.seq.push(batch.seq);
+        chunkCols.tFirst.push(s.t[0]!);
+        chunkCols.tLast.push(s.t[s.t.length - 1]!);
+        chunkCols.n.push(s.t.length);
+        chunkCols.t.push(float64Bytes(s.t));
+        chunkCols.v.push(float64Bytes(s.v));
+      }
+      for (const d of batch.sensors) pushSensor(sensorCols, runId, batch.node, d);
+    }
+
+    const client = await this.db.pool.connect();
+    let accepted: Set<string>;
+    try {
+      await client.query('BEGIN');
+      const result = await client.query<{ run_id: string; node: string; seq: number }>(
+        `WITH b AS (
+           INSERT INTO telemetry_batches (run_id, node, seq, samples)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[])
+           ON CONFLICT DO NOTHING
+           RETURNING run_id, node, seq
+         ), c AS (
+           INSERT INTO telemetry_chunks (run_id, node, sensor, seq, t_first, t_last, n, t, v)
+           SELECT u.* FROM unnest($5::uuid[], $6::text[], $7::text[], $8::int[], $9::float8[], $10::float8[], $11::int[], $12::bytea[], $13::bytea[])
+             AS u(run_id, node, sensor, seq, t_first, t_last, n, t, v)
+           JOIN b USING (run_id, node, seq)
+         )
+         SELECT run_id, node, seq FROM b`,
+        [
+          batches.map((p) => p.runId), batches.map((p) => p.batch.node), batches.map((p) => p.batch.seq), batches.map((p) => p.batch.sampleCount),
+          chunkCols.run, chunkCols.node, chunkCols.sensor, chunkCols.seq, chunkCols.tFirst, chunkCols.tLast, chunkCols.n, chunkCols.t, chunkCols.v,
+        ],
+      );
+      if (sensorCols.run.length > 0) {
+        await client.query(
+          `INSERT INTO telemetry_sensors (run_id, node, sensor, source, unit, wrap_at)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[])
+           ON CONFLICT (run_id, node, sensor) DO UPDATE SET source = EXCLUDED.source, unit = EXCLUDED.unit, wrap_at = EXCLUDED.wrap_at`,
+          [sensorCols.run, sensorCols.node, sensorCols.sensor, sensorCols.source, sensorCols.unit, sensorCols.wrapAt],
+        );
+      }
+      await client.query('COMMIT');
+      accepted = new Set(result.rows.map((r) => `${r.run_id}|${r.node}|${r.seq}`));
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+    for (const p of group) {
+      const key = `${p.runId}|${p.batch.node}|${p.batch.seq}`;
+      const isNew = firsts.get(key) === p && accepted.has(key);
+      p.resolve({ accepted: isNew ? p.batch.sampleCount : 0, duplicate: !isNew });
+    }
+  }
+}
+
+function pushSensor(cols: { run: string[]; node: string[]; sensor: string[]; source: string[]; unit: (string | null)[]; wrapAt: (number | null)[] }, runId: string, node: string, d: SensorDescription) {
+  cols.run.push(runId);
+  cols.node.push(node);
+  cols.sensor.push(d.sensor);
+  cols.source.push(d.source);
+  cols.unit.push(d.unit ?? null);
+  cols.wrapAt.push(d.wrapAt ?? null);
+}
+
+/** The array's bytes as stored: float64, little-endian (the byte order of every host erg runs on). */
+function float64Bytes(a: Float64Array): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+function float64Array(b: Buffer): Float64Array {
+  // Copy: a Buffer from pg may not be 8-byte aligned.
+  const out = new Float64Array(b.length / 8);
+  new Uint8Array(out.buffer).set(b);
+  return out;
+}
+
+export interface StoredSeries {
+  node: string;
+  sensor: string;
+  t: Float64Array;
+  v: Float64Array;
+}
+
+export interface StoredSensor {
+  node: string;
+  sensor: string;
+  source: string;
+  unit: string | null;
+  wrapAt: number | null;
+}
+
+/**
+ * A run's series, each time-sorted, optionally only one sensor/node and only chunks that overlap
+ * [fromMs, toMs] (whole chunks: callers clip).
+ */
+export async function readRunSeries(
+  db: Database,
+  runId: string,
+  filter: { sensor?: string | undefined; node?: string | undefined; fromMs?: number | undefined; toMs?: number | undefined } = {},
+): Promise<StoredSeries[]> {
+  const rows = await db.pool.query<{ node: string; sensor: string; t: Buffer; v: Buffer }>(
+    `SELECT node, sensor, t, v FROM telemetry_chunks
+     WHERE run_id = $1 AND ($2::text IS NULL OR sensor = $2) AND ($3::text IS NULL OR node = $3)
+       AND ($4::float8 IS NULL OR t_last >= $4) AND ($5::float8 IS NULL OR t_first <= $5)
+     ORDER BY node, sensor, t_first, seq`,
+    [runId, filter.sensor ?? null, filter.node ?? null, filter.fromMs ?? null, filter.toMs ?? null],
+  );
+  const grouped = new Map<string, { node: string; sensor: string; parts: { t: Float64Array; v: Float64Array }[] }>();
+  for (const row of rows.rows) {
+    const key = `${row.node}\u0000${row.sensor}`;
+    const g = grouped.get(key) ?? { node: row.node, sensor: row.sensor, parts: [] };
+    g.parts.push({ t: float64Array(row.t), v: float64Array(row.v) });
+    grouped.set(key, g);
+  }
+  return [...grouped.values()].map(({ node, sensor, parts }) => ({ node, sensor, ...concatSorted(parts) }));
+}
+
+function concatSorted(parts: { t: Float64Array; v: Float64Array }[]): { t: Float64Array; v: Float64Array } {
+  const n = parts.reduce((a, p) => a + p.t.length, 0);
+  const t = new Float64Array(n);
+  const v = new Float64Array(n);
+  let at = 0;
+  for (const p of parts) {
+    t.set(p.t, at);
+    v.set(p.v, at);
+    at += p.t.length;
+  }
+  for (let i = 1; i < n; i++) {
+    if (t[i]! < t[i - 1]!) {
+      // Chunks overlapping in time (a node's clock stepped back): sort the whole series.
+      const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => t[a]! - t[b]!);
+      return { t: Float64Array.from(order, (k) => t[k]!), v: Float64Array.from(order, (k) => v[k]!) };
+    }
+  }
+  return { t, v };
+}
+
+export async function readRunSensors(db: Database, runId: string): Promise<StoredSensor[]> {
+  const rows = await db.pool.query<{ node: string; sensor: string; source: string; unit: string | null; wrap_at: number | null }>(
+    `SELECT node, sensor, source, unit, wrap_at FROM telemetry_sensors WHERE run_id = $1 ORDER BY node, sensor`,
+    [runId],
+  );
+  return rows.rows.map((r) => ({ node: r.node, sensor: r.sensor, source: r.source, unit: r.unit, wrapAt: r.wrap_at }));
+}
+
+/** How much telemetry a run has: batches and samples per node. */
+export async function telemetrySummary(db: Database, runId: string): Promise<{ node: string; batches: number; samples: number }[]> {
+  const rows = await db.pool.query<{ node: string; batches: string; samples: string }>(
+    `SELECT node, count(*) AS batches, sum(samples) AS samples FROM telemetry_batches WHERE run_id = $1 GROUP BY node ORDER BY node`,
+    [runId],
+  );
+  return rows.rows.map((r) => ({ node: r.node, batches: Number(r.batches), samples: Number(r.samples) }));
+}

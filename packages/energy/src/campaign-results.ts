@@ -1,0 +1,116 @@
+import { EnergyInputError } from './errors';
+import { bestOf, paretoFront, tradeoff, type BestOf, type Tradeoff, type TradeoffPoint } from './pareto';
+import { summarize, type Summary } from './stats';
+
+/** One run's figures as stored; null where a figure could not be measured. */
+export interface RunFigures {
+  timeS: number | null;
+  energyJ: number | null;
+  edpJs: number | null;
+  ed2pJs2: number | null;
+  avgPowerW: number | null;
+  /** Figures of merit parsed from the workload's output (samples_per_s, steps, …). */
+  metrics: Record<string, number | null>;
+}
+
+/** One configuration with its runs (repetitions). */
+export interface ConfigurationRuns<P = Record<string, unknown>> {
+  key: string;
+  parameters: P;
+  runs: readonly RunFigures[];
+}
+
+/** One configuration's results over its repetitions. */
+export interface ConfigurationResult<P = Record<string, unknown>> {
+  key: string;
+  parameters: P;
+  /** Runs handed in; each Summary has its own n (the runs where that figure was measured). */
+  n: number;
+  timeS: Summary;
+  energyJ: Summary;
+  edpJs: Summary;
+  ed2pJs2: Summary;
+  avgPowerW: Summary;
+  /** One Summary per metric name seen in any run. */
+  metrics: Record<string, Summary>;
+  /** The point used for the Pareto front and the best-of picks: mean T and mean E over the `n` runs that measured both; null when none did. */
+  point: { timeS: number; energyJ: number; n: number } | null;
+  paretoOptimal: boolean;
+}
+
+/** A configuration left out of the front and the best-of picks, and why. */
+export interface Exclusion {
+  key: string;
+  why: string;
+}
+
+/** A campaign's results: per configuration, the Pareto front and the best configurations. */
+export interface CampaignResults<P = Record<string, unknown>> {
+  configurations: ConfigurationResult<P>[];
+  /** Keys of the Pareto-optimal configurations on (mean T, mean E), sorted by time. */
+  paretoFront: string[];
+  /** Runtime-, energy- and EDP-optimal configurations (EDP of the means); null when no configuration has a point. */
+  best: BestOf | null;
+  /** Fastest versus most frugal; null when no configuration has a point. */
+  tradeoff: Tradeoff | null;
+  excluded: Exclusion[];
+}
+
+/**
+ * Summarises every configuration's repetitions and compares the configurations. The front
+ * uses, per configuration, the mean time and mean energy over the runs that measured BOTH, so
+ * that each point's T and E describe the same runs; a configuration without such a run is left
+ * out of the comparison and listed in `excluded` with the reason.
+ */
+export function campaignResults<P = Record<string, unknown>>(configs: readonly ConfigurationRuns<P>[]): CampaignResults<P> {
+  const seen = new Set<string>();
+  for (const c of configs) {
+    if (seen.has(c.key)) throw new EnergyInputError('ERG_ENERGY_BAD_ARGUMENT', `configuration key ${JSON.stringify(c.key)} appears twice; keys must be unique`);
+    seen.add(c.key);
+  }
+  const excluded: Exclusion[] = [];
+  const points: TradeoffPoint[] = [];
+  const configurations = configs.map((c): ConfigurationResult<P> => {
+    const runs = c.runs;
+    const names: string[] = [];
+    for (const r of runs) for (const name of Object.keys(r.metrics ?? {})) if (!names.includes(name)) names.push(name);
+    const metrics: Record<string, Summary> = {};
+    for (const name of names) metrics[name] = summarize(runs.map((r) => r.metrics?.[name]));
+    const complete = runs.filter((r) => isNumber(r.timeS) && isNumber(r.energyJ));
+    let point: ConfigurationResult<P>['point'] = null;
+    if (complete.length > 0) {
+      point = {
+        timeS: summarize(complete.map((r) => r.timeS)).mean!,
+        energyJ: summarize(complete.map((r) => r.energyJ)).mean!,
+        n: complete.length,
+      };
+      points.push({ key: c.key, timeS: point.timeS, energyJ: point.energyJ });
+    } else {
+      excluded.push({
+        key: c.key,
+        why: runs.length === 0 ? 'no runs' : `none of its ${runs.length} run(s) has both a measured time and a measured energy`,
+      });
+    }
+    return {
+      key: c.key,
+      parameters: c.parameters,
+      n: runs.length,
+      timeS: summarize(runs.map((r) => r.timeS)),
+      energyJ: summarize(runs.map((r) => r.energyJ)),
+      edpJs: summarize(runs.map((r) => r.edpJs)),
+      ed2pJs2: summarize(runs.map((r) => r.ed2pJs2)),
+      avgPowerW: summarize(runs.map((r) => r.avgPowerW)),
+      metrics,
+      point,
+      paretoOptimal: false,
+    };
+  });
+  const front = paretoFront(points);
+  const onFront = new Set(front);
+  for (const c of configurations) c.paretoOptimal = onFront.has(c.key);
+  return { configurations, paretoFront: front, best: bestOf(points), tradeoff: tradeoff(points), excluded };
+}
+
+function isNumber(x: number | null | undefined): x is number {
+  return typeof x === 'number' && Number.isFinite(x);
+}

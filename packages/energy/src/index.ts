@@ -1,0 +1,37 @@
+// @erg/energy — pure energy math: integration, counters, data quality, run energy, statistics, Pareto front, downsampling.
+export { type EnergyErrorCode, EnergyInputError } from './errors';
+export {
+  type Gap,
+  type NodeTelemetry,
+  type SensorInfo,
+  type SensorName,
+  type SensorSource,
+  type Series,
+  type Window,
+  parseSensorName,
+} from './telemetry';
+export { DEFAULT_GAP_FACTOR } from './sampling';
+export { type CoverageOptions, type IntegralResult, integratePower } from './integrate';
+export { type CounterOptions, type CounterResult, counterEnergy } from './counter';
+export { type RepeatedValues, type SamplePresence, expectedVsPresent, repeatedValues } from './quality';
+export {
+  type EnergyMethod,
+  type IdleEnergy,
+  type NodeEnergy,
+  type RunEnergy,
+  type RunEnergyInput,
+  type SensorGap,
+  computeRunEnergy,
+  perUnit,
+} from './run-energy';
+export { type Summary, studentTQuantile, summarize } from './stats';
+export { type BestOf, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, tradeoff } from './pareto';
+export {
+  type CampaignResults,
+  type ConfigurationResult,
+  type ConfigurationRuns,
+  type Exclusion,
+  type RunFigures,
+  campaignResults,
+} from './campaign-results';
+export { type Downsampled, lttb } from './lttb';

@@ -1,0 +1,102 @@
+import { EnergyInputError } from './errors';
+
+/** One configuration as a point in (time, energy), both to be minimised. */
+export interface TradeoffPoint {
+  key: string;
+  timeS: number;
+  energyJ: number;
+}
+
+/** The configurations that are best by one criterion each. */
+export interface BestOf {
+  /** Least time; ties broken by less energy, then by key. */
+  time: string;
+  /** Least energy; ties broken by less time, then by key. */
+  energy: string;
+  /** Least energy-delay product timeS · energyJ; ties broken by less time, then less energy, then key. */
+  edp: string;
+}
+
+/** What choosing the most frugal configuration over the fastest one costs and saves. */
+export interface Tradeoff {
+  fastest: string;
+  mostFrugal: string;
+  /** E(fastest) − E(mostFrugal), ≥ 0. */
+  energySavedJ: number;
+  /** energySavedJ as a percentage of the fastest configuration's energy; null when that is 0. */
+  energySavedPct: number | null;
+  /** T(mostFrugal) − T(fastest), ≥ 0. */
+  timeLostS: number;
+  /** timeLostS as a percentage of the fastest configuration's time; null when that is 0. */
+  timeLostPct: number | null;
+}
+
+function checkPoints(points: readonly TradeoffPoint[]): void {
+  for (const p of points) {
+    if (!Number.isFinite(p.timeS) || !Number.isFinite(p.energyJ)) {
+      throw new EnergyInputError(
+        'ERG_ENERGY_BAD_ARGUMENT',
+        `configuration ${JSON.stringify(p.key)} has time ${p.timeS} s and energy ${p.energyJ} J; both must be finite (leave unmeasured configurations out)`,
+      );
+    }
+  }
+}
+
+const byTimeThenEnergy = (x: TradeoffPoint, y: TradeoffPoint) =>
+  x.timeS - y.timeS || x.energyJ - y.energyJ || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
+const byEnergyThenTime = (x: TradeoffPoint, y: TradeoffPoint) =>
+  x.energyJ - y.energyJ || x.timeS - y.timeS || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
+
+/**
+ * Keys of the Pareto-optimal points, sorted by time (then energy, then key). A point is
+ * dominated when another is ≤ in both time and energy and < in one; identical points do not
+ * dominate each other, so duplicates are on the front together.
+ */
+export function paretoFront(points: readonly TradeoffPoint[]): string[] {
+  checkPoints(points);
+  const sorted = [...points].sort(byTimeThenEnergy);
+  const front: TradeoffPoint[] = [];
+  // Sweep in time order: a point is on the front when it uses less energy than every faster
+  // point, or when it equals the last front point (an identical twin).
+  for (const p of sorted) {
+    const last = front[front.length - 1];
+    if (!last || p.energyJ < last.energyJ || (p.energyJ === last.energyJ && p.timeS === last.timeS)) front.push(p);
+  }
+  return front.map((p) => p.key);
+}
+
+/** The best point by each criterion (the points themselves, so duplicate keys cannot mix them up). */
+function bestPoints(points: readonly TradeoffPoint[]): { time: TradeoffPoint; energy: TradeoffPoint; edp: TradeoffPoint } | null {
+  checkPoints(points);
+  if (points.length === 0) return null;
+  const edp = (p: TradeoffPoint) => p.timeS * p.energyJ;
+  const pick = (cmp: (x: TradeoffPoint, y: TradeoffPoint) => number) => points.reduce((best, p) => (cmp(p, best) < 0 ? p : best));
+  return {
+    time: pick(byTimeThenEnergy),
+    energy: pick(byEnergyThenTime),
+    edp: pick((x, y) => edp(x) - edp(y) || byTimeThenEnergy(x, y)),
+  };
+}
+
+/** The fastest, the most frugal and the EDP-optimal configuration; null for no points. */
+export function bestOf(points: readonly TradeoffPoint[]): BestOf | null {
+  const best = bestPoints(points);
+  return best && { time: best.time.key, energy: best.energy.key, edp: best.edp.key };
+}
+
+/** Energy saved and time lost by running the most frugal configuration instead of the fastest; null for no points. */
+export function tradeoff(points: readonly TradeoffPoint[]): Tradeoff | null {
+  const best = bestPoints(points);
+  if (!best) return null;
+  const { time: fast, energy: frugal } = best;
+  const energySavedJ = fast.energyJ - frugal.energyJ;
+  const timeLostS = frugal.timeS - fast.timeS;
+  return {
+    fastest: fast.key,
+    mostFrugal: frugal.key,
+    energySavedJ,
+    energySavedPct: fast.energyJ === 0 ? null : (100 * energySavedJ) / fast.energyJ,
+    timeLostS,
+    timeLostPct: fast.timeS === 0 ? null : (100 * timeLostS) / fast.timeS,
+  };
+}

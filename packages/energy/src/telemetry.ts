@@ -1,0 +1,65 @@
+/**
+ * The data model the rest of erg hands to the energy math. Words:
+ * - **series** — one sensor's samples on one node, time-sorted;
+ * - **sensor** — `<component><index>.<quantity>`, e.g. `gpu0.power`, `module1.energy`;
+ * - **window** — the time interval `[startMs, endMs]`, Unix milliseconds, that a figure covers;
+ * - **gap** — a stretch of a window with no usable samples: reported, never filled in.
+ */
+
+/** One sensor's samples on one node, time-sorted; t in Unix milliseconds (fractions allowed), v in the sensor's unit. */
+export interface Series {
+  sensor: string;
+  t: Float64Array | number[];
+  v: Float64Array | number[];
+}
+
+/** Where a sensor's readings come from. */
+export type SensorSource = 'nvml' | 'nvidia-smi' | 'hwmon' | 'rapl' | 'procfs' | 'model' | 'import';
+
+/** What is known about one sensor beyond its samples. */
+export interface SensorInfo {
+  sensor: string;
+  /** 'nvml' | 'nvidia-smi' | 'hwmon' | 'rapl' | 'procfs' | 'model' | 'import' (a plain string so importers can pass through what they read). */
+  source: SensorSource | (string & {});
+  /** Counter range in the sensor's unit (RAPL `max_energy_range_uj` converted to J). */
+  wrapAt?: number;
+}
+
+/** Everything one node recorded for one run. */
+export interface NodeTelemetry {
+  node: string;
+  series: Series[];
+  sensors: SensorInfo[];
+}
+
+/** A time interval in Unix milliseconds. */
+export interface Window {
+  startMs: number;
+  endMs: number;
+}
+
+/** A stretch of a window without usable samples. */
+export interface Gap {
+  fromMs: number;
+  toMs: number;
+}
+
+/** The parts of a sensor name: `gpu0.power` → `{ component: 'gpu', index: '0', device: 'gpu0', quantity: 'power' }`. */
+export interface SensorName {
+  component: string;
+  /** The digits after the component; '' when the name has none (`cpu.util`). */
+  index: string;
+  /** component + index: the physical thing measured. */
+  device: string;
+  quantity: string;
+}
+
+const SENSOR_NAME = /^([a-z]+)(\d*)\.([a-z0-9_]+)$/;
+
+/** Splits `<component><index>.<quantity>`; null for a name that does not have that shape. */
+export function parseSensorName(sensor: string): SensorName | null {
+  const m = SENSOR_NAME.exec(sensor);
+  if (!m) return null;
+  const [, component = '', index = '', quantity = ''] = m;
+  return { component, index, device: component + index, quantity };
+}

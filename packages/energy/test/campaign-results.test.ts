@@ -1,0 +1,75 @@
+import { campaignResults, EnergyInputError, type RunFigures } from '../src';
+
+const run = (timeS: number | null, energyJ: number | null, metrics: Record<string, number | null> = {}): RunFigures => ({
+  timeS,
+  energyJ,
+  edpJs: timeS !== null && energyJ !== null ? timeS * energyJ : null,
+  ed2pJs2: timeS !== null && energyJ !== null ? timeS * timeS * energyJ : null,
+  avgPowerW: timeS !== null && energyJ !== null ? energyJ / timeS : null,
+  metrics,
+});
+
+describe('campaignResults', () => {
+  const results = campaignResults([
+    { key: 'offload=none;sp=1', parameters: { offload: 'none', sp: 1 }, runs: [run(100, 50_000, { samples_per_s: 40 }), run(102, 51_000, { samples_per_s: 39 }), run(98, 49_000, { samples_per_s: 41 })] },
+    { key: 'offload=cpu;sp=1', parameters: { offload: 'cpu', sp: 1 }, runs: [run(130, 42_000, { samples_per_s: 30 }), run(130, 44_000, { samples_per_s: null })] },
+    { key: 'offload=cpu;sp=2', parameters: { offload: 'cpu', sp: 2 }, runs: [run(140, 45_000)] },
+    { key: 'offload=none;sp=2', parameters: { offload: 'none', sp: 2 }, runs: [run(null, null), run(110, null)] },
+    { key: 'offload=none;sp=4', parameters: { offload: 'none', sp: 4 }, runs: [] },
+  ]);
+
+  it('summarises every figure per configuration over its repetitions', () => {
+    const a = results.configurations[0]!;
+    expect(a.n).toBe(3);
+    expect(a.timeS).toMatchObject({ n: 3, mean: 100, std: 2 });
+    expect(a.energyJ).toMatchObject({ n: 3, mean: 50_000, std: 1000 });
+    expect(a.avgPowerW.n).toBe(3);
+    expect(a.metrics.samples_per_s).toMatchObject({ n: 3, mean: 40 });
+    expect(a.point).toEqual({ timeS: 100, energyJ: 50_000, n: 3 });
+    expect(a.parameters).toEqual({ offload: 'none', sp: 1 });
+    expect(results.configurations[1]!.metrics.samples_per_s).toMatchObject({ n: 1, mean: 30 });
+  });
+
+  it('puts the configurations on the Pareto front of mean time and mean energy', () => {
+    expect(results.paretoFront).toEqual(['offload=none;sp=1', 'offload=cpu;sp=1']);
+    expect(results.configurations.map((c) => c.paretoOptimal)).toEqual([true, true, false, false, false]);
+  });
+
+  it('names the fastest, most frugal and EDP-optimal configurations and the trade-off between them', () => {
+    // EDP of the means: 100 · 50 000 = 5.0e6; 130 · 43 000 = 5.59e6; 140 · 45 000 = 6.3e6.
+    expect(results.best).toEqual({ time: 'offload=none;sp=1', energy: 'offload=cpu;sp=1', edp: 'offload=none;sp=1' });
+    expect(results.tradeoff).toEqual({
+      fastest: 'offload=none;sp=1',
+      mostFrugal: 'offload=cpu;sp=1',
+      energySavedJ: 7_000,
+      energySavedPct: 14,
+      timeLostS: 30,
+      timeLostPct: 30,
+    });
+  });
+
+  it('leaves configurations without a run measuring both time and energy out of the comparison, saying why', () => {
+    expect(results.excluded).toEqual([
+      { key: 'offload=none;sp=2', why: 'none of its 2 run(s) has both a measured time and a measured energy' },
+      { key: 'offload=none;sp=4', why: 'no runs' },
+    ]);
+    const partial = results.configurations[3]!;
+    expect(partial.point).toBeNull();
+    expect(partial.timeS).toMatchObject({ n: 1, mean: 110 });
+    expect(partial.energyJ.n).toBe(0);
+  });
+
+  it('takes the point from runs that measured both, so T and E describe the same runs', () => {
+    const r = campaignResults([{ key: 'k', parameters: {}, runs: [run(10, 100), run(20, null)] }]);
+    expect(r.configurations[0]!.timeS.mean).toBe(15);
+    expect(r.configurations[0]!.point).toEqual({ timeS: 10, energyJ: 100, n: 1 });
+  });
+
+  it('gives an empty comparison for no configurations', () => {
+    expect(campaignResults([])).toEqual({ configurations: [], paretoFront: [], best: null, tradeoff: null, excluded: [] });
+  });
+
+  it('refuses duplicate configuration keys', () => {
+    expect(() => campaignResults([{ key: 'a', parameters: {}, runs: [] }, { key: 'a', parameters: {}, runs: [] }])).toThrow(EnergyInputError);
+  });
+});

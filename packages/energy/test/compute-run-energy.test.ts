@@ -1,0 +1,267 @@
+import { computeRunEnergy, EnergyInputError, perUnit, type NodeTelemetry, type Series, type SensorInfo } from '../src';
+import { powerSeries, sampleTimes, T0, win } from './traces';
+
+// Samples every 100 ms from 40 s before T0 to 130 s after: an idle stretch [-30 s, -1 s], the run [0, 120 s].
+// Power steps from idle to busy at T0, so the idle window ends a second before it.
+const TIMES = sampleTimes(T0 - 40_000, T0 + 130_000, 100);
+const RUN = win(0, 120);
+const IDLE = win(-30, -1);
+
+/** A constant-power sensor, or one at `idle` W before T0 and `busy` W after. */
+const power = (sensor: string, busy: number, idle = busy): Series => powerSeries(sensor, TIMES, (s) => (s < 0 ? idle : busy));
+/** An energy counter (J) of constant power, starting at `start` J. */
+const counter = (sensor: string, watts: number, start = 1e6, wrapAt?: number): Series => ({
+  sensor,
+  t: TIMES,
+  v: TIMES.map((x) => {
+    const e = start + (watts * (x - T0)) / 1000;
+    return wrapAt === undefined ? e : ((e % wrapAt) + wrapAt) % wrapAt;
+  }),
+});
+const info = (sensor: string, source: string, wrapAt?: number): SensorInfo => (wrapAt === undefined ? { sensor, source } : { sensor, source, wrapAt });
+const describeAll = (series: Series[], source: (s: string) => string): SensorInfo[] => series.map((s) => info(s.sensor, source(s.sensor)));
+
+/** A GH200 node with 4 superchips: module 500 W = GPU 350 + Grace 120 + the rest; Grace 120 = CPU 60 + SysIO 20 + DRAM 40. */
+function gh200(node: string, overrides: Partial<Record<string, number>> = {}): NodeTelemetry {
+  const series: Series[] = [];
+  for (const i of [0, 1, 2, 3]) {
+    const w = (kind: string, dflt: number) => overrides[`${kind}${i}`] ?? overrides[kind] ?? dflt;
+    series.push(
+      power(`module${i}.power`, w('module', 500), 150),
+      power(`gpu${i}.power`, w('gpu', 350), 90),
+      power(`grace${i}.power`, w('grace', 120), 50),
+      power(`cpu${i}.power`, w('cpu', 60), 25),
+      power(`sysio${i}.power`, w('sysio', 20), 10),
+      powerSeries(`gpu${i}.util`, TIMES, () => 97),
+    );
+  }
+  return { node, series, sensors: describeAll(series, (s) => (s.startsWith('gpu') ? 'nvml' : 'hwmon')) };
+}
+
+/** An x86 node with 4 GPUs (NVML energy counters) and a RAPL package counter. */
+function x86(node: string): NodeTelemetry {
+  const series: Series[] = [0, 1, 2, 3].map((i) => counter(`gpu${i}.energy`, 300 + 10 * i, 5e7));
+  const wrapAt = 262_143.32885;
+  series.push(counter('cpu0.energy', 150, 262_000, wrapAt), power('gpu0.power', 999)); // the power reading must lose to the counter
+  const sensors = series.map((s) =>
+    s.sensor === 'cpu0.energy' ? info(s.sensor, 'rapl', wrapAt) : info(s.sensor, 'nvml'),
+  );
+  return { node, series, sensors };
+}
+
+describe('computeRunEnergy', () => {
+  describe('on a GH200 node', () => {
+    const r = computeRunEnergy({ window: RUN, nodes: [gh200('gh-1')] });
+
+    it('counts the modules only', () => {
+      expect(r.energyJ).toBeCloseTo(4 * 500 * 120, 6);
+      expect(r.nodes[0]!.sensorsUsed).toEqual(['module0.power', 'module1.power', 'module2.power', 'module3.power']);
+      expect(r.method).toBe('integrated');
+      expect(r.coverage).toBeCloseTo(1, 12);
+    });
+
+    it('has components that add up to energyJ, and the parts inside the modules in breakdown', () => {
+      expect(Object.keys(r.components)).toEqual(['module']);
+      expect(Object.values(r.components).reduce((a, b) => a + b, 0)).toBeCloseTo(r.energyJ, 6);
+      expect(r.breakdown.gpu).toBeCloseTo(4 * 350 * 120, 6);
+      expect(r.breakdown.grace).toBeCloseTo(4 * 120 * 120, 6);
+      expect(r.breakdown.cpu).toBeCloseTo(4 * 60 * 120, 6);
+      expect(r.breakdown.sysio).toBeCloseTo(4 * 20 * 120, 6);
+      expect(r.breakdown.dram_estimate).toBeCloseTo(4 * 40 * 120, 6);
+      expect(r.nodes[0]!.breakdown).toEqual(r.breakdown);
+    });
+
+    it('derives T, EDP, ED²P and average power from E and the window', () => {
+      expect(r.timeS).toBe(120);
+      expect(r.edpJs).toBeCloseTo(r.energyJ * 120, 3);
+      expect(r.ed2pJs2).toBeCloseTo(r.energyJ * 120 * 120, 1);
+      expect(r.avgPowerW).toBeCloseTo(2000, 9);
+      expect(r.warnings).toEqual([]);
+      expect(r.gaps).toEqual([]);
+    });
+
+    it('prefers the module energy counter over its power reading', () => {
+      const node = gh200('gh-1');
+      node.series.push(counter('module0.energy', 510));
+      node.sensors.push(info('module0.energy', 'nvml'));
+      const c = computeRunEnergy({ window: RUN, nodes: [node] });
+      expect(c.nodes[0]!.sensorsUsed[0]).toBe('module0.energy');
+      expect(c.energyJ).toBeCloseTo((510 + 3 * 500) * 120, 6);
+    });
+
+    it('warns when GPU + Grace exceed the module by more than 1 %', () => {
+      const bad = computeRunEnergy({ window: RUN, nodes: [gh200('gh-1', { gpu1: 400 })] }); // 400 + 120 > 505
+      expect(bad.warnings).toEqual([expect.stringMatching(/^gh-1: gpu1 \+ grace1 power exceeded module1 \+ 1 % at 1201 of 1201 timestamps/)]);
+      expect(bad.energyJ).toBeCloseTo(r.energyJ, 6); // a warning, not a correction
+    });
+
+    it('accepts GPU + Grace within 1 % above the module', () => {
+      expect(computeRunEnergy({ window: RUN, nodes: [gh200('gh-1', { gpu: 384 })] }).warnings).toEqual([]); // 504 ≤ 505
+    });
+
+    it('flags a negative DRAM estimate (Grace − CPU − SysIO)', () => {
+      const bad = computeRunEnergy({ window: RUN, nodes: [gh200('gh-1', { cpu2: 110 })] });
+      expect(bad.warnings).toEqual([expect.stringMatching(/^gh-1: DRAM estimate grace2 − cpu2 − sysio2 was negative at 1201 of 1201 timestamps/)]);
+    });
+
+    it('gives a GPU outside every module coverage 0 and a warning', () => {
+      const node = gh200('gh-1');
+      node.series.push(power('gpu4.power', 300));
+      const c = computeRunEnergy({ window: RUN, nodes: [node] });
+      expect(c.coverage).toBe(0);
+      expect(c.warnings).toContainEqual(expect.stringMatching(/gpu4 has no module4 sensor/));
+    });
+
+    it('gives a module without counter or power coverage 0 and a warning', () => {
+      const node = gh200('gh-1');
+      node.series = node.series.filter((s) => s.sensor !== 'module3.power');
+      node.sensors.push(info('module3.power', 'hwmon')); // described, but no samples sent
+      const c = computeRunEnergy({ window: RUN, nodes: [node] });
+      expect(c.coverage).toBe(0);
+      expect(c.energyJ).toBeCloseTo(3 * 500 * 120, 6);
+      expect(c.warnings).toContainEqual(expect.stringMatching(/module3 has neither an energy counter nor a power reading/));
+    });
+  });
+
+  describe('on an x86 node', () => {
+    const r = computeRunEnergy({ window: RUN, nodes: [x86('x-1')] });
+
+    it('adds GPU energy counters and the RAPL package counter, across its wrap: method counter', () => {
+      expect(r.method).toBe('counter');
+      expect(r.nodes[0]!.sensorsUsed).toEqual(['gpu0.energy', 'gpu1.energy', 'gpu2.energy', 'gpu3.energy', 'cpu0.energy']);
+      expect(r.components.gpu).toBeCloseTo((300 + 310 + 320 + 330) * 120, 4);
+      expect(r.components.cpu).toBeCloseTo(150 * 120, 4);
+      expect(r.energyJ).toBeCloseTo((1260 + 150) * 120, 4);
+      expect(r.breakdown).toEqual({});
+      expect(r.warnings).toEqual([]);
+    });
+
+    it('adds DRAM (RAPL dram domain) as memory', () => {
+      const node = x86('x-1');
+      node.series.push(counter('memory0.energy', 25));
+      node.sensors.push(info('memory0.energy', 'rapl'));
+      const c = computeRunEnergy({ window: RUN, nodes: [node] });
+      expect(c.components.memory).toBeCloseTo(25 * 120, 4);
+      expect(c.energyJ).toBeCloseTo((1260 + 150 + 25) * 120, 4);
+    });
+
+    it('integrates power where there is no counter: method integrated', () => {
+      const series = [power('gpu0.power', 250), power('cpu0.power', 100)];
+      const c = computeRunEnergy({ window: RUN, nodes: [{ node: 'x-2', series, sensors: describeAll(series, () => 'nvml') }] });
+      expect(c.method).toBe('integrated');
+      expect(c.energyJ).toBeCloseTo(350 * 120, 6);
+    });
+
+    it('falls back to power when the counter has no samples in the window', () => {
+      const series = [{ sensor: 'gpu0.energy', t: [T0 - 5000, T0 - 4000], v: [1, 2] }, power('gpu0.power', 250), power('cpu0.power', 100)];
+      const c = computeRunEnergy({ window: RUN, nodes: [{ node: 'x-2', series, sensors: [] }] });
+      expect(c.nodes[0]!.sensorsUsed).toEqual(['gpu0.power', 'cpu0.power']);
+      expect(c.energyJ).toBeCloseTo(350 * 120, 6);
+    });
+
+    it('reports a model-sourced sensor as method model', () => {
+      const node = x86('x-1');
+      node.series.push(power('memory0.power', 20));
+      node.sensors.push(info('memory0.power', 'model'));
+      expect(computeRunEnergy({ window: RUN, nodes: [node] }).method).toBe('model');
+    });
+
+    it('never counts a GPU without energy counter or power as 0 J: warning and coverage 0', () => {
+      const node = x86('x-1');
+      node.series.push(powerSeries('gpu4.util', TIMES, () => 90));
+      node.sensors.push(info('gpu5.energy', 'nvml')); // described, nothing sent
+      const c = computeRunEnergy({ window: RUN, nodes: [node] });
+      expect(c.coverage).toBe(0);
+      expect(c.nodes[0]!.coverage).toBe(0);
+      expect(c.warnings).toEqual([
+        'x-1: gpu4 has neither an energy counter nor a power reading; its energy is unknown (not 0), coverage 0',
+        'x-1: gpu5 has neither an energy counter nor a power reading; its energy is unknown (not 0), coverage 0',
+      ]);
+      expect(c.energyJ).toBeCloseTo(r.energyJ, 6);
+    });
+
+    it('warns when no CPU energy is available, without zeroing coverage', () => {
+      const series = [counter('gpu0.energy', 300), powerSeries('cpu0.util', TIMES, () => 50)];
+      const c = computeRunEnergy({ window: RUN, nodes: [{ node: 'x-3', series, sensors: [] }] });
+      expect(c.warnings).toEqual([expect.stringMatching(/^x-3: no CPU energy counter or power reading/)]);
+      expect(c.coverage).toBeCloseTo(1, 12);
+    });
+
+    it('uses Grace for the CPU where there is no module and no CPU sensor, and then leaves memory out', () => {
+      const series = [power('gpu0.power', 300), power('grace0.power', 120), power('memory0.power', 30)];
+      const c = computeRunEnergy({ window: RUN, nodes: [{ node: 'g-1', series, sensors: [] }] });
+      expect(c.components).toEqual({ gpu: expect.closeTo(300 * 120, 6), grace: expect.closeTo(120 * 120, 6) });
+      expect(c.breakdown.memory).toBeCloseTo(30 * 120, 6);
+      expect(c.warnings).toEqual([expect.stringMatching(/memory0.power not added/)]);
+    });
+
+    it('warns about a counter reset when no wrapAt is known', () => {
+      const series: Series[] = [{ sensor: 'gpu0.energy', t: [T0, T0 + 60_000, T0 + 60_100, T0 + 120_000], v: [1000, 1000 + 60 * 300, 30, 30 + 300 * 59.9] }];
+      const c = computeRunEnergy({ window: RUN, nodes: [{ node: 'x-4', series, sensors: [info('gpu0.energy', 'nvml')] }] });
+      expect(c.warnings).toContainEqual(expect.stringMatching(/^x-4: gpu0.energy reset 1 time/));
+    });
+  });
+
+  it('sums over nodes and counts a node listed twice once', () => {
+    const one = computeRunEnergy({ window: RUN, nodes: [gh200('gh-1')] });
+    const two = computeRunEnergy({ window: RUN, nodes: [gh200('gh-1'), x86('x-1'), gh200('gh-1')] });
+    const x = computeRunEnergy({ window: RUN, nodes: [x86('x-1')] });
+    expect(two.energyJ).toBeCloseTo(one.energyJ + x.energyJ, 4);
+    expect(two.nodes.map((n) => n.node)).toEqual(['gh-1', 'x-1']);
+    expect(two.method).toBe('integrated'); // the weakest over the nodes
+    expect(two.components.module).toBeCloseTo(one.energyJ, 6);
+    expect(two.components.gpu).toBeCloseTo(x.components.gpu!, 6);
+    expect(two.warnings).toEqual(['gh-1: listed more than once; counted once (the first entry)']);
+  });
+
+  it('reports gaps per node and sensor, with coverage below 1', () => {
+    const node = gh200('gh-1');
+    const m = node.series.find((s) => s.sensor === 'module2.power')!;
+    const keep = Array.from(m.t, (x) => x < T0 + 50_000 || x > T0 + 52_000);
+    m.t = Float64Array.from(m.t).filter((_, i) => keep[i]);
+    m.v = Float64Array.from(m.v).filter((_, i) => keep[i]);
+    const r = computeRunEnergy({ window: RUN, nodes: [node] });
+    expect(r.gaps).toHaveLength(1);
+    expect(r.gaps[0]).toMatchObject({ node: 'gh-1', sensor: 'module2.power' });
+    expect(r.gaps[0]!.fromMs).toBeCloseTo(T0 + 49_900, 3);
+    expect(r.gaps[0]!.toMs).toBeCloseTo(T0 + 52_100, 3);
+    expect(r.coverage).toBeCloseTo(1 - 2.2 / 120, 9);
+    expect(r.energyJ).toBeCloseTo(4 * 500 * 120, 6); // the gap is reported, and still bridged linearly
+  });
+
+  it('subtracts an idle baseline measured by the same rules', () => {
+    const r = computeRunEnergy({ window: RUN, nodes: [gh200('gh-1')], idleBaseline: IDLE });
+    expect(r.idle!.powerW).toBeCloseTo(4 * 150, 6);
+    expect(r.idle!.energyJ).toBeCloseTo(4 * 150 * 120, 4);
+    expect(r.idle!.netEnergyJ).toBeCloseTo(4 * (500 - 150) * 120, 4);
+    expect(r.idle!.coverage).toBeCloseTo(1, 12);
+    expect(r.idle!.method).toBe('integrated');
+  });
+
+  it('takes the idle power over the stretch with samples, not the whole baseline window', () => {
+    const series = [power('gpu0.power', 300, 100), power('cpu0.power', 50, 20)];
+    const r = computeRunEnergy({ window: RUN, nodes: [{ node: 'x', series, sensors: [] }], idleBaseline: win(-60, -1) }); // samples start at -40 s
+    expect(r.idle!.powerW).toBeCloseTo(120, 6);
+    expect(r.idle!.coverage).toBeCloseTo(39 / 59, 9);
+  });
+
+  it('has coverage 0, method integrated and a warning with no nodes', () => {
+    const r = computeRunEnergy({ window: RUN, nodes: [] });
+    expect(r).toMatchObject({ energyJ: 0, coverage: 0, method: 'integrated', warnings: ['no nodes: nothing was measured'] });
+  });
+
+  it('refuses an empty or reversed window', () => {
+    expect(() => computeRunEnergy({ window: win(5, 5), nodes: [] })).toThrow(EnergyInputError);
+    expect(() => computeRunEnergy({ window: RUN, nodes: [], idleBaseline: win(0, -1) })).toThrow(EnergyInputError);
+  });
+});
+
+describe('perUnit', () => {
+  it('divides energy by a positive count and is null otherwise', () => {
+    expect(perUnit(1000, 4)).toBe(250);
+    expect(perUnit(1000, 0)).toBeNull();
+    expect(perUnit(1000, null)).toBeNull();
+    expect(perUnit(1000, NaN)).toBeNull();
+    expect(perUnit(NaN, 3)).toBeNull();
+  });
+});

@@ -1,0 +1,2 @@
+export { refreshRunEnergy, runEnergyView } from './run-energy';
+export { campaignResultsView } from './campaign-results';

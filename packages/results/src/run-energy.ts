@@ -1,0 +1,71 @@
+import { readRunSensors, readRunSeries, type Database } from '@erg/db';
+import { computeRunEnergy, perUnit, type NodeTelemetry, type SensorInfo } from '@erg/energy';
+import { CampaignSpec } from '@erg/spec';
+
+/** Samples this far outside the window are still read: the edges are interpolated from them. */
+const EDGE_MARGIN_MS = 60_000;
+
+const nsToMs = (ns: bigint) => Number(ns) / 1e6;
+
+/**
+ * Computes a finished run's energy figures from its stored telemetry over its workload window
+ * (and idle baseline), and stores them. Returns null — and stores nothing — while the run has no
+ * workload window or no telemetry. Safe to call again whenever late telemetry arrives.
+ */
+export async function refreshRunEnergy(db: Database, runId: string): Promise<Record<string, unknown> | null> {
+  const run = await db.prisma.run.findUnique({
+    where: { id: runId },
+    select: {
+      workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true,
+      campaign: { select: { spec: true, execution: true } },
+    },
+  });
+  if (!run || run.workloadStartNs === null || run.workloadEndNs === null) return null;
+  const window = { startMs: nsToMs(run.workloadStartNs), endMs: nsToMs(run.workloadEndNs) };
+  const idle = run.idleStartNs !== null && run.idleEndNs !== null ? { startMs: nsToMs(run.idleStartNs), endMs: nsToMs(run.idleEndNs) } : undefined;
+  const from = Math.min(window.startMs, idle?.startMs ?? window.startMs) - EDGE_MARGIN_MS;
+  const [series, sensors] = await Promise.all([
+    readRunSeries(db, runId, { fromMs: from, toMs: window.endMs + EDGE_MARGIN_MS }),
+    readRunSensors(db, runId),
+  ]);
+  if (series.length === 0) {
+    await db.pool.query('DELETE FROM run_energy WHERE run_id = $1', [runId]);
+    return null;
+  }
+  const fallbackSource = (run.campaign.execution === 'import' ? 'import' : 'unknown') as SensorInfo['source'];
+  const nodes = new Map<string, NodeTelemetry>();
+  for (const s of series) {
+    const node = nodes.get(s.node) ?? { node: s.node, series: [], sensors: [] };
+    node.series.push({ sensor: s.sensor, t: s.t, v: s.v });
+    const d = sensors.find((x) => x.node === s.node && x.sensor === s.sensor);
+    node.sensors.push({ sensor: s.sensor, source: (d?.source ?? fallbackSource) as SensorInfo['source'], ...(d?.wrapAt ? { wrapAt: d.wrapAt } : {}) });
+    nodes.set(s.node, node);
+  }
+  const energy = computeRunEnergy({ window, nodes: [...nodes.values()], ...(idle ? { idleBaseline: idle } : {}) });
+
+  // Energy per unit of work, for every metric the spec marks as counting work.
+  const spec = CampaignSpec.safeParse(run.campaign.spec);
+  const metrics = (run.metrics ?? {}) as Record<string, number | null>;
+  const perUnitOfWork: Record<string, number | null> = {};
+  for (const m of spec.success ? spec.data.metrics : []) {
+    if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, metrics[m.name] ?? null);
+  }
+  const result = { ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null };
+  await db.pool.query(
+    `INSERT INTO run_energy (run_id, time_s, energy_j, method, coverage, result) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (run_id) DO UPDATE SET computed_at = now(), time_s = EXCLUDED.time_s, energy_j = EXCLUDED.energy_j,
+       method = EXCLUDED.method, coverage = EXCLUDED.coverage, result = EXCLUDED.result`,
+    [runId, energy.timeS, energy.energyJ, energy.method, energy.coverage, JSON.stringify(result)],
+  );
+  return result;
+}
+
+/** The stored figures of a run, as GET /v1/runs/:id/energy shows them; null when none exist. */
+export async function runEnergyView(db: Database, runId: string): Promise<Record<string, unknown> | null> {
+  const row = await db.pool.query<{ result: Record<string, unknown>; computed_at: Date }>(
+    'SELECT result, computed_at FROM run_energy WHERE run_id = $1',
+    [runId],
+  );
+  const r = row.rows[0];
+  return r ? { runId, computedAt: r.computed_at.toISOString(), ...r.result } : null;
+}
