@@ -20,7 +20,7 @@ export interface TestApi {
 /** An API instance on its own database and queue prefix, driven with app.inject. */
 export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi & { tdb: TestDatabase }> {
   const tdb = await createTestDatabase();
-  const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), LOG_LEVEL: 'silent', ...env });
+  const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), LOG_LEVEL: process.env.ERG_TEST_LOG_LEVEL ?? 'silent', ...env });
   const db = createDatabase(config.DATABASE_URL);
   const redis = new Redis(redisConnection(config.REDIS_URL) as object);
   const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);

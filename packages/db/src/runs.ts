@@ -262,9 +262,9 @@ export async function finishImportedRun(db: Database, run: ImportedRunEnd): Prom
   const changed = await transition(db.pool, {
     where: `runs.id = $1 AND runs.state = 'pending'
             AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = runs.campaign_id AND c.execution = 'import')`,
-    set: `state = $2::run_state, exit_code = $3, started_at = $4, ended_at = $5, metrics = $6,
+    set: `state = $2::run_state, exit_code = $3::int, started_at = $4, ended_at = $5, metrics = $6,
           workload_start_ns = $7, workload_end_ns = $8, finalized_at = now(),
-          reason = CASE WHEN $2 = 'failed' THEN 'the imported run reported exit code ' || $3 END`,
+          reason = CASE WHEN $2::text = 'failed' THEN 'the imported run reported exit code ' || $3::int::text END`,
     params: [
       run.runId, run.exitCode === null || run.exitCode === 0 ? 'completed' : 'failed', run.exitCode, run.startedAt, run.endedAt,
       JSON.stringify(run.metrics), (BigInt(run.startedAt.getTime()) * 1_000_000n).toString(), (BigInt(run.endedAt.getTime()) * 1_000_000n).toString(),
