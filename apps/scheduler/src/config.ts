@@ -19,6 +19,8 @@ export const SchedulerConfig = z.object({
    * Test hook for the crash tests: exit abruptly (as kill -9 would) at a chosen point of the
    * submission path. Never set it in production.
    */
+  /** Start a telemetry agent beside every job (`off`: jobs run unmeasured). */
+  ERG_TELEMETRY: z.enum(['on', 'off']).default('on'),
   ERG_FAULT: z.enum(['none', 'exit-after-staging', 'exit-after-sbatch']).default('none'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

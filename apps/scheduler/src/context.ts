@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { Database } from '@erg/db';
 import type { SchedulerConfig } from './config';
 import type { ClusterLinks } from './connections';
+import type { AgentBundle } from './agent-bundle';
 import type { SpecCache } from './spec-cache';
+import type { TelemetryWriter } from '@erg/db';
 
 /** Everything a cycle needs, built once in main.ts and passed down. */
 export interface SchedulerContext {
@@ -13,4 +15,8 @@ export interface SchedulerContext {
   links: ClusterLinks;
   specs: SpecCache;
   log: Logger;
+  /** The telemetry agent staged to clusters; null runs jobs without telemetry. */
+  agent: AgentBundle | null;
+  /** Writes telemetry pulled from agents' spools. */
+  telemetry: TelemetryWriter;
 }

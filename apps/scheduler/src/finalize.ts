@@ -3,7 +3,7 @@ import type { SlurmJob } from '@erg/slurm';
 import { isTerminalRunState } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
-import { extractMetrics, parseTiming } from './outputs';
+import { extractMetrics, parseIdleWindow, parseTiming } from './outputs';
 
 /** Stored with the run, so logs stay readable after the cluster's work dir is cleaned. */
 const STORED_TAIL_BYTES = 64 * 1024;
@@ -20,8 +20,9 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
   const read = (name: string, maxBytes: number) =>
     run.runDir ? link.connection.readFile(`${run.runDir}/${name}`, { maxBytes, fromEnd: true }) : Promise.resolve(null);
   const wantsFullOutput = spec.metrics.length > 0;
-  const [timingFile, stdout, stderr] = await Promise.all([
+  const [timingFile, idleFile, stdout, stderr] = await Promise.all([
     read('erg.timing', 4096),
+    read('erg.idle', 4096),
     read('stdout.log', wantsFullOutput ? METRIC_SCAN_BYTES : STORED_TAIL_BYTES),
     read('stderr.log', wantsFullOutput ? METRIC_SCAN_BYTES : STORED_TAIL_BYTES),
   ]);
@@ -42,6 +43,7 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
     nodeList: job.nodeList,
     workloadStartNs: timing.startNs,
     workloadEndNs: timing.endNs,
+    ...parseIdleWindow(idleFile?.text ?? null),
     metrics: extractMetrics(spec.metrics, { stdout: stdoutText, stderr: stderrText }),
     stdoutTail: tail(stdoutText),
     stderrTail: tail(stderrText),

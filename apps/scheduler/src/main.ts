@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { createDatabase, ensureDatabase, migrate } from '@erg/db';
+import { createDatabase, ensureDatabase, migrate, TelemetryWriter } from '@erg/db';
+import { AgentBundle } from './agent-bundle';
 import { redisConnection } from '@erg/queue';
 import { parseSchedulerConfig } from './config';
 import { ClusterLinks } from './connections';
@@ -16,7 +17,9 @@ async function main(): Promise<void> {
   const db = createDatabase(config.DATABASE_URL);
   const redis = new Redis(redisConnection(config.REDIS_URL) as object);
   const links = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS);
-  const handle = await startScheduler({ config, db, redis, links, specs: new SpecCache(db), log });
+  const agent = config.ERG_TELEMETRY === 'on' ? new AgentBundle() : null;
+  const telemetry = new TelemetryWriter(db);
+  const handle = await startScheduler({ config, db, redis, links, specs: new SpecCache(db), log, agent, telemetry });
 
   let closing = false;
   const shutdown = async (signal: string) => {

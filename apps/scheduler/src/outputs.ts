@@ -7,6 +7,13 @@ export interface WorkloadTiming {
   exitCode: number | null;
 }
 
+/** The idle-baseline window the job script writes to erg.idle, when the spec asks for one. */
+export function parseIdleWindow(text: string | null): { idleStartNs: bigint | null; idleEndNs: bigint | null } {
+  const start = /^idle_start_ns=(\d+)\s*$/m.exec(text ?? '')?.[1];
+  const end = /^idle_end_ns=(\d+)\s*$/m.exec(text ?? '')?.[1];
+  return { idleStartNs: start ? BigInt(start) : null, idleEndNs: end ? BigInt(end) : null };
+}
+
 export function parseTiming(text: string | null): WorkloadTiming {
   const values = new Map<string, string>();
   for (const line of (text ?? '').split('\n')) {

@@ -7,6 +7,8 @@ import { isTerminalRunState } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { finalizeRun } from './finalize';
+import { pullSpool } from './spool';
+import { refreshRunEnergy } from '@erg/results';
 import { mapLimit } from './submit';
 
 /** sacct may lag slurmctld: a job squeue calls finished is finalized from squeue alone after this. */
@@ -57,7 +59,10 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, 
   await recordSlurmProgress(ctx.db, progress);
   await mapLimit(toFinalize, 4, async ({ run, job }) => {
     const finished = await finalizeRun(ctx, link, run, job);
+    const pulled = await pullSpool(ctx, link, run);
+    if (pulled.batches > 0) ctx.log.info({ runId: run.id, ...pulled }, 'ingested spooled telemetry');
     await finishRun(ctx.db, finished);
+    await refreshRunEnergy(ctx.db, run.id);
   });
 }
 

@@ -1,7 +1,9 @@
 import {
   claimRunsForSubmission, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type Cluster,
 } from '@erg/db';
+import { issueRunTokens } from '@erg/db';
 import { renderRunFiles, type RenderedFile, type SubmitResult } from '@erg/slurm';
+import { agentHook } from './agent-hook';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { isNothingRanError } from './ssh-errors';
@@ -18,10 +20,11 @@ interface Prepared {
   jobScript: string;
 }
 
-async function renderRun(ctx: SchedulerContext, cluster: Cluster, run: ClaimedRun): Promise<Prepared> {
+async function renderRun(ctx: SchedulerContext, cluster: Cluster, run: ClaimedRun, agentPath: string | null, token: string): Promise<Prepared> {
   const spec = await ctx.specs.get(run.campaignId);
   const runDir = runDirFor(cluster, run.campaignId, run.id);
   const files = renderRunFiles({
+    ...(agentPath ? { agent: agentHook(cluster, spec, agentPath) } : {}),
     runId: run.id,
     campaignId: run.campaignId,
     repetition: run.repetition,
@@ -32,6 +35,8 @@ async function renderRun(ctx: SchedulerContext, cluster: Cluster, run: ClaimedRu
     defaultPartition: cluster.defaultPartition ?? undefined,
   });
   const jobScript = files.find((f) => f.name === 'job.sh')!.content;
+  // The run's telemetry token, readable by the job's user only; never part of the stored script.
+  files.push({ name: 'erg.token', content: `${token}\n`, mode: 0o600 });
   return { run, runDir, files, jobScript };
 }
 
@@ -57,9 +62,17 @@ export async function submitPendingRuns(ctx: SchedulerContext, cluster: Cluster,
 async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, claimed: ClaimedRun[]): Promise<number> {
   const prepared: Prepared[] = [];
   const unrenderable: { runId: string; reason: string }[] = [];
+  let agentPath: string | null = null;
+  try {
+    agentPath = ctx.agent ? await ctx.agent.ensureStaged(cluster, link) : null;
+  } catch (err) {
+    await returnRunsToPending(ctx.db, claimed.map((r) => r.id), `staging the telemetry agent failed: ${(err as Error).message}`);
+    throw err;
+  }
+  const tokens = await issueRunTokens(ctx.db, claimed.map((r) => r.id));
   for (const run of claimed) {
     try {
-      prepared.push(await renderRun(ctx, cluster, run));
+      prepared.push(await renderRun(ctx, cluster, run, agentPath, tokens.get(run.id)!));
     } catch (err) {
       // Validation on the way in makes this unreachable for stored specs; if it happens anyway,
       // the run fails visibly instead of blocking the queue.

@@ -6,10 +6,11 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, ApiConfig, ClusterFiles } from '@erg/api';
-import { createApiToken, createDatabase, type Database } from '@erg/db';
+import { createApiToken, createDatabase, TelemetryWriter, type Database } from '@erg/db';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
 import { ClusterConnection, SlurmClient, type SlurmJob } from '@erg/slurm';
 import { createTestDatabase, loadLocalCluster, repoRoot, uniqueName, waitFor, type LocalCluster, type TestDatabase } from '@erg/testkit';
+import { AgentBundle } from '../src/agent-bundle';
 import { ClusterLinks } from '../src/connections';
 import { SchedulerConfig } from '../src/config';
 import { SpecCache } from '../src/spec-cache';
@@ -66,7 +67,7 @@ export class Harness {
     this.schedulerLinks = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS);
     this.scheduler = await startScheduler({
       config, db: this.db, redis: this.redis, links: this.schedulerLinks, specs: new SpecCache(this.db),
-      log: pino({ level: 'warn' }),
+      log: pino({ level: 'warn' }), agent: new AgentBundle(), telemetry: new TelemetryWriter(this.db),
     });
   }
 
@@ -95,7 +96,7 @@ export class Harness {
   }
 
   /** Registers the local cluster under `name`, optionally through another port or with another fingerprint. */
-  async registerCluster(name: string, overrides: { port?: number; hostKeySha256?: string } = {}): Promise<void> {
+  async registerCluster(name: string, overrides: { port?: number; hostKeySha256?: string; agentApiUrl?: string | null } = {}): Promise<void> {
     const res = await this.call('PUT', `/v1/clusters/${name}`, {
       host: this.local.host,
       port: overrides.port ?? this.local.port,
@@ -104,6 +105,8 @@ export class Harness {
       hostKeySha256: overrides.hostKeySha256 ?? this.local.hostKeySha256,
       defaultPartition: this.local.partition,
       workDir: this.workDir,
+      // Agents on the local cluster's node push to this harness's API.
+      agentApiUrl: overrides.agentApiUrl === undefined ? this.url : overrides.agentApiUrl,
     });
     if (res.status !== 200) throw new Error(`registering ${name} failed: ${JSON.stringify(res.body)}`);
   }

@@ -1,0 +1,30 @@
+import type { AgentConfig } from '../config';
+import type { Logger } from '../log';
+import type { SampleSink } from '../samples';
+import type { SensorInfo, SourceName } from '../wire';
+
+/** What every source's `detect()` gets. */
+export interface DetectContext {
+  config: AgentConfig;
+  log: Logger;
+  /** Records why this source is absent (or what it left out); the reasons go into meta.json. */
+  note(message: string): void;
+}
+
+/**
+ * One kind of sensor access (NVML, hwmon, …). `detect()` returns a Source only when at least one
+ * of its sensors answered; `read()` is called once per sampling cycle with that cycle's time.
+ */
+export interface Source {
+  readonly name: SourceName;
+  /** Its sensors; `read()` refers to them by index in this list. */
+  readonly sensors: readonly SensorInfo[];
+  /** Provenance for meta.json (driver version, paths, labels, zones, …). */
+  readonly details: Record<string, unknown>;
+  /** Reads every sensor once and pushes the values stamped with `t` (Unix ms). Must not throw for one bad sensor. */
+  read(t: number, sink: SampleSink): void;
+  /** Counters for stats.json. */
+  stats?(): Record<string, unknown>;
+  /** Releases what the source holds (child processes, libraries). */
+  stop(): void | Promise<void>;
+}

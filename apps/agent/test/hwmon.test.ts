@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { detectHwmon } from '../src/sources/hwmon';
+import { cleanupTempDirs, copyFixtures, detectContext, FIXTURES, recordingSink, rewrite, tempDir } from './helpers';
+
+// Against the GH200 hwmon fixture (test/fixtures/gh200: files laid out like a real node's sysfs).
+
+afterAll(cleanupTempDirs);
+
+describe('hwmon source (GH200 fixture)', () => {
+  test('finds the four socket-0 meters by their power1_oem_info labels and reads µW as W', () => {
+    const ctx = detectContext({ 'sysfs-root': path.join(FIXTURES, 'gh200') });
+    const source = detectHwmon(ctx);
+    expect(source).not.toBeNull();
+    expect(source?.sensors).toEqual([
+      { sensor: 'module0.power', source: 'hwmon', unit: 'W' },
+      { sensor: 'grace0.power', source: 'hwmon', unit: 'W' },
+      { sensor: 'cpu0.power', source: 'hwmon', unit: 'W' },
+      { sensor: 'sysio0.power', source: 'hwmon', unit: 'W' },
+    ]);
+    const sink = recordingSink();
+    source?.read(1000, sink);
+    expect(sink.samples).toEqual([
+      { local: 0, t: 1000, v: 351.234 },
+      { local: 1, t: 1000, v: 121.456 },
+      { local: 2, t: 1000, v: 80.321 },
+      { local: 3, t: 1000, v: 24.987 },
+    ]);
+    expect(source?.details).toMatchObject({
+      meters: [
+        { sensor: 'module0.power', label: 'Module Power Socket 0', averageIntervalMs: 50, path: expect.stringMatching(/hwmon1\/device\/power1_average$/) },
+        { sensor: 'grace0.power', label: 'Grace Power Socket 0' },
+        { sensor: 'cpu0.power', label: 'CPU Power Socket 0' },
+        { sensor: 'sysio0.power', label: 'SysIO Power Socket 0' },
+      ],
+    });
+    void source?.stop();
+  });
+
+  test('counts cached repeats: the same value read again before the averaging interval elapsed (still recorded)', () => {
+    const root = copyFixtures('gh200');
+    const dev = path.join(root, 'sys/class/hwmon/hwmon1/device');
+    rewrite(path.join(dev, 'power1_average_interval'), 1000);
+    const source = detectHwmon(detectContext({ 'sysfs-root': root, sources: 'hwmon' }));
+    const sink = recordingSink();
+    source?.read(0, sink); // module 351.234 W, first value
+    source?.read(100, sink); // same value 100 ms later: cached (interval 1000 ms)
+    source?.read(200, sink); // cached again
+    rewrite(path.join(dev, 'power1_average'), 360000000);
+    source?.read(1000, sink); // new value
+    source?.read(2100, sink); // same value, but 1100 ms later: a real (unchanged) reading
+    const module0 = sink.samples.filter((s) => s.local === 0).map((s) => s.v);
+    expect(module0).toEqual([351.234, 351.234, 351.234, 360, 360]);
+    const stats = source?.stats?.() as { cachedRepeats: number; perSensor: Record<string, { cachedRepeats: number }> };
+    expect(stats.perSensor['module0.power']?.cachedRepeats).toBe(2);
+    // The other meters (interval 50 ms) read the same value 100 ms apart: not cached repeats.
+    expect(stats.perSensor['grace0.power']?.cachedRepeats).toBe(0);
+    expect(stats.cachedRepeats).toBe(2);
+    void source?.stop();
+  });
+
+  test('skips hwmon devices that are not labelled power meters, and one that cannot be read', () => {
+    const root = copyFixtures('gh200');
+    const hw = path.join(root, 'sys/class/hwmon');
+    rewrite(path.join(hw, 'hwmon4/device/power1_oem_info'), 'Mystery Power Rail 7');
+    fs.rmSync(path.join(hw, 'hwmon3/device/power1_average_interval'));
+    const ctx = detectContext({ 'sysfs-root': root });
+    const source = detectHwmon(ctx);
+    expect(source?.sensors.map((s) => s.sensor)).toEqual(['module0.power', 'grace0.power', 'cpu0.power']);
+    expect(source?.details.ignored).toEqual([{ hwmon: 'hwmon4', label: 'Mystery Power Rail 7' }]);
+    expect((source?.details.meters as { averageIntervalMs: number | null }[])[2]?.averageIntervalMs).toBeNull();
+    void source?.stop();
+  });
+
+  test('is absent without hwmon, or with no labelled meter', () => {
+    const empty = tempDir();
+    const ctx = detectContext({ 'sysfs-root': empty });
+    expect(detectHwmon(ctx)).toBeNull();
+    expect(ctx.notes.join()).toContain('does not exist');
+    const onlyNvme = tempDir();
+    fs.cpSync(path.join(FIXTURES, 'gh200/sys/class/hwmon/hwmon0'), path.join(onlyNvme, 'sys/class/hwmon/hwmon0'), { recursive: true });
+    expect(detectHwmon(detectContext({ 'sysfs-root': onlyNvme }))).toBeNull();
+  });
+
+  test('a meter that fails mid-run skips that sample only', () => {
+    const root = copyFixtures('gh200');
+    const source = detectHwmon(detectContext({ 'sysfs-root': root }));
+    rewrite(path.join(root, 'sys/class/hwmon/hwmon2/device/power1_average'), 'garbage');
+    const sink = recordingSink();
+    source?.read(5, sink);
+    expect(sink.samples.map((s) => s.local)).toEqual([0, 2, 3]);
+    expect((source?.stats?.() as { readErrors: number }).readErrors).toBe(1);
+    void source?.stop();
+  });
+});

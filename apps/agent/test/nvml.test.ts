@@ -1,0 +1,139 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { waitFor } from '@erg/testkit';
+import { createLogger } from '../src/log';
+import { SampleStore, sinkFor } from '../src/samples';
+import { detectSources } from '../src/sources';
+import { detectNvml } from '../src/sources/nvml';
+import type { TelemetryBatch } from '../src/wire';
+import { agentArgs, cleanupTempDirs, configFrom, copyFixtures, detectContext, FIXTURES, readSpool, recordingSink, REPO_NODE_MODULES, spawnAgent, tempDir } from './helpers';
+
+// NVML through koffi against a FAKE libnvidia-ml (test/fixtures/fake-nvml/fake_nvml.c), because
+// no GPU exists where these tests run. It is compiled here with gcc; its header lists its values.
+
+const compile = (name: string, ...defines: string[]): string => {
+  const out = path.join(tempDir('erg-fake-nvml-'), name);
+  execFileSync('gcc', ['-shared', '-fPIC', '-O1', ...defines, '-o', out, path.join(FIXTURES, 'fake-nvml', 'fake_nvml.c')]);
+  return out;
+};
+let lib: string;
+beforeAll(() => {
+  lib = compile('libfake-nvml.so');
+});
+afterAll(cleanupTempDirs);
+
+describe('nvml source (fake NVML library)', () => {
+  test('2 GPUs: names, units converted (mW→W, mJ→J, KB/s→B/s), driver version, unsupported sensors dropped', async () => {
+    const ctx = detectContext({ 'nvml-lib': lib });
+    const source = detectNvml(ctx);
+    expect(source).not.toBeNull();
+    expect(source?.sensors).toEqual([
+      { sensor: 'gpu0.power', source: 'nvml', unit: 'W' },
+      { sensor: 'gpu0.energy', source: 'nvml', unit: 'J' },
+      { sensor: 'gpu0.clock', source: 'nvml', unit: 'MHz' },
+      { sensor: 'gpu0.util', source: 'nvml', unit: '%' },
+      { sensor: 'gpu0.mem_used', source: 'nvml', unit: 'B' },
+      { sensor: 'module0.power', source: 'nvml', unit: 'W' },
+      { sensor: 'gpu0.pcie_tx', source: 'nvml', unit: 'B/s' },
+      { sensor: 'gpu0.pcie_rx', source: 'nvml', unit: 'B/s' },
+      { sensor: 'gpu1.power', source: 'nvml', unit: 'W' },
+      { sensor: 'gpu1.energy', source: 'nvml', unit: 'J' },
+      { sensor: 'gpu1.clock', source: 'nvml', unit: 'MHz' },
+      { sensor: 'gpu1.util', source: 'nvml', unit: '%' },
+      { sensor: 'gpu1.mem_used', source: 'nvml', unit: 'B' },
+    ]);
+    expect(source?.details).toMatchObject({
+      driverVersion: '550.54.15-fake',
+      gpuCount: 2,
+      devices: [{ index: 0, name: 'NVIDIA GH200 480GB (fake)' }, { index: 1, name: 'NVIDIA GH200 480GB (fake)' }],
+    });
+    // GPU 1 has no module-scope power and no PCIe counters in the fake: those sensors do not exist.
+    expect(ctx.notes).toEqual(expect.arrayContaining(['module1.power: NVML_ERROR_NOT_SUPPORTED', 'gpu1.pcie_tx/rx: NVML_ERROR_NOT_SUPPORTED']));
+
+    const sink = recordingSink();
+    const names = source?.sensors.map((s) => s.sensor) ?? [];
+    const values = (t: number) => Object.fromEntries(sink.samples.filter((s) => s.t === t).map((s) => [names[s.local], s.v]));
+    source?.read(1000, sink);
+    source?.read(2000, sink);
+    // Detection made call 0 of each counter; these reads are calls 1 and 2.
+    expect(values(1000)).toMatchObject({
+      'gpu0.power': 101, // 100000 + 1000·1 mW
+      'gpu0.energy': 5000000.25, // 5000000000 + 250·1 mJ — past 2^32 mJ
+      'gpu0.clock': 1980,
+      'gpu0.util': 50,
+      'gpu0.mem_used': 1024 ** 3,
+      'module0.power': 450,
+      'gpu1.power': 111,
+      'gpu1.energy': 5001000.25,
+      'gpu1.clock': 1970,
+      'gpu1.util': 51,
+      'gpu1.mem_used': 2 * 1024 ** 3,
+    });
+    expect(values(2000)).toMatchObject({ 'gpu0.power': 102, 'gpu0.energy': 5000000.5, 'gpu1.power': 112 });
+    // PCIe throughput runs on koffi's worker threads (the call blocks 20 ms) and carries the time
+    // of the cycle that started it; a new round starts only once the last one finished.
+    await waitFor(() => sink.samples.filter((s) => names[s.local]?.startsWith('gpu0.pcie')).length >= 2, { timeoutMs: 5000, intervalMs: 10 });
+    const pcie = sink.samples.filter((s) => names[s.local]?.startsWith('gpu0.pcie'));
+    expect(pcie).toEqual(expect.arrayContaining([
+      { local: names.indexOf('gpu0.pcie_tx'), t: 1000, v: 1000 * 1000 },
+      { local: names.indexOf('gpu0.pcie_rx'), t: 1000, v: 2000 * 1000 },
+    ]));
+    expect(sink.dropped).toEqual([]);
+    await source?.stop();
+  });
+
+  test('absent, with the reason, when the library cannot be loaded', () => {
+    const ctx = detectContext({ 'nvml-lib': '/nonexistent/libnvidia-ml.so.1' });
+    expect(detectNvml(ctx)).toBeNull();
+    expect(ctx.notes.join()).toContain('/nonexistent/libnvidia-ml.so.1');
+  });
+
+  test('with NVML present, nvidia-smi is not used; hwmon keeps module0.power and NVML\'s is shadowed', async () => {
+    const config = configFrom({ 'nvml-lib': lib, 'nvidia-smi': path.join(FIXTURES, 'nvidia-smi', 'nvidia-smi'), 'sysfs-root': copyFixtures('gh200'), 'procfs-root': path.join(FIXTURES, 'procfs') });
+    const d = detectSources(config, createLogger('silent'), () => {});
+    expect(d.active.map((a) => a.source.name)).toEqual(['hwmon', 'nvml', 'procfs']);
+    expect(d.shadowed).toEqual([{ sensor: 'module0.power', source: 'nvml', keptFrom: 'hwmon' }]);
+    await Promise.all(d.active.map((a) => a.source.stop()));
+  });
+
+  test('a sensor whose call turns NOT_SUPPORTED at run time leaves the sensor set; the next batch lists the new set', async () => {
+    // Detection is call 0, the first read call 1; from call 2 on GPU 1's power is NOT_SUPPORTED.
+    const failing = compile('libfake-nvml-failing.so', '-DGPU1_POWER_FAILS_AFTER=2');
+    const store = new SampleStore();
+    const source = detectNvml(detectContext({ 'nvml-lib': failing }));
+    const ids = source?.sensors.map((s) => store.register(s)) ?? [];
+    const drops: string[] = [];
+    const sink = sinkFor(store, ids, (s, why) => drops.push(`${s} ${why}`));
+    source?.read(1, sink);
+    const first = JSON.parse(store.takeBatch('n', 0, true) as string) as TelemetryBatch;
+    const version = store.version;
+    source?.read(2, sink);
+    source?.read(3, sink);
+    expect(drops).toEqual(['gpu1.power NVML_ERROR_NOT_SUPPORTED']);
+    expect(store.version).toBe(version + 1);
+    const second = JSON.parse(store.takeBatch('n', 1, true) as string) as TelemetryBatch;
+    expect(first.samples.find((c) => c.sensor === 'gpu1.power')?.t).toEqual([1]);
+    expect(second.samples.find((c) => c.sensor === 'gpu1.power')).toBeUndefined();
+    expect(second.sensors?.map((s) => s.sensor)).not.toContain('gpu1.power');
+    expect(second.samples.find((c) => c.sensor === 'gpu0.power')?.t).toEqual([2, 3]);
+    await source?.stop();
+  });
+
+  test('the bundled agent with --nvml-lib pointing at the fake spools GPU samples and records the driver in meta', async () => {
+    const spool = tempDir();
+    // The bundle leaves koffi external: point NODE_PATH at the repository's node_modules to find it.
+    const agent = await spawnAgent(agentArgs(spool, tempDir(), ['--nvml-lib', lib, '--interval-ms', '50', '--batch-ms', '200', '--sources', 'nvml']), { NODE_PATH: REPO_NODE_MODULES });
+    await waitFor(() => readSpool(spool).length >= 2, { what: 'two spooled batches', timeoutMs: 15_000 });
+    agent.child.kill('SIGTERM');
+    expect((await agent.exited).code).toBe(0);
+    const batches = readSpool(spool);
+    expect(batches[0]?.sensors?.map((s) => s.sensor)).toContain('gpu1.energy');
+    const power = batches.flatMap((b) => b.samples.filter((c) => c.sensor === 'gpu0.power').flatMap((c) => c.v));
+    expect(power.length).toBeGreaterThan(3);
+    // The fake ramps by 1 W per call.
+    power.slice(1).forEach((v, i) => expect(v - (power[i] as number)).toBeCloseTo(1, 6));
+    const meta = JSON.parse(fs.readFileSync(path.join(spool, 'node1.meta.json'), 'utf8')) as { sources: { name: string; details: { driverVersion: string } }[] };
+    expect(meta.sources[0]).toMatchObject({ name: 'nvml', details: { driverVersion: '550.54.15-fake' } });
+  });
+});

@@ -1,0 +1,92 @@
+// Telemetry end to end on the local Slurm cluster: the agent runs beside every job, its samples
+// reach Postgres, and the run's energy is computed. The local node has no power sensors, so the
+// agent measures with the model source (method: model) — that is what this cluster can show.
+import { hostname } from 'node:os';
+import { waitFor } from '@erg/testkit';
+import { Harness, Relay } from './harness';
+
+jest.setTimeout(300_000);
+
+describe('telemetry agents on the local Slurm cluster', () => {
+  const h = new Harness();
+
+  beforeAll(async () => {
+    await h.start();
+    await h.registerCluster('local');
+    await h.startInProcessScheduler();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  async function samplesOf(runId: string): Promise<number> {
+    const r = await h.db.pool.query('SELECT coalesce(sum(samples), 0)::int AS n FROM telemetry_batches WHERE run_id = $1', [runId]);
+    return r.rows[0].n;
+  }
+
+  /** Every sample the agents spooled for a run, read from the cluster. */
+  async function spooledSamples(runDir: string): Promise<number> {
+    const { connection } = h.slurmLink();
+    const listing = await connection.exec(`cat '${runDir}'/telemetry/*.spool`);
+    return listing.stdout
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { samples: { t: number | number[] }[] })
+      .reduce((n, b) => n + b.samples.reduce((m, s) => m + (Array.isArray(s.t) ? s.t.length : 1), 0), 0);
+  }
+
+  test('every run comes back with its telemetry and energy figures', async () => {
+    const campaign = await h.submit({
+      name: 'measured', cluster: 'local', repetitions: 2, parameters: { n: [2000000, 4000000] },
+      telemetry: { intervalMs: 100, idleBaselineS: 1 },
+      run: 'awk -v n={{n}} \'BEGIN { s = 0; for (i = 0; i < n; i++) s += sqrt(i); print "steps=" n }\'\nsleep 1',
+      metrics: [{ name: 'steps', regex: 'steps=([0-9]+)', work: true }],
+    });
+    const runs = await h.waitForCampaignEnd(campaign.id);
+    for (const run of runs) {
+      expect(run.state).toBe('completed');
+      const { status, body: e } = await h.call('GET', `/v1/runs/${run.id}/energy`);
+      expect(status).toBe(200);
+      expect(e.method).toBe('model');
+      expect(e.timeS).toBeCloseTo(run.timeS, 6);
+      expect(e.energyJ).toBeGreaterThan(0);
+      expect(e.avgPowerW).toBeGreaterThanOrEqual(60 * 0.99); // the model's idle floor (cluster default)
+      expect(e.coverage).toBeGreaterThan(0.8);
+      expect(e.nodes.map((n: { node: string }) => n.node)).toEqual([hostname()]);
+      expect(e.energyPerUnit.steps).toBeCloseTo(e.energyJ / Number(run.parameters.n), 9);
+      expect(e.idle.powerW).toBeGreaterThan(0);
+      // What the agent spooled is exactly what was stored: nothing lost, nothing twice.
+      expect(await samplesOf(run.id)).toBe(await spooledSamples(run.runDir));
+      const series = await h.call('GET', `/v1/runs/${run.id}/telemetry?sensor=cpu0.power`);
+      expect(series.body.series[0].source).toBe('model');
+    }
+    const results = await h.call('GET', `/v1/campaigns/${campaign.id}/results`);
+    expect(results.body.configurations.map((c: { n: number }) => c.n)).toEqual([2, 2]);
+    expect(results.body.paretoFront.length).toBeGreaterThanOrEqual(1);
+    expect(results.body.best.time).toBeTruthy();
+  });
+
+  test('with the API out of reach during the run, the spool pulled at the end loses no sample; a resent batch changes nothing', async () => {
+    const relay = new Relay({ host: '127.0.0.1', port: Number(new URL(h.url).port) });
+    await relay.open();
+    await relay.cut(); // agents cannot reach the API for the whole run
+    await h.registerCluster('offline', { agentApiUrl: `http://127.0.0.1:${relay.port}` });
+    const campaign = await h.submit({ name: 'offline', cluster: 'offline', telemetry: { intervalMs: 100 }, run: 'sleep 3' });
+    const [run] = await h.waitForCampaignEnd(campaign.id);
+    expect(run.state).toBe('completed');
+    const spooled = await spooledSamples(run.runDir);
+    expect(spooled).toBeGreaterThan(20);
+    expect(await samplesOf(run.id)).toBe(spooled);
+    const before = (await h.call('GET', `/v1/runs/${run.id}/energy`)).body;
+    expect(before.energyJ).toBeGreaterThan(0);
+
+    // An agent (or anyone) sending a stored batch again: accepted as a duplicate, figures unchanged.
+    const { connection } = h.slurmLink();
+    const first = (await connection.exec(`head -n 1 '${run.runDir}'/telemetry/*.spool`)).stdout;
+    const again = await h.call('POST', `/v1/runs/${run.id}/telemetry`, JSON.parse(first));
+    expect(again.body).toEqual({ accepted: 0, duplicate: true });
+    const after = (await h.call('GET', `/v1/runs/${run.id}/energy`)).body;
+    expect(after.energyJ).toBe(before.energyJ);
+    await waitFor(async () => (await samplesOf(run.id)) === spooled, { timeoutMs: 5000, what: 'sample count unchanged' });
+  });
+});
