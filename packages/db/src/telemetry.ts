@@ -1,5 +1,8 @@
 import type { NormalizedBatch, SensorDescription } from '@erg/spec';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { Database } from './client';
+import { encodeCopyBinary, type CopyValue } from './copy-binary';
 
 /**
  * The bulk telemetry writer. Requests are not written one by one: every batch that arrives while
@@ -8,7 +11,8 @@ import type { Database } from './client';
  * large inserts; when idle a batch is written at once.
  *
  * Storage: one row per (run, node, seq) in telemetry_batches — its primary key makes ingest
- * idempotent — and one row per sensor per batch in telemetry_chunks holding the batch's samples
+ * idempotent; new batches are learnt from its INSERT … ON CONFLICT DO NOTHING RETURNING — and,
+ * loaded with a binary COPY, one row per sensor per new batch in telemetry_chunks holding the batch's samples
  * of that sensor as little-endian float64 arrays (t in Unix ms, v in the sensor's unit).
  */
 export interface WriteResult {
@@ -101,23 +105,25 @@ export class TelemetryWriter {
     try {
       await client.query('BEGIN');
       const result = await client.query<{ run_id: string; node: string; seq: number }>(
-        `WITH b AS (
-           INSERT INTO telemetry_batches (run_id, node, seq, samples)
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[])
-           ON CONFLICT DO NOTHING
-           RETURNING run_id, node, seq
-         ), c AS (
-           INSERT INTO telemetry_chunks (run_id, node, sensor, seq, t_first, t_last, n, t, v)
-           SELECT u.* FROM unnest($5::uuid[], $6::text[], $7::text[], $8::int[], $9::float8[], $10::float8[], $11::int[], $12::bytea[], $13::bytea[])
-             AS u(run_id, node, sensor, seq, t_first, t_last, n, t, v)
-           JOIN b USING (run_id, node, seq)
-         )
-         SELECT run_id, node, seq FROM b`,
-        [
-          batches.map((p) => p.runId), batches.map((p) => p.batch.node), batches.map((p) => p.batch.seq), batches.map((p) => p.batch.sampleCount),
-          chunkCols.run, chunkCols.node, chunkCols.sensor, chunkCols.seq, chunkCols.tFirst, chunkCols.tLast, chunkCols.n, chunkCols.t, chunkCols.v,
-        ],
+        `INSERT INTO telemetry_batches (run_id, node, seq, samples)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[])
+         ON CONFLICT DO NOTHING
+         RETURNING run_id, node, seq`,
+        [batches.map((p) => p.runId), batches.map((p) => p.batch.node), batches.map((p) => p.batch.seq), batches.map((p) => p.batch.sampleCount)],
       );
+      accepted = new Set(result.rows.map((r) => `${r.run_id}|${r.node}|${r.seq}`));
+      const rows: CopyValue[][] = [];
+      chunkCols.run.forEach((runId, i) => {
+        if (!accepted.has(`${runId}|${chunkCols.node[i]}|${chunkCols.seq[i]}`)) return; // a duplicate batch: stored before
+        rows.push([
+          { type: 'uuid', value: runId }, { type: 'text', value: chunkCols.node[i]! }, { type: 'text', value: chunkCols.sensor[i]! },
+          { type: 'int4', value: chunkCols.seq[i]! }, { type: 'float8', value: chunkCols.tFirst[i]! }, { type: 'float8', value: chunkCols.tLast[i]! },
+          { type: 'int4', value: chunkCols.n[i]! }, { type: 'bytea', value: chunkCols.t[i]! }, { type: 'bytea', value: chunkCols.v[i]! },
+        ]);
+      });
+      if (rows.length > 0) {
+        await copyIn(client, 'COPY telemetry_chunks (run_id, node, sensor, seq, t_first, t_last, n, t, v) FROM STDIN (FORMAT binary)', encodeCopyBinary(rows));
+      }
       if (sensorCols.run.length > 0) {
         await client.query(
           `INSERT INTO telemetry_sensors (run_id, node, sensor, source, unit, wrap_at)
@@ -127,7 +133,6 @@ export class TelemetryWriter {
         );
       }
       await client.query('COMMIT');
-      accepted = new Set(result.rows.map((r) => `${r.run_id}|${r.node}|${r.seq}`));
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
@@ -140,6 +145,16 @@ export class TelemetryWriter {
       p.resolve({ accepted: isNew ? p.batch.sampleCount : 0, duplicate: !isNew });
     }
   }
+}
+
+/** Streams one buffer into a COPY … FROM STDIN on this client. */
+function copyIn(client: pg.PoolClient, sql: string, data: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stream = client.query(copyFrom(sql));
+    stream.on('finish', () => resolve());
+    stream.on('error', reject);
+    stream.end(data);
+  });
 }
 
 function pushSensor(cols: { run: string[]; node: string[]; sensor: string[]; source: string[]; unit: (string | null)[]; wrapAt: (number | null)[] }, runId: string, node: string, d: SensorDescription) {
