@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Registers the local cluster as `local`, submits examples/quickstart.yaml through the REST API,
-// shows progress until every run has ended, and prints a results table per configuration.
+// shows progress until every run has ended, and prints the energy results per configuration
+// (GET /v1/campaigns/:id/results): time, energy, power, EDP with 95 % intervals, Pareto marks.
 // Plain Node.js (no build step) so that it reads as an example of using the API.
 'use strict';
 const fs = require('node:fs');
@@ -34,14 +35,6 @@ function bar(counts, total) {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}  ${parts}`;
 }
 
-function stats(values) {
-  const xs = values.filter((v) => typeof v === 'number');
-  if (xs.length === 0) return { mean: null, std: null };
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const std = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) : 0;
-  return { mean, std };
-}
-
 function table(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   return rows.map((r, j) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ') + (j === 0 ? `\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : '')).join('\n');
@@ -53,6 +46,7 @@ async function main() {
     host: cluster.host, port: cluster.port, user: cluster.user,
     privateKey: fs.readFileSync(cluster.privateKeyPath, 'utf8'),
     hostKeySha256: cluster.hostKeySha256, defaultPartition: cluster.partition, workDir: cluster.workDir,
+    agentApiUrl: api, // the local node reaches the API directly: agents push live
   });
   console.log(`registered cluster "local" (${cluster.user}@${cluster.host}:${cluster.port}, partition ${cluster.partition})`);
 
@@ -78,22 +72,30 @@ async function main() {
     await new Promise((r) => setTimeout(r, 1000));
   }
 
+  const results = await call('GET', `/v1/campaigns/${created.id}/results`);
   const { items } = await call('GET', `/v1/campaigns/${created.id}/runs?limit=10000`);
-  const runs = await Promise.all(items.map((r) => call('GET', `/v1/runs/${r.id}`)));
-  const byConfig = new Map();
-  for (const r of runs) byConfig.set(r.configurationKey, [...(byConfig.get(r.configurationKey) ?? []), r]);
-  const metricNames = [...new Set(runs.flatMap((r) => Object.keys(r.metrics ?? {})))];
-  const rows = [['configuration', 'runs ok', 'time (s) mean ± sd', ...metricNames.map((m) => `${m} mean`)]];
-  for (const [key, rs] of byConfig) {
-    const t = stats(rs.map((r) => r.timeS));
-    rows.push([
-      key,
-      `${rs.filter((r) => r.state === 'completed').length}/${rs.length}`,
-      t.mean === null ? '-' : `${t.mean.toFixed(3)} ± ${t.std.toFixed(3)}`,
-      ...metricNames.map((m) => { const s = stats(rs.map((r) => r.metrics?.[m])); return s.mean === null ? '-' : String(Math.round(s.mean * 1000) / 1000); }),
-    ]);
+  const energies = await Promise.all(items.map((r) => fetch(`${api}/v1/runs/${r.id}/energy`, { headers: { authorization: `Bearer ${token}` } }).then((x) => x.json())));
+  const methods = [...new Set(energies.map((e) => e.method).filter(Boolean))];
+  const fmt = (s, digits, scale = 1) => (s && s.mean !== null ? `${(s.mean * scale).toFixed(digits)} ± ${((s.ci95[1] - s.mean) * scale).toFixed(digits)}` : '-');
+  const rows = [['configuration', 'n', 'time (s)', 'energy (kJ)', 'avg power (W)', 'EDP (kJ·s)', 'J/work unit', 'marks']];
+  for (const c of results.configurations) {
+    const marks = [
+      c.paretoOptimal ? 'pareto' : '',
+      results.best?.time === c.key ? 'fastest' : '',
+      results.best?.energy === c.key ? 'most frugal' : '',
+      results.best?.edp === c.key ? 'best EDP' : '',
+    ].filter(Boolean).join(', ');
+    const perWork = c.metrics?.work_units?.mean && c.energyJ?.mean ? (c.energyJ.mean / c.metrics.work_units.mean).toExponential(2) : '-';
+    rows.push([c.key, String(c.n), fmt(c.timeS, 3), fmt(c.energyJ, 3, 1e-3), fmt(c.avgPowerW, 1), fmt(c.edpJs, 3, 1e-3), perWork, marks]);
   }
   console.log(`\n${table(rows)}\n`);
+  console.log(`± is the 95 % confidence half-width over repetitions; energy method: ${methods.join(', ') || 'none'}` +
+    (methods.includes('model') ? ' (this machine has no power sensors: CPU power is modelled from utilisation)' : ''));
+  if (results.tradeoff) {
+    const t = results.tradeoff;
+    console.log(`fastest: ${t.fastest}; most frugal: ${t.mostFrugal}; choosing the frugal one saves ${t.energySavedPct?.toFixed(1)} % energy for ${t.timeLostPct?.toFixed(1)} % more time`);
+  }
+  const runs = await Promise.all(items.map((r) => call('GET', `/v1/runs/${r.id}`)));
   const failed = runs.filter((r) => r.state !== 'completed');
   for (const r of failed) console.log(`run ${r.id} ${r.state}: ${r.reason ?? ''}`);
   console.log(`API: ${api}   docs: ${api}/docs   token: .erg/token`);
