@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// Benchmark: how soon a campaign's results reflect a run's last batch, for a campaign of
+// thousands of runs. An import campaign of 100 configurations × 30 repetitions = 3,000 runs is
+// filled with telemetry and finished; then, for the last run, the clock runs from posting its
+// last batch, through POST /finish (which computes the run's energy), to a complete
+// GET /v1/campaigns/:id/results.
+//
+//   node bench/results.js [--configs 100] [--reps 30]
+'use strict';
+const { parseArgs } = require('node:util');
+const { Redis } = require('ioredis');
+const { buildApp, ApiConfig, ClusterFiles } = require('@erg/api');
+const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@erg/db');
+const { createSchedulerQueue, redisConnection } = require('@erg/queue');
+
+const { values: opts } = parseArgs({ options: { configs: { type: 'string', default: '100' }, reps: { type: 'string', default: '30' } } });
+const stamp = Date.now().toString(36);
+
+async function main() {
+  const url = `postgresql://postgres@127.0.0.1:5432/erg_bench_results_${stamp}`;
+  await ensureDatabase(url);
+  await migrate(url);
+  const db = createDatabase(url, { max: 8 });
+  const redis = new Redis(redisConnection('redis://127.0.0.1:6379'));
+  const config = ApiConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: `ergbench_${stamp}`, LOG_LEVEL: 'silent' });
+  const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
+  const clusterFiles = new ClusterFiles();
+  const app = await buildApp({ config, db, queue, redis, clusterFiles });
+  const { token } = await createApiToken(db, 'bench');
+  const call = async (method, path, body) => {
+    const res = await app.inject({ method, url: path, headers: { authorization: `Bearer ${token}` }, ...(body ? { payload: body } : {}) });
+    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+  const configs = Number(opts.configs);
+  const reps = Number(opts.reps);
+  const campaign = await call('POST', '/v1/campaigns', {
+    name: 'results-bench', execution: 'import', repetitions: reps,
+    parameters: { a: Array.from({ length: configs }, (_, i) => i + 1) },
+    metrics: [{ name: 'steps', regex: 'steps=([0-9]+)', work: true }],
+  });
+  const base = Date.now() - 3_600_000;
+  async function measure(run, i) {
+    const a = Number(run.configurationKey.split('=')[1]);
+    const start = base + i * 1000;
+    const seconds = 5 + a * 0.01 + (i % reps) * 0.001;
+    const t = Array.from({ length: 71 }, (_, k) => start - 1000 + k * 100);
+    await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n1', seq: 0, samples: [{ sensor: 'cpu0.power', t, v: t.map(() => 300 - a) }] });
+    await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + seconds * 1000).toISOString(), metrics: { steps: 100 } });
+  }
+  const runs = campaign.runs;
+  const fillStart = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (next < runs.length - 1) {
+      const i = next++;
+      await measure(runs[i], i);
+    }
+  }));
+  const fillS = (performance.now() - fillStart) / 1000;
+
+  const last = runs.length - 1;
+  const t0 = performance.now();
+  await measure(runs[last], last);
+  const tFinished = performance.now();
+  const results = await call('GET', `/v1/campaigns/${campaign.id}/results`);
+  const t1 = performance.now();
+  const lastConfig = results.configurations.find((c) => c.key === runs[last].configurationKey);
+  if (lastConfig.n !== reps) throw new Error(`the last run is missing from the results (n = ${lastConfig.n})`);
+  const again = performance.now();
+  await call('GET', `/v1/campaigns/${campaign.id}/results`);
+  const resultsOnlyMs = performance.now() - again;
+
+  const out = {
+    runs: runs.length, configurations: configs,
+    fillSeconds: Number(fillS.toFixed(1)),
+    lastBatchToResultsMs: Math.round(t1 - t0),
+    finishMs: Math.round(tFinished - t0),
+    resultsRequestMs: Math.round(resultsOnlyMs),
+    paretoFront: results.paretoFront.length,
+  };
+  console.log(JSON.stringify(out, null, 2));
+  console.log(`\n${runs.length} runs: last batch → its energy → campaign results in ${out.lastBatchToResultsMs} ms ` +
+    `(GET results alone: ${out.resultsRequestMs} ms)`);
+  await app.close();
+  await clusterFiles.close();
+  await queue.close();
+  redis.disconnect();
+  await db.close();
+  const admin = createDatabase('postgresql://postgres@127.0.0.1:5432/postgres', { max: 1 });
+  await admin.pool.query(`DROP DATABASE IF EXISTS "erg_bench_results_${stamp}" WITH (FORCE)`);
+  await admin.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
