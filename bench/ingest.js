@@ -11,34 +11,20 @@ const { execFile } = require('node:child_process');
 const { promisify } = require('node:util');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { Redis } = require('ioredis');
 const { from: copyFrom } = require('pg-copy-streams');
-const { buildApp, ApiConfig, ClusterFiles } = require('@erg/api');
-const { createApiToken, createCampaign, createDatabase, ensureDatabase, migrate } = require('@erg/db');
-const { createSchedulerQueue, redisConnection } = require('@erg/queue');
+const { createCampaign } = require('@erg/db');
+const { startBenchApi } = require('./lib/bench-api');
 
 const { values: opts } = parseArgs({
   options: { agents: { type: 'string', default: '100' }, seconds: { type: 'string', default: '20' }, 'per-sensor': { type: 'string', default: '1250' } },
 });
 const AGENTS = Number(opts.agents);
 const SENSORS = 8;
-const stamp = Date.now().toString(36);
 const execFileAsync = promisify(execFile);
 
 async function main() {
-  const url = `postgresql://postgres@127.0.0.1:5432/erg_bench_ingest_${stamp}`;
-  await ensureDatabase(url);
-  await migrate(url);
-  const db = createDatabase(url, { max: 4 });
-  const redis = new Redis(redisConnection('redis://127.0.0.1:6379'));
-  const prefix = `ergbench_${stamp}`;
-  const config = ApiConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent' });
-  const queue = createSchedulerQueue(config.REDIS_URL, prefix);
-  const clusterFiles = new ClusterFiles();
-  const app = await buildApp({ config, db, queue, redis, clusterFiles });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const api = `http://127.0.0.1:${app.server.address().port}`;
-  const { token } = await createApiToken(db, 'bench');
+  const bench = await startBenchApi('ingest', { poolSize: 4 });
+  const { db, api, token } = bench;
   // One import run per agent: no cluster needed, any recent timestamp accepted.
   const campaign = await createCampaign(db, {
     name: 'ingest-bench', execution: 'import', clusterId: null, spec: { name: 'ingest-bench', execution: 'import' }, specText: null,
@@ -106,14 +92,7 @@ async function main() {
     `(${result.storedBytesPerSample} B/sample stored); plain COPY, one row per sample: ${result.plainCopySamplesPerS.toLocaleString('en')} samples/s ` +
     `(${result.plainCopyBytesPerSample} B/sample)`);
 
-  await app.close();
-  await clusterFiles.close();
-  await queue.close();
-  redis.disconnect();
-  await db.close();
-  const admin = createDatabase('postgresql://postgres@127.0.0.1:5432/postgres', { max: 1 });
-  await admin.pool.query(`DROP DATABASE IF EXISTS "erg_bench_ingest_${stamp}" WITH (FORCE)`);
-  await admin.close();
+  await bench.close();
 }
 
 main().catch((err) => {

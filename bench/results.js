@@ -8,30 +8,13 @@
 //   node bench/results.js [--configs 100] [--reps 30]
 'use strict';
 const { parseArgs } = require('node:util');
-const { Redis } = require('ioredis');
-const { buildApp, ApiConfig, ClusterFiles } = require('@erg/api');
-const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@erg/db');
-const { createSchedulerQueue, redisConnection } = require('@erg/queue');
+const { startBenchApi } = require('./lib/bench-api');
 
 const { values: opts } = parseArgs({ options: { configs: { type: 'string', default: '100' }, reps: { type: 'string', default: '30' } } });
-const stamp = Date.now().toString(36);
 
 async function main() {
-  const url = `postgresql://postgres@127.0.0.1:5432/erg_bench_results_${stamp}`;
-  await ensureDatabase(url);
-  await migrate(url);
-  const db = createDatabase(url, { max: 8 });
-  const redis = new Redis(redisConnection('redis://127.0.0.1:6379'));
-  const config = ApiConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: `ergbench_${stamp}`, LOG_LEVEL: 'silent' });
-  const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
-  const clusterFiles = new ClusterFiles();
-  const app = await buildApp({ config, db, queue, redis, clusterFiles });
-  const { token } = await createApiToken(db, 'bench');
-  const call = async (method, path, body) => {
-    const res = await app.inject({ method, url: path, headers: { authorization: `Bearer ${token}` }, ...(body ? { payload: body } : {}) });
-    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${res.body}`);
-    return res.json();
-  };
+  const bench = await startBenchApi('results', { poolSize: 8 });
+  const { call } = bench;
   const configs = Number(opts.configs);
   const reps = Number(opts.reps);
   const campaign = await call('POST', '/v1/campaigns', {
@@ -82,14 +65,7 @@ async function main() {
   console.log(JSON.stringify(out, null, 2));
   console.log(`\n${runs.length} runs: last batch → its energy → campaign results in ${out.lastBatchToResultsMs} ms ` +
     `(GET results alone: ${out.resultsRequestMs} ms)`);
-  await app.close();
-  await clusterFiles.close();
-  await queue.close();
-  redis.disconnect();
-  await db.close();
-  const admin = createDatabase('postgresql://postgres@127.0.0.1:5432/postgres', { max: 1 });
-  await admin.pool.query(`DROP DATABASE IF EXISTS "erg_bench_results_${stamp}" WITH (FORCE)`);
-  await admin.close();
+  await bench.close();
 }
 
 main().catch((err) => {

@@ -11,10 +11,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const pino = require('pino');
-const { Redis } = require('ioredis');
-const { buildApp, ApiConfig, ClusterFiles } = require('@erg/api');
-const { createApiToken, createDatabase, ensureDatabase, migrate, TelemetryWriter } = require('@erg/db');
-const { createSchedulerQueue, redisConnection } = require('@erg/queue');
+const { TelemetryWriter } = require('@erg/db');
+const { startBenchApi } = require('./lib/bench-api');
 const { ClusterConnection, SlurmClient } = require('@erg/slurm');
 const { startScheduler, runCycle, ClusterLinks, SpecCache, SchedulerConfig, AgentBundle } = require('@erg/scheduler');
 
@@ -46,25 +44,8 @@ function diff(after, before) {
 }
 
 async function main() {
-  const url = `postgresql://postgres@127.0.0.1:5432/erg_bench_${stamp}`;
-  await ensureDatabase(url);
-  await migrate(url);
-  const db = createDatabase(url);
-  const redis = new Redis(redisConnection('redis://127.0.0.1:6379'));
-  const prefix = `ergbench_${stamp}`;
-  const config = ApiConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent' });
-  const queue = createSchedulerQueue(config.REDIS_URL, prefix);
-  const clusterFiles = new ClusterFiles();
-  const app = await buildApp({ config, db, queue, redis, clusterFiles });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const api = `http://127.0.0.1:${app.server.address().port}`;
-  const { token } = await createApiToken(db, 'bench');
-  const call = async (method, p, body) => {
-    const res = await fetch(api + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const data = await res.json();
-    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(data)}`);
-    return data;
-  };
+  const bench = await startBenchApi('submit');
+  const { url, db, redis, prefix, call } = bench;
   const workDir = `${local.workDir}/bench-${stamp}`;
   await call('PUT', '/v1/clusters/local', {
     host: local.host, port: local.port, user: local.user, privateKey: connectOptions.privateKey,
@@ -158,15 +139,7 @@ async function main() {
   await conn.exec(`rm -rf '${workDir}'`);
   await conn.close();
   await links.closeAll();
-  await app.close();
-  await clusterFiles.close();
-  await queue.obliterate({ force: true }).catch(() => undefined);
-  await queue.close();
-  redis.disconnect();
-  await db.close();
-  const admin = createDatabase('postgresql://postgres@127.0.0.1:5432/postgres', { max: 1 });
-  await admin.pool.query(`DROP DATABASE IF EXISTS "erg_bench_${stamp}" WITH (FORCE)`);
-  await admin.close();
+  await bench.close();
 }
 
 main().catch((err) => {

@@ -1,0 +1,53 @@
+// The API every benchmark drives: in this process, on a database and queue prefix of its own,
+// listening on a free port, with an admin token; `close()` removes the database again.
+'use strict';
+const { Redis } = require('ioredis');
+const { buildApp, ApiConfig, ClusterFiles } = require('@erg/api');
+const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@erg/db');
+const { createSchedulerQueue, redisConnection } = require('@erg/queue');
+
+async function startBenchApi(name, { poolSize = 10 } = {}) {
+  const stamp = Date.now().toString(36);
+  const database = `erg_bench_${name}_${stamp}`;
+  const url = `postgresql://postgres@127.0.0.1:5432/${database}`;
+  await ensureDatabase(url);
+  await migrate(url);
+  const db = createDatabase(url, { max: poolSize });
+  const redis = new Redis(redisConnection('redis://127.0.0.1:6379'));
+  const prefix = `ergbench_${name}_${stamp}`;
+  const config = ApiConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent' });
+  const queue = createSchedulerQueue(config.REDIS_URL, prefix);
+  const clusterFiles = new ClusterFiles();
+  const app = await buildApp({ config, db, queue, redis, clusterFiles });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const api = `http://127.0.0.1:${app.server.address().port}`;
+  const { token } = await createApiToken(db, 'bench');
+
+  /** JSON over HTTP with the admin token; throws on any non-2xx answer. */
+  async function call(method, path, body) {
+    const res = await fetch(api + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const data = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(data)}`);
+    return data;
+  }
+
+  async function close() {
+    await app.close();
+    await clusterFiles.close();
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    redis.disconnect();
+    await db.close();
+    const admin = createDatabase('postgresql://postgres@127.0.0.1:5432/postgres', { max: 1 });
+    await admin.pool.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await admin.close();
+  }
+
+  return { url, db, redis, prefix, app, api, token, call, close };
+}
+
+module.exports = { startBenchApi };
