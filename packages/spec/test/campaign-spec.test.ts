@@ -187,7 +187,7 @@ describe('parseCampaignSpec: files', () => {
 describe('parseCampaignSpec: metrics and telemetry', () => {
   it('defaults reduce and source', () => {
     expect(specOf({ ...minimal, metrics: [{ name: 'sps', regex: 'sps=([0-9.]+)' }] }).metrics).toEqual([
-      { name: 'sps', regex: 'sps=([0-9.]+)', reduce: 'last', source: 'stdout' },
+      { name: 'sps', regex: 'sps=([0-9.]+)', reduce: 'last', source: 'stdout', work: false },
     ]);
   });
 
