@@ -107,7 +107,8 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Agen
         platform: `${process.platform}-${process.arch}`,
         sources: active.map(({ source }) => ({ name: source.name, sensors: source.sensors.map((s) => s.sensor), details: source.details })),
         sensors,
-        absent: detection.notes,
+        // Per source: why it is absent, or what it left out (unsupported GPU fields, unreadable zones, …).
+        notes: detection.notes,
         ...(detection.shadowed.length > 0 ? { shadowed: detection.shadowed } : {}),
         resumedAtSeq: recovery.existing > 0 ? recovery.nextSeq : null,
       },

@@ -68,8 +68,8 @@ export const AgentConfig = z
     sources: Sources,
     /** On SIGTERM/SIGINT, how long to keep pushing unacknowledged batches before exiting. */
     drainMs: z._default(int(0, 600_000), 3000),
-    /** A batch is closed early once it holds this many samples. */
-    maxBatchSamples: z._default(int(1, 10_000_000), 50_000),
+    /** A batch is closed early once it holds this many samples (the API takes at most 200 000: spec's MAX_BATCH_SAMPLES). */
+    maxBatchSamples: z._default(int(1, 200_000), 50_000),
     /** The environment's PATH, where a bare --nvidia-smi name is looked up. */
     path: z.optional(z.string()),
     /** stderr log level; quiet (warnings and errors only) by default. */
@@ -127,7 +127,7 @@ Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGE
   --nvidia-smi <path>        nvidia-smi binary, used when NVML is unavailable (default nvidia-smi)
   --sources auto|<list>      sources to use: auto, or a list of nvml,nvidia-smi,hwmon,rapl,procfs,model
   --drain-ms <ms>            on SIGTERM, push unacknowledged batches for at most this long (default 3000)
-  --max-batch-samples <n>    close a batch early at this many samples (default 50000)
+  --max-batch-samples <n>    close a batch early at this many samples (default 50000, at most 200000)
   --log-level <level>        debug|info|warn|error|silent (default warn); JSON lines on stderr
   --help                     print this text
 
@@ -135,8 +135,8 @@ Sources (autodetected): nvml (needs the koffi package resolvable, e.g. through N
 nvidia-smi, hwmon (GH200 power meters), rapl, procfs, and a labelled CPU power model used only
 when no power sensor exists.
 
-Signals: SIGTERM/SIGINT take a last sample, spool it, push for at most --drain-ms, write
-<node>.stats.json and exit 0.
+Signals: SIGTERM, SIGINT or SIGUSR2 (what job.sh sends: srun forwards it) take a last sample,
+spool it, push for at most --drain-ms, write <node>.stats.json and exit 0.
 `;
 
 export type ParsedCommandLine = { help: true } | { help: false; config: AgentConfig };

@@ -1,8 +1,9 @@
+import './runtime-flags';
 import { AgentStartError, startAgent } from './agent';
 import { ConfigError, parseCommandLine, USAGE } from './config';
 import { createLogger, errorMessage } from './log';
 
-// The agent's entry point (the bundle's): parse options once, start, stop on SIGTERM/SIGINT.
+// The agent's entry point (the bundle's): parse options once, start, stop on SIGTERM/SIGINT/SIGUSR2.
 // Exit codes: 0 stopped by a signal; 2 bad options; 3 could not start; 1 anything unexpected.
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {

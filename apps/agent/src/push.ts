@@ -1,6 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
-import zlib from 'node:zlib';
+import type http from 'node:http';
+import type https from 'node:https';
 import { errorMessage, type Logger } from './log';
 import type { Spool, SpooledBatch } from './spool';
 import { AGENT_VERSION } from './version';
@@ -65,7 +64,8 @@ export class Pusher {
   constructor(private readonly options: PusherOptions) {
     const base = options.apiUrl.endsWith('/') ? options.apiUrl : `${options.apiUrl}/`;
     this.url = new URL(`v1/runs/${encodeURIComponent(options.runId)}/telemetry`, base);
-    this.transport = this.url.protocol === 'https:' ? https : http;
+    // Only the transport in use is loaded (and zlib only for a large body): each costs RSS.
+    this.transport = this.url.protocol === 'https:' ? (require('node:https') as typeof https) : (require('node:http') as typeof http);
     this.agent = new this.transport.Agent({ keepAlive: true, maxSockets: 1 });
   }
 
@@ -147,11 +147,13 @@ export class Pusher {
       'user-agent': `erg-agent/${AGENT_VERSION}`,
     };
     if (body.length > GZIP_ABOVE) {
+      const zlib = require('node:zlib') as typeof import('node:zlib');
       body = await new Promise<Buffer>((resolve, reject) => zlib.gzip(body, (err, out) => (err ? reject(err) : resolve(out))));
       headers['content-encoding'] = 'gzip';
       this.stats.gzipped += 1;
     }
     headers['content-length'] = body.length;
+    if (this.closed) return { kind: 'retry', message: 'agent stopping' };
     this.stats.requests += 1;
     return new Promise<Outcome>((resolve) => {
       let done = false;

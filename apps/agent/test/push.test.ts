@@ -172,13 +172,13 @@ describe('agent push (local API stand-in)', () => {
     for (const key of ['samples', 'batches', 'pushed', 'rejected', 'cachedRepeats', 'cpuUserMs', 'cpuSystemMs', 'maxRssBytes']) expect(s).toHaveProperty(key);
   });
 
-  test('SIGTERM with the API hanging: gives up after --drain-ms, exits 0, the spool keeps everything', async () => {
+  test('SIGUSR2 (what job.sh sends) with the API hanging: gives up after --drain-ms, exits 0, the spool keeps everything', async () => {
     const spool = tempDir();
     api.setRespond(() => 'hang');
     const agent = await start(spool, ['--drain-ms', '600']);
     await waitFor(() => spooledSeqs(spool).length >= 3, { what: 'batches', timeoutMs: 15_000 });
     const t0 = Date.now();
-    agent.child.kill('SIGTERM');
+    agent.child.kill('SIGUSR2');
     expect((await agent.exited).code).toBe(0);
     expect(Date.now() - t0).toBeLessThan(600 + 2000);
     expect(stats(spool).unacked).toBe(spooledSeqs(spool).length);
