@@ -112,6 +112,8 @@ async function main() {
     hostKeySha256: cluster.hostKeySha256,
     defaultPartition: cluster.partition,
     workDir: cluster.workDir,
+    // Agents in the slurm container reach the API by its service name and push live.
+    agentApiUrl: api,
   };
   const res = await call(token, 'PUT', `/v1/clusters/${encodeURIComponent(clusterName)}`, body);
   if (!res.ok) {
