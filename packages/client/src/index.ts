@@ -1,0 +1,18 @@
+// Typed client for erg's REST API. The types in ./generated are produced from the API's
+// OpenAPI document by scripts/generate-client.js; a unit test fails when they are stale.
+export { createErgClient, type ErgClient, type ErgClientOptions } from './client';
+export { ErgApiError, type ErrorBody, type ErrorIssue } from './errors';
+export type { paths, components } from './generated/api';
+
+import type { components } from './generated/api';
+type Schemas = components['schemas'];
+/** Bodies the API accepts and returns, by their OpenAPI schema names. */
+export type Cluster = Schemas['Cluster'];
+export type ClusterCreate = Schemas['ClusterCreateInput'];
+export type Campaign = Schemas['Campaign'];
+export type CampaignCreated = Schemas['CampaignCreated'];
+export type CampaignDetail = Schemas['CampaignDetail'];
+export type Run = Schemas['Run'];
+export type RunSummary = Schemas['RunSummary'];
+export type RunLogs = Schemas['RunLogs'];
+export type TelemetryBatch = Schemas['TelemetryBatchInput'];
