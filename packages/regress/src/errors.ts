@@ -1,0 +1,24 @@
+/**
+ * The one error @erg/regress throws: the caller handed it samples the statistics cannot be
+ * done on. Not retryable — the same input fails the same way — so the message names the
+ * sample at fault and what is wrong with it.
+ *
+ * | code                      | when                                                       |
+ * | ------------------------- | ---------------------------------------------------------- |
+ * | ERG_REGRESS_BAD_SAMPLE    | a time or energy value is not a finite positive number     |
+ * | ERG_REGRESS_TOO_FEW       | a test needs at least two values per side and got fewer    |
+ * | ERG_REGRESS_BAD_POLICY    | a policy field is outside its domain                       |
+ * | ERG_REGRESS_BAD_ARGUMENT  | any other argument outside its domain                      |
+ */
+export type RegressErrorCode = 'ERG_REGRESS_BAD_SAMPLE' | 'ERG_REGRESS_TOO_FEW' | 'ERG_REGRESS_BAD_POLICY' | 'ERG_REGRESS_BAD_ARGUMENT';
+
+export class RegressInputError extends Error {
+  readonly retryable = false;
+  constructor(
+    readonly code: RegressErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RegressInputError';
+  }
+}
