@@ -24,7 +24,8 @@ export {
   computeRunEnergy,
   perUnit,
 } from './run-energy';
-export { type Summary, studentTQuantile, summarize } from './stats';
+export { type Summary, summarize } from './stats';
+export { studentTQuantile, studentTCdf, studentTTwoSided, regularizedBeta, lnGamma } from './student-t';
 export { type BestOf, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, tradeoff } from './pareto';
 export {
   type CampaignResults,

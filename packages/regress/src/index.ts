@@ -1,7 +1,6 @@
 // @erg/regress — pure regression verdicts for CI: Welch's t-test, relative change with its
 // 95 % interval, a verdict per configuration and metric, and one verdict per campaign.
 export { type RegressErrorCode, RegressInputError } from './errors';
-export { lnGamma, regularizedBeta, studentTCdf, studentTTwoSided } from './student-t';
 export { type WelchResult, welch } from './welch';
 export { type ChangeUnavailableReason, type RelativeChange, relativeChange } from './relative-change';
 export {

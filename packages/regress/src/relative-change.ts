@@ -1,6 +1,5 @@
 import { studentTQuantile } from '@erg/energy';
 import { meanVar, requireFinite } from './sample';
-import { studentTQuantileNewton } from './student-t';
 
 /** Why a relative change could not be computed. */
 export type ChangeUnavailableReason = 'too_few_repetitions' | 'non_positive_mean';
@@ -32,7 +31,7 @@ export function relativeChange(baseline: readonly number[], candidate: readonly 
   const u = ub + uc;
   if (u === 0) return { ok: true, change, ci95: [change, change] };
   const df = (u * u) / ((ub * ub) / (b.n - 1) + (uc * uc) / (c.n - 1));
-  const half = studentTQuantileNewton(0.975, df, studentTQuantile) * Math.sqrt(u);
+  const half = studentTQuantile(0.975, df) * Math.sqrt(u);
   const logRatio = Math.log(c.mean / b.mean);
   return { ok: true, change, ci95: [Math.exp(logRatio - half) - 1, Math.exp(logRatio + half) - 1] };
 }

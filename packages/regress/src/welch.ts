@@ -1,6 +1,6 @@
 import { RegressInputError } from './errors';
 import { meanVar, requireFinite } from './sample';
-import { studentTCdf, studentTTwoSided } from './student-t';
+import { studentTCdf, studentTTwoSided } from '@erg/energy';
 
 /** Welch's unequal-variance t-test of mean(a) − mean(b). */
 export interface WelchResult {
