@@ -1,2 +1,3 @@
 export { refreshRunEnergy, runEnergyView } from './run-energy';
 export { campaignResultsView } from './campaign-results';
+export { campaignVerdictView } from './campaign-verdict';

@@ -7,7 +7,7 @@ import { enqueue } from '@erg/queue';
 import {
   CampaignCreated, CampaignDetail, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
 } from '@erg/spec';
-import { campaignResultsView } from '@erg/results';
+import { campaignResultsView, campaignVerdictView } from '@erg/results';
 import { validateCampaign, validateCampaignText } from '@erg/sweep';
 import type { AppDeps } from '../app';
 import { errors } from '../errors';
@@ -156,6 +156,38 @@ export const campaignRoutes =
         const campaign = await deps.db.prisma.campaign.findUnique({ where: { id: req.params.id }, select: { id: true } });
         if (!campaign) throw errors.notFound('campaign', req.params.id);
         return { campaignId: campaign.id, ...(await campaignResultsView(deps.db, campaign.id)) };
+      },
+    );
+
+    app.get(
+      '/campaigns/:id/verdict',
+      {
+        schema: {
+          tags: ['campaigns'],
+          description:
+            'Regression verdict against a baseline campaign: per configuration, time and energy judged with Welch\'s t-test on the ' +
+            'repetitions and a practical threshold (regressed = slower or costlier by more than `threshold` at one-sided p < `alpha`); ' +
+            'then pass / regressed / improved / inconclusive for the campaign.',
+          params: IdParams,
+          querystring: z.object({
+            baseline: z.uuid({ error: 'the id of the campaign to compare against' }),
+            threshold: z.coerce.number().min(0).max(10).default(0.05).describe('relative change that counts, e.g. 0.05 = 5 %'),
+            alpha: z.coerce.number().gt(0).lt(1).default(0.05),
+            minRepetitions: z.coerce.number().int().min(2).max(1000).default(3),
+            maxCv: z.coerce.number().gt(0).max(10).default(0.25),
+          }),
+          response: { 200: z.record(z.string(), z.unknown()), 400: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (req) => {
+        const { baseline, ...policy } = req.query;
+        const [campaign, base] = await Promise.all([
+          deps.db.prisma.campaign.findUnique({ where: { id: req.params.id }, select: { id: true } }),
+          deps.db.prisma.campaign.findUnique({ where: { id: baseline }, select: { id: true } }),
+        ]);
+        if (!campaign) throw errors.notFound('campaign', req.params.id);
+        if (!base) throw errors.notFound('baseline campaign', baseline);
+        return campaignVerdictView(deps.db, campaign.id, base.id, policy);
       },
     );
 

@@ -603,6 +603,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/campaigns/{id}/verdict": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Regression verdict against a baseline campaign: per configuration, time and energy judged with Welch's t-test on the repetitions and a practical threshold (regressed = slower or costlier by more than `threshold` at one-sided p < `alpha`); then pass / regressed / improved / inconclusive for the campaign. */
+        get: {
+            parameters: {
+                query: {
+                    baseline: string;
+                    /** @description relative change that counts, e.g. 0.05 = 5 % */
+                    threshold?: number;
+                    alpha?: number;
+                    minRepetitions?: number;
+                    maxCv?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns/{id}/cancel": {
         parameters: {
             query?: never;

@@ -1,0 +1,45 @@
+import type { Database } from '@erg/db';
+import { campaignVerdict, verdictFor, type RegressionPolicy, type Verdict } from '@erg/regress';
+
+/** Completed runs' time and energy per configuration key of one campaign. */
+async function measuredByKey(db: Database, campaignId: string): Promise<Map<string, { time: number[]; energy: number[] }>> {
+  const rows = await db.pool.query<{ key: string; time_s: number; energy_j: number }>(
+    `SELECT c.key, e.time_s, e.energy_j
+     FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id
+     WHERE r.campaign_id = $1 AND r.state = 'completed' AND e.time_s > 0 AND e.energy_j > 0
+     ORDER BY c.position, r.repetition`,
+    [campaignId],
+  );
+  const byKey = new Map<string, { time: number[]; energy: number[] }>();
+  for (const row of rows.rows) {
+    const m = byKey.get(row.key) ?? { time: [], energy: [] };
+    m.time.push(row.time_s);
+    m.energy.push(row.energy_j);
+    byKey.set(row.key, m);
+  }
+  return byKey;
+}
+
+/**
+ * A campaign judged against a baseline campaign: for every configuration key both have, a verdict
+ * on time and one on energy over their completed, measured runs; then one campaign verdict.
+ * Keys only one side has are listed, not judged.
+ */
+export async function campaignVerdictView(db: Database, campaignId: string, baselineId: string, policy: RegressionPolicy) {
+  const [candidate, baseline] = await Promise.all([measuredByKey(db, campaignId), measuredByKey(db, baselineId)]);
+  const configurations: { key: string; verdicts: Verdict[] }[] = [];
+  for (const [key, c] of candidate) {
+    const b = baseline.get(key);
+    if (!b) continue;
+    configurations.push({ key, verdicts: [verdictFor('time', b.time, c.time, policy), verdictFor('energy', b.energy, c.energy, policy)] });
+  }
+  return {
+    campaignId,
+    baselineId,
+    policy,
+    ...campaignVerdict(configurations),
+    configurations,
+    onlyInCandidate: [...candidate.keys()].filter((k) => !baseline.has(k)),
+    onlyInBaseline: [...baseline.keys()].filter((k) => !candidate.has(k)),
+  };
+}
