@@ -1,14 +1,12 @@
+import { seededRandom } from '@erg/testkit';
 import { startTestApi, type TestApi } from './helpers';
 
 // Import campaigns stand in for nightly suite runs: their runs get telemetry and a window, so
 // time and energy are known exactly. A deterministic PRNG adds 1–2 % noise per repetition.
 describe('regression verdict against a baseline campaign (Postgres + Redis)', () => {
   let t: TestApi;
-  let seed = 42;
-  const noise = (cv: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return 1 + cv * ((seed / 2 ** 31) * 2 - 1) * Math.sqrt(3); // uniform with the given CV
-  };
+  const random = seededRandom(42);
+  const noise = (cv: number) => 1 + cv * (random() * 2 - 1) * Math.sqrt(3); // uniform with the given CV
 
   async function call(method: string, url: string, body?: unknown) {
     const res = await t.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${t.token}` }, ...(body ? { payload: body as object } : {}) });

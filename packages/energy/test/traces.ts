@@ -1,20 +1,12 @@
 // Synthetic telemetry for the tests: analytic power traces sampled regularly or with jitter,
 // from a seeded generator so every run sees the same numbers.
+import { seededRandom } from '@erg/testkit';
 
 /** A realistic Unix-millisecond origin (2025-11-30T00:00:00Z), so precision is tested at real magnitudes. */
 export const T0 = 1_764_460_800_000;
 
-/** mulberry32: a small deterministic PRNG returning [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator every test shares (mulberry32). */
+export const rng = seededRandom;
 
 /** Sample times from `fromMs` to `toMs` every `intervalMs`, each moved by up to ±jitterMs. */
 export function sampleTimes(fromMs: number, toMs: number, intervalMs: number, jitterMs = 0, seed = 1): number[] {

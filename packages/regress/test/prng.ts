@@ -1,14 +1,7 @@
-/** mulberry32: a small seeded PRNG, so every simulation run draws the same numbers. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@erg/testkit';
+
+/** mulberry32 (shared by every test through @erg/testkit). */
+export const mulberry32 = seededRandom;
 
 /** Standard normal draws by Box–Muller on a uniform source. */
 export function normal(uniform: () => number): () => number {

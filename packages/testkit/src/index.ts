@@ -2,3 +2,4 @@ export { waitFor, type WaitForOptions } from './wait-for';
 export { loadLocalCluster, repoRoot, type LocalCluster } from './local-cluster';
 export { uniqueName } from './unique-name';
 export { createTestDatabase, testServerUrl, type TestDatabase } from './database';
+export { seededRandom } from './seeded-random';
