@@ -30,7 +30,10 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
   const stdoutText = stdout?.text ?? '';
   const stderrText = stderr?.text ?? '';
   const state = job.runState && isTerminalRunState(job.runState) ? job.runState : 'failed';
-  const exitCode = job.exitCode ?? timing.exitCode;
+  // The run's exit code is its workload's, as job.sh recorded it around run.sh. Slurm's is only the
+  // fallback (a job killed before it wrote erg.timing): sacct has been seen reporting 0:0 for a
+  // just-ended FAILED job before its accounting record was complete.
+  const exitCode = timing.exitCode ?? job.exitCode;
   return {
     runId: run.id,
     state: state as FinishedRun['state'],
