@@ -5,7 +5,7 @@ import {
 } from '@erg/db';
 import { enqueue } from '@erg/queue';
 import {
-  CampaignCreated, CampaignDetail, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
+  CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
 } from '@erg/spec';
 import { campaignResultsView, campaignVerdictView } from '@erg/results';
 import { validateCampaign, validateCampaignText } from '@erg/sweep';
@@ -149,7 +149,7 @@ export const campaignRoutes =
             'Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; ' +
             'the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal.',
           params: IdParams,
-          response: { 200: z.record(z.string(), z.unknown()), 404: ErrorBody },
+          response: { 200: CampaignResults, 404: ErrorBody },
         },
       },
       async (req) => {
@@ -176,7 +176,7 @@ export const campaignRoutes =
             minRepetitions: z.coerce.number().int().min(2).max(1000).default(3),
             maxCv: z.coerce.number().gt(0).max(10).default(0.25),
           }),
-          response: { 200: z.record(z.string(), z.unknown()), 400: ErrorBody, 404: ErrorBody },
+          response: { 200: CampaignVerdictView, 400: ErrorBody, 404: ErrorBody },
         },
       },
       async (req) => {

@@ -579,9 +579,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["CampaignResults"];
                     };
                 };
                 /** @description Default Response */
@@ -635,9 +633,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["CampaignVerdict"];
                     };
                 };
                 /** @description Default Response */
@@ -1242,6 +1238,145 @@ export interface components {
                 }[];
             };
         };
+        SummaryInput: {
+            /** @description values counted (runs that measured this figure) */
+            n: number;
+            mean: number | null;
+            std: number | null;
+            /** @description two-sided 95 % Student-t interval of the mean */
+            ci95: [
+                number,
+                number
+            ] | null;
+            /** @description coefficient of variation std / |mean| */
+            cv: number | null;
+            min: number | null;
+            max: number | null;
+        };
+        ConfigurationResultInput: {
+            key: string;
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** @description completed runs with energy figures */
+            n: number;
+            timeS: components["schemas"]["SummaryInput"];
+            energyJ: components["schemas"]["SummaryInput"];
+            edpJs: components["schemas"]["SummaryInput"];
+            ed2pJs2: components["schemas"]["SummaryInput"];
+            avgPowerW: components["schemas"]["SummaryInput"];
+            metrics: {
+                [key: string]: components["schemas"]["SummaryInput"];
+            };
+            /** @description mean time and energy over the runs that measured both */
+            point: {
+                timeS: number;
+                energyJ: number;
+                n: number;
+            } | null;
+            paretoOptimal: boolean;
+        };
+        CampaignResultsInput: {
+            campaignId: string;
+            configurations: components["schemas"]["ConfigurationResultInput"][];
+            /** @description keys of the Pareto-optimal configurations on (mean time, mean energy), by time */
+            paretoFront: string[];
+            /** @description runtime-, energy- and EDP-optimal configuration keys */
+            best: {
+                time: string;
+                energy: string;
+                edp: string;
+            } | null;
+            tradeoff: {
+                fastest: string;
+                mostFrugal: string;
+                energySavedJ: number;
+                energySavedPct: number | null;
+                timeLostS: number;
+                timeLostPct: number | null;
+            } | null;
+            excluded: {
+                key: string;
+                why: string;
+            }[];
+        };
+        RegressionPolicyInput: {
+            /**
+             * @description relative change that counts, e.g. 0.05 = 5 %
+             * @default 0.05
+             */
+            threshold?: number;
+            /**
+             * @description significance level of the one-sided Welch test
+             * @default 0.05
+             */
+            alpha?: number;
+            /**
+             * @description fewest repetitions per side for a verdict
+             * @default 3
+             */
+            minRepetitions?: number;
+            /**
+             * @description largest coefficient of variation per side for a verdict
+             * @default 0.25
+             */
+            maxCv?: number;
+        };
+        MetricVerdictInput: {
+            /** @enum {string} */
+            metric: "time" | "energy";
+            /** @enum {string} */
+            status: "pass" | "regressed" | "improved" | "inconclusive";
+            /**
+             * @description set exactly when status is inconclusive
+             * @enum {string}
+             */
+            reason?: "too_few_repetitions" | "too_noisy";
+            /** @description mean(candidate) / mean(baseline) − 1 */
+            change: number | null;
+            /** @description 95 % interval of the change */
+            ci95: [
+                number,
+                number
+            ] | null;
+            /** @description one-sided Welch p-value in the direction of the change */
+            p: number | null;
+            nBaseline: number;
+            nCandidate: number;
+            cvBaseline: number | null;
+            cvCandidate: number | null;
+        };
+        CampaignVerdictInput: {
+            campaignId: string;
+            baselineId: string;
+            policy: {
+                threshold: number;
+                alpha: number;
+                minRepetitions: number;
+                maxCv: number;
+            };
+            /** @enum {string} */
+            status: "pass" | "regressed" | "improved" | "inconclusive";
+            counts: {
+                pass: number;
+                regressed: number;
+                improved: number;
+                inconclusive: number;
+            };
+            /** @description why the campaign is inconclusive, most frequent first */
+            reasons: ("too_few_repetitions" | "too_noisy" | "no_verdicts")[];
+            /** @description the verdicts that decided the status */
+            worst: {
+                key: string;
+                verdict: components["schemas"]["MetricVerdictInput"];
+            }[];
+            configurations: {
+                key: string;
+                verdicts: components["schemas"]["MetricVerdictInput"][];
+            }[];
+            onlyInCandidate: string[];
+            onlyInBaseline: string[];
+        };
         TelemetryBatchInput: {
             node: string;
             seq: number;
@@ -1426,6 +1561,145 @@ export interface components {
                     code: string;
                 }[];
             };
+        };
+        Summary: {
+            /** @description values counted (runs that measured this figure) */
+            n: number;
+            mean: number | null;
+            std: number | null;
+            /** @description two-sided 95 % Student-t interval of the mean */
+            ci95: [
+                number,
+                number
+            ] | null;
+            /** @description coefficient of variation std / |mean| */
+            cv: number | null;
+            min: number | null;
+            max: number | null;
+        };
+        ConfigurationResult: {
+            key: string;
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** @description completed runs with energy figures */
+            n: number;
+            timeS: components["schemas"]["Summary"];
+            energyJ: components["schemas"]["Summary"];
+            edpJs: components["schemas"]["Summary"];
+            ed2pJs2: components["schemas"]["Summary"];
+            avgPowerW: components["schemas"]["Summary"];
+            metrics: {
+                [key: string]: components["schemas"]["Summary"];
+            };
+            /** @description mean time and energy over the runs that measured both */
+            point: {
+                timeS: number;
+                energyJ: number;
+                n: number;
+            } | null;
+            paretoOptimal: boolean;
+        };
+        CampaignResults: {
+            campaignId: string;
+            configurations: components["schemas"]["ConfigurationResult"][];
+            /** @description keys of the Pareto-optimal configurations on (mean time, mean energy), by time */
+            paretoFront: string[];
+            /** @description runtime-, energy- and EDP-optimal configuration keys */
+            best: {
+                time: string;
+                energy: string;
+                edp: string;
+            } | null;
+            tradeoff: {
+                fastest: string;
+                mostFrugal: string;
+                energySavedJ: number;
+                energySavedPct: number | null;
+                timeLostS: number;
+                timeLostPct: number | null;
+            } | null;
+            excluded: {
+                key: string;
+                why: string;
+            }[];
+        };
+        RegressionPolicy: {
+            /**
+             * @description relative change that counts, e.g. 0.05 = 5 %
+             * @default 0.05
+             */
+            threshold: number;
+            /**
+             * @description significance level of the one-sided Welch test
+             * @default 0.05
+             */
+            alpha: number;
+            /**
+             * @description fewest repetitions per side for a verdict
+             * @default 3
+             */
+            minRepetitions: number;
+            /**
+             * @description largest coefficient of variation per side for a verdict
+             * @default 0.25
+             */
+            maxCv: number;
+        };
+        MetricVerdict: {
+            /** @enum {string} */
+            metric: "time" | "energy";
+            /** @enum {string} */
+            status: "pass" | "regressed" | "improved" | "inconclusive";
+            /**
+             * @description set exactly when status is inconclusive
+             * @enum {string}
+             */
+            reason?: "too_few_repetitions" | "too_noisy";
+            /** @description mean(candidate) / mean(baseline) − 1 */
+            change: number | null;
+            /** @description 95 % interval of the change */
+            ci95: [
+                number,
+                number
+            ] | null;
+            /** @description one-sided Welch p-value in the direction of the change */
+            p: number | null;
+            nBaseline: number;
+            nCandidate: number;
+            cvBaseline: number | null;
+            cvCandidate: number | null;
+        };
+        CampaignVerdict: {
+            campaignId: string;
+            baselineId: string;
+            policy: {
+                threshold: number;
+                alpha: number;
+                minRepetitions: number;
+                maxCv: number;
+            };
+            /** @enum {string} */
+            status: "pass" | "regressed" | "improved" | "inconclusive";
+            counts: {
+                pass: number;
+                regressed: number;
+                improved: number;
+                inconclusive: number;
+            };
+            /** @description why the campaign is inconclusive, most frequent first */
+            reasons: ("too_few_repetitions" | "too_noisy" | "no_verdicts")[];
+            /** @description the verdicts that decided the status */
+            worst: {
+                key: string;
+                verdict: components["schemas"]["MetricVerdict"];
+            }[];
+            configurations: {
+                key: string;
+                verdicts: components["schemas"]["MetricVerdict"][];
+            }[];
+            onlyInCandidate: string[];
+            onlyInBaseline: string[];
         };
         TelemetryBatch: {
             node: string;
