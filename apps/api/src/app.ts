@@ -13,6 +13,7 @@ import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/clusters';
 import { healthRoutes } from './routes/health';
 import { runRoutes } from './routes/runs';
+import { suiteRoutes } from './routes/suites';
 import { telemetryRoutes } from './routes/telemetry';
 
 export interface AppDeps {
@@ -101,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(clusterRoutes(deps), { prefix: '/v1' });
   await app.register(campaignRoutes(deps), { prefix: '/v1' });
   await app.register(runRoutes(deps), { prefix: '/v1' });
+  await app.register(suiteRoutes(deps), { prefix: '/v1' });
   await app.register(telemetryRoutes({ ...deps, telemetry: deps.telemetry ?? new TelemetryWriter(deps.db) }), { prefix: '/v1' });
   return app;
 }

@@ -1,4 +1,4 @@
-import type { CampaignSummary, Cluster, Configuration, Run } from '@erg/db';
+import type { Cluster, Configuration, Run } from '@erg/db';
 
 /** Database rows → API bodies. Secrets (the private key) have no way out of here. */
 
@@ -24,18 +24,8 @@ export function clusterView(c: Cluster) {
   };
 }
 
-export function campaignView(s: CampaignSummary) {
-  return {
-    id: s.campaign.id,
-    name: s.campaign.name,
-    cluster: s.clusterName,
-    state: s.state,
-    runCounts: s.runCounts,
-    totalRuns: s.totalRuns,
-    createdAt: s.campaign.createdAt.toISOString(),
-    cancelRequestedAt: iso(s.campaign.cancelRequestedAt),
-  };
-}
+/** Shared with the scheduler, which puts the same body in suite webhooks. */
+export { campaignSummaryView as campaignView } from '@erg/db';
 
 /** A pending run waits for its cluster; when the cluster is failing, that failure is the reason. */
 function effectiveReason(run: Run, cluster: Cluster | null): string | null {

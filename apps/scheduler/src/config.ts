@@ -15,12 +15,18 @@ export const SchedulerConfig = z.object({
   ERG_SSH_MAX_SESSIONS: z.coerce.number().int().min(1).max(10).default(8),
   /** Clusters cycled at once. */
   ERG_SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Start a telemetry agent beside every job (`off`: jobs run unmeasured). */
+  ERG_TELEMETRY: z.enum(['on', 'off']).default('on'),
+  /** Largest campaign a suite may start, in runs (the API's ERG_MAX_RUNS, read the same way). */
+  ERG_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /** How long one webhook delivery may take before it counts as failed (and is retried). */
+  ERG_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** How often suites' cron schedules are re-applied to Redis (which may have lost them). */
+  ERG_SUITE_SYNC_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
   /**
    * Test hook for the crash tests: exit abruptly (as kill -9 would) at a chosen point of the
    * submission path. Never set it in production.
    */
-  /** Start a telemetry agent beside every job (`off`: jobs run unmeasured). */
-  ERG_TELEMETRY: z.enum(['on', 'off']).default('on'),
   ERG_FAULT: z.enum(['none', 'exit-after-staging', 'exit-after-sbatch']).default('none'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -3,6 +3,7 @@ import { clustersWithWork } from '@erg/db';
 import { createSchedulerQueue, enqueue, jobs, QUEUE_NAME, redisConnection } from '@erg/queue';
 import type { SchedulerContext } from './context';
 import { runCycle } from './cycle';
+import { runScheduledTrigger, runWebhookDelivery, ScheduleSync, suiteHousekeeping } from './suites';
 
 export interface SchedulerHandle {
   close(): Promise<void>;
@@ -17,6 +18,7 @@ export interface SchedulerHandle {
 export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHandle> {
   const { config } = ctx;
   const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
+  const schedules = new ScheduleSync(ctx, queue);
   const worker = new Worker(
     QUEUE_NAME,
     async (job: Job) => {
@@ -31,10 +33,18 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
           // crashed process blocks its job id until BullMQ declares it stalled, a tick never does.
           const clusterIds = await clustersWithWork(ctx.db);
           const results = await Promise.allSettled(clusterIds.map((clusterId) => runCycle(ctx, clusterId)));
-          const failed = results.filter((r) => r.status === 'rejected');
+          // After the cycles, so that a campaign they just finished is judged in this same tick.
+          const housekeeping = await Promise.allSettled([suiteHousekeeping(ctx, queue), schedules.maybeSync()]);
+          const failed = [...results, ...housekeeping].filter((r) => r.status === 'rejected');
           if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
           return;
         }
+        case 'suite-trigger':
+          await runScheduledTrigger(ctx, queue, job);
+          return;
+        case 'webhook':
+          await runWebhookDelivery(ctx, job);
+          return;
         default:
           throw new Error(`unknown job ${job.name}`);
       }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import type { Database } from './client';
 import type { Campaign } from './generated/client';
 
@@ -11,6 +12,11 @@ export interface NewCampaign {
   specText: string | null;
   configurations: { key: string; parameters: Record<string, unknown> }[];
   repetitions: number;
+  /**
+   * Runs inside the campaign's transaction, after its rows are in: what must exist together with
+   * the campaign or not at all (a suite run and its idempotency key). Throwing rolls back both.
+   */
+  within?: (tx: pg.PoolClient, campaignId: string) => Promise<void>;
 }
 
 export interface CreatedCampaign {
@@ -56,6 +62,7 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
        INSERT INTO run_events (run_id, "to", detail) SELECT id, 'pending', 'created' FROM r`,
       [id, runs.map((r) => r.id), runs.map((r) => r.configurationId), runs.map((r) => r.repetition), runs.map((r) => r.position)],
     );
+    if (input.within) await input.within(client, id);
     await client.query('COMMIT');
     return {
       id,
@@ -118,6 +125,21 @@ function summarize(campaign: Campaign & { cluster: { name: string } | null }, co
     state: campaignState(counts, campaign.cancelRequestedAt !== null),
     runCounts: counts,
     totalRuns: Object.values(counts).reduce((a, b) => a + b, 0),
+  };
+}
+
+/** A campaign summary as the API's Campaign body (the same in responses and in suite webhooks). */
+export function campaignSummaryView(s: CampaignSummary) {
+  const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+  return {
+    id: s.campaign.id,
+    name: s.campaign.name,
+    cluster: s.clusterName,
+    state: s.state,
+    runCounts: s.runCounts,
+    totalRuns: s.totalRuns,
+    createdAt: s.campaign.createdAt.toISOString(),
+    cancelRequestedAt: iso(s.campaign.cancelRequestedAt),
   };
 }
 

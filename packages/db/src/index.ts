@@ -8,3 +8,4 @@ export { Prisma } from './generated/client';
 export type { Run, Configuration, Campaign, RunEvent, ApiToken } from './generated/client';
 export * from './telemetry';
 export { issueRunToken, issueRunTokens, authenticateRunToken, RUN_TOKEN_PREFIX } from './run-tokens';
+export * from './suites';

@@ -94,13 +94,14 @@ describe('prisma/schema.prisma and prisma/migrations agree', () => {
     const problems: string[] = [];
     const expectedKeys = new Set<string>();
     for (const model of models) {
-      for (const f of model.fields.filter((x) => !x.isRelation && !x.list)) {
+      // Scalar lists (String[]) are Postgres arrays, kept NOT NULL (empty by default); relation lists have no column.
+      for (const f of model.fields.filter((x) => !x.isRelation)) {
         const key = `${model.table}.${f.column}`;
         expectedKeys.add(key);
         const col = byKey.get(key);
         if (!col) { problems.push(`${key}: missing column`); continue; }
-        const actual = col.data_type === 'USER-DEFINED' ? `enum:${col.udt_name}` : col.data_type;
-        const expected = expectedSqlType(f, enums);
+        const actual = col.data_type === 'USER-DEFINED' ? `enum:${col.udt_name}` : col.data_type === 'ARRAY' ? `${col.udt_name.slice(1)}[]` : col.data_type;
+        const expected = f.list ? `${expectedSqlType(f, enums)}[]` : expectedSqlType(f, enums); // lists: only text[] so far
         if (actual !== expected) problems.push(`${key}: type ${actual}, schema says ${expected}`);
         if ((col.is_nullable === 'YES') !== f.optional) problems.push(`${key}: nullable=${col.is_nullable}, schema optional=${f.optional}`);
       }

@@ -8,8 +8,14 @@ import { z } from 'zod';
  *   pending runs. Cycles of one cluster never overlap (a per-cluster Redis lock).
  * - tick: a repeating job that starts a cycle for every cluster with unfinished runs, so nothing
  *   depends on a producer's job surviving: Postgres is the source of truth, Redis only wakes us.
+ *   It also judges suite runs whose campaign has finished and re-enqueues undelivered webhooks.
+ * - suite-trigger: made by a suite's cron job scheduler, one per slot; starts a run of the suite.
+ * - webhook: POSTs a finished suite run's verdict to the suite's URL, retried with backoff.
  */
 export const QUEUE_NAME = 'scheduler';
+
+/** Delivery attempts of one suite webhook before it is marked failed. */
+export const WEBHOOK_ATTEMPTS = 8;
 
 export const jobs = {
   cycle: {
@@ -25,6 +31,22 @@ export const jobs = {
   tick: {
     payload: z.object({}),
     options: (): JobsOptions => ({ removeOnComplete: true, removeOnFail: 10 }),
+  },
+  'suite-trigger': {
+    payload: z.object({ suiteId: z.uuid() }),
+    // Retried: the job id (one per cron slot) makes a second attempt find the first one's run.
+    options: (): JobsOptions => ({ removeOnComplete: 100, removeOnFail: 100, attempts: 5, backoff: { type: 'exponential', delay: 5_000 } }),
+  },
+  webhook: {
+    payload: z.object({ suiteRunId: z.uuid() }),
+    // About 21 minutes of retries (5 s, 10 s, … 640 s); the receiver dedupes on X-Erg-Delivery.
+    options: (p: { suiteRunId: string }): JobsOptions => ({
+      jobId: `webhook-${p.suiteRunId}`,
+      removeOnComplete: true,
+      removeOnFail: 1000,
+      attempts: WEBHOOK_ATTEMPTS,
+      backoff: { type: 'exponential', delay: 5_000 },
+    }),
   },
 } as const;
 

@@ -219,6 +219,7 @@ export const RegressionPolicy = z
   .strict()
   .meta({ id: 'RegressionPolicy' });
 export type RegressionPolicyInput = z.input<typeof RegressionPolicy>;
+export type RegressionPolicyOutput = z.output<typeof RegressionPolicy>;
 
 export const MetricVerdict = z
   .object({

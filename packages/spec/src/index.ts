@@ -1,5 +1,6 @@
 // @erg/spec — the zod schemas every other package validates against, and the types they infer.
 export * from './api';
+export * from './suite';
 export {
   CampaignSpec,
   CampaignSpecFields,

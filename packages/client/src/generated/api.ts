@@ -883,6 +883,389 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/suites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Suite"][];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** @description A suite: a campaign template, an optional cron schedule (time zone aware), a baseline policy (`last-passing` or a pinned campaign), the regression policy and an optional webhook. JSON, or YAML with Content-Type: application/yaml. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SuiteCreateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Suite"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suites/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Suite"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** @description Create or replace a suite (idempotent; what "suite as code" in CI calls). A suite: a campaign template, an optional cron schedule (time zone aware), a baseline policy (`last-passing` or a pinned campaign), the regression policy and an optional webhook. JSON, or YAML with Content-Type: application/yaml. */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SuiteCreateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Suite"];
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Suite"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** @description Deletes the suite and its schedule; the campaigns it ran stay. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suites/{name}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Starts a run of the suite now (what CI calls): a new campaign from the template, judged against the baseline when it finishes. Send an Idempotency-Key header to make retries of the same request return the same run (200) instead of starting another (201). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SuiteRun"];
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SuiteRun"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suites/{name}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The suite's runs, newest first, each with its campaign, baseline, status and verdict. */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["SuiteRun"][];
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suites/{name}/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                    runId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SuiteRun"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{id}/telemetry": {
         parameters: {
             query?: never;
@@ -1377,6 +1760,208 @@ export interface components {
             onlyInCandidate: string[];
             onlyInBaseline: string[];
         };
+        SuiteScheduleInput: {
+            /** @description five fields (minute hour day-of-month month day-of-week) or six with seconds first, e.g. "0 2 * * *" for 02:00 every day */
+            cron: string;
+            /**
+             * @description IANA time zone the cron expression is read in, e.g. Europe/Berlin
+             * @default UTC
+             */
+            timezone?: string;
+        };
+        BaselinePolicyInput: {
+            /** @constant */
+            policy: "last-passing";
+        } | {
+            /** @constant */
+            policy: "pinned";
+            /** Format: uuid */
+            campaignId: string;
+        };
+        SuiteWebhookInput: {
+            /** Format: uri */
+            url: string;
+            /** @description write-only: signs each delivery (X-Erg-Signature: sha256=<hex HMAC of the body>) */
+            secret?: string;
+        };
+        SuiteCreateInput: {
+            name: string;
+            description?: string;
+            /** @description the campaign every run submits; validated like POST /v1/campaigns (execution must be slurm) */
+            campaign: {
+                name: string;
+                description?: string;
+                /**
+                 * @default slurm
+                 * @enum {string}
+                 */
+                execution?: "slurm" | "import";
+                cluster?: string;
+                /** @default 1 */
+                repetitions?: number;
+                /** @default {} */
+                parameters?: {
+                    [key: string]: (number | boolean | string)[];
+                };
+                /** @default [] */
+                zip?: {
+                    [key: string]: (number | boolean | string)[];
+                }[];
+                /** @default [] */
+                exclude?: {
+                    [key: string]: (number | boolean | string) | (number | boolean | string)[];
+                }[];
+                /** @default {} */
+                resources?: {
+                    partition?: string;
+                    /** @default 1 */
+                    nodes?: number;
+                    ntasksPerNode?: number;
+                    cpusPerTask?: number;
+                    gpusPerNode?: number;
+                    mem?: string;
+                    /** @default 01:00:00 */
+                    time?: string;
+                    constraint?: string;
+                    exclusive?: boolean;
+                };
+                slurm?: {
+                    account?: string;
+                    qos?: string;
+                    reservation?: string;
+                    wckey?: string;
+                    gpuFreq?: string;
+                    cpuFreq?: string;
+                    gpuBind?: string;
+                    distribution?: string;
+                    hint?: string;
+                    licenses?: string;
+                    threadsPerCore?: number;
+                    signal?: string;
+                };
+                /** @default {} */
+                files?: {
+                    [key: string]: string;
+                };
+                run?: string;
+                /** @default [] */
+                metrics?: {
+                    name: string;
+                    regex: string;
+                    /**
+                     * @default last
+                     * @enum {string}
+                     */
+                    reduce?: "last" | "first" | "min" | "max" | "mean" | "sum" | "count";
+                    /**
+                     * @default stdout
+                     * @enum {string}
+                     */
+                    source?: "stdout" | "stderr";
+                    unit?: string;
+                    /** @default false */
+                    work?: boolean;
+                }[];
+                /** @default {} */
+                telemetry?: {
+                    /** @default 1000 */
+                    intervalMs?: number;
+                    /** @default 0 */
+                    idleBaselineS?: number;
+                };
+            };
+            /**
+             * @description null: the suite runs only when triggered
+             * @default null
+             */
+            schedule?: components["schemas"]["SuiteScheduleInput"] | null;
+            /**
+             * @default {
+             *       "policy": "last-passing"
+             *     }
+             */
+            baseline?: components["schemas"]["BaselinePolicyInput"];
+            /**
+             * @default {
+             *       "threshold": 0.05,
+             *       "alpha": 0.05,
+             *       "minRepetitions": 3,
+             *       "maxCv": 0.25
+             *     }
+             */
+            regression?: components["schemas"]["RegressionPolicyInput"];
+            /**
+             * @description POSTed with the verdict when a run of the suite finishes
+             * @default null
+             */
+            webhook?: components["schemas"]["SuiteWebhookInput"] | null;
+        };
+        SuiteRunInput: {
+            id: string;
+            suite: string;
+            campaignId: string;
+            /** @enum {string} */
+            trigger: "manual" | "schedule";
+            /** @description the campaign this run is judged against; null when the suite had no passing run yet */
+            baselineId: string | null;
+            /**
+             * @description running until the campaign has finished
+             * @enum {string}
+             */
+            status: "running" | "pass" | "regressed" | "improved" | "inconclusive";
+            /** @description why: no_baseline (first run: passes and becomes the baseline), runs_failed, campaign_cancelled, too_few_repetitions, too_noisy, no_verdicts */
+            reasons: string[];
+            campaign: components["schemas"]["CampaignInput"];
+            verdict: components["schemas"]["CampaignVerdictInput"] | null;
+            createdAt: string;
+            finishedAt: string | null;
+            webhook: {
+                /** @enum {string} */
+                status: "pending" | "delivered" | "failed";
+                attempts: number;
+                lastError: string | null;
+                deliveredAt: string | null;
+            } | null;
+        };
+        SuiteInput: {
+            id: string;
+            name: string;
+            description: string | null;
+            cluster: string | null;
+            /** @description the campaign template as validated, defaults applied */
+            campaign: unknown;
+            schedule: {
+                cron: string;
+                timezone: string;
+                /** @description next trigger time, ISO 8601 UTC */
+                nextRunAt: string | null;
+            } | null;
+            baseline: {
+                /** @enum {string} */
+                policy: "last-passing" | "pinned";
+                campaignId: string | null;
+            };
+            regression: {
+                threshold: number;
+                alpha: number;
+                minRepetitions: number;
+                maxCv: number;
+            };
+            webhook: {
+                url: string;
+                signed: boolean;
+            } | null;
+            lastRun: {
+                id: string;
+                campaignId: string;
+                /** @enum {string} */
+                status: "running" | "pass" | "regressed" | "improved" | "inconclusive";
+                createdAt: string;
+                finishedAt: string | null;
+            } | null;
+            createdAt: string;
+            updatedAt: string;
+        };
         TelemetryBatchInput: {
             node: string;
             seq: number;
@@ -1700,6 +2285,206 @@ export interface components {
             }[];
             onlyInCandidate: string[];
             onlyInBaseline: string[];
+        };
+        SuiteSchedule: {
+            /** @description five fields (minute hour day-of-month month day-of-week) or six with seconds first, e.g. "0 2 * * *" for 02:00 every day */
+            cron: string;
+            /**
+             * @description IANA time zone the cron expression is read in, e.g. Europe/Berlin
+             * @default UTC
+             */
+            timezone: string;
+        };
+        BaselinePolicy: {
+            /** @constant */
+            policy: "last-passing";
+        } | {
+            /** @constant */
+            policy: "pinned";
+            /** Format: uuid */
+            campaignId: string;
+        };
+        SuiteWebhook: {
+            /** Format: uri */
+            url: string;
+            /** @description write-only: signs each delivery (X-Erg-Signature: sha256=<hex HMAC of the body>) */
+            secret?: string;
+        };
+        SuiteCreate: {
+            name: string;
+            description?: string;
+            /** @description the campaign every run submits; validated like POST /v1/campaigns (execution must be slurm) */
+            campaign: {
+                name: string;
+                description?: string;
+                /**
+                 * @default slurm
+                 * @enum {string}
+                 */
+                execution: "slurm" | "import";
+                cluster?: string;
+                /** @default 1 */
+                repetitions: number;
+                /** @default {} */
+                parameters: {
+                    [key: string]: (number | boolean | string)[];
+                };
+                /** @default [] */
+                zip: {
+                    [key: string]: (number | boolean | string)[];
+                }[];
+                /** @default [] */
+                exclude: {
+                    [key: string]: (number | boolean | string) | (number | boolean | string)[];
+                }[];
+                resources: {
+                    partition?: string;
+                    /** @default 1 */
+                    nodes: number;
+                    ntasksPerNode?: number;
+                    cpusPerTask?: number;
+                    gpusPerNode?: number;
+                    mem?: string;
+                    /** @default 01:00:00 */
+                    time: string;
+                    constraint?: string;
+                    exclusive?: boolean;
+                };
+                slurm?: {
+                    account?: string;
+                    qos?: string;
+                    reservation?: string;
+                    wckey?: string;
+                    gpuFreq?: string;
+                    cpuFreq?: string;
+                    gpuBind?: string;
+                    distribution?: string;
+                    hint?: string;
+                    licenses?: string;
+                    threadsPerCore?: number;
+                    signal?: string;
+                };
+                /** @default {} */
+                files: {
+                    [key: string]: string;
+                };
+                run?: string;
+                /** @default [] */
+                metrics: {
+                    name: string;
+                    regex: string;
+                    /**
+                     * @default last
+                     * @enum {string}
+                     */
+                    reduce: "last" | "first" | "min" | "max" | "mean" | "sum" | "count";
+                    /**
+                     * @default stdout
+                     * @enum {string}
+                     */
+                    source: "stdout" | "stderr";
+                    unit?: string;
+                    /** @default false */
+                    work: boolean;
+                }[];
+                telemetry: {
+                    /** @default 1000 */
+                    intervalMs: number;
+                    /** @default 0 */
+                    idleBaselineS: number;
+                };
+            };
+            /**
+             * @description null: the suite runs only when triggered
+             * @default null
+             */
+            schedule: components["schemas"]["SuiteSchedule"] | null;
+            /**
+             * @default {
+             *       "policy": "last-passing"
+             *     }
+             */
+            baseline: components["schemas"]["BaselinePolicy"];
+            /**
+             * @default {
+             *       "threshold": 0.05,
+             *       "alpha": 0.05,
+             *       "minRepetitions": 3,
+             *       "maxCv": 0.25
+             *     }
+             */
+            regression: components["schemas"]["RegressionPolicy"];
+            /**
+             * @description POSTed with the verdict when a run of the suite finishes
+             * @default null
+             */
+            webhook: components["schemas"]["SuiteWebhook"] | null;
+        };
+        SuiteRun: {
+            id: string;
+            suite: string;
+            campaignId: string;
+            /** @enum {string} */
+            trigger: "manual" | "schedule";
+            /** @description the campaign this run is judged against; null when the suite had no passing run yet */
+            baselineId: string | null;
+            /**
+             * @description running until the campaign has finished
+             * @enum {string}
+             */
+            status: "running" | "pass" | "regressed" | "improved" | "inconclusive";
+            /** @description why: no_baseline (first run: passes and becomes the baseline), runs_failed, campaign_cancelled, too_few_repetitions, too_noisy, no_verdicts */
+            reasons: string[];
+            campaign: components["schemas"]["Campaign"];
+            verdict: components["schemas"]["CampaignVerdict"] | null;
+            createdAt: string;
+            finishedAt: string | null;
+            webhook: {
+                /** @enum {string} */
+                status: "pending" | "delivered" | "failed";
+                attempts: number;
+                lastError: string | null;
+                deliveredAt: string | null;
+            } | null;
+        };
+        Suite: {
+            id: string;
+            name: string;
+            description: string | null;
+            cluster: string | null;
+            /** @description the campaign template as validated, defaults applied */
+            campaign: unknown;
+            schedule: {
+                cron: string;
+                timezone: string;
+                /** @description next trigger time, ISO 8601 UTC */
+                nextRunAt: string | null;
+            } | null;
+            baseline: {
+                /** @enum {string} */
+                policy: "last-passing" | "pinned";
+                campaignId: string | null;
+            };
+            regression: {
+                threshold: number;
+                alpha: number;
+                minRepetitions: number;
+                maxCv: number;
+            };
+            webhook: {
+                url: string;
+                signed: boolean;
+            } | null;
+            lastRun: {
+                id: string;
+                campaignId: string;
+                /** @enum {string} */
+                status: "running" | "pass" | "regressed" | "improved" | "inconclusive";
+                createdAt: string;
+                finishedAt: string | null;
+            } | null;
+            createdAt: string;
+            updatedAt: string;
         };
         TelemetryBatch: {
             node: string;

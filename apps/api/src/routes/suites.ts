@@ -1,0 +1,209 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  createSuite, deleteSuite, findCampaign, findClusterByName, findSuiteByName, findSuiteRun, lastSuiteRuns, listClusters, listSuiteRuns,
+  listSuites, replaceSuite, type SuiteInput,
+} from '@erg/db';
+import { ErrorBody, NameParams, SuiteCreate, SuiteRunView, SuiteView } from '@erg/spec';
+import {
+  applySchedule, removeSchedule, suiteRunView, suiteView, SuiteError, triggerSuite, validateSuite, validateSuiteText, type ValidSuite,
+} from '@erg/suites';
+import type { AppDeps } from '../app';
+import { ApiError, errors } from '../errors';
+
+const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
+
+const SuiteRunParams = NameParams.extend({ runId: z.uuid({ error: 'not a suite run id (expected a UUID)' }) });
+
+function suiteError(err: SuiteError): ApiError {
+  switch (err.code) {
+    case 'ERG_SUITE_UNKNOWN_CLUSTER':
+      return new ApiError(err.code, 422, `${err.message}; register it with POST /v1/clusters or change the suite`);
+    case 'ERG_SUITE_BASELINE_MISSING':
+    case 'ERG_SUITE_TEMPLATE_INVALID':
+      return new ApiError(err.code, 422, err.message);
+  }
+}
+
+export const suiteRoutes =
+  (deps: AppDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    const limits = () => ({ maxRuns: deps.config.ERG_MAX_RUNS });
+
+    /** The body as YAML or JSON, validated with every issue at once; then the references it makes. */
+    async function suiteInput(body: unknown, contentType: string | undefined): Promise<{ valid: ValidSuite; input: SuiteInput }> {
+      const isYaml = YAML_TYPES.test(contentType ?? '');
+      const text = isYaml ? (body as string) : JSON.stringify(body, null, 2);
+      const result = isYaml ? validateSuiteText(text, 'yaml', limits()) : validateSuite(body, limits());
+      if (!result.ok) throw errors.validation('suite', result.issues);
+      const { fields, spec } = result.suite;
+      if (!(await findClusterByName(deps.db, spec.cluster!))) {
+        const known = (await listClusters(deps.db)).map((c) => c.name);
+        const e = errors.unknownCluster(spec.cluster!, known);
+        throw new ApiError(e.code, e.statusCode, e.message, [{ path: 'campaign.cluster', code: 'unknown_cluster', message: `cluster "${spec.cluster}" is not registered` }]);
+      }
+      const baseline = fields.baseline;
+      if (baseline.policy === 'pinned' && !(await findCampaign(deps.db, baseline.campaignId))) {
+        throw new ApiError('ERG_UNKNOWN_CAMPAIGN', 422, `baseline campaign "${baseline.campaignId}" does not exist`, [
+          { path: 'baseline.campaignId', code: 'unknown_campaign', message: 'no campaign with this id' },
+        ]);
+      }
+      const textOfCampaign = isYaml ? text : JSON.stringify((body as { campaign?: unknown }).campaign, null, 2);
+      return {
+        valid: result.suite,
+        input: {
+          name: fields.name,
+          description: fields.description ?? null,
+          template: spec,
+          templateText: isYaml ? text : textOfCampaign,
+          cron: fields.schedule?.cron ?? null,
+          timezone: fields.schedule?.timezone ?? 'UTC',
+          baselinePolicy: baseline.policy,
+          baselineCampaignId: baseline.policy === 'pinned' ? baseline.campaignId : null,
+          policy: fields.regression,
+          webhookUrl: fields.webhook?.url ?? null,
+          webhookSecret: fields.webhook?.secret ?? null,
+        },
+      };
+    }
+
+    async function viewOf(name: string) {
+      const suite = await findSuiteByName(deps.db, name);
+      if (!suite) throw errors.notFound('suite', name);
+      const last = await lastSuiteRuns(deps.db, [suite.id]);
+      return { suite, view: suiteView(suite, last.get(suite.id) ?? null) };
+    }
+
+    const bodyDoc = {
+      description:
+        'A suite: a campaign template, an optional cron schedule (time zone aware), a baseline policy (`last-passing` or a pinned campaign), ' +
+        'the regression policy and an optional webhook. JSON, or YAML with Content-Type: application/yaml.',
+      body: SuiteCreate,
+    };
+    // Suites are validated in validateSuite (YAML and JSON alike, with the campaign size limit).
+    const acceptAnyBody = () => (value: unknown) => ({ value });
+
+    app.post(
+      '/suites',
+      { schema: { tags: ['suites'], ...bodyDoc, response: { 201: SuiteView, 400: ErrorBody, 409: ErrorBody, 422: ErrorBody } }, validatorCompiler: acceptAnyBody },
+      async (req, reply) => {
+        const { input } = await suiteInput(req.body, req.headers['content-type']);
+        if (await findSuiteByName(deps.db, input.name)) throw errors.conflict(`suite "${input.name}" already exists; replace it with PUT /v1/suites/${input.name}`);
+        const suite = await createSuite(deps.db, input);
+        await applySchedule(deps.queue, suite);
+        return reply.status(201).send(suiteView(suite, null));
+      },
+    );
+
+    app.put(
+      '/suites/:name',
+      {
+        schema: {
+          tags: ['suites'],
+          ...bodyDoc,
+          description: `Create or replace a suite (idempotent; what "suite as code" in CI calls). ${bodyDoc.description}`,
+          params: NameParams,
+          response: { 200: SuiteView, 201: SuiteView, 400: ErrorBody, 422: ErrorBody },
+        },
+        // Also skips the path's validation, so the name is checked below.
+        validatorCompiler: acceptAnyBody,
+      },
+      async (req, reply) => {
+        const params = NameParams.safeParse(req.params);
+        if (!params.success) throw errors.validation('path', [{ path: 'name', code: 'invalid_format', message: 'use 1-63 lower-case letters, digits and -, starting with a letter or digit' }]);
+        const name = params.data.name;
+        const { input } = await suiteInput(req.body, req.headers['content-type']);
+        if (input.name !== name) {
+          throw errors.validation('suite', [{ path: 'name', code: 'invalid_value', message: `must be "${name}", the name in the path` }]);
+        }
+        const replaced = await replaceSuite(deps.db, name, input);
+        const suite = replaced ?? (await createSuite(deps.db, input));
+        await applySchedule(deps.queue, suite);
+        const last = await lastSuiteRuns(deps.db, [suite.id]);
+        return reply.status(replaced ? 200 : 201).send(suiteView(suite, last.get(suite.id) ?? null));
+      },
+    );
+
+    app.get('/suites', { schema: { tags: ['suites'], response: { 200: z.object({ items: z.array(SuiteView) }) } } }, async () => {
+      const suites = await listSuites(deps.db);
+      const last = await lastSuiteRuns(deps.db, suites.map((s) => s.id));
+      return { items: suites.map((s) => suiteView(s, last.get(s.id) ?? null)) };
+    });
+
+    app.get('/suites/:name', { schema: { tags: ['suites'], params: NameParams, response: { 200: SuiteView, 404: ErrorBody } } }, async (req) => {
+      return (await viewOf(req.params.name)).view;
+    });
+
+    app.delete(
+      '/suites/:name',
+      { schema: { tags: ['suites'], description: 'Deletes the suite and its schedule; the campaigns it ran stay.', params: NameParams, response: { 204: z.null(), 404: ErrorBody } } },
+      async (req, reply) => {
+        const deleted = await deleteSuite(deps.db, req.params.name);
+        if (!deleted) throw errors.notFound('suite', req.params.name);
+        await removeSchedule(deps.queue, deleted.id);
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.post(
+      '/suites/:name/trigger',
+      {
+        schema: {
+          tags: ['suites'],
+          description:
+            'Starts a run of the suite now (what CI calls): a new campaign from the template, judged against the baseline when it finishes. ' +
+            'Send an Idempotency-Key header to make retries of the same request return the same run (200) instead of starting another (201).',
+          params: NameParams,
+          headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional() }),
+          response: { 200: SuiteRunView, 201: SuiteRunView, 404: ErrorBody, 422: ErrorBody },
+        },
+      },
+      async (req, reply) => {
+        const suite = await findSuiteByName(deps.db, req.params.name);
+        if (!suite) throw errors.notFound('suite', req.params.name);
+        const key = req.headers['idempotency-key'];
+        try {
+          const { run, created } = await triggerSuite(
+            { db: deps.db, queue: deps.queue, limits: limits() },
+            suite,
+            { trigger: 'manual', key: key ? `manual:${suite.id}:${key}` : null },
+          );
+          return reply.status(created ? 201 : 200).send(await suiteRunView(deps.db, run, suite.name));
+        } catch (err) {
+          if (err instanceof SuiteError) throw suiteError(err);
+          throw err;
+        }
+      },
+    );
+
+    app.get(
+      '/suites/:name/runs',
+      {
+        schema: {
+          tags: ['suites'],
+          description: 'The suite\'s runs, newest first, each with its campaign, baseline, status and verdict.',
+          params: NameParams,
+          querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(20), offset: z.coerce.number().int().min(0).default(0) }),
+          response: { 200: z.object({ items: z.array(SuiteRunView), total: z.number() }), 404: ErrorBody },
+        },
+      },
+      async (req) => {
+        const suite = await findSuiteByName(deps.db, req.params.name);
+        if (!suite) throw errors.notFound('suite', req.params.name);
+        const page = await listSuiteRuns(deps.db, suite.id, req.query);
+        return { items: await Promise.all(page.items.map((r) => suiteRunView(deps.db, r, suite.name))), total: page.total };
+      },
+    );
+
+    app.get(
+      '/suites/:name/runs/:runId',
+      { schema: { tags: ['suites'], params: SuiteRunParams, response: { 200: SuiteRunView, 404: ErrorBody } } },
+      async (req) => {
+        const suite = await findSuiteByName(deps.db, req.params.name);
+        if (!suite) throw errors.notFound('suite', req.params.name);
+        const run = await findSuiteRun(deps.db, req.params.runId);
+        if (!run || run.suiteId !== suite.id) throw errors.notFound('suite run', req.params.runId);
+        return suiteRunView(deps.db, run, suite.name);
+      },
+    );
+  };

@@ -1,0 +1,85 @@
+import { UnrecoverableError, type Job, type Queue } from 'bullmq';
+import { findSuite, findSuiteRun, listSuites, pendingWebhooks, recordWebhookAttempt } from '@erg/db';
+import { enqueue, jobs, WEBHOOK_ATTEMPTS } from '@erg/queue';
+import {
+  deliverWebhook, judgeFinishedSuiteRuns, suiteRunView, SuiteError, syncSchedules, triggerSuite, webhookBody, WebhookError,
+} from '@erg/suites';
+import type { SchedulerContext } from './context';
+
+/**
+ * A cron slot of a suite fired: start its run. The job id is one per slot, and it is the run's
+ * idempotency key, so a retry after a crash finds the run the first attempt made.
+ */
+export async function runScheduledTrigger(ctx: SchedulerContext, queue: Queue, job: Job): Promise<void> {
+  const { suiteId } = jobs['suite-trigger'].payload.parse(job.data);
+  const suite = await findSuite(ctx.db, suiteId);
+  if (!suite) {
+    ctx.log.warn({ suiteId }, 'scheduled trigger of a deleted suite; the next schedule sync removes its scheduler');
+    return;
+  }
+  try {
+    const { run, created } = await triggerSuite(
+      { db: ctx.db, queue, limits: { maxRuns: ctx.config.ERG_MAX_RUNS } },
+      suite,
+      { trigger: 'schedule', key: `schedule:${job.id}` },
+    );
+    ctx.log.info({ suite: suite.name, suiteRunId: run.id, campaignId: run.campaignId, created }, 'scheduled suite run started');
+  } catch (err) {
+    // Retrying cannot register a cluster or fix a template: fail the job for good, loudly.
+    if (err instanceof SuiteError) {
+      ctx.log.error({ suite: suite.name, code: err.code, err: err.message }, 'scheduled suite run could not start');
+      throw new UnrecoverableError(err.message);
+    }
+    throw err;
+  }
+}
+
+/** One delivery attempt of a finished suite run's webhook; BullMQ retries with backoff. */
+export async function runWebhookDelivery(ctx: SchedulerContext, job: Job): Promise<void> {
+  const { suiteRunId } = jobs.webhook.payload.parse(job.data);
+  const run = await findSuiteRun(ctx.db, suiteRunId);
+  if (!run || run.webhookStatus !== 'pending') return;
+  const suite = await findSuite(ctx.db, run.suiteId);
+  if (!suite?.webhookUrl) {
+    await recordWebhookAttempt(ctx.db, run.id, { status: 'failed', error: 'the suite no longer has a webhook' });
+    return;
+  }
+  const body = webhookBody(await suiteRunView(ctx.db, run, suite.name));
+  try {
+    await deliverWebhook(suite.webhookUrl, body, { deliveryId: run.id, secret: suite.webhookSecret, timeoutMs: ctx.config.ERG_WEBHOOK_TIMEOUT_MS });
+  } catch (err) {
+    const message = (err as Error).message;
+    const lastAttempt = err instanceof WebhookError && err.permanent ? true : job.attemptsMade + 1 >= (job.opts.attempts ?? WEBHOOK_ATTEMPTS);
+    await recordWebhookAttempt(ctx.db, run.id, { status: lastAttempt ? 'failed' : 'pending', error: message });
+    ctx.log.warn({ suite: suite.name, suiteRunId: run.id, attempt: job.attemptsMade + 1, final: lastAttempt, err: message }, 'webhook delivery failed');
+    throw lastAttempt ? new UnrecoverableError(message) : err;
+  }
+  await recordWebhookAttempt(ctx.db, run.id, { status: 'delivered', error: null });
+  ctx.log.info({ suite: suite.name, suiteRunId: run.id, status: run.status }, 'webhook delivered');
+}
+
+/**
+ * Suites' share of every tick: judge suite runs whose campaign has finished, and make sure every
+ * undelivered webhook has a delivery job (Postgres says what is pending; a job lost with Redis
+ * is made again, and one still waiting keeps its id, so nothing is sent twice by this).
+ */
+export async function suiteHousekeeping(ctx: SchedulerContext, queue: Queue): Promise<void> {
+  for (const run of await judgeFinishedSuiteRuns(ctx.db)) {
+    ctx.log.info({ suiteRunId: run.id, campaignId: run.campaignId }, 'suite run judged');
+  }
+  for (const run of await pendingWebhooks(ctx.db)) await enqueue(queue, 'webhook', { suiteRunId: run.id });
+}
+
+/** Re-applies every suite's cron schedule to Redis; throttled to once per interval. */
+export class ScheduleSync {
+  private last = 0;
+
+  constructor(private readonly ctx: SchedulerContext, private readonly queue: Queue) {}
+
+  async maybeSync(now = Date.now()): Promise<void> {
+    if (now - this.last < this.ctx.config.ERG_SUITE_SYNC_INTERVAL_MS) return;
+    this.last = now;
+    const result = await syncSchedules(this.queue, await listSuites(this.ctx.db));
+    if (result.applied + result.removed > 0) this.ctx.log.info(result, 'suite schedules synced');
+  }
+}

@@ -1,0 +1,166 @@
+import type pg from 'pg';
+import type { Database } from './client';
+import type { Suite, SuiteRun } from './generated/client';
+import { TERMINAL_STATES } from './campaigns';
+
+export type { Suite, SuiteRun };
+
+/** What a suite is made of, as validated by @erg/suites. */
+export interface SuiteInput {
+  name: string;
+  description: string | null;
+  template: unknown;
+  templateText: string | null;
+  cron: string | null;
+  timezone: string;
+  baselinePolicy: 'last-passing' | 'pinned';
+  baselineCampaignId: string | null;
+  policy: { threshold: number; alpha: number; minRepetitions: number; maxCv: number };
+  webhookUrl: string | null;
+  webhookSecret: string | null;
+}
+
+function suiteData(input: SuiteInput) {
+  return { ...input, template: input.template as object, policy: input.policy as object };
+}
+
+export async function createSuite(db: Database, input: SuiteInput): Promise<Suite> {
+  return db.prisma.suite.create({ data: suiteData(input) });
+}
+
+/** Replaces every field of an existing suite; null when there is none of that name. */
+export async function replaceSuite(db: Database, name: string, input: SuiteInput): Promise<Suite | null> {
+  const result = await db.prisma.suite.updateManyAndReturn({ where: { name }, data: suiteData(input) });
+  return result[0] ?? null;
+}
+
+/** Deletes a suite and its run records (their campaigns stay); returns its id. */
+export async function deleteSuite(db: Database, name: string): Promise<{ id: string } | null> {
+  const result = await db.pool.query<{ id: string }>(`DELETE FROM suites WHERE name = $1 RETURNING id`, [name]);
+  return result.rows[0] ?? null;
+}
+
+export async function findSuiteByName(db: Database, name: string): Promise<Suite | null> {
+  return db.prisma.suite.findUnique({ where: { name } });
+}
+
+export async function findSuite(db: Database, id: string): Promise<Suite | null> {
+  return db.prisma.suite.findUnique({ where: { id } });
+}
+
+export async function listSuites(db: Database): Promise<Suite[]> {
+  return db.prisma.suite.findMany({ orderBy: { name: 'asc' } });
+}
+
+/** The latest run of each of these suites. */
+export async function lastSuiteRuns(db: Database, suiteIds: string[]): Promise<Map<string, SuiteRun>> {
+  const rows = await db.prisma.suiteRun.findMany({
+    where: { suiteId: { in: suiteIds } },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    distinct: ['suiteId'],
+  });
+  return new Map(rows.map((r) => [r.suiteId, r]));
+}
+
+/**
+ * The campaign of the suite's latest finished run that passed or improved: the `last-passing`
+ * baseline. Runs that regressed or were inconclusive never become a baseline, so one bad night
+ * does not move the bar.
+ */
+export async function lastPassingCampaign(db: Database, suiteId: string): Promise<string | null> {
+  const run = await db.prisma.suiteRun.findFirst({
+    where: { suiteId, status: { in: ['pass', 'improved'] } },
+    orderBy: [{ finishedAt: 'desc' }, { id: 'desc' }],
+    select: { campaignId: true },
+  });
+  return run?.campaignId ?? null;
+}
+
+export interface NewSuiteRun {
+  suiteId: string;
+  trigger: 'manual' | 'schedule';
+  triggerKey: string | null;
+  baselineCampaignId: string | null;
+  webhook: boolean;
+}
+
+/** Inserts a suite run inside the transaction that creates its campaign (NewCampaign.within). */
+export async function insertSuiteRun(tx: pg.PoolClient, campaignId: string, run: NewSuiteRun): Promise<string> {
+  const result = await tx.query<{ id: string }>(
+    `INSERT INTO suite_runs (id, suite_id, campaign_id, trigger, trigger_key, baseline_campaign_id, webhook_status)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6) RETURNING id`,
+    [run.suiteId, campaignId, run.trigger, run.triggerKey, run.baselineCampaignId, run.webhook ? 'pending' : null],
+  );
+  return result.rows[0]!.id;
+}
+
+export async function findSuiteRunByKey(db: Database, triggerKey: string): Promise<SuiteRun | null> {
+  return db.prisma.suiteRun.findUnique({ where: { triggerKey } });
+}
+
+export async function findSuiteRun(db: Database, id: string): Promise<SuiteRun | null> {
+  return db.prisma.suiteRun.findUnique({ where: { id } });
+}
+
+export async function listSuiteRuns(db: Database, suiteId: string, opts: { limit: number; offset: number }): Promise<{ items: SuiteRun[]; total: number }> {
+  const [items, total] = await Promise.all([
+    db.prisma.suiteRun.findMany({ where: { suiteId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: opts.limit, skip: opts.offset }),
+    db.prisma.suiteRun.count({ where: { suiteId } }),
+  ]);
+  return { items, total };
+}
+
+/**
+ * Suite runs still `running` whose campaign has no run left in a non-terminal state, and whose
+ * completed runs all have their energy figures — or finished long enough ago (`settleMs`) that
+ * none are coming: a run's state turns terminal a moment before its energy is computed, and a
+ * verdict taken in between would miss that repetition.
+ */
+export async function suiteRunsReadyToJudge(db: Database, opts: { limit?: number; settleMs?: number } = {}): Promise<SuiteRun[]> {
+  const ids = await db.pool.query<{ id: string }>(
+    `SELECT s.id FROM suite_runs s
+     WHERE s.status = 'running'
+       AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = s.campaign_id AND r.state::text <> ALL($1::text[]))
+       AND NOT EXISTS (
+         SELECT 1 FROM runs r WHERE r.campaign_id = s.campaign_id AND r.state = 'completed'
+           AND NOT EXISTS (SELECT 1 FROM run_energy e WHERE e.run_id = r.id)
+           AND coalesce(r.finalized_at, r.updated_at) > now() - make_interval(secs => $3::double precision / 1000))
+     ORDER BY s.created_at LIMIT $2`,
+    [TERMINAL_STATES, opts.limit ?? 100, opts.settleMs ?? 30_000],
+  );
+  if (ids.rows.length === 0) return [];
+  return db.prisma.suiteRun.findMany({ where: { id: { in: ids.rows.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
+}
+
+export interface SuiteRunOutcome {
+  status: 'pass' | 'regressed' | 'improved' | 'inconclusive';
+  reasons: string[];
+  verdict: unknown;
+}
+
+/**
+ * Records a suite run's verdict: running → judged, once. False when another process got there
+ * first, so only one of them goes on to announce it.
+ */
+export async function finishSuiteRun(db: Database, id: string, outcome: SuiteRunOutcome): Promise<boolean> {
+  const result = await db.pool.query(
+    `UPDATE suite_runs SET status = $2, reasons = $3, verdict = $4, finished_at = now() WHERE id = $1 AND status = 'running'`,
+    [id, outcome.status, outcome.reasons, outcome.verdict === null ? null : JSON.stringify(outcome.verdict)],
+  );
+  return result.rowCount === 1;
+}
+
+/** Finished suite runs whose webhook is still to be delivered. */
+export async function pendingWebhooks(db: Database, limit = 100): Promise<SuiteRun[]> {
+  return db.prisma.suiteRun.findMany({ where: { webhookStatus: 'pending', status: { not: 'running' } }, orderBy: { finishedAt: 'asc' }, take: limit });
+}
+
+/** One delivery attempt's outcome: delivered, failed for good, or still pending (will be retried). */
+export async function recordWebhookAttempt(db: Database, id: string, outcome: { status: 'pending' | 'delivered' | 'failed'; error: string | null }): Promise<void> {
+  await db.pool.query(
+    `UPDATE suite_runs SET webhook_attempts = webhook_attempts + 1, webhook_status = $2, webhook_error = $3,
+       webhook_delivered_at = CASE WHEN $2 = 'delivered' THEN now() ELSE webhook_delivered_at END
+     WHERE id = $1 AND webhook_status = 'pending'`,
+    [id, outcome.status, outcome.error],
+  );
+}

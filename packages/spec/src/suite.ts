@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { CampaignView, CampaignVerdictView, ClusterName, RegressionPolicy } from './api';
+import { CampaignSpec } from './campaign';
+
+/**
+ * Suites: a named campaign template run on demand (what CI calls) or on a cron schedule, every
+ * run judged against a baseline. These schemas shape the requests and responses of /v1/suites.
+ */
+
+export const SuiteName = ClusterName;
+
+export const SuiteSchedule = z
+  .object({
+    cron: z
+      .string()
+      .min(1)
+      .max(120)
+      .describe('five fields (minute hour day-of-month month day-of-week) or six with seconds first, e.g. "0 2 * * *" for 02:00 every day'),
+    timezone: z.string().min(1).max(64).default('UTC').describe('IANA time zone the cron expression is read in, e.g. Europe/Berlin'),
+  })
+  .strict()
+  .meta({ id: 'SuiteSchedule' });
+
+export const BaselinePolicy = z
+  .discriminatedUnion('policy', [
+    z.object({ policy: z.literal('last-passing') }).strict(),
+    z.object({ policy: z.literal('pinned'), campaignId: z.uuid({ error: 'the id of the campaign every run is compared against' }) }).strict(),
+  ])
+  .meta({ id: 'BaselinePolicy' });
+
+export const SuiteWebhook = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'an http(s) URL to POST the verdict to' }).max(2048),
+    secret: z
+      .string()
+      .min(16, { error: 'at least 16 characters: it keys the HMAC-SHA256 signature in X-Erg-Signature' })
+      .max(256)
+      .optional()
+      .describe('write-only: signs each delivery (X-Erg-Signature: sha256=<hex HMAC of the body>)'),
+  })
+  .strict()
+  .meta({ id: 'SuiteWebhook' });
+
+/** Everything of a suite but its campaign template, which @erg/sweep validates with the size limits. */
+export const SuiteFields = z
+  .object({
+    name: SuiteName,
+    description: z.string().max(2000).optional(),
+    campaign: z.unknown(),
+    schedule: SuiteSchedule.nullable().default(null).describe('null: the suite runs only when triggered'),
+    baseline: BaselinePolicy.default({ policy: 'last-passing' }),
+    regression: RegressionPolicy.default(RegressionPolicy.parse({})),
+    webhook: SuiteWebhook.nullable().default(null).describe('POSTed with the verdict when a run of the suite finishes'),
+  })
+  .strict();
+export type SuiteFields = z.output<typeof SuiteFields>;
+
+/** The request body (for the OpenAPI document and the client's types): SuiteFields with the template typed. */
+export const SuiteCreate = SuiteFields.extend({
+  campaign: CampaignSpec.describe('the campaign every run submits; validated like POST /v1/campaigns (execution must be slurm)'),
+}).meta({ id: 'SuiteCreate' });
+
+export const SuiteRunStatus = z.enum(['running', 'pass', 'regressed', 'improved', 'inconclusive']);
+
+export const SuiteRunView = z
+  .object({
+    id: z.string(),
+    suite: z.string(),
+    campaignId: z.string(),
+    trigger: z.enum(['manual', 'schedule']),
+    baselineId: z.string().nullable().describe('the campaign this run is judged against; null when the suite had no passing run yet'),
+    status: SuiteRunStatus.describe('running until the campaign has finished'),
+    reasons: z
+      .array(z.string())
+      .describe('why: no_baseline (first run: passes and becomes the baseline), runs_failed, campaign_cancelled, too_few_repetitions, too_noisy, no_verdicts'),
+    campaign: CampaignView,
+    verdict: CampaignVerdictView.nullable(),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+    webhook: z
+      .object({
+        status: z.enum(['pending', 'delivered', 'failed']),
+        attempts: z.number(),
+        lastError: z.string().nullable(),
+        deliveredAt: z.string().nullable(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'SuiteRun' });
+export type SuiteRunView = z.infer<typeof SuiteRunView>;
+
+export const SuiteView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    cluster: z.string().nullable(),
+    campaign: z.unknown().describe('the campaign template as validated, defaults applied'),
+    schedule: z
+      .object({ cron: z.string(), timezone: z.string(), nextRunAt: z.string().nullable().describe('next trigger time, ISO 8601 UTC') })
+      .nullable(),
+    baseline: z.object({ policy: z.enum(['last-passing', 'pinned']), campaignId: z.string().nullable() }),
+    regression: z.object({ threshold: z.number(), alpha: z.number(), minRepetitions: z.number(), maxCv: z.number() }),
+    webhook: z.object({ url: z.string(), signed: z.boolean() }).nullable(),
+    lastRun: z
+      .object({ id: z.string(), campaignId: z.string(), status: SuiteRunStatus, createdAt: z.string(), finishedAt: z.string().nullable() })
+      .nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Suite' });
+export type SuiteView = z.infer<typeof SuiteView>;
+

@@ -1,0 +1,85 @@
+import type { Queue } from 'bullmq';
+import {
+  createCampaign, findClusterByName, findSuiteRunByKey, insertSuiteRun, lastPassingCampaign,
+  type Database, type Suite, type SuiteRun,
+} from '@erg/db';
+import { enqueue } from '@erg/queue';
+import { validateCampaign, type SizeLimits } from '@erg/sweep';
+import { SuiteError } from './errors';
+
+export interface TriggerDeps {
+  db: Database;
+  queue: Queue;
+  limits: SizeLimits;
+}
+
+export interface TriggerOptions {
+  trigger: 'manual' | 'schedule';
+  /**
+   * Idempotency key: a trigger with a key already used returns that run instead of starting
+   * another (a cron slot's job retried after a crash; a CI job retrying its request).
+   */
+  key: string | null;
+}
+
+/** The campaign a new run of the suite is judged against, resolved when the run starts. */
+async function baselineFor(db: Database, suite: Suite): Promise<string | null> {
+  if (suite.baselinePolicy !== 'pinned') return lastPassingCampaign(db, suite.id);
+  if (!suite.baselineCampaignId) {
+    throw new SuiteError('ERG_SUITE_BASELINE_MISSING', `suite "${suite.name}" pins a baseline campaign that no longer exists; update the suite's baseline`);
+  }
+  return suite.baselineCampaignId;
+}
+
+function isTriggerKeyConflict(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e.code === '23505' && e.constraint === 'suite_runs_trigger_key_key';
+}
+
+/**
+ * Starts a run of a suite: a new campaign from its template and, in the same transaction, the
+ * suite run that links them with its baseline, so a crash leaves both or neither. Then wakes the
+ * scheduler for the campaign's cluster (best effort: its tick finds the work anyway).
+ */
+export async function triggerSuite(deps: TriggerDeps, suite: Suite, opts: TriggerOptions): Promise<{ run: SuiteRun; created: boolean }> {
+  if (opts.key) {
+    const existing = await findSuiteRunByKey(deps.db, opts.key);
+    if (existing) return { run: existing, created: false };
+  }
+  const validated = validateCampaign(suite.template, deps.limits);
+  if (!validated.ok) {
+    const detail = validated.issues.map((i) => `campaign.${i.path}: ${i.message}`).join('; ');
+    throw new SuiteError('ERG_SUITE_TEMPLATE_INVALID', `suite "${suite.name}" has a campaign template this erg no longer accepts: ${detail}`, { issues: validated.issues });
+  }
+  const { spec, configurations } = validated;
+  const cluster = await findClusterByName(deps.db, spec.cluster!);
+  if (!cluster) throw new SuiteError('ERG_SUITE_UNKNOWN_CLUSTER', `suite "${suite.name}" runs on cluster "${spec.cluster}", which is not registered`, { cluster: spec.cluster });
+  const baselineCampaignId = await baselineFor(deps.db, suite);
+
+  let suiteRunId = '';
+  try {
+    await createCampaign(deps.db, {
+      name: spec.name, execution: 'slurm', clusterId: cluster.id, spec, specText: suite.templateText,
+      configurations, repetitions: spec.repetitions,
+      within: async (tx, campaignId) => {
+        suiteRunId = await insertSuiteRun(tx, campaignId, {
+          suiteId: suite.id, trigger: opts.trigger, triggerKey: opts.key, baselineCampaignId, webhook: suite.webhookUrl !== null,
+        });
+      },
+    });
+  } catch (err) {
+    // Two triggers with one key at once: the loser's transaction is rolled back whole.
+    if (opts.key && isTriggerKeyConflict(err)) {
+      const existing = await findSuiteRunByKey(deps.db, opts.key);
+      if (existing) return { run: existing, created: false };
+    }
+    throw err;
+  }
+  try {
+    await enqueue(deps.queue, 'cycle', { clusterId: cluster.id, reason: `suite ${suite.name}` });
+  } catch {
+    // The scheduler's tick picks the campaign up within one poll interval.
+  }
+  const run = await deps.db.prisma.suiteRun.findUniqueOrThrow({ where: { id: suiteRunId } });
+  return { run, created: true };
+}

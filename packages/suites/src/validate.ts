@@ -1,0 +1,89 @@
+import { CronExpressionParser } from 'cron-parser';
+import { decodeCampaignText, parseWithIssues, ROOT_PATH, SuiteFields, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
+import { validateCampaign, type SizeLimits } from '@erg/sweep';
+
+export interface ValidSuite {
+  fields: SuiteFields;
+  /** The template as validated, defaults applied. */
+  spec: CampaignSpec;
+  /** Configurations × repetitions each run of the suite submits. */
+  runs: number;
+}
+
+export type ValidateSuiteResult = { ok: true; suite: ValidSuite } | { ok: false; issues: SpecIssue[] };
+
+/** An IANA zone name Node's ICU knows (the same list BullMQ's cron parser resolves). */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Five or six cron fields, or a macro such as @daily. cron-parser alone reads four fields as
+ * something nobody meant, so the field count is checked first.
+ */
+export function cronIssue(cron: string, timezone: string): string | null {
+  const fields = cron.trim().split(/\s+/);
+  if (!cron.trim().startsWith('@') && fields.length !== 5 && fields.length !== 6) {
+    return `expected 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first, got ${fields.length}; e.g. "0 2 * * *" is 02:00 every day`;
+  }
+  try {
+    CronExpressionParser.parse(cron, { tz: timezone }).next();
+    return null;
+  } catch (err) {
+    return `not a cron expression: ${(err as Error).message}`;
+  }
+}
+
+function prefixed(prefix: string, issues: readonly SpecIssue[]): SpecIssue[] {
+  return issues.map((i) => ({ ...i, path: i.path === ROOT_PATH ? prefix : `${prefix}.${i.path}` }));
+}
+
+/**
+ * Everything that decides whether a suite may be stored, every problem at once: its own fields,
+ * its campaign template (the same rules and size limits as POST /v1/campaigns, paths under
+ * `campaign.`), that the template runs on a cluster, and that its schedule can be computed.
+ */
+export function validateSuite(input: unknown, limits: SizeLimits): ValidateSuiteResult {
+  const issues: SpecIssue[] = [];
+  const fields = parseWithIssues(SuiteFields, input);
+  if (!fields.ok) issues.push(...fields.issues);
+  const raw = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)['campaign'] : undefined;
+  let spec: CampaignSpec | undefined;
+  let runs = 0;
+  if (raw === undefined) {
+    issues.push({ path: 'campaign', code: 'required', message: 'required: the campaign spec every run of the suite submits' });
+  } else {
+    const campaign = validateCampaign(raw, limits);
+    if (campaign.ok) {
+      spec = campaign.spec;
+      runs = campaign.configurations.length * campaign.spec.repetitions;
+      if (spec.execution !== 'slurm') {
+        issues.push({ path: 'campaign.execution', code: 'invalid_value', message: 'a suite submits its campaign to a cluster: use execution: slurm' });
+      }
+    } else {
+      issues.push(...prefixed('campaign', campaign.issues));
+    }
+  }
+  if (fields.ok && fields.data.schedule) {
+    const { cron, timezone } = fields.data.schedule;
+    if (!isTimeZone(timezone)) {
+      issues.push({ path: 'schedule.timezone', code: 'invalid_value', message: `unknown time zone ${JSON.stringify(timezone)}; use an IANA name such as UTC or Europe/Berlin` });
+    } else {
+      const problem = cronIssue(cron, timezone);
+      if (problem) issues.push({ path: 'schedule.cron', code: 'invalid_value', message: problem });
+    }
+  }
+  if (issues.length > 0 || !fields.ok || !spec) return { ok: false, issues };
+  return { ok: true, suite: { fields: fields.data, spec, runs } };
+}
+
+/** validateSuite for a suite written as YAML or JSON text. */
+export function validateSuiteText(text: string, format: SpecFormat, limits: SizeLimits): ValidateSuiteResult {
+  const decoded = decodeCampaignText(text, format);
+  return decoded.ok ? validateSuite(decoded.raw, limits) : decoded;
+}
