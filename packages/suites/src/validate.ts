@@ -56,6 +56,9 @@ export function validateSuite(input: unknown, limits: SizeLimits): ValidateSuite
   let spec: CampaignSpec | undefined;
   let runs = 0;
   if (raw === undefined) {
+    // In place of zod's bare "required" for this key: say what belongs there.
+    const i = issues.findIndex((x) => x.path === 'campaign');
+    if (i >= 0) issues.splice(i, 1);
     issues.push({ path: 'campaign', code: 'required', message: 'required: the campaign spec every run of the suite submits' });
   } else {
     const campaign = validateCampaign(raw, limits);
