@@ -1,0 +1,21 @@
+// The API's bodies as this CLI receives them. openapi-fetch hands out response data through its
+// Readable<> mapping, which reads tuples (ci95: [lo, hi]) as plain arrays; these types accept both
+// that and the schema types of @erg/client, so callers can pass either without a cast.
+import type { components } from '@erg/client';
+
+/** `T` with every tuple widened to an array, recursively. */
+export type AsReceived<T> = T extends readonly (infer E)[] ? AsReceived<E>[] : T extends object ? { [K in keyof T]: AsReceived<T[K]> } : T;
+
+type Schemas = components['schemas'];
+export type CampaignResults = AsReceived<Schemas['CampaignResults']>;
+export type ConfigurationResult = AsReceived<Schemas['ConfigurationResult']>;
+export type Summary = AsReceived<Schemas['Summary']>;
+export type CampaignVerdict = AsReceived<Schemas['CampaignVerdict']>;
+export type MetricVerdict = AsReceived<Schemas['MetricVerdict']>;
+
+/** The two ends of a 95 % interval, or null when the API sent none. */
+export function interval(ci95: readonly number[] | null | undefined): [number, number] | null {
+  const lo = ci95?.[0];
+  const hi = ci95?.[1];
+  return lo === undefined || hi === undefined ? null : [lo, hi];
+}

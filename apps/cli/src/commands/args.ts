@@ -1,0 +1,38 @@
+// Parsers for command-line values, so that a bad value is a usage error (exit 2) naming the
+// argument before any request is made.
+import { InvalidArgumentError } from 'commander';
+import { IdParams } from '@erg/spec';
+import type { z } from 'zod';
+
+/** A campaign or run id: a UUID, checked with the API's own schema. */
+export function parseId(what: 'campaign' | 'run'): (value: string) => string {
+  return (value) => {
+    if (!IdParams.shape.id.safeParse(value).success) {
+      throw new InvalidArgumentError(`not a ${what} id (expected a UUID such as 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f)`);
+    }
+    return value;
+  };
+}
+
+/** A poll interval in seconds (0.2 to 3600). */
+export function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0.2 || n > 3600) throw new InvalidArgumentError('expected a number of seconds from 0.2 to 3600');
+  return n;
+}
+
+/** A TCP port. */
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('expected a port number from 1 to 65535');
+  return n;
+}
+
+/** One of a zod enum's values. */
+export function parseChoice<T extends string>(schema: z.ZodEnum<{ [K in T]: K }>): (value: string) => T {
+  return (value) => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) throw new InvalidArgumentError(`expected one of ${schema.options.join(', ')}`);
+    return parsed.data;
+  };
+}

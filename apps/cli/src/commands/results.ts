@@ -1,0 +1,29 @@
+// erg results CAMPAIGN [--format table|csv|json|markdown] [--sort energy|time|edp]
+import type { Command } from 'commander';
+import type { CommandContext } from '../context';
+import { withExamples, type Act } from '../program';
+import { ResultsSort, sortResults } from '../results/model';
+import { renderResults, ResultsFormat } from '../results/render';
+import { parseChoice, parseId } from './args';
+
+/** Fetches a campaign's results and writes them to stdout in `format`. */
+export async function printResults(ctx: CommandContext, id: string, opts: { format: ResultsFormat; sort?: ResultsSort }): Promise<void> {
+  const results = await ctx.connect().call((c) => c.GET('/v1/campaigns/{id}/results', { params: { path: { id } } }));
+  ctx.stdout.write(renderResults(sortResults(results, opts.sort), opts.format, ctx.color));
+}
+
+export function registerResults(program: Command, act: Act): void {
+  withExamples(
+    program
+      .command('results')
+      .summary("a campaign's time, energy and EDP per configuration")
+      .description("a campaign's results per configuration: time, energy, power, EDP with 95 % intervals, Pareto front and best configurations")
+      .argument('<campaign>', 'campaign id', parseId('campaign'))
+      .option('--format <format>', `output format: ${ResultsFormat.options.join(', ')}`, parseChoice(ResultsFormat), 'table')
+      .option('--sort <by>', `sort by mean ${ResultsSort.options.join(', ')} (ascending); default: the spec's configuration order`, parseChoice(ResultsSort))
+      .addHelpText('after', '\ntable and markdown use units with prefixes (kJ, ms, J·s); csv and json carry raw SI numbers (J, s, W, J·s).'),
+    'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f',
+    'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --format csv --sort energy > results.csv',
+    'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --format markdown >> "$GITHUB_STEP_SUMMARY"',
+  ).action(act((ctx, cmd) => printResults(ctx, cmd.processedArgs[0] as string, cmd.opts())));
+}

@@ -1,0 +1,63 @@
+// erg validate FILE: the API's own validation, offline.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { validateCampaignText } from '@erg/sweep';
+import type { CommandContext } from '../context';
+import { CliError, EXIT, usageError, type ExitCode } from '../errors';
+import { formatCount, plural } from '../output/units';
+import { withExamples, type Act } from '../program';
+
+/** The API's default ERG_MAX_RUNS; a server may be configured with another limit. */
+export const DEFAULT_MAX_RUNS = 10_000;
+
+/** YAML for .yaml/.yml, JSON for everything else (what `erg submit` sends as its Content-Type too). */
+export function specFormat(file: string): 'yaml' | 'json' {
+  return /\.ya?ml$/i.test(file) ? 'yaml' : 'json';
+}
+
+/** Reads a spec file, or a usage error naming it. */
+export function readSpecFile(file: string, cwd: string): string {
+  try {
+    return readFileSync(path.resolve(cwd, file), 'utf8');
+  } catch (err) {
+    throw usageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+function parseMaxRuns(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return n;
+}
+
+async function validate(ctx: CommandContext, file: string, opts: { maxRuns: number }): Promise<ExitCode> {
+  const text = readSpecFile(file, ctx.runtime.cwd);
+  const result = validateCampaignText(text, specFormat(file), { maxRuns: opts.maxRuns });
+  if (!result.ok) {
+    throw new CliError(`${file} is not a valid campaign spec (${plural(result.issues.length, 'problem')}):`, EXIT.BAD, {
+      details: result.issues.map((i) => `${i.path}: ${i.message}`),
+      hint: 'see docs/campaign-spec.md for every field and rule',
+    });
+  }
+  const configurations = result.configurations.length;
+  const repetitions = result.spec.repetitions;
+  const target = result.spec.execution === 'import' ? 'to import' : `on cluster ${result.spec.cluster}`;
+  ctx.stdout.write(
+    `${file}: valid. ${plural(configurations, 'configuration')} × ${plural(repetitions, 'repetition')} = ${formatCount(configurations * repetitions)} ${configurations * repetitions === 1 ? 'run' : 'runs'} ${target}\n`,
+  );
+  return EXIT.OK;
+}
+
+export function registerValidate(program: Command, act: Act): void {
+  withExamples(
+    program
+      .command('validate')
+      .summary('check a campaign spec offline')
+      .description('check a campaign spec offline with the same rules as the API, and say how many runs it expands to')
+      .argument('<file>', 'campaign spec, YAML (.yaml, .yml) or JSON')
+      .option('--max-runs <n>', 'the size limit to check against (the API\'s ERG_MAX_RUNS)', parseMaxRuns, DEFAULT_MAX_RUNS)
+      .addHelpText('after', '\nA valid spec can still be refused by the API when its cluster is not registered (checked only there).'),
+    'erg validate examples/quickstart.yaml',
+  ).action(act((ctx, cmd) => validate(ctx, cmd.processedArgs[0] as string, cmd.opts())));
+}

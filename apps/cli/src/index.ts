@@ -1,0 +1,30 @@
+// @erg/cli — the `erg` command. main.ts runs it on the real process; everything here is exported
+// so that tests (and the lead's `erg regress`) can use the pieces.
+export { buildProgram, runCli, reportError, withExamples, jsonOption, type Act, type Action } from './program';
+export { CommandContext, processRuntime, createApi, REQUEST_TIMEOUT_MS, type Api, type CliRuntime, type GlobalOptions, type Output } from './context';
+export { CliError, EXIT, type ExitCode, fromApiFailure, usageError } from './errors';
+export {
+  CliEnv, ConfigFile, QUICKSTART_API_URL, parseCliEnv, configFilePath, findQuickstartToken, readConfigFile, resolveConfig,
+  requireApi, maskToken, writeConfigFile, checkApiUrl, type ResolvedConfig, type Setting, type SettingSource,
+} from './config';
+export * from './output/units';
+export { colors, colorEnabled, stripAnsi, displayWidth, type Colors } from './output/color';
+export { renderTable, renderFields, pad, type Column } from './output/table';
+export { renderCsv, csvField } from './output/csv';
+export { mdCell, mdCode, renderMarkdownTable } from './output/markdown';
+export {
+  ResultsSort, sortResults, parameterNames, marksOf, markLetters, halfWidth, MARK_LEGEND,
+  type CampaignResults, type ConfigurationResult, type Summary, type Marks,
+} from './results/model';
+export { humanResults } from './results/human';
+export { ResultsFormat, renderResults, resultsTable, resultsMarkdown, resultsCsv, resultsJson } from './results/render';
+export { junitReport } from './report/junit';
+export { markdownReport } from './report/markdown';
+export { orderedVerdicts, STATUS_SYMBOL, type ReportInput, type CampaignVerdict, type MetricVerdict, type VerdictEntry } from './report/verdict-text';
+export { xmlAttr, xmlText } from './report/xml';
+export { EtaEstimator, progressText, progressBar, doneRuns, isFinal, countsText, type Progress } from './watch/progress';
+export { newOutput } from './commands/logs';
+export { waitingReasons } from './commands/status';
+export { clusterBody, ClusterFile } from './commands/clusters';
+export { specFormat, DEFAULT_MAX_RUNS } from './commands/validate';
+export { watchCampaign, DEFAULT_INTERVAL_S } from './commands/watch';

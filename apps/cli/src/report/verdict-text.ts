@@ -1,0 +1,114 @@
+// What both regression reports (JUnit, Markdown) say about a verdict, in one place so they say
+// the same thing. Field meanings: packages/regress/src/verdict.ts and campaign-verdict.ts.
+import { interval, type CampaignVerdict, type MetricVerdict } from '../api-types';
+import { formatP, formatPercent } from '../output/units';
+
+export type { CampaignVerdict, MetricVerdict };
+export type VerdictStatus = CampaignVerdict['status'];
+export type RegressionPolicy = CampaignVerdict['policy'];
+
+/** What `erg regress` hands to the report writers. */
+export interface ReportInput {
+  /** The suite's name; the JUnit suite is `erg.<suite>`. */
+  suite: string;
+  /** The campaign judged (the candidate). */
+  campaignId: string;
+  /** The campaign it was compared with; null when the suite has none yet. */
+  baselineId: string | null;
+  /**
+   * The API's verdict (components['schemas']['CampaignVerdict'], or the client's data for it);
+   * null when there was nothing to compare with (e.g. a suite's first run).
+   */
+  verdict: CampaignVerdict | null;
+  /** A line from the caller shown in both reports (why there is no verdict, a link to the CI run, …). */
+  note?: string;
+}
+
+/** One metric of one configuration. */
+export interface VerdictEntry {
+  key: string;
+  verdict: MetricVerdict;
+}
+
+/** Symbols that carry the status without colour (shape and word differ). */
+export const STATUS_SYMBOL: Record<VerdictStatus, string> = { pass: '✅', improved: '✅', regressed: '❌', inconclusive: '⚠️' };
+
+const STATUS_RANK: Record<VerdictStatus, number> = { regressed: 0, inconclusive: 1, improved: 2, pass: 3 };
+const METRIC_RANK: Record<MetricVerdict['metric'], number> = { time: 0, energy: 1 };
+
+/**
+ * Every configuration × metric verdict, the decisive ones first: those in `worst` (the ones that
+ * decided the campaign's status, in the API's order), then the rest by status (regressed,
+ * inconclusive, improved, pass), configuration order and metric.
+ */
+export function orderedVerdicts(verdict: CampaignVerdict): VerdictEntry[] {
+  const all = verdict.configurations.flatMap((c, position) => c.verdicts.map((v) => ({ key: c.key, verdict: v, position })));
+  const worstRank = (e: VerdictEntry) => {
+    const i = verdict.worst.findIndex((w) => w.key === e.key && w.verdict.metric === e.verdict.metric);
+    return i < 0 ? Number.POSITIVE_INFINITY : i;
+  };
+  return all
+    .sort(
+      (a, b) =>
+        worstRank(a) - worstRank(b) ||
+        STATUS_RANK[a.verdict.status] - STATUS_RANK[b.verdict.status] ||
+        a.position - b.position ||
+        METRIC_RANK[a.verdict.metric] - METRIC_RANK[b.verdict.metric],
+    )
+    .map(({ key, verdict: v }) => ({ key, verdict: v }));
+}
+
+/** "+12.3 %" or "—". */
+export function changeText(v: MetricVerdict): string {
+  return formatPercent(v.change, { signed: true });
+}
+
+/** "+8.1 % to +16.5 %" or "—". */
+export function intervalText(v: MetricVerdict): string {
+  const ci = interval(v.ci95);
+  return ci ? `${formatPercent(ci[0], { signed: true })} to ${formatPercent(ci[1], { signed: true })}` : '—';
+}
+
+/** "time +12.3 % (95 % interval +8.1 % to +16.5 %), one-sided Welch p = 0.0012". */
+export function figuresText(v: MetricVerdict): string {
+  return `${v.metric} ${changeText(v)} (95 % interval ${intervalText(v)}), one-sided Welch p = ${formatP(v.p)}`;
+}
+
+/** "n 5 baseline / 5 candidate, CV 1.2 % / 3.4 %". */
+export function samplesText(v: MetricVerdict): string {
+  return `n ${v.nBaseline} baseline / ${v.nCandidate} candidate, CV ${formatPercent(v.cvBaseline)} / ${formatPercent(v.cvCandidate)}`;
+}
+
+/** Why a verdict is inconclusive, against the policy's numbers. */
+export function inconclusiveText(v: MetricVerdict, policy: RegressionPolicy): string {
+  if (v.reason === 'too_few_repetitions') {
+    return `too few repetitions: ${v.nBaseline} in the baseline and ${v.nCandidate} in the candidate; the policy needs at least ${policy.minRepetitions} on each side`;
+  }
+  if (v.reason === 'too_noisy') {
+    return `too noisy: coefficient of variation ${formatPercent(v.cvBaseline)} in the baseline and ${formatPercent(v.cvCandidate)} in the candidate; the policy allows at most ${formatPercent(policy.maxCv)}`;
+  }
+  return 'no verdict could be reached';
+}
+
+/** The policy in one sentence. */
+export function policyText(policy: RegressionPolicy): string {
+  return (
+    `a change above ${formatPercent(policy.threshold, { signed: true })} with one-sided Welch p < ${policy.alpha} is a regression ` +
+    `(below ${formatPercent(-policy.threshold, { signed: true })}, an improvement); a verdict needs at least ${policy.minRepetitions} repetitions ` +
+    `per side and a coefficient of variation of at most ${formatPercent(policy.maxCv)}`
+  );
+}
+
+/** Why a campaign-level verdict is inconclusive, from its reasons. */
+export const CAMPAIGN_REASON_TEXT: Record<CampaignVerdict['reasons'][number], string> = {
+  too_few_repetitions: 'too few repetitions',
+  too_noisy: 'too noisy',
+  no_verdicts: 'no configuration was measured in both campaigns',
+};
+
+/** The default explanation when there is no verdict. */
+export function noVerdictText(input: ReportInput): string {
+  return input.baselineId === null
+    ? `no baseline yet: campaign ${input.campaignId} is the first of suite ${input.suite} and nothing was compared`
+    : `no verdict: campaign ${input.campaignId} could not be compared with baseline ${input.baselineId}`;
+}

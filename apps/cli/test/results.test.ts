@@ -1,0 +1,133 @@
+import { MARK_LEGEND, resultsCsv, resultsJson, resultsMarkdown, resultsTable, sortResults, colors, stripAnsi } from '@erg/cli';
+import { resultsFixture } from './fixtures/results';
+import { ANSI, CAMPAIGN_ID, erg, parseCsv, routes } from './helpers';
+
+const plain = colors(false);
+
+describe('results as CSV', () => {
+  test('one header row, one row per configuration, raw SI numbers that parse back to the input', () => {
+    const results = resultsFixture();
+    const rows = parseCsv(resultsCsv(results));
+    const [header, ...body] = rows;
+    expect(header).toEqual([
+      'key', 'mode', 'param_n', 'n', 'time_s', 'time_ci95_low', 'time_ci95_high', 'energy_j', 'energy_ci95_low', 'energy_ci95_high',
+      'avg_power_w', 'edp_js', 'pareto', 'best_time', 'best_energy', 'best_edp',
+    ]);
+    expect(body).toHaveLength(results.configurations.length);
+    const col = (name: string) => header!.indexOf(name);
+    results.configurations.forEach((c, i) => {
+      const row = body[i]!;
+      expect(row).toHaveLength(header!.length);
+      expect(row[col('key')]).toBe(c.key);
+      expect(row[col('mode')]).toBe(String(c.parameters.mode));
+      expect(Number(row[col('param_n')])).toBe(c.parameters.n);
+      const num = (name: string) => (row[col(name)] === '' ? null : Number(row[col(name)]));
+      expect(num('n')).toBe(c.n);
+      expect(num('time_s')).toBe(c.timeS.mean);
+      expect(num('time_ci95_low')).toBe(c.timeS.ci95?.[0] ?? null);
+      expect(num('time_ci95_high')).toBe(c.timeS.ci95?.[1] ?? null);
+      expect(num('energy_j')).toBe(c.energyJ.mean);
+      expect(num('energy_ci95_low')).toBe(c.energyJ.ci95?.[0] ?? null);
+      expect(num('energy_ci95_high')).toBe(c.energyJ.ci95?.[1] ?? null);
+      expect(num('avg_power_w')).toBe(c.avgPowerW.mean);
+      expect(num('edp_js')).toBe(c.edpJs.mean);
+      expect(row[col('pareto')]).toBe(String(c.paretoOptimal));
+      expect(row[col('best_time')]).toBe(String(results.best?.time === c.key));
+      expect(row[col('best_energy')]).toBe(String(results.best?.energy === c.key));
+      expect(row[col('best_edp')]).toBe(String(results.best?.edp === c.key));
+    });
+  });
+
+  test('quotes what RFC 4180 requires and ends lines with CRLF', () => {
+    const text = resultsCsv(resultsFixture());
+    expect(text).toContain('"mode=a,b;n=1","a,b",');
+    expect(text.split('\r\n').at(-1)).toBe('');
+    expect(text.replace(/\r\n/g, '')).not.toContain('\n');
+  });
+});
+
+describe('results as JSON', () => {
+  test("the API's object, unchanged without --sort, configurations sorted with it", () => {
+    const results = resultsFixture();
+    expect(JSON.parse(resultsJson(results))).toEqual(results);
+    const sorted = JSON.parse(resultsJson(sortResults(results, 'energy')));
+    expect(sorted.configurations.map((c: { key: string }) => c.key)).toEqual(['mode=z;n=3', 'mode=x=y;n=2', 'mode=a,b;n=1', 'mode=q;n=4']);
+    expect({ ...sorted, configurations: [] }).toEqual({ ...results, configurations: [] });
+  });
+
+  test('sorting by time and EDP; configurations without a mean go last', () => {
+    const keys = (by: 'time' | 'edp') => sortResults(resultsFixture(), by).configurations.map((c) => c.key);
+    expect(keys('time')).toEqual(['mode=a,b;n=1', 'mode=x=y;n=2', 'mode=z;n=3', 'mode=q;n=4']);
+    expect(keys('edp')).toEqual(['mode=x=y;n=2', 'mode=a,b;n=1', 'mode=z;n=3', 'mode=q;n=4']);
+  });
+});
+
+describe('results as a table', () => {
+  const table = resultsTable(resultsFixture(), plain);
+  const lines = table.split('\n');
+
+  test('one row per measured configuration, in the API order, with parameters as columns and aligned cells', () => {
+    expect(lines[0]).toMatch(/^marks\s+mode\s+param_n\s+n\s+time\s+± 95 %\s+energy\s+± 95 %\s+energy \(Wh\)\s+avg power\s+EDP$/);
+    const rows = lines.slice(1, 4);
+    expect(rows[0]).toMatch(/^P E\s+z\s+3\s+5\s+40\.0 s\s+± 981 ms\s+9\.00 kJ\s+± 98\.\d J\s+2\.50 Wh\s+225 W\s+360 kJ·s$/);
+    expect(rows[1]).toMatch(/^P T\s+a,b\s+1\s+5\s+10\.0 s/);
+    expect(rows[2]).toMatch(/^P D\s+x=y\s+2\s+5\s+11\.0 s/);
+    // The last column is right-aligned: every line ends in the same column.
+    expect(new Set([lines[0], ...rows].map((r) => r!.length)).size).toBe(1);
+  });
+
+  test('legend, trade-off and the configurations without measurements under the table', () => {
+    expect(table).toContain(MARK_LEGEND);
+    expect(table).toMatch(/Trade-off: the most frugal configuration \(mode=z;n=3\) saves 11\.0 kJ \(55\.0 %\) against the fastest \(mode=a,b;n=1\) and takes 30\.0 s \(300\.0 %\) longer\./);
+    expect(table).toContain('Without measurements (1):\n  mode=q;n=4: no runs');
+  });
+
+  test('colour only when asked; the text is the same without it', () => {
+    const coloured = resultsTable(resultsFixture(), colors(true));
+    expect(coloured).toMatch(ANSI);
+    expect(stripAnsi(coloured)).toBe(table);
+    expect(table).not.toMatch(ANSI);
+  });
+
+  test('no Wh column when every configuration used less than 1 Wh', () => {
+    const small = resultsFixture();
+    for (const c of small.configurations) if (c.energyJ.mean !== null) c.energyJ.mean /= 100;
+    expect(resultsTable(small, plain)).not.toContain('Wh');
+  });
+});
+
+describe('results as Markdown', () => {
+  const md = resultsMarkdown(resultsFixture());
+
+  test('a GFM table with the marks in bold, right-aligned figures, the legend and the exclusions', () => {
+    const tableLines = md.split('\n').filter((l) => l.startsWith('|'));
+    expect(tableLines[0]).toBe('| marks | mode | param_n | n | time | ± 95 % | energy | ± 95 % | energy (Wh) | avg power | EDP |');
+    expect(tableLines[1]).toBe('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    expect(tableLines).toHaveLength(5);
+    expect(tableLines[2]).toMatch(/^\| \*\*P E\*\* \| z \| 3 \| 5 \| 40\.0 s \|/);
+    expect(tableLines[3]).toMatch(/^\| \*\*P T\*\* \| a,b \|/);
+    expect(tableLines[4]).toMatch(/^\| \*\*P D\*\* \| x=y \|/);
+    expect(md).toContain('Marks: P on the Pareto front');
+    expect(md).toContain('- `mode=q;n=4`: no runs');
+  });
+});
+
+describe('erg results', () => {
+  const api = routes({ [`GET /v1/campaigns/${CAMPAIGN_ID}/results`]: { status: 200, body: resultsFixture() } });
+
+  test.each(['table', 'csv', 'json', 'markdown'])('--format %s writes only the results to stdout', async (format) => {
+    const out = await erg(['results', CAMPAIGN_ID, '--format', format], { api });
+    expect(out.code).toBe(0);
+    expect(out.stderr).toBe('');
+    expect(out.stdout).not.toMatch(ANSI);
+    if (format === 'json') expect(JSON.parse(out.stdout).campaignId).toBe(CAMPAIGN_ID);
+    if (format === 'csv') expect(parseCsv(out.stdout)).toHaveLength(5);
+  });
+
+  test('an unknown format or sort key is a usage error (exit 2)', async () => {
+    const bad = await erg(['results', CAMPAIGN_ID, '--format', 'xml'], { api });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/expected one of table, csv, json, markdown/);
+    expect((await erg(['results', CAMPAIGN_ID, '--sort', 'power'], { api })).code).toBe(2);
+  });
+});
