@@ -11,6 +11,8 @@ const base = {
   moduleNameMapper: {
     '^@erg/(api|scheduler|agent|cli|web)$': '<rootDir>/apps/$1/src/index.ts',
     '^@erg/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
+    // Subpath exports (package.json "exports"), e.g. @erg/suites/validate for the CLI.
+    '^@erg/([a-z-]+)/([a-z-]+)$': '<rootDir>/packages/$1/src/$2.ts',
     // Prisma's generated client imports its siblings as './x.js'; the sources are .ts.
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

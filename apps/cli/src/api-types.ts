@@ -19,3 +19,5 @@ export function interval(ci95: readonly number[] | null | undefined): [number, n
   const hi = ci95?.[1];
   return lo === undefined || hi === undefined ? null : [lo, hi];
 }
+export type Suite = AsReceived<Schemas['Suite']>;
+export type SuiteRun = AsReceived<Schemas['SuiteRun']>;

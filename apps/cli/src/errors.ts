@@ -79,7 +79,7 @@ export function fromApiFailure(err: unknown, target: ApiTarget): unknown {
       });
     }
     if (err.status === 404) {
-      return new CliError(err.message, EXIT.UNDECIDED, { api, hint: '`erg campaigns` lists the campaigns, `erg runs CAMPAIGN` their runs, `erg clusters list` the clusters' });
+      return new CliError(err.message, EXIT.UNDECIDED, { api, hint: '`erg campaigns` lists the campaigns, `erg runs CAMPAIGN` their runs, `erg clusters list` the clusters, `erg suites list` the suites' });
     }
     if (err.status >= 500) {
       return new CliError(`the API failed (${err.status} ${err.code}): ${err.message}`, EXIT.UNDECIDED, { api, hint: 'try again; if it persists, look at the API log' });

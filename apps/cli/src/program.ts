@@ -11,7 +11,9 @@ import { registerLogs } from './commands/logs';
 import { registerResults } from './commands/results';
 import { registerRuns } from './commands/runs';
 import { registerStatus } from './commands/status';
+import { registerRegress } from './commands/regress';
 import { registerSubmit } from './commands/submit';
+import { registerSuites } from './commands/suites';
 import { registerValidate } from './commands/validate';
 import { registerWatch } from './commands/watch';
 import { CommandContext, type CliRuntime, type GlobalOptions } from './context';
@@ -83,6 +85,8 @@ export function buildProgram(runtime: CliRuntime, outcome: { code: ExitCode } = 
   registerLogs(program, act);
   registerCancel(program, act);
   registerResults(program, act);
+  registerSuites(program, act);
+  registerRegress(program, act);
   return program;
 }
 

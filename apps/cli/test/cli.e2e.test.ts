@@ -1,17 +1,15 @@
 // The built `erg` (apps/cli/dist/main.js) as a child process against a real API, scheduler and
 // the local Slurm cluster: what a user types, end to end. Every command's stdout is a pipe here,
 // so these runs also check that non-terminal output carries no escape codes.
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { repoRoot, waitFor } from '@erg/testkit';
 import { Harness } from '../../scheduler/test/harness';
-import { ANSI, parseCsv, tempDir } from './helpers';
+import { ANSI, parseCsv, requireBuiltCli, spawnCli, tempDir, type CliResult } from './helpers';
 
 jest.setTimeout(120_000);
 
-const MAIN = path.join(repoRoot(), 'apps', 'cli', 'dist', 'main.js');
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 /** A local port that nothing listens on: one the system just handed out and took back. */
@@ -23,11 +21,6 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 describe('erg against a real API and the local Slurm cluster', () => {
   const h = new Harness();
@@ -39,33 +32,10 @@ describe('erg against a real API and the local Slurm cluster', () => {
    * temp dir, no FORCE_COLOR or other inherited settings, and a working directory outside the
    * repository (so the quickstart's .erg/token is not found). Killed at its deadline.
    */
-  async function erg(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<Result> {
-    const result = await spawnErg(args, options);
+  async function erg(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+    const result = await spawnCli(args, { cwd: home, env: { HOME: home, ERG_CONFIG: path.join(home, 'config.json'), ERG_API_URL: h.url, ERG_TOKEN: h.token, ...options.env }, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
     expect(result.stdout).not.toMatch(ANSI);
     return result;
-  }
-
-  function spawnErg(args: string[], options: { env?: Record<string, string>; timeoutMs?: number }): Promise<Result> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [MAIN, ...args], {
-        cwd: home,
-        env: { PATH: process.env.PATH ?? '', HOME: home, ERG_CONFIG: path.join(home, 'config.json'), ERG_API_URL: h.url, ERG_TOKEN: h.token, ...options.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`erg ${args.join(' ')} did not end within ${options.timeoutMs ?? 30_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-      }, options.timeoutMs ?? 30_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
   }
 
   /** A spec file in the temp dir. */
@@ -76,7 +46,7 @@ describe('erg against a real API and the local Slurm cluster', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} not found: build first (npx turbo run build)`);
+    requireBuiltCli();
     await h.start();
     await h.startInProcessScheduler();
   });

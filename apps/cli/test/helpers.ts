@@ -1,8 +1,10 @@
 // Test doubles for the CLI's runtime: captured output, a fake clock, a scripted API.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli, type CliRuntime } from '@erg/cli';
+import { repoRoot } from '@erg/testkit';
 
 export interface Captured {
   stdout: string;
@@ -146,3 +148,40 @@ export const CAMPAIGN_ID = '7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f';
 export const RUN_ID = '6f1c2a9e-0b7d-4c1e-9a55-3f2d8e4b7c10';
 // eslint-disable-next-line no-control-regex
 export const ANSI = /\x1b\[/;
+
+/** The built CLI, as users run it. */
+export const CLI_MAIN = path.join(repoRoot(), 'apps', 'cli', 'dist', 'main.js');
+
+export function requireBuiltCli(): void {
+  if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} not found: build first (npx turbo run build)`);
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the built `erg` as a child process with only PATH inherited plus `env` (no FORCE_COLOR or
+ * other settings from the test's own environment); killed at its deadline.
+ */
+export function spawnCli(args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs?: number }): Promise<CliResult> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_MAIN, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`erg ${args.join(' ')} did not end within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

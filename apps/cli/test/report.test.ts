@@ -1,46 +1,6 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { validateXML } from 'xmllint-wasm';
 import { junitReport, markdownReport, orderedVerdicts, type ReportInput } from '@erg/cli';
+import { expectValidJunit as expectValid, suiteCounts, testcases } from './junit';
 import { BASELINE, CANDIDATE, NASTY_KEY, noVerdicts, passVerdict, regressedVerdict } from './fixtures/verdicts';
-
-const XSD = readFileSync(path.join(__dirname, 'fixtures', 'junit.xsd'), 'utf8');
-
-async function expectValid(xml: string): Promise<void> {
-  const result = await validateXML({ xml: [{ fileName: 'report.xml', contents: xml }], schema: [{ fileName: 'junit.xsd', contents: XSD }] });
-  if (!result.valid) throw new Error(`report.xml does not match junit.xsd:\n${result.errors.map((e) => e.rawMessage).join('\n')}\n${xml}`);
-}
-
-/** The XML character and entity references JUnit reports use, decoded. */
-function decode(text: string): string {
-  return text
-    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-    .replace(/&#([0-9]+);/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
-}
-
-interface ParsedCase {
-  classname: string;
-  name: string;
-  outcome: string | null;
-  type: string | null;
-  message: string | null;
-  body: string;
-}
-
-/** The testcases of a report, read with regular expressions (enough for the one layout erg writes). */
-function testcases(xml: string): ParsedCase[] {
-  return [...xml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)">([\s\S]*?)<\/testcase>/g)].map(([, classname, name, body]) => {
-    const outcome = /<(failure|error|skipped)\b([^>]*)>/.exec(body!);
-    const attr = (n: string) => (outcome ? (new RegExp(`${n}="([^"]*)"`).exec(outcome[2]!)?.[1] ?? null) : null);
-    return { classname: decode(classname!), name: decode(name!), outcome: outcome?.[1] ?? null, type: attr('type'), message: attr('message') && decode(attr('message')!), body: decode(body!) };
-  });
-}
-
-function suiteCounts(xml: string): Record<string, number> {
-  const open = /<testsuite name="[^"]*" tests="(\d+)" failures="(\d+)" errors="(\d+)" skipped="(\d+)">/.exec(xml)!;
-  return { tests: Number(open[1]), failures: Number(open[2]), errors: Number(open[3]), skipped: Number(open[4]) };
-}
 
 const input = (over: Partial<ReportInput> = {}): ReportInput => ({ suite: 'nightly', campaignId: CANDIDATE, baselineId: BASELINE, verdict: regressedVerdict(), ...over });
 

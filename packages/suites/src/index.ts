@@ -1,8 +1,9 @@
 // @erg/suites — regression suites: a campaign template run on demand or on a cron schedule,
 // each run judged against a baseline, the verdict announced by webhook.
 export { SuiteError, type SuiteErrorCode } from './errors';
-export { validateSuite, validateSuiteText, isTimeZone, cronIssue, type ValidSuite, type ValidateSuiteResult } from './validate';
-export { applySchedule, removeSchedule, syncSchedules, nextRunAt, schedulerIdOf } from './schedule';
+export { validateSuite, validateSuiteText, type ValidSuite, type ValidateSuiteResult } from './validate';
+export { cronIssue, isTimeZone, nextRunAt } from './cron';
+export { applySchedule, removeSchedule, syncSchedules, schedulerIdOf } from './schedule';
 export { triggerSuite, type TriggerDeps, type TriggerOptions } from './trigger';
 export { judgeSuiteRun, judgeFinishedSuiteRuns } from './judge';
 export { suiteView, suiteRunView } from './views';

@@ -1,5 +1,4 @@
 import type { Queue } from 'bullmq';
-import { CronExpressionParser } from 'cron-parser';
 import type { Suite } from '@erg/db';
 import { jobs } from '@erg/queue';
 
@@ -14,15 +13,6 @@ const PREFIX = 'suite:';
 
 export function schedulerIdOf(suiteId: string): string {
   return `${PREFIX}${suiteId}`;
-}
-
-/** The next time a cron expression fires after `from`, read in its time zone; null if never. */
-export function nextRunAt(cron: string, timezone: string, from: Date = new Date()): Date | null {
-  try {
-    return CronExpressionParser.parse(cron, { tz: timezone, currentDate: from }).next().toDate();
-  } catch {
-    return null;
-  }
 }
 
 /** Creates, updates or removes one suite's job scheduler to match the suite. */

@@ -1,6 +1,9 @@
-import { CronExpressionParser } from 'cron-parser';
 import { decodeCampaignText, parseWithIssues, ROOT_PATH, SuiteFields, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
 import { validateCampaign, type SizeLimits } from '@erg/sweep';
+import { cronIssue, isTimeZone } from './cron';
+
+// The CLI imports this module alone (@erg/suites/validate): it must not pull in the database.
+export { cronIssue, isTimeZone, nextRunAt } from './cron';
 
 export interface ValidSuite {
   fields: SuiteFields;
@@ -11,33 +14,6 @@ export interface ValidSuite {
 }
 
 export type ValidateSuiteResult = { ok: true; suite: ValidSuite } | { ok: false; issues: SpecIssue[] };
-
-/** An IANA zone name Node's ICU knows (the same list BullMQ's cron parser resolves). */
-export function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Five or six cron fields, or a macro such as @daily. cron-parser alone reads four fields as
- * something nobody meant, so the field count is checked first.
- */
-export function cronIssue(cron: string, timezone: string): string | null {
-  const fields = cron.trim().split(/\s+/);
-  if (!cron.trim().startsWith('@') && fields.length !== 5 && fields.length !== 6) {
-    return `expected 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first, got ${fields.length}; e.g. "0 2 * * *" is 02:00 every day`;
-  }
-  try {
-    CronExpressionParser.parse(cron, { tz: timezone }).next();
-    return null;
-  } catch (err) {
-    return `not a cron expression: ${(err as Error).message}`;
-  }
-}
 
 function prefixed(prefix: string, issues: readonly SpecIssue[]): SpecIssue[] {
   return issues.map((i) => ({ ...i, path: i.path === ROOT_PATH ? prefix : `${prefix}.${i.path}` }));

@@ -1,6 +1,6 @@
 import { campaignSummaryView, getCampaignSummary, type Database, type Suite, type SuiteRun } from '@erg/db';
 import type { CampaignVerdictView, SuiteRunView, SuiteView } from '@erg/spec';
-import { nextRunAt } from './schedule';
+import { nextRunAt } from './cron';
 
 /** Database rows → API bodies (and webhook bodies). The webhook secret has no way out of here. */
 

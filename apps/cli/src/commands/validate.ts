@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { validateCampaignText } from '@erg/sweep';
+import { decodeCampaignText } from '@erg/spec';
+import { validateCampaign } from '@erg/sweep';
+import { nextRunAt, validateSuite } from '@erg/suites/validate';
 import type { CommandContext } from '../context';
 import { CliError, EXIT, usageError, type ExitCode } from '../errors';
 import { formatCount, plural } from '../output/units';
@@ -31,9 +33,32 @@ function parseMaxRuns(value: string): number {
   return n;
 }
 
+/** A suite file is a mapping with a `campaign` key (docs/suites.md); anything else is a campaign spec. */
+function isSuite(raw: unknown): boolean {
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'campaign' in raw;
+}
+
+function validateSuiteFile(ctx: CommandContext, file: string, raw: unknown, opts: { maxRuns: number }): ExitCode {
+  const result = validateSuite(raw, { maxRuns: opts.maxRuns });
+  if (!result.ok) {
+    throw new CliError(`${file} is not a valid suite (${plural(result.issues.length, 'problem')}):`, EXIT.BAD, {
+      details: result.issues.map((i) => `${i.path}: ${i.message}`),
+      hint: 'see docs/suites.md for a suite\'s fields and docs/campaign-spec.md for its campaign',
+    });
+  }
+  const { fields, spec, runs } = result.suite;
+  const schedule = fields.schedule;
+  const next = schedule ? nextRunAt(schedule.cron, schedule.timezone, new Date(ctx.runtime.now())) : null;
+  const when = schedule ? `runs at "${schedule.cron}" (${schedule.timezone}), next ${next?.toISOString() ?? 'never'}` : 'runs when triggered';
+  ctx.stdout.write(`${file}: valid suite ${fields.name}: each run submits ${formatCount(runs)} ${runs === 1 ? 'run' : 'runs'} on cluster ${spec.cluster}; ${when}\n`);
+  return EXIT.OK;
+}
+
 async function validate(ctx: CommandContext, file: string, opts: { maxRuns: number }): Promise<ExitCode> {
   const text = readSpecFile(file, ctx.runtime.cwd);
-  const result = validateCampaignText(text, specFormat(file), { maxRuns: opts.maxRuns });
+  const decoded = decodeCampaignText(text, specFormat(file));
+  if (decoded.ok && isSuite(decoded.raw)) return validateSuiteFile(ctx, file, decoded.raw, opts);
+  const result = decoded.ok ? validateCampaign(decoded.raw, { maxRuns: opts.maxRuns }) : decoded;
   if (!result.ok) {
     throw new CliError(`${file} is not a valid campaign spec (${plural(result.issues.length, 'problem')}):`, EXIT.BAD, {
       details: result.issues.map((i) => `${i.path}: ${i.message}`),
@@ -53,9 +78,9 @@ export function registerValidate(program: Command, act: Act): void {
   withExamples(
     program
       .command('validate')
-      .summary('check a campaign spec offline')
-      .description('check a campaign spec offline with the same rules as the API, and say how many runs it expands to')
-      .argument('<file>', 'campaign spec, YAML (.yaml, .yml) or JSON')
+      .summary('check a campaign spec or a suite file offline')
+      .description('check a campaign spec (or a suite file: one with a `campaign` key) offline with the same rules as the API, and say how many runs it expands to')
+      .argument('<file>', 'campaign spec or suite, YAML (.yaml, .yml) or JSON')
       .option('--max-runs <n>', 'the size limit to check against (the API\'s ERG_MAX_RUNS)', parseMaxRuns, DEFAULT_MAX_RUNS)
       .addHelpText('after', '\nA valid spec can still be refused by the API when its cluster is not registered (checked only there).'),
     'erg validate examples/quickstart.yaml',

@@ -14,12 +14,13 @@
 //   "baseline" that says so. Not zero testcases: several consumers (Jenkins' junit step, for
 //   one) fail a build whose report holds no test.
 // A campaign verdict with no configuration verdicts (nothing measured on both sides) gets one
-// <error> testcase named "verdict", for the same reason as inconclusive ones.
+// <error> testcase named "verdict", for the same reason as inconclusive ones; a suite run made
+// inconclusive by failed or cancelled repetitions gets one <error> testcase named "campaign".
 import { formatPercent } from '../output/units';
 import { openTag, xmlText } from './xml';
 import {
-  CAMPAIGN_REASON_TEXT, figuresText, inconclusiveText, noVerdictText, orderedVerdicts, policyText, samplesText,
-  type ReportInput, type VerdictEntry,
+  CAMPAIGN_REASON_TEXT, figuresText, inconclusiveText, noVerdictText, orderedVerdicts, policyText, reportStatus, samplesText,
+  SUITE_REASON_TEXT, suiteProblems, type ReportInput, type VerdictEntry,
 } from './verdict-text';
 
 interface TestCase {
@@ -67,15 +68,25 @@ function verdictCase({ key, verdict: v }: VerdictEntry, input: ReportInput & { v
   }
 }
 
+function campaignCases(input: ReportInput): TestCase[] {
+  const problems = suiteProblems(input);
+  if (problems.length === 0) return [];
+  const text = problems.map((r) => SUITE_REASON_TEXT[r] ?? r).join('; ');
+  return [{ classname: `erg.${input.suite}`, name: 'campaign', outcome: { element: 'error', type: 'inconclusive', message: `inconclusive: ${problems.join(', ')}`, text } }];
+}
+
 function testCases(input: ReportInput): TestCase[] {
   const suiteClass = `erg.${input.suite}`;
   const verdict = input.verdict;
   if (verdict === null) {
-    return [{ classname: suiteClass, name: 'baseline', systemOut: [input.note ?? noVerdictText(input), `campaign: ${input.campaignId}`].join('\n') }];
+    return [
+      ...campaignCases(input),
+      { classname: suiteClass, name: 'baseline', systemOut: [input.note ?? noVerdictText(input), `campaign: ${input.campaignId}`].join('\n') },
+    ];
   }
   const withVerdict = { ...input, verdict };
-  const cases = orderedVerdicts(verdict).map((e) => verdictCase(e, withVerdict));
-  if (cases.length === 0) {
+  const cases = [...campaignCases(input), ...orderedVerdicts(verdict).map((e) => verdictCase(e, withVerdict))];
+  if (!cases.some((c) => c.classname !== suiteClass)) {
     const reasons = verdict.reasons.map((r) => CAMPAIGN_REASON_TEXT[r]).join('; ') || 'no verdicts';
     cases.push({ classname: suiteClass, name: 'verdict', outcome: { element: 'error', type: 'inconclusive', message: `inconclusive: ${verdict.reasons.join(', ') || 'no_verdicts'}`, text: reasons } });
   }
@@ -97,7 +108,7 @@ export function junitReport(input: ReportInput): string {
     ['erg.suite', input.suite],
     ['erg.campaign', input.campaignId],
     ...(input.baselineId === null ? [] : [['erg.baseline', input.baselineId] as [string, string]]),
-    ['erg.verdict', input.verdict?.status ?? 'none'],
+    ['erg.verdict', reportStatus(input) ?? 'none'],
     ...(input.verdict
       ? ([
           ['erg.policy.threshold', String(input.verdict.policy.threshold)],

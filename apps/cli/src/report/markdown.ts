@@ -5,8 +5,8 @@ import { mdCell, mdCode, renderMarkdownTable } from '../output/markdown';
 import type { Column } from '../output/table';
 import { formatP } from '../output/units';
 import {
-  CAMPAIGN_REASON_TEXT, changeText, inconclusiveText, intervalText, noVerdictText, orderedVerdicts, policyText, STATUS_SYMBOL,
-  type CampaignVerdict, type ReportInput,
+  CAMPAIGN_REASON_TEXT, changeText, inconclusiveText, intervalText, noVerdictText, orderedVerdicts, policyText, reportStatus, STATUS_SYMBOL,
+  SUITE_REASON_TEXT, suiteProblems, type CampaignVerdict, type ReportInput,
 } from './verdict-text';
 
 const COLUMNS: Column[] = [
@@ -37,15 +37,21 @@ export function markdownReport(input: ReportInput): string {
   const ids = [`Campaign ${mdCode(input.campaignId)}`, input.baselineId === null ? 'no baseline' : `baseline ${mdCode(input.baselineId)}`].join(' · ');
   const note = input.note === undefined ? [] : ['', mdCell(input.note)];
   const verdict = input.verdict;
+  const problems = suiteProblems(input).map((r) => `**${mdCell(SUITE_REASON_TEXT[r] ?? r)}.**`);
+  const problemLines = problems.length === 0 ? [] : ['', ...problems];
   if (verdict === null) {
-    return [`## ℹ️ No verdict — suite ${suite}`, '', mdCell(noVerdictText(input)) + '.', ...note, '', ids, ''].join('\n');
+    const heading = problems.length > 0 ? `## ${STATUS_SYMBOL.inconclusive} INCONCLUSIVE — suite ${suite}` : `## ℹ️ No verdict — suite ${suite}`;
+    return [heading, ...problemLines, '', mdCell(noVerdictText(input)) + '.', ...note, '', ids, ''].join('\n');
   }
+  const status = reportStatus(input);
+  const shown = status === null || status === 'running' ? verdict.status : status;
   const c = verdict.counts;
   const tally = `${c.regressed} regressed, ${c.inconclusive} inconclusive, ${c.improved} improved, ${c.pass} pass`;
   const reasons = verdict.reasons.length === 0 ? '' : ` — ${verdict.reasons.map((r) => CAMPAIGN_REASON_TEXT[r]).join('; ')}`;
   const hasRows = verdict.configurations.some((cfg) => cfg.verdicts.length > 0);
   return [
-    `## ${STATUS_SYMBOL[verdict.status]} ${verdict.status.toUpperCase()} — suite ${suite}`,
+    `## ${STATUS_SYMBOL[shown]} ${shown.toUpperCase()} — suite ${suite}`,
+    ...problemLines,
     '',
     `**${tally}**${reasons}`,
     '',

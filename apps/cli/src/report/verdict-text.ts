@@ -22,6 +22,29 @@ export interface ReportInput {
   verdict: CampaignVerdict | null;
   /** A line from the caller shown in both reports (why there is no verdict, a link to the CI run, …). */
   note?: string;
+  /**
+   * The suite run's own outcome, when the report is about one. It can be worse than the campaign
+   * verdict: a run whose repetitions failed is inconclusive (runs_failed) even if what did
+   * complete passed, and the reports must say so.
+   */
+  run?: { status: VerdictStatus | 'running'; reasons: readonly string[] };
+}
+
+/** Suite-level reasons (see docs/suites.md) that the campaign verdict does not carry. */
+export const SUITE_REASON_TEXT: Record<string, string> = {
+  no_baseline: 'no earlier passing run to compare with: this run becomes the baseline',
+  runs_failed: 'some repetitions did not complete (failed, timed out, out of memory or node failure), so the run cannot pass',
+  campaign_cancelled: 'the campaign was cancelled before it finished',
+};
+
+/** Suite-level problems that make a run inconclusive whatever its verdict says. */
+export function suiteProblems(input: ReportInput): string[] {
+  return (input.run?.reasons ?? []).filter((r) => r === 'runs_failed' || r === 'campaign_cancelled');
+}
+
+/** The status a report leads with: the suite run's when known, else the verdict's. */
+export function reportStatus(input: ReportInput): VerdictStatus | 'running' | null {
+  return input.run?.status ?? input.verdict?.status ?? null;
 }
 
 /** One metric of one configuration. */
