@@ -2,25 +2,14 @@
 // the local Slurm cluster: what a user types, end to end. Every command's stdout is a pipe here,
 // so these runs also check that non-terminal output carries no escape codes.
 import { readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { repoRoot, waitFor } from '@erg/testkit';
+import { closedPort, repoRoot, waitFor } from '@erg/testkit';
 import { Harness } from '../../scheduler/test/harness';
 import { ANSI, parseCsv, requireBuiltCli, spawnCli, tempDir, type CliResult } from './helpers';
 
 jest.setTimeout(120_000);
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
-
-/** A local port that nothing listens on: one the system just handed out and took back. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 
 describe('erg against a real API and the local Slurm cluster', () => {
   const h = new Harness();

@@ -3,7 +3,7 @@
  */
 import net from 'node:net';
 import { utils } from 'ssh2';
-import { loadLocalCluster, uniqueName, waitFor, type LocalCluster } from '@erg/testkit';
+import { closedPort, loadLocalCluster, uniqueName, waitFor, type LocalCluster } from '@erg/testkit';
 import {
   ChannelOpenError,
   ClusterConnection,
@@ -164,7 +164,7 @@ describe('connection failures', () => {
   });
 
   it('reports a closed port quickly as a retryable ClusterUnreachableError, then backs off', async () => {
-    const port = await freePort();
+    const port = await closedPort();
     const down = connect({ port, backoff: { initialMs: 60_000 } });
     const started = Date.now();
     const err = await down.exec('true').catch((e: unknown) => e);
@@ -225,11 +225,3 @@ describe('connection failures', () => {
     await expect(c.exec('true')).rejects.toMatchObject({ code: 'ERG_SSH_CLOSED' });
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

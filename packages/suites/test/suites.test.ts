@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closedPort } from '@erg/testkit';
 import { cronIssue, deliverWebhook, isTimeZone, nextRunAt, signature, validateSuite, WebhookError } from '@erg/suites';
 
 const campaign = { name: 'n', cluster: 'local', repetitions: 3, parameters: { a: [1, 2] }, run: 'echo {{a}}' };
@@ -121,10 +122,7 @@ describe('webhook delivery (a local HTTP receiver)', () => {
   });
 
   test('an unreachable receiver is a retryable failure that names the cause', async () => {
-    const closed = http.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await closedPort();
     const err = await deliverWebhook(`http://127.0.0.1:${port}/hook`, '{}', { deliveryId: 'r4', secret: null, timeoutMs: 2000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WebhookError);
     expect((err as WebhookError).permanent).toBe(false);

@@ -3,3 +3,4 @@ export { loadLocalCluster, repoRoot, type LocalCluster } from './local-cluster';
 export { uniqueName } from './unique-name';
 export { createTestDatabase, testServerUrl, type TestDatabase } from './database';
 export { seededRandom } from './seeded-random';
+export { closedPort } from './ports';
