@@ -138,6 +138,13 @@ describe('suites: /v1/suites, triggers and verdicts (Postgres + Redis)', () => {
     expect(third.status).toBe('regressed');
     expect(third.verdict.worst[0]).toMatchObject({ key: 'n=2048', verdict: { metric: 'energy', status: 'regressed' } });
 
+    // GET /v1/campaigns/:id/verdict of a suite's campaign defaults to its baseline and the suite's policy.
+    const direct = await call('GET', `/v1/campaigns/${third.campaignId}/verdict`);
+    expect(direct.status).toBe(200);
+    expect(direct.body).toMatchObject({ baselineId: second.campaignId, status: 'regressed', policy: { threshold: 0.05 } });
+    const stricter = await call('GET', `/v1/campaigns/${third.campaignId}/verdict?threshold=0.5`);
+    expect(stricter.body).toMatchObject({ status: 'pass', policy: { threshold: 0.5, alpha: 0.05, minRepetitions: 3 } });
+
     // A regressed run never becomes the baseline.
     const fourth = await call('POST', '/v1/suites/gemm/trigger');
     expect(fourth.body.baselineId).toBe(second.campaignId);

@@ -5,7 +5,7 @@ import {
 } from '@erg/db';
 import { enqueue } from '@erg/queue';
 import {
-  CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
+  CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, RegressionPolicy, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
 } from '@erg/spec';
 import { campaignResultsView, campaignVerdictView } from '@erg/results';
 import { validateCampaign, validateCampaignText } from '@erg/sweep';
@@ -167,26 +167,36 @@ export const campaignRoutes =
           description:
             'Regression verdict against a baseline campaign: per configuration, time and energy judged with Welch\'s t-test on the ' +
             'repetitions and a practical threshold (regressed = slower or costlier by more than `threshold` at one-sided p < `alpha`); ' +
-            'then pass / regressed / improved / inconclusive for the campaign.',
+            'then pass / regressed / improved / inconclusive for the campaign. For a campaign a suite started, `baseline` and the ' +
+            'policy default to that suite run\'s baseline and the suite\'s regression policy.',
           params: IdParams,
           querystring: z.object({
-            baseline: z.uuid({ error: 'the id of the campaign to compare against' }),
-            threshold: z.coerce.number().min(0).max(10).default(0.05).describe('relative change that counts, e.g. 0.05 = 5 %'),
-            alpha: z.coerce.number().gt(0).lt(1).default(0.05),
-            minRepetitions: z.coerce.number().int().min(2).max(1000).default(3),
-            maxCv: z.coerce.number().gt(0).max(10).default(0.25),
+            baseline: z.uuid({ error: 'the id of the campaign to compare against' }).optional(),
+            threshold: z.coerce.number().min(0).max(10).optional().describe('relative change that counts, e.g. 0.05 = 5 % (default 0.05)'),
+            alpha: z.coerce.number().gt(0).lt(1).optional().describe('default 0.05'),
+            minRepetitions: z.coerce.number().int().min(2).max(1000).optional().describe('default 3'),
+            maxCv: z.coerce.number().gt(0).max(10).optional().describe('default 0.25'),
           }),
           response: { 200: CampaignVerdictView, 400: ErrorBody, 404: ErrorBody },
         },
       },
       async (req) => {
-        const { baseline, ...policy } = req.query;
-        const [campaign, base] = await Promise.all([
-          deps.db.prisma.campaign.findUnique({ where: { id: req.params.id }, select: { id: true } }),
-          deps.db.prisma.campaign.findUnique({ where: { id: baseline }, select: { id: true } }),
-        ]);
+        const { baseline, ...given } = req.query;
+        const campaign = await deps.db.prisma.campaign.findUnique({
+          where: { id: req.params.id },
+          select: { id: true, suiteRun: { select: { baselineCampaignId: true, suite: { select: { policy: true } } } } },
+        });
         if (!campaign) throw errors.notFound('campaign', req.params.id);
-        if (!base) throw errors.notFound('baseline campaign', baseline);
+        const baselineId = baseline ?? campaign.suiteRun?.baselineCampaignId;
+        if (!baselineId) {
+          throw errors.validation('request querystring', [
+            { path: 'baseline', code: 'required', message: 'required: the id of the campaign to compare against (only a suite run with a baseline has a default)' },
+          ]);
+        }
+        const base = await deps.db.prisma.campaign.findUnique({ where: { id: baselineId }, select: { id: true } });
+        if (!base) throw errors.notFound('baseline campaign', baselineId);
+        const defaults = RegressionPolicy.parse(campaign.suiteRun?.suite.policy ?? {});
+        const policy = { ...defaults, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
         return campaignVerdictView(deps.db, campaign.id, base.id, policy);
       },
     );

@@ -608,15 +608,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Regression verdict against a baseline campaign: per configuration, time and energy judged with Welch's t-test on the repetitions and a practical threshold (regressed = slower or costlier by more than `threshold` at one-sided p < `alpha`); then pass / regressed / improved / inconclusive for the campaign. */
+        /** @description Regression verdict against a baseline campaign: per configuration, time and energy judged with Welch's t-test on the repetitions and a practical threshold (regressed = slower or costlier by more than `threshold` at one-sided p < `alpha`); then pass / regressed / improved / inconclusive for the campaign. For a campaign a suite started, `baseline` and the policy default to that suite run's baseline and the suite's regression policy. */
         get: {
             parameters: {
-                query: {
-                    baseline: string;
-                    /** @description relative change that counts, e.g. 0.05 = 5 % */
+                query?: {
+                    baseline?: string;
+                    /** @description relative change that counts, e.g. 0.05 = 5 % (default 0.05) */
                     threshold?: number;
+                    /** @description default 0.05 */
                     alpha?: number;
+                    /** @description default 3 */
                     minRepetitions?: number;
+                    /** @description default 0.25 */
                     maxCv?: number;
                 };
                 header?: never;
