@@ -17,6 +17,17 @@ done
 [ "$needs_services" = 0 ] || bash scripts/services.sh
 [ "$needs_cluster" = 0 ] || bash deploy/local-slurm/up.sh
 
+# The web app's browser tests drive Debian's Chromium (playwright-core cannot download a browser).
+install_chromium() {
+  [ -x /usr/bin/chromium ] && return 0
+  echo "installing chromium for the web app's browser tests"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends chromium >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends chromium >/dev/null; } ||
+    { echo "could not install chromium (apt-get install chromium); the web e2e test will fail" >&2; return 1; }
+}
+[ "$needs_cluster" = 0 ] || install_chromium || true
+
 mkdir -p test-artifacts
 status=0; passed=0; failed=0
 for p in "${projects[@]}"; do

@@ -1,6 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -15,6 +16,12 @@ import { healthRoutes } from './routes/health';
 import { runRoutes } from './routes/runs';
 import { suiteRoutes } from './routes/suites';
 import { telemetryRoutes } from './routes/telemetry';
+import { eventRoutes } from './routes/events';
+import { queueRoutes } from './routes/queue';
+import { webRoutes } from './routes/web';
+import { metricsRoutes } from './routes/metrics';
+import { createApiMetrics, type ApiMetrics } from './metrics';
+import { observeRequests } from './observe';
 
 export interface AppDeps {
   config: ApiConfig;
@@ -24,6 +31,10 @@ export interface AppDeps {
   clusterFiles: ClusterFiles;
   /** Shared bulk writer for telemetry; one is made from `db` when not given. */
   telemetry?: TelemetryWriter;
+  /** Prometheus metrics of this instance; a fresh registry is made when not given. */
+  metrics?: ApiMetrics;
+  /** A pino logger to use instead of one built from LOG_LEVEL (tests capture lines with it). */
+  logger?: FastifyBaseLogger;
 }
 
 declare module 'fastify' {
@@ -38,10 +49,14 @@ declare module 'fastify' {
 const RUN_TOKEN_ROUTE = /^\/v1\/runs\/([0-9a-f-]{36})\/telemetry$/;
 
 const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/docs', '/openapi.json'];
+// The web app (its assets here, index.html at `/` exactly below) asks for a token itself.
+PUBLIC_PREFIXES.push('/assets');
+// Not an API token's business: /metrics checks ERG_METRICS_TOKEN itself, when one is set.
+PUBLIC_PREFIXES.push('/metrics');
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.config.LOG_LEVEL === 'silent' ? false : { level: deps.config.LOG_LEVEL },
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: deps.config.LOG_LEVEL === 'silent' ? false : { level: deps.config.LOG_LEVEL } }),
     bodyLimit: deps.config.ERG_BODY_LIMIT,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -66,9 +81,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  const metrics = deps.metrics ?? createApiMetrics({ db: deps.db, queue: deps.queue });
+  observeRequests(app, metrics);
+
   app.addHook('onRequest', async (req) => {
     const path = req.url.split('?')[0] ?? '';
-    if (PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`))) return;
+    if (path === '/' || PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`))) return;
     const header = req.headers.authorization;
     const token = /^bearer /i.test(header ?? '') ? header!.slice(7).trim() : undefined;
     if (token?.startsWith(RUN_TOKEN_PREFIX)) {
@@ -103,6 +121,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(campaignRoutes(deps), { prefix: '/v1' });
   await app.register(runRoutes(deps), { prefix: '/v1' });
   await app.register(suiteRoutes(deps), { prefix: '/v1' });
-  await app.register(telemetryRoutes({ ...deps, telemetry: deps.telemetry ?? new TelemetryWriter(deps.db) }), { prefix: '/v1' });
+  await app.register(queueRoutes(deps), { prefix: '/v1' });
+  await app.register(eventRoutes(deps), { prefix: '/v1' });
+  await app.register(webRoutes(deps.config.ERG_WEB_DIR));
+  await app.register(telemetryRoutes({ ...deps, telemetry: deps.telemetry ?? new TelemetryWriter(deps.db), metrics }), { prefix: '/v1' });
+  await app.register(metricsRoutes({ ...deps, metrics }));
   return app;
 }

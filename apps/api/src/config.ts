@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 
 /** The API's whole environment, parsed once at start-up; nothing else reads process.env. */
@@ -12,6 +13,13 @@ export const ApiConfig = z.object({
   ERG_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Largest request body, bytes. */
   ERG_BODY_LIMIT: z.coerce.number().int().min(1024).default(4 * 1024 * 1024),
+  /**
+   * When set, GET /metrics requires `Authorization: Bearer <this>`; unset, it is open like /healthz.
+   * Empty counts as unset (compose files pass unset variables as empty strings).
+   */
+  ERG_METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'use at least 16 characters').optional()),
+  /** The built web app served at `/` (index.html and assets/). */
+  ERG_WEB_DIR: z.string().default(path.resolve(__dirname, '..', '..', 'web', 'dist')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;

@@ -1,4 +1,5 @@
-import type { Cluster, Configuration, Run } from '@erg/db';
+import type { Cluster, Configuration, QueueRunRow, Run } from '@erg/db';
+import type { UnfinishedRunState } from '@erg/spec';
 
 /** Database rows → API bodies. Secrets (the private key) have no way out of here. */
 
@@ -28,9 +29,17 @@ export function clusterView(c: Cluster) {
 export { campaignSummaryView as campaignView } from '@erg/db';
 
 /** A pending run waits for its cluster; when the cluster is failing, that failure is the reason. */
-function effectiveReason(run: Run, cluster: Cluster | null): string | null {
+function effectiveReason(run: { state: string; reason: string | null }, cluster: Pick<Cluster, 'name' | 'lastError'> | null): string | null {
   if (run.state === 'pending' && cluster?.lastError) return `waiting for cluster "${cluster.name}": ${cluster.lastError}`;
   return run.reason;
+}
+
+const nsIso = (ns: bigint | null): string | null => (ns === null ? null : new Date(Number(ns / 1_000_000n)).toISOString());
+
+/** The partition a run's job asks for: the spec's, else the cluster's default (null: Slurm's default). */
+function partitionOf(spec: unknown, cluster: Pick<Cluster, 'defaultPartition'> | null): string | null {
+  const resources = (spec as { resources?: { partition?: unknown } } | null)?.resources;
+  return typeof resources?.partition === 'string' ? resources.partition : (cluster?.defaultPartition ?? null);
 }
 
 export function runSummaryView(run: Run & { configuration: Configuration }, cluster: Cluster | null) {
@@ -46,12 +55,13 @@ export function runSummaryView(run: Run & { configuration: Configuration }, clus
   };
 }
 
-export function runView(run: Run & { configuration: Configuration }, cluster: Cluster | null) {
+export function runView(run: Run & { configuration: Configuration; campaign: { name: string; spec: unknown } }, cluster: Cluster | null) {
   const timeS =
     run.workloadStartNs !== null && run.workloadEndNs !== null ? Number(run.workloadEndNs - run.workloadStartNs) / 1e9 : null;
   return {
     ...runSummaryView(run, cluster),
     campaignId: run.campaignId,
+    campaignName: run.campaign.name,
     slurmState: run.slurmState,
     signal: run.signal,
     submitAttempts: run.submitAttempts,
@@ -59,9 +69,38 @@ export function runView(run: Run & { configuration: Configuration }, cluster: Cl
     startedAt: iso(run.startedAt),
     endedAt: iso(run.endedAt),
     timeS,
+    workloadStart: nsIso(run.workloadStartNs),
+    workloadEnd: nsIso(run.workloadEndNs),
+    idleStart: nsIso(run.idleStartNs),
+    idleEnd: nsIso(run.idleEndNs),
+    partition: partitionOf(run.campaign.spec, cluster),
     nodeList: run.nodeList,
     runDir: run.runDir,
     metrics: (run.metrics as Record<string, number | null> | null) ?? null,
     jobScript: run.jobScript,
+  };
+}
+
+/** One row of GET /v1/queue; `powerW` is the run's live power (see livePower in @erg/energy). */
+export function queueRunView(r: QueueRunRow, powerW: number | null) {
+  return {
+    id: r.id,
+    campaignId: r.campaignId,
+    campaignName: r.campaignName,
+    owner: r.owner,
+    cluster: r.cluster,
+    configurationKey: r.configurationKey,
+    parameters: r.parameters,
+    repetition: r.repetition,
+    state: r.state as UnfinishedRunState,
+    slurmJobId: r.slurmJobId,
+    partition: r.partition,
+    nodes: r.nodes,
+    nodeList: r.nodeList,
+    createdAt: r.createdAt.toISOString(),
+    submittedAt: iso(r.submittedAt),
+    startedAt: iso(r.startedAt),
+    reason: effectiveReason(r, r.cluster === null ? null : { name: r.cluster, lastError: r.clusterLastError }),
+    powerW,
   };
 }

@@ -48,6 +48,8 @@ describe('suites: /v1/suites, triggers and verdicts (Postgres + Redis)', () => {
   async function triggerAndFinish(suite: string, opts: { energyScale?: number; failOne?: boolean } = {}) {
     const triggered = await call('POST', `/v1/suites/${suite}/trigger`);
     expect(triggered.status).toBe(201);
+    // A suite's campaigns are owned by the suite, not by the token that triggered it.
+    expect((await call('GET', `/v1/campaigns/${triggered.body.campaignId}`)).body.owner).toBe(`suite:${suite}`);
     await finishCampaign(triggered.body.campaignId, opts);
     await judgeFinishedSuiteRuns(t.db);
     return (await call('GET', `/v1/suites/${suite}/runs/${triggered.body.id}`)).body;

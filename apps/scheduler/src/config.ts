@@ -28,6 +28,10 @@ export const SchedulerConfig = z.object({
    * submission path. Never set it in production.
    */
   ERG_FAULT: z.enum(['none', 'exit-after-staging', 'exit-after-sbatch']).default('none'),
+  /** Port of the scheduler's GET /metrics (Prometheus text); 0 turns the server off. */
+  ERG_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+  /** Address the metrics server listens on; loopback by default, as the metrics are unauthenticated. */
+  ERG_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type SchedulerConfig = z.infer<typeof SchedulerConfig>;

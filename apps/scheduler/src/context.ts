@@ -6,6 +6,7 @@ import type { ClusterLinks } from './connections';
 import type { AgentBundle } from './agent-bundle';
 import type { SpecCache } from './spec-cache';
 import type { TelemetryWriter } from '@erg/db';
+import type { SchedulerMetrics } from './metrics';
 
 /** Everything a cycle needs, built once in main.ts and passed down. */
 export interface SchedulerContext {
@@ -19,4 +20,6 @@ export interface SchedulerContext {
   agent: AgentBundle | null;
   /** Writes telemetry pulled from agents' spools. */
   telemetry: TelemetryWriter;
+  /** Prometheus counters and histograms (served by main.ts when ERG_METRICS_PORT is not 0). */
+  metrics: SchedulerMetrics;
 }

@@ -1,6 +1,7 @@
 import { findClusterById, recordClusterContact } from '@erg/db';
 import type { SchedulerContext } from './context';
 import { tryLock } from './lock';
+import { countCycleError } from './metrics';
 import { reconcileCluster } from './reconcile';
 import { isClusterError } from './ssh-errors';
 import { submitPendingRuns } from './submit';
@@ -16,6 +17,7 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
   if (!cluster) return;
   const lock = await tryLock(ctx.redis, `${ctx.config.ERG_QUEUE_PREFIX}:lock:cluster:${clusterId}`);
   if (!lock) return; // another cycle holds it and will see the same work
+  const endTimer = ctx.metrics.cycleDuration.startTimer({ cluster: cluster.name });
   try {
     const link = ctx.links.get(cluster);
     try {
@@ -26,6 +28,7 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
       }
     } catch (err) {
       if (!isClusterError(err)) throw err;
+      countCycleError(ctx.metrics, cluster.name, err);
       const message = (err as Error).message;
       // Said once per distinct failure, not once per tick while the cluster stays away.
       if (message !== cluster.lastError) {
@@ -34,6 +37,7 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
       }
     }
   } finally {
+    endTimer();
     await lock.release();
   }
 }

@@ -6,6 +6,7 @@ import { AgentBundle } from './agent-bundle';
 import { redisConnection } from '@erg/queue';
 import { parseSchedulerConfig } from './config';
 import { ClusterLinks } from './connections';
+import { createSchedulerMetrics, startMetricsServer, type MetricsServer } from './metrics';
 import { SpecCache } from './spec-cache';
 import { startScheduler } from './worker';
 
@@ -19,7 +20,22 @@ async function main(): Promise<void> {
   const links = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS);
   const agent = config.ERG_TELEMETRY === 'on' ? new AgentBundle() : null;
   const telemetry = new TelemetryWriter(db);
-  const handle = await startScheduler({ config, db, redis, links, specs: new SpecCache(db), log, agent, telemetry });
+  const metrics = createSchedulerMetrics();
+  const handle = await startScheduler({ config, db, redis, links, specs: new SpecCache(db), log, agent, telemetry, metrics });
+  let metricsServer: MetricsServer | null = null;
+  if (config.ERG_METRICS_PORT !== 0) {
+    // A taken port costs the metrics, not the scheduling: say so loudly and keep running.
+    metricsServer = await startMetricsServer(metrics.registry, config.ERG_METRICS_HOST, config.ERG_METRICS_PORT).then(
+      (server) => {
+        log.info({ host: config.ERG_METRICS_HOST, port: server.port }, 'metrics served at /metrics');
+        return server;
+      },
+      (err: Error) => {
+        log.error({ host: config.ERG_METRICS_HOST, port: config.ERG_METRICS_PORT, err: err.message }, 'metrics server could not start; running without it');
+        return null;
+      },
+    );
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -27,6 +43,7 @@ async function main(): Promise<void> {
     closing = true;
     log.info({ signal }, 'shutting down');
     await handle.close();
+    await metricsServer?.close();
     await links.closeAll();
     redis.disconnect();
     await db.close();

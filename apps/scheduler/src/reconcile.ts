@@ -58,11 +58,22 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, 
   if (toCancel.length > 0) await link.slurm.scancel(toCancel);
   await recordSlurmProgress(ctx.db, progress);
   await mapLimit(toFinalize, 4, async ({ run, job }) => {
-    const finished = await finalizeRun(ctx, link, run, job);
-    const pulled = await pullSpool(ctx, link, run);
-    if (pulled.batches > 0) ctx.log.info({ runId: run.id, ...pulled }, 'ingested spooled telemetry');
-    await finishRun(ctx.db, finished);
-    await refreshRunEnergy(ctx.db, run.id);
+    const about = { runId: run.id, campaignId: run.campaignId, cluster: cluster.name, slurmJobId: job.jobId };
+    try {
+      const finished = await finalizeRun(ctx, link, run, job);
+      const pulled = await pullSpool(ctx, link, run);
+      if (pulled.batches > 0) ctx.log.info({ ...about, ...pulled }, 'ingested spooled telemetry');
+      // false: another cycle finished it first (the precondition held no more); count it once.
+      if (await finishRun(ctx.db, finished)) {
+        ctx.metrics.runsFinished.inc({ cluster: cluster.name, state: finished.state });
+        ctx.log.info({ ...about, state: finished.state, exitCode: finished.exitCode }, 'run finished');
+      }
+      await refreshRunEnergy(ctx.db, run.id);
+    } catch (err) {
+      // The run stays tracked and the next cycle tries again; this says which run is stuck.
+      ctx.log.warn({ ...about, code: (err as { code?: string }).code, err: (err as Error).message }, 'finalizing run failed; will retry');
+      throw err;
+    }
   });
 }
 
@@ -87,13 +98,14 @@ async function settleInDoubt(
       continue;
     }
     if (candidates.length > 1) {
-      ctx.log.error({ runId: run.id, jobIds: candidates.map((j) => j.jobId) }, 'more than one Slurm job carries this run id');
+      ctx.log.error({ runId: run.id, campaignId: run.campaignId, cluster: cluster.name, jobIds: candidates.map((j) => j.jobId) }, 'more than one Slurm job carries this run id');
     }
     queued.push({ runId: run.id, slurmJobId: job.jobId });
     found.push({ ...run, state: 'queued', slurmJobId: job.jobId });
   }
   await markRunsQueued(ctx.db, queued);
   await returnRunsToPending(ctx.db, absent, 'an interrupted submission did not reach Slurm; submitting again');
+  ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, absent.length);
   if (inDoubt.length > 0) ctx.log.warn({ cluster: cluster.name, found: found.length, resubmit: absent.length }, 'settled runs in doubt');
   return found;
 }

@@ -67,6 +67,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
     agentPath = ctx.agent ? await ctx.agent.ensureStaged(cluster, link) : null;
   } catch (err) {
     await returnRunsToPending(ctx.db, claimed.map((r) => r.id), `staging the telemetry agent failed: ${(err as Error).message}`);
+    ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, claimed.length);
     throw err;
   }
   const tokens = await issueRunTokens(ctx.db, claimed.map((r) => r.id));
@@ -77,15 +78,18 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
       // Validation on the way in makes this unreachable for stored specs; if it happens anyway,
       // the run fails visibly instead of blocking the queue.
       unrenderable.push({ runId: run.id, reason: `could not render the job: ${(err as Error).message}` });
+      ctx.log.error({ runId: run.id, campaignId: run.campaignId, cluster: cluster.name, err: (err as Error).message }, 'run could not be rendered; failed');
     }
   }
   await failRunsAtSubmission(ctx.db, unrenderable);
+  ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'refused' }, unrenderable.length);
 
   try {
     await mapLimit(prepared, 16, (p) => link.connection.writeFiles(p.runDir, p.files));
   } catch (err) {
     // Nothing was submitted yet: returning the whole batch to pending cannot duplicate a job.
     await returnRunsToPending(ctx.db, prepared.map((p) => p.run.id), `staging files failed: ${(err as Error).message}`);
+    ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, prepared.length);
     throw err;
   }
   await recordStagedRuns(ctx.db, prepared.map((p) => ({ runId: p.run.id, runDir: p.runDir, jobScript: p.jobScript })));
@@ -105,6 +109,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
       if (isNothingRanError(s.reason)) {
         const ids = chunks[i]!.map((p) => byPath.get(p)!.run.id);
         await returnRunsToPending(ctx.db, ids, `could not reach the cluster: ${(s.reason as Error).message}`);
+        ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, ids.length);
       }
       // Otherwise the loop may have run partly: those runs stay `submitting` (in doubt) until the
       // next cycle finds their jobs by name.
@@ -116,14 +121,25 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
   const retry = [];
   for (const r of results) {
     const p = byPath.get(r.path)!;
-    if (r.status === 'ok') queued.push({ runId: p.run.id, slurmJobId: r.jobId });
-    else if (r.status === 'err' && TRANSIENT_SBATCH.test(r.error)) retry.push(p.run.id);
-    else if (r.status === 'err') refused.push({ runId: p.run.id, reason: `sbatch refused the job: ${r.error}` });
+    const about = { runId: p.run.id, campaignId: p.run.campaignId, cluster: cluster.name };
+    if (r.status === 'ok') {
+      queued.push({ runId: p.run.id, slurmJobId: r.jobId });
+      ctx.log.info({ ...about, slurmJobId: r.jobId }, 'run submitted');
+    } else if (r.status === 'err' && TRANSIENT_SBATCH.test(r.error)) {
+      retry.push(p.run.id);
+      ctx.log.info({ ...about, err: r.error }, 'sbatch deferred the run; back to pending');
+    } else if (r.status === 'err') {
+      refused.push({ runId: p.run.id, reason: `sbatch refused the job: ${r.error}` });
+      ctx.log.warn({ ...about, err: r.error }, 'sbatch refused the run; failed');
+    }
     // `unknown`: left in doubt on purpose, settled by the next reconcile.
   }
   await markRunsQueued(ctx.db, queued);
   await failRunsAtSubmission(ctx.db, refused);
   await returnRunsToPending(ctx.db, retry, 'Slurm controller busy or unreachable; will retry');
+  ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'queued' }, queued.length);
+  ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'refused' }, refused.length);
+  ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, retry.length);
   ctx.log.info({ cluster: cluster.name, queued: queued.length, refused: refused.length, retry: retry.length }, 'submitted batch');
   if (firstError) throw firstError;
   return queued.length;

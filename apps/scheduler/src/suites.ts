@@ -42,6 +42,7 @@ export async function runWebhookDelivery(ctx: SchedulerContext, job: Job): Promi
   const suite = await findSuite(ctx.db, run.suiteId);
   if (!suite?.webhookUrl) {
     await recordWebhookAttempt(ctx.db, run.id, { status: 'failed', error: 'the suite no longer has a webhook' });
+    ctx.metrics.webhookDeliveries.inc({ outcome: 'failed' });
     return;
   }
   const body = webhookBody(await suiteRunView(ctx.db, run, suite.name));
@@ -51,10 +52,12 @@ export async function runWebhookDelivery(ctx: SchedulerContext, job: Job): Promi
     const message = (err as Error).message;
     const lastAttempt = err instanceof WebhookError && err.permanent ? true : job.attemptsMade + 1 >= (job.opts.attempts ?? WEBHOOK_ATTEMPTS);
     await recordWebhookAttempt(ctx.db, run.id, { status: lastAttempt ? 'failed' : 'pending', error: message });
+    ctx.metrics.webhookDeliveries.inc({ outcome: lastAttempt ? 'failed' : 'retry' });
     ctx.log.warn({ suite: suite.name, suiteRunId: run.id, attempt: job.attemptsMade + 1, final: lastAttempt, err: message }, 'webhook delivery failed');
     throw lastAttempt ? new UnrecoverableError(message) : err;
   }
   await recordWebhookAttempt(ctx.db, run.id, { status: 'delivered', error: null });
+  ctx.metrics.webhookDeliveries.inc({ outcome: 'delivered' });
   ctx.log.info({ suite: suite.name, suiteRunId: run.id, status: run.status }, 'webhook delivered');
 }
 
@@ -65,7 +68,8 @@ export async function runWebhookDelivery(ctx: SchedulerContext, job: Job): Promi
  */
 export async function suiteHousekeeping(ctx: SchedulerContext, queue: Queue): Promise<void> {
   for (const run of await judgeFinishedSuiteRuns(ctx.db)) {
-    ctx.log.info({ suiteRunId: run.id, campaignId: run.campaignId }, 'suite run judged');
+    ctx.log.info({ suiteRunId: run.id, campaignId: run.campaignId, status: run.status }, 'suite run judged');
+    ctx.metrics.suiteRunsJudged.inc({ status: run.status });
   }
   for (const run of await pendingWebhooks(ctx.db)) await enqueue(queue, 'webhook', { suiteRunId: run.id });
 }

@@ -13,6 +13,7 @@ import { createTestDatabase, loadLocalCluster, repoRoot, uniqueName, waitFor, ty
 import { AgentBundle } from '../src/agent-bundle';
 import { ClusterLinks } from '../src/connections';
 import { SchedulerConfig } from '../src/config';
+import { createSchedulerMetrics, type SchedulerMetrics } from '../src/metrics';
 import { SpecCache } from '../src/spec-cache';
 import { startScheduler, type SchedulerHandle } from '../src/worker';
 
@@ -33,6 +34,8 @@ export class Harness {
   token!: string;
   private redis!: Redis;
   private clusterFiles = new ClusterFiles();
+  /** The in-process scheduler's metrics (a fresh registry per start). */
+  schedulerMetrics: SchedulerMetrics | null = null;
   private scheduler: SchedulerHandle | null = null;
   private schedulerLinks: ClusterLinks | null = null;
   private slurmConnection: ClusterConnection | null = null;
@@ -58,6 +61,8 @@ export class Harness {
       ERG_QUEUE_PREFIX: this.prefix,
       ERG_POLL_INTERVAL_MS: '500',
       LOG_LEVEL: 'warn',
+      // Child schedulers must not fight over (or with a running quickstart for) the default port.
+      ERG_METRICS_PORT: '0',
       ...extra,
     };
   }
@@ -65,9 +70,10 @@ export class Harness {
   async startInProcessScheduler(): Promise<void> {
     const config = SchedulerConfig.parse(this.schedulerEnv());
     this.schedulerLinks = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS);
+    this.schedulerMetrics = createSchedulerMetrics();
     this.scheduler = await startScheduler({
       config, db: this.db, redis: this.redis, links: this.schedulerLinks, specs: new SpecCache(this.db),
-      log: pino({ level: 'warn' }), agent: new AgentBundle(), telemetry: new TelemetryWriter(this.db),
+      log: pino({ level: 'warn' }), agent: new AgentBundle(), telemetry: new TelemetryWriter(this.db), metrics: this.schedulerMetrics,
     });
   }
 

@@ -21,3 +21,11 @@ export type CampaignVerdict = Schemas['CampaignVerdict'];
 export type Suite = Schemas['Suite'];
 export type SuiteCreate = Schemas['SuiteCreateInput'];
 export type SuiteRun = Schemas['SuiteRun'];
+/** The admins' dashboard: GET /v1/queue and the `data:` of GET /v1/events' `hello`, `run` and `power` events. */
+export type Queue = Schemas['Queue'];
+export type QueueRun = Schemas['QueueRun'];
+export type QueueCluster = Schemas['QueueCluster'];
+export type ConfigurationResult = Schemas['ConfigurationResult'];
+export type HelloEvent = Schemas['HelloEvent'];
+export type RunStateEvent = Schemas['RunStateEvent'];
+export type PowerEvent = Schemas['PowerEvent'];

@@ -10,6 +10,8 @@ export interface NewCampaign {
   /** The validated spec with defaults applied. */
   spec: unknown;
   specText: string | null;
+  /** Who creates it: the API token's name, or `suite:<name>`. */
+  createdBy?: string | null;
   configurations: { key: string; parameters: Record<string, unknown> }[];
   repetitions: number;
   /**
@@ -44,8 +46,8 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
   try {
     await client.query('BEGIN');
     const inserted = await client.query<{ created_at: Date }>(
-      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text) VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at`,
-      [id, input.name, input.execution, input.clusterId, JSON.stringify(input.spec), input.specText],
+      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at`,
+      [id, input.name, input.execution, input.clusterId, JSON.stringify(input.spec), input.specText, input.createdBy ?? null],
     );
     await client.query(
       `INSERT INTO configurations (id, campaign_id, key, position, parameters)
@@ -135,6 +137,7 @@ export function campaignSummaryView(s: CampaignSummary) {
     id: s.campaign.id,
     name: s.campaign.name,
     cluster: s.clusterName,
+    owner: s.campaign.createdBy,
     state: s.state,
     runCounts: s.runCounts,
     totalRuns: s.totalRuns,

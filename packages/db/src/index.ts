@@ -9,3 +9,6 @@ export type { Run, Configuration, Campaign, RunEvent, ApiToken } from './generat
 export * from './telemetry';
 export { issueRunToken, issueRunTokens, authenticateRunToken, RUN_TOKEN_PREFIX } from './run-tokens';
 export * from './suites';
+export * from './live-power';
+export * from './queue';
+export * from './notify';

@@ -11,6 +11,8 @@ export interface RunFigures {
   avgPowerW: number | null;
   /** Figures of merit parsed from the workload's output (samples_per_s, steps, …). */
   metrics: Record<string, number | null>;
+  /** J per component kind (gpu, cpu, module, …) that added up to energyJ; absent when not known. */
+  components?: Record<string, number>;
 }
 
 /** One configuration with its runs (repetitions). */
@@ -33,6 +35,8 @@ export interface ConfigurationResult<P = Record<string, unknown>> {
   avgPowerW: Summary;
   /** One Summary per metric name seen in any run. */
   metrics: Record<string, Summary>;
+  /** One Summary per component kind seen in any run: its energy in J; n counts the runs that measured it. */
+  components: Record<string, Summary>;
   /** The point used for the Pareto front and the best-of picks: mean T and mean E over the `n` runs that measured both; null when none did. */
   point: { timeS: number; energyJ: number; n: number } | null;
   paretoOptimal: boolean;
@@ -76,6 +80,10 @@ export function campaignResults<P = Record<string, unknown>>(configs: readonly C
     for (const r of runs) for (const name of Object.keys(r.metrics ?? {})) if (!names.includes(name)) names.push(name);
     const metrics: Record<string, Summary> = {};
     for (const name of names) metrics[name] = summarize(runs.map((r) => r.metrics?.[name]));
+    const kinds: string[] = [];
+    for (const r of runs) for (const kind of Object.keys(r.components ?? {})) if (!kinds.includes(kind)) kinds.push(kind);
+    const components: Record<string, Summary> = {};
+    for (const kind of kinds) components[kind] = summarize(runs.map((r) => r.components?.[kind]));
     const complete = runs.filter((r) => isNumber(r.timeS) && isNumber(r.energyJ));
     let point: ConfigurationResult<P>['point'] = null;
     if (complete.length > 0) {
@@ -101,6 +109,7 @@ export function campaignResults<P = Record<string, unknown>>(configs: readonly C
       ed2pJs2: summarize(runs.map((r) => r.ed2pJs2)),
       avgPowerW: summarize(runs.map((r) => r.avgPowerW)),
       metrics,
+      components,
       point,
       paretoOptimal: false,
     };

@@ -36,3 +36,4 @@ export {
   campaignResults,
 } from './campaign-results';
 export { type Downsampled, lttb } from './lttb';
+export { type PowerReading, livePower } from './live-power';

@@ -73,3 +73,22 @@ describe('campaignResults', () => {
     expect(() => campaignResults([{ key: 'a', parameters: {}, runs: [] }, { key: 'a', parameters: {}, runs: [] }])).toThrow(EnergyInputError);
   });
 });
+
+describe('campaignResults: energy by component', () => {
+  const withComponents = (energyJ: number, components?: Record<string, number>): RunFigures => ({ ...run(10, energyJ), ...(components ? { components } : {}) });
+
+  it('summarises each component kind over the runs that measured it', () => {
+    const results = campaignResults([
+      { key: 'a', parameters: {}, runs: [withComponents(300, { gpu: 200, cpu: 100 }), withComponents(500, { gpu: 400, cpu: 60, memory: 40 }), withComponents(450)] },
+    ]);
+    const c = results.configurations[0]!;
+    expect(Object.keys(c.components)).toEqual(['gpu', 'cpu', 'memory']);
+    expect(c.components.gpu).toMatchObject({ n: 2, mean: 300 });
+    expect(c.components.cpu).toMatchObject({ n: 2, mean: 80 });
+    expect(c.components.memory).toMatchObject({ n: 1, mean: 40 });
+  });
+
+  it('is empty when no run reports components', () => {
+    expect(campaignResults([{ key: 'a', parameters: {}, runs: [run(1, 2)] }]).configurations[0]!.components).toEqual({});
+  });
+});

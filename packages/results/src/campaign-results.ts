@@ -25,7 +25,10 @@ export async function campaignResultsView(db: Database, campaignId: string) {
     configs.set(row.key, c);
     if (row.run_id && row.result) {
       const e = row.result;
-      c.runs.push({ timeS: e.timeS, energyJ: e.energyJ, edpJs: e.edpJs, ed2pJs2: e.ed2pJs2, avgPowerW: e.avgPowerW, metrics: row.metrics ?? {} });
+      c.runs.push({
+        timeS: e.timeS, energyJ: e.energyJ, edpJs: e.edpJs, ed2pJs2: e.ed2pJs2, avgPowerW: e.avgPowerW, metrics: row.metrics ?? {},
+        ...(e.components && typeof e.components === 'object' ? { components: e.components } : {}),
+      });
     }
   }
   return campaignResults([...configs.values()]);

@@ -95,6 +95,7 @@ export const CampaignView = z
     id: z.string(),
     name: z.string(),
     cluster: z.string().nullable(),
+    owner: z.string().nullable().describe('who created it: the API token\'s name, or `suite:<name>` for a suite\'s runs; null for campaigns created before owners were recorded'),
     state: CampaignState,
     runCounts: z.record(z.string(), z.number()).describe('number of runs in each state'),
     totalRuns: z.number(),
@@ -114,6 +115,7 @@ export const RunView = z
   .object({
     id: z.string(),
     campaignId: z.string(),
+    campaignName: z.string(),
     state: RunState,
     reason: z.string().nullable().describe('why the run is waiting or how it ended: Slurm pending reason, SSH failure, sbatch error'),
     slurmJobId: z.string().nullable(),
@@ -128,6 +130,11 @@ export const RunView = z
     startedAt: z.string().nullable(),
     endedAt: z.string().nullable(),
     timeS: z.number().nullable().describe('time-to-solution: the workload window measured by the job script'),
+    workloadStart: z.string().nullable().describe('start of the workload window measured by the job script (ISO 8601, ms)'),
+    workloadEnd: z.string().nullable(),
+    idleStart: z.string().nullable().describe('the idle baseline measured before the workload, if the spec asked for one'),
+    idleEnd: z.string().nullable(),
+    partition: z.string().nullable().describe("the spec's resources.partition, else the cluster's default partition; null: Slurm's default"),
     nodeList: z.string().nullable(),
     runDir: z.string().nullable(),
     metrics: z.record(z.string(), z.number().nullable()).nullable(),
@@ -182,6 +189,9 @@ export const ConfigurationResult = z
     ed2pJs2: Summary,
     avgPowerW: Summary,
     metrics: z.record(z.string(), Summary),
+    components: z
+      .record(z.string(), Summary)
+      .describe('energy (J) per component kind (gpu, cpu, memory, module, …) over the runs: the terms that add up to energyJ'),
     point: z.object({ timeS: z.number(), energyJ: z.number(), n: z.number() }).nullable().describe('mean time and energy over the runs that measured both'),
     paretoOptimal: z.boolean(),
   })

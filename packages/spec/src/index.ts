@@ -1,6 +1,7 @@
 // @erg/spec — the zod schemas every other package validates against, and the types they infer.
 export * from './api';
 export * from './suite';
+export * from './dashboard';
 export {
   CampaignSpec,
   CampaignSpecFields,

@@ -59,7 +59,7 @@ export async function triggerSuite(deps: TriggerDeps, suite: Suite, opts: Trigge
   let suiteRunId = '';
   try {
     await createCampaign(deps.db, {
-      name: spec.name, execution: 'slurm', clusterId: cluster.id, spec, specText: suite.templateText,
+      name: spec.name, execution: 'slurm', clusterId: cluster.id, spec, specText: suite.templateText, createdBy: `suite:${suite.name}`,
       configurations, repetitions: spec.repetitions,
       within: async (tx, campaignId) => {
         suiteRunId = await insertSuiteRun(tx, campaignId, {

@@ -4,3 +4,4 @@ export { uniqueName } from './unique-name';
 export { createTestDatabase, testServerUrl, type TestDatabase } from './database';
 export { seededRandom } from './seeded-random';
 export { closedPort } from './ports';
+export { parsePrometheusText, sampleValue, type PromSample } from './prometheus-text';

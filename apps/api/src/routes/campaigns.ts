@@ -72,7 +72,8 @@ export const campaignRoutes =
         }
         // Import campaigns are never submitted: their runs wait for telemetry and POST /v1/runs/:id/finish.
         const created = await createCampaign(deps.db, {
-          name: spec.name, execution: spec.execution, clusterId, spec, specText, configurations, repetitions: spec.repetitions,
+          name: spec.name, execution: spec.execution, clusterId, spec, specText, createdBy: req.tokenName ?? null,
+          configurations, repetitions: spec.repetitions,
         });
         if (clusterId) await wakeScheduler(clusterId, 'campaign created', req.log);
         const summary = await getCampaignSummary(deps.db, created.id);

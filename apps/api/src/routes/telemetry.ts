@@ -6,8 +6,10 @@ import { lttb } from '@erg/energy';
 import { refreshRunEnergy, runEnergyView } from '@erg/results';
 import { ErrorBody, humanErrorMap, IdParams, issuesFromZodError, normalizeBatch, TelemetryBatch, TelemetryBatchWire, TERMINAL_RUN_STATES } from '@erg/spec';
 import type { AppDeps } from '../app';
+import type { ApiMetrics } from '../metrics';
 import { errors } from '../errors';
 import { validatorCompiler } from '../validation';
+import { PowerEvents } from '../power-events';
 
 /** Samples may be stamped a little before the run was created or after it ended (clock skew). */
 const SKEW_MS = 10 * 60_000;
@@ -23,8 +25,9 @@ const wireValidator = (data: unknown) => {
 const TimeParam = z.union([z.coerce.number(), z.iso.datetime()]).transform((v) => (typeof v === 'number' ? v : Date.parse(v)));
 
 export const telemetryRoutes =
-  (deps: AppDeps & { telemetry: TelemetryWriter }): FastifyPluginAsyncZod =>
+  (deps: AppDeps & { telemetry: TelemetryWriter; metrics: ApiMetrics }): FastifyPluginAsyncZod =>
   async (app) => {
+    const powerEvents = new PowerEvents(deps.db, app.log);
     app.post(
       '/runs/:id/telemetry',
       {
@@ -50,11 +53,15 @@ export const telemetryRoutes =
           delete req.headers['content-length'];
           return inflated;
         },
+        // Invalid batches (schema, sanity checks, too large) are refused whole: count them.
+        onError: async (_req, _reply, err) => {
+          if ([400, 413].includes((err as { statusCode?: number }).statusCode ?? 0)) deps.metrics.telemetryBatches.inc({ outcome: 'rejected' });
+        },
       },
-      async (req) => {
+      async (req, reply) => {
         const run = await deps.db.prisma.run.findUnique({
           where: { id: req.params.id },
-          select: { id: true, createdAt: true, endedAt: true, finalizedAt: true, state: true, campaign: { select: { execution: true } } },
+          select: { id: true, campaignId: true, createdAt: true, endedAt: true, finalizedAt: true, state: true, campaign: { select: { execution: true } } },
         });
         if (!run) throw errors.notFound('run', req.params.id);
         const imported = run.campaign.execution === 'import';
@@ -64,6 +71,11 @@ export const telemetryRoutes =
         const normalized = normalizeBatch(req.body, bounds);
         if (!normalized.ok) throw errors.validation('telemetry batch', normalized.issues);
         const result = await deps.telemetry.write(run.id, normalized.batch);
+        // The batch is committed: the dashboard's live power may move (throttled per run).
+        if (result.accepted > 0) powerEvents.batchCommitted(run.id, run.campaignId);
+        deps.metrics.telemetryIngest.observe(reply.elapsedTime / 1000);
+        deps.metrics.telemetryBatches.inc({ outcome: result.duplicate ? 'duplicate' : 'stored' });
+        deps.metrics.telemetrySamples.inc(result.accepted);
         // A batch that arrives after the run finished changes its figures: recompute right away,
         // so results are current within this request.
         if (result.accepted > 0 && (TERMINAL_RUN_STATES as readonly string[]).includes(run.state) && run.finalizedAt) {

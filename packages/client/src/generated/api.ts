@@ -1269,6 +1269,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What is queued and running across all clusters and campaigns: every unfinished run (running first, then queued and submitting, then pending; oldest first within a state) with its live power, and per cluster the runs of its unfinished campaigns by state. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only runs of this cluster */
+                    cluster?: string;
+                    /** @description only runs of this campaign */
+                    campaign?: string;
+                    /** @description only runs in these states; repeat the parameter or separate with commas */
+                    state?: ("pending" | "submitting" | "queued" | "running" | "completing")[];
+                    /** @description only runs of campaigns created by this token name (or `suite:<name>`) */
+                    owner?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Queue"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Server-Sent Events (text/event-stream) with the bearer token: `hello` on connect, `run` for every run state change, `power` (a run's total power, at most once per run per second while telemetry arrives), and a `: keepalive` comment every 15 s. Each event has an `id:`. Events that happen while the API reconnects to Postgres are not replayed. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only this campaign's events */
+                    campaign?: string;
+                    /** @description only this run's events */
+                    run?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the `data:` of `hello`, `run` and `power` events respectively (the body is text/event-stream) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HelloEvent"] | components["schemas"]["RunStateEvent"] | components["schemas"]["PowerEvent"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{id}/telemetry": {
         parameters: {
             query?: never;
@@ -1522,6 +1627,8 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
+            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            owner: string | null;
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -1536,6 +1643,8 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
+            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            owner: string | null;
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -1561,6 +1670,8 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
+            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            owner: string | null;
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -1575,6 +1686,7 @@ export interface components {
         RunInput: {
             id: string;
             campaignId: string;
+            campaignName: string;
             /** @enum {string} */
             state: "pending" | "submitting" | "queued" | "running" | "completing" | "completed" | "failed" | "cancelled" | "timeout" | "node_fail" | "oom";
             /** @description why the run is waiting or how it ended: Slurm pending reason, SSH failure, sbatch error */
@@ -1594,6 +1706,14 @@ export interface components {
             endedAt: string | null;
             /** @description time-to-solution: the workload window measured by the job script */
             timeS: number | null;
+            /** @description start of the workload window measured by the job script (ISO 8601, ms) */
+            workloadStart: string | null;
+            workloadEnd: string | null;
+            /** @description the idle baseline measured before the workload, if the spec asked for one */
+            idleStart: string | null;
+            idleEnd: string | null;
+            /** @description the spec's resources.partition, else the cluster's default partition; null: Slurm's default */
+            partition: string | null;
             nodeList: string | null;
             runDir: string | null;
             metrics: {
@@ -1652,6 +1772,10 @@ export interface components {
             ed2pJs2: components["schemas"]["SummaryInput"];
             avgPowerW: components["schemas"]["SummaryInput"];
             metrics: {
+                [key: string]: components["schemas"]["SummaryInput"];
+            };
+            /** @description energy (J) per component kind (gpu, cpu, memory, module, …) over the runs: the terms that add up to energyJ */
+            components: {
                 [key: string]: components["schemas"]["SummaryInput"];
             };
             /** @description mean time and energy over the runs that measured both */
@@ -1965,6 +2089,70 @@ export interface components {
             createdAt: string;
             updatedAt: string;
         };
+        QueueClusterInput: {
+            name: string;
+            /** @description every run of the cluster's unfinished campaigns, by state */
+            runCounts: {
+                [key: string]: number;
+            };
+            lastError: string | null;
+            lastContactAt: string | null;
+        };
+        QueueRunInput: {
+            id: string;
+            campaignId: string;
+            campaignName: string;
+            owner: string | null;
+            cluster: string | null;
+            configurationKey: string;
+            parameters: {
+                [key: string]: unknown;
+            };
+            repetition: number;
+            /** @enum {string} */
+            state: "pending" | "submitting" | "queued" | "running" | "completing";
+            slurmJobId: string | null;
+            /** @description the spec's resources.partition, else the cluster's default */
+            partition: string | null;
+            /** @description nodes requested (the spec's resources.nodes) */
+            nodes: number | null;
+            nodeList: string | null;
+            createdAt: string;
+            submittedAt: string | null;
+            startedAt: string | null;
+            reason: string | null;
+            /** @description latest total power: per node, the last sample of each counted *.power sensor within the last 60 s, summed; null if none */
+            powerW: number | null;
+        };
+        QueueInput: {
+            clusters: components["schemas"]["QueueClusterInput"][];
+            /** @description running first, then queued/submitting/completing, then pending; oldest first within a state */
+            runs: components["schemas"]["QueueRunInput"][];
+            /** @description runs matching the filters */
+            total: number;
+            /** @description more runs match than `limit` */
+            truncated: boolean;
+        };
+        HelloEventInput: {
+            at: string;
+        };
+        RunStateEventInput: {
+            runId: string;
+            campaignId: string;
+            cluster: string | null;
+            from: ("pending" | "submitting" | "queued" | "running" | "completing" | "completed" | "failed" | "cancelled" | "timeout" | "node_fail" | "oom") | null;
+            /** @enum {string} */
+            to: "pending" | "submitting" | "queued" | "running" | "completing" | "completed" | "failed" | "cancelled" | "timeout" | "node_fail" | "oom";
+            at: string;
+        };
+        PowerEventInput: {
+            runId: string;
+            campaignId: string;
+            /** @description ms since the epoch */
+            t: number;
+            /** @description total power in W, as powerW in the queue */
+            w: number;
+        };
         TelemetryBatchInput: {
             node: string;
             seq: number;
@@ -2048,6 +2236,8 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
+            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            owner: string | null;
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -2062,6 +2252,8 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
+            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            owner: string | null;
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -2087,6 +2279,8 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
+            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            owner: string | null;
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -2101,6 +2295,7 @@ export interface components {
         Run: {
             id: string;
             campaignId: string;
+            campaignName: string;
             /** @enum {string} */
             state: "pending" | "submitting" | "queued" | "running" | "completing" | "completed" | "failed" | "cancelled" | "timeout" | "node_fail" | "oom";
             /** @description why the run is waiting or how it ended: Slurm pending reason, SSH failure, sbatch error */
@@ -2120,6 +2315,14 @@ export interface components {
             endedAt: string | null;
             /** @description time-to-solution: the workload window measured by the job script */
             timeS: number | null;
+            /** @description start of the workload window measured by the job script (ISO 8601, ms) */
+            workloadStart: string | null;
+            workloadEnd: string | null;
+            /** @description the idle baseline measured before the workload, if the spec asked for one */
+            idleStart: string | null;
+            idleEnd: string | null;
+            /** @description the spec's resources.partition, else the cluster's default partition; null: Slurm's default */
+            partition: string | null;
             nodeList: string | null;
             runDir: string | null;
             metrics: {
@@ -2178,6 +2381,10 @@ export interface components {
             ed2pJs2: components["schemas"]["Summary"];
             avgPowerW: components["schemas"]["Summary"];
             metrics: {
+                [key: string]: components["schemas"]["Summary"];
+            };
+            /** @description energy (J) per component kind (gpu, cpu, memory, module, …) over the runs: the terms that add up to energyJ */
+            components: {
                 [key: string]: components["schemas"]["Summary"];
             };
             /** @description mean time and energy over the runs that measured both */
@@ -2488,6 +2695,70 @@ export interface components {
             } | null;
             createdAt: string;
             updatedAt: string;
+        };
+        QueueCluster: {
+            name: string;
+            /** @description every run of the cluster's unfinished campaigns, by state */
+            runCounts: {
+                [key: string]: number;
+            };
+            lastError: string | null;
+            lastContactAt: string | null;
+        };
+        QueueRun: {
+            id: string;
+            campaignId: string;
+            campaignName: string;
+            owner: string | null;
+            cluster: string | null;
+            configurationKey: string;
+            parameters: {
+                [key: string]: unknown;
+            };
+            repetition: number;
+            /** @enum {string} */
+            state: "pending" | "submitting" | "queued" | "running" | "completing";
+            slurmJobId: string | null;
+            /** @description the spec's resources.partition, else the cluster's default */
+            partition: string | null;
+            /** @description nodes requested (the spec's resources.nodes) */
+            nodes: number | null;
+            nodeList: string | null;
+            createdAt: string;
+            submittedAt: string | null;
+            startedAt: string | null;
+            reason: string | null;
+            /** @description latest total power: per node, the last sample of each counted *.power sensor within the last 60 s, summed; null if none */
+            powerW: number | null;
+        };
+        Queue: {
+            clusters: components["schemas"]["QueueCluster"][];
+            /** @description running first, then queued/submitting/completing, then pending; oldest first within a state */
+            runs: components["schemas"]["QueueRun"][];
+            /** @description runs matching the filters */
+            total: number;
+            /** @description more runs match than `limit` */
+            truncated: boolean;
+        };
+        HelloEvent: {
+            at: string;
+        };
+        RunStateEvent: {
+            runId: string;
+            campaignId: string;
+            cluster: string | null;
+            from: ("pending" | "submitting" | "queued" | "running" | "completing" | "completed" | "failed" | "cancelled" | "timeout" | "node_fail" | "oom") | null;
+            /** @enum {string} */
+            to: "pending" | "submitting" | "queued" | "running" | "completing" | "completed" | "failed" | "cancelled" | "timeout" | "node_fail" | "oom";
+            at: string;
+        };
+        PowerEvent: {
+            runId: string;
+            campaignId: string;
+            /** @description ms since the epoch */
+            t: number;
+            /** @description total power in W, as powerW in the queue */
+            w: number;
         };
         TelemetryBatch: {
             node: string;

@@ -1,0 +1,119 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Queue } from 'bullmq';
+import type { Database } from '@erg/db';
+import { RunState } from '@erg/spec';
+
+/**
+ * The API's Prometheus metrics, in one registry per app instance: tests build several apps in
+ * one process, and prom-client's global registry would refuse the second set of names.
+ * Labels stay low-cardinality on purpose — never a run or campaign id.
+ */
+export interface ApiMetrics {
+  registry: Registry;
+  httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+  telemetrySamples: Counter;
+  telemetryBatches: Counter<'outcome'>;
+  telemetryIngest: Histogram;
+}
+
+/** Where the scrape-time gauges read from; absent sources leave their gauge empty (unit tests). */
+export interface MetricSources {
+  db?: Database;
+  queue?: Queue;
+}
+
+/** erg_runs is one GROUP BY over every run; rapid scrapes (several Prometheus replicas) reuse it. */
+const RUNS_CACHE_MS = 5000;
+
+/** Runs of import campaigns have no cluster; cluster names never contain parentheses. */
+export const NO_CLUSTER = '(none)';
+
+export function createApiMetrics(sources: MetricSources = {}): ApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'erg_api_' });
+
+  const readRunCounts = cached(RUNS_CACHE_MS, () => countRuns(sources.db!));
+  new Gauge({
+    name: 'erg_runs',
+    help: 'Runs by state and cluster, counted in Postgres at scrape time (cached 5 s)',
+    labelNames: ['cluster', 'state'],
+    registers: [registry],
+    async collect() {
+      if (!sources.db) return;
+      const rows = await readRunCounts();
+      this.reset();
+      // Every state of every cluster seen, zeros included: a state that empties shows 0, not a gap.
+      const clusters = new Set(rows.map((r) => r.cluster));
+      for (const cluster of clusters) for (const state of RunState.options) this.set({ cluster, state }, 0);
+      for (const r of rows) this.set({ cluster: r.cluster, state: r.state }, r.n);
+    },
+  });
+
+  new Gauge({
+    name: 'erg_queue_jobs',
+    help: "Jobs in the scheduler's BullMQ queue by state (waiting, active, delayed, failed, prioritized, …)",
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      if (!sources.queue) return;
+      const counts = await sources.queue.getJobCounts();
+      this.reset();
+      for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+    },
+  });
+
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'erg_http_request_duration_seconds',
+      help: 'API request duration by route pattern (not URL), method and status code',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    telemetrySamples: new Counter({
+      name: 'erg_telemetry_samples_total',
+      help: 'Telemetry samples accepted and stored (duplicates of stored batches not counted)',
+      registers: [registry],
+    }),
+    telemetryBatches: new Counter({
+      name: 'erg_telemetry_batches_total',
+      help: 'Telemetry batches received, by outcome: stored, duplicate (seen before), rejected (invalid)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    telemetryIngest: new Histogram({
+      name: 'erg_telemetry_ingest_seconds',
+      help: 'Time from a telemetry request arriving to its batch committed in Postgres',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+  };
+}
+
+async function countRuns(db: Database): Promise<{ cluster: string; state: string; n: number }[]> {
+  const { rows } = await db.pool.query<{ cluster: string; state: string; n: number }>(
+    `SELECT coalesce(cl.name, $1) AS cluster, r.state::text AS state, count(*)::int AS n
+       FROM runs r
+       JOIN campaigns c ON c.id = r.campaign_id
+       LEFT JOIN clusters cl ON cl.id = c.cluster_id
+      GROUP BY 1, 2`,
+    [NO_CLUSTER],
+  );
+  return rows;
+}
+
+/** `fn`'s last answer for `ms`; concurrent callers share one call in flight. */
+function cached<T>(ms: number, fn: () => Promise<T>): () => Promise<T> {
+  let value: { at: number; promise: Promise<T> } | null = null;
+  return () => {
+    if (value && Date.now() - value.at < ms) return value.promise;
+    const promise = fn();
+    value = { at: Date.now(), promise };
+    // A failed query is not cached: the next scrape asks again.
+    promise.catch(() => {
+      if (value?.promise === promise) value = null;
+    });
+    return value.promise;
+  };
+}

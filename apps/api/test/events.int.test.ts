@@ -1,0 +1,161 @@
+import { EVENTS_LISTENER_NAME } from '@erg/db';
+import { waitFor } from '@erg/testkit';
+import { startTestApi, type TestApi } from './helpers';
+
+/** Import campaigns need no cluster: their runs stay pending until cancelled or finished. */
+const spec = (name: string) => ({ name, execution: 'import', repetitions: 1, parameters: { n: [1, 2] } });
+
+interface SseEvent { id?: string; event: string; data: any }
+
+/** An open event stream read with fetch (as the web app does), its events collected as they come. */
+async function openStream(url: string, token: string) {
+  const controller = new AbortController();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  const events: SseEvent[] = [];
+  let ended = false;
+  const reading = (async () => {
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let at: number;
+        while ((at = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          const e: Partial<SseEvent> & { comment?: string } = {};
+          for (const line of frame.split('\n')) {
+            if (line.startsWith(':')) continue;
+            const [field, ...rest] = line.split(': ');
+            const v = rest.join(': ');
+            if (field === 'id') e.id = v;
+            if (field === 'event') e.event = v;
+            if (field === 'data') e.data = JSON.parse(v);
+          }
+          if (e.event) events.push(e as SseEvent);
+        }
+      }
+    } catch {
+      // aborted
+    }
+    ended = true;
+  })();
+  return {
+    res, events,
+    get ended() { return ended; },
+    next: (pred: (e: SseEvent) => boolean, what: string) => waitFor(() => events.find(pred), { timeoutMs: 10_000, intervalMs: 20, what }),
+    async close() {
+      controller.abort();
+      await reading;
+    },
+  };
+}
+
+describe('GET /v1/events (Server-Sent Events over LISTEN/NOTIFY; Postgres + Redis)', () => {
+  let t: TestApi;
+  let base: string;
+
+  async function call(method: string, url: string, body?: unknown) {
+    const res = await t.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${t.token}` }, ...(body === undefined ? {} : { payload: body as object }) });
+    return res.json();
+  }
+
+  beforeAll(async () => {
+    t = await startTestApi();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  test('needs a token', async () => {
+    const res = await fetch(`${base}/v1/events`);
+    expect(res.status).toBe(401);
+  });
+
+  test('says hello, then streams run state changes; the campaign filter drops other campaigns', async () => {
+    const a = await call('POST', '/v1/campaigns', spec('a'));
+    const b = await call('POST', '/v1/campaigns', spec('b'));
+    const all = await openStream(`${base}/v1/events`, t.token);
+    const onlyA = await openStream(`${base}/v1/events?campaign=${a.id}`, t.token);
+    try {
+      expect(all.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      await all.next((e) => e.event === 'hello', 'hello');
+      await onlyA.next((e) => e.event === 'hello', 'hello');
+      expect(Date.parse(all.events[0]!.data.at)).not.toBeNaN();
+
+      await call('POST', `/v1/campaigns/${b.id}/cancel`);
+      await call('POST', `/v1/campaigns/${a.id}/cancel`);
+      const seen = await all.next((e) => e.event === 'run' && e.data.campaignId === b.id, "b's cancellation");
+      expect(seen.data).toMatchObject({ campaignId: b.id, cluster: null, from: 'pending', to: 'cancelled' });
+      expect(b.runs.map((r: { id: string }) => r.id)).toContain(seen.data.runId);
+      expect(Date.parse(seen.data.at)).not.toBeNaN();
+      // Notifications arrive in commit order: once a's are in, b's would have been too.
+      await onlyA.next((e) => e.event === 'run' && e.data.to === 'cancelled', "a's cancellation");
+      await waitFor(() => onlyA.events.filter((e) => e.event === 'run').length === 2, { what: "both of a's runs", timeoutMs: 10_000 });
+      expect(onlyA.events.filter((e) => e.event === 'run').every((e) => e.data.campaignId === a.id)).toBe(true);
+      // ids increase along a stream.
+      const ids = all.events.map((e) => Number(e.id));
+      expect([...ids].sort((x, y) => x - y)).toEqual(ids);
+    } finally {
+      await all.close();
+      await onlyA.close();
+    }
+  });
+
+  test('a telemetry batch produces a power event with the run\'s total power; the run filter keeps one run', async () => {
+    const c = await call('POST', '/v1/campaigns', spec('c'));
+    const [r1, r2] = c.runs as { id: string }[];
+    const stream = await openStream(`${base}/v1/events?run=${r1!.id}`, t.token);
+    try {
+      await stream.next((e) => e.event === 'hello', 'hello');
+      const now = Date.now();
+      for (const run of [r2!, r1!]) {
+        await call('POST', `/v1/runs/${run.id}/telemetry`, {
+          node: 'n1', seq: 0, samples: [{ sensor: 'gpu0.power', t: now - 500, v: 310 }, { sensor: 'cpu0.power', t: now - 400, v: 90 }],
+        });
+      }
+      const power = await stream.next((e) => e.event === 'power', 'a power event');
+      expect(power.data).toEqual({ runId: r1!.id, campaignId: c.id, t: now - 400, w: 400 });
+      expect(stream.events.filter((e) => e.event === 'power').every((e) => e.data.runId === r1!.id)).toBe(true);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  test('survives the LISTEN connection being terminated: later changes still arrive on the open stream', async () => {
+    const stream = await openStream(`${base}/v1/events`, t.token);
+    try {
+      await stream.next((e) => e.event === 'hello', 'hello');
+      const listener = async () =>
+        (await t.db.pool.query<{ pid: number }>(
+          'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [EVENTS_LISTENER_NAME],
+        )).rows.map((r) => r.pid);
+      const [pid] = await listener();
+      expect(pid).toBeDefined();
+      await t.db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      await waitFor(async () => { const now = await listener(); return now.length === 1 && now[0] !== pid; }, { what: 'a new LISTEN connection', timeoutMs: 10_000 });
+      // The new connection shows in pg_stat_activity right after connecting, just before LISTEN: retry the change until one arrives.
+      let d: { id: string } | undefined;
+      await waitFor(async () => {
+        d = await call('POST', '/v1/campaigns', spec('d'));
+        return waitFor(() => stream.events.some((e) => e.event === 'run' && e.data.campaignId === d!.id), { timeoutMs: 1000, intervalMs: 20 }).catch(() => false);
+      }, { what: 'a run event after the reconnect', timeoutMs: 10_000 });
+      expect(stream.ended).toBe(false);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  test('app.close() ends open streams', async () => {
+    const other = await startTestApi();
+    await other.app.listen({ host: '127.0.0.1', port: 0 });
+    const stream = await openStream(`http://127.0.0.1:${(other.app.server.address() as { port: number }).port}/v1/events`, other.token);
+    await stream.next((e) => e.event === 'hello', 'hello');
+    await other.close();
+    await waitFor(() => stream.ended, { what: 'the stream to end', timeoutMs: 5000 });
+  });
+});

@@ -1,0 +1,18 @@
+// @erg/web's pure logic, without React or the DOM: what the unit tests import. The React app
+// lives in ./ui and uses these modules.
+export * from './format';
+export * from './csv';
+export * from './results';
+export * from './effects';
+export * from './scale';
+export * from './pareto';
+export * from './stacked';
+export * from './series';
+export * from './sse';
+export * from './backoff';
+export * from './event-stream';
+export * from './route';
+export * from './queue';
+export * from './perf';
+export type * from './types';
+export { ACTIVE_STATES, FINISHED_STATES, RUN_STATES } from './types';

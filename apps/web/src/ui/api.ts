@@ -1,0 +1,47 @@
+// Plain fetch against the API with `Authorization: Bearer <token>`. A 401 anywhere signs the user
+// out (the App returns to the sign-in form with a message); other errors carry the API's code and
+// message.
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export interface Api {
+  token: string;
+  get<T>(path: string, init?: { signal?: AbortSignal }): Promise<T>;
+}
+
+export function createApi(token: string, onUnauthorized: (message: string) => void): Api {
+  return {
+    token,
+    async get<T>(path: string, init: { signal?: AbortSignal } = {}): Promise<T> {
+      const res = await fetch(path, { headers: { authorization: `Bearer ${token}` }, signal: init.signal });
+      if (res.ok) return (await res.json()) as T;
+      let code = 'ERG_HTTP';
+      let message = `${res.status} ${res.statusText}`;
+      try {
+        const body = (await res.json()) as { error?: { code?: string; message?: string } };
+        code = body.error?.code ?? code;
+        message = body.error?.message ?? message;
+      } catch {
+        // not JSON: keep the status line
+      }
+      if (res.status === 401) onUnauthorized(message);
+      throw new ApiError(res.status, code, message);
+    },
+  };
+}
+
+/** Checks a token against the API (GET /v1/clusters); resolves to an error message or null. */
+export async function checkToken(token: string): Promise<string | null> {
+  try {
+    const res = await fetch('/v1/clusters', { headers: { authorization: `Bearer ${token}` } });
+    if (res.ok) return null;
+    if (res.status === 401) return 'The API refused this token (401). Check it and try again.';
+    return `The API answered ${res.status}.`;
+  } catch (e) {
+    return `The API cannot be reached: ${(e as Error).message}`;
+  }
+}

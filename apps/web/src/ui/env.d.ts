@@ -1,0 +1,2 @@
+// Stylesheets are bundled by Vite.
+declare module '*.css';

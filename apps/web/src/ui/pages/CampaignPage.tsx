@@ -1,0 +1,144 @@
+// A campaign: progress by state, the results table (the same figures and P/T/E/D marks as
+// GET /v1/campaigns/:id/results and `erg results`), the Pareto plot, energy by component and the
+// parameter effects. Live while running: `run` events of this campaign refetch (debounced).
+import { useEffect, useMemo } from 'react';
+import { formatCount, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, NO_VALUE } from '../../format';
+import { debounce } from '../../queue';
+import { halfWidth, markLetters, marksOf, MARK_LEGEND, measuredConfigurations, parameterNames, parameterText, resultsCsv } from '../../results';
+import { hrefRun } from '../../route';
+import type { CampaignDetail, CampaignResults, RunSummary, Summary } from '../../types';
+import { EffectsPlot } from '../charts/EffectsPlot';
+import { ParetoPlot } from '../charts/ParetoPlot';
+import { StackedBar } from '../charts/StackedBar';
+import { StateBar } from '../charts/StateBar';
+import { useEvents, useGet } from '../context';
+import { downloadCsv } from '../exporting';
+import { toCsv } from '../../csv';
+
+const pm = (s: Summary, f: (x: number) => string) => {
+  const h = halfWidth(s);
+  return h === null ? '' : ` ± ${f(h)}`;
+};
+
+export function CampaignPage({ id }: { id: string }) {
+  const campaign = useGet<CampaignDetail>(`/v1/campaigns/${id}`);
+  const results = useGet<CampaignResults>(`/v1/campaigns/${id}/results`);
+  const runs = useGet<{ items: RunSummary[]; total: number }>(`/v1/campaigns/${id}/runs?limit=10000`);
+  const refresh = useMemo(() => debounce(() => { campaign.reload(); results.reload(); runs.reload(); }, 800), [campaign.reload, results.reload, runs.reload]);
+  useEffect(() => () => refresh.cancel(), [refresh]);
+  useEvents((e) => { if (e.type === 'run' && e.data.campaignId === id) refresh.call(); }, () => refresh.call());
+
+  const c = campaign.data;
+  if (campaign.error) return <p className="error" role="alert">{campaign.error.message}</p>;
+  if (!c) return <p>Loading…</p>;
+  const r = results.data;
+  const name = `erg-${c.name}-${c.id.slice(0, 8)}`;
+  const finished = Object.entries(c.runCounts).filter(([s]) => ['completed', 'failed', 'cancelled', 'timeout', 'node_fail', 'oom'].includes(s)).reduce((a, [, n]) => a + n, 0);
+
+  return (
+    <article aria-labelledby="campaign-title">
+      <h1 id="campaign-title">Campaign {c.name}</h1>
+      <p className="small">
+        <code>{c.id}</code> · cluster {c.cluster ?? 'none (import)'} · owner {c.owner ?? NO_VALUE} · created {new Date(c.createdAt).toLocaleString()} · state <b data-testid="campaign-state">{c.state}</b>
+      </p>
+      <section aria-labelledby="progress-title">
+        <h2 id="progress-title">Progress: {formatCount(finished)} of {formatCount(c.totalRuns)} runs finished</h2>
+        <StateBar counts={c.runCounts} label="runs by state" width={800} />
+      </section>
+      <section aria-labelledby="results-title">
+        <h2 id="results-title">Results</h2>
+        {r ? <ResultsTable results={r} name={name} /> : results.error ? <p className="error">{results.error.message}</p> : <p>Loading…</p>}
+      </section>
+      {r && (
+        <div className="charts">
+          <section aria-labelledby="pareto-title"><h2 id="pareto-title">Time against energy</h2><ParetoPlot results={r} name={name} /></section>
+          <section aria-labelledby="components-title"><h2 id="components-title">Energy by component</h2><StackedBar configurations={measuredConfigurations(r)} name={name} /></section>
+        </div>
+      )}
+      {r && (
+        <section aria-labelledby="effects-title">
+          <h2 id="effects-title">Parameter effects</h2>
+          <EffectsPlot configurations={measuredConfigurations(r)} name={name} />
+        </section>
+      )}
+      <section aria-labelledby="runs-title">
+        <h2 id="runs-title">Runs</h2>
+        {runs.data && <RunsTable runs={runs.data.items} name={name} />}
+      </section>
+    </article>
+  );
+}
+
+function ResultsTable({ results, name }: { results: CampaignResults; name: string }) {
+  const names = parameterNames(results.configurations);
+  const measured = new Set(measuredConfigurations(results).map((c) => c.key));
+  return (
+    <>
+      <div className="toolbar">
+        <button type="button" onClick={() => downloadCsv(resultsCsv(results), `${name}-results.csv`)}>Export results CSV</button>
+      </div>
+      <div className="tablewrap">
+        <table className="results" data-testid="results-table">
+          <thead>
+            <tr>
+              <th scope="col" title={MARK_LEGEND}>Marks</th>
+              {names.map((n) => <th key={n} scope="col">{n}</th>)}
+              <th scope="col">n</th><th scope="col">Time (± 95 %)</th><th scope="col">Energy (± 95 %)</th><th scope="col">Avg power (± 95 %)</th><th scope="col">EDP (± 95 %)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {results.configurations.map((c) => (
+              <tr key={c.key} data-key={c.key}>
+                <td className="marks">{markLetters(marksOf(results, c))}</td>
+                {names.map((n) => <td key={n} className="num">{parameterText(c.parameters[n])}</td>)}
+                <td className="num">{c.n}</td>
+                {measured.has(c.key) ? (
+                  <>
+                    <td className="num">{formatTime(c.timeS.mean)}{pm(c.timeS, formatTime)}</td>
+                    <td className="num">{formatEnergy(c.energyJ.mean)}{pm(c.energyJ, formatEnergy)}</td>
+                    <td className="num">{formatPower(c.avgPowerW.mean)}{pm(c.avgPowerW, formatPower)}</td>
+                    <td className="num">{formatEdp(c.edpJs.mean)}{pm(c.edpJs, formatEdp)}</td>
+                  </>
+                ) : <td colSpan={4} className="small">{results.excluded.find((e) => e.key === c.key)?.why ?? 'no measurements yet'}</td>}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p className="small">Marks: {MARK_LEGEND}. ± is the half-width of the 95 % interval of the mean.</p>
+      {results.tradeoff && results.tradeoff.fastest !== results.tradeoff.mostFrugal && (
+        <p>
+          Trade-off: the most frugal configuration ({results.tradeoff.mostFrugal}) saves {formatEnergy(results.tradeoff.energySavedJ)} (
+          {formatPercent(results.tradeoff.energySavedPct === null ? null : results.tradeoff.energySavedPct / 100)}) against the fastest ({results.tradeoff.fastest}) and takes{' '}
+          {formatTime(results.tradeoff.timeLostS)} longer.
+        </p>
+      )}
+    </>
+  );
+}
+
+function RunsTable({ runs, name }: { runs: RunSummary[]; name: string }) {
+  const csv = () => toCsv([['run_id', 'configuration', 'repetition', 'state', 'slurm_job_id', 'exit_code', 'reason'], ...runs.map((r) => [r.id, r.configurationKey, r.repetition, r.state, r.slurmJobId, r.exitCode, r.reason])]);
+  return (
+    <>
+      <div className="toolbar"><button type="button" onClick={() => downloadCsv(csv(), `${name}-runs.csv`)}>Export runs CSV</button></div>
+      <div className="tablewrap short">
+        <table className="runs" data-testid="campaign-runs">
+          <thead><tr><th scope="col">Configuration</th><th scope="col">Rep.</th><th scope="col">State</th><th scope="col">Slurm job</th><th scope="col">Exit</th><th scope="col">Reason</th></tr></thead>
+          <tbody>
+            {runs.map((r) => (
+              <tr key={r.id} data-run={r.id}>
+                <td><a href={hrefRun(r.id)}>{r.configurationKey}</a></td>
+                <td className="num">{r.repetition}</td>
+                <td><span className={`state state-${r.state}`}>{r.state}</span></td>
+                <td className="num">{r.slurmJobId ?? NO_VALUE}</td>
+                <td className="num">{r.exitCode ?? NO_VALUE}</td>
+                <td className="small">{r.reason ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

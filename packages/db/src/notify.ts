@@ -1,0 +1,143 @@
+import pg from 'pg';
+import type { Database } from './client';
+
+/**
+ * Postgres LISTEN/NOTIFY on the `erg_events` channel: run state changes (a trigger on run_events
+ * notifies for every row, whoever writes it) and live power (the API's telemetry ingest).
+ */
+
+export const EVENTS_CHANNEL = 'erg_events';
+/** NOTIFY refuses payloads of 8000 bytes or more; ours are ids, states and numbers. */
+const MAX_PAYLOAD_BYTES = 7900;
+/** application_name of the listening connection: how an operator (or a test) finds it in pg_stat_activity. */
+export const EVENTS_LISTENER_NAME = 'erg-events-listener';
+
+/** Publishes one event on the channel; delivered to listeners when the surrounding transaction (if any) commits. */
+export async function notifyEvent(db: Pick<Database, 'pool'>, event: Record<string, unknown>): Promise<void> {
+  const payload = JSON.stringify(event);
+  if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) throw new Error(`event payload of ${Buffer.byteLength(payload)} bytes is over NOTIFY's limit`);
+  await db.pool.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, payload]);
+}
+
+export interface EventListenerOptions {
+  url: string;
+  /** Called with each payload, parsed as JSON; payloads that are not JSON are dropped. */
+  onEvent: (payload: unknown) => void;
+  /** Called each time LISTEN is (re)established, and each time the connection is lost. */
+  onState?: (state: 'listening' | 'lost', err?: Error) => void;
+  /** First reconnect delay, doubled per failed attempt up to maxBackoffMs. Default 250 ms / 5 s. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export interface EventListener {
+  /** True while LISTEN is active. */
+  readonly listening: boolean;
+  /** Resolves true once LISTEN is active, or false after `timeoutMs`. */
+  whenListening(timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * One dedicated connection (not from the pool: a pooled client would be handed to other queries
+ * and LISTEN would be lost with it) that LISTENs on the channel, and reconnects with backoff
+ * whenever the connection drops (Postgres restarted, backend terminated). Events sent while it is
+ * disconnected are lost: consumers treat the stream as hints and re-read state they need exact.
+ */
+export function listenForEvents(opts: EventListenerOptions): EventListener {
+  const minBackoff = opts.minBackoffMs ?? 250;
+  const maxBackoff = opts.maxBackoffMs ?? 5000;
+  let client: pg.Client | null = null;
+  let listening = false;
+  let closed = false;
+  let backoff = minBackoff;
+  let timer: NodeJS.Timeout | null = null;
+  let waiters: Array<() => void> = [];
+
+  const setListening = (value: boolean) => {
+    listening = value;
+    if (value) {
+      const w = waiters;
+      waiters = [];
+      for (const resolve of w) resolve();
+    }
+  };
+
+  const scheduleReconnect = (err?: Error) => {
+    if (closed || timer) return;
+    if (listening) opts.onState?.('lost', err);
+    setListening(false);
+    const old = client;
+    client = null;
+    old?.removeAllListeners('notification');
+    old?.end().catch(() => undefined);
+    timer = setTimeout(() => {
+      timer = null;
+      void connect();
+    }, backoff);
+    backoff = Math.min(backoff * 2, maxBackoff);
+  };
+
+  async function connect(): Promise<void> {
+    if (closed) return;
+    const c = new pg.Client({ connectionString: opts.url, application_name: EVENTS_LISTENER_NAME });
+    client = c;
+    // A dropped connection emits 'error' (when a query or the socket fails) and/or 'end'.
+    c.on('error', (err) => { if (client === c) scheduleReconnect(err); });
+    c.on('end', () => { if (client === c) scheduleReconnect(); });
+    c.on('notification', (msg) => {
+      if (msg.channel !== EVENTS_CHANNEL || msg.payload === undefined) return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(msg.payload);
+      } catch {
+        return;
+      }
+      opts.onEvent(parsed);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${EVENTS_CHANNEL}`);
+      if (closed || client !== c) {
+        await c.end().catch(() => undefined);
+        return;
+      }
+      backoff = minBackoff;
+      setListening(true);
+      opts.onState?.('listening');
+    } catch (err) {
+      if (client === c) scheduleReconnect(err as Error);
+    }
+  }
+
+  void connect();
+
+  return {
+    get listening() {
+      return listening;
+    },
+    whenListening(timeoutMs) {
+      if (listening) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          resolve(true);
+        };
+        const t = setTimeout(() => {
+          waiters = waiters.filter((w) => w !== done);
+          resolve(false);
+        }, timeoutMs);
+        waiters.push(done);
+      });
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      const c = client;
+      client = null;
+      setListening(false);
+      if (c) await c.end().catch(() => undefined);
+    },
+  };
+}
