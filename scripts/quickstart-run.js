@@ -98,7 +98,7 @@ async function main() {
   const runs = await Promise.all(items.map((r) => call('GET', `/v1/runs/${r.id}`)));
   const failed = runs.filter((r) => r.state !== 'completed');
   for (const r of failed) console.log(`run ${r.id} ${r.state}: ${r.reason ?? ''}`);
-  console.log(`API: ${api}   docs: ${api}/docs   token: .erg/token`);
+  console.log(`API: ${api}   web: ${api}/ (sign in with the token)   docs: ${api}/docs   token: .erg/token`);
   console.log(`one run in full: curl -H "Authorization: Bearer $(cat .erg/token)" ${api}/v1/runs/${runs[0].id}`);
   process.exitCode = failed.length ? 1 : 0;
 }
