@@ -40,18 +40,31 @@ export class Harness {
   private schedulerLinks: ClusterLinks | null = null;
   private slurmConnection: ClusterConnection | null = null;
   private apiQueue!: ReturnType<typeof createSchedulerQueue>;
+  private apiConfig!: ApiConfig;
 
   async start(): Promise<void> {
     this.tdb = await createTestDatabase();
     this.db = createDatabase(this.tdb.url);
     this.redis = new Redis(redisConnection('redis://127.0.0.1:6379') as object);
     const config = ApiConfig.parse({ DATABASE_URL: this.tdb.url, ERG_QUEUE_PREFIX: this.prefix, LOG_LEVEL: 'silent' });
+    this.apiConfig = config;
     this.apiQueue = createSchedulerQueue(config.REDIS_URL, this.prefix);
     this.api = await buildApp({ config, db: this.db, queue: this.apiQueue, redis: this.redis, clusterFiles: this.clusterFiles });
     await this.api.listen({ host: '127.0.0.1', port: 0 });
     const address = this.api.server.address() as net.AddressInfo;
     this.url = `http://127.0.0.1:${address.port}`;
     this.token = (await createApiToken(this.db, 'e2e')).token;
+  }
+
+  /**
+   * Stops the API and starts a new one on the same port, as a deploy or a crash-restart does to
+   * clients: open event streams end, and new connections are refused until it is back.
+   */
+  async restartApi(): Promise<void> {
+    const { port } = this.api.server.address() as net.AddressInfo;
+    await this.api.close();
+    this.api = await buildApp({ config: this.apiConfig, db: this.db, queue: this.apiQueue, redis: this.redis, clusterFiles: this.clusterFiles });
+    await this.api.listen({ host: '127.0.0.1', port });
   }
 
   schedulerEnv(extra: Record<string, string> = {}): Record<string, string> {

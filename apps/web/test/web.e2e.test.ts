@@ -88,6 +88,22 @@ describe('web app on a live campaign', () => {
     await page.getByTestId('job-script').waitFor();
     await shot('run-live', true);
 
+    // The API restarts (a deploy, a crash) while the page is open: the app says it is reconnecting,
+    // comes back by itself, and the run's end still reaches the open page without a reload.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { ergStatuses: string[] }).ergStatuses = seen;
+      const el = document.querySelector('[data-testid=live-status]')!;
+      new MutationObserver(() => seen.push(el.textContent ?? '')).observe(el, { childList: true, subtree: true, characterData: true });
+    });
+    await h.restartApi();
+    await waitFor(
+      async () => (await page.evaluate(() => (window as unknown as { ergStatuses: string[] }).ergStatuses)).some((t) => t.includes('reconnecting')),
+      { timeoutMs: 15_000, intervalMs: 100, what: 'the app to show that it is reconnecting' },
+    );
+    await page.getByTestId('live-status').getByText('live').waitFor({ timeout: 30_000 });
+    await page.getByTestId('run-state').getByText('completed').waitFor({ timeout: 60_000 });
+
     // The finished campaign: Pareto plot with the optima labelled in text, results CSV.
     await h.waitForCampaignEnd(campaign.id, 120_000);
     const api = await h.call('GET', `/v1/campaigns/${campaign.id}/results`);
@@ -100,6 +116,19 @@ describe('web app on a live campaign', () => {
     expect(await plot.locator('g.point').count()).toBe(api.body.configurations.filter((c: { point: unknown }) => c.point).length);
     await page.getByTestId('components-chart').waitFor();
     await shot('campaign', true);
+
+    // Plots export as SVG (the labels are in it) and as PNG (a real PNG file).
+    const saved = async (button: string, name: string) => {
+      const [d] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button }).click()]);
+      const out = path.join(ARTIFACTS, name);
+      await d.saveAs(out);
+      return readFileSync(out);
+    };
+    const svg = (await saved('Export Pareto plot as SVG', 'pareto.svg')).toString('utf8');
+    expect(svg).toMatch(/^(<\?xml[^>]*>\s*)?<svg[\s>]/);
+    expect(svg).toContain('fastest');
+    const png = await saved('Export Pareto plot as PNG', 'pareto.png');
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export results CSV' }).click()]);
     const file = path.join(ARTIFACTS, 'results.csv');
@@ -120,6 +149,11 @@ describe('web app on a live campaign', () => {
     await page.getByTestId('energy-figures').waitFor({ timeout: 30_000 });
     await page.getByTestId('power-chart').waitFor();
     await shot('run', true);
+    const powerSvg = (await saved('Export power plot as SVG', 'power.svg')).toString('utf8');
+    expect(powerSvg).toContain('<svg');
+    expect(powerSvg).toContain('cpu0.power');
+    const powerPng = await saved('Export power plot as PNG', 'power.png');
+    expect(powerPng.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
 
     // A token the API no longer accepts: any request returns to the sign-in form with a message.
     await page.evaluate(() => sessionStorage.setItem('erg.token', 'erg_' + 'y'.repeat(43)));
