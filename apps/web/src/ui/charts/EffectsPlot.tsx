@@ -19,7 +19,9 @@ export function EffectsPlot({ configurations, name }: { configurations: Configur
 function EffectPanel({ effect, name }: { effect: ReturnType<typeof parameterEffects>[number]; name: string }) {
   const ref = useRef<SVGSVGElement>(null);
   const rowH = 20;
-  const W = 620, labelW = 90, panelW = (W - labelW - 20) / 2;
+  // Room for the longest `name=value` label (≈ 6.5 px a character at 11 px), within reason.
+  const longest = Math.max(...effect.levels.map((l) => `${effect.parameter}=${l.value}`.length));
+  const W = 620, labelW = Math.min(240, Math.max(60, 10 + 6.5 * longest)), panelW = (W - labelW - 20) / 2;
   const H = 28 + effect.levels.length * rowH + 8;
   const maxE = Math.max(1e-9, ...effect.levels.map((l) => l.meanEnergyJ ?? 0));
   const maxT = Math.max(1e-9, ...effect.levels.map((l) => l.meanTimeS ?? 0));
