@@ -12,7 +12,7 @@ const { promisify } = require('node:util');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { from: copyFrom } = require('pg-copy-streams');
-const { createCampaign } = require('@erg/db');
+const { createCampaign, findProjectByName, DEFAULT_PROJECT } = require('@erg/db');
 const { startBenchApi } = require('./lib/bench-api');
 
 const { values: opts } = parseArgs({
@@ -26,8 +26,9 @@ async function main() {
   const bench = await startBenchApi('ingest', { poolSize: 4 });
   const { db, api, token } = bench;
   // One import run per agent: no cluster needed, any recent timestamp accepted.
+  const project = await findProjectByName(db, DEFAULT_PROJECT);
   const campaign = await createCampaign(db, {
-    name: 'ingest-bench', execution: 'import', clusterId: null, spec: { name: 'ingest-bench', execution: 'import' }, specText: null,
+    name: 'ingest-bench', execution: 'import', clusterId: null, projectId: project.id, spec: { name: 'ingest-bench', execution: 'import' }, specText: null,
     repetitions: AGENTS, configurations: [{ key: 'default', parameters: {} }],
   });
   const runIds = campaign.runs.map((r) => r.id);

@@ -15,6 +15,7 @@ const { TelemetryWriter } = require('@erg/db');
 const { startBenchApi } = require('./lib/bench-api');
 const { ClusterConnection, SlurmClient } = require('@erg/slurm');
 const { startScheduler, runCycle, ClusterLinks, SpecCache, SchedulerConfig, AgentBundle } = require('@erg/scheduler');
+const { secretBoxFrom } = require('@erg/secrets');
 
 const { values: opts } = parseArgs({
   options: { runs: { type: 'string', default: '1000' }, loop: { type: 'string', default: '200' }, fresh: { type: 'string', default: '50' } },
@@ -54,10 +55,11 @@ async function main() {
   const cluster = await db.prisma.cluster.findUniqueOrThrow({ where: { name: 'local' } });
 
   const schedConfig = SchedulerConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, ERG_POLL_INTERVAL_MS: '1000', LOG_LEVEL: 'warn' });
-  const links = new ClusterLinks(schedConfig.ERG_SSH_MAX_SESSIONS);
+  const secrets = secretBoxFrom(schedConfig);
+  const links = new ClusterLinks(schedConfig.ERG_SSH_MAX_SESSIONS, secrets);
   const ctx = {
     config: schedConfig, db, redis, links, specs: new SpecCache(db), log: pino({ level: 'warn' }),
-    agent: new AgentBundle(), telemetry: new TelemetryWriter(db),
+    agent: new AgentBundle(), telemetry: new TelemetryWriter(db), secrets,
   };
   const scheduler = await startScheduler(ctx);
   const conn = new ClusterConnection({ ...connectOptions, maxSessions: 2 });

@@ -54,6 +54,7 @@ async function generate(api = require(path.join(root, 'apps/api/dist'))) {
     queue: offline('queue'),
     redis: offline('redis'),
     clusterFiles: offline('clusterFiles'),
+    secrets: offline('secrets'),
   });
   let document;
   try {

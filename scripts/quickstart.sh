@@ -2,7 +2,8 @@
 # The README's first command: sets everything up on this machine and runs the example campaign
 # on the local Slurm cluster. Safe to run again; each step is skipped when already done.
 #   1. Node dependencies and the build       4. erg's API and scheduler (background processes)
-#   2. Postgres and Redis                     5. an admin token in .erg/token (mode 600)
+#   2. Postgres and Redis                     5. an admin token in .erg/token and the secret key
+#                                                in .erg/secret.key (both mode 600)
 #   3. the local Slurm cluster behind sshd    6. register `local`, submit examples/quickstart.yaml,
 #                                                watch it, print the results
 set -euo pipefail
@@ -35,6 +36,9 @@ else
   echo "using .erg/token"
 fi
 chmod 600 .erg/token
+
+step "secret key (seals stored SSH keys and webhook secrets)"
+bash scripts/secret-key.sh
 
 step "erg API and scheduler"
 bash scripts/stack.sh up

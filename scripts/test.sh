@@ -10,6 +10,8 @@ projects=("$@")
 
 bash scripts/install.sh
 npx turbo run build --output-logs=errors-only
+# Tests give the apps a fixed key; what they start from dist (bench, child processes) reads this one.
+bash scripts/secret-key.sh >/dev/null
 needs_services=0; needs_cluster=0
 for p in "${projects[@]}"; do
   case "$p" in integration) needs_services=1 ;; e2e) needs_services=1; needs_cluster=1 ;; esac

@@ -5,6 +5,7 @@ const { Redis } = require('ioredis');
 const { buildApp, ApiConfig, ClusterFiles } = require('@erg/api');
 const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@erg/db');
 const { createSchedulerQueue, redisConnection } = require('@erg/queue');
+const { secretBoxFrom } = require('@erg/secrets');
 
 async function startBenchApi(name, { poolSize = 10 } = {}) {
   const stamp = Date.now().toString(36);
@@ -17,8 +18,10 @@ async function startBenchApi(name, { poolSize = 10 } = {}) {
   const prefix = `ergbench_${name}_${stamp}`;
   const config = ApiConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent' });
   const queue = createSchedulerQueue(config.REDIS_URL, prefix);
-  const clusterFiles = new ClusterFiles();
-  const app = await buildApp({ config, db, queue, redis, clusterFiles });
+  // The key of .erg/secret.key (ERG_SECRET_KEY_FILE's default), as the bench's scheduler reads it too.
+  const secrets = secretBoxFrom(config);
+  const clusterFiles = new ClusterFiles(secrets);
+  const app = await buildApp({ config, db, queue, redis, clusterFiles, secrets });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const api = `http://127.0.0.1:${app.server.address().port}`;
   const { token } = await createApiToken(db, 'bench');

@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // Administrative commands that act on the database directly, for bootstrapping an install:
 //   erg-admin create-token NAME    prints a new admin API token (shown once, stored hashed)
-import { createApiToken, createDatabase, ensureDatabase, migrate } from '@erg/db';
+//   erg-admin seal-secrets         seals stored secrets still in plaintext (rows from before sealing
+//                                  existed) and re-seals those of ERG_SECRET_KEY_PREVIOUS with ERG_SECRET_KEY
+import { createApiToken, createDatabase, ensureDatabase, migrate, sealStoredSecrets } from '@erg/db';
+import { secretBoxFrom } from '@erg/secrets';
 import { parseApiConfig } from './config';
+
+const USAGE = 'usage: erg-admin create-token NAME | erg-admin seal-secrets';
 
 async function main(): Promise<void> {
   const [command, name] = process.argv.slice(2);
-  if (command !== 'create-token' || !name) {
-    console.error('usage: erg-admin create-token NAME');
+  if (!((command === 'create-token' && name) || (command === 'seal-secrets' && !name))) {
+    console.error(USAGE);
     process.exit(2);
   }
   const config = parseApiConfig(process.env);
@@ -15,7 +20,19 @@ async function main(): Promise<void> {
   await migrate(config.DATABASE_URL);
   const db = createDatabase(config.DATABASE_URL, { max: 1 });
   try {
-    const { token } = await createApiToken(db, name, 'admin');
+    if (command === 'seal-secrets') {
+      const secrets = secretBoxFrom(config);
+      const sealed = await sealStoredSecrets(db, secrets);
+      process.stdout.write(`sealed with key ${secrets.keyId}: ${sealed.clusters} cluster private key(s), ${sealed.suites} webhook secret(s)\n`);
+      if (sealed.unreadable.length > 0) {
+        console.error(`erg-admin: could not open (left as they are): ${sealed.unreadable.join(', ')}; is ERG_SECRET_KEY_PREVIOUS the key that sealed them?`);
+        process.exitCode = 1;
+      }
+      return;
+    }
+    if (!name) return; // unreachable: the usage check above
+    // A token of the bootstrap admin user (global admin): create users, projects and their tokens through the API with it.
+    const { token } = await createApiToken(db, name);
     process.stdout.write(`${token}\n`);
   } finally {
     await db.close();

@@ -6,6 +6,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, typ
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { authenticateRunToken, authenticateToken, RUN_TOKEN_PREFIX, TelemetryWriter, type Database } from '@erg/db';
+import { LOG_REDACTION, type SecretBox } from '@erg/secrets';
 import type { ApiConfig } from './config';
 import { ApiError, errors } from './errors';
 import { validatorCompiler } from './validation';
@@ -15,6 +16,7 @@ import { clusterRoutes } from './routes/clusters';
 import { healthRoutes } from './routes/health';
 import { runRoutes } from './routes/runs';
 import { suiteRoutes } from './routes/suites';
+import { accessRoutes } from './routes/access';
 import { telemetryRoutes } from './routes/telemetry';
 import { eventRoutes } from './routes/events';
 import { queueRoutes } from './routes/queue';
@@ -22,6 +24,10 @@ import { webRoutes } from './routes/web';
 import { metricsRoutes } from './routes/metrics';
 import { createApiMetrics, type ApiMetrics } from './metrics';
 import { observeRequests } from './observe';
+import { installRateLimits } from './rate-limit';
+import { installAudit } from './audit';
+import { auditRoutes } from './routes/audit';
+import { installAccessControl, type RouteRule } from './access';
 
 export interface AppDeps {
   config: ApiConfig;
@@ -29,6 +35,8 @@ export interface AppDeps {
   queue: Queue;
   redis: Redis;
   clusterFiles: ClusterFiles;
+  /** Seals clusters' private keys and suites' webhook secrets before they are stored. */
+  secrets: SecretBox;
   /** Shared bulk writer for telemetry; one is made from `db` when not given. */
   telemetry?: TelemetryWriter;
   /** Prometheus metrics of this instance; a fresh registry is made when not given. */
@@ -38,6 +46,10 @@ export interface AppDeps {
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every /v1 route with its access rule (see access.ts). */
+    accessRules: RouteRule[];
+  }
   interface FastifyRequest {
     tokenName?: string;
     /** Set when the caller authenticated with a run token: the one run it may write telemetry for. */
@@ -56,7 +68,9 @@ PUBLIC_PREFIXES.push('/metrics');
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: deps.config.LOG_LEVEL === 'silent' ? false : { level: deps.config.LOG_LEVEL } }),
+    ...(deps.logger
+      ? { loggerInstance: deps.logger }
+      : { logger: deps.config.LOG_LEVEL === 'silent' ? false : { level: deps.config.LOG_LEVEL, redact: LOG_REDACTION } }),
     bodyLimit: deps.config.ERG_BODY_LIMIT,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -99,11 +113,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     const identity = token ? await authenticateToken(deps.db, token) : null;
     if (!identity) throw errors.unauthorized();
+    req.identity = identity;
     req.tokenName = identity.name;
   });
+  // After the auth hook (hooks run in order): only identified callers are counted, per token.
+  installRateLimits(app, deps.redis, {
+    mutations: deps.config.ERG_RATE_LIMIT_MUTATIONS, telemetry: deps.config.ERG_RATE_LIMIT_TELEMETRY, prefix: deps.config.ERG_QUEUE_PREFIX,
+  });
+  installAudit(app, deps.db);
+  // Before any route is registered: onRoute must see them all.
+  const accessRules = installAccessControl(app, deps.db);
+  app.decorate('accessRules', accessRules);
 
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof ApiError) return reply.status(err.statusCode).send(err.toJSON());
+    if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // Fastify's message does not say what the limit is; routes have their own (body-limits.ts).
+      const tooLarge = errors.bodyTooLarge(req.routeOptions.bodyLimit ?? deps.config.ERG_BODY_LIMIT, `${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]}`);
+      return reply.status(413).send(tooLarge.toJSON());
+    }
     const { statusCode, code, message } = err as { statusCode?: number; code?: string; message?: string };
     if (statusCode && statusCode >= 400 && statusCode < 500) {
       // Fastify's own client errors (bad JSON, body too large, wrong content type).
@@ -121,8 +149,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(campaignRoutes(deps), { prefix: '/v1' });
   await app.register(runRoutes(deps), { prefix: '/v1' });
   await app.register(suiteRoutes(deps), { prefix: '/v1' });
+  await app.register(accessRoutes(deps), { prefix: '/v1' });
   await app.register(queueRoutes(deps), { prefix: '/v1' });
   await app.register(eventRoutes(deps), { prefix: '/v1' });
+  await app.register(auditRoutes(deps), { prefix: '/v1' });
   await app.register(webRoutes(deps.config.ERG_WEB_DIR));
   await app.register(telemetryRoutes({ ...deps, telemetry: deps.telemetry ?? new TelemetryWriter(deps.db), metrics }), { prefix: '/v1' });
   await app.register(metricsRoutes({ ...deps, metrics }));

@@ -11,8 +11,12 @@ export const ApiConfig = z.object({
   ERG_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Largest campaign (configurations × repetitions) the API accepts. */
   ERG_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
-  /** Largest request body, bytes. */
+  /** Largest request body, bytes, for routes without a limit of their own (see body-limits.ts). */
   ERG_BODY_LIMIT: z.coerce.number().int().min(1024).default(4 * 1024 * 1024),
+  /** Mutating /v1 requests (POST, PUT, PATCH, DELETE) per minute per token; 0: no limit. */
+  ERG_RATE_LIMIT_MUTATIONS: z.coerce.number().int().min(0).default(120),
+  /** Telemetry batches (POST /v1/runs/:id/telemetry) per minute per token, a bucket of their own; 0: no limit. */
+  ERG_RATE_LIMIT_TELEMETRY: z.coerce.number().int().min(0).default(6000),
   /**
    * When set, GET /metrics requires `Authorization: Bearer <this>`; unset, it is open like /healthz.
    * Empty counts as unset (compose files pass unset variables as empty strings).
@@ -20,6 +24,17 @@ export const ApiConfig = z.object({
   ERG_METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'use at least 16 characters').optional()),
   /** The built web app served at `/` (index.html and assets/). */
   ERG_WEB_DIR: z.string().default(path.resolve(__dirname, '..', '..', 'web', 'dist')),
+  /**
+   * The key that seals stored secrets (clusters' private keys, webhook secrets): base64 of 32
+   * bytes, inline or in a file (`openssl rand -base64 32`). The default file is the one
+   * scripts/quickstart.sh and scripts/test.sh create for development; production points
+   * ERG_SECRET_KEY_FILE elsewhere (e.g. /etc/erg/secret.key). Without a key the app refuses to start.
+   */
+  ERG_SECRET_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  ERG_SECRET_KEY_FILE: z.string().min(1).default(path.resolve(__dirname, '..', '..', '..', '.erg', 'secret.key')),
+  /** While rotating: the old key, accepted for opening only (`admin.js seal-secrets` re-seals with the new one). */
+  ERG_SECRET_KEY_PREVIOUS: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  ERG_SECRET_KEY_PREVIOUS_FILE: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;

@@ -1,4 +1,5 @@
 import type { SpecIssue } from '@erg/spec';
+import { formatBytes } from './body-limits';
 
 /**
  * Every error the API answers with, in one place: a stable code, an HTTP status, and a message
@@ -35,5 +36,13 @@ export const errors = {
   conflict: (message: string) => new ApiError('ERG_CONFLICT', 409, message),
   forbidden: (message: string) => new ApiError('ERG_FORBIDDEN', 403, message),
   notReady: (message: string) => new ApiError('ERG_NOT_READY', 409, message),
+  rateLimited: (bucket: 'mutations' | 'telemetry', limit: number, retryAfterS: number) =>
+    new ApiError(
+      'ERG_RATE_LIMITED',
+      429,
+      `too many ${bucket === 'telemetry' ? 'telemetry batches' : 'changes'} with this token: the limit is ${limit} a minute; retry in ${retryAfterS} s (see the Retry-After header)`,
+    ),
+  bodyTooLarge: (limitBytes: number, route: string) =>
+    new ApiError('FST_ERR_CTP_BODY_TOO_LARGE', 413, `request body is larger than ${formatBytes(limitBytes)}, the limit of ${route}`),
   clusterUnavailable: (name: string, why: string) => new ApiError('ERG_CLUSTER_UNAVAILABLE', 503, `cluster "${name}" cannot be reached now: ${why}`),
 };

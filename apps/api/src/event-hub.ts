@@ -6,6 +6,8 @@ import { EventNotification } from '@erg/spec';
 export interface EventFilter {
   campaign?: string | undefined;
   run?: string | undefined;
+  /** Only events of campaigns in these projects (the caller's); null: every project (admin). */
+  projectIds?: string[] | null;
 }
 
 /** One parsed event as streams receive it: its name (the SSE `event:`), id and body. */
@@ -31,7 +33,25 @@ export class EventHub {
   private listener: EventListener | null = null;
   private seq = 0;
 
-  constructor(private readonly databaseUrl: string, private readonly log: FastifyBaseLogger) {}
+  /** campaign id → project id; a campaign never changes project, so entries never go stale. */
+  private readonly projects = new Map<string, Promise<string | null>>();
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly log: FastifyBaseLogger,
+    /** Looks a campaign's project up, for streams limited to some projects. */
+    private readonly projectOf: (campaignId: string) => Promise<string | null> = async () => null,
+  ) {}
+
+  private cachedProjectOf(campaignId: string): Promise<string | null> {
+    let p = this.projects.get(campaignId);
+    if (!p) {
+      if (this.projects.size > 100_000) this.projects.clear();
+      p = this.projectOf(campaignId).catch(() => null);
+      this.projects.set(campaignId, p);
+    }
+    return p;
+  }
 
   /** Registers a stream; returns its unsubscribe. Starts listening if nothing listens yet. */
   subscribe(filter: EventFilter, send: (e: HubEvent) => void): () => void {
@@ -78,10 +98,16 @@ export class EventHub {
     }
     const { type, ...data } = parsed.data;
     const event: HubEvent = { id: this.nextId(), name: type, data };
-    for (const sub of this.subscribers) {
-      if (sub.filter.campaign && sub.filter.campaign !== data.campaignId) continue;
-      if (sub.filter.run && sub.filter.run !== data.runId) continue;
-      sub.send(event);
-    }
+    const targets = [...this.subscribers].filter(
+      (sub) => !(sub.filter.campaign && sub.filter.campaign !== data.campaignId) && !(sub.filter.run && sub.filter.run !== data.runId),
+    );
+    const open = targets.filter((sub) => sub.filter.projectIds == null);
+    for (const sub of open) sub.send(event);
+    const limited = targets.filter((sub) => sub.filter.projectIds != null);
+    if (limited.length === 0) return;
+    // Streams of non-admins see their projects' events only.
+    void this.cachedProjectOf(String(data.campaignId)).then((projectId) => {
+      for (const sub of limited) if (projectId !== null && sub.filter.projectIds!.includes(projectId) && this.subscribers.has(sub)) sub.send(event);
+    });
   }
 }

@@ -2,7 +2,8 @@ import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import { createApiToken, createDatabase, type Database } from '@erg/db';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
-import { createTestDatabase, uniqueName, type TestDatabase } from '@erg/testkit';
+import { secretBoxFrom } from '@erg/secrets';
+import { createTestDatabase, TEST_SECRET_KEY, uniqueName, type TestDatabase } from '@erg/testkit';
 import type { Queue } from 'bullmq';
 import { buildApp } from '../src/app';
 import { ClusterFiles } from '../src/cluster-files';
@@ -20,12 +21,13 @@ export interface TestApi {
 /** An API instance on its own database and queue prefix, driven with app.inject. */
 export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi & { tdb: TestDatabase }> {
   const tdb = await createTestDatabase();
-  const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), LOG_LEVEL: process.env.ERG_TEST_LOG_LEVEL ?? 'silent', ...env });
+  const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), LOG_LEVEL: process.env.ERG_TEST_LOG_LEVEL ?? 'silent', ERG_SECRET_KEY: TEST_SECRET_KEY, ...env });
+  const secrets = secretBoxFrom(config);
   const db = createDatabase(config.DATABASE_URL);
   const redis = new Redis(redisConnection(config.REDIS_URL) as object);
   const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
-  const clusterFiles = new ClusterFiles();
-  const app = await buildApp({ config, db, queue, redis, clusterFiles });
+  const clusterFiles = new ClusterFiles(secrets);
+  const app = await buildApp({ config, db, queue, redis, clusterFiles, secrets });
   const { token } = await createApiToken(db, 'test');
   return {
     app, db, queue, token, config, tdb,

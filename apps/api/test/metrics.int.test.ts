@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { createApiToken, createDatabase } from '@erg/db';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
-import { createTestDatabase, parsePrometheusText, sampleValue, uniqueName, waitFor } from '@erg/testkit';
+import { secretBoxFrom } from '@erg/secrets';
+import { createTestDatabase, parsePrometheusText, sampleValue, TEST_SECRET_KEY, uniqueName, waitFor } from '@erg/testkit';
 import { buildApp } from '../src/app';
 import { ClusterFiles } from '../src/cluster-files';
 import { ApiConfig } from '../src/config';
@@ -129,12 +130,13 @@ describe('request logs carry campaign and run ids', () => {
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     const tdb = await createTestDatabase();
-    const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest') });
+    const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), ERG_SECRET_KEY: TEST_SECRET_KEY });
+    const secrets = secretBoxFrom(config);
     const db = createDatabase(config.DATABASE_URL);
     const redis = new Redis(redisConnection(config.REDIS_URL) as object);
     const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
-    const clusterFiles = new ClusterFiles();
-    const app = await buildApp({ config, db, queue, redis, clusterFiles, logger });
+    const clusterFiles = new ClusterFiles(secrets);
+    const app = await buildApp({ config, db, queue, redis, clusterFiles, logger, secrets });
     try {
       const { token } = await createApiToken(db, 'logs');
       const headers = { authorization: `Bearer ${token}` };

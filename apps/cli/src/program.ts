@@ -14,6 +14,7 @@ import { registerStatus } from './commands/status';
 import { registerRegress } from './commands/regress';
 import { registerSubmit } from './commands/submit';
 import { registerSuites } from './commands/suites';
+import { registerTokens } from './commands/tokens';
 import { registerValidate } from './commands/validate';
 import { registerWatch } from './commands/watch';
 import { CommandContext, type CliRuntime, type GlobalOptions } from './context';
@@ -87,6 +88,7 @@ export function buildProgram(runtime: CliRuntime, outcome: { code: ExitCode } = 
   registerResults(program, act);
   registerSuites(program, act);
   registerRegress(program, act);
+  registerTokens(program, act);
   return program;
 }
 

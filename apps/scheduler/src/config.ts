@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 
 /** The scheduler's whole environment, parsed once at start-up; nothing else reads process.env. */
@@ -32,6 +33,17 @@ export const SchedulerConfig = z.object({
   ERG_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   /** Address the metrics server listens on; loopback by default, as the metrics are unauthenticated. */
   ERG_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * The key that seals stored secrets (clusters' private keys, webhook secrets): base64 of 32
+   * bytes, inline or in a file (`openssl rand -base64 32`). The default file is the one
+   * scripts/quickstart.sh and scripts/test.sh create for development; production points
+   * ERG_SECRET_KEY_FILE elsewhere (e.g. /etc/erg/secret.key). Without a key the app refuses to start.
+   */
+  ERG_SECRET_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  ERG_SECRET_KEY_FILE: z.string().min(1).default(path.resolve(__dirname, '..', '..', '..', '.erg', 'secret.key')),
+  /** While rotating: the old key, accepted for opening only (`admin.js seal-secrets` re-seals with the new one). */
+  ERG_SECRET_KEY_PREVIOUS: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  ERG_SECRET_KEY_PREVIOUS_FILE: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type SchedulerConfig = z.infer<typeof SchedulerConfig>;

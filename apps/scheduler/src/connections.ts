@@ -1,4 +1,5 @@
-import type { Cluster } from '@erg/db';
+import { openClusterKey, type Cluster } from '@erg/db';
+import type { SecretBox } from '@erg/secrets';
 import { ConnectionPool, SlurmClient, type ClusterConnection } from '@erg/slurm';
 
 export interface ClusterLink {
@@ -6,16 +7,22 @@ export interface ClusterLink {
   slurm: SlurmClient;
 }
 
-/** The scheduler's pooled connection to each cluster, with a SlurmClient over it. */
+/**
+ * The scheduler's pooled connection to each cluster, with a SlurmClient over it. The cluster's
+ * private key is opened here, for the connection only; the row passed around stays sealed.
+ */
 export class ClusterLinks {
   private readonly pool: ConnectionPool;
 
-  constructor(maxSessions: number) {
+  constructor(
+    maxSessions: number,
+    private readonly secrets: SecretBox,
+  ) {
     this.pool = new ConnectionPool(maxSessions);
   }
 
   get(cluster: Cluster): ClusterLink {
-    const connection = this.pool.get(cluster);
+    const connection = this.pool.get({ ...cluster, privateKey: openClusterKey(this.secrets, cluster) });
     return { connection, slurm: new SlurmClient(connection) };
   }
 

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Database } from '@erg/db';
+import type { SecretBox } from '@erg/secrets';
 import type { SchedulerConfig } from './config';
 import type { ClusterLinks } from './connections';
 import type { AgentBundle } from './agent-bundle';
@@ -22,4 +23,6 @@ export interface SchedulerContext {
   telemetry: TelemetryWriter;
   /** Prometheus counters and histograms (served by main.ts when ERG_METRICS_PORT is not 0). */
   metrics: SchedulerMetrics;
+  /** Opens sealed secrets (webhook secrets here; private keys inside ClusterLinks). */
+  secrets: SecretBox;
 }

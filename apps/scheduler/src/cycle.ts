@@ -1,4 +1,5 @@
-import { findClusterById, recordClusterContact } from '@erg/db';
+import { findClusterById, recordClusterContact, recordLearnedHostKey, type Cluster } from '@erg/db';
+import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { tryLock } from './lock';
 import { countCycleError } from './metrics';
@@ -19,10 +20,15 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
   if (!lock) return; // another cycle holds it and will see the same work
   const endTimer = ctx.metrics.cycleDuration.startTimer({ cluster: cluster.name });
   try {
-    const link = ctx.links.get(cluster);
     try {
-      await reconcileCluster(ctx, cluster, link);
-      await submitPendingRuns(ctx, cluster, link);
+      // Inside the try: a key this process cannot open (ERG_SECRET_*) is the cluster's failure to show, like an SSH one.
+      const link = ctx.links.get(cluster);
+      try {
+        await reconcileCluster(ctx, cluster, link);
+        await submitPendingRuns(ctx, cluster, link);
+      } finally {
+        await pinLearnedHostKey(ctx, cluster, link);
+      }
       if (cluster.lastError !== null || cluster.lastContactAt === null || Date.now() - cluster.lastContactAt.getTime() > 60_000) {
         await recordClusterContact(ctx.db, cluster.id, null);
       }
@@ -39,5 +45,20 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
   } finally {
     endTimer();
     await lock.release();
+  }
+}
+
+/**
+ * Trust on first use: once a connection of a cluster without a fingerprint has succeeded, the
+ * fingerprint it accepted becomes the cluster's (and the connection already refuses any other).
+ */
+async function pinLearnedHostKey(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink): Promise<void> {
+  const seen = link.connection.hostKeySha256;
+  if (cluster.hostKeySha256 !== null || seen === null) return;
+  if (await recordLearnedHostKey(ctx.db, cluster.id, seen)) {
+    ctx.log.warn(
+      { cluster: cluster.name, host: link.connection.hostPort, hostKeySha256: seen },
+      'trusted the host key on first use and pinned it; compare it with `ssh-keyscan -p <port> <host> | ssh-keygen -lf -` run on a trusted network',
+    );
   }
 }

@@ -1,4 +1,5 @@
 import type { FinishedRun, TrackedRun } from '@erg/db';
+import { redactSecrets } from '@erg/secrets';
 import type { SlurmJob } from '@erg/slurm';
 import { isTerminalRunState } from '@erg/spec';
 import type { ClusterLink } from './connections';
@@ -53,8 +54,9 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
   };
 }
 
+/** The stored tail of a log, with secrets the job printed (tokens, keys, `password=…`) redacted. */
 function tail(text: string): string {
-  return text.length > STORED_TAIL_BYTES ? text.slice(text.length - STORED_TAIL_BYTES) : text;
+  return redactSecrets(text.length > STORED_TAIL_BYTES ? text.slice(text.length - STORED_TAIL_BYTES) : text);
 }
 
 /** A sentence a researcher understands, with Slurm's own words where it gave any. */

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { createDatabase, ensureDatabase, migrate, TelemetryWriter } from '@erg/db';
 import { AgentBundle } from './agent-bundle';
 import { redisConnection } from '@erg/queue';
+import { LOG_REDACTION, secretBoxFrom } from '@erg/secrets';
 import { parseSchedulerConfig } from './config';
 import { ClusterLinks } from './connections';
 import { createSchedulerMetrics, startMetricsServer, type MetricsServer } from './metrics';
@@ -12,16 +13,18 @@ import { startScheduler } from './worker';
 
 async function main(): Promise<void> {
   const config = parseSchedulerConfig(process.env);
-  const log = pino({ level: config.LOG_LEVEL, base: { app: 'scheduler' } });
+  // Before anything else: without its key the scheduler cannot open the clusters' private keys.
+  const secrets = secretBoxFrom(config);
+  const log = pino({ level: config.LOG_LEVEL, base: { app: 'scheduler' }, redact: LOG_REDACTION });
   await ensureDatabase(config.DATABASE_URL);
   await migrate(config.DATABASE_URL);
   const db = createDatabase(config.DATABASE_URL);
   const redis = new Redis(redisConnection(config.REDIS_URL) as object);
-  const links = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS);
+  const links = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS, secrets);
   const agent = config.ERG_TELEMETRY === 'on' ? new AgentBundle() : null;
   const telemetry = new TelemetryWriter(db);
   const metrics = createSchedulerMetrics();
-  const handle = await startScheduler({ config, db, redis, links, specs: new SpecCache(db), log, agent, telemetry, metrics });
+  const handle = await startScheduler({ config, db, redis, links, specs: new SpecCache(db), log, agent, telemetry, metrics, secrets });
   let metricsServer: MetricsServer | null = null;
   if (config.ERG_METRICS_PORT !== 0) {
     // A taken port costs the metrics, not the scheduling: say so loudly and keep running.

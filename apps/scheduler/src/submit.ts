@@ -2,6 +2,7 @@ import {
   claimRunsForSubmission, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type Cluster,
 } from '@erg/db';
 import { issueRunTokens } from '@erg/db';
+import { redactSecrets } from '@erg/secrets';
 import { renderRunFiles, type RenderedFile, type SubmitResult } from '@erg/slurm';
 import { agentHook } from './agent-hook';
 import type { ClusterLink } from './connections';
@@ -92,7 +93,8 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
     ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, prepared.length);
     throw err;
   }
-  await recordStagedRuns(ctx.db, prepared.map((p) => ({ runId: p.run.id, runDir: p.runDir, jobScript: p.jobScript })));
+  // The cluster got the exact script; the stored copy (shown by GET /v1/runs/:id) has secrets a template put in it redacted.
+  await recordStagedRuns(ctx.db, prepared.map((p) => ({ runId: p.run.id, runDir: p.runDir, jobScript: redactSecrets(p.jobScript) })));
   if (ctx.config.ERG_FAULT === 'exit-after-staging') process.exit(137);
 
   const byPath = new Map(prepared.map((p) => [`${p.runDir}/job.sh`, p]));

@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
-import { findSuite, findSuiteRun, listSuites, pendingWebhooks, recordWebhookAttempt } from '@erg/db';
+import { findSuite, findSuiteRun, listSuites, openSuiteSecret, pendingWebhooks, recordWebhookAttempt } from '@erg/db';
 import { enqueue, jobs, WEBHOOK_ATTEMPTS } from '@erg/queue';
 import {
   deliverWebhook, judgeFinishedSuiteRuns, suiteRunView, SuiteError, syncSchedules, triggerSuite, webhookBody, WebhookError,
@@ -47,7 +47,8 @@ export async function runWebhookDelivery(ctx: SchedulerContext, job: Job): Promi
   }
   const body = webhookBody(await suiteRunView(ctx.db, run, suite.name));
   try {
-    await deliverWebhook(suite.webhookUrl, body, { deliveryId: run.id, secret: suite.webhookSecret, timeoutMs: ctx.config.ERG_WEBHOOK_TIMEOUT_MS });
+    const secret = openSuiteSecret(ctx.secrets, suite);
+    await deliverWebhook(suite.webhookUrl, body, { deliveryId: run.id, secret, timeoutMs: ctx.config.ERG_WEBHOOK_TIMEOUT_MS });
   } catch (err) {
     const message = (err as Error).message;
     const lastAttempt = err instanceof WebhookError && err.permanent ? true : job.attemptsMade + 1 >= (job.opts.attempts ?? WEBHOOK_ATTEMPTS);

@@ -9,7 +9,8 @@ import { buildApp, ApiConfig, ClusterFiles } from '@erg/api';
 import { createApiToken, createDatabase, TelemetryWriter, type Database } from '@erg/db';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
 import { ClusterConnection, SlurmClient, type SlurmJob } from '@erg/slurm';
-import { createTestDatabase, loadLocalCluster, repoRoot, uniqueName, waitFor, type LocalCluster, type TestDatabase } from '@erg/testkit';
+import { LOG_REDACTION, secretBoxFrom, type SecretBox } from '@erg/secrets';
+import { createTestDatabase, loadLocalCluster, repoRoot, TEST_SECRET_KEY, uniqueName, waitFor, type LocalCluster, type TestDatabase } from '@erg/testkit';
 import { AgentBundle } from '../src/agent-bundle';
 import { ClusterLinks } from '../src/connections';
 import { SchedulerConfig } from '../src/config';
@@ -33,7 +34,14 @@ export class Harness {
   url!: string;
   token!: string;
   private redis!: Redis;
-  private clusterFiles = new ClusterFiles();
+  /** The one key of this erg (API and schedulers alike), as ERG_SECRET_KEY gives it. */
+  readonly secrets: SecretBox = secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY });
+  private clusterFiles = new ClusterFiles(this.secrets);
+  /**
+   * Where the API's and the in-process scheduler's log lines go (pino destinations), when a test
+   * wants to read them; set before start() / startInProcessScheduler(). Null: API silent, scheduler to stdout at warn.
+   */
+  logSink: { write(line: string): void } | null = null;
   /** The in-process scheduler's metrics (a fresh registry per start). */
   schedulerMetrics: SchedulerMetrics | null = null;
   private scheduler: SchedulerHandle | null = null;
@@ -46,10 +54,10 @@ export class Harness {
     this.tdb = await createTestDatabase();
     this.db = createDatabase(this.tdb.url);
     this.redis = new Redis(redisConnection('redis://127.0.0.1:6379') as object);
-    const config = ApiConfig.parse({ DATABASE_URL: this.tdb.url, ERG_QUEUE_PREFIX: this.prefix, LOG_LEVEL: 'silent' });
+    const config = ApiConfig.parse({ DATABASE_URL: this.tdb.url, ERG_QUEUE_PREFIX: this.prefix, LOG_LEVEL: 'silent', ERG_SECRET_KEY: TEST_SECRET_KEY });
     this.apiConfig = config;
     this.apiQueue = createSchedulerQueue(config.REDIS_URL, this.prefix);
-    this.api = await buildApp({ config, db: this.db, queue: this.apiQueue, redis: this.redis, clusterFiles: this.clusterFiles });
+    this.api = await buildApp({ config, db: this.db, queue: this.apiQueue, redis: this.redis, clusterFiles: this.clusterFiles, secrets: this.secrets, ...this.apiLogger() });
     await this.api.listen({ host: '127.0.0.1', port: 0 });
     const address = this.api.server.address() as net.AddressInfo;
     this.url = `http://127.0.0.1:${address.port}`;
@@ -63,8 +71,13 @@ export class Harness {
   async restartApi(): Promise<void> {
     const { port } = this.api.server.address() as net.AddressInfo;
     await this.api.close();
-    this.api = await buildApp({ config: this.apiConfig, db: this.db, queue: this.apiQueue, redis: this.redis, clusterFiles: this.clusterFiles });
+    this.api = await buildApp({ config: this.apiConfig, db: this.db, queue: this.apiQueue, redis: this.redis, clusterFiles: this.clusterFiles, secrets: this.secrets, ...this.apiLogger() });
     await this.api.listen({ host: '127.0.0.1', port });
+  }
+
+  /** The API's logger: the apps' own redaction, into logSink, at info (silent when there is no sink). */
+  private apiLogger(): { logger?: pino.Logger } {
+    return this.logSink ? { logger: pino({ level: 'info', redact: LOG_REDACTION }, this.logSink) } : {};
   }
 
   schedulerEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -76,17 +89,19 @@ export class Harness {
       LOG_LEVEL: 'warn',
       // Child schedulers must not fight over (or with a running quickstart for) the default port.
       ERG_METRICS_PORT: '0',
+      ERG_SECRET_KEY: TEST_SECRET_KEY,
       ...extra,
     };
   }
 
   async startInProcessScheduler(): Promise<void> {
     const config = SchedulerConfig.parse(this.schedulerEnv());
-    this.schedulerLinks = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS);
+    this.schedulerLinks = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS, this.secrets);
     this.schedulerMetrics = createSchedulerMetrics();
     this.scheduler = await startScheduler({
       config, db: this.db, redis: this.redis, links: this.schedulerLinks, specs: new SpecCache(this.db),
-      log: pino({ level: 'warn' }), agent: new AgentBundle(), telemetry: new TelemetryWriter(this.db), metrics: this.schedulerMetrics,
+      log: this.logSink ? pino({ level: 'info', redact: LOG_REDACTION }, this.logSink) : pino({ level: 'warn', redact: LOG_REDACTION }),
+      agent: new AgentBundle(), telemetry: new TelemetryWriter(this.db), metrics: this.schedulerMetrics, secrets: this.secrets,
     });
   }
 
@@ -111,21 +126,34 @@ export class Harness {
       headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as T };
+    const text = await res.text();
+    this.responseLog?.push(text);
+    return { status: res.status, body: JSON.parse(text) as T };
   }
 
+  /** Every response body `call` got, as text, while not null (the secrets scan reads them). */
+  responseLog: string[] | null = null;
+
   /** Registers the local cluster under `name`, optionally through another port or with another fingerprint. */
-  async registerCluster(name: string, overrides: { port?: number; hostKeySha256?: string; agentApiUrl?: string | null } = {}): Promise<void> {
+  async registerCluster(
+    name: string,
+    overrides: {
+      port?: number; hostKeySha256?: string | null; hostKeyPolicy?: 'pinned' | 'trust-on-first-use'; agentApiUrl?: string | null; maxConcurrentRuns?: number | null;
+    } = {},
+  ): Promise<void> {
     const res = await this.call('PUT', `/v1/clusters/${name}`, {
       host: this.local.host,
       port: overrides.port ?? this.local.port,
       user: this.local.user,
       privateKey: this.local.privateKey,
-      hostKeySha256: overrides.hostKeySha256 ?? this.local.hostKeySha256,
+      // null: no fingerprint at all (trust on first use).
+      hostKeySha256: overrides.hostKeySha256 === null ? undefined : (overrides.hostKeySha256 ?? this.local.hostKeySha256),
+      ...(overrides.hostKeyPolicy ? { hostKeyPolicy: overrides.hostKeyPolicy } : {}),
       defaultPartition: this.local.partition,
       workDir: this.workDir,
       // Agents on the local cluster's node push to this harness's API.
       agentApiUrl: overrides.agentApiUrl === undefined ? this.url : overrides.agentApiUrl,
+      ...(overrides.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: overrides.maxConcurrentRuns }),
     });
     if (res.status !== 200) throw new Error(`registering ${name} failed: ${JSON.stringify(res.body)}`);
   }

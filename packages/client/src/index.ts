@@ -29,3 +29,7 @@ export type ConfigurationResult = Schemas['ConfigurationResult'];
 export type HelloEvent = Schemas['HelloEvent'];
 export type RunStateEvent = Schemas['RunStateEvent'];
 export type PowerEvent = Schemas['PowerEvent'];
+export type Token = Schemas['Token'];
+export type TokenCreated = Schemas['TokenCreated'];
+export type Project = Schemas['Project'];
+export type Me = Schemas['Me'];

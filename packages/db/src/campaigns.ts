@@ -12,6 +12,10 @@ export interface NewCampaign {
   specText: string | null;
   /** Who creates it: the API token's name, or `suite:<name>`. */
   createdBy?: string | null;
+  /** The project that owns the campaign (its cluster's project). */
+  projectId: string;
+  /** The user whose token created it; null for suite triggers. */
+  createdByUserId?: string | null;
   configurations: { key: string; parameters: Record<string, unknown> }[];
   repetitions: number;
   /**
@@ -46,8 +50,9 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
   try {
     await client.query('BEGIN');
     const inserted = await client.query<{ created_at: Date }>(
-      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at`,
-      [id, input.name, input.execution, input.clusterId, JSON.stringify(input.spec), input.specText, input.createdBy ?? null],
+      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by, project_id, created_by_user_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING created_at`,
+      [id, input.name, input.execution, input.clusterId, JSON.stringify(input.spec), input.specText, input.createdBy ?? null, input.projectId, input.createdByUserId ?? null],
     );
     await client.query(
       `INSERT INTO configurations (id, campaign_id, key, position, parameters)
@@ -165,11 +170,12 @@ export interface CampaignCursor {
  */
 export async function listCampaignSummaries(
   db: Database,
-  opts: { limit: number; after?: CampaignCursor | undefined },
+  opts: { limit: number; after?: CampaignCursor | undefined; projectIds?: string[] | null },
 ): Promise<{ items: CampaignSummary[]; next: CampaignCursor | null }> {
   const { after } = opts;
+  const inProjects = opts.projectIds == null ? {} : { projectId: { in: opts.projectIds } };
   const campaigns = await db.prisma.campaign.findMany({
-    where: after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {},
+    where: { ...inProjects, ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}) },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: opts.limit + 1,
     include: { cluster: { select: { name: true } } },

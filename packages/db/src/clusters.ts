@@ -1,21 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import type { SecretBox } from '@erg/secrets';
 import type { Database } from './client';
 import type { Cluster } from './generated/client';
+import { clusterKeyContext } from './secrets';
 
 export type { Cluster };
 
 export interface NewCluster {
   name: string;
+  /** The project that owns the cluster and its credentials. */
+  projectId: string;
   host: string;
   port: number;
   username: string;
+  /** Plaintext; stored sealed. */
   privateKey: string;
-  hostKeySha256: string;
+  /** Required with the `pinned` policy; with `trust-on-first-use`, absent until the first connection records it. */
+  hostKeySha256?: string | null | undefined;
+  hostKeyPolicy?: 'pinned' | 'trust-on-first-use' | undefined;
   defaultPartition?: string | undefined;
   workDir: string;
   agentCommand?: string | undefined;
   agentApiUrl?: string | null | undefined;
   modelIdleW?: number | undefined;
   modelMaxW?: number | undefined;
+  /** Most active runs at once on the cluster (enforced by claimRunsForSubmission); null: no limit. */
+  maxConcurrentRuns?: number | null | undefined;
 }
 
 export class ClusterExistsError extends Error {
@@ -25,23 +35,56 @@ export class ClusterExistsError extends Error {
   }
 }
 
-export async function createCluster(db: Database, input: NewCluster): Promise<Cluster> {
+/** The row's data with the private key sealed for the row `id` (the context names the row). */
+function clusterData(input: NewCluster, id: string, secrets: SecretBox) {
+  return {
+    ...input,
+    privateKey: secrets.seal(input.privateKey, clusterKeyContext(id)),
+    hostKeySha256: input.hostKeySha256 ?? null,
+    defaultPartition: input.defaultPartition ?? null,
+  };
+}
+
+export async function createCluster(db: Database, input: NewCluster, secrets: SecretBox): Promise<Cluster> {
+  // The id is chosen here, not by Postgres: the sealed key's context names it.
+  const id = randomUUID();
   try {
-    return await db.prisma.cluster.create({ data: { ...input, defaultPartition: input.defaultPartition ?? null } });
+    return await db.prisma.cluster.create({ data: { ...clusterData(input, id, secrets), id } });
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002') throw new ClusterExistsError(input.name);
     throw err;
   }
 }
 
-/** Replaces a cluster's connection settings (used by the quickstart to re-register `local`). */
-export async function upsertCluster(db: Database, input: NewCluster): Promise<Cluster> {
-  const data = { ...input, defaultPartition: input.defaultPartition ?? null };
-  return db.prisma.cluster.upsert({ where: { name: input.name }, create: data, update: { ...data, lastError: null } });
+/**
+ * Replaces a cluster's connection settings (used by the quickstart to re-register `local`).
+ * A body without a fingerprint (trust-on-first-use) keeps the one already recorded for the same
+ * host and port: re-applying the same settings must not open a new window of blind trust.
+ */
+export async function upsertCluster(db: Database, input: NewCluster, secrets: SecretBox): Promise<Cluster> {
+  for (let attempt = 0; ; attempt++) {
+    const existing = await db.prisma.cluster.findUnique({ where: { name: input.name }, select: { id: true, host: true, port: true, hostKeySha256: true } });
+    if (!existing) {
+      try {
+        return await createCluster(db, input, secrets);
+      } catch (err) {
+        // Created by a concurrent PUT of the same name since we looked: replace that one.
+        if (err instanceof ClusterExistsError && attempt === 0) continue;
+        throw err;
+      }
+    }
+    const keep = input.hostKeySha256 == null && existing.host === input.host && existing.port === input.port;
+    const data = clusterData(input, existing.id, secrets);
+    return db.prisma.cluster.update({
+      where: { id: existing.id },
+      data: { ...data, hostKeySha256: keep ? existing.hostKeySha256 : data.hostKeySha256, lastError: null },
+    });
+  }
 }
 
-export function listClusters(db: Database): Promise<Cluster[]> {
-  return db.prisma.cluster.findMany({ orderBy: { name: 'asc' } });
+/** Clusters of these projects (every cluster when `projectIds` is null or absent). */
+export function listClusters(db: Database, projectIds: string[] | null = null): Promise<Cluster[]> {
+  return db.prisma.cluster.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, orderBy: { name: 'asc' } });
 }
 
 export function findClusterByName(db: Database, name: string): Promise<Cluster | null> {
@@ -58,4 +101,18 @@ export async function recordClusterContact(db: Database, clusterId: string, erro
     where: { id: clusterId },
     data: error === null ? { lastError: null, lastContactAt: new Date() } : { lastError: error },
   });
+}
+
+/**
+ * Trust on first use: records the fingerprint the first successful connection saw. Only a
+ * trust-on-first-use cluster without one changes; false when another writer was first (the
+ * connection's own pin then refuses any other key).
+ */
+export async function recordLearnedHostKey(db: Database, clusterId: string, hostKeySha256: string): Promise<boolean> {
+  const result = await db.pool.query(
+    `UPDATE clusters SET host_key_sha256 = $2, updated_at = now()
+     WHERE id = $1 AND host_key_sha256 IS NULL AND host_key_policy = 'trust-on-first-use'`,
+    [clusterId, hostKeySha256],
+  );
+  return result.rowCount === 1;
 }

@@ -1,6 +1,10 @@
 export { createDatabase, type Database, type DatabaseOptions } from './client';
 export { migrate, ensureDatabase, listMigrations, defaultMigrationsDir } from './migrate';
-export { createApiToken, authenticateToken, hashToken, type CreatedToken, type TokenIdentity } from './tokens';
+export {
+  createApiToken, authenticateToken, hashToken, listTokens, findToken, revokeToken, roleRank, ROLES, BOOTSTRAP_ADMIN,
+  type CreatedToken, type TokenIdentity, type TokenOptions, type Role,
+} from './tokens';
+export * from './projects';
 export * from './clusters';
 export * from './campaigns';
 export * from './runs';
@@ -12,3 +16,5 @@ export * from './suites';
 export * from './live-power';
 export * from './queue';
 export * from './notify';
+export * from './audit';
+export * from './secrets';

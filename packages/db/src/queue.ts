@@ -16,6 +16,8 @@ export interface QueueFilter {
   limit: number;
   /** Power samples older than this (Unix ms) are not "now". */
   powerSinceMs: number;
+  /** Only campaigns of these projects (null: every project). */
+  projectIds?: string[] | null;
 }
 
 export interface QueueRunRow {
@@ -67,6 +69,7 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
        FROM campaigns c LEFT JOIN clusters cl ON cl.id = c.cluster_id
        WHERE c.id IN (SELECT DISTINCT campaign_id FROM runs WHERE state = ANY($1::run_state[]))
          AND ($2::text IS NULL OR cl.name = $2) AND ($3::uuid IS NULL OR c.id = $3) AND ($4::text IS NULL OR c.created_by = $4)
+         AND ($7::uuid[] IS NULL OR c.project_id = ANY($7::uuid[]))
      ), page AS (
        SELECT r.id, r.campaign_id, r.configuration_id, r.repetition, r.state, r.slurm_job_id, r.node_list, r.created_at,
               r.submitted_at, r.started_at, r.reason, r.position, ${RANK} AS rank, count(*) OVER () AS total
@@ -81,7 +84,7 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
             ${lastPowerSamplesSql('p.id', '$6::float8')} AS power
      FROM page p JOIN camp ON camp.id = p.campaign_id JOIN configurations cf ON cf.id = p.configuration_id
      ORDER BY p.rank, p.created_at, p.campaign_id, p.position`,
-    [f.states, f.cluster ?? null, f.campaignId ?? null, f.owner ?? null, f.limit, f.powerSinceMs],
+    [f.states, f.cluster ?? null, f.campaignId ?? null, f.owner ?? null, f.limit, f.powerSinceMs, f.projectIds ?? null],
   );
   return {
     total: Number(result.rows[0]?.total ?? 0),
@@ -98,7 +101,7 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
  * Every registered cluster (or the one named) with the counts, by state, of all runs of its
  * campaigns that still have unfinished runs: how far along the work in flight is.
  */
-export async function listQueueClusters(db: Database, unfinished: readonly string[], cluster?: string): Promise<QueueClusterRow[]> {
+export async function listQueueClusters(db: Database, unfinished: readonly string[], cluster?: string, projectIds: string[] | null = null): Promise<QueueClusterRow[]> {
   const result = await db.pool.query<{ name: string; last_error: string | null; last_contact_at: Date | null; state: string | null; n: string | null }>(
     `SELECT cl.name, cl.last_error, cl.last_contact_at, k.state, k.n
      FROM clusters cl
@@ -108,9 +111,9 @@ export async function listQueueClusters(db: Database, unfinished: readonly strin
        WHERE c.cluster_id = cl.id AND c.id IN (SELECT DISTINCT campaign_id FROM runs WHERE state = ANY($1::run_state[]))
        GROUP BY 1
      ) k ON true
-     WHERE $2::text IS NULL OR cl.name = $2
+     WHERE ($2::text IS NULL OR cl.name = $2) AND ($3::uuid[] IS NULL OR cl.project_id = ANY($3::uuid[]))
      ORDER BY cl.name`,
-    [unfinished, cluster ?? null],
+    [unfinished, cluster ?? null, projectIds],
   );
   const clusters = new Map<string, QueueClusterRow>();
   for (const row of result.rows) {

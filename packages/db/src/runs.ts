@@ -46,20 +46,43 @@ export interface ClaimedRun {
   position: number;
 }
 
+/** States in which a run holds a place on its cluster: what max_concurrent_runs counts. */
+export const ACTIVE_RUN_STATES = ['submitting', 'queued', 'running', 'completing'] as const;
+const ACTIVE_SQL = `(${ACTIVE_RUN_STATES.map((s) => `'${s}'`).join(', ')})`;
+
+/** The pending reason of a run held back by a concurrency limit. */
+export function concurrencyLimitReason(kind: 'cluster' | 'project', name: string, limit: number): string {
+  return `waiting: ${kind} "${name}" is at its limit of ${limit} concurrent runs`;
+}
+
 /**
- * pending → submitting, for up to `limit` runs of one cluster, oldest campaign first. SKIP LOCKED
- * lets two schedulers claim disjoint runs; a cancelled campaign's runs are never claimed.
+ * pending → submitting, for up to `limit` runs of one cluster, oldest campaign first, and never
+ * more than the cluster's and each project's `max_concurrent_runs` minus the runs they already
+ * have active. SKIP LOCKED lets two schedulers claim disjoint runs; a cancelled campaign's runs
+ * are never claimed. Pending runs a limit holds back get it as their reason.
+ *
+ * The limits need the count of active runs and the claim to be one atomic step: the cluster row
+ * and the limited projects' rows are locked first (FOR NO KEY UPDATE: claims of the same cluster
+ * or project wait for each other; campaign inserts, which only take KEY SHARE, do not), and the
+ * claim runs in a later statement, so under READ COMMITTED it counts the runs another scheduler
+ * claimed and committed meanwhile. Locks are always taken cluster first, then projects by id, so
+ * two claims cannot deadlock.
  */
 export async function claimRunsForSubmission(db: Database, clusterId: string, limit: number): Promise<ClaimedRun[]> {
-  const ids = await transition(db.pool, {
-    where: `runs.id IN (
-      SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-      WHERE c.cluster_id = $1 AND r.state = 'pending' AND c.cancel_requested_at IS NULL
-      ORDER BY c.created_at, r.position LIMIT $2 FOR UPDATE OF r SKIP LOCKED)`,
-    set: `state = 'submitting', claimed_at = now(), submit_attempts = submit_attempts + 1, reason = NULL`,
-    params: [clusterId, limit],
-    detail: `'claimed for submission'`,
-  });
+  const client = await db.pool.connect();
+  let ids: string[];
+  try {
+    await client.query('BEGIN');
+    try {
+      ids = await claimLocked(client, clusterId, limit);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    client.release();
+  }
   if (ids.length === 0) return [];
   const rows = await db.pool.query<{
     id: string; campaign_id: string; key: string; parameters: Record<string, string | number | boolean>; repetition: number; position: number;
@@ -72,6 +95,95 @@ export async function claimRunsForSubmission(db: Database, clusterId: string, li
   return rows.rows.map((r) => ({
     id: r.id, campaignId: r.campaign_id, configurationKey: r.key, parameters: r.parameters, repetition: r.repetition, position: r.position,
   }));
+}
+
+/** The claim itself, inside the caller's transaction; returns the claimed run ids. */
+async function claimLocked(client: Queryable, clusterId: string, limit: number): Promise<string[]> {
+  const cluster = (
+    await client.query<{ name: string; max: number | null }>(
+      `SELECT name, max_concurrent_runs AS max FROM clusters WHERE id = $1 FOR NO KEY UPDATE`,
+      [clusterId],
+    )
+  ).rows[0];
+  if (!cluster) return [];
+  const projects = (
+    await client.query<{ id: string; name: string; max: number }>(
+      `SELECT p.id, p.name, p.max_concurrent_runs AS max FROM projects p
+       WHERE p.max_concurrent_runs IS NOT NULL AND EXISTS (
+         SELECT 1 FROM campaigns c JOIN runs r ON r.campaign_id = c.id
+         WHERE c.project_id = p.id AND c.cluster_id = $1 AND r.state = 'pending' AND c.cancel_requested_at IS NULL)
+       ORDER BY p.id FOR NO KEY UPDATE OF p`,
+      [clusterId],
+    )
+  ).rows;
+  // Active runs on this cluster and in each limited project (on any cluster), counted after the locks.
+  const active = (
+    await client.query<{ here: boolean; project_id: string; n: number }>(
+      `SELECT c.cluster_id IS NOT DISTINCT FROM $1::uuid AS here, c.project_id, count(*)::int AS n
+       FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+       WHERE r.state IN ${ACTIVE_SQL} AND (c.cluster_id = $1 OR c.project_id = ANY($2::uuid[]))
+       GROUP BY 1, 2`,
+      [clusterId, projects.map((p) => p.id)],
+    )
+  ).rows;
+  const clusterFree = cluster.max === null ? null : cluster.max - active.filter((a) => a.here).reduce((sum, a) => sum + a.n, 0);
+  const projectFree = new Map(projects.map((p) => [p.id, p.max - active.filter((a) => a.project_id === p.id).reduce((sum, a) => sum + a.n, 0)]));
+  const take = clusterFree === null ? limit : Math.max(0, Math.min(limit, clusterFree));
+
+  let ids: string[] = [];
+  if (take > 0) {
+    const open = [...projectFree].filter(([, free]) => free > 0);
+    const full = [...projectFree].filter(([, free]) => free <= 0).map(([id]) => id);
+    // Lock candidates (skipping full projects, so they do not block the others), then keep per
+    // project no more than it has room for.
+    const candidates = await client.query<{ id: string }>(
+      `WITH locked AS (
+         SELECT r.id, c.project_id, c.created_at, r.position FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+         WHERE c.cluster_id = $1 AND r.state = 'pending' AND c.cancel_requested_at IS NULL AND NOT (c.project_id = ANY($3::uuid[]))
+         ORDER BY c.created_at, r.position, r.id LIMIT $2 FOR UPDATE OF r SKIP LOCKED
+       ), ranked AS (
+         SELECT id, project_id, row_number() OVER (PARTITION BY project_id ORDER BY created_at, position, id) AS n FROM locked
+       )
+       SELECT ranked.id FROM ranked LEFT JOIN unnest($4::uuid[], $5::int[]) AS cap(project_id, free) ON cap.project_id = ranked.project_id
+       WHERE cap.free IS NULL OR ranked.n <= cap.free`,
+      [clusterId, take, full, open.map(([id]) => id), open.map(([, free]) => free)],
+    );
+    ids = await transition(client, {
+      where: `runs.id = ANY($1::uuid[]) AND runs.state = 'pending'`,
+      set: `state = 'submitting', claimed_at = now(), submit_attempts = submit_attempts + 1, reason = NULL`,
+      params: [candidates.rows.map((r) => r.id)],
+      detail: `'claimed for submission'`,
+    });
+  }
+
+  // Whoever is still pending behind a limit that is now reached says so (written only on change).
+  const clusterFull = clusterFree !== null && clusterFree - ids.length <= 0;
+  const claimedPerProject = ids.length === 0 ? new Map<string, number>() : await countByProject(client, ids);
+  const fullProjects = projects.filter((p) => projectFree.get(p.id)! - (claimedPerProject.get(p.id) ?? 0) <= 0);
+  if (clusterFull || fullProjects.length > 0) {
+    await client.query(
+      `UPDATE runs SET reason = w.reason, updated_at = now() FROM (
+         SELECT r.id, CASE WHEN $2 THEN $3 ELSE cap.reason END AS reason
+         FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+         LEFT JOIN unnest($4::uuid[], $5::text[]) AS cap(project_id, reason) ON cap.project_id = c.project_id
+         WHERE c.cluster_id = $1 AND r.state = 'pending' AND c.cancel_requested_at IS NULL AND ($2 OR cap.project_id IS NOT NULL)
+       ) w
+       WHERE runs.id = w.id AND runs.reason IS DISTINCT FROM w.reason`,
+      [
+        clusterId, clusterFull, concurrencyLimitReason('cluster', cluster.name, cluster.max ?? 0),
+        fullProjects.map((p) => p.id), fullProjects.map((p) => concurrencyLimitReason('project', p.name, p.max)),
+      ],
+    );
+  }
+  return ids;
+}
+
+async function countByProject(client: Queryable, runIds: string[]): Promise<Map<string, number>> {
+  const rows = await client.query<{ project_id: string; n: number }>(
+    `SELECT c.project_id, count(*)::int AS n FROM runs r JOIN campaigns c ON c.id = r.campaign_id WHERE r.id = ANY($1::uuid[]) GROUP BY 1`,
+    [runIds],
+  );
+  return new Map(rows.rows.map((r) => [r.project_id, r.n]));
 }
 
 export interface StagedRun {

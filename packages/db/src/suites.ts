@@ -1,13 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { SecretBox } from '@erg/secrets';
 import type { Database } from './client';
 import type { Suite, SuiteRun } from './generated/client';
 import { TERMINAL_STATES } from './campaigns';
+import { suiteSecretContext } from './secrets';
 
 export type { Suite, SuiteRun };
 
 /** What a suite is made of, as validated by @erg/suites. */
 export interface SuiteInput {
   name: string;
+  /** The project that owns the suite (and the campaigns it starts). */
+  projectId: string;
   description: string | null;
   template: unknown;
   templateText: string | null;
@@ -17,20 +22,30 @@ export interface SuiteInput {
   baselineCampaignId: string | null;
   policy: { threshold: number; alpha: number; minRepetitions: number; maxCv: number };
   webhookUrl: string | null;
+  /** Plaintext; stored sealed for the suite's row. */
   webhookSecret: string | null;
 }
 
-function suiteData(input: SuiteInput) {
-  return { ...input, template: input.template as object, policy: input.policy as object };
+function suiteData(input: SuiteInput, id: string, secrets: SecretBox) {
+  return {
+    ...input,
+    template: input.template as object,
+    policy: input.policy as object,
+    webhookSecret: input.webhookSecret === null ? null : secrets.seal(input.webhookSecret, suiteSecretContext(id)),
+  };
 }
 
-export async function createSuite(db: Database, input: SuiteInput): Promise<Suite> {
-  return db.prisma.suite.create({ data: suiteData(input) });
+export async function createSuite(db: Database, input: SuiteInput, secrets: SecretBox): Promise<Suite> {
+  // The id is chosen here, not by Postgres: the sealed secret's context names it.
+  const id = randomUUID();
+  return db.prisma.suite.create({ data: { ...suiteData(input, id, secrets), id } });
 }
 
 /** Replaces every field of an existing suite; null when there is none of that name. */
-export async function replaceSuite(db: Database, name: string, input: SuiteInput): Promise<Suite | null> {
-  const result = await db.prisma.suite.updateManyAndReturn({ where: { name }, data: suiteData(input) });
+export async function replaceSuite(db: Database, name: string, input: SuiteInput, secrets: SecretBox): Promise<Suite | null> {
+  const existing = await db.prisma.suite.findUnique({ where: { name }, select: { id: true } });
+  if (!existing) return null;
+  const result = await db.prisma.suite.updateManyAndReturn({ where: { id: existing.id }, data: suiteData(input, existing.id, secrets) });
   return result[0] ?? null;
 }
 
@@ -48,8 +63,9 @@ export async function findSuite(db: Database, id: string): Promise<Suite | null>
   return db.prisma.suite.findUnique({ where: { id } });
 }
 
-export async function listSuites(db: Database): Promise<Suite[]> {
-  return db.prisma.suite.findMany({ orderBy: { name: 'asc' } });
+/** Suites of these projects (every suite when `projectIds` is null or absent). */
+export async function listSuites(db: Database, projectIds: string[] | null = null): Promise<Suite[]> {
+  return db.prisma.suite.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, orderBy: { name: 'asc' } });
 }
 
 /** The latest run of each of these suites. */

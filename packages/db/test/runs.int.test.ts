@@ -1,5 +1,7 @@
-import { createTestDatabase, type TestDatabase } from '@erg/testkit';
+import { secretBoxFrom } from '@erg/secrets';
+import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
 import {
+  createProject,
   claimRunsForSubmission, createCampaign, createCluster, createDatabase, failRunsAtSubmission, finishRun, getCampaignSummary,
   listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, returnRunsToPending, type Database,
 } from '@erg/db';
@@ -8,13 +10,15 @@ describe('run state transitions', () => {
   let tdb: TestDatabase;
   let db: Database;
   let clusterId: string;
+  let projectId: string;
 
   beforeAll(async () => {
     tdb = await createTestDatabase();
     db = createDatabase(tdb.url);
+    projectId = (await createProject(db, { name: 'runs' })).id;
     const cluster = await createCluster(db, {
-      name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/tmp/w',
-    });
+      projectId, name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/tmp/w',
+    }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }));
     clusterId = cluster.id;
   });
   afterAll(async () => {
@@ -24,7 +28,7 @@ describe('run state transitions', () => {
 
   async function newCampaign(configs: number, repetitions: number) {
     return createCampaign(db, {
-      name: 't', execution: 'slurm', clusterId, spec: {}, specText: null, repetitions,
+      name: 't', execution: 'slurm', clusterId, projectId, spec: {}, specText: null, repetitions,
       configurations: Array.from({ length: configs }, (_, i) => ({ key: `a=${i}`, parameters: { a: i } })),
     });
   }

@@ -100,8 +100,9 @@ describe('prisma/schema.prisma and prisma/migrations agree', () => {
         expectedKeys.add(key);
         const col = byKey.get(key);
         if (!col) { problems.push(`${key}: missing column`); continue; }
-        const actual = col.data_type === 'USER-DEFINED' ? `enum:${col.udt_name}` : col.data_type === 'ARRAY' ? `${col.udt_name.slice(1)}[]` : col.data_type;
-        const expected = f.list ? `${expectedSqlType(f, enums)}[]` : expectedSqlType(f, enums); // lists: only text[] so far
+        const arrayOf: Record<string, string> = { _text: 'text', _uuid: 'uuid' };
+        const actual = col.data_type === 'USER-DEFINED' ? `enum:${col.udt_name}` : col.data_type === 'ARRAY' ? `${arrayOf[col.udt_name] ?? col.udt_name}[]` : col.data_type;
+        const expected = f.list ? `${expectedSqlType(f, enums)}[]` : expectedSqlType(f, enums);
         if (actual !== expected) problems.push(`${key}: type ${actual}, schema says ${expected}`);
         if ((col.is_nullable === 'YES') !== f.optional) problems.push(`${key}: nullable=${col.is_nullable}, schema optional=${f.optional}`);
       }

@@ -6,8 +6,10 @@ export interface ClusterEndpoint {
   host: string;
   port: number;
   username: string;
+  /** Plaintext (callers open the stored, sealed value). */
   privateKey: string;
-  hostKeySha256: string;
+  /** null: trust on first use (see ClusterConnectionOptions.hostKeySha256). */
+  hostKeySha256: string | null;
 }
 
 /**
@@ -24,6 +26,13 @@ export class ConnectionPool {
     const settings = JSON.stringify([cluster.host, cluster.port, cluster.username, cluster.privateKey, cluster.hostKeySha256]);
     const existing = this.connections.get(cluster.id);
     if (existing && existing.settings === settings) return existing.connection;
+    // A trust-on-first-use connection whose learned fingerprint has since been recorded on the
+    // row is the same connection, not a changed setting.
+    if (existing && cluster.hostKeySha256 !== null && existing.connection.hostKeySha256 === cluster.hostKeySha256 &&
+        existing.settings === JSON.stringify([cluster.host, cluster.port, cluster.username, cluster.privateKey, null])) {
+      existing.settings = settings;
+      return existing.connection;
+    }
     if (existing) void existing.connection.close();
     const connection = new ClusterConnection({
       host: cluster.host,

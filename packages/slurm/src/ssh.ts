@@ -48,8 +48,13 @@ export interface ClusterConnectionOptions {
   /** OpenSSH-format private key. */
   privateKey: string | Buffer;
   passphrase?: string;
-  /** Pinned host key fingerprint, `SHA256:<base64>` as `ssh-keygen -lf` prints it. Required: erg never trusts on first use. */
-  hostKeySha256: string;
+  /**
+   * Pinned host key fingerprint, `SHA256:<base64>` as `ssh-keygen -lf` prints it. null: trust on
+   * first use, only for clusters registered with that policy: the first successful connection
+   * accepts the key it is shown and pins it (`hostKeySha256` then says which); every later
+   * connection of this object requires that same key.
+   */
+  hostKeySha256: string | null;
   /** Most channels (exec + SFTP) open at once; keep under sshd's MaxSessions (10). Default 8. */
   maxSessions?: number;
   /** TCP connect + handshake + authentication deadline (ms). Default 10 000. */
@@ -141,6 +146,8 @@ export class ClusterConnection {
   private error: ErgSlurmError | null = null;
   private openChannels = 0;
   private maxOpenChannels = 0;
+  /** The fingerprint required of the server: the configured one, or the one learned on first use. */
+  private pinned: string | null;
 
   constructor(options: ClusterConnectionOptions) {
     this.options = {
@@ -154,10 +161,16 @@ export class ClusterConnection {
       ...options,
     };
     this.hostPort = `${this.options.host}:${this.options.port}`;
+    this.pinned = this.options.hostKeySha256;
     // The semaphore validates maxSessions too, but fail here, at configuration time.
     if (!Number.isInteger(this.options.maxSessions) || this.options.maxSessions < 1) {
       throw new RangeError(`maxSessions must be a positive integer, got ${this.options.maxSessions}`);
     }
+  }
+
+  /** The pinned fingerprint: configured, or learned by the first successful connection (trust on first use); null before that. */
+  get hostKeySha256(): string | null {
+    return this.pinned;
   }
 
   get state(): ConnectionState {
@@ -299,7 +312,8 @@ export class ClusterConnection {
   }
 
   private connect(): Promise<Session> {
-    const { host, port, username, privateKey, passphrase, hostKeySha256 } = this.options;
+    const { host, port, username, privateKey, passphrase } = this.options;
+    const hostKeySha256 = this.pinned;
     return new Promise<Session>((resolve, reject) => {
       const client = new Client();
       let presented: string | null = null;
@@ -335,6 +349,8 @@ export class ClusterConnection {
         this.nextAttempt = 0;
         this.error = null;
         this.current = session;
+        // Trust on first use ends here: authentication succeeded with this key, so pin it.
+        this.pinned ??= presented;
         client.on('close', () => {
           const why = session.lastClientError?.message ?? 'the server closed the connection';
           this.endSession(session, new ConnectionLostError(this.hostPort, why, { cause: session.lastClientError ?? undefined }));
@@ -346,14 +362,14 @@ export class ClusterConnection {
           if (this.current?.client === client) this.current.lastClientError = err;
           return;
         }
-        if (hostKeyRejected) fail(new HostKeyMismatchError(this.hostPort, hostKeySha256, presented ?? '(none)'));
+        if (hostKeyRejected) fail(new HostKeyMismatchError(this.hostPort, hostKeySha256 ?? '(none)', presented ?? '(none)'));
         else if (err.level === 'client-authentication') fail(new SshAuthError(this.hostPort, username, undefined, { cause: err }));
         else fail(new ClusterUnreachableError(this.hostPort, describeConnectError(err), { cause: err }));
       });
       client.on('close', () =>
         fail(
           hostKeyRejected
-            ? new HostKeyMismatchError(this.hostPort, hostKeySha256, presented ?? '(none)')
+            ? new HostKeyMismatchError(this.hostPort, hostKeySha256 ?? '(none)', presented ?? '(none)')
             : new ClusterUnreachableError(this.hostPort, 'connection closed during handshake'),
         ),
       );
@@ -368,7 +384,7 @@ export class ClusterConnection {
           authHandler: ['publickey'],
           hostVerifier: (key: Buffer) => {
             presented = hostKeyFingerprint(key);
-            hostKeyRejected = !fingerprintsEqual(hostKeySha256, presented);
+            hostKeyRejected = hostKeySha256 !== null && !fingerprintsEqual(hostKeySha256, presented);
             return !hostKeyRejected;
           },
           readyTimeout: this.options.connectTimeoutMs,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RunState } from './run-state';
+import type { SpecIssue } from './issues';
 
 /**
  * Request and response bodies of the REST API. These schemas validate requests, shape the
@@ -13,6 +14,29 @@ export const ClusterName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
   error: 'use 1-63 lower-case letters, digits and -, starting with a letter or digit',
 });
 
+/**
+ * How the scheduler trusts a cluster's SSH host key. `pinned`: only the fingerprint given at
+ * registration. `trust-on-first-use`: the first successful connection records the fingerprint it
+ * saw, which is pinned from then on.
+ */
+export const HostKeyPolicy = z.enum(['pinned', 'trust-on-first-use']);
+export type HostKeyPolicy = z.infer<typeof HostKeyPolicy>;
+
+/**
+ * The rule ClusterCreate cannot carry itself (PUT omits `name` from it, and zod refuses `.omit`
+ * on refined objects): a pinned cluster needs its fingerprint. Null when the body is fine.
+ */
+export function clusterHostKeyIssue(body: { hostKeyPolicy: HostKeyPolicy; hostKeySha256?: string | undefined }): SpecIssue | null {
+  if (body.hostKeyPolicy === 'pinned' && body.hostKeySha256 === undefined) {
+    return {
+      path: 'hostKeySha256',
+      code: 'required',
+      message: 'required with hostKeyPolicy "pinned": the fingerprint from `ssh-keyscan -p <port> <host> | ssh-keygen -lf -` (or set hostKeyPolicy "trust-on-first-use")',
+    };
+  }
+  return null;
+}
+
 export const ClusterCreate = z
   .object({
     name: ClusterName,
@@ -25,9 +49,14 @@ export const ClusterCreate = z
       .regex(/^-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+-----END [A-Z ]*PRIVATE KEY-----\s*$/, {
         error: 'an unencrypted private key in OpenSSH or PEM format (-----BEGIN … PRIVATE KEY-----)',
       }),
-    hostKeySha256: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, {
-      error: 'the host key fingerprint as ssh-keygen -lf prints it, e.g. SHA256:abc… (43 characters after SHA256:)',
-    }),
+    hostKeySha256: z
+      .string()
+      .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, {
+        error: 'the host key fingerprint as ssh-keygen -lf prints it, e.g. SHA256:abc… (43 characters after SHA256:)',
+      })
+      .optional()
+      .describe('required with hostKeyPolicy pinned; with trust-on-first-use, omit it to let the first connection record it'),
+    hostKeyPolicy: HostKeyPolicy.default('pinned'),
     defaultPartition: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional(),
     agentCommand: z
       .string()
@@ -42,6 +71,13 @@ export const ClusterCreate = z
       .describe('null: agents only spool; the scheduler pulls their spool when the job ends'),
     modelIdleW: z.number().min(0).max(10_000).default(60).describe('power model for nodes without sensors: CPU watts at 0 % load'),
     modelMaxW: z.number().min(0).max(10_000).default(250).describe('… and at 100 % load'),
+    maxConcurrentRuns: z
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .nullable()
+      .default(null)
+      .describe('most runs submitting, queued, running or completing at once on this cluster; null: no limit'),
     workDir: z
       .string()
       .max(800)
@@ -61,13 +97,15 @@ export const ClusterView = z
     host: z.string(),
     port: z.number(),
     user: z.string(),
-    hostKeySha256: z.string(),
+    hostKeySha256: z.string().nullable().describe('null only while a trust-on-first-use cluster has not been reached yet'),
+    hostKeyPolicy: HostKeyPolicy,
     defaultPartition: z.string().nullable(),
     workDir: z.string(),
     agentCommand: z.string(),
     agentApiUrl: z.string().nullable(),
     modelIdleW: z.number(),
     modelMaxW: z.number(),
+    maxConcurrentRuns: z.number().nullable(),
     lastError: z.string().nullable().describe('the last SSH failure seen by the scheduler; null once it reaches the cluster again'),
     lastContactAt: z.string().nullable(),
     createdAt: z.string(),
@@ -161,6 +199,11 @@ export const ErrorBody = z
     }),
   })
   .meta({ id: 'Error' });
+
+/** Where a new cluster, suite or import campaign goes; default: your only project with the role it needs. */
+export const ProjectQuery = z.object({
+  project: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { error: 'a project name' }).optional().describe('the project (default: your only one with the role needed)'),
+});
 
 export const IdParams = z.object({ id: z.uuid({ error: 'not an id (expected a UUID)' }) });
 export const NameParams = z.object({ name: ClusterName });

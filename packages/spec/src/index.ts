@@ -2,6 +2,7 @@
 export * from './api';
 export * from './suite';
 export * from './dashboard';
+export * from './audit';
 export {
   CampaignSpec,
   CampaignSpecFields,
@@ -70,3 +71,4 @@ export {
   COMPONENTS, QUANTITIES, SENSOR_NAME, quantityOf, SensorSource, SensorDescription, MAX_BATCH_SAMPLES, TelemetryBatch, TelemetryBatchWire,
   normalizeBatch, type Quantity, type TelemetryBatchInput, type SeriesChunk, type NormalizedBatch,
 } from './telemetry';
+export * from './access';

@@ -53,13 +53,15 @@ export async function triggerSuite(deps: TriggerDeps, suite: Suite, opts: Trigge
   }
   const { spec, configurations } = validated;
   const cluster = await findClusterByName(deps.db, spec.cluster!);
-  if (!cluster) throw new SuiteError('ERG_SUITE_UNKNOWN_CLUSTER', `suite "${suite.name}" runs on cluster "${spec.cluster}", which is not registered`, { cluster: spec.cluster });
+  // A suite runs only on its own project's clusters.
+  if (!cluster || cluster.projectId !== suite.projectId) throw new SuiteError('ERG_SUITE_UNKNOWN_CLUSTER', `suite "${suite.name}" runs on cluster "${spec.cluster}", which is not registered`, { cluster: spec.cluster });
   const baselineCampaignId = await baselineFor(deps.db, suite);
 
   let suiteRunId = '';
   try {
     await createCampaign(deps.db, {
       name: spec.name, execution: 'slurm', clusterId: cluster.id, spec, specText: suite.templateText, createdBy: `suite:${suite.name}`,
+      projectId: suite.projectId,
       configurations, repetitions: spec.repetitions,
       within: async (tx, campaignId) => {
         suiteRunId = await insertSuiteRun(tx, campaignId, {

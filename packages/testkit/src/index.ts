@@ -5,3 +5,4 @@ export { createTestDatabase, testServerUrl, type TestDatabase } from './database
 export { seededRandom } from './seeded-random';
 export { closedPort } from './ports';
 export { parsePrometheusText, sampleValue, type PromSample } from './prometheus-text';
+export { TEST_SECRET_KEY } from './secret-key';

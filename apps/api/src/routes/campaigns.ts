@@ -5,12 +5,15 @@ import {
 } from '@erg/db';
 import { enqueue } from '@erg/queue';
 import {
-  CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, RegressionPolicy, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
+  ProjectQuery, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, RegressionPolicy, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
 } from '@erg/spec';
 import { campaignResultsView, campaignVerdictView } from '@erg/results';
 import { validateCampaign, validateCampaignText } from '@erg/sweep';
 import type { AppDeps } from '../app';
+import { access, chooseProject, isVisible, requireRole, visibleProjects } from '../access';
 import { errors } from '../errors';
+import { BODY_LIMITS } from '../body-limits';
+import { auditCreated } from '../audit';
 import { campaignView, runSummaryView } from '../views';
 
 const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
@@ -47,10 +50,15 @@ export const campaignRoutes =
       {
         schema: {
           tags: ['campaigns'],
-          description: 'Create a campaign from a spec sent as JSON, or as YAML with Content-Type: application/yaml.',
+          description:
+            'Create a campaign from a spec sent as JSON, or as YAML with Content-Type: application/yaml. It belongs to the project of its ' +
+            'cluster (you need the researcher role there); an import campaign goes to `?project=`.',
+          querystring: ProjectQuery,
           body: CampaignSpec,
-          response: { 201: CampaignCreated, 400: ErrorBody, 422: ErrorBody },
+          response: { 201: CampaignCreated, 400: ErrorBody, 403: ErrorBody, 422: ErrorBody },
         },
+        config: access.create('campaign.submit'),
+        bodyLimit: BODY_LIMITS.spec,
         // The spec is validated below, together with the campaign size limit, so that YAML and
         // JSON bodies get the same error report.
         validatorCompiler: () => (value) => ({ value }),
@@ -63,20 +71,31 @@ export const campaignRoutes =
         if (!result.ok) throw errors.validation('campaign spec', result.issues);
         const { spec, configurations } = result;
 
+        const identity = req.identity!;
         let clusterId: string | null = null;
+        let projectId: string;
         if (spec.execution === 'slurm') {
-          // The spec schema requires `cluster` for execution: slurm.
+          // The spec schema requires `cluster` for execution: slurm. A cluster of a project the
+          // caller cannot see is "not registered", as one that does not exist.
           const cluster = await findClusterByName(deps.db, spec.cluster!);
-          if (!cluster) throw errors.unknownCluster(spec.cluster!, (await listClusters(deps.db)).map((c) => c.name));
+          if (!cluster || !isVisible(identity, cluster.projectId)) {
+            throw errors.unknownCluster(spec.cluster!, (await listClusters(deps.db, visibleProjects(identity))).map((c) => c.name));
+          }
+          requireRole(identity, cluster.projectId, 'researcher', { kind: 'cluster', name: cluster.name });
           clusterId = cluster.id;
+          projectId = cluster.projectId;
+        } else {
+          projectId = await chooseProject(deps.db, identity, (req.query as { project?: string }).project, 'researcher');
         }
         // Import campaigns are never submitted: their runs wait for telemetry and POST /v1/runs/:id/finish.
         const created = await createCampaign(deps.db, {
           name: spec.name, execution: spec.execution, clusterId, spec, specText, createdBy: req.tokenName ?? null,
+          projectId, createdByUserId: identity.userId,
           configurations, repetitions: spec.repetitions,
         });
         if (clusterId) await wakeScheduler(clusterId, 'campaign created', req.log);
         const summary = await getCampaignSummary(deps.db, created.id);
+        auditCreated(req, created.id);
         return reply.status(201).send({
           ...campaignView(summary!),
           configurations: created.configurations.map(({ key, parameters }) => ({ key, parameters })),
@@ -88,6 +107,7 @@ export const campaignRoutes =
     app.get(
       '/campaigns',
       {
+        config: access.listing('campaign.read'),
         schema: {
           tags: ['campaigns'],
           querystring: z.object({
@@ -98,14 +118,14 @@ export const campaignRoutes =
         },
       },
       async (req) => {
-        const page = await listCampaignSummaries(deps.db, { limit: req.query.limit, after: decodeCursor(req.query.cursor) });
+        const page = await listCampaignSummaries(deps.db, { limit: req.query.limit, after: decodeCursor(req.query.cursor), projectIds: visibleProjects(req.identity!) });
         return { items: page.items.map(campaignView), next: page.next ? encodeCursor(page.next) : null };
       },
     );
 
     app.get(
       '/campaigns/:id',
-      { schema: { tags: ['campaigns'], params: IdParams, response: { 200: CampaignDetail, 404: ErrorBody } } },
+      { config: access.campaign('campaign.read'), schema: { tags: ['campaigns'], params: IdParams, response: { 200: CampaignDetail, 404: ErrorBody } } },
       async (req) => {
         const summary = await getCampaignSummary(deps.db, req.params.id);
         if (!summary) throw errors.notFound('campaign', req.params.id);
@@ -116,6 +136,7 @@ export const campaignRoutes =
     app.get(
       '/campaigns/:id/runs',
       {
+        config: access.campaign('campaign.read'),
         schema: {
           tags: ['campaigns'],
           params: IdParams,
@@ -144,6 +165,7 @@ export const campaignRoutes =
     app.get(
       '/campaigns/:id/results',
       {
+        config: access.campaign('campaign.read'),
         schema: {
           tags: ['campaigns'],
           description:
@@ -163,6 +185,7 @@ export const campaignRoutes =
     app.get(
       '/campaigns/:id/verdict',
       {
+        config: access.campaign('campaign.read'),
         schema: {
           tags: ['campaigns'],
           description:
@@ -194,8 +217,8 @@ export const campaignRoutes =
             { path: 'baseline', code: 'required', message: 'required: the id of the campaign to compare against (only a suite run with a baseline has a default)' },
           ]);
         }
-        const base = await deps.db.prisma.campaign.findUnique({ where: { id: baselineId }, select: { id: true } });
-        if (!base) throw errors.notFound('baseline campaign', baselineId);
+        const base = await deps.db.prisma.campaign.findUnique({ where: { id: baselineId }, select: { id: true, projectId: true } });
+        if (!base || !isVisible(req.identity!, base.projectId)) throw errors.notFound('baseline campaign', baselineId);
         const defaults = RegressionPolicy.parse(campaign.suiteRun?.suite.policy ?? {});
         const policy = { ...defaults, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
         return campaignVerdictView(deps.db, campaign.id, base.id, policy);
@@ -204,7 +227,7 @@ export const campaignRoutes =
 
     app.post(
       '/campaigns/:id/cancel',
-      { schema: { tags: ['campaigns'], params: IdParams, response: { 202: CampaignView, 404: ErrorBody } } },
+      { config: access.campaign('campaign.cancel', { ownerMay: 'researcher' }), bodyLimit: BODY_LIMITS.action, schema: { tags: ['campaigns'], params: IdParams, response: { 202: CampaignView, 404: ErrorBody } } },
       async (req, reply) => {
         const campaign = await deps.db.prisma.campaign.findUnique({ where: { id: req.params.id } });
         if (!campaign) throw errors.notFound('campaign', req.params.id);

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { ErrorBody, EventsQuery, HelloEvent, PowerEvent, RunStateEvent } from '@erg/spec';
 import type { AppDeps } from '../app';
+import { access, visibleProjects } from '../access';
 import { EventHub, type HubEvent } from '../event-hub';
 
 /** A comment line this often keeps proxies and load balancers from closing an idle stream. */
@@ -19,7 +20,9 @@ function frame(e: { id: number; name: string; data: unknown }): string {
 export const eventRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
-    const hub = new EventHub(deps.config.DATABASE_URL, app.log);
+    const hub = new EventHub(deps.config.DATABASE_URL, app.log, async (campaignId) =>
+      (await deps.db.prisma.campaign.findUnique({ where: { id: campaignId }, select: { projectId: true } }))?.projectId ?? null,
+    );
     const open = new Set<ServerResponse>();
     // Streams never end by themselves: end them before the server waits for its connections.
     app.addHook('preClose', async () => {
@@ -31,6 +34,7 @@ export const eventRoutes =
     app.get(
       '/events',
       {
+        config: access.listing('campaign.read'),
         schema: {
           tags: ['events'],
           description:
@@ -68,7 +72,7 @@ export const eventRoutes =
           res.write(frame(e));
         };
         res.write(frame({ id: hub.nextId(), name: 'hello', data: { at: new Date().toISOString() } }));
-        const unsubscribe = hub.subscribe({ campaign: req.query.campaign, run: req.query.run }, send);
+        const unsubscribe = hub.subscribe({ campaign: req.query.campaign, run: req.query.run, projectIds: visibleProjects(req.identity!) }, send);
         const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
         const cleanup = () => {
           clearInterval(keepalive);

@@ -3,6 +3,7 @@ import { listQueueClusters, listQueuedRuns } from '@erg/db';
 import { livePower } from '@erg/energy';
 import { ErrorBody, LIVE_POWER_WINDOW_MS, QueueQuery, QueueView, UNFINISHED_RUN_STATES } from '@erg/spec';
 import type { AppDeps } from '../app';
+import { access, visibleProjects } from '../access';
 import { queueRunView } from '../views';
 
 export const queueRoutes =
@@ -11,6 +12,7 @@ export const queueRoutes =
     app.get(
       '/queue',
       {
+        config: access.listing('campaign.read'),
         schema: {
           tags: ['queue'],
           description:
@@ -22,12 +24,13 @@ export const queueRoutes =
       },
       async (req) => {
         const q = req.query;
+        const projectIds = visibleProjects(req.identity!);
         const [page, clusters] = await Promise.all([
           listQueuedRuns(deps.db, {
             states: q.state ?? UNFINISHED_RUN_STATES, cluster: q.cluster, campaignId: q.campaign, owner: q.owner, limit: q.limit,
-            powerSinceMs: Date.now() - LIVE_POWER_WINDOW_MS,
+            powerSinceMs: Date.now() - LIVE_POWER_WINDOW_MS, projectIds,
           }),
-          listQueueClusters(deps.db, UNFINISHED_RUN_STATES, q.cluster),
+          listQueueClusters(deps.db, UNFINISHED_RUN_STATES, q.cluster, projectIds),
         ]);
         return {
           clusters: clusters.map((c) => ({ name: c.name, runCounts: c.runCounts, lastError: c.lastError, lastContactAt: c.lastContactAt?.toISOString() ?? null })),

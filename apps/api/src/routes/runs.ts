@@ -4,7 +4,9 @@ import { finishImportedRun } from '@erg/db';
 import { refreshRunEnergy } from '@erg/results';
 import { ErrorBody, IdParams, RunLogs, RunView } from '@erg/spec';
 import type { AppDeps } from '../app';
+import { access } from '../access';
 import { errors } from '../errors';
+import { BODY_LIMITS } from '../body-limits';
 import { runView } from '../views';
 
 export const runRoutes =
@@ -19,7 +21,7 @@ export const runRoutes =
       return run;
     }
 
-    app.get('/runs/:id', { schema: { tags: ['runs'], params: IdParams, response: { 200: RunView, 404: ErrorBody } } }, async (req) => {
+    app.get('/runs/:id', { config: access.run('campaign.read'), schema: { tags: ['runs'], params: IdParams, response: { 200: RunView, 404: ErrorBody } } }, async (req) => {
       const run = await loadRun(req.params.id);
       return runView(run, run.campaign.cluster);
     });
@@ -27,6 +29,8 @@ export const runRoutes =
     app.post(
       '/runs/:id/finish',
       {
+        config: access.run('run.finish'),
+        bodyLimit: BODY_LIMITS.action,
         schema: {
           tags: ['runs'],
           description:
@@ -62,6 +66,7 @@ export const runRoutes =
     app.get(
       '/runs/:id/logs',
       {
+        config: access.run('campaign.read'),
         schema: {
           tags: ['runs'],
           description: "The run's stdout and stderr, read from its directory on the cluster (the last `tailBytes` of each).",

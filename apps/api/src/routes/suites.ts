@@ -2,14 +2,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   createSuite, deleteSuite, findCampaign, findClusterByName, findSuiteByName, findSuiteRun, lastSuiteRuns, listClusters, listSuiteRuns,
-  listSuites, replaceSuite, type SuiteInput,
+  listSuites, replaceSuite, type SuiteInput, type TokenIdentity,
 } from '@erg/db';
 import { ErrorBody, NameParams, SuiteCreate, SuiteRunView, SuiteView } from '@erg/spec';
 import {
   applySchedule, removeSchedule, suiteRunView, suiteView, SuiteError, triggerSuite, validateSuite, validateSuiteText, type ValidSuite,
 } from '@erg/suites';
+import { REDACTED, redactSecrets } from '@erg/secrets';
 import type { AppDeps } from '../app';
+import { access, isVisible, requireRole, visibleProjects } from '../access';
 import { ApiError, errors } from '../errors';
+import { BODY_LIMITS } from '../body-limits';
+import { auditCreated } from '../audit';
 
 const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
 
@@ -31,19 +35,23 @@ export const suiteRoutes =
     const limits = () => ({ maxRuns: deps.config.ERG_MAX_RUNS });
 
     /** The body as YAML or JSON, validated with every issue at once; then the references it makes. */
-    async function suiteInput(body: unknown, contentType: string | undefined): Promise<{ valid: ValidSuite; input: SuiteInput }> {
+    async function suiteInput(body: unknown, contentType: string | undefined, identity: TokenIdentity): Promise<{ valid: ValidSuite; input: SuiteInput }> {
       const isYaml = YAML_TYPES.test(contentType ?? '');
       const text = isYaml ? (body as string) : JSON.stringify(body, null, 2);
       const result = isYaml ? validateSuiteText(text, 'yaml', limits()) : validateSuite(body, limits());
       if (!result.ok) throw errors.validation('suite', result.issues);
       const { fields, spec } = result.suite;
-      if (!(await findClusterByName(deps.db, spec.cluster!))) {
-        const known = (await listClusters(deps.db)).map((c) => c.name);
+      // A suite lives in its cluster's project; a cluster the caller cannot see is "not registered".
+      const cluster = await findClusterByName(deps.db, spec.cluster!);
+      if (!cluster || !isVisible(identity, cluster.projectId)) {
+        const known = (await listClusters(deps.db, visibleProjects(identity))).map((c) => c.name);
         const e = errors.unknownCluster(spec.cluster!, known);
         throw new ApiError(e.code, e.statusCode, e.message, [{ path: 'campaign.cluster', code: 'unknown_cluster', message: `cluster "${spec.cluster}" is not registered` }]);
       }
+      requireRole(identity, cluster.projectId, 'maintainer', { kind: 'cluster', name: cluster.name });
       const baseline = fields.baseline;
-      if (baseline.policy === 'pinned' && !(await findCampaign(deps.db, baseline.campaignId))) {
+      const pinned = baseline.policy === 'pinned' ? await findCampaign(deps.db, baseline.campaignId) : null;
+      if (baseline.policy === 'pinned' && (!pinned || pinned.projectId !== cluster.projectId)) {
         throw new ApiError('ERG_UNKNOWN_CAMPAIGN', 422, `baseline campaign "${baseline.campaignId}" does not exist`, [
           { path: 'baseline.campaignId', code: 'unknown_campaign', message: 'no campaign with this id' },
         ]);
@@ -53,9 +61,11 @@ export const suiteRoutes =
         valid: result.suite,
         input: {
           name: fields.name,
+          projectId: cluster.projectId,
           description: fields.description ?? null,
           template: spec,
-          templateText: isYaml ? text : textOfCampaign,
+          // A YAML body is the whole suite, webhook secret included: that text becomes its campaigns' spec text.
+          templateText: isYaml ? withoutSecret(text, fields.webhook?.secret) : textOfCampaign,
           cron: fields.schedule?.cron ?? null,
           timezone: fields.schedule?.timezone ?? 'UTC',
           baselinePolicy: baseline.policy,
@@ -85,11 +95,17 @@ export const suiteRoutes =
 
     app.post(
       '/suites',
-      { schema: { tags: ['suites'], ...bodyDoc, response: { 201: SuiteView, 400: ErrorBody, 409: ErrorBody, 422: ErrorBody } }, validatorCompiler: acceptAnyBody },
+      {
+        config: access.create('suite.manage'),
+        bodyLimit: BODY_LIMITS.spec,
+        schema: { tags: ['suites'], ...bodyDoc, response: { 201: SuiteView, 400: ErrorBody, 403: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
+        validatorCompiler: acceptAnyBody,
+      },
       async (req, reply) => {
-        const { input } = await suiteInput(req.body, req.headers['content-type']);
+        const { input } = await suiteInput(req.body, req.headers['content-type'], req.identity!);
         if (await findSuiteByName(deps.db, input.name)) throw errors.conflict(`suite "${input.name}" already exists; replace it with PUT /v1/suites/${input.name}`);
-        const suite = await createSuite(deps.db, input);
+        const suite = await createSuite(deps.db, input, deps.secrets);
+        auditCreated(req, suite.name);
         await applySchedule(deps.queue, suite);
         return reply.status(201).send(suiteView(suite, null));
       },
@@ -98,6 +114,8 @@ export const suiteRoutes =
     app.put(
       '/suites/:name',
       {
+        config: access.suite('suite.manage'),
+        bodyLimit: BODY_LIMITS.spec,
         schema: {
           tags: ['suites'],
           ...bodyDoc,
@@ -112,31 +130,31 @@ export const suiteRoutes =
         const params = NameParams.safeParse(req.params);
         if (!params.success) throw errors.validation('path', [{ path: 'name', code: 'invalid_format', message: 'use 1-63 lower-case letters, digits and -, starting with a letter or digit' }]);
         const name = params.data.name;
-        const { input } = await suiteInput(req.body, req.headers['content-type']);
+        const { input } = await suiteInput(req.body, req.headers['content-type'], req.identity!);
         if (input.name !== name) {
           throw errors.validation('suite', [{ path: 'name', code: 'invalid_value', message: `must be "${name}", the name in the path` }]);
         }
-        const replaced = await replaceSuite(deps.db, name, input);
-        const suite = replaced ?? (await createSuite(deps.db, input));
+        const replaced = await replaceSuite(deps.db, name, input, deps.secrets);
+        const suite = replaced ?? (await createSuite(deps.db, input, deps.secrets));
         await applySchedule(deps.queue, suite);
         const last = await lastSuiteRuns(deps.db, [suite.id]);
         return reply.status(replaced ? 200 : 201).send(suiteView(suite, last.get(suite.id) ?? null));
       },
     );
 
-    app.get('/suites', { schema: { tags: ['suites'], response: { 200: z.object({ items: z.array(SuiteView) }) } } }, async () => {
-      const suites = await listSuites(deps.db);
+    app.get('/suites', { config: access.listing('suite.read'), schema: { tags: ['suites'], response: { 200: z.object({ items: z.array(SuiteView) }) } } }, async (req) => {
+      const suites = await listSuites(deps.db, visibleProjects(req.identity!));
       const last = await lastSuiteRuns(deps.db, suites.map((s) => s.id));
       return { items: suites.map((s) => suiteView(s, last.get(s.id) ?? null)) };
     });
 
-    app.get('/suites/:name', { schema: { tags: ['suites'], params: NameParams, response: { 200: SuiteView, 404: ErrorBody } } }, async (req) => {
+    app.get('/suites/:name', { config: access.suite('suite.read'), schema: { tags: ['suites'], params: NameParams, response: { 200: SuiteView, 404: ErrorBody } } }, async (req) => {
       return (await viewOf(req.params.name)).view;
     });
 
     app.delete(
       '/suites/:name',
-      { schema: { tags: ['suites'], description: 'Deletes the suite and its schedule; the campaigns it ran stay.', params: NameParams, response: { 204: z.null(), 404: ErrorBody } } },
+      { config: access.suite('suite.manage'), bodyLimit: BODY_LIMITS.action, schema: { tags: ['suites'], description: 'Deletes the suite and its schedule; the campaigns it ran stay.', params: NameParams, response: { 204: z.null(), 404: ErrorBody } } },
       async (req, reply) => {
         const deleted = await deleteSuite(deps.db, req.params.name);
         if (!deleted) throw errors.notFound('suite', req.params.name);
@@ -148,6 +166,8 @@ export const suiteRoutes =
     app.post(
       '/suites/:name/trigger',
       {
+        config: access.suite('suite.trigger'),
+        bodyLimit: BODY_LIMITS.action,
         schema: {
           tags: ['suites'],
           description:
@@ -179,6 +199,7 @@ export const suiteRoutes =
     app.get(
       '/suites/:name/runs',
       {
+        config: access.suite('suite.read'),
         schema: {
           tags: ['suites'],
           description: 'The suite\'s runs, newest first, each with its campaign, baseline, status and verdict.',
@@ -197,7 +218,7 @@ export const suiteRoutes =
 
     app.get(
       '/suites/:name/runs/:runId',
-      { schema: { tags: ['suites'], params: SuiteRunParams, response: { 200: SuiteRunView, 404: ErrorBody } } },
+      { config: access.suite('suite.read'), schema: { tags: ['suites'], params: SuiteRunParams, response: { 200: SuiteRunView, 404: ErrorBody } } },
       async (req) => {
         const suite = await findSuiteByName(deps.db, req.params.name);
         if (!suite) throw errors.notFound('suite', req.params.name);
@@ -207,3 +228,8 @@ export const suiteRoutes =
       },
     );
   };
+
+/** The suite's text with its webhook secret (and anything else that looks like a secret) redacted. */
+function withoutSecret(text: string, secret: string | undefined): string {
+  return redactSecrets(secret ? text.split(secret).join(REDACTED) : text);
+}

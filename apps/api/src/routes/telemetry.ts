@@ -6,8 +6,10 @@ import { lttb } from '@erg/energy';
 import { refreshRunEnergy, runEnergyView } from '@erg/results';
 import { ErrorBody, humanErrorMap, IdParams, issuesFromZodError, normalizeBatch, TelemetryBatch, TelemetryBatchWire, TERMINAL_RUN_STATES } from '@erg/spec';
 import type { AppDeps } from '../app';
+import { access } from '../access';
 import type { ApiMetrics } from '../metrics';
 import { errors } from '../errors';
+import { BODY_LIMITS } from '../body-limits';
 import { validatorCompiler } from '../validation';
 import { PowerEvents } from '../power-events';
 
@@ -31,7 +33,8 @@ export const telemetryRoutes =
     app.post(
       '/runs/:id/telemetry',
       {
-        bodyLimit: 64 * 1024 * 1024,
+        config: access.run('telemetry.write'),
+        bodyLimit: BODY_LIMITS.telemetry,
         schema: {
           tags: ['telemetry'],
           description:
@@ -88,6 +91,7 @@ export const telemetryRoutes =
     app.get(
       '/runs/:id/telemetry',
       {
+        config: access.run('campaign.read'),
         schema: {
           tags: ['telemetry'],
           description: 'A run\'s series, downsampled for plotting (LTTB, peaks kept) to at most `maxPoints` per series.',
@@ -134,6 +138,7 @@ export const telemetryRoutes =
     app.get(
       '/runs/:id/energy',
       {
+        config: access.run('campaign.read'),
         schema: {
           tags: ['telemetry'],
           description: 'Time, energy, EDP, ED²P, average power, method, coverage and components of a finished run, over its workload window.',

@@ -109,7 +109,7 @@ function clusterFields(c: Cluster): [string, string][] {
   return [
     ['Name', c.name],
     ['SSH', `${c.user}@${c.host}:${c.port}`],
-    ['Host key', c.hostKeySha256],
+    ['Host key', c.hostKeySha256 ?? `not seen yet (${c.hostKeyPolicy}: pinned at the first connection)`],
     ['Partition', c.defaultPartition ?? '(Slurm default)'],
     ['Work dir', c.workDir],
     ['Agent', `${c.agentCommand}; pushes to ${c.agentApiUrl ?? '(nothing: spool only, pulled at job end)'}`],

@@ -99,6 +99,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description The clusters of your projects. */
         get: {
             parameters: {
                 query?: never;
@@ -122,9 +123,13 @@ export interface paths {
             };
         };
         put?: never;
+        /** @description Register a cluster in a project (`?project=`; default: your only project where you are a maintainer). */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description the project (default: your only one with the role needed) */
+                    project?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -146,6 +151,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -208,10 +231,13 @@ export interface paths {
                 };
             };
         };
-        /** @description Create or replace a cluster (idempotent). The name comes from the path; the body has every other field of POST /v1/clusters. */
+        /** @description Create or replace a cluster (idempotent). The name comes from the path; the body has every other field of POST /v1/clusters. A new cluster goes to `?project=` (as for POST); an existing one stays in its project. */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description the project (default: your only one with the role needed) */
+                    project?: string;
+                };
                 header?: never;
                 path: {
                     name: string;
@@ -226,7 +252,13 @@ export interface paths {
                         port?: number;
                         user: string;
                         privateKey: string;
-                        hostKeySha256: string;
+                        /** @description required with hostKeyPolicy pinned; with trust-on-first-use, omit it to let the first connection record it */
+                        hostKeySha256?: string;
+                        /**
+                         * @default pinned
+                         * @enum {string}
+                         */
+                        hostKeyPolicy?: "pinned" | "trust-on-first-use";
                         defaultPartition?: string;
                         /**
                          * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+)
@@ -248,6 +280,11 @@ export interface paths {
                          * @default 250
                          */
                         modelMaxW?: number;
+                        /**
+                         * @description most runs submitting, queued, running or completing at once on this cluster; null: no limit
+                         * @default null
+                         */
+                        maxConcurrentRuns?: number | null;
                         workDir: string;
                     };
                 };
@@ -264,6 +301,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -325,10 +380,13 @@ export interface paths {
             };
         };
         put?: never;
-        /** @description Create a campaign from a spec sent as JSON, or as YAML with Content-Type: application/yaml. */
+        /** @description Create a campaign from a spec sent as JSON, or as YAML with Content-Type: application/yaml. It belongs to the project of its cluster (you need the researcher role there); an import campaign goes to `?project=`. */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description the project (default: your only one with the role needed) */
+                    project?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -431,6 +489,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -949,6 +1016,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1269,6 +1345,484 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Who this token is and what it may do. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Me"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The projects you have a role in (admins: all). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Project"][];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProjectCreateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Project"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProjectDetail"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{name}/members/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** @description Gives a user a role in the project (replacing the one they had). */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        role: components["schemas"]["RoleInput"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Member"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["User"][];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UserCreateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["User"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Your tokens (never their secrets); admins see everyone's with ?all=true. */
+        get: {
+            parameters: {
+                query?: {
+                    all?: "true" | "false";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Token"][];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** @description Creates an API token, shown once. It may do at most what the calling token may: a narrowed token creates narrowed tokens only. Admins may create tokens for other users (service accounts for CI). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TokenCreateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TokenCreated"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Revokes a token (yours; admins: any). It stops working at once. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Token"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/queue": {
         parameters: {
             query?: never;
@@ -1357,6 +1911,77 @@ export interface paths {
                 };
                 /** @description Default Response */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The audit log: one entry per mutating request (telemetry ingest excepted), refused attempts included, newest first. Admins see every entry; maintainers see the entries of their projects. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only entries at or after this time */
+                    since?: string;
+                    /** @description only entries before this time */
+                    until?: string;
+                    /** @description a token id, or a token name */
+                    actor?: string;
+                    action?: string;
+                    /** @description a resource type, or type:id */
+                    resource?: string;
+                    limit?: number;
+                    /** @description the `next` of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["AuditEntry"][];
+                            /** @description cursor of the next page; null on the last */
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1568,7 +2193,13 @@ export interface components {
             port?: number;
             user: string;
             privateKey: string;
-            hostKeySha256: string;
+            /** @description required with hostKeyPolicy pinned; with trust-on-first-use, omit it to let the first connection record it */
+            hostKeySha256?: string;
+            /**
+             * @default pinned
+             * @enum {string}
+             */
+            hostKeyPolicy?: "pinned" | "trust-on-first-use";
             defaultPartition?: string;
             /**
              * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+)
@@ -1590,6 +2221,11 @@ export interface components {
              * @default 250
              */
             modelMaxW?: number;
+            /**
+             * @description most runs submitting, queued, running or completing at once on this cluster; null: no limit
+             * @default null
+             */
+            maxConcurrentRuns?: number | null;
             workDir: string;
         };
         ClusterInput: {
@@ -1598,13 +2234,17 @@ export interface components {
             host: string;
             port: number;
             user: string;
-            hostKeySha256: string;
+            /** @description null only while a trust-on-first-use cluster has not been reached yet */
+            hostKeySha256: string | null;
+            /** @enum {string} */
+            hostKeyPolicy: "pinned" | "trust-on-first-use";
             defaultPartition: string | null;
             workDir: string;
             agentCommand: string;
             agentApiUrl: string | null;
             modelIdleW: number;
             modelMaxW: number;
+            maxConcurrentRuns: number | null;
             /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
             lastError: string | null;
             lastContactAt: string | null;
@@ -2153,6 +2793,24 @@ export interface components {
             /** @description total power in W, as powerW in the queue */
             w: number;
         };
+        AuditEntryInput: {
+            /** @description increasing with time */
+            id: string;
+            at: string;
+            actorTokenId: string | null;
+            actorName: string | null;
+            /** @description <resource>.<verb>, e.g. campaign.create, cluster.update, suite.trigger, campaign.cancel */
+            action: string;
+            resourceType: string | null;
+            /** @description an id, or a name for clusters and suites */
+            resourceId: string | null;
+            projectId: string | null;
+            /** @description the response status: refused attempts are logged too */
+            statusCode: number;
+            ip: string | null;
+            userAgent: string | null;
+            requestId: string | null;
+        };
         TelemetryBatchInput: {
             node: string;
             seq: number;
@@ -2170,6 +2828,122 @@ export interface components {
                 wrapAt?: number;
             }[];
         };
+        /** @enum {string} */
+        RoleInput: "viewer" | "researcher" | "maintainer";
+        ProjectCreateInput: {
+            name: string;
+            description?: string;
+            /**
+             * @description most runs submitted, queued or running at once across the project
+             * @default null
+             */
+            maxConcurrentRuns?: number | null;
+        };
+        ProjectInput: {
+            id: string;
+            name: string;
+            description: string | null;
+            maxConcurrentRuns: number | null;
+            /** @description the caller's role in it */
+            role: ("viewer" | "researcher" | "maintainer" | "admin") | null;
+            createdAt: string;
+        };
+        MemberInput: {
+            user: string;
+            /** @enum {string} */
+            kind: "person" | "service";
+            role: components["schemas"]["RoleInput"];
+            since: string;
+        };
+        ProjectDetailInput: {
+            id: string;
+            name: string;
+            description: string | null;
+            maxConcurrentRuns: number | null;
+            /** @description the caller's role in it */
+            role: ("viewer" | "researcher" | "maintainer" | "admin") | null;
+            createdAt: string;
+            members: components["schemas"]["MemberInput"][];
+        };
+        UserCreateInput: {
+            name: string;
+            /**
+             * @description service: an account for a CI pipeline
+             * @default person
+             * @enum {string}
+             */
+            kind?: "person" | "service";
+            /** @default false */
+            isAdmin?: boolean;
+        };
+        UserInput: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "person" | "service";
+            isAdmin: boolean;
+            createdAt: string;
+            disabledAt: string | null;
+        };
+        TokenCreateInput: {
+            /** @description what the token is for, e.g. "laptop" or "gitlab nightly" */
+            name: string;
+            /** @description admins only: create the token for this user (e.g. a service account) */
+            user?: string;
+            /** @description default: never expires */
+            expiresInDays?: number;
+            /** @description narrow the token to these projects (default: all of the user's) */
+            projects?: string[];
+            /** @description narrow the token to at most this role (it is then never admin) */
+            role?: components["schemas"]["RoleInput"];
+        };
+        TokenInput: {
+            id: string;
+            name: string;
+            /** @description the first characters of the token, to recognise it */
+            prefix: string;
+            user: string;
+            expiresAt: string | null;
+            /** @description empty: every project of the user */
+            projects: string[];
+            /** @description null: the user's own roles */
+            role: components["schemas"]["RoleInput"] | null;
+            createdAt: string;
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+        };
+        TokenCreatedInput: {
+            id: string;
+            name: string;
+            /** @description the first characters of the token, to recognise it */
+            prefix: string;
+            user: string;
+            expiresAt: string | null;
+            /** @description empty: every project of the user */
+            projects: string[];
+            /** @description null: the user's own roles */
+            role: components["schemas"]["RoleInput"] | null;
+            createdAt: string;
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+            /** @description shown once; only its hash is stored */
+            token: string;
+        };
+        MeInput: {
+            user: string;
+            /** @enum {string} */
+            kind: "person" | "service";
+            /** @description admin through this token (a narrowed token never is) */
+            isAdmin: boolean;
+            token: {
+                id: string;
+                name: string;
+            };
+            projects: {
+                name: string;
+                role: components["schemas"]["RoleInput"];
+            }[];
+        };
         ClusterCreate: {
             name: string;
             host: string;
@@ -2177,7 +2951,13 @@ export interface components {
             port: number;
             user: string;
             privateKey: string;
-            hostKeySha256: string;
+            /** @description required with hostKeyPolicy pinned; with trust-on-first-use, omit it to let the first connection record it */
+            hostKeySha256?: string;
+            /**
+             * @default pinned
+             * @enum {string}
+             */
+            hostKeyPolicy: "pinned" | "trust-on-first-use";
             defaultPartition?: string;
             /**
              * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+)
@@ -2199,6 +2979,11 @@ export interface components {
              * @default 250
              */
             modelMaxW: number;
+            /**
+             * @description most runs submitting, queued, running or completing at once on this cluster; null: no limit
+             * @default null
+             */
+            maxConcurrentRuns: number | null;
             workDir: string;
         };
         Cluster: {
@@ -2207,13 +2992,17 @@ export interface components {
             host: string;
             port: number;
             user: string;
-            hostKeySha256: string;
+            /** @description null only while a trust-on-first-use cluster has not been reached yet */
+            hostKeySha256: string | null;
+            /** @enum {string} */
+            hostKeyPolicy: "pinned" | "trust-on-first-use";
             defaultPartition: string | null;
             workDir: string;
             agentCommand: string;
             agentApiUrl: string | null;
             modelIdleW: number;
             modelMaxW: number;
+            maxConcurrentRuns: number | null;
             /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
             lastError: string | null;
             lastContactAt: string | null;
@@ -2760,6 +3549,24 @@ export interface components {
             /** @description total power in W, as powerW in the queue */
             w: number;
         };
+        AuditEntry: {
+            /** @description increasing with time */
+            id: string;
+            at: string;
+            actorTokenId: string | null;
+            actorName: string | null;
+            /** @description <resource>.<verb>, e.g. campaign.create, cluster.update, suite.trigger, campaign.cancel */
+            action: string;
+            resourceType: string | null;
+            /** @description an id, or a name for clusters and suites */
+            resourceId: string | null;
+            projectId: string | null;
+            /** @description the response status: refused attempts are logged too */
+            statusCode: number;
+            ip: string | null;
+            userAgent: string | null;
+            requestId: string | null;
+        };
         TelemetryBatch: {
             node: string;
             seq: number;
@@ -2775,6 +3582,122 @@ export interface components {
                 unit?: string;
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
                 wrapAt?: number;
+            }[];
+        };
+        /** @enum {string} */
+        Role: "viewer" | "researcher" | "maintainer";
+        ProjectCreate: {
+            name: string;
+            description?: string;
+            /**
+             * @description most runs submitted, queued or running at once across the project
+             * @default null
+             */
+            maxConcurrentRuns: number | null;
+        };
+        Project: {
+            id: string;
+            name: string;
+            description: string | null;
+            maxConcurrentRuns: number | null;
+            /** @description the caller's role in it */
+            role: ("viewer" | "researcher" | "maintainer" | "admin") | null;
+            createdAt: string;
+        };
+        Member: {
+            user: string;
+            /** @enum {string} */
+            kind: "person" | "service";
+            role: components["schemas"]["Role"];
+            since: string;
+        };
+        ProjectDetail: {
+            id: string;
+            name: string;
+            description: string | null;
+            maxConcurrentRuns: number | null;
+            /** @description the caller's role in it */
+            role: ("viewer" | "researcher" | "maintainer" | "admin") | null;
+            createdAt: string;
+            members: components["schemas"]["Member"][];
+        };
+        UserCreate: {
+            name: string;
+            /**
+             * @description service: an account for a CI pipeline
+             * @default person
+             * @enum {string}
+             */
+            kind: "person" | "service";
+            /** @default false */
+            isAdmin: boolean;
+        };
+        User: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "person" | "service";
+            isAdmin: boolean;
+            createdAt: string;
+            disabledAt: string | null;
+        };
+        TokenCreate: {
+            /** @description what the token is for, e.g. "laptop" or "gitlab nightly" */
+            name: string;
+            /** @description admins only: create the token for this user (e.g. a service account) */
+            user?: string;
+            /** @description default: never expires */
+            expiresInDays?: number;
+            /** @description narrow the token to these projects (default: all of the user's) */
+            projects?: string[];
+            /** @description narrow the token to at most this role (it is then never admin) */
+            role?: components["schemas"]["Role"];
+        };
+        Token: {
+            id: string;
+            name: string;
+            /** @description the first characters of the token, to recognise it */
+            prefix: string;
+            user: string;
+            expiresAt: string | null;
+            /** @description empty: every project of the user */
+            projects: string[];
+            /** @description null: the user's own roles */
+            role: components["schemas"]["Role"] | null;
+            createdAt: string;
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+        };
+        TokenCreated: {
+            id: string;
+            name: string;
+            /** @description the first characters of the token, to recognise it */
+            prefix: string;
+            user: string;
+            expiresAt: string | null;
+            /** @description empty: every project of the user */
+            projects: string[];
+            /** @description null: the user's own roles */
+            role: components["schemas"]["Role"] | null;
+            createdAt: string;
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+            /** @description shown once; only its hash is stored */
+            token: string;
+        };
+        Me: {
+            user: string;
+            /** @enum {string} */
+            kind: "person" | "service";
+            /** @description admin through this token (a narrowed token never is) */
+            isAdmin: boolean;
+            token: {
+                id: string;
+                name: string;
+            };
+            projects: {
+                name: string;
+                role: components["schemas"]["Role"];
             }[];
         };
     };

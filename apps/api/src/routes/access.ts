@@ -1,0 +1,213 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  createApiToken, createProject, createUser, findProjectByName, findToken, findUserByName, listMembers, listProjects, listTokens,
+  listUsers, NameTakenError, removeMembership, revokeToken, roleRank, setMembership,
+  type ApiToken, type Project, type Role, type TokenIdentity, type User,
+} from '@erg/db';
+import {
+  ErrorBody, IdParams, Me, MemberParams, MemberPut, MemberView, ProjectCreate, ProjectDetail, ProjectView, TokenCreate, TokenCreated,
+  TokenView, UserCreate, UserView,
+} from '@erg/spec';
+import type { AppDeps } from '../app';
+import { access, visibleProjects } from '../access';
+import { errors } from '../errors';
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+function projectView(p: Project, identity: TokenIdentity) {
+  return {
+    id: p.id, name: p.name, description: p.description, maxConcurrentRuns: p.maxConcurrentRuns,
+    role: identity.isAdmin ? ('admin' as const) : (identity.roles.get(p.id) ?? null), createdAt: p.createdAt.toISOString(),
+  };
+}
+
+function userView(u: User) {
+  return { id: u.id, name: u.name, kind: u.kind as 'person' | 'service', isAdmin: u.isAdmin, createdAt: u.createdAt.toISOString(), disabledAt: iso(u.disabledAt) };
+}
+
+function tokenView(t: ApiToken, userName: string, projectNames: Map<string, string>) {
+  return {
+    id: t.id, name: t.name, prefix: t.prefix, user: userName, expiresAt: iso(t.expiresAt),
+    projects: t.projectIds.map((id) => projectNames.get(id) ?? id), role: (t.maxRole as Role | null) ?? null,
+    createdAt: t.createdAt.toISOString(), lastUsedAt: iso(t.lastUsedAt), revokedAt: iso(t.revokedAt),
+  };
+}
+
+/**
+ * Users, projects, memberships and API tokens. Admins create users and projects; maintainers
+ * manage their project's members; everyone manages their own tokens, and a token can only
+ * create tokens that may do no more than itself.
+ */
+export const accessRoutes =
+  (deps: AppDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    const projectNames = async () => new Map((await listProjects(deps.db, null)).map((p) => [p.id, p.name]));
+
+    app.get('/me', { config: access.none('self'), schema: { tags: ['access'], description: 'Who this token is and what it may do.', response: { 200: Me } } }, async (req) => {
+      const identity = req.identity!;
+      const user = await deps.db.prisma.user.findUniqueOrThrow({ where: { id: identity.userId } });
+      const names = await projectNames();
+      return {
+        user: user.name, kind: user.kind as 'person' | 'service', isAdmin: identity.isAdmin, token: { id: identity.id, name: identity.name },
+        projects: [...identity.roles].map(([id, role]) => ({ name: names.get(id) ?? id, role })).sort((a, b) => a.name.localeCompare(b.name)),
+      };
+    });
+
+    app.get(
+      '/projects',
+      { config: access.listing('project.read'), schema: { tags: ['access'], description: 'The projects you have a role in (admins: all).', response: { 200: z.object({ items: z.array(ProjectView) }) } } },
+      async (req) => ({ items: (await listProjects(deps.db, visibleProjects(req.identity!))).map((p) => projectView(p, req.identity!)) }),
+    );
+
+    app.post(
+      '/projects',
+      { config: access.none('project.create'), schema: { tags: ['access'], body: ProjectCreate, response: { 201: ProjectView, 400: ErrorBody, 403: ErrorBody, 409: ErrorBody } } },
+      async (req, reply) => {
+        try {
+          return reply.status(201).send(projectView(await createProject(deps.db, req.body), req.identity!));
+        } catch (err) {
+          if (err instanceof NameTakenError) throw errors.conflict(err.message);
+          throw err;
+        }
+      },
+    );
+
+    app.get(
+      '/projects/:name',
+      { config: access.project('project.read'), schema: { tags: ['access'], params: z.object({ name: z.string() }), response: { 200: ProjectDetail, 404: ErrorBody } } },
+      async (req) => {
+        const project = await findProjectByName(deps.db, req.params.name);
+        if (!project) throw errors.notFound('project', req.params.name);
+        const members = await listMembers(deps.db, project.id);
+        return {
+          ...projectView(project, req.identity!),
+          members: members.map((m) => ({ user: m.user.name, kind: m.user.kind as 'person' | 'service', role: m.role as Role, since: m.createdAt.toISOString() })),
+        };
+      },
+    );
+
+    app.put(
+      '/projects/:name/members/:user',
+      {
+        config: access.project('member.manage'),
+        schema: { tags: ['access'], description: "Gives a user a role in the project (replacing the one they had).", params: MemberParams, body: MemberPut, response: { 200: MemberView, 404: ErrorBody } },
+      },
+      async (req) => {
+        const [project, user] = await Promise.all([findProjectByName(deps.db, req.params.name), findUserByName(deps.db, req.params.user)]);
+        if (!project) throw errors.notFound('project', req.params.name);
+        if (!user) throw errors.notFound('user', req.params.user);
+        const m = await setMembership(deps.db, user.id, project.id, req.body.role);
+        return { user: user.name, kind: user.kind as 'person' | 'service', role: m.role as Role, since: m.createdAt.toISOString() };
+      },
+    );
+
+    app.delete(
+      '/projects/:name/members/:user',
+      { config: access.project('member.manage'), schema: { tags: ['access'], params: MemberParams, response: { 204: z.null(), 404: ErrorBody } } },
+      async (req, reply) => {
+        const [project, user] = await Promise.all([findProjectByName(deps.db, req.params.name), findUserByName(deps.db, req.params.user)]);
+        if (!project) throw errors.notFound('project', req.params.name);
+        if (!user || !(await removeMembership(deps.db, user.id, project.id))) throw errors.notFound('member', req.params.user);
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.get('/users', { config: access.none('user.manage'), schema: { tags: ['access'], response: { 200: z.object({ items: z.array(UserView) }) } } }, async () => ({
+      items: (await listUsers(deps.db)).map(userView),
+    }));
+
+    app.post(
+      '/users',
+      { config: access.none('user.manage'), schema: { tags: ['access'], body: UserCreate, response: { 201: UserView, 400: ErrorBody, 403: ErrorBody, 409: ErrorBody } } },
+      async (req, reply) => {
+        try {
+          return reply.status(201).send(userView(await createUser(deps.db, req.body)));
+        } catch (err) {
+          if (err instanceof NameTakenError) throw errors.conflict(err.message);
+          throw err;
+        }
+      },
+    );
+
+    app.get(
+      '/tokens',
+      {
+        config: access.none('self'),
+        schema: {
+          tags: ['access'],
+          description: 'Your tokens (never their secrets); admins see everyone\'s with ?all=true.',
+          querystring: z.object({ all: z.enum(['true', 'false']).default('false') }),
+          response: { 200: z.object({ items: z.array(TokenView) }) },
+        },
+      },
+      async (req) => {
+        const identity = req.identity!;
+        const all = req.query.all === 'true' && identity.isAdmin;
+        const [tokens, names] = await Promise.all([listTokens(deps.db, all ? undefined : identity.userId), projectNames()]);
+        return { items: tokens.map((t) => tokenView(t, t.user.name, names)) };
+      },
+    );
+
+    app.post(
+      '/tokens',
+      {
+        config: access.none('self'),
+        schema: {
+          tags: ['access'],
+          description:
+            'Creates an API token, shown once. It may do at most what the calling token may: a narrowed token creates narrowed tokens only. ' +
+            'Admins may create tokens for other users (service accounts for CI).',
+          body: TokenCreate,
+          response: { 201: TokenCreated, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (req, reply) => {
+        const identity = req.identity!;
+        const body = req.body;
+        let userId = identity.userId;
+        let userName = identity.userName;
+        if (body.user !== undefined && body.user !== identity.userName) {
+          if (!identity.isAdmin) throw errors.forbidden('only admins create tokens for other users');
+          const user = await findUserByName(deps.db, body.user);
+          if (!user) throw errors.notFound('user', body.user);
+          userId = user.id;
+          userName = user.name;
+        }
+        // Which projects: named ones must be visible to the caller; a narrowed caller must name them.
+        const projectIds: string[] = [];
+        for (const name of body.projects ?? []) {
+          const p = await findProjectByName(deps.db, name);
+          if (!p || !(identity.isAdmin || identity.roles.has(p.id))) throw errors.notFound('project', name);
+          projectIds.push(p.id);
+        }
+        let maxRole: Role | null = body.role ?? null;
+        if (identity.narrowed) {
+          // Never wider than the calling token: its projects, and in them no more than its roles.
+          // (A token of the user's own full rights needs no cap: roles are the user's at every use.)
+          const scope = projectIds.length > 0 ? projectIds : [...identity.roles.keys()];
+          if (scope.length === 0) throw errors.forbidden('this token has no project to give a new token');
+          const ceiling = scope.map((id) => identity.roles.get(id)!).reduce((a, b) => (roleRank(a) <= roleRank(b) ? a : b));
+          if (maxRole === null || roleRank(maxRole) > roleRank(ceiling)) maxRole = ceiling;
+          if (projectIds.length === 0) projectIds.push(...scope);
+        }
+        const expiresAt = body.expiresInDays ? new Date(Date.now() + body.expiresInDays * 86_400_000) : null;
+        const created = await createApiToken(deps.db, body.name, { userId, expiresAt, projectIds, maxRole });
+        const row = (await findToken(deps.db, created.id))!;
+        return reply.status(201).send({ ...tokenView(row, userName, await projectNames()), token: created.token });
+      },
+    );
+
+    app.delete(
+      '/tokens/:id',
+      { config: access.none('self'), schema: { tags: ['access'], description: 'Revokes a token (yours; admins: any). It stops working at once.', params: IdParams, response: { 200: TokenView, 404: ErrorBody } } },
+      async (req) => {
+        const identity = req.identity!;
+        const token = await findToken(deps.db, req.params.id);
+        if (!token || (!identity.isAdmin && token.userId !== identity.userId)) throw errors.notFound('token', req.params.id);
+        const revoked = await revokeToken(deps.db, token.id);
+        const user = await deps.db.prisma.user.findUniqueOrThrow({ where: { id: revoked.userId } });
+        return tokenView(revoked, user.name, await projectNames());
+      },
+    );
+  };

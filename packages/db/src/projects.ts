@@ -1,0 +1,65 @@
+import type { Database } from './client';
+import type { Membership, Project, User } from './generated/client';
+import type { Role } from './tokens';
+
+export type { Membership, Project, User };
+
+/** The project everything created before projects existed belongs to (see its migration). */
+export const DEFAULT_PROJECT = 'default';
+
+export class NameTakenError extends Error {
+  readonly code = 'ERG_NAME_TAKEN';
+  constructor(kind: string, name: string) {
+    super(`a ${kind} named "${name}" already exists`);
+  }
+}
+
+async function unique<T>(kind: string, name: string, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (err) {
+    if ((err as { code?: string }).code === 'P2002') throw new NameTakenError(kind, name);
+    throw err;
+  }
+}
+
+export function createProject(db: Database, input: { name: string; description?: string | null; maxConcurrentRuns?: number | null }): Promise<Project> {
+  return unique('project', input.name, () =>
+    db.prisma.project.create({ data: { name: input.name, description: input.description ?? null, maxConcurrentRuns: input.maxConcurrentRuns ?? null } }),
+  );
+}
+
+export function findProjectByName(db: Database, name: string): Promise<Project | null> {
+  return db.prisma.project.findUnique({ where: { name } });
+}
+
+/** Projects by id (every project when `ids` is null), by name. */
+export function listProjects(db: Database, ids: string[] | null): Promise<Project[]> {
+  return db.prisma.project.findMany({ where: ids === null ? {} : { id: { in: ids } }, orderBy: { name: 'asc' } });
+}
+
+export function createUser(db: Database, input: { name: string; kind?: 'person' | 'service'; isAdmin?: boolean }): Promise<User> {
+  return unique('user', input.name, () => db.prisma.user.create({ data: { name: input.name, kind: input.kind ?? 'person', isAdmin: input.isAdmin ?? false } }));
+}
+
+export function findUserByName(db: Database, name: string): Promise<User | null> {
+  return db.prisma.user.findUnique({ where: { name } });
+}
+
+export function listUsers(db: Database): Promise<User[]> {
+  return db.prisma.user.findMany({ orderBy: { name: 'asc' } });
+}
+
+/** Gives a user a role in a project, replacing the one they had. */
+export function setMembership(db: Database, userId: string, projectId: string, role: Role): Promise<Membership> {
+  return db.prisma.membership.upsert({ where: { userId_projectId: { userId, projectId } }, create: { userId, projectId, role }, update: { role } });
+}
+
+export async function removeMembership(db: Database, userId: string, projectId: string): Promise<boolean> {
+  const result = await db.prisma.membership.deleteMany({ where: { userId, projectId } });
+  return result.count > 0;
+}
+
+export function listMembers(db: Database, projectId: string): Promise<(Membership & { user: User })[]> {
+  return db.prisma.membership.findMany({ where: { projectId }, include: { user: true }, orderBy: { user: { name: 'asc' } } });
+}

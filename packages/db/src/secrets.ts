@@ -1,0 +1,63 @@
+import type { SecretBox } from '@erg/secrets';
+import type { Database } from './client';
+import type { Cluster, Suite } from './generated/client';
+
+/**
+ * The sealed columns (clusters.private_key, suites.webhook_secret) and their contexts. The context
+ * names the row, so a sealed value copied to another row does not open; ids never change, names
+ * could be reused after a delete.
+ */
+export const clusterKeyContext = (clusterId: string): string => `cluster:${clusterId}:private_key`;
+export const suiteSecretContext = (suiteId: string): string => `suite:${suiteId}:webhook_secret`;
+
+/** The cluster's SSH private key in plaintext, for the connection that needs it (and nothing else). */
+export function openClusterKey(secrets: SecretBox, cluster: Pick<Cluster, 'id' | 'privateKey'>): string {
+  return secrets.openStored(cluster.privateKey, clusterKeyContext(cluster.id));
+}
+
+/** The suite's webhook secret in plaintext for signing a delivery; null when the suite has none. */
+export function openSuiteSecret(secrets: SecretBox, suite: Pick<Suite, 'id' | 'webhookSecret'>): string | null {
+  return suite.webhookSecret === null ? null : secrets.openStored(suite.webhookSecret, suiteSecretContext(suite.id));
+}
+
+export interface SealReport {
+  clusters: number;
+  suites: number;
+  /** Contexts of values that could not be opened (unknown key, altered, or moved from another row); left as they are. */
+  unreadable: string[];
+}
+
+/**
+ * Seals every stored secret that is plaintext (written before sealing existed) or sealed with a
+ * key other than the current one (rotation). Each row is rewritten only if it still holds what
+ * was read, so a cluster or suite replaced meanwhile is left as its writer sealed it.
+ */
+export async function sealStoredSecrets(db: Database, secrets: SecretBox): Promise<SealReport> {
+  const report: SealReport = { clusters: 0, suites: 0, unreadable: [] };
+  // One unreadable row must not keep the others in plaintext or under a key being retired.
+  const reseal = (stored: string, context: string): string | null => {
+    try {
+      return secrets.seal(secrets.openStored(stored, context), context);
+    } catch {
+      report.unreadable.push(context);
+      return null;
+    }
+  };
+  const clusters = await db.pool.query<{ id: string; private_key: string }>(`SELECT id, private_key FROM clusters`);
+  for (const row of clusters.rows) {
+    if (!secrets.needsSealing(row.private_key)) continue;
+    const sealed = reseal(row.private_key, clusterKeyContext(row.id));
+    if (sealed === null) continue;
+    const done = await db.pool.query(`UPDATE clusters SET private_key = $2, updated_at = now() WHERE id = $1 AND private_key = $3`, [row.id, sealed, row.private_key]);
+    report.clusters += done.rowCount ?? 0;
+  }
+  const suites = await db.pool.query<{ id: string; webhook_secret: string }>(`SELECT id, webhook_secret FROM suites WHERE webhook_secret IS NOT NULL`);
+  for (const row of suites.rows) {
+    if (!secrets.needsSealing(row.webhook_secret)) continue;
+    const sealed = reseal(row.webhook_secret, suiteSecretContext(row.id));
+    if (sealed === null) continue;
+    const done = await db.pool.query(`UPDATE suites SET webhook_secret = $2, updated_at = now() WHERE id = $1 AND webhook_secret = $3`, [row.id, sealed, row.webhook_secret]);
+    report.suites += done.rowCount ?? 0;
+  }
+  return report;
+}
