@@ -33,6 +33,8 @@ export class EventHub {
   private listener: EventListener | null = null;
   private seq = 0;
 
+  /** The tail of the deliveries to project-limited streams (kept in order). */
+  private limitedDelivery: Promise<void> = Promise.resolve();
   /** campaign id → project id; a campaign never changes project, so entries never go stale. */
   private readonly projects = new Map<string, Promise<string | null>>();
 
@@ -105,9 +107,12 @@ export class EventHub {
     for (const sub of open) sub.send(event);
     const limited = targets.filter((sub) => sub.filter.projectIds != null);
     if (limited.length === 0) return;
-    // Streams of non-admins see their projects' events only.
-    void this.cachedProjectOf(String(data.campaignId)).then((projectId) => {
+    // Streams of non-admins see their projects' events only. The lookups are chained so that
+    // these streams, too, get events in the order they were committed.
+    const projectOf = this.cachedProjectOf(String(data.campaignId));
+    this.limitedDelivery = this.limitedDelivery.then(async () => {
+      const projectId = await projectOf;
       for (const sub of limited) if (projectId !== null && sub.filter.projectIds!.includes(projectId) && this.subscribers.has(sub)) sub.send(event);
-    });
+    }).catch((err: Error) => this.log.warn({ err }, 'event stream: could not deliver an event'));
   }
 }

@@ -71,6 +71,30 @@ describe('GET /v1/events (Server-Sent Events over LISTEN/NOTIFY; Postgres + Redi
     await t.close();
   });
 
+  test('a member\'s stream carries only the events of their projects', async () => {
+    for (const name of ['ev-mine', 'ev-theirs']) await call('POST', '/v1/projects', { name });
+    await call('POST', '/v1/users', { name: 'ev-viewer' });
+    await call('PUT', '/v1/projects/ev-mine/members/ev-viewer', { role: 'viewer' });
+    const token = (await call('POST', '/v1/tokens', { name: 'stream', user: 'ev-viewer' })).token as string;
+    const mine = await call('POST', '/v1/campaigns?project=ev-mine', spec('mine'));
+    const theirs = await call('POST', '/v1/campaigns?project=ev-theirs', spec('theirs'));
+    const stream = await openStream(`${base}/v1/events`, token);
+    try {
+      await stream.next((e) => e.event === 'hello', 'hello');
+      // Theirs first: once mine has arrived, theirs would have been delivered before it.
+      await call('POST', `/v1/campaigns/${theirs.id}/cancel`);
+      await call('POST', `/v1/campaigns/${mine.id}/cancel`);
+      await waitFor(() => stream.events.filter((e) => e.event === 'run' && e.data.campaignId === mine.id).length === 2, { what: "both of my campaign's runs", timeoutMs: 10_000 });
+      expect(stream.events.filter((e) => e.event === 'run' && e.data.campaignId === theirs.id)).toEqual([]);
+      // Asking for the other project's campaign by id shows nothing either.
+      const filtered = await openStream(`${base}/v1/events?campaign=${theirs.id}`, token);
+      await filtered.next((e) => e.event === 'hello', 'hello');
+      await filtered.close();
+    } finally {
+      await stream.close();
+    }
+  });
+
   test('needs a token', async () => {
     const res = await fetch(`${base}/v1/events`);
     expect(res.status).toBe(401);
