@@ -4,7 +4,7 @@ import type { SlurmJob } from '@erg/slurm';
 import { isTerminalRunState } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
-import { extractMetrics, parseIdleWindow, parseTiming } from './outputs';
+import { extractMetrics, jobWindow, parseIdleWindow, parseTiming } from './outputs';
 
 /** Stored with the run, so logs stay readable after the cluster's work dir is cleaned. */
 const STORED_TAIL_BYTES = 64 * 1024;
@@ -35,6 +35,7 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
   // fallback (a job killed before it wrote erg.timing): sacct has been seen reporting 0:0 for a
   // just-ended FAILED job before its accounting record was complete.
   const exitCode = timing.exitCode ?? job.exitCode;
+  const { startedAt, endedAt } = jobWindow(job, timing, new Date());
   return {
     runId: run.id,
     state: state as FinishedRun['state'],
@@ -42,8 +43,8 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
     reason: describeEnd(state, exitCode, job),
     exitCode,
     signal: job.signal,
-    startedAt: job.startTime,
-    endedAt: job.endTime,
+    startedAt,
+    endedAt,
     nodeList: job.nodeList,
     workloadStartNs: timing.startNs,
     workloadEndNs: timing.endNs,

@@ -1,5 +1,5 @@
 import { Metric } from '@erg/spec';
-import { extractMetrics, parseTiming } from '../src/outputs';
+import { extractMetrics, jobWindow, parseTiming } from '../src/outputs';
 
 describe('parseTiming', () => {
   test('reads what the job script writes', () => {
@@ -41,5 +41,22 @@ describe('extractMetrics', () => {
   test('a metric that never matched is null, and stderr is read when asked', () => {
     const metrics = [m({ name: 'tokens', regex: 'tokens=([0-9]+)' }), m({ name: 'warn', regex: 'warn=([0-9]+)', source: 'stderr' })];
     expect(extractMetrics(metrics, { stdout, stderr: 'warn=7\n' })).toEqual({ tokens: null, warn: 7 });
+  });
+});
+
+describe('jobWindow', () => {
+  const now = new Date('2026-11-30T12:00:10Z');
+  const timing = { startNs: 1_796_040_000_500_000_000n, endNs: 1_796_040_005_250_000_000n };
+
+  test("Slurm's times when it has them", () => {
+    const job = { startTime: new Date('2026-11-30T12:00:00Z'), endTime: new Date('2026-11-30T12:00:06Z') };
+    expect(jobWindow(job, timing, now)).toEqual({ startedAt: job.startTime, endedAt: job.endTime });
+  });
+
+  test('sacct still says Unknown: the workload window, then now', () => {
+    expect(jobWindow({ startTime: null, endTime: null }, timing, now)).toEqual({
+      startedAt: new Date(1_796_040_000_500), endedAt: new Date(1_796_040_005_250),
+    });
+    expect(jobWindow({ startTime: null, endTime: null }, { startNs: null, endNs: null }, now)).toEqual({ startedAt: null, endedAt: now });
   });
 });
