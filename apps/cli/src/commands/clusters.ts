@@ -40,6 +40,8 @@ interface AddFlags {
   partition?: string;
   agentApiUrl?: string;
   agentCommand?: string;
+  trustOnFirstUse?: boolean;
+  project?: string;
   update?: boolean;
   json?: boolean;
 }
@@ -78,7 +80,11 @@ export function clusterBody(flags: AddFlags, baseDir: string): ClusterCreate {
     hostKeySha256: flags.hostKey ?? file.hostKeySha256,
     workDir: flags.workDir ?? file.workDir,
   };
-  const missing = Object.entries(required).filter(([, value]) => value === undefined).map(([field]) => FLAG_OF[field]);
+  // Trust on first use: the fingerprint may be left out; the first connection pins the key it sees.
+  const tofu = flags.trustOnFirstUse === true;
+  const missing = Object.entries(required)
+    .filter(([field, value]) => value === undefined && !(tofu && field === 'hostKeySha256'))
+    .map(([field]) => FLAG_OF[field]);
   if (missing.length > 0) {
     throw usageError(`missing ${missing.join(', ')}`, 'give them as flags, or --from .erg/local-slurm/cluster.json (flags override its fields)');
   }
@@ -97,7 +103,8 @@ export function clusterBody(flags: AddFlags, baseDir: string): ClusterCreate {
     port: flags.port ?? file.port ?? 22,
     user: required.user!,
     privateKey,
-    hostKeySha256: required.hostKeySha256!,
+    ...(required.hostKeySha256 === undefined ? {} : { hostKeySha256: required.hostKeySha256 }),
+    ...(tofu ? { hostKeyPolicy: 'trust-on-first-use' as const } : {}),
     workDir: required.workDir!,
     ...(partition === undefined ? {} : { defaultPartition: partition }),
     ...(agentApiUrl === undefined ? {} : { agentApiUrl }),
@@ -150,14 +157,15 @@ function withFlagNames(err: CliError): CliError {
 
 async function add(ctx: CommandContext, flags: AddFlags): Promise<ExitCode> {
   const body = clusterBody(flags, ctx.runtime.cwd);
+  const project = flags.project === undefined ? {} : { project: flags.project };
   const api = ctx.connect();
   let cluster: Cluster;
   try {
     if (flags.update) {
       const { name, ...rest } = body;
-      cluster = await api.call((c) => c.PUT('/v1/clusters/{name}', { params: { path: { name } }, body: rest }));
+      cluster = await api.call((c) => c.PUT('/v1/clusters/{name}', { params: { path: { name }, query: project }, body: rest }));
     } else {
-      cluster = await api.call((c) => c.POST('/v1/clusters', { body }));
+      cluster = await api.call((c) => c.POST('/v1/clusters', { params: { query: project }, body }));
     }
   } catch (err) {
     if (err instanceof CliError && err.api?.status === 409) {
@@ -206,6 +214,8 @@ export function registerClusters(program: Command, act: Act): void {
       .option('--user <user>', 'SSH user')
       .option('--key-file <path>', 'unencrypted private key file for SSH (its content is sent to the API, which never returns it)')
       .option('--host-key <fingerprint>', "pinned host key, SHA256:… as 'ssh-keygen -lf' prints it")
+      .option('--trust-on-first-use', 'no --host-key: pin whatever key the first connection sees (only where you cannot get the fingerprint)')
+      .option('--project <name>', 'the project the cluster belongs to (default: your only one where you are a maintainer)')
       .option('--work-dir <dir>', 'absolute directory on the cluster for run directories')
       .option('--partition <name>', 'default partition for specs that name none')
       .option('--agent-api-url <url>', 'the API URL as compute nodes reach it, for live telemetry ("none": agents only spool)')
