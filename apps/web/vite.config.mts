@@ -1,12 +1,16 @@
 // The web UI is a static bundle: index.html + assets/, served by the API at `/` (ERG_WEB_DIR).
 // Relative asset paths, so the same build works under any prefix; hash routing, so the API
 // only ever serves index.html.
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
 export default defineConfig({
   base: './',
   plugins: [react()],
+  // The formatters shared with the CLI, compiled from their TypeScript source (the package's own
+  // build is CommonJS for Node).
+  resolve: { alias: { '@erg/format': fileURLToPath(new URL('../../packages/format/src/index.ts', import.meta.url)) } },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1000 },
   // `npm run dev -w @erg/web`: the app with hot reload, its API calls sent to a running API.
   server: { proxy: { '/v1': { target: process.env.ERG_API_URL ?? 'http://127.0.0.1:8080', changeOrigin: true } } },

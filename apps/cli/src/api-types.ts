@@ -12,12 +12,5 @@ export type ConfigurationResult = AsReceived<Schemas['ConfigurationResult']>;
 export type Summary = AsReceived<Schemas['Summary']>;
 export type CampaignVerdict = AsReceived<Schemas['CampaignVerdict']>;
 export type MetricVerdict = AsReceived<Schemas['MetricVerdict']>;
-
-/** The two ends of a 95 % interval, or null when the API sent none. */
-export function interval(ci95: readonly number[] | null | undefined): [number, number] | null {
-  const lo = ci95?.[0];
-  const hi = ci95?.[1];
-  return lo === undefined || hi === undefined ? null : [lo, hi];
-}
 export type Suite = AsReceived<Schemas['Suite']>;
 export type SuiteRun = AsReceived<Schemas['SuiteRun']>;

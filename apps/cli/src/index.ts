@@ -7,15 +7,12 @@ export {
   CliEnv, ConfigFile, QUICKSTART_API_URL, parseCliEnv, configFilePath, findQuickstartToken, readConfigFile, resolveConfig,
   requireApi, maskToken, writeConfigFile, checkApiUrl, type ResolvedConfig, type Setting, type SettingSource,
 } from './config';
-export * from './output/units';
+export * from '@erg/format';
 export { colors, colorEnabled, stripAnsi, displayWidth, type Colors } from './output/color';
 export { renderTable, renderFields, pad, type Column } from './output/table';
-export { renderCsv, csvField } from './output/csv';
+export { renderCsv, csvField } from '@erg/format';
 export { mdCell, mdCode, renderMarkdownTable } from './output/markdown';
-export {
-  ResultsSort, sortResults, parameterNames, marksOf, markLetters, halfWidth, MARK_LEGEND,
-  type CampaignResults, type ConfigurationResult, type Summary, type Marks,
-} from './results/model';
+export { ResultsSort, sortResults, type CampaignResults, type ConfigurationResult, type Summary } from './results/model';
 export { humanResults } from './results/human';
 export { ResultsFormat, renderResults, resultsTable, resultsMarkdown, resultsCsv, resultsJson } from './results/render';
 export { junitReport } from './report/junit';

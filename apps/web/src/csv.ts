@@ -1,19 +1,6 @@
-// CSV as RFC 4180 describes it: CRLF line ends, fields quoted when they hold a comma, a quote, CR
-// or LF, quotes doubled inside. Every table of the UI exports through toCsv.
-
-export type CsvValue = string | number | boolean | null | undefined;
-
-/** One field: quoted when needed; null, undefined and non-finite numbers are empty. */
-export function csvField(value: CsvValue): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'number' && !Number.isFinite(value) ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** Rows of fields as RFC 4180 text, the first row being the header. */
-export function toCsv(rows: readonly (readonly CsvValue[])[]): string {
-  return rows.map((row) => row.map(csvField).join(',') + '\r\n').join('');
-}
+// Every table of the UI exports through @erg/format's renderCsv (RFC 4180, as the CLI writes it);
+// parsing back is the UI's own need (its tests read the exports).
+export { csvField, renderCsv, type CsvValue } from '@erg/format';
 
 /** Parses RFC 4180 text back into rows of strings (quoted fields may hold commas, quotes and line breaks). */
 export function parseCsv(text: string): string[][] {

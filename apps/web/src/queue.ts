@@ -1,7 +1,7 @@
 // The queue view's model: its filters, the request they make, how live events change the rows
 // without a refetch, the per-cluster counts, which rows are on screen (the table renders only
 // those, so 10,000 runs stay responsive) and the table's CSV.
-import { toCsv } from './csv';
+import { renderCsv } from './csv';
 import { toMs } from './format';
 import type { ErgEvent, Queue, QueueCluster, QueueRun, RunState } from './types';
 import { ACTIVE_STATES } from './types';
@@ -105,7 +105,7 @@ export function orderedCounts(counts: Record<string, number>, order: readonly st
 /** The queue table as CSV (raw values; elapsed seconds at `nowMs`). */
 export function queueCsv(runs: readonly QueueRun[], nowMs: number): string {
   const header = ['run_id', 'campaign_id', 'campaign', 'owner', 'cluster', 'configuration', 'repetition', 'state', 'slurm_job_id', 'partition', 'nodes', 'node_list', 'elapsed_s', 'power_w', 'reason'];
-  return toCsv([
+  return renderCsv([
     header,
     ...runs.map((r) => [
       r.id, r.campaignId, r.campaignName, r.owner, r.cluster, r.configurationKey, r.repetition, r.state, r.slurmJobId, r.partition, r.nodes, r.nodeList,

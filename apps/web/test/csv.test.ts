@@ -1,4 +1,4 @@
-import { csvField, parseCsv, resultsCsv, toCsv, CSV_FIGURES, queueCsv, type QueueRun } from '@erg/web';
+import { csvField, parseCsv, resultsCsv, renderCsv, CSV_FIGURES, queueCsv, type QueueRun } from '@erg/web';
 import { results } from './fixtures';
 
 describe('CSV (RFC 4180)', () => {
@@ -10,12 +10,12 @@ describe('CSV (RFC 4180)', () => {
     expect(csvField(null)).toBe('');
     expect(csvField(Number.POSITIVE_INFINITY)).toBe('');
     expect(csvField(false)).toBe('false');
-    expect(toCsv([['a', 'b'], [1, 'x,y']])).toBe('a,b\r\n1,"x,y"\r\n');
+    expect(renderCsv([['a', 'b'], [1, 'x,y']])).toBe('a,b\r\n1,"x,y"\r\n');
   });
 
   it('parses back what it writes, whatever the fields hold', () => {
     const rows = [['key', 'note'], ['n=1;w=2', 'a, "quoted"\r\nvalue'], ['', 'é ü']];
-    expect(parseCsv(toCsv(rows))).toEqual(rows);
+    expect(parseCsv(renderCsv(rows))).toEqual(rows);
   });
 
   it('exports results with the CLI columns, marks and components', () => {

@@ -7,7 +7,7 @@ import type { Cluster, ClusterCreate } from '@erg/client';
 import type { CommandContext } from '../context';
 import { CliError, EXIT, usageError, type ExitCode } from '../errors';
 import { renderFields, renderTable } from '../output/table';
-import { NO_VALUE } from '../output/units';
+import { NO_VALUE } from '@erg/format';
 import { jsonOption, withExamples, type Act } from '../program';
 import { parsePort } from './args';
 

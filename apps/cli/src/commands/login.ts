@@ -4,7 +4,7 @@ import { checkApiUrl, configFilePath, maskToken, writeConfigFile, type Setting }
 import { createApi, type CommandContext } from '../context';
 import { EXIT, usageError, type ExitCode } from '../errors';
 import { renderFields } from '../output/table';
-import { plural } from '../output/units';
+import { plural } from '@erg/format';
 import { withExamples, type Act } from '../program';
 
 async function login(ctx: CommandContext): Promise<ExitCode> {

@@ -9,7 +9,7 @@ import type { CommandContext } from '../context';
 import { CliError, EXIT, usageError, type ExitCode } from '../errors';
 import { colors } from '../output/color';
 import { renderTable } from '../output/table';
-import { formatElapsed, formatP } from '../output/units';
+import { formatElapsed, formatP } from '@erg/format';
 import { withExamples, type Act } from '../program';
 import { junitReport } from '../report/junit';
 import { markdownReport } from '../report/markdown';

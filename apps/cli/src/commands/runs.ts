@@ -5,7 +5,7 @@ import type { RunSummary } from '@erg/client';
 import type { CommandContext } from '../context';
 import type { Colors } from '../output/color';
 import { renderTable } from '../output/table';
-import { NO_VALUE } from '../output/units';
+import { NO_VALUE } from '@erg/format';
 import { jsonOption, withExamples, type Act } from '../program';
 import { fetchRuns } from '../runs-query';
 import { parseChoice, parseId } from './args';

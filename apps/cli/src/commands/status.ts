@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { RunSummary } from '@erg/client';
 import type { CommandContext } from '../context';
 import { renderFields } from '../output/table';
-import { formatElapsed, plural } from '../output/units';
+import { formatElapsed, plural } from '@erg/format';
 import { jsonOption, withExamples, type Act } from '../program';
 import { fetchRuns } from '../runs-query';
 import { countsText } from '../watch/progress';

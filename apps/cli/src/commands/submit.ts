@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import type { CampaignCreated } from '@erg/client';
 import type { CommandContext } from '../context';
 import { CliError, EXIT, type ExitCode } from '../errors';
-import { formatCount, plural } from '../output/units';
+import { formatCount, plural } from '@erg/format';
 import { withExamples, type Act } from '../program';
 import { parseSeconds } from './args';
 import { printResults } from './results';

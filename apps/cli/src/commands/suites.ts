@@ -4,7 +4,7 @@ import type { Suite, SuiteRun } from '../api-types';
 import type { CommandContext } from '../context';
 import { CliError, EXIT } from '../errors';
 import { renderFields, renderTable } from '../output/table';
-import { NO_VALUE, formatPercent } from '../output/units';
+import { NO_VALUE, formatPercent } from '@erg/format';
 import { jsonOption, withExamples, type Act } from '../program';
 import { countsText } from '../watch/progress';
 import { readSpecFile, specFormat } from './validate';

@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { Token } from '@erg/client';
 import type { CommandContext } from '../context';
 import { renderTable } from '../output/table';
-import { NO_VALUE } from '../output/units';
+import { NO_VALUE } from '@erg/format';
 import { jsonOption, withExamples, type Act } from '../program';
 import { parseChoice } from './args';
 import { RoleName } from '@erg/spec';

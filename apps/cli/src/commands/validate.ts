@@ -7,7 +7,7 @@ import { validateCampaign } from '@erg/sweep';
 import { nextRunAt, validateSuite } from '@erg/suites/validate';
 import type { CommandContext } from '../context';
 import { CliError, EXIT, usageError, type ExitCode } from '../errors';
-import { formatCount, plural } from '../output/units';
+import { formatCount, plural } from '@erg/format';
 import { withExamples, type Act } from '../program';
 
 /** The API's default ERG_MAX_RUNS; a server may be configured with another limit. */

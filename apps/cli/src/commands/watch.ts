@@ -4,7 +4,7 @@ import type { Campaign } from '@erg/client';
 import type { CommandContext, Output } from '../context';
 import { CliError, EXIT, type ExitCode } from '../errors';
 import { colors, displayWidth } from '../output/color';
-import { formatElapsed } from '../output/units';
+import { formatElapsed } from '@erg/format';
 import { withExamples, type Act } from '../program';
 import { countsText, doneRuns, EtaEstimator, isFinal, progressBar, progressText, type Progress } from '../watch/progress';
 import { parseId, parseSeconds } from './args';

@@ -16,7 +16,7 @@
 // A campaign verdict with no configuration verdicts (nothing measured on both sides) gets one
 // <error> testcase named "verdict", for the same reason as inconclusive ones; a suite run made
 // inconclusive by failed or cancelled repetitions gets one <error> testcase named "campaign".
-import { formatPercent } from '../output/units';
+import { formatPercent } from '@erg/format';
 import { openTag, xmlText } from './xml';
 import {
   CAMPAIGN_REASON_TEXT, figuresText, inconclusiveText, noVerdictText, orderedVerdicts, policyText, reportStatus, samplesText,

@@ -3,7 +3,7 @@
 // configuration × metric with the decisive rows on top, then which campaigns were compared.
 import { mdCell, mdCode, renderMarkdownTable } from '../output/markdown';
 import type { Column } from '../output/table';
-import { formatP } from '../output/units';
+import { formatP } from '@erg/format';
 import {
   CAMPAIGN_REASON_TEXT, changeText, inconclusiveText, intervalText, noVerdictText, orderedVerdicts, policyText, reportStatus, STATUS_SYMBOL,
   SUITE_REASON_TEXT, suiteProblems, type CampaignVerdict, type ReportInput,

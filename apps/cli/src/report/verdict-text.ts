@@ -1,7 +1,8 @@
 // What both regression reports (JUnit, Markdown) say about a verdict, in one place so they say
 // the same thing. Field meanings: packages/regress/src/verdict.ts and campaign-verdict.ts.
-import { interval, type CampaignVerdict, type MetricVerdict } from '../api-types';
-import { formatP, formatPercent } from '../output/units';
+import { interval } from '@erg/format';
+import type { CampaignVerdict, MetricVerdict } from '../api-types';
+import { formatP, formatPercent } from '@erg/format';
 
 export type { CampaignVerdict, MetricVerdict };
 export type VerdictStatus = CampaignVerdict['status'];

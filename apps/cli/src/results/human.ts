@@ -1,11 +1,11 @@
 // The results as a person reads them, before they become a terminal table or Markdown: one row per
 // measured configuration with formatted figures, then the lines that go under the table.
-import { formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh, NO_VALUE, whIsHelpful } from '../output/units';
-import type { Column } from '../output/table';
 import {
-  halfWidth, isNumericParameter, markLetters, marksOf, MARK_LEGEND, measuredConfigurations, parameterHeaders, parameterNames, parameterText,
-  type CampaignResults,
-} from './model';
+  formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh, halfWidth, markLetters, marksOf, MARK_LEGEND, measuredConfigurations,
+  NO_VALUE, parameterHeaders, parameterNames, parameterText, whIsHelpful,
+} from '@erg/format';
+import type { Column } from '../output/table';
+import { isNumericParameter, type CampaignResults } from './model';
 
 export interface HumanResults {
   columns: Column[];

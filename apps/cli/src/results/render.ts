@@ -1,13 +1,12 @@
 // The four output formats of `erg results`. Table and Markdown are for people (formatted units,
 // marks, legend); CSV and JSON are for programs (raw SI numbers, no formatting).
 import { z } from 'zod';
-import { interval } from '../api-types';
 import type { Colors } from '../output/color';
-import { renderCsv } from '../output/csv';
+import { renderCsv, resultsCsvRows } from '@erg/format';
 import { mdCell, mdCode, renderMarkdownTable } from '../output/markdown';
 import { renderTable } from '../output/table';
 import { humanResults } from './human';
-import { marksOf, parameterHeaders, parameterNames, parameterText, type CampaignResults } from './model';
+import type { CampaignResults } from './model';
 
 export const ResultsFormat = z.enum(['table', 'csv', 'json', 'markdown']);
 export type ResultsFormat = z.infer<typeof ResultsFormat>;
@@ -47,33 +46,9 @@ export function resultsMarkdown(results: CampaignResults): string {
   return parts.join('\n') + '\n';
 }
 
-/** Figures per configuration in the CSV, after the key and the parameters; SI units, named in the header. */
-const CSV_FIGURES = [
-  'n', 'time_s', 'time_ci95_low', 'time_ci95_high', 'energy_j', 'energy_ci95_low', 'energy_ci95_high',
-  'avg_power_w', 'edp_js', 'pareto', 'best_time', 'best_energy', 'best_edp',
-] as const;
-
-/**
- * One header row, then one row per configuration (unmeasured ones with empty figures): the key,
- * one column per parameter (named after it, or `param_<name>` if that would clash with a figure's
- * column), then CSV_FIGURES as raw numbers and true/false.
- */
+/** The results CSV: the rows @erg/format derives for every view (the web app's export adds columns). */
 export function resultsCsv(results: CampaignResults): string {
-  const names = parameterNames(results.configurations);
-  const header = ['key', ...parameterHeaders(names, ['key', ...CSV_FIGURES]), ...CSV_FIGURES];
-  const rows = results.configurations.map((c) => {
-    const marks = marksOf(results, c);
-    return [
-      c.key,
-      ...names.map((n) => parameterText(c.parameters[n])),
-      c.n,
-      c.timeS.mean, ...(interval(c.timeS.ci95) ?? [null, null]),
-      c.energyJ.mean, ...(interval(c.energyJ.ci95) ?? [null, null]),
-      c.avgPowerW.mean, c.edpJs.mean,
-      marks.pareto, marks.bestTime, marks.bestEnergy, marks.bestEdp,
-    ];
-  });
-  return renderCsv([header, ...rows]);
+  return renderCsv(resultsCsvRows(results));
 }
 
 /** The API's object itself (sorted when asked), pretty-printed. */

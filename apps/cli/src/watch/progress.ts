@@ -3,7 +3,7 @@
 import { RunState, TERMINAL_RUN_STATES } from '@erg/spec';
 import type { Campaign } from '@erg/client';
 import type { Colors } from '../output/color';
-import { formatElapsed, formatPercent } from '../output/units';
+import { formatElapsed, formatPercent } from '@erg/format';
 
 /** Campaign states that no longer change. */
 export const FINAL_CAMPAIGN_STATES: readonly Campaign['state'][] = ['completed', 'failed', 'cancelled'];

@@ -13,7 +13,7 @@ import { StackedBar } from '../charts/StackedBar';
 import { StateBar } from '../charts/StateBar';
 import { useEvents, useGet } from '../context';
 import { downloadCsv } from '../exporting';
-import { toCsv } from '../../csv';
+import { renderCsv } from '../../csv';
 
 const pm = (s: Summary, f: (x: number) => string) => {
   const h = halfWidth(s);
@@ -118,7 +118,7 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
 }
 
 function RunsTable({ runs, name }: { runs: RunSummary[]; name: string }) {
-  const csv = () => toCsv([['run_id', 'configuration', 'repetition', 'state', 'slurm_job_id', 'exit_code', 'reason'], ...runs.map((r) => [r.id, r.configurationKey, r.repetition, r.state, r.slurmJobId, r.exitCode, r.reason])]);
+  const csv = () => renderCsv([['run_id', 'configuration', 'repetition', 'state', 'slurm_job_id', 'exit_code', 'reason'], ...runs.map((r) => [r.id, r.configurationKey, r.repetition, r.state, r.slurmJobId, r.exitCode, r.reason])]);
   return (
     <>
       <div className="toolbar"><button type="button" onClick={() => downloadCsv(csv(), `${name}-runs.csv`)}>Export runs CSV</button></div>

@@ -1,5 +1,5 @@
 // Every number a person reads goes through these formatters, so that a figure looks the same in
-// every command: three significant digits and an SI prefix for measured quantities, clock-like
+// every CLI command and on every web page: three significant digits and an SI prefix for measured quantities, clock-like
 // durations for elapsed times, `—` for "no value". Machine formats (CSV, JSON) never use them.
 
 /** Shown where there is no value: null, undefined, NaN or ±Infinity. */
@@ -7,7 +7,7 @@ export const NO_VALUE = '—';
 
 type Maybe = number | null | undefined;
 
-function isNumber(x: Maybe): x is number {
+export function isNumber(x: unknown): x is number {
   return typeof x === 'number' && Number.isFinite(x);
 }
 

@@ -1,6 +1,6 @@
 import {
   formatEdp, formatElapsed, formatEnergy, formatP, formatPercent, formatPower, formatTime, formatWh, NO_VALUE, plural, whIsHelpful, withPrefix,
-} from '@erg/cli';
+} from '@erg/format';
 
 describe('energy', () => {
   test.each([

@@ -1,0 +1,130 @@
+// What every view of a campaign's results derives from GET /v1/campaigns/:id/results — the CLI's
+// table, markdown and CSV, the web app's table, plot and CSV: the marks (Pareto front, best), the
+// "±" of each figure, the parameter columns, the CSV's rows. Typed by the fields they read, so both
+// the generated client's types and the CLI's (tuples widened to arrays) fit.
+import type { CsvValue } from './csv';
+
+export interface SummaryFields {
+  n: number;
+  mean: number | null;
+  ci95: readonly number[] | null;
+}
+
+export interface ConfigurationFields {
+  key: string;
+  parameters: Record<string, unknown>;
+  n: number;
+  paretoOptimal: boolean;
+  timeS: SummaryFields;
+  energyJ: SummaryFields;
+  avgPowerW: SummaryFields;
+  edpJs: SummaryFields;
+}
+
+export interface ResultsFields<C extends ConfigurationFields = ConfigurationFields> {
+  configurations: C[];
+  best: { time: string; energy: string; edp: string } | null;
+  excluded: { key: string }[];
+}
+
+/** The two ends of a 95 % interval, or null when there is none (absent, or not finite). */
+export function interval(ci95: readonly number[] | null | undefined): [number, number] | null {
+  const lo = ci95?.[0];
+  const hi = ci95?.[1];
+  return lo === undefined || hi === undefined || !Number.isFinite(lo) || !Number.isFinite(hi) ? null : [lo, hi];
+}
+
+/** Half the width of a 95 % interval (the "±"), or null when there is no spread to speak of (n < 2). */
+export function halfWidth(summary: SummaryFields): number | null {
+  const ci = interval(summary.ci95);
+  if (summary.n < 2 || !ci) return null;
+  return (ci[1] - ci[0]) / 2;
+}
+
+/** How a configuration stands out: on the Pareto front, runtime-, energy- or EDP-optimal. */
+export interface Marks {
+  pareto: boolean;
+  bestTime: boolean;
+  bestEnergy: boolean;
+  bestEdp: boolean;
+}
+
+export function marksOf(results: Pick<ResultsFields, 'best'>, c: Pick<ConfigurationFields, 'key' | 'paretoOptimal'>): Marks {
+  return {
+    pareto: c.paretoOptimal,
+    bestTime: results.best?.time === c.key,
+    bestEnergy: results.best?.energy === c.key,
+    bestEdp: results.best?.edp === c.key,
+  };
+}
+
+/** The marks as letters (P T E D), which read the same without colour. */
+export function markLetters(marks: Marks): string {
+  return [marks.pareto && 'P', marks.bestTime && 'T', marks.bestEnergy && 'E', marks.bestEdp && 'D'].filter(Boolean).join(' ');
+}
+
+export const MARK_LEGEND = 'P on the Pareto front of (time, energy) · T fastest · E least energy · D lowest energy-delay product';
+
+/** The configurations with measurements; the others are listed in `results.excluded`. */
+export function measuredConfigurations<C extends ConfigurationFields>(results: ResultsFields<C>): C[] {
+  const excluded = new Set(results.excluded.map((e) => e.key));
+  return results.configurations.filter((c) => !excluded.has(c.key));
+}
+
+/** The parameter names over all configurations, in order of first appearance. */
+export function parameterNames(configurations: readonly { parameters: Record<string, unknown> }[]): string[] {
+  const names: string[] = [];
+  for (const c of configurations) for (const name of Object.keys(c.parameters)) if (!names.includes(name)) names.push(name);
+  return names;
+}
+
+/**
+ * Column headers for the parameters: each parameter's own name, or `param_<name>` where that
+ * would clash with one of the fixed columns (a parameter called `n`, say).
+ */
+export function parameterHeaders(names: readonly string[], fixedColumns: readonly string[]): string[] {
+  return names.map((name) => (fixedColumns.includes(name) ? `param_${name}` : name));
+}
+
+/** A parameter value in its text form (as in configuration keys); '' when the configuration lacks it. */
+export function parameterText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** Figures per configuration in the results CSV after the key and the parameters. */
+export const CSV_FIGURES = [
+  'n', 'time_s', 'time_ci95_low', 'time_ci95_high', 'energy_j', 'energy_ci95_low', 'energy_ci95_high',
+  'avg_power_w', 'edp_js', 'pareto', 'best_time', 'best_energy', 'best_edp',
+] as const;
+
+/** A column a view adds after CSV_FIGURES (the web app: the marks, the energy per component). */
+export interface ExtraColumn<C> {
+  header: string;
+  value: (c: C) => CsvValue;
+}
+
+/**
+ * The rows of the results CSV, header first, one row per configuration (unmeasured ones with empty
+ * figures): the key, one column per parameter (named after it, or `param_<name>` if that would
+ * clash with another column), CSV_FIGURES as raw SI numbers and true/false, then `extra`.
+ */
+export function resultsCsvRows<C extends ConfigurationFields>(results: ResultsFields<C>, extra: readonly ExtraColumn<C>[] = []): CsvValue[][] {
+  const names = parameterNames(results.configurations);
+  const trailing = [...CSV_FIGURES, ...extra.map((e) => e.header)];
+  const header = ['key', ...parameterHeaders(names, ['key', ...trailing]), ...trailing];
+  const rows = results.configurations.map((c): CsvValue[] => {
+    const marks = marksOf(results, c);
+    return [
+      c.key,
+      ...names.map((n) => parameterText(c.parameters[n])),
+      c.n,
+      c.timeS.mean, ...(interval(c.timeS.ci95) ?? [null, null]),
+      c.energyJ.mean, ...(interval(c.energyJ.ci95) ?? [null, null]),
+      c.avgPowerW.mean, c.edpJs.mean,
+      marks.pareto, marks.bestTime, marks.bestEnergy, marks.bestEdp,
+      ...extra.map((e) => e.value(c)),
+    ];
+  });
+  return [header, ...rows];
+}
