@@ -53,4 +53,10 @@ async function startBenchApi(name, { poolSize = 10 } = {}) {
   return { url, db, redis, prefix, app, api, token, call, close };
 }
 
-module.exports = { startBenchApi };
+/** The median of some numbers (the middle two averaged for an even count). */
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+module.exports = { startBenchApi, median };
