@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { createApiToken, createDatabase, type Database } from '@erg/db';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
 import { secretBoxFrom } from '@erg/secrets';
@@ -18,8 +18,11 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** An API instance on its own database and queue prefix, driven with app.inject. */
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi & { tdb: TestDatabase }> {
+/**
+ * An API instance on its own database and queue prefix, driven with app.inject. `logger` replaces
+ * the one LOG_LEVEL would build (tests that read the log lines pass one writing into memory).
+ */
+export async function startTestApi(env: Record<string, string> = {}, options: { logger?: FastifyBaseLogger } = {}): Promise<TestApi & { tdb: TestDatabase }> {
   const tdb = await createTestDatabase();
   const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), LOG_LEVEL: process.env.ERG_TEST_LOG_LEVEL ?? 'silent', ERG_SECRET_KEY: TEST_SECRET_KEY, ...env });
   const secrets = secretBoxFrom(config);
@@ -27,7 +30,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   const redis = new Redis(redisConnection(config.REDIS_URL) as object);
   const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
   const clusterFiles = new ClusterFiles(secrets);
-  const app = await buildApp({ config, db, queue, redis, clusterFiles, secrets });
+  const app = await buildApp({ config, db, queue, redis, clusterFiles, secrets, ...(options.logger ? { logger: options.logger } : {}) });
   const { token } = await createApiToken(db, 'test');
   return {
     app, db, queue, token, config, tdb,

@@ -1,13 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { Redis } from 'ioredis';
 import pino from 'pino';
-import { createApiToken, createDatabase } from '@erg/db';
-import { createSchedulerQueue, redisConnection } from '@erg/queue';
-import { secretBoxFrom } from '@erg/secrets';
-import { createTestDatabase, parsePrometheusText, sampleValue, TEST_SECRET_KEY, uniqueName, waitFor } from '@erg/testkit';
-import { buildApp } from '../src/app';
-import { ClusterFiles } from '../src/cluster-files';
-import { ApiConfig } from '../src/config';
+import { parsePrometheusText, sampleValue, waitFor } from '@erg/testkit';
 import { startTestApi, type TestApi } from './helpers';
 
 const CLUSTER = {
@@ -129,16 +122,9 @@ describe('request logs carry campaign and run ids', () => {
   test('a request to /v1/runs/:id logs that runId; /v1/campaigns/:id/runs logs the campaignId', async () => {
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-    const tdb = await createTestDatabase();
-    const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), ERG_SECRET_KEY: TEST_SECRET_KEY });
-    const secrets = secretBoxFrom(config);
-    const db = createDatabase(config.DATABASE_URL);
-    const redis = new Redis(redisConnection(config.REDIS_URL) as object);
-    const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
-    const clusterFiles = new ClusterFiles(secrets);
-    const app = await buildApp({ config, db, queue, redis, clusterFiles, logger, secrets });
+    const t = await startTestApi({}, { logger });
+    const { app, token } = t;
     try {
-      const { token } = await createApiToken(db, 'logs');
       const headers = { authorization: `Bearer ${token}` };
       const created = await app.inject({ method: 'POST', url: '/v1/campaigns', headers, payload: IMPORT_SPEC });
       const campaignId = created.json().id as string;
@@ -152,13 +138,7 @@ describe('request logs carry campaign and run ids', () => {
       // The POST that created them had no id in its route, and the bearer token is never logged.
       expect(lines.map((l) => JSON.stringify(l)).filter((l) => l.includes(token))).toEqual([]);
     } finally {
-      await app.close();
-      await clusterFiles.close();
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
-      redis.disconnect();
-      await db.close();
-      await tdb.drop();
+      await t.close();
     }
   });
 });
