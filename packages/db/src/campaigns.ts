@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Database } from './client';
+import { withTransaction, type Database } from './client';
 import type { Campaign } from './generated/client';
 
 export interface NewCampaign {
@@ -46,9 +46,7 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
       runs.push({ id: randomUUID(), configurationId: c.id, configurationKey: c.key, repetition, position: runs.length });
     }
   }
-  const client = await db.pool.connect();
-  try {
-    await client.query('BEGIN');
+  const createdAt = await withTransaction(db.pool, async (client) => {
     const inserted = await client.query<{ created_at: Date }>(
       `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by, project_id, created_by_user_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING created_at`,
@@ -70,19 +68,14 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
       [id, runs.map((r) => r.id), runs.map((r) => r.configurationId), runs.map((r) => r.repetition), runs.map((r) => r.position)],
     );
     if (input.within) await input.within(client, id);
-    await client.query('COMMIT');
-    return {
-      id,
-      createdAt: inserted.rows[0]!.created_at,
-      configurations,
-      runs: runs.map(({ id: runId, configurationKey, repetition, position }) => ({ id: runId, configurationKey, repetition, position })),
-    };
-  } catch (err) {
-    await client.query('ROLLBACK');
-    throw err;
-  } finally {
-    client.release();
-  }
+    return inserted.rows[0]!.created_at;
+  });
+  return {
+    id,
+    createdAt,
+    configurations,
+    runs: runs.map(({ id: runId, configurationKey, repetition, position }) => ({ id: runId, configurationKey, repetition, position })),
+  };
 }
 
 export const TERMINAL_STATES = ['completed', 'failed', 'cancelled', 'timeout', 'node_fail', 'oom'] as const;

@@ -31,3 +31,25 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     },
   };
 }
+
+/**
+ * Runs `work` in one transaction on a client of its own: COMMIT when it resolves, ROLLBACK when it
+ * throws (the original error is rethrown, not a failure of the ROLLBACK), the client released
+ * either way.
+ */
+export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    try {
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Database } from './client';
+import { withTransaction, type Database } from './client';
 import { TERMINAL_STATES } from './campaigns';
 
 /**
@@ -69,20 +69,7 @@ export function concurrencyLimitReason(kind: 'cluster' | 'project', name: string
  * two claims cannot deadlock.
  */
 export async function claimRunsForSubmission(db: Database, clusterId: string, limit: number): Promise<ClaimedRun[]> {
-  const client = await db.pool.connect();
-  let ids: string[];
-  try {
-    await client.query('BEGIN');
-    try {
-      ids = await claimLocked(client, clusterId, limit);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
-  } finally {
-    client.release();
-  }
+  const ids = await withTransaction(db.pool, (client) => claimLocked(client, clusterId, limit));
   if (ids.length === 0) return [];
   const rows = await db.pool.query<{
     id: string; campaign_id: string; key: string; parameters: Record<string, string | number | boolean>; repetition: number; position: number;

@@ -1,7 +1,7 @@
 import type { NormalizedBatch, SensorDescription } from '@erg/spec';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Database } from './client';
+import { withTransaction, type Database } from './client';
 import { encodeCopyBinary, type CopyValue } from './copy-binary';
 
 /**
@@ -100,10 +100,7 @@ export class TelemetryWriter {
       for (const d of batch.sensors) pushSensor(sensorCols, runId, batch.node, d);
     }
 
-    const client = await this.db.pool.connect();
-    let accepted: Set<string>;
-    try {
-      await client.query('BEGIN');
+    const accepted = await withTransaction(this.db.pool, async (client) => {
       const result = await client.query<{ run_id: string; node: string; seq: number }>(
         `INSERT INTO telemetry_batches (run_id, node, seq, samples)
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[])
@@ -111,7 +108,7 @@ export class TelemetryWriter {
          RETURNING run_id, node, seq`,
         [batches.map((p) => p.runId), batches.map((p) => p.batch.node), batches.map((p) => p.batch.seq), batches.map((p) => p.batch.sampleCount)],
       );
-      accepted = new Set(result.rows.map((r) => `${r.run_id}|${r.node}|${r.seq}`));
+      const accepted = new Set(result.rows.map((r) => `${r.run_id}|${r.node}|${r.seq}`));
       const rows: CopyValue[][] = [];
       chunkCols.run.forEach((runId, i) => {
         if (!accepted.has(`${runId}|${chunkCols.node[i]}|${chunkCols.seq[i]}`)) return; // a duplicate batch: stored before
@@ -132,13 +129,8 @@ export class TelemetryWriter {
           [sensorCols.run, sensorCols.node, sensorCols.sensor, sensorCols.source, sensorCols.unit, sensorCols.wrapAt],
         );
       }
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+      return accepted;
+    });
     for (const p of group) {
       const key = `${p.runId}|${p.batch.node}|${p.batch.seq}`;
       const isNew = firsts.get(key) === p && accepted.has(key);
