@@ -1,3 +1,4 @@
+// Model bodies are read up to the closing brace at the start of a line, so defaults like @default("{}") do not end them.
 // Guards against drift between prisma/schema.prisma and the SQL migrations we apply ourselves:
 // every model field must exist as a column of the right type and nullability, every unique
 // constraint as a unique index, and the database must hold nothing the schema does not name.
@@ -12,13 +13,13 @@ interface Model { table: string; fields: Field[]; uniques: string[][]; primaryKe
 
 function parseSchema(text: string): { models: Model[]; enums: Map<string, string> } {
   const enums = new Map<string, string>();
-  for (const m of text.matchAll(/^enum (\w+) \{([^}]*)\}/gm)) {
+  for (const m of text.matchAll(/^enum (\w+) \{([\s\S]*?)^\}/gm)) {
     const mapped = /@@map\("([^"]+)"\)/.exec(m[2]!)?.[1] ?? m[1]!;
     enums.set(m[1]!, mapped);
   }
   const modelNames = new Set([...text.matchAll(/^model (\w+) \{/gm)].map((m) => m[1]!));
   const models: Model[] = [];
-  for (const m of text.matchAll(/^model (\w+) \{([^}]*)\}/gm)) {
+  for (const m of text.matchAll(/^model (\w+) \{([\s\S]*?)^\}/gm)) {
     const body = m[2]!;
     const fields: Field[] = [];
     const uniques: string[][] = [];
