@@ -72,6 +72,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? { loggerInstance: deps.logger }
       : { logger: deps.config.LOG_LEVEL === 'silent' ? false : { level: deps.config.LOG_LEVEL, redact: LOG_REDACTION } }),
     bodyLimit: deps.config.ERG_BODY_LIMIT,
+    // What the router refuses before any route (an over-long or badly encoded path segment) gets
+    // the same error envelope as everything else, without echoing the caller's path back.
+    frameworkErrors: (err, _req, reply) => {
+      const status = (err as { statusCode?: number }).statusCode;
+      return reply.status(status && status >= 400 && status < 500 ? status : 400).send(errors.badUrl(status ?? 400).toJSON());
+    },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

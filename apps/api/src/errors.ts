@@ -44,5 +44,8 @@ export const errors = {
     ),
   bodyTooLarge: (limitBytes: number, route: string) =>
     new ApiError('FST_ERR_CTP_BODY_TOO_LARGE', 413, `request body is larger than ${formatBytes(limitBytes)}, the limit of ${route}`),
+  /** The router refused the URL before any route saw it: a path segment too long or not valid percent-encoding. */
+  badUrl: (statusCode: number) =>
+    new ApiError('ERG_BAD_URL', statusCode, statusCode === 414 ? 'a path segment of the URL is too long (ids and names are at most a few hundred characters)' : 'the URL is not valid: check its percent-encoding'),
   clusterUnavailable: (name: string, why: string) => new ApiError('ERG_CLUSTER_UNAVAILABLE', 503, `cluster "${name}" cannot be reached now: ${why}`),
 };
