@@ -1,7 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -76,7 +76,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // the same error envelope as everything else, without echoing the caller's path back.
     frameworkErrors: (err, _req, reply) => {
       const status = (err as { statusCode?: number }).statusCode;
-      return reply.status(status && status >= 400 && status < 500 ? status : 400).send(errors.badUrl(status ?? 400).toJSON());
+      const error = errors.badUrl(status && status >= 400 && status < 500 ? status : 400);
+      return (reply as FastifyReply).status(error.statusCode).send(error.toJSON());
     },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
