@@ -35,6 +35,9 @@ export const errors = {
     ),
   conflict: (message: string) => new ApiError('ERG_CONFLICT', 409, message),
   forbidden: (message: string) => new ApiError('ERG_FORBIDDEN', 403, message),
+  /** A token asked to create a token beyond its own bounds; one issue per bound exceeded. */
+  tokenWider: (issues: SpecIssue[]) =>
+    new ApiError('ERG_TOKEN_WIDER', 403, `a token can only create tokens within its own bounds: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues),
   notReady: (message: string) => new ApiError('ERG_NOT_READY', 409, message),
   rateLimited: (bucket: 'mutations' | 'telemetry', limit: number, retryAfterS: number) =>
     new ApiError(

@@ -244,7 +244,9 @@ describe('permission matrix: every route × role × own / other project (Postgre
     expect(me.body.projects).toEqual([{ name: 'alpha', role: 'viewer' }]);
     expect((await call(narrow.body.token, { method: 'POST', url: '/v1/campaigns', body: slurmCampaign(sides.own.cluster) })).status).toBe(403);
     const wider = await call(narrow.body.token, { method: 'POST', url: '/v1/tokens', body: { name: 'wider', role: 'maintainer' } });
-    expect(wider.body.role).toBe('viewer');
+    expect(wider.status).toBe(403);
+    expect(wider.body.error.code).toBe('ERG_TOKEN_WIDER');
+    expect((await call(narrow.body.token, { method: 'POST', url: '/v1/tokens', body: { name: 'same' } })).body.role).toBe('viewer');
     expect((await call(narrow.body.token, { method: 'POST', url: '/v1/tokens', body: { name: 'x', projects: ['beta'] } })).status).toBe(404);
     // An admin's narrowed token is not an admin token.
     const adminNarrow = await admin({ method: 'POST', url: '/v1/tokens', body: { name: 'narrow-admin', projects: ['alpha'], role: 'maintainer' } });

@@ -1,8 +1,8 @@
 export { createDatabase, type Database, type DatabaseOptions } from './client';
 export { migrate, ensureDatabase, listMigrations, defaultMigrationsDir } from './migrate';
 export {
-  createApiToken, authenticateToken, hashToken, listTokens, findToken, revokeToken, roleRank, ROLES, BOOTSTRAP_ADMIN,
-  type CreatedToken, type TokenIdentity, type TokenOptions, type Role,
+  createApiToken, authenticateToken, hashToken, listTokens, findToken, revokeToken, roleRank, scopeExcess, scopeOf, ROLES, BOOTSTRAP_ADMIN,
+  type CreatedToken, type ScopeExcess, type TokenIdentity, type TokenOptions, type TokenScope, type Role,
 } from './tokens';
 export * from './projects';
 export * from './clusters';

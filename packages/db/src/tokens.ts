@@ -53,6 +53,51 @@ export async function createApiToken(db: Database, name: string, options: TokenO
   return { id: row.id, token };
 }
 
+/**
+ * A token's own bounds, as stored. A token with none of them (no expiry, every project of its
+ * user, the user's own roles) is the user's **full** token.
+ */
+export interface TokenScope {
+  /** null: never expires. */
+  expiresAt: Date | null;
+  /** Empty: every project of the user, now and later. */
+  projectIds: string[];
+  /** null: the user's own roles (and admin, for an admin user). */
+  maxRole: Role | null;
+}
+
+/** One bound of `child` that lies outside `parent`'s (what a refusal names). */
+export interface ScopeExcess {
+  bound: 'expiresAt' | 'projects' | 'role';
+  /** For `projects`: the child's project ids outside the parent's. */
+  projectIds?: string[];
+}
+
+/**
+ * Where `child` would be wider than `parent`: outlive it, reach a project outside its projects, or
+ * carry a higher role cap. Empty: `child` is within `parent` — what a token may create, list and
+ * revoke. Role caps compare as caps, not as today's effective roles, so that a later promotion of
+ * the user cannot lift a child above its parent.
+ */
+export function scopeExcess(parent: TokenScope, child: TokenScope): ScopeExcess[] {
+  const out: ScopeExcess[] = [];
+  if (parent.expiresAt !== null && (child.expiresAt === null || child.expiresAt.getTime() > parent.expiresAt.getTime())) {
+    out.push({ bound: 'expiresAt' });
+  }
+  if (parent.projectIds.length > 0) {
+    const outside = child.projectIds.length === 0 ? ['*'] : child.projectIds.filter((id) => !parent.projectIds.includes(id));
+    if (outside.length > 0) out.push({ bound: 'projects', projectIds: outside });
+  }
+  if (parent.maxRole !== null && (child.maxRole === null || roleRank(child.maxRole) > roleRank(parent.maxRole))) {
+    out.push({ bound: 'role' });
+  }
+  return out;
+}
+
+export function scopeOf(token: Pick<ApiToken, 'expiresAt' | 'projectIds' | 'maxRole'>): TokenScope {
+  return { expiresAt: token.expiresAt, projectIds: token.projectIds, maxRole: token.maxRole as Role | null };
+}
+
 /** Who is calling, with what the token allows: the user's roles narrowed by the token's scope. */
 export interface TokenIdentity {
   /** The token's id. */
@@ -67,6 +112,8 @@ export interface TokenIdentity {
   narrowed: boolean;
   /** Effective role per project id. */
   roles: Map<string, Role>;
+  /** The token's own bounds: what it may give a token it creates, and which tokens it sees. */
+  scope: TokenScope;
 }
 
 /**
@@ -93,11 +140,19 @@ export async function authenticateToken(db: Database, token: string): Promise<To
     const role = m.role as Role;
     roles.set(m.projectId, cap !== null && roleRank(cap) < roleRank(role) ? cap : role);
   }
-  return { id: row.id, name: row.name, userId: row.userId, userName: row.user.name, isAdmin: row.user.isAdmin && !narrowed, narrowed, roles };
+  return {
+    id: row.id, name: row.name, userId: row.userId, userName: row.user.name, isAdmin: row.user.isAdmin && !narrowed, narrowed, roles, scope: scopeOf(row),
+  };
 }
 
-export async function listTokens(db: Database, userId?: string): Promise<(ApiToken & { user: { name: string } })[]> {
-  return db.prisma.apiToken.findMany({ where: userId ? { userId } : {}, include: { user: { select: { name: true } } }, orderBy: { createdAt: 'desc' } });
+/**
+ * Tokens, newest first: every user's (no `userId`), or one user's — and of those only the ones
+ * within `within` when given (what a narrowed token may see).
+ */
+export async function listTokens(db: Database, userId?: string, within?: TokenScope): Promise<(ApiToken & { user: { name: string } })[]> {
+  const rows = await db.prisma.apiToken.findMany({ where: userId ? { userId } : {}, include: { user: { select: { name: true } } }, orderBy: { createdAt: 'desc' } });
+  // A user has a handful of tokens: filtering here keeps the one rule (scopeExcess) in one place.
+  return within ? rows.filter((t) => scopeExcess(within, scopeOf(t)).length === 0) : rows;
 }
 
 export async function findToken(db: Database, id: string): Promise<ApiToken | null> {

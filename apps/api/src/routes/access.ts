@@ -2,12 +2,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   createApiToken, createProject, createUser, findProjectByName, findToken, findUserByName, listMembers, listProjects, listTokens,
-  listUsers, NameTakenError, removeMembership, revokeToken, roleRank, setMembership,
-  type ApiToken, type Project, type Role, type TokenIdentity, type User,
+  listUsers, NameTakenError, removeMembership, revokeToken, scopeExcess, scopeOf, setMembership,
+  type ApiToken, type Project, type Role, type ScopeExcess, type TokenIdentity, type TokenScope, type User,
 } from '@erg/db';
 import {
   ErrorBody, IdParams, Me, MemberParams, MemberPut, MemberView, ProjectCreate, ProjectDetail, ProjectView, TokenCreate, TokenCreated,
-  TokenView, UserCreate, UserView,
+  TokenView, UserCreate, UserView, type SpecIssue,
 } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access, visibleProjects } from '../access';
@@ -34,10 +34,23 @@ function tokenView(t: ApiToken, userName: string, projectNames: Map<string, stri
   };
 }
 
+/** The refusal of one bound a new token would exceed, in the body's own terms. */
+function widerIssue(excess: ScopeExcess, parent: TokenScope): SpecIssue {
+  const refusals: Record<ScopeExcess['bound'], { path: string; message: string }> = {
+    expiresAt: {
+      path: 'expiresInDays',
+      message: `this token expires at ${parent.expiresAt?.toISOString()}; a token it creates cannot outlive it (ask for fewer days, or leave expiresInDays out to expire with it)`,
+    },
+    projects: { path: 'projects', message: 'this token is limited to some projects; a token it creates must name only those (or leave projects out to inherit them)' },
+    role: { path: 'role', message: `this token is limited to the ${parent.maxRole} role; a token it creates cannot have a higher one` },
+  };
+  return { ...refusals[excess.bound], code: 'exceeds_parent' };
+}
+
 /**
  * Users, projects, memberships and API tokens. Admins create users and projects; maintainers
  * manage their project's members; everyone manages their own tokens, and a token can only
- * create tokens that may do no more than itself.
+ * create, see and revoke tokens within its own bounds (`scopeExcess`).
  */
 export const accessRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
@@ -136,7 +149,9 @@ export const accessRoutes =
         config: access.none('self'),
         schema: {
           tags: ['access'],
-          description: 'Your tokens (never their secrets); admins see everyone\'s with ?all=true.',
+          description:
+            'Your tokens (never their secrets) that lie within the calling token\'s bounds: a narrowed token sees only tokens it could have ' +
+            'created; your full token sees all of yours. Admins see everyone\'s with ?all=true.',
           querystring: z.object({ all: z.enum(['true', 'false']).default('false') }),
           response: { 200: z.object({ items: z.array(TokenView) }) },
         },
@@ -144,7 +159,10 @@ export const accessRoutes =
       async (req) => {
         const identity = req.identity!;
         const all = req.query.all === 'true' && identity.isAdmin;
-        const [tokens, names] = await Promise.all([listTokens(deps.db, all ? undefined : identity.userId), projectNames()]);
+        const [tokens, names] = await Promise.all([
+          all ? listTokens(deps.db) : listTokens(deps.db, identity.userId, identity.isAdmin ? undefined : identity.scope),
+          projectNames(),
+        ]);
         return { items: tokens.map((t) => tokenView(t, t.user.name, names)) };
       },
     );
@@ -156,8 +174,9 @@ export const accessRoutes =
         schema: {
           tags: ['access'],
           description:
-            'Creates an API token, shown once. It may do at most what the calling token may: a narrowed token creates narrowed tokens only. ' +
-            'Admins may create tokens for other users (service accounts for CI).',
+            'Creates an API token, shown once. It lies within the calling token\'s bounds: it expires no later (and a token with an expiry ' +
+            'cannot create one without), reaches only its projects, and has no higher role; what the body leaves out is inherited from the ' +
+            'calling token. An admin\'s full token may create any token, also for other users (service accounts for CI).',
           body: TokenCreate,
           response: { 201: TokenCreated, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody },
         },
@@ -174,25 +193,27 @@ export const accessRoutes =
           userId = user.id;
           userName = user.name;
         }
-        // Which projects: named ones must be visible to the caller; a narrowed caller must name them.
+        // Named projects must be visible to the calling token: one outside it answers like one that does not exist.
         const projectIds: string[] = [];
         for (const name of body.projects ?? []) {
           const p = await findProjectByName(deps.db, name);
           if (!p || !(identity.isAdmin || identity.roles.has(p.id))) throw errors.notFound('project', name);
           projectIds.push(p.id);
         }
-        let maxRole: Role | null = body.role ?? null;
-        if (identity.narrowed) {
-          // Never wider than the calling token: its projects, and in them no more than its roles.
-          // (A token of the user's own full rights needs no cap: roles are the user's at every use.)
-          const scope = projectIds.length > 0 ? projectIds : [...identity.roles.keys()];
-          if (scope.length === 0) throw errors.forbidden('this token has no project to give a new token');
-          const ceiling = scope.map((id) => identity.roles.get(id)!).reduce((a, b) => (roleRank(a) <= roleRank(b) ? a : b));
-          if (maxRole === null || roleRank(maxRole) > roleRank(ceiling)) maxRole = ceiling;
-          if (projectIds.length === 0) projectIds.push(...scope);
+        // What the body leaves out comes from the calling token (an admin's full token has no bounds to pass on).
+        const parent = identity.scope;
+        const child: TokenScope = {
+          expiresAt: body.expiresInDays !== undefined ? new Date(Date.now() + body.expiresInDays * 86_400_000) : parent.expiresAt,
+          projectIds: body.projects !== undefined ? projectIds : parent.projectIds,
+          maxRole: body.role ?? parent.maxRole,
+        };
+        // An admin's full token mints anything; an admin token with an expiry is still bound by it (a
+        // leaked short-lived token must not mint a lasting one).
+        if (!(identity.isAdmin && parent.expiresAt === null)) {
+          const excess = scopeExcess(parent, child);
+          if (excess.length > 0) throw errors.tokenWider(excess.map((e) => widerIssue(e, parent)));
         }
-        const expiresAt = body.expiresInDays ? new Date(Date.now() + body.expiresInDays * 86_400_000) : null;
-        const created = await createApiToken(deps.db, body.name, { userId, expiresAt, projectIds, maxRole });
+        const created = await createApiToken(deps.db, body.name, { userId, ...child });
         const row = (await findToken(deps.db, created.id))!;
         return reply.status(201).send({ ...tokenView(row, userName, await projectNames()), token: created.token });
       },
@@ -200,11 +221,23 @@ export const accessRoutes =
 
     app.delete(
       '/tokens/:id',
-      { config: access.none('self'), schema: { tags: ['access'], description: 'Revokes a token (yours; admins: any). It stops working at once.', params: IdParams, response: { 200: TokenView, 404: ErrorBody } } },
+      {
+        config: access.none('self'),
+        schema: {
+          tags: ['access'],
+          description:
+            'Revokes a token: one of yours within the calling token\'s bounds (your full token: any of yours; admins: anyone\'s). ' +
+            'It stops working at once. A token outside those bounds answers 404, like one that does not exist.',
+          params: IdParams,
+          response: { 200: TokenView, 404: ErrorBody },
+        },
+      },
       async (req) => {
         const identity = req.identity!;
         const token = await findToken(deps.db, req.params.id);
-        if (!token || (!identity.isAdmin && token.userId !== identity.userId)) throw errors.notFound('token', req.params.id);
+        const mayRevoke =
+          token !== null && (identity.isAdmin || (token.userId === identity.userId && scopeExcess(identity.scope, scopeOf(token)).length === 0));
+        if (!mayRevoke) throw errors.notFound('token', req.params.id);
         const revoked = await revokeToken(deps.db, token.id);
         const user = await deps.db.prisma.user.findUniqueOrThrow({ where: { id: revoked.userId } });
         return tokenView(revoked, user.name, await projectNames());
