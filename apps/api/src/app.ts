@@ -123,9 +123,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     req.identity = identity;
     req.tokenName = identity.name;
   });
-  // After the auth hook (hooks run in order): only identified callers are counted, per token.
+  // After the auth hook (hooks run in order): only identified callers are counted, per token and per user.
   installRateLimits(app, deps.redis, {
-    mutations: deps.config.ERG_RATE_LIMIT_MUTATIONS, telemetry: deps.config.ERG_RATE_LIMIT_TELEMETRY, prefix: deps.config.ERG_QUEUE_PREFIX,
+    mutations: deps.config.ERG_RATE_LIMIT_MUTATIONS, telemetry: deps.config.ERG_RATE_LIMIT_TELEMETRY,
+    userMutations: deps.config.ERG_RATE_LIMIT_USER_MUTATIONS, userTelemetry: deps.config.ERG_RATE_LIMIT_USER_TELEMETRY,
+    prefix: deps.config.ERG_QUEUE_PREFIX,
   });
   installAudit(app, deps.db);
   // Before any route is registered: onRoute must see them all.

@@ -18,6 +18,13 @@ export const ApiConfig = z.object({
   /** Telemetry batches (POST /v1/runs/:id/telemetry) per minute per token, a bucket of their own; 0: no limit. */
   ERG_RATE_LIMIT_TELEMETRY: z.coerce.number().int().min(0).default(6000),
   /**
+   * The same per user, all of the user's tokens together (a new token does not reset them); 0: no
+   * limit. Above the per-token limits by default, so that one user's laptop and CI tokens can both
+   * work at their own limit at once.
+   */
+  ERG_RATE_LIMIT_USER_MUTATIONS: z.coerce.number().int().min(0).default(240),
+  ERG_RATE_LIMIT_USER_TELEMETRY: z.coerce.number().int().min(0).default(12_000),
+  /**
    * When set, GET /metrics requires `Authorization: Bearer <this>`; unset, it is open like /healthz.
    * Empty counts as unset (compose files pass unset variables as empty strings).
    */

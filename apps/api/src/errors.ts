@@ -39,11 +39,12 @@ export const errors = {
   tokenWider: (issues: SpecIssue[]) =>
     new ApiError('ERG_TOKEN_WIDER', 403, `a token can only create tokens within its own bounds: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues),
   notReady: (message: string) => new ApiError('ERG_NOT_READY', 409, message),
-  rateLimited: (bucket: 'mutations' | 'telemetry', limit: number, retryAfterS: number) =>
+  rateLimited: (bucket: 'mutations' | 'telemetry', limit: number, retryAfterS: number, scope: { kind: 'token' } | { kind: 'user'; name: string } = { kind: 'token' }) =>
     new ApiError(
       'ERG_RATE_LIMITED',
       429,
-      `too many ${bucket === 'telemetry' ? 'telemetry batches' : 'changes'} with this token: the limit is ${limit} a minute; retry in ${retryAfterS} s (see the Retry-After header)`,
+      `too many ${bucket === 'telemetry' ? 'telemetry batches' : 'changes'} ${scope.kind === 'user' ? `by user "${scope.name}" (all of their tokens together)` : 'with this token'}: ` +
+        `the limit is ${limit} a minute; retry in ${retryAfterS} s (see the Retry-After header)`,
     ),
   bodyTooLarge: (limitBytes: number, route: string) =>
     new ApiError('FST_ERR_CTP_BODY_TOO_LARGE', 413, `request body is larger than ${formatBytes(limitBytes)}, the limit of ${route}`),
