@@ -22,6 +22,11 @@
  * | ERG_SSH_OUTPUT_TOO_LARGE            | OutputTooLargeError        | no        |
  * | ERG_SSH_SFTP                        | SftpError                  | no        |
  * | ERG_SSH_CLOSED                      | ConnectionClosedError      | no        |
+ * | ERG_SSH_READ_FAILED                 | JobFileReadError           | yes       |
+ * | ERG_JOB_FILE_REFUSED                | JobFileRefusedError        | no        |
+ *
+ * ERG_JOB_FILE_REFUSED is the one error here a *job* causes (its run directory holds something
+ * erg will not read); callers turn it into that run's failure, never into the cluster's.
  */
 
 /** Base class: every error of this package carries a code and a retry verdict. */
@@ -267,5 +272,49 @@ export class ConnectionClosedError extends ErgSlurmError {
   readonly retryable = false;
   constructor(readonly hostPort: string) {
     super(`connection to ${hostPort} was closed by erg`);
+  }
+}
+
+/**
+ * Reading a file of a run directory failed on the remote side for a reason that is not the
+ * file's (a missing tool, an I/O error of the login node): the next cycle tries again.
+ */
+export class JobFileReadError extends ErgSlurmError {
+  readonly code = 'ERG_SSH_READ_FAILED';
+  readonly retryable = true;
+  constructor(
+    readonly hostPort: string,
+    readonly path: string,
+    detail: string,
+  ) {
+    super(`reading ${path} on ${hostPort} failed: ${detail}`);
+  }
+}
+
+/** Why erg will not read a file a job controls (see job-files.ts). */
+export type JobFileRefusalReason =
+  /** A directory, FIFO, socket, device or symbolic link where a regular file belongs. */
+  | 'not-regular'
+  /** A regular file that is mostly holes (e.g. `truncate -s 1T`). */
+  | 'sparse'
+  /** A directory on the way to the file, inside the run directory, is a symbolic link. */
+  | 'link-in-path'
+  /** The file cannot be examined or read (no permission, or it changed between check and read). */
+  | 'unreadable';
+
+/**
+ * A file of a run directory is not something erg reads: the message names the file and what it
+ * is, for the run's reason ("stdout.log is a FIFO, not a regular file; …").
+ */
+export class JobFileRefusedError extends ErgSlurmError {
+  readonly code = 'ERG_JOB_FILE_REFUSED';
+  readonly retryable = false;
+  constructor(
+    /** The file as the run's owner knows it, relative to the run directory (`stdout.log`). */
+    readonly file: string,
+    readonly reason: JobFileRefusalReason,
+    message: string,
+  ) {
+    super(message);
   }
 }

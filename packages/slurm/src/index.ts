@@ -1,7 +1,8 @@
 /**
  * @erg/slurm — everything erg says to a Slurm cluster: rendering run files (pure), building and
  * parsing sbatch/squeue/sacct/scancel commands (pure), and the SSH transport (one shared
- * connection per cluster, exec + SFTP, under sshd's MaxSessions).
+ * connection per cluster, exec + SFTP, under sshd's MaxSessions), and reading the files a job
+ * controls without trusting them (job-files.ts).
  */
 export * from './errors';
 export { shellQuote } from './shell';
@@ -50,8 +51,24 @@ export {
   type ChannelStats,
   type ExecOptions,
   type ExecResult,
+  type ExecStream,
+  type ExecStreamOptions,
+  type ExecExit,
   type ReadFileOptions,
   type ReadFileResult,
 } from './ssh';
 export { SlurmClient, type CommandRunner, type SlurmClientOptions } from './slurm-client';
 export { ConnectionPool, type ClusterEndpoint } from './connection-pool';
+export {
+  openJobFile,
+  readJobFile,
+  jobFileCommand,
+  formatSize,
+  SPARSE_MIN_BYTES,
+  SPARSE_RATIO,
+  type JobFile,
+  type JobFileContent,
+  type JobFileRequest,
+  type JobFileWindow,
+  type StreamRunner,
+} from './job-files';

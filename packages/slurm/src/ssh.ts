@@ -21,6 +21,7 @@
  *   pending reason of the runs it cannot submit.
  */
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { Client, type ClientChannel, type SFTPWrapper, type Stats } from 'ssh2';
 import { backoffDelayMs, type BackoffOptions } from './backoff';
 import {
@@ -69,6 +70,8 @@ export interface ClusterConnectionOptions {
   execTimeoutMs?: number;
   /** Output limit of `exec` (stdout + stderr) when the call gives none. Default 16 MiB. */
   maxOutputBytes?: number;
+  /** Deadline of each SFTP request (ms); on expiry the request fails and its channel is given up. Default 30 000. */
+  sftpTimeoutMs?: number;
 }
 
 export interface ExecOptions {
@@ -87,6 +90,41 @@ export interface ExecResult {
   signal: string | null;
   stdout: string;
   stderr: string;
+}
+
+export interface ExecStreamOptions {
+  /**
+   * Deadline of the whole command, reading included (ms); on expiry the command is killed where
+   * sshd allows, the channel closed, and `stdout` fails with SshTimeoutError. Default: execTimeoutMs.
+   */
+  timeoutMs?: number;
+  /** Bytes of stderr kept for `done`; the rest is read and dropped, never an error. Default 64 KiB. */
+  maxStderrBytes?: number;
+}
+
+/** How a streamed command ended. */
+export interface ExecExit {
+  /** Exit status, null when the command was killed by a signal. */
+  code: number | null;
+  signal: string | null;
+  /** The first `maxStderrBytes` of stderr. */
+  stderr: string;
+}
+
+/** A command whose stdout is read as it arrives (see ClusterConnection.execStream). */
+export interface ExecStream {
+  /**
+   * The command's stdout. A reader that stops reading stops the sender (SSH flow control: the
+   * channel's window is not renewed), so memory stays bounded by the window, not by the output.
+   */
+  readonly stdout: Readable;
+  /**
+   * Settles once the channel has closed, with the exit status; rejects with the stream's failure
+   * (SshTimeoutError, ConnectionLostError, or an Error after cancel()). Awaiting it is optional.
+   */
+  readonly done: Promise<ExecExit>;
+  /** Stops the command (kills it where sshd allows) and closes the channel; idempotent. */
+  cancel(): void;
 }
 
 export interface ReadFileOptions {
@@ -148,6 +186,8 @@ export class ClusterConnection {
   private maxOpenChannels = 0;
   /** The fingerprint required of the server: the configured one, or the one learned on first use. */
   private pinned: string | null;
+  /** How to give up each open SFTP channel (see sftpCall). */
+  private readonly sftpDiscard = new WeakMap<SFTPWrapper, () => void>();
 
   constructor(options: ClusterConnectionOptions) {
     this.options = {
@@ -158,6 +198,7 @@ export class ClusterConnection {
       keepaliveCountMax: 3,
       execTimeoutMs: 120_000,
       maxOutputBytes: 16 * 1024 * 1024,
+      sftpTimeoutMs: 30_000,
       ...options,
     };
     this.hostPort = `${this.options.host}:${this.options.port}`;
@@ -217,6 +258,30 @@ export class ClusterConnection {
   }
 
   /**
+   * Runs `command` through the login shell and hands its stdout over as a stream, for output of
+   * any size (job logs). The channel's permit is held until the channel closes. stderr is always
+   * drained (it shares the channel's window with stdout) and its first part kept for `done`.
+   */
+  async execStream(command: string, options: ExecStreamOptions = {}): Promise<ExecStream> {
+    const session = await this.session();
+    const release = await this.acquireChannel(session);
+    const timeoutMs = options.timeoutMs ?? this.options.execTimeoutMs;
+    const maxStderrBytes = options.maxStderrBytes ?? 64 * 1024;
+    const channel = await this.track<ClientChannel>(session, (resolve, reject) => {
+      session.client.exec(command, (err, stream) => {
+        if (err) {
+          release();
+          reject(this.channelError(session, err));
+          return;
+        }
+        stream.on('close', () => release());
+        resolve(stream);
+      });
+    });
+    return new StreamedCommand(this.hostPort, session, channel, command, timeoutMs, maxStderrBytes);
+  }
+
+  /**
    * Creates `dir` (and parents) and writes every file into it with its mode, all writes in flight
    * at once over the connection's one SFTP channel. Existing files are overwritten.
    */
@@ -235,9 +300,9 @@ export class ClusterConnection {
     await Promise.all(
       files.map(async (file) => {
         const target = path.posix.join(dir, file.name);
-        await this.sftpCall<void>(session, 'write', target, (cb) => sftp.writeFile(target, file.content, { mode: file.mode }, cb));
+        await this.sftpCall<void>(session, sftp, 'write', target, (cb) => sftp.writeFile(target, file.content, { mode: file.mode }, cb));
         // open() applies the mode only to new files, minus the server's umask: set it explicitly.
-        await this.sftpCall<void>(session, 'chmod', target, (cb) => sftp.chmod(target, file.mode, cb));
+        await this.sftpCall<void>(session, sftp, 'chmod', target, (cb) => sftp.chmod(target, file.mode, cb));
       }),
     );
   }
@@ -249,20 +314,20 @@ export class ClusterConnection {
     const sftp = await this.sftp(session);
     let handle: Buffer;
     try {
-      handle = await this.sftpCall<Buffer>(session, 'open', remotePath, (cb) => sftp.open(remotePath, 'r', cb));
+      handle = await this.sftpCall<Buffer>(session, sftp, 'open', remotePath, (cb) => sftp.open(remotePath, 'r', cb));
     } catch (err) {
       if (err instanceof SftpError && sftpCode(err.cause) === SFTP_NO_SUCH_FILE) return null;
       throw err;
     }
     try {
-      const stats = await this.sftpCall<Stats>(session, 'fstat', remotePath, (cb) => sftp.fstat(handle, cb));
+      const stats = await this.sftpCall<Stats>(session, sftp, 'fstat', remotePath, (cb) => sftp.fstat(handle, cb));
       const size = stats.size;
       const start = options.fromEnd ? Math.max(0, size - maxBytes) : 0;
       const want = Math.min(maxBytes, Math.max(0, size - start));
       const data = Buffer.alloc(want);
       let got = 0;
       while (got < want) {
-        const n = await this.sftpCall<number>(session, 'read', remotePath, (cb) =>
+        const n = await this.sftpCall<number>(session, sftp, 'read', remotePath, (cb) =>
           sftp.read(handle, data, got, Math.min(READ_CHUNK, want - got), start + got, (err, bytesRead) => {
             if (err && sftpCode(err) === SFTP_EOF) cb(undefined, 0);
             else cb(err, bytesRead);
@@ -559,6 +624,16 @@ export class ClusterConnection {
         release();
         forget();
       });
+      // A channel with a request that timed out is given up: later calls open a new one. Its
+      // permit is returned now, not at its close: sshd confirms the close only once the stuck
+      // sftp-server returns, which may be never (seen with OpenSSH 9.2). sshd still counts that
+      // channel, so a connection with stuck channels may see an open refused (ChannelOpenError,
+      // retryable) sooner than maxSessions says.
+      this.sftpDiscard.set(sftp, () => {
+        forget();
+        release();
+        sftp.end();
+      });
       return sftp;
     } catch (err) {
       release();
@@ -567,24 +642,36 @@ export class ClusterConnection {
     }
   }
 
-  /** One SFTP request as a promise; failures become SftpError (or the session's end error). */
+  /**
+   * One SFTP request as a promise; failures become SftpError (or the session's end error). A
+   * request unanswered after `sftpTimeoutMs` fails with SshTimeoutError and its channel is
+   * discarded: OpenSSH's sftp-server answers one request at a time, so one that hangs (an open()
+   * of a FIFO blocks until a writer appears) would hold every later request of that channel.
+   */
   private sftpCall<T>(
     session: Session,
+    sftp: SFTPWrapper,
     operation: string,
     remotePath: string,
     call: (cb: (err: Error | null | undefined, value?: T) => void) => void,
   ): Promise<T> {
-    return this.track<T>(session, (resolve, reject) =>
+    return this.track<T>(session, (resolve, reject) => {
+      const timeoutMs = this.options.sftpTimeoutMs;
+      const timer = setTimeout(() => {
+        this.sftpDiscard.get(sftp)?.();
+        reject(new SshTimeoutError(this.hostPort, timeoutMs, `SFTP ${operation} ${remotePath}`));
+      }, timeoutMs);
       call((err, value) => {
+        clearTimeout(timer);
         if (err) reject(session.alive ? new SftpError(this.hostPort, operation, remotePath, { cause: err }) : session.endedBy);
         else resolve(value as T);
-      }),
-    );
+      });
+    });
   }
 
   /** mkdir -p over SFTP. */
   private async ensureDir(session: Session, sftp: SFTPWrapper, dir: string): Promise<void> {
-    const isDir = await this.sftpCall<Stats>(session, 'stat', dir, (cb) => sftp.stat(dir, cb)).then(
+    const isDir = await this.sftpCall<Stats>(session, sftp, 'stat', dir, (cb) => sftp.stat(dir, cb)).then(
       (stats) => stats.isDirectory(),
       (err: unknown) => {
         if (err instanceof SftpError && sftpCode(err.cause) === SFTP_NO_SUCH_FILE) return null;
@@ -596,10 +683,10 @@ export class ClusterConnection {
     const parent = path.posix.dirname(dir);
     if (parent !== dir) await this.ensureDir(session, sftp, parent);
     try {
-      await this.sftpCall<void>(session, 'mkdir', dir, (cb) => sftp.mkdir(dir, cb));
+      await this.sftpCall<void>(session, sftp, 'mkdir', dir, (cb) => sftp.mkdir(dir, cb));
     } catch (err) {
       // Another writer may have created it between our stat and mkdir.
-      const again = await this.sftpCall<Stats>(session, 'stat', dir, (cb) => sftp.stat(dir, cb)).catch(() => null);
+      const again = await this.sftpCall<Stats>(session, sftp, 'stat', dir, (cb) => sftp.stat(dir, cb)).catch(() => null);
       if (!again?.isDirectory()) throw err;
     }
   }
@@ -615,4 +702,116 @@ function describeConnectError(err: Error & { level?: string; code?: string }): s
   if (err.code === 'ECONNREFUSED') return 'connection refused (is sshd running on that port?)';
   if (err.code === 'ENOTFOUND' || err.level === 'client-dns') return `host name does not resolve (${err.message})`;
   return err.message;
+}
+
+/**
+ * The state of one execStream call: the channel, its deadline, and how it ended. Exactly one of
+ * "closed by the server" and "given up" (timeout, connection lost, cancel) happens; both settle
+ * `done` and finish `stdout`.
+ */
+class StreamedCommand implements ExecStream {
+  readonly stdout: Readable;
+  readonly done: Promise<ExecExit>;
+  private settled = false;
+  private exit: { code: number | null; signal: string | null } | null = null;
+  private readonly stderr: Buffer[] = [];
+  private stderrBytes = 0;
+  private readonly timer: NodeJS.Timeout;
+  private resolveDone!: (exit: ExecExit) => void;
+  private rejectDone!: (err: unknown) => void;
+  private readonly onSessionEnd = (err: ErgSlurmError) => this.giveUp(err);
+
+  constructor(
+    private readonly hostPort: string,
+    private readonly session: Session,
+    private readonly channel: ClientChannel,
+    command: string,
+    timeoutMs: number,
+    private readonly maxStderrBytes: number,
+  ) {
+    this.done = new Promise<ExecExit>((resolve, reject) => {
+      this.resolveDone = resolve;
+      this.rejectDone = reject;
+    });
+    // A caller that cancels, or fails on stdout, need not await `done` as well.
+    this.done.catch(() => undefined);
+    this.stdout = new Readable({
+      highWaterMark: 64 * 1024,
+      // Resuming the channel lets ssh2 renew the window, so the server sends more.
+      read: () => void channel.resume(),
+      // Destroyed before its end: the reader stopped early (or failed), so stop the command too.
+      // After the end (Readable destroys itself then) the channel's own close is on its way.
+      destroy: (err, cb) => {
+        if (err || !this.stdout.readableEnded) this.abandon(err ?? new Error('the reader stopped reading'));
+        cb(err);
+      },
+    });
+    channel.on('data', (chunk: Buffer) => {
+      if (this.settled) return; // given up: drained and dropped (see abandon)
+      if (!this.stdout.push(chunk)) channel.pause();
+    });
+    channel.on('end', () => this.stdout.push(null));
+    channel.stderr.on('data', (chunk: Buffer) => {
+      const room = this.maxStderrBytes - this.stderrBytes;
+      if (room <= 0) return;
+      this.stderr.push(chunk.subarray(0, room));
+      this.stderrBytes += Math.min(room, chunk.length);
+    });
+    channel.on('exit', (code: number | null, signal?: string) => {
+      this.exit = { code: typeof code === 'number' ? code : null, signal: signal ?? null };
+    });
+    channel.on('error', (err: Error) => this.giveUp(session.alive ? new ChannelError(hostPort, err.message, { cause: err }) : session.endedBy!));
+    channel.on('close', () => this.closed());
+    this.timer = setTimeout(() => this.giveUp(new SshTimeoutError(hostPort, timeoutMs, command)), timeoutMs);
+    session.inFlight.add(this.onSessionEnd);
+    // stdin is closed at once: a command that reads it must not wait forever.
+    channel.end();
+  }
+
+  cancel(): void {
+    this.abandon(new Error('cancelled by the reader'));
+    this.stdout.destroy();
+  }
+
+  private closed(): void {
+    if (this.settled) return;
+    if (!this.exit && !this.session.alive) {
+      this.giveUp(this.session.endedBy ?? new ConnectionLostError(this.hostPort, 'channel closed'));
+      return;
+    }
+    this.finish();
+    // The server may close without an EOF first; the reader must still see the end.
+    this.stdout.push(null);
+    this.resolveDone({ ...(this.exit ?? { code: null, signal: null }), stderr: Buffer.concat(this.stderr).toString('utf8') });
+  }
+
+  /** Ends the command from this side and fails `stdout` and `done` with `err`. */
+  private giveUp(err: unknown): void {
+    if (this.settled) return;
+    this.abandon(err);
+    this.stdout.destroy(err instanceof Error ? err : new Error(String(err)));
+  }
+
+  /** Kills the command and closes the channel; `done` fails with `err`. */
+  private abandon(err: unknown): void {
+    if (this.settled) return;
+    this.finish();
+    // Signals are best effort (see collect); remote commands bound themselves with `timeout`.
+    try {
+      this.channel.signal('KILL');
+    } catch {
+      /* the channel may already be closing */
+    }
+    this.channel.close();
+    // ssh2 emits the channel's 'close' (which returns the permit) only after its buffered data
+    // has been read: drain it into the void.
+    this.channel.resume();
+    this.rejectDone(err);
+  }
+
+  private finish(): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.session.inFlight.delete(this.onSessionEnd);
+  }
 }
