@@ -102,7 +102,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  const metrics = deps.metrics ?? createApiMetrics({ db: deps.db, queue: deps.queue });
+  // Cluster names only behind ERG_METRICS_TOKEN: an open /metrics must not list them.
+  const metrics = deps.metrics ?? createApiMetrics({ db: deps.db, queue: deps.queue, clusterNames: deps.config.ERG_METRICS_TOKEN !== undefined });
   observeRequests(app, metrics);
 
   app.addHook('onRequest', async (req) => {

@@ -20,22 +20,28 @@ export interface ApiMetrics {
 export interface MetricSources {
   db?: Database;
   queue?: Queue;
+  /**
+   * Label runs by cluster name (true) or by the cluster's id (false, the default). Names are only
+   * for a /metrics that needs ERG_METRICS_TOKEN: an open one must not tell anyone which clusters
+   * erg knows, while ids (random UUIDs) say nothing about them.
+   */
+  clusterNames?: boolean;
 }
 
 /** erg_runs is one GROUP BY over every run; rapid scrapes (several Prometheus replicas) reuse it. */
 const RUNS_CACHE_MS = 5000;
 
-/** Runs of import campaigns have no cluster; cluster names never contain parentheses. */
+/** Runs of import campaigns have no cluster; cluster names and ids never contain parentheses. */
 export const NO_CLUSTER = '(none)';
 
 export function createApiMetrics(sources: MetricSources = {}): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'erg_api_' });
 
-  const readRunCounts = cached(RUNS_CACHE_MS, () => countRuns(sources.db!));
+  const readRunCounts = cached(RUNS_CACHE_MS, () => countRuns(sources.db!, sources.clusterNames ?? false));
   new Gauge({
     name: 'erg_runs',
-    help: 'Runs by state and cluster, counted in Postgres at scrape time (cached 5 s)',
+    help: 'Runs by state and cluster (its id, or its name when /metrics needs ERG_METRICS_TOKEN), counted in Postgres at scrape time (cached 5 s)',
     labelNames: ['cluster', 'state'],
     registers: [registry],
     async collect() {
@@ -91,9 +97,9 @@ export function createApiMetrics(sources: MetricSources = {}): ApiMetrics {
   };
 }
 
-async function countRuns(db: Database): Promise<{ cluster: string; state: string; n: number }[]> {
+async function countRuns(db: Database, byName: boolean): Promise<{ cluster: string; state: string; n: number }[]> {
   const { rows } = await db.pool.query<{ cluster: string; state: string; n: number }>(
-    `SELECT coalesce(cl.name, $1) AS cluster, r.state::text AS state, count(*)::int AS n
+    `SELECT coalesce(${byName ? 'cl.name' : 'cl.id::text'}, $1) AS cluster, r.state::text AS state, count(*)::int AS n
        FROM runs r
        JOIN campaigns c ON c.id = r.campaign_id
        LEFT JOIN clusters cl ON cl.id = c.cluster_id

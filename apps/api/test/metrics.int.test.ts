@@ -29,10 +29,14 @@ async function scrape(t: TestApi, headers: Record<string, string> = {}) {
 
 describe('GET /metrics (Postgres + Redis)', () => {
   let t: TestApi;
+  /** An open /metrics labels runs by cluster id (names only behind ERG_METRICS_TOKEN; see below). */
+  let clusterA: string;
 
   beforeAll(async () => {
     t = await startTestApi();
-    expect((await call(t, 'PUT', '/v1/clusters/metrics-a', CLUSTER)).status).toBe(200);
+    const put = await call(t, 'PUT', '/v1/clusters/metrics-a', CLUSTER);
+    expect(put.status).toBe(200);
+    clusterA = put.body.id;
   });
   afterAll(async () => {
     await t.close();
@@ -42,20 +46,20 @@ describe('GET /metrics (Postgres + Redis)', () => {
     expect((await call(t, 'POST', '/v1/campaigns', SPEC)).status).toBe(201);
     expect((await call(t, 'POST', '/v1/campaigns', IMPORT_SPEC)).status).toBe(201);
     const first = await scrape(t);
-    expect(sampleValue(first, 'erg_runs', { cluster: 'metrics-a', state: 'pending' })).toBe(6);
+    expect(sampleValue(first, 'erg_runs', { cluster: clusterA, state: 'pending' })).toBe(6);
     // Runs of import campaigns have no cluster.
     expect(sampleValue(first, 'erg_runs', { cluster: '(none)', state: 'pending' })).toBe(1);
     // Every state is present, at zero, so a state that empties does not leave a gap.
-    expect(sampleValue(first, 'erg_runs', { cluster: 'metrics-a', state: 'completed' })).toBe(0);
+    expect(sampleValue(first, 'erg_runs', { cluster: clusterA, state: 'completed' })).toBe(0);
     // The campaign asked the scheduler for a cycle: the queue gauge sees BullMQ's counts.
     expect(sampleValue(first, 'erg_queue_jobs', { state: 'waiting' })).toBeGreaterThanOrEqual(1);
     expect(first.some((s) => s.name === 'erg_api_process_cpu_user_seconds_total')).toBe(true);
 
     expect((await call(t, 'POST', '/v1/campaigns', SPEC)).status).toBe(201);
     // Within the cache window the count is the one just computed, not a fresh GROUP BY ...
-    expect(sampleValue(await scrape(t), 'erg_runs', { cluster: 'metrics-a', state: 'pending' })).toBe(6);
+    expect(sampleValue(await scrape(t), 'erg_runs', { cluster: clusterA, state: 'pending' })).toBe(6);
     // ... and once it expires, the new campaign's runs are counted.
-    await waitFor(async () => sampleValue(await scrape(t), 'erg_runs', { cluster: 'metrics-a', state: 'pending' }) === 12, {
+    await waitFor(async () => sampleValue(await scrape(t), 'erg_runs', { cluster: clusterA, state: 'pending' }) === 12, {
       timeoutMs: 15_000, intervalMs: 500, what: 'erg_runs to count the second campaign',
     });
   }, 30_000);
@@ -116,6 +120,15 @@ describe('GET /metrics with ERG_METRICS_TOKEN', () => {
     const samples = await scrape(t, { authorization: `Bearer ${METRICS_TOKEN}` });
     expect(samples.some((s) => s.name === 'erg_http_request_duration_seconds_count')).toBe(true);
   });
+
+  test('behind the token, runs are labelled by cluster name', async () => {
+    expect((await call(t, 'PUT', '/v1/clusters/metrics-b', CLUSTER)).status).toBe(200);
+    expect((await call(t, 'POST', '/v1/campaigns', { ...SPEC, cluster: 'metrics-b' })).status).toBe(201);
+    // The run counts are cached for 5 s: the earlier scrape's may still be served.
+    await waitFor(async () => sampleValue(await scrape(t, { authorization: `Bearer ${METRICS_TOKEN}` }), 'erg_runs', { cluster: 'metrics-b', state: 'pending' }) === 6, {
+      timeoutMs: 15_000, intervalMs: 500, what: 'erg_runs to count metrics-b by name',
+    });
+  }, 30_000);
 });
 
 describe('request logs carry campaign and run ids', () => {

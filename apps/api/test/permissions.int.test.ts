@@ -126,12 +126,18 @@ describe('permission matrix: every route × role × own / other project (Postgre
   const STREAMS = new Set(['GET /v1/events']);
 
   /** How a caller without the needed rights is refused on the other side for creation routes (the named thing is not theirs to see). */
-  const CREATE_OTHER: Record<string, number> = { 'POST /v1/clusters': 404, 'POST /v1/campaigns': 422, 'POST /v1/suites': 422 };
+  const CREATE_OTHER: Record<string, number | ((role: Role) => number)> = {
+    'POST /v1/clusters': 404, 'POST /v1/campaigns': 422, 'POST /v1/suites': 422,
+    // Another project's cluster answers as a free name would: refused below maintainer, else "name taken" (as POST says).
+    'PUT /v1/clusters/:name': (role) => (role === 'maintainer' ? 409 : 403),
+  };
 
   beforeAll(async () => {
     t = await startTestApi();
     for (const p of ['alpha', 'beta']) expect((await admin({ method: 'POST', url: '/v1/projects', body: { name: p } })).status).toBe(201);
     expect((await admin({ method: 'POST', url: '/v1/users', body: { name: 'spare' } })).status).toBe(201);
+    // Maintainers find only users who share a project with them (oracles.int.test.ts): spare is in alpha.
+    expect((await admin({ method: 'PUT', url: '/v1/projects/alpha/members/spare', body: { role: 'viewer' } })).status).toBe(200);
     for (const role of ROLES) {
       if (role === 'admin') {
         tokens.admin = t.token;
@@ -167,7 +173,11 @@ describe('permission matrix: every route × role × own / other project (Postgre
     // A list shows the projects where the caller has the role it needs; with none, it is refused.
     if (rule.target.kind === 'listing') return rank(role) >= rank(need) ? 'allowed' : 403;
     if (rule.target.kind === 'none') return 'allowed';
-    if (where === 'other') return rule.target.kind === 'create' ? (CREATE_OTHER[key] ?? 404) : 404;
+    if (where === 'other') {
+      if (rule.target.kind !== 'create') return 404;
+      const other = CREATE_OTHER[key] ?? 404;
+      return typeof other === 'function' ? other(role) : other;
+    }
     if (rank(role) >= rank(need)) return 'allowed';
     // The own side's campaign was created by the researcher: researchers may cancel their own.
     if (rule.ownerMay && role === 'researcher' && rank(role) >= rank(rule.ownerMay)) return 'allowed';

@@ -46,6 +46,15 @@ export function findUserByName(db: Database, name: string): Promise<User | null>
   return db.prisma.user.findUnique({ where: { name } });
 }
 
+/**
+ * A user by name, but only one who has a role in one of `projectIds` (null: any user). What a
+ * maintainer may look up: users outside their projects are not theirs to find, and are answered
+ * like users that do not exist.
+ */
+export function findUserInProjects(db: Database, name: string, projectIds: string[] | null): Promise<User | null> {
+  return db.prisma.user.findFirst({ where: { name, ...(projectIds === null ? {} : { memberships: { some: { projectId: { in: projectIds } } } }) } });
+}
+
 export function listUsers(db: Database): Promise<User[]> {
   return db.prisma.user.findMany({ orderBy: { name: 'asc' } });
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  createApiToken, createProject, createUser, findProjectByName, findToken, findUserByName, listMembers, listProjects, listTokens,
+  createApiToken, createProject, createUser, findProjectByName, findToken, findUserByName, findUserInProjects, listMembers, listProjects, listTokens,
   listUsers, NameTakenError, removeMembership, revokeToken, scopeExcess, scopeOf, setMembership,
   type ApiToken, type Project, type Role, type ScopeExcess, type TokenIdentity, type TokenScope, type User,
 } from '@erg/db';
@@ -107,7 +107,12 @@ export const accessRoutes =
         schema: { tags: ['access'], description: "Gives a user a role in the project (replacing the one they had).", params: MemberParams, body: MemberPut, response: { 200: MemberView, 404: ErrorBody } },
       },
       async (req) => {
-        const [project, user] = await Promise.all([findProjectByName(deps.db, req.params.name), findUserByName(deps.db, req.params.user)]);
+        // Only users who share a project with the caller can be found (admins: anyone): a maintainer
+        // cannot probe for users elsewhere. An admin brings a new user into their first project.
+        const [project, user] = await Promise.all([
+          findProjectByName(deps.db, req.params.name),
+          findUserInProjects(deps.db, req.params.user, visibleProjects(req.identity!)),
+        ]);
         if (!project) throw errors.notFound('project', req.params.name);
         if (!user) throw errors.notFound('user', req.params.user);
         const m = await setMembership(deps.db, user.id, project.id, req.body.role);

@@ -3,11 +3,16 @@ import { z } from 'zod';
 import { ClusterExistsError, createCluster, findClusterByName, listClusters, upsertCluster } from '@erg/db';
 import { ClusterCreate, clusterHostKeyIssue, ClusterView, ErrorBody, NameParams, ProjectQuery } from '@erg/spec';
 import type { AppDeps } from '../app';
-import { access, chooseProject, visibleProjects } from '../access';
+import { access, chooseProject, isVisible, requireRole, visibleProjects } from '../access';
 import { errors } from '../errors';
 import { BODY_LIMITS } from '../body-limits';
 import { auditCreated } from '../audit';
 import { clusterView } from '../views';
+
+/** Cluster names are unique across erg: creating one tells the caller whether a name is taken, and nothing more. */
+function clusterNameTaken(name: string) {
+  return errors.conflict(`${new ClusterExistsError(name).message}; choose another name`);
+}
 
 export const clusterRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
@@ -35,7 +40,7 @@ export const clusterRoutes =
           auditCreated(req, cluster.name);
           return reply.status(201).send(clusterView(cluster));
         } catch (err) {
-          if (err instanceof ClusterExistsError) throw errors.conflict(`${err.message}; choose another name`);
+          if (err instanceof ClusterExistsError) throw clusterNameTaken(req.body.name);
           throw err;
         }
       },
@@ -48,23 +53,42 @@ export const clusterRoutes =
           tags: ['clusters'],
           description:
             'Create or replace a cluster (idempotent). The name comes from the path; the body has every other field of POST /v1/clusters. ' +
-            'A new cluster goes to `?project=` (as for POST); an existing one stays in its project.',
+            'A new cluster goes to `?project=` (as for POST); an existing one stays in its project. A name taken by a cluster you cannot ' +
+            'see answers exactly as POST does (409 for those who may register clusters, else the refusal a free name gets).',
           params: NameParams,
           querystring: ProjectQuery,
           body: ClusterCreate.omit({ name: true }),
-          response: { 200: ClusterView, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+          response: { 200: ClusterView, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
-        config: access.cluster('cluster.manage'),
+        // The handler picks the project: the cluster's own when the caller can see it, else the one a new cluster would go to.
+        config: access.create('cluster.manage'),
         bodyLimit: BODY_LIMITS.cluster,
       },
       async (req) => {
         const { user, ...rest } = req.body;
         const hostKeyIssue = clusterHostKeyIssue(req.body);
         if (hostKeyIssue) throw errors.validation('request body', [hostKeyIssue]);
-        // An existing cluster was checked by its rule (maintainer of its project); a new one needs a project.
-        const existing = await findClusterByName(deps.db, req.params.name);
-        const projectId = existing?.projectId ?? (await chooseProject(deps.db, req.identity!, req.query.project, 'maintainer'));
-        return clusterView(await upsertCluster(deps.db, { ...rest, name: req.params.name, username: user, projectId }, deps.secrets));
+        const identity = req.identity!;
+        const name = req.params.name;
+        const replace = async (projectId: string) => {
+          requireRole(identity, projectId, 'maintainer', { kind: 'cluster', name });
+          return clusterView(await upsertCluster(deps.db, { ...rest, name, username: user, projectId }, deps.secrets));
+        };
+        const existing = await findClusterByName(deps.db, name);
+        if (existing && isVisible(identity, existing.projectId)) return replace(existing.projectId);
+        // A free name, or one taken in a project the caller cannot see: both take the path of a new
+        // cluster, so the caller learns no more than POST /v1/clusters would tell them.
+        const projectId = await chooseProject(deps.db, identity, req.query.project, 'maintainer');
+        if (existing) throw clusterNameTaken(name);
+        try {
+          return clusterView(await createCluster(deps.db, { ...rest, name, username: user, projectId }, deps.secrets));
+        } catch (err) {
+          if (!(err instanceof ClusterExistsError)) throw err;
+          // Created by a concurrent request since we looked: replace it if it is the caller's to replace.
+          const now = await findClusterByName(deps.db, name);
+          if (now && isVisible(identity, now.projectId)) return replace(now.projectId);
+          throw clusterNameTaken(name);
+        }
       },
     );
 
