@@ -18,18 +18,27 @@ export const MAX_FILE_BYTES = 1024 * 1024;
 export const Execution = z.enum(['slurm', 'import']);
 export type Execution = z.infer<typeof Execution>;
 
+/** Most names a parameters map, zip group or exclude entry may have, and most inline files. */
+export const MAX_NAMES = 64;
+
+/** A record refused beyond `max` keys, with a message that says what to do. */
+function atMostKeys<T extends z.ZodType<Record<string, unknown>>>(schema: T, max: number, what: string) {
+  return schema.refine((record) => Object.keys(record).length <= max, {
+    error: (iss) => `has ${Object.keys(iss.input as object).length} ${what}; at most ${max}`,
+    params: { code: 'too_big' },
+  });
+}
+
 /** The values one parameter takes: one axis of the grid, or one list of a zip group. */
 export const ParamAxis = z.array(ParamValue).min(1).max(1000);
 
 /** Parameters whose lists move together by position: `{ mb: [8, 4], seq: [4096, 8192] }` is 2 configurations. */
-export const ZipGroup = z
-  .record(Identifier, ParamAxis)
+export const ZipGroup = atMostKeys(z.record(Identifier, ParamAxis), MAX_NAMES, 'parameters')
   .refine((group) => Object.keys(group).length > 0, { error: 'a zip group needs at least one parameter', params: { code: 'too_small' } });
 export type ZipGroup = z.infer<typeof ZipGroup>;
 
 /** Removes every configuration whose value for each named parameter equals (or is in) the given value(s). */
-export const ExcludeEntry = z
-  .record(Identifier, z.union([ParamValue, ParamAxis]))
+export const ExcludeEntry = atMostKeys(z.record(Identifier, z.union([ParamValue, ParamAxis])), MAX_NAMES, 'parameters')
   .refine((entry) => Object.keys(entry).length > 0, { error: 'an exclude entry needs at least one parameter', params: { code: 'too_small' } });
 export type ExcludeEntry = z.infer<typeof ExcludeEntry>;
 
@@ -83,12 +92,12 @@ export const CampaignSpecFields = z.strictObject({
     })
     .optional(),
   repetitions: z.int().min(1).max(1000).default(1),
-  parameters: z.record(Identifier, ParamAxis).default({}),
+  parameters: atMostKeys(z.record(Identifier, ParamAxis), MAX_NAMES, 'parameters').default({}),
   zip: z.array(ZipGroup).max(64).default([]),
   exclude: z.array(ExcludeEntry).max(1000).default([]),
   resources: Resources,
   slurm: SlurmOptions.optional(),
-  files: z.record(FileName, FileTemplate).default({}),
+  files: atMostKeys(z.record(FileName, FileTemplate), MAX_NAMES, 'files').default({}),
   run: z.string().min(1).max(65_536).optional(),
   metrics: Metrics,
   telemetry: Telemetry,

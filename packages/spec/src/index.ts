@@ -19,6 +19,7 @@ export {
   RESERVED_FILE_NAMES,
   RESERVED_FILE_PREFIXES,
   MAX_FILE_BYTES,
+  MAX_NAMES,
 } from './campaign';
 export {
   SpecIssue,
@@ -42,7 +43,9 @@ export {
   unsafeValueMessage,
   canonicalValue,
 } from './param-value';
+export { DOCUMENT_LIMITS, type DocumentLimits, documentIssue } from './document';
 export {
+  MAX_REPORTED_ISSUES,
   parseCampaignSpec,
   parseCampaignText,
   decodeCampaignText,

@@ -32,6 +32,9 @@ export const ISSUE_CODES = [
   'unknown_placeholder',
   'campaign_too_large',
   'nothing_to_run',
+  'exclude_too_complex',
+  'document_too_large',
+  'too_many_issues',
 ] as const;
 export type IssueCode = (typeof ISSUE_CODES)[number];
 

@@ -1,12 +1,23 @@
-import { parseDocument } from 'yaml';
+import { Composer, Parser, YAMLParseError, type Document } from 'yaml';
 import { CampaignSpecFields, Execution, FileName, FileTemplate, ParamAxis } from './campaign';
-import { crossFieldIssues, viewOfSpec, type CheckIssue, type SpecView } from './campaign-checks';
+import { crossFieldIssues, MAX_REPORTED_ISSUES, viewOfSpec, type CheckIssue, type SpecView } from './campaign-checks';
+import { documentIssue, yamlNestingIssue } from './document';
 import { ROOT_PATH, formatPath, humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
 import { Identifier, ParamValue } from './param-value';
 import type { CampaignSpec } from './campaign';
 import type { z } from 'zod';
 
 export type ParseCampaignResult = { ok: true; spec: CampaignSpec } | { ok: false; issues: SpecIssue[] };
+
+export { MAX_REPORTED_ISSUES };
+
+function capped(issues: SpecIssue[]): SpecIssue[] {
+  if (issues.length <= MAX_REPORTED_ISSUES) return issues;
+  return [
+    ...issues.slice(0, MAX_REPORTED_ISSUES),
+    { path: ROOT_PATH, code: 'too_many_issues', message: `only the first ${MAX_REPORTED_ISSUES} issues are shown; fix these first` },
+  ];
+}
 
 function toSpecIssue(issue: CheckIssue): SpecIssue {
   return { path: formatPath(issue.path), message: issue.message, code: issue.code };
@@ -17,15 +28,18 @@ function toSpecIssue(issue: CheckIssue): SpecIssue {
  * once: field errors and, for the parts that validated, the cross-field rules too.
  */
 export function parseCampaignSpec(input: unknown): ParseCampaignResult {
+  // Before any schema: a value too large or too deep is refused in time linear in the limits.
+  const oversized = documentIssue(input);
+  if (oversized) return { ok: false, issues: [oversized] };
   const fields = CampaignSpecFields.safeParse(input, { error: humanErrorMap });
   if (fields.success) {
     const issues = crossFieldIssues(viewOfSpec(fields.data)).map(toSpecIssue);
-    return issues.length === 0 ? { ok: true, spec: fields.data } : { ok: false, issues };
+    return issues.length === 0 ? { ok: true, spec: fields.data } : { ok: false, issues: capped(issues) };
   }
   const issues = issuesFromZodError(fields.error);
   const view = salvageView(input);
   if (view) issues.push(...crossFieldIssues(view).map(toSpecIssue));
-  return { ok: false, issues };
+  return { ok: false, issues: capped(issues) };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -93,6 +107,37 @@ function lineAndColumn(text: string, offset: number): string {
 }
 
 /**
+ * YAML 1.2 core schema (`no`, `on` and dates stay strings, duplicate keys are errors), in the
+ * library's two stages so that the nesting is measured between them: the parser builds the
+ * syntax tree without recursing, the composer recurses over it.
+ */
+function parseYaml(text: string): DecodeResult {
+  const tokens = Array.from(new Parser().parse(text));
+  const deep = yamlNestingIssue(tokens);
+  if (deep) return { ok: false, issues: [deep] };
+  let doc: Document.Parsed | undefined;
+  for (const next of new Composer({ version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false }).compose(tokens, true, text.length)) {
+    if (!doc) doc = next;
+    else {
+      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+      break;
+    }
+  }
+  if (!doc) return syntaxIssue('the campaign spec is empty');
+  const first = doc.errors[0];
+  if (first) {
+    return syntaxIssue(`not valid YAML at ${lineAndColumn(text, first.pos[0])}: ${first.message.split('\n')[0]}`);
+  }
+  try {
+    // maxAliasCount stops alias chains early ("billion laughs"); documentIssue then bounds what
+    // the aliases that remain expand to.
+    return { ok: true, raw: doc.toJS({ maxAliasCount: 100 }) };
+  } catch (err) {
+    return syntaxIssue(`not valid YAML: ${(err as Error).message}`);
+  }
+}
+
+/**
  * Decodes a spec written as YAML or JSON without validating it, so that a caller can validate it
  * together with other rules (validateCampaign in @erg/sweep). Syntax errors say where they are.
  */
@@ -105,19 +150,13 @@ export function decodeCampaignText(text: string, format: SpecFormat): DecodeResu
       return syntaxIssue(jsonErrorMessage(text, err as Error));
     }
   } else {
-    // YAML 1.2 core schema: `no`, `on` and dates stay strings, duplicate keys are errors.
-    const doc = parseDocument(text, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false });
-    const first = doc.errors[0];
-    if (first) {
-      return syntaxIssue(`not valid YAML at ${lineAndColumn(text, first.pos[0])}: ${first.message.split('\n')[0]}`);
-    }
-    try {
-      raw = doc.toJS({ maxAliasCount: 100 });
-    } catch (err) {
-      // Alias bombs ("billion laughs") end here.
-      return syntaxIssue(`not valid YAML: ${(err as Error).message}`);
-    }
+    const parsed = parseYaml(text);
+    if (!parsed.ok) return parsed;
+    raw = parsed.raw;
   }
+  // JSON text is refused here too: the same limits whatever the format.
+  const oversized = documentIssue(raw);
+  if (oversized) return { ok: false, issues: [oversized] };
   if (raw === null || raw === undefined) return syntaxIssue('the campaign spec is empty');
   return { ok: true, raw };
 }

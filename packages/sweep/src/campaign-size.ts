@@ -1,20 +1,17 @@
 import { ROOT_PATH, type CampaignSpec, type SpecIssue } from '@erg/spec';
-import { axesOf, axisLabel, combinationCount, type Axis } from './axes';
-import { countConfigurations } from './expand';
-
-/**
- * The most combinations (before excludes) erg will enumerate. Checked on the raw product first, so
- * a typo that makes a 10^12-point grid is refused in microseconds rather than exhausting memory.
- */
-export const EXPANSION_LIMIT = 1_000_000;
+import { axisLabel, type Axis } from './axes';
+import { SpaceIndex, SpaceTooComplexError } from './space-index';
 
 export interface SizeLimits {
   /** Most runs (configurations × repetitions) one campaign may have. */
   maxRuns: number;
+  /** Most steps counting the configurations may take (default SPACE_WORK_BUDGET). */
+  maxCountSteps?: number;
 }
 
 function formatCount(n: number): string {
-  if (!Number.isFinite(n) || n > Number.MAX_SAFE_INTEGER) return `about ${n.toExponential(1)}`;
+  if (!Number.isFinite(n)) return 'more than 10^308';
+  if (n > Number.MAX_SAFE_INTEGER) return `about ${n.toExponential(1)}`;
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
@@ -26,35 +23,51 @@ function largestAxes(axes: readonly Axis[]): string {
     .join(', ');
 }
 
+export type CampaignSizeResult = { ok: true; configurations: number } | { ok: false; issues: SpecIssue[] };
+
 /**
- * Refuses a campaign with more than `maxRuns` runs. Nothing is expanded: the raw product decides
- * when excludes cannot matter, and otherwise only the axes excludes touch are enumerated.
+ * Counts a campaign's configurations without building them (SpaceIndex) and refuses more than
+ * `maxRuns` runs, or excludes too tangled to count within the step budget. `index` lets the
+ * caller expand afterwards with the work already done.
  */
-export function checkCampaignSize(
+export function measureCampaign(
   spec: Pick<CampaignSpec, 'parameters' | 'zip' | 'exclude' | 'repetitions'>,
   limits: SizeLimits,
-): SpecIssue[] {
-  const axes = axesOf(spec);
-  const raw = combinationCount(axes);
-  if (raw * spec.repetitions <= limits.maxRuns) return [];
-  const shrink = `remove parameter values (largest axes: ${largestAxes(axes)}), add excludes or lower repetitions`;
-  if (raw > EXPANSION_LIMIT) {
-    return [
+  index: SpaceIndex = new SpaceIndex(spec, limits.maxCountSteps),
+): CampaignSizeResult {
+  let count: number;
+  try {
+    count = index.count();
+  } catch (err) {
+    if (!(err instanceof SpaceTooComplexError)) throw err;
+    return {
+      ok: false,
+      issues: [
+        {
+          path: 'exclude',
+          code: 'exclude_too_complex',
+          message: `${err.message}; use fewer exclude entries, or entries that name fewer parameters (an entry may list several values of one parameter)`,
+        },
+      ],
+    };
+  }
+  const runs = count * spec.repetitions;
+  if (runs <= limits.maxRuns) return { ok: true, configurations: count };
+  const shrink = `remove parameter values (largest axes: ${largestAxes(index.axes)}), add excludes or lower repetitions`;
+  return {
+    ok: false,
+    issues: [
       {
         path: ROOT_PATH,
         code: 'campaign_too_large',
-        message: `the parameter space has ${formatCount(raw)} combinations before excludes, more than erg expands (${formatCount(EXPANSION_LIMIT)}), and the limit is ${formatCount(limits.maxRuns)} runs; ${shrink}`,
+        message: `the campaign has ${formatCount(runs)} runs (${formatCount(count)} configurations × ${spec.repetitions} repetitions), more than the limit of ${formatCount(limits.maxRuns)}; ${shrink}`,
       },
-    ];
-  }
-  const count = countConfigurations(spec);
-  const runs = count * spec.repetitions;
-  if (runs <= limits.maxRuns) return [];
-  return [
-    {
-      path: ROOT_PATH,
-      code: 'campaign_too_large',
-      message: `the campaign has ${formatCount(runs)} runs (${formatCount(count)} configurations × ${spec.repetitions} repetitions), more than the limit of ${formatCount(limits.maxRuns)}; ${shrink}`,
-    },
-  ];
+    ],
+  };
+}
+
+/** The issues of measureCampaign alone: none when the campaign is within the limits. */
+export function checkCampaignSize(spec: Pick<CampaignSpec, 'parameters' | 'zip' | 'exclude' | 'repetitions'>, limits: SizeLimits): SpecIssue[] {
+  const result = measureCampaign(spec, limits);
+  return result.ok ? [] : result.issues;
 }

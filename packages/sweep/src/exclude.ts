@@ -9,10 +9,27 @@ import type { Axis, ParameterSpace } from './axes';
  */
 export type ExcludeBox = ReadonlyMap<number, ReadonlySet<number>>;
 
-/** Compiles exclude entries; an entry that can match nothing (unknown name or value) is dropped. */
+/**
+ * Compiles exclude entries; an entry that can match nothing (unknown name or value) is dropped.
+ * Each value is looked up in an index of the axes (name → value → positions), so the cost is
+ * linear in the size of the spec, not in entries × axis lengths.
+ */
 export function compileExcludes(axes: readonly Axis[], exclude: ParameterSpace['exclude']): ExcludeBox[] {
-  const where = new Map<string, [axis: number, column: number]>();
-  axes.forEach((axis, a) => axis.names.forEach((name, k) => where.set(name, [a, k])));
+  const where = new Map<string, { axis: number; positions: Map<string, number[]> }>();
+  axes.forEach((axis, a) =>
+    axis.names.forEach((name, k) => {
+      const positions = new Map<string, number[]>();
+      axis.tuples.forEach((tuple, j) => {
+        const value = tuple[k];
+        if (value === undefined) return;
+        const key = canonicalValue(value);
+        const list = positions.get(key);
+        if (list) list.push(j);
+        else positions.set(key, [j]);
+      });
+      where.set(name, { axis: a, positions });
+    }),
+  );
   const boxes: ExcludeBox[] = [];
   entries: for (const entry of exclude) {
     // An empty entry would be a box covering everything; the spec refuses it, and so does this.
@@ -21,27 +38,16 @@ export function compileExcludes(axes: readonly Axis[], exclude: ParameterSpace['
     for (const [name, given] of Object.entries(entry)) {
       const at = where.get(name);
       if (!at) continue entries;
-      const [a, k] = at;
-      const wanted = new Set((Array.isArray(given) ? given : [given]).map((v: ParamValue) => canonicalValue(v)));
       const positions = new Set<number>();
-      axes[a]?.tuples.forEach((tuple, j) => {
-        const value = tuple[k];
-        if (value !== undefined && wanted.has(canonicalValue(value))) positions.add(j);
-      });
-      const previous = box.get(a);
+      for (const v of Array.isArray(given) ? given : [given]) {
+        for (const j of at.positions.get(canonicalValue(v as ParamValue)) ?? []) positions.add(j);
+      }
+      const previous = box.get(at.axis);
       const merged = previous ? new Set([...positions].filter((j) => previous.has(j))) : positions;
       if (merged.size === 0) continue entries;
-      box.set(a, merged);
+      box.set(at.axis, merged);
     }
     boxes.push(box);
   }
   return boxes;
-}
-
-/** Whether the configuration at `positions` (one per axis) falls in any box. */
-export function isExcluded(boxes: readonly ExcludeBox[], positions: readonly number[]): boolean {
-  return boxes.some((box) => {
-    for (const [a, allowed] of box) if (!allowed.has(positions[a] ?? -1)) return false;
-    return true;
-  });
 }

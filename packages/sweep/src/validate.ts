@@ -1,6 +1,7 @@
 import { decodeCampaignText, parseCampaignSpec, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
-import { checkCampaignSize, type SizeLimits } from './campaign-size';
-import { expandConfigurations, type Configuration } from './expand';
+import { measureCampaign, type SizeLimits } from './campaign-size';
+import { configurationsOf, type Configuration } from './expand';
+import { SpaceIndex } from './space-index';
 
 export type ValidateCampaignResult =
   | { ok: true; spec: CampaignSpec; configurations: Configuration[] }
@@ -10,21 +11,23 @@ export type ValidateCampaignResult =
  * Everything that decides whether a campaign may be created, in one place so that the API and
  * the CLI give the same verdict: the spec's own rules, the size limit, and that at least one
  * configuration survives the excludes. Returns the expanded configurations on success.
+ * Every step is bounded: the spec's sizes by its schema, counting by a step budget, and
+ * expansion by the count (it runs only once the count is within the limit).
  */
 export function validateCampaign(input: unknown, limits: SizeLimits): ValidateCampaignResult {
   const parsed = parseCampaignSpec(input);
   if (!parsed.ok) return parsed;
   const { spec } = parsed;
-  const sizeIssues = checkCampaignSize(spec, limits);
-  if (sizeIssues.length > 0) return { ok: false, issues: sizeIssues };
-  const configurations = expandConfigurations(spec);
-  if (configurations.length === 0) {
+  const index = new SpaceIndex(spec, limits.maxCountSteps);
+  const size = measureCampaign(spec, limits, index);
+  if (!size.ok) return size;
+  if (size.configurations === 0) {
     return {
       ok: false,
       issues: [{ path: 'exclude', code: 'nothing_to_run', message: 'the excludes remove every configuration; nothing would run' }],
     };
   }
-  return { ok: true, spec, configurations };
+  return { ok: true, spec, configurations: configurationsOf(index) };
 }
 
 /** validateCampaign for a spec still in YAML or JSON text; syntax errors come back as issues too. */

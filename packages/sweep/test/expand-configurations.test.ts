@@ -144,10 +144,12 @@ describe('countConfigurations', () => {
     expect(countConfigurations(space({ parameters, exclude: [{ p0: 1 }, { p1: [1, 2] }] }))).toBe(1e9 - 2.8e8);
   });
 
-  it('refuses to enumerate when excludes touch too many combinations', () => {
+  it('counts excludes over many axes without enumerating the combinations they touch', () => {
+    // Each of 8 parameters excluded at 0: 9^8 configurations kept of 10^8, which the former
+    // counter refused because the excludes touched 10^8 combinations.
     const parameters = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`p${i}`, Array.from({ length: 10 }, (_, j) => j)]));
     const exclude = Object.keys(parameters).map((name) => ({ [name]: 0 }));
-    expect(() => countConfigurations(space({ parameters, exclude }))).toThrow(RangeError);
+    expect(countConfigurations(space({ parameters, exclude }))).toBe(9 ** 8);
   });
 });
 
