@@ -6,6 +6,7 @@
  */
 export * from './errors';
 export { shellQuote } from './shell';
+export { checkPrivateKey, type PrivateKeyCheck } from './private-key';
 export {
   renderRunFiles,
   renderJobScript,

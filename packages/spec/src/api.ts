@@ -37,10 +37,40 @@ export function clusterHostKeyIssue(body: { hostKeyPolicy: HostKeyPolicy; hostKe
   return null;
 }
 
+/**
+ * Every rule of a cluster body that relates fields (see clusterHostKeyIssue for why they are not
+ * in the schema): the fingerprint of a pinned cluster, and a power model whose watts rise from
+ * idle to full load. Empty when the body is fine. (Whether the private key parses is the API's
+ * check: it needs the SSH client.)
+ */
+export function clusterBodyIssues(body: { hostKeyPolicy: HostKeyPolicy; hostKeySha256?: string | undefined; modelIdleW: number; modelMaxW: number }): SpecIssue[] {
+  const issues: SpecIssue[] = [];
+  const hostKey = clusterHostKeyIssue(body);
+  if (hostKey) issues.push(hostKey);
+  if (body.modelIdleW > body.modelMaxW) {
+    issues.push({
+      path: 'modelMaxW',
+      code: 'too_small',
+      message: `must be at least modelIdleW (${body.modelIdleW} W): the power model rises from modelIdleW at 0 % load to modelMaxW at 100 %`,
+    });
+  }
+  return issues;
+}
+
+const HOSTNAME = z.hostname();
+const IPV6 = z.ipv6();
+/** A DNS name or an IP address, as ssh would be given it (no leading "-", no empty labels). */
+function isHost(host: string): boolean {
+  return HOSTNAME.safeParse(host).success || IPV6.safeParse(host).success;
+}
+
 export const ClusterCreate = z
   .object({
     name: ClusterName,
-    host: z.string().regex(/^[A-Za-z0-9.:-]{1,253}$/, { error: 'a host name or IP address' }),
+    host: z
+      .string()
+      .regex(/^[A-Za-z0-9.:-]{1,253}$/, { error: 'a host name or IP address' })
+      .refine(isHost, { error: 'a host name (letters, digits and -, in dot-separated labels that neither start nor end with -) or an IP address' }),
     port: z.int().min(1).max(65535).default(22),
     user: z.string().regex(/^[a-z_][a-z0-9_.-]{0,31}$/i, { error: 'a POSIX user name' }),
     privateKey: z
@@ -66,6 +96,8 @@ export const ClusterCreate = z
     agentApiUrl: z
       .url({ protocol: /^https?$/, error: 'an http(s) URL of this API as compute nodes reach it' })
       .max(512)
+      // It is written into every job script, readable on the cluster: agents authenticate with their run token.
+      .refine((u) => !/^[a-z]+:\/\/[^/?#]*@/i.test(u), { error: 'must not contain a user name or password: agents authenticate with their run token' })
       .nullable()
       .default(null)
       .describe('null: agents only spool; the scheduler pulls their spool when the job ends'),

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ClusterExistsError, createCluster, findClusterByName, listClusters, upsertCluster } from '@erg/db';
-import { ClusterCreate, clusterHostKeyIssue, ClusterView, ErrorBody, NameParams, ProjectQuery } from '@erg/spec';
+import { checkPrivateKey } from '@erg/slurm';
+import { ClusterCreate, clusterBodyIssues, ClusterView, ErrorBody, NameParams, ProjectQuery, type SpecIssue } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access, chooseProject, isVisible, requireRole, visibleProjects } from '../access';
 import { errors } from '../errors';
@@ -12,6 +13,19 @@ import { clusterView } from '../views';
 /** Cluster names are unique across erg: creating one tells the caller whether a name is taken, and nothing more. */
 function clusterNameTaken(name: string) {
   return errors.conflict(`${new ClusterExistsError(name).message}; choose another name`);
+}
+
+/**
+ * What the schema cannot check of a cluster body: fields that relate, and whether the private key
+ * is one the scheduler's SSH client can use. Returns the key as it is to be stored (PKCS#8 keys
+ * rewritten into a format the SSH client reads); throws a 400 naming every field at fault.
+ */
+function checkedPrivateKey(body: Parameters<typeof clusterBodyIssues>[0] & { privateKey: string }): string {
+  const issues: SpecIssue[] = clusterBodyIssues(body);
+  const key = checkPrivateKey(body.privateKey);
+  if (!key.ok) issues.push({ path: 'privateKey', code: key.problem === 'encrypted' ? 'encrypted_key' : 'invalid_key', message: key.message });
+  if (issues.length > 0 || !key.ok) throw errors.validation('request body', issues);
+  return key.key;
 }
 
 export const clusterRoutes =
@@ -31,10 +45,10 @@ export const clusterRoutes =
         },
       },
       async (req, reply) => {
-        const { user, ...rest } = req.body;
-        const hostKeyIssue = clusterHostKeyIssue(req.body);
-        if (hostKeyIssue) throw errors.validation('request body', [hostKeyIssue]);
+        const { user, ...fields } = req.body;
+        // Who may, before the key is parsed.
         const projectId = await chooseProject(deps.db, req.identity!, req.query.project, 'maintainer');
+        const rest = { ...fields, privateKey: checkedPrivateKey(req.body) };
         try {
           const cluster = await createCluster(deps.db, { ...rest, username: user, projectId }, deps.secrets);
           auditCreated(req, cluster.name);
@@ -65,14 +79,17 @@ export const clusterRoutes =
         bodyLimit: BODY_LIMITS.cluster,
       },
       async (req) => {
-        const { user, ...rest } = req.body;
-        const hostKeyIssue = clusterHostKeyIssue(req.body);
-        if (hostKeyIssue) throw errors.validation('request body', [hostKeyIssue]);
+        const { user, ...fields } = req.body;
         const identity = req.identity!;
         const name = req.params.name;
-        const replace = async (projectId: string) => {
+        // Who may, before the key is parsed; then the cluster is replaced in its project or created.
+        const write = async (projectId: string, how: 'replace' | 'create') => {
+          const cluster = { ...fields, privateKey: checkedPrivateKey(req.body), name, username: user, projectId };
+          return clusterView(how === 'replace' ? await upsertCluster(deps.db, cluster, deps.secrets) : await createCluster(deps.db, cluster, deps.secrets));
+        };
+        const replace = (projectId: string) => {
           requireRole(identity, projectId, 'maintainer', { kind: 'cluster', name });
-          return clusterView(await upsertCluster(deps.db, { ...rest, name, username: user, projectId }, deps.secrets));
+          return write(projectId, 'replace');
         };
         const existing = await findClusterByName(deps.db, name);
         if (existing && isVisible(identity, existing.projectId)) return replace(existing.projectId);
@@ -81,7 +98,7 @@ export const clusterRoutes =
         const projectId = await chooseProject(deps.db, identity, req.query.project, 'maintainer');
         if (existing) throw clusterNameTaken(name);
         try {
-          return clusterView(await createCluster(deps.db, { ...rest, name, username: user, projectId }, deps.secrets));
+          return await write(projectId, 'create');
         } catch (err) {
           if (!(err instanceof ClusterExistsError)) throw err;
           // Created by a concurrent request since we looked: replace it if it is the caller's to replace.
