@@ -18,6 +18,7 @@ import {
   renderTemplate,
   RESERVED_FILE_NAMES,
   RESERVED_FILE_PREFIXES,
+  RUN_DIR_FILES,
   SLURM_OPTION_FLAGS,
   type CampaignSpec,
   type ParamValue,
@@ -69,18 +70,8 @@ export interface RenderInput {
   agent?: AgentHook;
 }
 
-/** Names job.sh uses inside the run directory; `files:` may not overwrite them. */
-export const RUN_DIR_FILES = {
-  jobScript: 'job.sh',
-  runScript: 'run.sh',
-  stdout: 'stdout.log',
-  stderr: 'stderr.log',
-  slurmOut: 'slurm.out',
-  slurmErr: 'slurm.err',
-  timing: 'erg.timing',
-  timingTmp: 'erg.timing.tmp',
-} as const;
-
+/** Names job.sh uses inside the run directory are the spec's: one list, which also reserves them in `files:`. */
+export { RUN_DIR_FILES };
 
 /**
  * What may appear in an `#SBATCH` value: no whitespace or newline (a second directive), no quotes,
@@ -257,9 +248,6 @@ function checkFileName(name: string): void {
   // The spec's own rules (one plain segment, erg's names and prefixes reserved), checked again
   // because a name that escaped them could overwrite job.sh or land outside the run directory.
   if (!FILE_NAME.test(name)) throw new InvalidRenderInputError(`files.${name}`, 'is not an allowed file name');
-  const reserved =
-    (RESERVED_FILE_NAMES as readonly string[]).includes(name) ||
-    RESERVED_FILE_PREFIXES.some((p) => name.startsWith(p)) ||
-    (Object.values(RUN_DIR_FILES) as string[]).includes(name);
+  const reserved = RESERVED_FILE_NAMES.includes(name) || RESERVED_FILE_PREFIXES.some((p) => name.startsWith(p));
   if (reserved) throw new InvalidRenderInputError(`files.${name}`, 'is a name erg uses in the run directory');
 }

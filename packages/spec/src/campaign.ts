@@ -3,6 +3,7 @@ import { crossFieldIssues, viewOfSpec } from './campaign-checks';
 import { Metrics } from './metrics';
 import { Identifier, ParamValue, quoteForMessage } from './param-value';
 import { Resources } from './resources';
+import { RUN_DIR_FILES } from './run-dir';
 import { SlurmOptions } from './slurm-options';
 
 /** Control and format characters would garble terminals, logs and tables that show the name. */
@@ -10,8 +11,9 @@ const PRINTABLE = /^[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]*$/u;
 
 export const CLUSTER_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-/** Files erg writes itself into each run directory; a staged file must not overwrite them. */
-export const RESERVED_FILE_NAMES = ['job.sh', 'run.sh', 'stdout.log', 'stderr.log'] as const;
+/** Files and folders erg writes itself into each run directory; a staged file must not overwrite them. */
+export const RESERVED_FILE_NAMES: readonly string[] = Object.values(RUN_DIR_FILES);
+/** Kept for erg's own later files: a name under these is never a user's. */
 export const RESERVED_FILE_PREFIXES = ['erg.', 'slurm.'] as const;
 export const MAX_FILE_BYTES = 1024 * 1024;
 
@@ -49,7 +51,7 @@ export const FileName = z
       `${quoteForMessage(String(iss.input))} is not an allowed file name: use letters, digits and _ . -, start with a letter, digit or _, at most 128 characters`,
   })
   .refine((name) => !(RESERVED_FILE_NAMES as readonly string[]).includes(name), {
-    error: (iss) => `${quoteForMessage(String(iss.input))} is a file erg writes itself; choose another name`,
+    error: (iss) => `${quoteForMessage(String(iss.input))} is a name erg uses itself in the run directory; choose another name`,
     params: { code: 'reserved_name' },
   })
   .refine((name) => !RESERVED_FILE_PREFIXES.some((p) => name.startsWith(p)), {

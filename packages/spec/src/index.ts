@@ -21,6 +21,7 @@ export {
   MAX_FILE_BYTES,
   MAX_NAMES,
 } from './campaign';
+export { RUN_DIR_FILES } from './run-dir';
 export {
   SpecIssue,
   ISSUE_CODES,
