@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// Benchmark: redactSecrets (packages/secrets) on hostile text — input built to make a
+// backtracking regex blow up — and on ordinary job output. Each input is redacted at 64 KiB and
+// at 1 MiB; for linear-time redaction the time per byte stays about the same, so the ratio
+// (ns/byte at 1 MiB ÷ ns/byte at 64 KiB) is near 1, where a quadratic pattern gives ~16.
+//
+//   npx turbo run build --filter=@erg/secrets && node bench/redact.js [--module path/to/redact.js]
+'use strict';
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+
+const { values: opts } = parseArgs({ options: { module: { type: 'string' }, 'max-ms': { type: 'string', default: '20000' } } });
+const { redactSecrets } = require(opts.module ? path.resolve(opts.module) : path.join(__dirname, '..', 'packages', 'secrets', 'dist', 'redact.js'));
+
+const fill = (unit, bytes) => unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes);
+const INPUTS = {
+  'many BEGIN headers': (n) => fill('-----BEGIN ', n),
+  'BEGIN + header words': (n) => '-----BEGIN ' + fill('A ', n),
+  'unterminated key block': (n) => '-----BEGIN PRIVATE KEY-----\n' + fill('x', n),
+  'a=a=a=…': (n) => fill('a=', n),
+  'dotted names a.a.a.': (n) => fill('a.', n),
+  'scheme-like a.b+a.b+': (n) => fill('a.b+', n) + '://',
+  'https://uuuu…': (n) => 'https://' + fill('u', n),
+  'erg-erg-erg-': (n) => fill('erg-', n),
+  'password=password=': (n) => fill('password=', n),
+  'Bearer Bearer ': (n) => fill('Bearer ', n),
+  'ordinary job output': (n) => fill('step 12 loss=0.1234 tokens/s=5321.2 lr=3e-4 PGPASSFILE=/x\n', n),
+};
+
+function time(text) {
+  const t0 = process.hrtime.bigint();
+  redactSecrets(text);
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+const rows = [];
+for (const [name, make] of Object.entries(INPUTS)) {
+  const small = make(64 << 10);
+  const big = make(1 << 20);
+  time(small); // warm-up
+  const smallMs = time(small);
+  // A quadratic pattern would take minutes at 1 MiB: estimate from 64 KiB and skip what would not finish.
+  const predicted = smallMs * 256;
+  const bigMs = predicted > Number(opts['max-ms']) ? null : time(big);
+  const perByte = (ms, text) => (ms * 1e6) / text.length;
+  rows.push({
+    input: name,
+    '64KiB ms': Number(smallMs.toFixed(2)),
+    '1MiB ms': bigMs === null ? `>${opts['max-ms']} (est. ${Math.round(predicted)})` : Number(bigMs.toFixed(2)),
+    ratio: bigMs === null ? '≥16' : Number((perByte(bigMs, big) / perByte(smallMs, small)).toFixed(2)),
+  });
+}
+console.table(rows);
