@@ -211,7 +211,10 @@ describe('status, runs, logs, cancel', () => {
       const items = runs.filter((r) => !req.query.get('state') || r.state === req.query.get('state'));
       return { status: 200, body: { items, total: items.length } };
     },
-    [`POST /v1/campaigns/${CAMPAIGN_ID}/cancel`]: { status: 202, body: { ...CAMPAIGN, state: 'cancelling', cancelRequestedAt: '2026-11-30T12:00:00.000Z' } },
+    [`POST /v1/campaigns/${CAMPAIGN_ID}/cancel`]: {
+      status: 202,
+      body: { ...CAMPAIGN, state: 'cancelling', cancelRequestedAt: '2026-11-30T12:00:00.000Z', cancelling: { pending: 1, active: 4 } },
+    },
   });
 
   test('status: state, counts, cluster, age and the waiting reasons grouped', async () => {
@@ -251,6 +254,8 @@ describe('status, runs, logs, cancel', () => {
     expect(out.requests[0]!.method).toBe('POST');
     expect(out.requests[0]!.headers.get('content-type')).toBeNull();
     expect(out.stdout).toMatch(/^Campaign sweep: cancelling \(/);
+    // How many runs this cancels, and who cancels them.
+    expect(out.stdout).toContain('cancelling 5 runs: 1 not yet submitted (by erg), 4 Slurm jobs (scancel on the scheduler\'s next cycle)');
   });
 
   test('logs: stdout, or stderr with --stderr', async () => {

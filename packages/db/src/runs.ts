@@ -326,23 +326,50 @@ export async function finishRun(db: Database, run: FinishedRun): Promise<boolean
   return changed.length > 0;
 }
 
+/** What a cancel request cancels: runs erg cancels itself, and runs whose Slurm jobs the scheduler cancels. */
+export interface CancelRequest {
+  /** Runs not yet handed to Slurm. */
+  pending: number;
+  /** Runs submitting, queued, running or completing. */
+  active: number;
+}
+
 /**
- * Marks the campaign as cancelled-by-request and pending → cancelled for its runs not yet handed
- * to Slurm. A campaign whose runs have all ended is left as it is: there is nothing to cancel.
+ * Marks the campaign cancelled-by-request (the first request's time stays) and counts what that
+ * cancels; one statement, whatever the campaign's size. A campaign whose runs have all ended is
+ * left as it is: there is nothing to cancel (zero and zero). From here on the claim skips the
+ * campaign's pending runs; `cancelPendingRuns` ends them, the scheduler scancels the active ones.
  */
-export async function requestCampaignCancel(db: Database, campaignId: string): Promise<{ cancelledPending: number }> {
-  await db.pool.query(
-    `UPDATE campaigns SET cancel_requested_at = COALESCE(cancel_requested_at, now())
-     WHERE id = $1 AND EXISTS (SELECT 1 FROM runs WHERE campaign_id = $1 AND state NOT IN ${TERMINAL_SQL})`,
+export async function requestCampaignCancel(db: Database, campaignId: string): Promise<CancelRequest> {
+  const result = await db.pool.query<{ pending: number; active: number }>(
+    `WITH counts AS (
+       SELECT count(*) FILTER (WHERE state = 'pending')::int AS pending, count(*) FILTER (WHERE state IN ${ACTIVE_SQL})::int AS active
+       FROM runs WHERE campaign_id = $1
+     ), marked AS (
+       UPDATE campaigns SET cancel_requested_at = COALESCE(cancel_requested_at, now())
+       WHERE id = $1 AND (SELECT pending + active FROM counts) > 0
+       RETURNING id
+     )
+     SELECT pending, active FROM counts`,
     [campaignId],
   );
+  return result.rows[0] ?? { pending: 0, active: 0 };
+}
+
+/**
+ * pending → cancelled for every run of a cancel-requested campaign, with their events, in one
+ * set-based statement. Its cost grows with the campaign (one row and one event per run), which
+ * is why the API runs it after answering when there are many. Returns how many it cancelled.
+ */
+export async function cancelPendingRuns(db: Database, campaignId: string): Promise<number> {
   const ids = await transition(db.pool, {
-    where: `runs.campaign_id = $1 AND runs.state = 'pending'`,
+    where: `runs.campaign_id = $1 AND runs.state = 'pending'
+            AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = $1 AND c.cancel_requested_at IS NOT NULL)`,
     set: `state = 'cancelled', reason = 'cancelled before submission', ended_at = now(), finalized_at = now()`,
     params: [campaignId],
     detail: `'cancelled by request'`,
   });
-  return { cancelledPending: ids.length };
+  return ids.length;
 }
 
 export interface ImportedRunEnd {

@@ -3,7 +3,7 @@ import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/tes
 import {
   createProject,
   claimRunsForSubmission, createCampaign, createCluster, createDatabase, failRunsAtSubmission, finishRun, getCampaignSummary,
-  listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, returnRunsToPending, type Database,
+  listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, cancelPendingRuns, returnRunsToPending, type Database,
 } from '@erg/db';
 
 describe('run state transitions', () => {
@@ -92,19 +92,28 @@ describe('run state transitions', () => {
     const [a, b] = (await claimRunsForSubmission(db, clusterId, 1000)).filter((r) => r.campaignId === c.id);
     await returnRunsToPending(db, [b!.id], 'cluster unreachable');
     await failRunsAtSubmission(db, [{ runId: a!.id, reason: 'sbatch: error: invalid partition' }]);
-    const { cancelledPending } = await requestCampaignCancel(db, c.id);
-    expect(cancelledPending).toBe(1);
+    expect(await requestCampaignCancel(db, c.id)).toEqual({ pending: 1, active: 0 });
+    // Requested, the pending run is never claimed again, even before it is cancelled ...
     expect((await claimRunsForSubmission(db, clusterId, 1000)).filter((r) => r.campaignId === c.id)).toEqual([]);
+    // ... which is one statement for all of them.
+    expect(await cancelPendingRuns(db, c.id)).toBe(1);
+    expect(await cancelPendingRuns(db, c.id)).toBe(0);
     const summary = await getCampaignSummary(db, c.id);
     expect(summary?.runCounts).toEqual({ failed: 1, cancelled: 1 });
     expect(summary?.state).toBe('cancelled');
+  });
+
+  test('pending runs of a campaign without a cancel request are not cancelled', async () => {
+    const c = await newCampaign(2, 1);
+    expect(await cancelPendingRuns(db, c.id)).toBe(0);
+    expect((await getCampaignSummary(db, c.id))?.runCounts).toEqual({ pending: 2 });
   });
 
   test('cancelling a campaign whose runs have all ended changes nothing', async () => {
     const c = await newCampaign(1, 1);
     const [r] = (await claimRunsForSubmission(db, clusterId, 1000)).filter((x) => x.campaignId === c.id);
     await failRunsAtSubmission(db, [{ runId: r!.id, reason: 'refused' }]);
-    await requestCampaignCancel(db, c.id);
+    expect(await requestCampaignCancel(db, c.id)).toEqual({ pending: 0, active: 0 });
     const summary = await getCampaignSummary(db, c.id);
     expect(summary?.campaign.cancelRequestedAt).toBeNull();
     expect(summary?.state).toBe('failed');

@@ -181,6 +181,17 @@ export const CampaignCreated = CampaignView.extend({
 
 export const CampaignDetail = CampaignView.extend({ spec: z.unknown() }).meta({ id: 'CampaignDetail' });
 
+/** The answer to POST /v1/campaigns/{id}/cancel: the campaign, and what this request is cancelling. */
+export const CampaignCancelled = CampaignView.extend({
+  cancelling: z
+    .object({
+      pending: z.int().min(0).describe('runs not yet handed to Slurm: erg cancels them itself (before the answer, or right after it for large campaigns)'),
+      active: z.int().min(0).describe('runs submitting, queued, running or completing: the scheduler cancels their Slurm jobs (scancel) on its next cycle'),
+    })
+    .describe('how many runs are being cancelled; zero and zero when nothing was left to cancel'),
+}).meta({ id: 'CampaignCancelled' });
+export type CampaignCancelled = z.infer<typeof CampaignCancelled>;
+
 export const RunView = z
   .object({
     id: z.string(),

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  createCampaign, findClusterByName, type CampaignCursor, getCampaignSummary, listCampaignSummaries, listClusters, requestCampaignCancel,
+  cancelPendingRuns, createCampaign, findClusterByName, type CampaignCursor, getCampaignSummary, listCampaignSummaries, listClusters,
+  requestCampaignCancel,
 } from '@erg/db';
 import { enqueue } from '@erg/queue';
 import {
-  ProjectQuery, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, RegressionPolicy, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
+  ProjectQuery, CampaignCancelled, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, RegressionPolicy, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
 } from '@erg/spec';
 import { campaignResultsView, campaignVerdictView } from '@erg/results';
 import { validateCampaign, validateCampaignText } from '@erg/sweep';
@@ -15,6 +16,7 @@ import { errors } from '../errors';
 import { BODY_LIMITS } from '../body-limits';
 import { auditCreated } from '../audit';
 import { campaignView, runSummaryView } from '../views';
+import { BackgroundWork } from '../background';
 
 const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
 
@@ -225,16 +227,42 @@ export const campaignRoutes =
       },
     );
 
+    /** Pending runs of large cancelled campaigns, cancelled after the answer; closing the app waits for them. */
+    const background = new BackgroundWork();
+    app.addHook('onClose', () => background.drain());
+
     app.post(
       '/campaigns/:id/cancel',
-      { config: access.campaign('campaign.cancel', { ownerMay: 'researcher' }), bodyLimit: BODY_LIMITS.action, schema: { tags: ['campaigns'], params: IdParams, response: { 202: CampaignView, 404: ErrorBody } } },
+      {
+        config: access.campaign('campaign.cancel', { ownerMay: 'researcher' }),
+        bodyLimit: BODY_LIMITS.action,
+        schema: {
+          tags: ['campaigns'],
+          description:
+            'Cancels a campaign: its pending runs are cancelled by erg (before the answer, or right after it when there are more than ' +
+            'ERG_CANCEL_INLINE_RUNS), the Slurm jobs of its active runs by the scheduler on its next cycle. `cancelling` says how many of each.',
+          params: IdParams,
+          response: { 202: CampaignCancelled, 404: ErrorBody },
+        },
+      },
       async (req, reply) => {
         const campaign = await deps.db.prisma.campaign.findUnique({ where: { id: req.params.id } });
         if (!campaign) throw errors.notFound('campaign', req.params.id);
-        await requestCampaignCancel(deps.db, campaign.id);
+        // One statement whatever the size: from here on no pending run of the campaign is claimed.
+        const cancelling = await requestCampaignCancel(deps.db, campaign.id);
+        const later = cancelling.pending > deps.config.ERG_CANCEL_INLINE_RUNS;
+        if (cancelling.pending > 0 && !later) await cancelPendingRuns(deps.db, campaign.id);
         // Queued and running jobs are cancelled by the scheduler (scancel over SSH).
         if (campaign.clusterId) await wakeScheduler(campaign.clusterId, 'campaign cancelled', req.log);
-        return reply.status(202).send(campaignView((await getCampaignSummary(deps.db, campaign.id))!));
+        const summary = (await getCampaignSummary(deps.db, campaign.id))!;
+        if (later) {
+          // A run and an event each: for thousands of runs that is seconds, not worth holding the answer for.
+          background.start(
+            () => cancelPendingRuns(deps.db, campaign.id),
+            (err) => req.log.error({ err, campaignId: campaign.id }, 'cancelling the pending runs failed; they are not claimed, and cancelling the campaign again retries'),
+          );
+        }
+        return reply.status(202).send({ ...campaignView(summary), cancelling });
       },
     );
   };

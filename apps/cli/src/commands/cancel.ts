@@ -5,14 +5,18 @@ import { jsonOption, withExamples, type Act } from '../program';
 import { parseId } from './args';
 import { countsText } from '../watch/progress';
 
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 async function cancel(ctx: CommandContext, id: string, opts: { json?: boolean }): Promise<void> {
   const campaign = await ctx.connect().call((c) => c.POST('/v1/campaigns/{id}/cancel', { params: { path: { id } } }));
   if (opts.json) return void ctx.stdout.write(JSON.stringify(campaign, null, 2) + '\n');
-  const next =
-    campaign.state === 'cancelling'
-      ? `its queued and running Slurm jobs are cancelled on the scheduler's next cycle; follow it with: erg watch ${id}`
-      : 'no run is left';
-  ctx.stdout.write(`Campaign ${campaign.name}: ${campaign.state} (${countsText(campaign.runCounts)}); ${next}\n`);
+  const { pending, active } = campaign.cancelling;
+  const what =
+    pending + active === 0
+      ? 'nothing left to cancel'
+      : `cancelling ${plural(pending + active, 'run')}: ${pending} not yet submitted (by erg), ${plural(active, 'Slurm job')} (scancel on the scheduler's next cycle)`;
+  const next = campaign.state === 'cancelling' ? `; follow it with: erg watch ${id}` : '';
+  ctx.stdout.write(`Campaign ${campaign.name}: ${campaign.state} (${countsText(campaign.runCounts)}); ${what}${next}\n`);
 }
 
 export function registerCancel(program: Command, act: Act): void {

@@ -231,7 +231,7 @@ export interface paths {
                 };
             };
         };
-        /** @description Create or replace a cluster (idempotent). The name comes from the path; the body has every other field of POST /v1/clusters. A new cluster goes to `?project=` (as for POST); an existing one stays in its project. */
+        /** @description Create or replace a cluster (idempotent). The name comes from the path; the body has every other field of POST /v1/clusters. A new cluster goes to `?project=` (as for POST); an existing one stays in its project. A name taken by a cluster you cannot see answers exactly as POST does (409 for those who may register clusters, else the refusal a free name gets). */
         put: {
             parameters: {
                 query?: {
@@ -319,6 +319,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -743,6 +752,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description Cancels a campaign: its pending runs are cancelled by erg (before the answer, or right after it when there are more than ERG_CANCEL_INLINE_RUNS), the Slurm jobs of its active runs by the scheduler on its next cycle. `cancelling` says how many of each. */
         post: {
             parameters: {
                 query?: never;
@@ -760,7 +770,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Campaign"];
+                        "application/json": components["schemas"]["CampaignCancelled"];
                     };
                 };
                 /** @description Default Response */
@@ -1692,7 +1702,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Your tokens (never their secrets); admins see everyone's with ?all=true. */
+        /** @description Your tokens (never their secrets) that lie within the calling token's bounds: a narrowed token sees only tokens it could have created; your full token sees all of yours. Admins see everyone's with ?all=true. */
         get: {
             parameters: {
                 query?: {
@@ -1718,7 +1728,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** @description Creates an API token, shown once. It may do at most what the calling token may: a narrowed token creates narrowed tokens only. Admins may create tokens for other users (service accounts for CI). */
+        /** @description Creates an API token, shown once. It lies within the calling token's bounds: it expires no later (and a token with an expiry cannot create one without), reaches only its projects, and has no higher role; what the body leaves out is inherited from the calling token. An admin's full token may create any token, also for other users (service accounts for CI). */
         post: {
             parameters: {
                 query?: never;
@@ -1786,7 +1796,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Revokes a token (yours; admins: any). It stops working at once. */
+        /** @description Revokes a token: one of yours within the calling token's bounds (your full token: any of yours; admins: anyone's). It stops working at once. A token outside those bounds answers 404, like one that does not exist. */
         delete: {
             parameters: {
                 query?: never;
@@ -2322,6 +2332,29 @@ export interface components {
             createdAt: string;
             cancelRequestedAt: string | null;
             spec: unknown;
+        };
+        CampaignCancelledInput: {
+            id: string;
+            name: string;
+            cluster: string | null;
+            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            owner: string | null;
+            /** @enum {string} */
+            state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
+            /** @description number of runs in each state */
+            runCounts: {
+                [key: string]: number;
+            };
+            totalRuns: number;
+            createdAt: string;
+            cancelRequestedAt: string | null;
+            /** @description how many runs are being cancelled; zero and zero when nothing was left to cancel */
+            cancelling: {
+                /** @description runs not yet handed to Slurm: erg cancels them itself (before the answer, or right after it for large campaigns) */
+                pending: number;
+                /** @description runs submitting, queued, running or completing: the scheduler cancels their Slurm jobs (scancel) on its next cycle */
+                active: number;
+            };
         };
         RunInput: {
             id: string;
@@ -3080,6 +3113,29 @@ export interface components {
             createdAt: string;
             cancelRequestedAt: string | null;
             spec: unknown;
+        };
+        CampaignCancelled: {
+            id: string;
+            name: string;
+            cluster: string | null;
+            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            owner: string | null;
+            /** @enum {string} */
+            state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
+            /** @description number of runs in each state */
+            runCounts: {
+                [key: string]: number;
+            };
+            totalRuns: number;
+            createdAt: string;
+            cancelRequestedAt: string | null;
+            /** @description how many runs are being cancelled; zero and zero when nothing was left to cancel */
+            cancelling: {
+                /** @description runs not yet handed to Slurm: erg cancels them itself (before the answer, or right after it for large campaigns) */
+                pending: number;
+                /** @description runs submitting, queued, running or completing: the scheduler cancels their Slurm jobs (scancel) on its next cycle */
+                active: number;
+            };
         };
         Run: {
             id: string;
