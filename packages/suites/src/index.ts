@@ -8,3 +8,4 @@ export { triggerSuite, type TriggerDeps, type TriggerOptions } from './trigger';
 export { judgeSuiteRun, judgeFinishedSuiteRuns } from './judge';
 export { suiteView, suiteRunView } from './views';
 export { webhookBody, deliverWebhook, signature, WebhookError, WEBHOOK_EVENT } from './webhook';
+export { cutSecretFromYaml } from './secret-text';

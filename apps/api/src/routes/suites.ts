@@ -6,7 +6,7 @@ import {
 } from '@erg/db';
 import { ErrorBody, NameParams, SuiteCreate, SuiteRunView, SuiteView } from '@erg/spec';
 import {
-  applySchedule, removeSchedule, suiteRunView, suiteView, SuiteError, triggerSuite, validateSuite, validateSuiteText, type ValidSuite,
+  applySchedule, cutSecretFromYaml, removeSchedule, suiteRunView, suiteView, SuiteError, triggerSuite, validateSuite, validateSuiteText, type ValidSuite,
 } from '@erg/suites';
 import { REDACTED, redactSecrets } from '@erg/secrets';
 import type { AppDeps } from '../app';
@@ -229,7 +229,11 @@ export const suiteRoutes =
     );
   };
 
-/** The suite's text with its webhook secret (and anything else that looks like a secret) redacted. */
+/**
+ * The suite's text with its webhook secret (and anything else that looks like a secret) redacted:
+ * cut from the parsed YAML in whatever form it was written, then any copy left in plain sight
+ * (a comment), then the patterns of redactSecrets.
+ */
 function withoutSecret(text: string, secret: string | undefined): string {
-  return redactSecrets(secret ? text.split(secret).join(REDACTED) : text);
+  return redactSecrets(secret ? cutSecretFromYaml(text, secret).split(secret).join(REDACTED) : text);
 }
