@@ -7,7 +7,8 @@ const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@er
 const { createSchedulerQueue, redisConnection } = require('@erg/queue');
 const { secretBoxFrom } = require('@erg/secrets');
 
-async function startBenchApi(name, { poolSize = 10 } = {}) {
+/** `env`: more API configuration (ApiConfig names), e.g. { ERG_CANCEL_INLINE_RUNS: '0' }. */
+async function startBenchApi(name, { poolSize = 10, env = {} } = {}) {
   const stamp = Date.now().toString(36);
   const database = `erg_bench_${name}_${stamp}`;
   const url = `postgresql://postgres@127.0.0.1:5432/${database}`;
@@ -16,7 +17,7 @@ async function startBenchApi(name, { poolSize = 10 } = {}) {
   const db = createDatabase(url, { max: poolSize });
   const redis = new Redis(redisConnection('redis://127.0.0.1:6379'));
   const prefix = `ergbench_${name}_${stamp}`;
-  const config = ApiConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent' });
+  const config = ApiConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ...env });
   const queue = createSchedulerQueue(config.REDIS_URL, prefix);
   // The key of .erg/secret.key (ERG_SECRET_KEY_FILE's default), as the bench's scheduler reads it too.
   const secrets = secretBoxFrom(config);
