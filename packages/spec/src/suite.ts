@@ -28,9 +28,44 @@ export const BaselinePolicy = z
   ])
   .meta({ id: 'BaselinePolicy' });
 
+/** Most entries a project's webhook allow-list may hold (each one is checked on every delivery). */
+export const MAX_WEBHOOK_ALLOW_HOSTS = 64;
+
+/**
+ * Where a project's suites may send webhooks, set by an admin (PUT /v1/projects/{name}/webhook-policy).
+ * By default: https only, and only to public addresses — never loopback, private, link-local,
+ * multicast or reserved ones, checked on the address a name resolves to at delivery time.
+ */
+export const WebhookPolicy = z
+  .object({
+    allowHttp: z.boolean().default(false).describe('true: http:// webhook URLs are accepted too (the delivery is then readable and changeable on the way)'),
+    allowHosts: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(253)
+          .regex(/^[A-Za-z0-9.:*_\/-]+$/, { error: 'a host name (ci.internal, *.ci.internal), an IP address or a CIDR block (10.20.0.0/16, fd00:1::/64)' }),
+      )
+      .max(MAX_WEBHOOK_ALLOW_HOSTS)
+      .default([])
+      .describe(
+        'internal hosts webhooks may reach although their addresses are not public: host names (exact, or *.suffix for any name below it), ' +
+          'IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.',
+      ),
+  })
+  .strict()
+  .meta({ id: 'WebhookPolicy' });
+export type WebhookPolicy = z.output<typeof WebhookPolicy>;
+
+export const WebhookPolicyView = WebhookPolicy.extend({ project: z.string() }).meta({ id: 'WebhookPolicyView' });
+
 export const SuiteWebhook = z
   .object({
-    url: z.url({ protocol: /^https?$/, error: 'an http(s) URL to POST the verdict to' }).max(2048),
+    url: z
+      .url({ protocol: /^https?$/, error: 'an https URL to POST the verdict to' })
+      .max(2048)
+      .describe('https by default (http only where the project\'s webhook policy allows it); no user:password@ — sign with secret instead'),
     secret: z
       .string()
       .min(16, { error: 'at least 16 characters: it keys the HMAC-SHA256 signature in X-Erg-Signature' })

@@ -7,5 +7,12 @@ export { applySchedule, removeSchedule, syncSchedules, schedulerIdOf } from './s
 export { triggerSuite, type TriggerDeps, type TriggerOptions } from './trigger';
 export { judgeSuiteRun, judgeFinishedSuiteRuns } from './judge';
 export { suiteView, suiteRunView } from './views';
-export { webhookBody, deliverWebhook, signature, WebhookError, WEBHOOK_EVENT } from './webhook';
+export {
+  webhookBody, deliverWebhook, failureMessage, signature, viewerDeliveryError, WebhookError, WEBHOOK_EVENT, INTERNAL_FAILURE, NO_WEBHOOK_FAILURE,
+  type DeliveryOptions, type Resolver, type WebhookFailure,
+} from './webhook';
+export {
+  addressRefusal, checkWebhookUrl, compilePolicy, DEFAULT_WEBHOOK_POLICY, forbiddenClass, nameAllowed, policyIssues, webhookUrlIssues,
+  type AddressClass, type CompiledPolicy,
+} from './webhook-policy';
 export { cutSecretFromYaml } from './secret-text';

@@ -1,6 +1,7 @@
 import { decodeCampaignText, parseWithIssues, ROOT_PATH, SuiteFields, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
 import { validateCampaign, type SizeLimits } from '@erg/sweep';
 import { cronIssue, isTimeZone } from './cron';
+import { CREDENTIALS_MESSAGE, hasCredentials } from './webhook-policy';
 
 // The CLI imports this module alone (@erg/suites/validate): it must not pull in the database.
 export { cronIssue, isTimeZone, nextRunAt } from './cron';
@@ -56,6 +57,11 @@ export function validateSuite(input: unknown, limits: SizeLimits): ValidateSuite
       const problem = cronIssue(cron, timezone);
       if (problem) issues.push({ path: 'schedule.cron', code: 'invalid_value', message: problem });
     }
+  }
+  // Whether http or an address is allowed depends on the project's webhook policy (the API checks
+  // those); credentials in the URL are refused everywhere, also by `erg validate`.
+  if (fields.ok && fields.data.webhook && hasCredentials(new URL(fields.data.webhook.url))) {
+    issues.push({ path: 'webhook.url', code: 'invalid_value', message: CREDENTIALS_MESSAGE });
   }
   if (issues.length > 0 || !fields.ok || !spec) return { ok: false, issues };
   return { ok: true, suite: { fields: fields.data, spec, runs } };

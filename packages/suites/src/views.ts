@@ -1,6 +1,7 @@
 import { campaignSummaryView, getCampaignSummary, type Database, type Suite, type SuiteRun } from '@erg/db';
 import type { CampaignVerdictView, SuiteRunView, SuiteView } from '@erg/spec';
 import { nextRunAt } from './cron';
+import { viewerDeliveryError } from './webhook';
 
 /** Database rows → API bodies (and webhook bodies). The webhook secret has no way out of here. */
 
@@ -46,7 +47,7 @@ export async function suiteRunView(db: Database, run: SuiteRun, suiteName: strin
     createdAt: run.createdAt.toISOString(),
     finishedAt: iso(run.finishedAt),
     webhook: run.webhookStatus
-      ? { status: run.webhookStatus as 'pending' | 'delivered' | 'failed', attempts: run.webhookAttempts, lastError: run.webhookError, deliveredAt: iso(run.webhookDeliveredAt) }
+      ? { status: run.webhookStatus as 'pending' | 'delivered' | 'failed', attempts: run.webhookAttempts, lastError: viewerDeliveryError(run.webhookError), deliveredAt: iso(run.webhookDeliveredAt) }
       : null,
   };
 }

@@ -42,6 +42,20 @@ describe('validateSuite', () => {
   });
 });
 
+describe('validateSuite: webhook URLs', () => {
+  test('credentials in the URL are refused, naming webhook.url, with the signing secret as the way instead', () => {
+    const result = validateSuite({ name: 'x', campaign, webhook: { url: 'https://ci:hunter2@ci.example/hook' } }, { maxRuns: 100 });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toEqual([expect.objectContaining({ path: 'webhook.url', message: expect.stringMatching(/credentials.*webhook\.secret/) })]);
+    expect(JSON.stringify(result.issues)).not.toContain('hunter2');
+  });
+
+  test('http and addresses are left to the API, which knows the project\'s policy', () => {
+    expect(validateSuite({ name: 'x', campaign, webhook: { url: 'http://127.0.0.1:9/hook' } }, { maxRuns: 100 }).ok).toBe(true);
+  });
+});
+
 describe('cron schedules', () => {
   test('five fields, six with seconds, and macros are accepted; four fields are not', () => {
     expect(cronIssue('0 2 * * *', 'UTC')).toBeNull();
@@ -65,6 +79,8 @@ describe('cron schedules', () => {
 });
 
 describe('webhook delivery (a local HTTP receiver)', () => {
+  // The receiver is on loopback over http: only a project policy that says so lets a webhook there.
+  const policy = { allowHttp: true, allowHosts: ['127.0.0.1'] };
   let server: http.Server;
   let url = '';
   let answer = 200;
@@ -90,7 +106,7 @@ describe('webhook delivery (a local HTTP receiver)', () => {
   test('POSTs the body with event, delivery id and an HMAC-SHA256 signature the receiver can check', async () => {
     answer = 204;
     const body = JSON.stringify({ event: 'suite.finished', suiteRun: { id: 'r1', status: 'regressed' } });
-    await deliverWebhook(url, body, { deliveryId: 'r1', secret: 'a-secret-of-16-chars' });
+    await deliverWebhook(url, body, { deliveryId: 'r1', secret: 'a-secret-of-16-chars', policy });
     const got = received.at(-1)!;
     expect(got.body).toBe(body);
     expect(got.headers['x-erg-event']).toBe('suite.finished');
@@ -102,7 +118,7 @@ describe('webhook delivery (a local HTTP receiver)', () => {
 
   test('unsigned without a secret', async () => {
     answer = 200;
-    await deliverWebhook(url, '{}', { deliveryId: 'r2', secret: null });
+    await deliverWebhook(url, '{}', { deliveryId: 'r2', secret: null, policy });
     expect(received.at(-1)!.headers['x-erg-signature']).toBeUndefined();
   });
 
@@ -115,7 +131,7 @@ describe('webhook delivery (a local HTTP receiver)', () => {
     [400, true],
   ])('a %i answer fails the attempt; permanent: %s', async (status, permanent) => {
     answer = status;
-    const err = await deliverWebhook(url, '{}', { deliveryId: 'r3', secret: null }).catch((e: unknown) => e);
+    const err = await deliverWebhook(url, '{}', { deliveryId: 'r3', secret: null, policy }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WebhookError);
     expect((err as WebhookError).permanent).toBe(permanent);
     expect((err as WebhookError).message).toContain(String(status));
@@ -123,9 +139,10 @@ describe('webhook delivery (a local HTTP receiver)', () => {
 
   test('an unreachable receiver is a retryable failure that names the cause', async () => {
     const port = await closedPort();
-    const err = await deliverWebhook(`http://127.0.0.1:${port}/hook`, '{}', { deliveryId: 'r4', secret: null, timeoutMs: 2000 }).catch((e: unknown) => e);
+    const err = await deliverWebhook(`http://127.0.0.1:${port}/hook`, '{}', { deliveryId: 'r4', secret: null, timeoutMs: 2000, policy }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WebhookError);
     expect((err as WebhookError).permanent).toBe(false);
-    expect((err as WebhookError).message).toMatch(/ECONNREFUSED/);
+    expect((err as WebhookError).message).toBe('delivery failed (connection refused)');
+    expect((err as WebhookError).detail).toMatch(/ECONNREFUSED/);
   });
 });
