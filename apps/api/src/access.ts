@@ -5,7 +5,9 @@ import { errors } from './errors';
 /**
  * Who may do what. Every /v1 route declares one rule in its options (`config: { access }`):
  * the action, which names the least role it needs, and how to find the project the addressed
- * resource belongs to. One preHandler enforces the rules for all routes, and `onRoute` refuses
+ * resource belongs to. One preParsing hook enforces the rules for all routes — before the body
+ * is read, parsed or validated, so a caller without the role costs erg no more than a lookup —
+ * and `onRoute` refuses
  * to register a /v1 route without one, so a new route cannot be forgotten (the permission-matrix
  * test is generated from the same rules).
  *
@@ -40,7 +42,10 @@ export type Target =
   | { kind: 'campaign' | 'run' | 'cluster' | 'suite' | 'project'; param: string }
   /** Lists: the handler shows only the projects `visibleProjects` returns. */
   | { kind: 'listing' }
-  /** Creation: the handler picks the project (the named cluster's, or `?project=`) and calls `requireRole`. */
+  /**
+   * Creation: the handler picks the project (the named cluster's, or `?project=`) and calls
+   * `requireRole`. Before that, a caller without the role in any project is refused (403).
+   */
   | { kind: 'create' }
   /** No project: the action alone decides (admin-only and self-service routes). */
   | { kind: 'none' };
@@ -50,6 +55,11 @@ export interface AccessRule {
   target: Target;
   /** A caller below the action's role may still act on what they created (`ownerMay`: the least role for that). */
   ownerMay?: Role;
+  /**
+   * The route creates what it addresses when it does not exist (PUT of a suite): like a `create`
+   * route, a caller without the role in any project is refused before the body is read.
+   */
+  upsert?: boolean;
 }
 
 declare module 'fastify' {
@@ -66,7 +76,7 @@ export const access = {
   campaign: (action: Action, extra: Partial<AccessRule> = {}): { access: AccessRule } => ({ access: { action, target: { kind: 'campaign', param: 'id' }, ...extra } }),
   run: (action: Action): { access: AccessRule } => ({ access: { action, target: { kind: 'run', param: 'id' } } }),
   cluster: (action: Action): { access: AccessRule } => ({ access: { action, target: { kind: 'cluster', param: 'name' } } }),
-  suite: (action: Action): { access: AccessRule } => ({ access: { action, target: { kind: 'suite', param: 'name' } } }),
+  suite: (action: Action, extra: Partial<AccessRule> = {}): { access: AccessRule } => ({ access: { action, target: { kind: 'suite', param: 'name' }, ...extra } }),
   project: (action: Action): { access: AccessRule } => ({ access: { action, target: { kind: 'project', param: 'name' } } }),
   listing: (action: Action): { access: AccessRule } => ({ access: { action, target: { kind: 'listing' } } }),
   create: (action: Action): { access: AccessRule } => ({ access: { action, target: { kind: 'create' } } }),
@@ -130,6 +140,11 @@ export async function enforce(db: Database, req: FastifyRequest, rule: AccessRul
     return;
   }
   const { target } = rule;
+  // The project comes from the body, which is not read yet: a caller who holds the role in no
+  // project at all cannot succeed anywhere, so they are refused before the body is validated.
+  if ((target.kind === 'create' || rule.upsert) && !identity.isAdmin && (visibleProjects(identity, need) ?? []).length === 0) {
+    throw errors.forbidden(`this needs the ${need} role in a project, and this token has it in none`);
+  }
   if (target.kind === 'listing' || target.kind === 'create' || target.kind === 'none') return;
   const key = (req.params as Record<string, string | undefined>)[target.param];
   // A malformed id is the route's own 400; a resource that does not exist, its own 404.
@@ -156,7 +171,8 @@ export interface RouteRule {
 
 /**
  * Installs the rules: refuses /v1 routes registered without one, and checks each request's rule
- * after its input is validated. Returns the route table it collects.
+ * before its body is read (preParsing: params and the caller are known by then). A malformed id
+ * in the path is left to the route's own validation (400). Returns the route table it collects.
  */
 export function installAccessControl(app: FastifyInstance, db: Database): RouteRule[] {
   const table: RouteRule[] = [];
@@ -168,10 +184,10 @@ export function installAccessControl(app: FastifyInstance, db: Database): RouteR
       if (method !== 'HEAD') table.push({ method, url: route.url, access: rule });
     }
   });
-  app.addHook('preHandler', async (req) => {
+  app.addHook('preParsing', async (req, _reply, payload) => {
     const rule = req.routeOptions.config?.access;
-    if (!rule || req.runTokenFor) return;
-    await enforce(db, req, rule);
+    if (rule && !req.runTokenFor) await enforce(db, req, rule);
+    return payload;
   });
   return table;
 }

@@ -9,7 +9,8 @@ import { authenticateRunToken, authenticateToken, RUN_TOKEN_PREFIX, TelemetryWri
 import { LOG_REDACTION, type SecretBox } from '@erg/secrets';
 import type { ApiConfig } from './config';
 import { ApiError, errors } from './errors';
-import { validatorCompiler } from './validation';
+import { depthLimitedJsonParser, validatorCompiler } from './validation';
+import { Offload } from './offload';
 import type { ClusterFiles } from './cluster-files';
 import { campaignRoutes } from './routes/campaigns';
 import { clusterRoutes } from './routes/clusters';
@@ -43,6 +44,8 @@ export interface AppDeps {
   metrics?: ApiMetrics;
   /** A pino logger to use instead of one built from LOG_LEVEL (tests capture lines with it). */
   logger?: FastifyBaseLogger;
+  /** Worker threads for large request bodies; made from the ERG_OFFLOAD_* settings when not given. */
+  offload?: Offload;
 }
 
 declare module 'fastify' {
@@ -83,6 +86,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  // JSON bodies deeper than any erg request needs are a 400 before any route sees them (validation.ts).
+  const defaultJsonParser = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(defaultJsonParser));
   // YAML campaign specs arrive as text and are parsed (with line numbers in errors) by the route.
   app.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) =>
     done(null, body),
@@ -154,17 +161,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.status(404).send({ error: { code: 'ERG_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } }),
   );
 
+  const offload =
+    deps.offload ??
+    new Offload(
+      { workers: deps.config.ERG_OFFLOAD_WORKERS, timeoutMs: deps.config.ERG_OFFLOAD_TIMEOUT_MS, maxQueue: deps.config.ERG_OFFLOAD_QUEUE, maxHeapMb: deps.config.ERG_OFFLOAD_HEAP_MB },
+      app.log,
+    );
+  if (!deps.offload) app.addHook('onClose', async () => offload.close());
+  const withOffload = { ...deps, offload };
+
   await app.register(healthRoutes(deps));
   await app.register(clusterRoutes(deps), { prefix: '/v1' });
-  await app.register(campaignRoutes(deps), { prefix: '/v1' });
+  await app.register(campaignRoutes(withOffload), { prefix: '/v1' });
   await app.register(runRoutes(deps), { prefix: '/v1' });
-  await app.register(suiteRoutes(deps), { prefix: '/v1' });
+  await app.register(suiteRoutes(withOffload), { prefix: '/v1' });
   await app.register(accessRoutes(deps), { prefix: '/v1' });
   await app.register(queueRoutes(deps), { prefix: '/v1' });
   await app.register(eventRoutes(deps), { prefix: '/v1' });
   await app.register(auditRoutes(deps), { prefix: '/v1' });
   await app.register(webRoutes(deps.config.ERG_WEB_DIR));
-  await app.register(telemetryRoutes({ ...deps, telemetry: deps.telemetry ?? new TelemetryWriter(deps.db), metrics }), { prefix: '/v1' });
+  await app.register(telemetryRoutes({ ...withOffload, telemetry: deps.telemetry ?? new TelemetryWriter(deps.db), metrics }), { prefix: '/v1' });
   await app.register(metricsRoutes({ ...deps, metrics }));
   return app;
 }

@@ -47,6 +47,18 @@ export const ApiConfig = z.object({
   /** While rotating: the old key, accepted for opening only (`admin.js seal-secrets` re-seals with the new one). */
   ERG_SECRET_KEY_PREVIOUS: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   ERG_SECRET_KEY_PREVIOUS_FILE: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  /**
+   * Worker threads that decode and validate large request bodies (campaign specs and suites over
+   * 16 KiB, telemetry batches over 1 MiB) off the event loop; 0: on the event loop (not for
+   * production: one large YAML spec then stalls every other request).
+   */
+  ERG_OFFLOAD_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+  /** How long one offloaded body may take to validate before its worker is ended and the request refused (422). */
+  ERG_OFFLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Large bodies waiting for a worker beyond which requests are refused with 503 (retry). */
+  ERG_OFFLOAD_QUEUE: z.coerce.number().int().min(0).default(32),
+  /** Heap of each worker thread, MiB: a body that needs more is refused (422). */
+  ERG_OFFLOAD_HEAP_MB: z.coerce.number().int().min(32).default(256),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;

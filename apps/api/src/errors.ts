@@ -20,11 +20,21 @@ export class ApiError extends Error {
   }
 }
 
+/** Most issues one error lists; a body with 200,000 bad samples must not answer with 200,000 messages. */
+const MAX_ISSUES = 100;
+
+function cappedIssues(issues: SpecIssue[]): SpecIssue[] {
+  if (issues.length <= MAX_ISSUES) return issues;
+  return [...issues.slice(0, MAX_ISSUES), { path: '(root)', code: 'too_many_issues', message: `only the first ${MAX_ISSUES} issues are shown; fix these first` }];
+}
+
 export const errors = {
   unauthorized: () =>
     new ApiError('ERG_UNAUTHORIZED', 401, 'missing or invalid bearer token: send "Authorization: Bearer <token>" (the quickstart writes one to .erg/token)'),
-  validation: (where: string, issues: SpecIssue[]) =>
-    new ApiError('ERG_VALIDATION', 400, `invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues),
+  validation: (where: string, all: SpecIssue[]) => {
+    const issues = cappedIssues(all);
+    return new ApiError('ERG_VALIDATION', 400, `invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  },
   notFound: (kind: string, id: string) => new ApiError('ERG_NOT_FOUND', 404, `${kind} "${id}" not found`),
   unknownCluster: (name: string, known: string[]) =>
     new ApiError(
@@ -51,5 +61,10 @@ export const errors = {
   /** The router refused the URL before any route saw it: a path segment too long or not valid percent-encoding. */
   badUrl: (statusCode: number) =>
     new ApiError('ERG_BAD_URL', statusCode, statusCode === 414 ? 'a path segment of the URL is too long (ids and names are at most a few hundred characters)' : 'the URL is not valid: check its percent-encoding'),
+  /** The worker threads that validate large bodies have a full queue (offload.ts). */
+  busy: () => new ApiError('ERG_BUSY', 503, 'the API is validating too many large requests at once; retry in a second'),
+  /** A body whose validation ran out of time or memory in its worker thread (offload.ts). */
+  tooCostly: (what: string, why: string) =>
+    new ApiError('ERG_TOO_COSTLY', 422, `the ${what} ${why}, more than erg spends on one request; make it smaller or simpler`),
   clusterUnavailable: (name: string, why: string) => new ApiError('ERG_CLUSTER_UNAVAILABLE', 503, `cluster "${name}" cannot be reached now: ${why}`),
 };

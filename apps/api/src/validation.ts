@@ -1,6 +1,6 @@
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyBodyParser, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { ZodType } from 'zod';
-import { humanErrorMap, issuesFromZodError } from '@erg/spec';
+import { humanErrorMap, issuesFromZodError, ROOT_PATH } from '@erg/spec';
 import { errors } from './errors';
 
 /** Validates a request part with its zod schema; failures carry our issue format (path + message). */
@@ -12,3 +12,57 @@ export const validatorCompiler: FastifySchemaCompiler<ZodType> =
     return { error: errors.validation(httpPart === 'body' ? 'request body' : `request ${httpPart}`, issuesFromZodError(result.error)) };
   };
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Length of the body text as received (JSON and YAML), whatever Content-Length said or did not say. */
+    bodyChars?: number;
+  }
+}
+
+/** The size of a request's body text: what routes compare with OFFLOAD_ABOVE. */
+export function bodySize(req: FastifyRequest): number {
+  return req.bodyChars ?? (typeof req.body === 'string' ? req.body.length : Number(req.headers['content-length'] ?? 0));
+}
+
+/**
+ * Deepest nesting any JSON request body may have. The deepest body erg takes, a suite, needs 5
+ * (`campaign.exclude[0].sp[0]`); recursive code downstream (JSON.stringify with indentation, the
+ * YAML composer, zod) overflows its stack at a few thousand levels, which was a 500.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether a parsed JSON value nests deeper than `max`; iterative, and it stops at the first path too deep. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= max) return true;
+    for (const item of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/**
+ * Fastify's JSON parser (prototype-poisoning checks included), then the nesting limit: a body
+ * deeper than MAX_JSON_DEPTH is a 400 before any route sees it.
+ */
+export function depthLimitedJsonParser(parse: FastifyBodyParser<string>): FastifyBodyParser<string> {
+  return (req: FastifyRequest, body: string, done) => {
+    req.bodyChars = body.length;
+    parse(req, body, (err, value) => {
+      if (err) return done(err, undefined);
+      if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+        return done(
+          errors.validation('request body', [
+            { path: ROOT_PATH, code: 'document_too_large', message: `JSON nested more than ${MAX_JSON_DEPTH} levels deep; no erg request needs more than 5` },
+          ]),
+          undefined,
+        );
+      }
+      return done(null, value);
+    });
+  };
+}

@@ -108,12 +108,12 @@ describe('body limits per route', () => {
     expect(at.statusCode).not.toBe(413);
   });
 
-  test('telemetry ingest keeps its 64 MiB limit (of the inflated body)', async () => {
+  test('telemetry ingest has a 16 MiB limit (of the inflated body): room for the largest batch, 200,000 samples', async () => {
     const url = `/v1/runs/${id}/telemetry`;
-    const big = await t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${t.token}`, ...json }, payload: bodyOf(8 * MiB) });
-    expect(big.statusCode).not.toBe(413);
-    const over = await t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${t.token}`, ...json }, payload: bodyOf(64 * MiB + 1) });
+    const at = await t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${t.token}`, ...json }, payload: bodyOf(16 * MiB) });
+    expect(at.statusCode).not.toBe(413);
+    const over = await t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${t.token}`, ...json }, payload: bodyOf(16 * MiB + 1) });
     expect(over.statusCode).toBe(413);
-    expect(over.json().error.message).toContain('64 MiB');
+    expect(over.json().error.message).toContain('16 MiB');
   });
 });

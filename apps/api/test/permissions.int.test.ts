@@ -173,6 +173,10 @@ describe('permission matrix: every route × role × own / other project (Postgre
     // A list shows the projects where the caller has the role it needs; with none, it is refused.
     if (rule.target.kind === 'listing') return rank(role) >= rank(need) ? 'allowed' : 403;
     if (rule.target.kind === 'none') return 'allowed';
+    // Routes that create (or create-or-replace) refuse a caller holding the needed role in no
+    // project before the body is read, whichever project it names (these callers have a role
+    // in alpha only): 403 on both sides.
+    if ((rule.target.kind === 'create' || rule.upsert) && rank(role) < rank(need)) return 403;
     if (where === 'other') {
       if (rule.target.kind !== 'create') return 404;
       const other = CREATE_OTHER[key] ?? 404;

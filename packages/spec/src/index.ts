@@ -74,5 +74,6 @@ export {
 export {
   COMPONENTS, QUANTITIES, SENSOR_NAME, quantityOf, SensorSource, SensorDescription, MAX_BATCH_SAMPLES, TelemetryBatch, TelemetryBatchWire,
   normalizeBatch, type Quantity, type TelemetryBatchInput, type SeriesChunk, type NormalizedBatch,
+  MAX_BATCH_SERIES, MAX_BATCH_SENSORS, MAX_BATCH_DEPTH, decodeTelemetryBatch, decodeTelemetryValue, type DecodedBatch,
 } from './telemetry';
 export * from './access';

@@ -48,7 +48,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
     if (typeof part === 'number') out += `[${part}]`;
     else {
       const key = String(part);
-      out += /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${out ? '.' : ''}${key}` : `[${JSON.stringify(key)}]`;
+      // A hostile key may be a megabyte long: paths show at most 80 characters of it.
+      out += /^[A-Za-z_][A-Za-z0-9_]{0,79}$/.test(key) ? `${out ? '.' : ''}${key}` : `[${quoteForMessage(key)}]`;
     }
   }
   return out || ROOT_PATH;
@@ -127,7 +128,8 @@ export const humanErrorMap: z.core.$ZodErrorMap = (iss) => {
     case 'unrecognized_keys': {
       const shape = (iss.inst as { _zod?: { def?: { shape?: object } } } | undefined)?._zod?.def?.shape;
       const allowed = shape ? Object.keys(shape) : [];
-      const names = iss.keys.map((k) => JSON.stringify(k)).join(', ');
+      const shown = iss.keys.slice(0, 10).map((k) => quoteForMessage(k)).join(', ');
+      const names = iss.keys.length > 10 ? `${shown}, … ${iss.keys.length - 10} more` : shown;
       const hint = iss.keys.length === 1 && iss.keys[0] !== undefined ? closestMatch(iss.keys[0], allowed) : undefined;
       return `unknown field${iss.keys.length === 1 ? '' : 's'} ${names}${hint ? ` (did you mean "${hint}"?)` : ''}${
         allowed.length ? `; allowed: ${allowed.join(', ')}` : ''

@@ -4,6 +4,9 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of candidates) {
+    // The distance is at least the difference in length: skip the quadratic comparison (a
+    // hostile key may be a megabyte long).
+    if (Math.abs(word.length - candidate.length) > threshold) continue;
     const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
     if (d <= threshold && d < bestDistance) {
       best = candidate;

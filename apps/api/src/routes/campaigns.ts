@@ -13,7 +13,9 @@ import { validateCampaign, validateCampaignText } from '@erg/sweep';
 import type { AppDeps } from '../app';
 import { access, chooseProject, isVisible, requireRole, visibleProjects } from '../access';
 import { errors } from '../errors';
-import { BODY_LIMITS } from '../body-limits';
+import { BODY_LIMITS, OFFLOAD_ABOVE } from '../body-limits';
+import { runSized, type Offload } from '../offload';
+import { bodySize } from '../validation';
 import { auditCreated } from '../audit';
 import { campaignView, runSummaryView } from '../views';
 import { BackgroundWork } from '../background';
@@ -36,7 +38,7 @@ function decodeCursor(cursor: string | undefined): CampaignCursor | undefined {
 }
 
 export const campaignRoutes =
-  (deps: AppDeps): FastifyPluginAsyncZod =>
+  (deps: AppDeps & { offload: Offload }): FastifyPluginAsyncZod =>
   async (app) => {
     /** Wakes the scheduler for a cluster. Best effort: its periodic tick finds the work anyway. */
     async function wakeScheduler(clusterId: string, reason: string, log: { warn: (o: object, m: string) => void }) {
@@ -66,12 +68,18 @@ export const campaignRoutes =
         validatorCompiler: () => (value) => ({ value }),
       },
       async (req, reply) => {
+        // The caller's role was checked before the body was read (access.ts); validation is
+        // bounded by the spec's limits, and a large body is validated in a worker thread.
         const limits = { maxRuns: deps.config.ERG_MAX_RUNS };
         const isYaml = YAML_TYPES.test(req.headers['content-type'] ?? '');
-        const specText = isYaml ? (req.body as unknown as string) : JSON.stringify(req.body, null, 2);
-        const result = isYaml ? validateCampaignText(specText, 'yaml', limits) : validateCampaign(req.body, limits);
+        const body: unknown = req.body;
+        const result = await runSized(deps.offload, { kind: 'campaign', body, yaml: isYaml, limits }, bodySize(req), isYaml ? OFFLOAD_ABOVE.yaml : OFFLOAD_ABOVE.json, 'campaign spec', () =>
+          isYaml ? validateCampaignText(body as string, 'yaml', limits) : validateCampaign(body, limits),
+        );
         if (!result.ok) throw errors.validation('campaign spec', result.issues);
         const { spec, configurations } = result;
+        // Only a validated spec is printed: its depth and size are bounded by now.
+        const specText = isYaml ? (body as string) : JSON.stringify(body, null, 2);
 
         const identity = req.identity!;
         let clusterId: string | null = null;

@@ -1,8 +1,9 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   createSuite, deleteSuite, findCampaign, findClusterByName, findSuiteByName, findSuiteRun, lastSuiteRuns, listClusters, listSuiteRuns,
-  listSuites, replaceSuite, type SuiteInput, type TokenIdentity,
+  listSuites, replaceSuite, type SuiteInput,
 } from '@erg/db';
 import { ErrorBody, NameParams, SuiteCreate, SuiteRunView, SuiteView } from '@erg/spec';
 import {
@@ -12,7 +13,9 @@ import { REDACTED, redactSecrets } from '@erg/secrets';
 import type { AppDeps } from '../app';
 import { access, isVisible, requireRole, visibleProjects } from '../access';
 import { ApiError, errors } from '../errors';
-import { BODY_LIMITS } from '../body-limits';
+import { BODY_LIMITS, OFFLOAD_ABOVE } from '../body-limits';
+import { runSized, type Offload } from '../offload';
+import { bodySize } from '../validation';
 import { auditCreated } from '../audit';
 
 const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
@@ -30,15 +33,21 @@ function suiteError(err: SuiteError): ApiError {
 }
 
 export const suiteRoutes =
-  (deps: AppDeps): FastifyPluginAsyncZod =>
+  (deps: AppDeps & { offload: Offload }): FastifyPluginAsyncZod =>
   async (app) => {
     const limits = () => ({ maxRuns: deps.config.ERG_MAX_RUNS });
 
-    /** The body as YAML or JSON, validated with every issue at once; then the references it makes. */
-    async function suiteInput(body: unknown, contentType: string | undefined, identity: TokenIdentity): Promise<{ valid: ValidSuite; input: SuiteInput }> {
-      const isYaml = YAML_TYPES.test(contentType ?? '');
-      const text = isYaml ? (body as string) : JSON.stringify(body, null, 2);
-      const result = isYaml ? validateSuiteText(text, 'yaml', limits()) : validateSuite(body, limits());
+    /**
+     * The body as YAML or JSON, validated with every issue at once (in a worker thread when it is
+     * large; the caller's role was checked before it was read); then the references it makes.
+     */
+    async function suiteInput(req: FastifyRequest): Promise<{ valid: ValidSuite; input: SuiteInput }> {
+      const identity = req.identity!;
+      const body: unknown = req.body;
+      const isYaml = YAML_TYPES.test(req.headers['content-type'] ?? '');
+      const result = await runSized(deps.offload, { kind: 'suite', body, yaml: isYaml, limits: limits() }, bodySize(req), isYaml ? OFFLOAD_ABOVE.yaml : OFFLOAD_ABOVE.json, 'suite', () =>
+        isYaml ? validateSuiteText(body as string, 'yaml', limits()) : validateSuite(body, limits()),
+      );
       if (!result.ok) throw errors.validation('suite', result.issues);
       const { fields, spec } = result.suite;
       // A suite lives in its cluster's project; a cluster the caller cannot see is "not registered".
@@ -56,7 +65,8 @@ export const suiteRoutes =
           { path: 'baseline.campaignId', code: 'unknown_campaign', message: 'no campaign with this id' },
         ]);
       }
-      const textOfCampaign = isYaml ? text : JSON.stringify((body as { campaign?: unknown }).campaign, null, 2);
+      // Printed only now that it is validated: its depth and size are bounded.
+      const textOfCampaign = isYaml ? (body as string) : JSON.stringify((body as { campaign?: unknown }).campaign, null, 2);
       return {
         valid: result.suite,
         input: {
@@ -65,7 +75,7 @@ export const suiteRoutes =
           description: fields.description ?? null,
           template: spec,
           // A YAML body is the whole suite, webhook secret included: that text becomes its campaigns' spec text.
-          templateText: isYaml ? withoutSecret(text, fields.webhook?.secret) : textOfCampaign,
+          templateText: isYaml ? withoutSecret(body as string, fields.webhook?.secret) : textOfCampaign,
           cron: fields.schedule?.cron ?? null,
           timezone: fields.schedule?.timezone ?? 'UTC',
           baselinePolicy: baseline.policy,
@@ -102,7 +112,7 @@ export const suiteRoutes =
         validatorCompiler: acceptAnyBody,
       },
       async (req, reply) => {
-        const { input } = await suiteInput(req.body, req.headers['content-type'], req.identity!);
+        const { input } = await suiteInput(req);
         if (await findSuiteByName(deps.db, input.name)) throw errors.conflict(`suite "${input.name}" already exists; replace it with PUT /v1/suites/${input.name}`);
         const suite = await createSuite(deps.db, input, deps.secrets);
         auditCreated(req, suite.name);
@@ -114,7 +124,8 @@ export const suiteRoutes =
     app.put(
       '/suites/:name',
       {
-        config: access.suite('suite.manage'),
+        // It creates the suite when there is none: callers without the role anywhere are refused before the body is read.
+        config: access.suite('suite.manage', { upsert: true }),
         bodyLimit: BODY_LIMITS.spec,
         schema: {
           tags: ['suites'],
@@ -130,7 +141,7 @@ export const suiteRoutes =
         const params = NameParams.safeParse(req.params);
         if (!params.success) throw errors.validation('path', [{ path: 'name', code: 'invalid_format', message: 'use 1-63 lower-case letters, digits and -, starting with a letter or digit' }]);
         const name = params.data.name;
-        const { input } = await suiteInput(req.body, req.headers['content-type'], req.identity!);
+        const { input } = await suiteInput(req);
         if (input.name !== name) {
           throw errors.validation('suite', [{ path: 'name', code: 'invalid_value', message: `must be "${name}", the name in the path` }]);
         }

@@ -4,12 +4,13 @@ import { z } from 'zod';
 import { readRunSensors, readRunSeries, type TelemetryWriter } from '@erg/db';
 import { lttb } from '@erg/energy';
 import { refreshRunEnergy, runEnergyView } from '@erg/results';
-import { ErrorBody, humanErrorMap, IdParams, issuesFromZodError, normalizeBatch, TelemetryBatch, TelemetryBatchWire, TERMINAL_RUN_STATES } from '@erg/spec';
+import { decodeTelemetryBatch, ErrorBody, IdParams, TelemetryBatch, TERMINAL_RUN_STATES } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access } from '../access';
 import type { ApiMetrics } from '../metrics';
 import { errors } from '../errors';
-import { BODY_LIMITS } from '../body-limits';
+import { BODY_LIMITS, OFFLOAD_ABOVE } from '../body-limits';
+import { runSized, type Offload } from '../offload';
 import { validatorCompiler } from '../validation';
 import { PowerEvents } from '../power-events';
 
@@ -18,18 +19,19 @@ const SKEW_MS = 10 * 60_000;
 /** Imported measurements were taken before their campaign existed; only the far past is refused. */
 const IMPORT_EARLIEST_MS = Date.UTC(2000, 0, 1);
 
-/** Validates batch bodies with the light envelope (see TelemetryBatchWire). */
-const wireValidator = (data: unknown) => {
-  const result = TelemetryBatchWire.safeParse(data, { error: humanErrorMap });
-  return result.success ? { value: result.data } : { error: errors.validation('telemetry batch', issuesFromZodError(result.error)) };
-};
+/** The body stays bytes until the handler decodes it (decodeTelemetryBatch), inline or in a worker. */
+const rawBody = (data: unknown) => ({ value: data });
 
 const TimeParam = z.union([z.coerce.number(), z.iso.datetime()]).transform((v) => (typeof v === 'number' ? v : Date.parse(v)));
 
 export const telemetryRoutes =
-  (deps: AppDeps & { telemetry: TelemetryWriter; metrics: ApiMetrics }): FastifyPluginAsyncZod =>
+  (deps: AppDeps & { telemetry: TelemetryWriter; metrics: ApiMetrics; offload: Offload }): FastifyPluginAsyncZod =>
   async (app) => {
     const powerEvents = new PowerEvents(deps.db, app.log);
+    // In this plugin only: batches are kept as bytes, so that a large one is parsed in a worker
+    // thread (JSON.parse takes about 8 ms a MiB of the event loop) and a small one right here.
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     app.post(
       '/runs/:id/telemetry',
       {
@@ -39,7 +41,8 @@ export const telemetryRoutes =
           tags: ['telemetry'],
           description:
             'Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). ' +
-            'Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400.',
+            'Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. ' +
+            'At most 200,000 samples, 10,000 entries in `samples`, 512 sensors and 16 MiB (inflated) per batch; no empty columns.',
           params: IdParams,
           body: TelemetryBatch,
           response: {
@@ -47,7 +50,7 @@ export const telemetryRoutes =
             400: ErrorBody, 403: ErrorBody, 404: ErrorBody,
           },
         },
-        validatorCompiler: (route) => (route.httpPart === 'body' ? wireValidator : validatorCompiler(route as unknown as Parameters<typeof validatorCompiler>[0])),
+        validatorCompiler: (route) => (route.httpPart === 'body' ? rawBody : validatorCompiler(route as unknown as Parameters<typeof validatorCompiler>[0])),
         // Decompress before the body is parsed; the body limit then applies to the inflated size.
         preParsing: async (req, _reply, payload) => {
           if (req.headers['content-encoding'] !== 'gzip') return payload;
@@ -71,7 +74,10 @@ export const telemetryRoutes =
         const bounds = imported
           ? { minT: IMPORT_EARLIEST_MS, maxT: Date.now() + SKEW_MS }
           : { minT: run.createdAt.getTime() - SKEW_MS, maxT: (run.endedAt?.getTime() ?? Date.now()) + SKEW_MS };
-        const normalized = normalizeBatch(req.body, bounds);
+        const raw = req.body as unknown as Buffer;
+        const normalized = await runSized(deps.offload, { kind: 'telemetry', body: raw, bounds }, raw.length, OFFLOAD_ABOVE.telemetry, 'telemetry batch', () =>
+          decodeTelemetryBatch(raw.toString('utf8'), bounds),
+        );
         if (!normalized.ok) throw errors.validation('telemetry batch', normalized.issues);
         const result = await deps.telemetry.write(run.id, normalized.batch);
         // The batch is committed: the dashboard's live power may move (throttled per run).
