@@ -2069,7 +2069,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** @description Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. */
+        /** @description Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. At most 200,000 samples, 10,000 entries in `samples`, 512 sensors and 16 MiB (inflated) per batch; no empty columns. */
         post: {
             parameters: {
                 query?: never;
