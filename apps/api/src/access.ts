@@ -32,6 +32,8 @@ export const ACTIONS = {
   'project.read': 'viewer',
   'member.manage': 'maintainer',
   'project.create': 'admin',
+  // Where a project's webhooks may go opens erg's own network: not the project's maintainers' call.
+  'webhook-policy.manage': 'admin',
   'user.manage': 'admin',
   self: 'any',
 } as const satisfies Record<string, Role | 'admin' | 'any'>;

@@ -18,6 +18,7 @@ import { healthRoutes } from './routes/health';
 import { runRoutes } from './routes/runs';
 import { suiteRoutes } from './routes/suites';
 import { accessRoutes } from './routes/access';
+import { webhookPolicyRoutes } from './routes/webhook-policy';
 import { telemetryRoutes } from './routes/telemetry';
 import { eventRoutes } from './routes/events';
 import { queueRoutes } from './routes/queue';
@@ -176,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(runRoutes(deps), { prefix: '/v1' });
   await app.register(suiteRoutes(withOffload), { prefix: '/v1' });
   await app.register(accessRoutes(deps), { prefix: '/v1' });
+  await app.register(webhookPolicyRoutes(deps), { prefix: '/v1' });
   await app.register(queueRoutes(deps), { prefix: '/v1' });
   await app.register(eventRoutes(deps), { prefix: '/v1' });
   await app.register(auditRoutes(deps), { prefix: '/v1' });

@@ -106,6 +106,8 @@ describe('permission matrix: every route × role × own / other project (Postgre
     'GET /v1/projects': () => ({ method: 'GET', url: '/v1/projects' }),
     'POST /v1/projects': () => ({ method: 'POST', url: '/v1/projects', body: { name: fresh('p') } }),
     'GET /v1/projects/:name': (s) => ({ method: 'GET', url: `/v1/projects/${s.project}` }),
+    'GET /v1/projects/:name/webhook-policy': (s) => ({ method: 'GET', url: `/v1/projects/${s.project}/webhook-policy` }),
+    'PUT /v1/projects/:name/webhook-policy': (s) => ({ method: 'PUT', url: `/v1/projects/${s.project}/webhook-policy`, body: { allowHttp: false, allowHosts: [] } }),
     'PUT /v1/projects/:name/members/:user': (s) => ({ method: 'PUT', url: `/v1/projects/${s.project}/members/spare`, body: { role: 'viewer' } }),
     'DELETE /v1/projects/:name/members/:user': async (s) => {
       await admin({ method: 'PUT', url: `/v1/projects/${s.project}/members/spare`, body: { role: 'viewer' } });

@@ -68,7 +68,7 @@ describe('suites: /v1/suites, triggers and verdicts (Postgres + Redis)', () => {
       'name: nightly',
       'schedule: { cron: "0 2 * * *", timezone: Europe/Berlin }',
       'regression: { threshold: 0.05, alpha: 0.05 }',
-      'webhook: { url: "http://127.0.0.1:9/hook", secret: "0123456789abcdef" }',
+      'webhook: { url: "https://ci.example/hook", secret: "0123456789abcdef" }',
       'campaign:',
       '  name: nightly-gemm',
       '  cluster: alpha',
@@ -83,7 +83,7 @@ describe('suites: /v1/suites, triggers and verdicts (Postgres + Redis)', () => {
       schedule: { cron: '0 2 * * *', timezone: 'Europe/Berlin' },
       baseline: { policy: 'last-passing', campaignId: null },
       regression: { threshold: 0.05, alpha: 0.05, minRepetitions: 3, maxCv: 0.25 },
-      webhook: { url: 'http://127.0.0.1:9/hook', signed: true },
+      webhook: { url: 'https://ci.example/hook', signed: true },
     });
     // 02:00 in Berlin is 01:00 UTC in winter.
     expect(created.body.schedule.nextRunAt).toMatch(/T01:00:00\.000Z$/);

@@ -90,4 +90,78 @@ describe('suite webhooks (Postgres + Redis)', () => {
       for (const line of SECRET_LINES) expect(spec.spec_text).not.toContain(line);
     });
   });
+  describe('where a webhook may go', () => {
+    const suite = (name: string, url: string) => ({ name, webhook: { url }, campaign: { name: 'hooked', cluster: 'hooks', repetitions: 1, parameters: { n: [1] }, run: 'true' } });
+    const setPolicy = (policy: unknown) => call('PUT', '/v1/projects/default/webhook-policy', policy);
+
+    afterEach(async () => {
+      expect((await setPolicy({ allowHttp: false, allowHosts: [] })).status).toBe(200);
+    });
+
+    test('the policy starts strict, and admins replace it', async () => {
+      expect((await call('GET', '/v1/projects/default/webhook-policy')).body).toEqual({ project: 'default', allowHttp: false, allowHosts: [] });
+      const put = await setPolicy({ allowHttp: true, allowHosts: ['ci.internal', '10.20.0.0/16'] });
+      expect(put).toEqual({ status: 200, body: { project: 'default', allowHttp: true, allowHosts: ['ci.internal', '10.20.0.0/16'] } });
+      expect((await call('GET', '/v1/projects/default/webhook-policy')).body.allowHosts).toEqual(['ci.internal', '10.20.0.0/16']);
+      expect((await call('GET', '/v1/projects/nope/webhook-policy')).status).toBe(404);
+      expect((await call('PUT', '/v1/projects/nope/webhook-policy', { allowHttp: false })).status).toBe(404);
+    });
+
+    test('entries that are not hosts or blocks, or too many, are a 400 naming each', async () => {
+      const bad = await setPolicy({ allowHttp: false, allowHosts: ['ok.example', '0.0.0.0/0', '0x7f.1'] });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.issues.map((i: { path: string }) => i.path)).toEqual(['allowHosts.1', 'allowHosts.2']);
+      const many = await setPolicy({ allowHosts: Array.from({ length: 65 }, (_, i) => `h${i}.example`) });
+      expect(many.status).toBe(400);
+      expect(many.body.error.issues[0].path).toBe('allowHosts');
+      expect((await setPolicy({ allowHttp: 'yes' })).status).toBe(400);
+    });
+
+    test('http is refused, naming webhook.url and how to allow it; allowed, it is accepted', async () => {
+      const refused = await call('PUT', '/v1/suites/plain-http', suite('plain-http', 'http://ci.example/hook'));
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.issues).toEqual([expect.objectContaining({ path: 'webhook.url', message: expect.stringContaining('allowHttp') })]);
+      await setPolicy({ allowHttp: true, allowHosts: [] });
+      expect((await call('PUT', '/v1/suites/plain-http', suite('plain-http', 'http://ci.example/hook'))).status).toBe(201);
+    });
+
+    test('credentials in the URL are refused, naming webhook.url, saying to sign with the secret instead, without echoing them', async () => {
+      const refused = await call('PUT', '/v1/suites/with-creds', suite('with-creds', 'https://ci:Hunter2pass@ci.example/hook'));
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.issues).toEqual([expect.objectContaining({ path: 'webhook.url', message: expect.stringMatching(/credentials.*webhook\.secret/) })]);
+      expect(JSON.stringify(refused.body)).not.toContain('Hunter2pass');
+      expect((await t.db.pool.query("SELECT 1 FROM suites WHERE name = 'with-creds'")).rowCount).toBe(0);
+    });
+
+    test.each(['https://127.0.0.1/hook', 'https://2130706433/hook', 'https://0x7f.1/hook', 'https://[::ffff:127.0.0.1]/hook', 'https://169.254.169.254/latest', 'https://10.1.2.3/', 'https://localhost/'])(
+      'a literal internal address is refused when the suite is stored: %s',
+      async (url) => {
+        const refused = await call('PUT', '/v1/suites/literal', suite('literal', url));
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.issues).toEqual([expect.objectContaining({ path: 'webhook.url', message: expect.stringContaining('allowHosts') })]);
+      },
+    );
+
+    test('an allow-listed internal host is accepted', async () => {
+      await setPolicy({ allowHttp: true, allowHosts: ['127.0.0.1', 'ci.internal'] });
+      expect((await call('PUT', '/v1/suites/internal', suite('internal', 'http://2130706433:8080/hook'))).status).toBe(201);
+      expect((await call('PUT', '/v1/suites/internal', suite('internal', 'http://ci.internal/hook'))).status).toBe(200);
+    });
+  });
+
+  test('viewers see only "delivery failed (…)": an error stored before these rules is not shown as it was', async () => {
+    const yaml = ['name: legacy', 'webhook: { url: "https://ci.example/hook" }', ...CAMPAIGN_YAML, ''].join('\n');
+    expect((await putYaml('legacy', yaml)).status).toBe(201);
+    const run = await call('POST', '/v1/suites/legacy/trigger');
+    expect(run.status).toBe(201);
+    await t.db.pool.query(
+      `UPDATE suite_runs SET status = 'pass', finished_at = now(), webhook_status = 'failed', webhook_attempts = 5,
+         webhook_error = 'POST http://10.0.0.5:5432/hook failed: ECONNREFUSED' WHERE id = $1`,
+      [run.body.id],
+    );
+    const shown = await call('GET', `/v1/suites/legacy/runs/${run.body.id}`);
+    expect(shown.body.webhook).toMatchObject({ status: 'failed', attempts: 5, lastError: 'delivery failed' });
+    await t.db.pool.query(`UPDATE suite_runs SET webhook_error = 'delivery failed (status 502)' WHERE id = $1`, [run.body.id]);
+    expect((await call('GET', '/v1/suites/legacy/runs')).body.items[0].webhook.lastError).toBe('delivery failed (status 502)');
+  });
 });

@@ -1,8 +1,10 @@
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
-import { findSuite, findSuiteRun, listSuites, openSuiteSecret, pendingWebhooks, recordWebhookAttempt } from '@erg/db';
+import { findSuite, findSuiteRun, listSuites, openSuiteSecret, pendingWebhooks, projectWebhookPolicy, recordWebhookAttempt } from '@erg/db';
+import { redactSecrets } from '@erg/secrets';
 import { enqueue, jobs, WEBHOOK_ATTEMPTS } from '@erg/queue';
 import {
-  deliverWebhook, judgeFinishedSuiteRuns, suiteRunView, SuiteError, syncSchedules, triggerSuite, webhookBody, WebhookError,
+  deliverWebhook, INTERNAL_FAILURE, judgeFinishedSuiteRuns, NO_WEBHOOK_FAILURE, suiteRunView, SuiteError, syncSchedules, triggerSuite, webhookBody,
+  WebhookError, type Resolver,
 } from '@erg/suites';
 import type { SchedulerContext } from './context';
 
@@ -34,28 +36,41 @@ export async function runScheduledTrigger(ctx: SchedulerContext, queue: Queue, j
   }
 }
 
-/** One delivery attempt of a finished suite run's webhook; BullMQ retries with backoff. */
-export async function runWebhookDelivery(ctx: SchedulerContext, job: Job): Promise<void> {
+/**
+ * One delivery attempt of a finished suite run's webhook; BullMQ retries with backoff. The URL
+ * is checked against the project's webhook policy as it is now (an admin may have narrowed it
+ * since the suite was stored). What is stored — and shown to the suite's viewers — is only
+ * "delivery failed (…)"; the receiver's address and the cause go to this log.
+ *
+ * @param resolve the DNS lookup (tests answer names themselves); getaddrinfo when absent
+ */
+export async function runWebhookDelivery(ctx: SchedulerContext, job: Job, resolve?: Resolver): Promise<void> {
   const { suiteRunId } = jobs.webhook.payload.parse(job.data);
   const run = await findSuiteRun(ctx.db, suiteRunId);
   if (!run || run.webhookStatus !== 'pending') return;
   const suite = await findSuite(ctx.db, run.suiteId);
   if (!suite?.webhookUrl) {
-    await recordWebhookAttempt(ctx.db, run.id, { status: 'failed', error: 'the suite no longer has a webhook' });
+    await recordWebhookAttempt(ctx.db, run.id, { status: 'failed', error: NO_WEBHOOK_FAILURE });
     ctx.metrics.webhookDeliveries.inc({ outcome: 'failed' });
     return;
   }
   const body = webhookBody(await suiteRunView(ctx.db, run, suite.name));
   try {
     const secret = openSuiteSecret(ctx.secrets, suite);
-    await deliverWebhook(suite.webhookUrl, body, { deliveryId: run.id, secret, timeoutMs: ctx.config.ERG_WEBHOOK_TIMEOUT_MS });
+    const policy = await projectWebhookPolicy(ctx.db, suite.projectId);
+    await deliverWebhook(suite.webhookUrl, body, { deliveryId: run.id, secret, timeoutMs: ctx.config.ERG_WEBHOOK_TIMEOUT_MS, policy, ...(resolve ? { resolve } : {}) });
   } catch (err) {
-    const message = (err as Error).message;
+    const shown = err instanceof WebhookError ? err.message : INTERNAL_FAILURE;
+    const detail = err instanceof WebhookError ? err.detail : (err as Error).message;
     const lastAttempt = err instanceof WebhookError && err.permanent ? true : job.attemptsMade + 1 >= (job.opts.attempts ?? WEBHOOK_ATTEMPTS);
-    await recordWebhookAttempt(ctx.db, run.id, { status: lastAttempt ? 'failed' : 'pending', error: message });
+    await recordWebhookAttempt(ctx.db, run.id, { status: lastAttempt ? 'failed' : 'pending', error: shown });
     ctx.metrics.webhookDeliveries.inc({ outcome: lastAttempt ? 'failed' : 'retry' });
-    ctx.log.warn({ suite: suite.name, suiteRunId: run.id, attempt: job.attemptsMade + 1, final: lastAttempt, err: message }, 'webhook delivery failed');
-    throw lastAttempt ? new UnrecoverableError(message) : err;
+    ctx.log.warn(
+      { suite: suite.name, suiteRunId: run.id, url: redactSecrets(suite.webhookUrl), attempt: job.attemptsMade + 1, final: lastAttempt, err: shown, detail },
+      'webhook delivery failed',
+    );
+    // BullMQ keeps the failed reason in Redis (and its dashboards show it): the short text only.
+    throw lastAttempt ? new UnrecoverableError(shown) : new Error(shown);
   }
   await recordWebhookAttempt(ctx.db, run.id, { status: 'delivered', error: null });
   ctx.metrics.webhookDeliveries.inc({ outcome: 'delivered' });

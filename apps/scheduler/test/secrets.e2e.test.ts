@@ -91,6 +91,8 @@ describe('no secret in any response or log line of a whole flow', () => {
 
   test('cluster, suite, campaign, runs, logs and results: secrets only sealed in the database', async () => {
     await h.registerCluster('local');
+    // The receiver is on loopback, over http: only the project's webhook policy lets a webhook there.
+    expect((await h.call('PUT', '/v1/projects/default/webhook-policy', { allowHttp: true, allowHosts: ['127.0.0.1'] })).status).toBe(200);
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     // YAML: the body that becomes the suite's campaigns' spec text holds the secret too.
     const suiteYaml = [

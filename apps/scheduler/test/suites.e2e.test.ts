@@ -33,6 +33,8 @@ describe('suites on the local Slurm cluster', () => {
     hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/erg`;
     await h.start();
     await h.registerCluster('local');
+    // The receiver is on loopback, over http: only the project's webhook policy lets a webhook there.
+    expect((await h.call('PUT', '/v1/projects/default/webhook-policy', { allowHttp: true, allowHosts: ['127.0.0.1'] })).status).toBe(200);
     await h.startInProcessScheduler();
   });
   afterAll(async () => {

@@ -1,3 +1,4 @@
+import { WebhookPolicy } from '@erg/spec';
 import type { Database } from './client';
 import type { Membership, Project, User } from './generated/client';
 import type { Role } from './tokens';
@@ -36,6 +37,27 @@ export function findProjectByName(db: Database, name: string): Promise<Project |
 /** Projects by id (every project when `ids` is null), by name. */
 export function listProjects(db: Database, ids: string[] | null): Promise<Project[]> {
   return db.prisma.project.findMany({ where: ids === null ? {} : { id: { in: ids } }, orderBy: { name: 'asc' } });
+}
+
+/**
+ * A stored webhook policy as erg applies it: `{}` (the column's default) and anything that no
+ * longer parses read as the strictest policy (https, public addresses only).
+ */
+export function readWebhookPolicy(stored: unknown): WebhookPolicy {
+  const parsed = WebhookPolicy.safeParse(stored ?? {});
+  return parsed.success ? parsed.data : WebhookPolicy.parse({});
+}
+
+/** The webhook policy of the project with this id (the strictest when there is no such project). */
+export async function projectWebhookPolicy(db: Database, projectId: string): Promise<WebhookPolicy> {
+  const row = await db.prisma.project.findUnique({ where: { id: projectId }, select: { webhookPolicy: true } });
+  return readWebhookPolicy(row?.webhookPolicy);
+}
+
+/** Replaces a project's webhook policy (validated by the caller); null when there is no such project. */
+export async function setProjectWebhookPolicy(db: Database, name: string, policy: WebhookPolicy): Promise<Project | null> {
+  const result = await db.prisma.project.updateManyAndReturn({ where: { name }, data: { webhookPolicy: policy } });
+  return result[0] ?? null;
 }
 
 export function createUser(db: Database, input: { name: string; kind?: 'person' | 'service'; isAdmin?: boolean }): Promise<User> {

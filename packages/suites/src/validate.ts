@@ -1,6 +1,7 @@
 import { decodeCampaignText, parseWithIssues, ROOT_PATH, SuiteFields, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
 import { validateCampaign, type SizeLimits } from '@erg/sweep';
 import { cronIssue, isTimeZone } from './cron';
+import { cutSecretFromYaml } from './secret-text';
 import { CREDENTIALS_MESSAGE, hasCredentials } from './webhook-policy';
 
 // The CLI imports this module alone (@erg/suites/validate): it must not pull in the database.
@@ -12,6 +13,12 @@ export interface ValidSuite {
   spec: CampaignSpec;
   /** Configurations × repetitions each run of the suite submits. */
   runs: number;
+  /**
+   * A suite written as YAML: its text with the webhook secret cut out of the document (in any
+   * form it was written), done here so that it happens wherever the text is parsed — in the
+   * API's worker thread for large bodies.
+   */
+  textWithoutSecret?: string;
 }
 
 export type ValidateSuiteResult = { ok: true; suite: ValidSuite } | { ok: false; issues: SpecIssue[] };
@@ -70,5 +77,9 @@ export function validateSuite(input: unknown, limits: SizeLimits): ValidateSuite
 /** validateSuite for a suite written as YAML or JSON text. */
 export function validateSuiteText(text: string, format: SpecFormat, limits: SizeLimits): ValidateSuiteResult {
   const decoded = decodeCampaignText(text, format);
-  return decoded.ok ? validateSuite(decoded.raw, limits) : decoded;
+  if (!decoded.ok) return decoded;
+  const result = validateSuite(decoded.raw, limits);
+  if (!result.ok || format !== 'yaml') return result;
+  const secret = result.suite.fields.webhook?.secret;
+  return { ok: true, suite: { ...result.suite, textWithoutSecret: secret ? cutSecretFromYaml(text, secret) : text } };
 }

@@ -3,11 +3,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   createSuite, deleteSuite, findCampaign, findClusterByName, findSuiteByName, findSuiteRun, lastSuiteRuns, listClusters, listSuiteRuns,
-  listSuites, replaceSuite, type SuiteInput,
+  listSuites, projectWebhookPolicy, replaceSuite, type SuiteInput,
 } from '@erg/db';
 import { ErrorBody, NameParams, SuiteCreate, SuiteRunView, SuiteView } from '@erg/spec';
 import {
-  applySchedule, cutSecretFromYaml, removeSchedule, suiteRunView, suiteView, SuiteError, triggerSuite, validateSuite, validateSuiteText, type ValidSuite,
+  applySchedule, removeSchedule, suiteRunView, suiteView, SuiteError, triggerSuite, validateSuite, validateSuiteText, webhookUrlIssues, type ValidSuite,
 } from '@erg/suites';
 import { REDACTED, redactSecrets } from '@erg/secrets';
 import type { AppDeps } from '../app';
@@ -58,6 +58,12 @@ export const suiteRoutes =
         throw new ApiError(e.code, e.statusCode, e.message, [{ path: 'campaign.cluster', code: 'unknown_cluster', message: `cluster "${spec.cluster}" is not registered` }]);
       }
       requireRole(identity, cluster.projectId, 'maintainer', { kind: 'cluster', name: cluster.name });
+      // What the project's webhook policy lets through without DNS (scheme, a literal address);
+      // every delivery checks again, on the addresses the name resolves to then.
+      if (fields.webhook) {
+        const urlIssues = webhookUrlIssues(fields.webhook.url, await projectWebhookPolicy(deps.db, cluster.projectId));
+        if (urlIssues.length > 0) throw errors.validation('suite', urlIssues);
+      }
       const baseline = fields.baseline;
       const pinned = baseline.policy === 'pinned' ? await findCampaign(deps.db, baseline.campaignId) : null;
       if (baseline.policy === 'pinned' && (!pinned || pinned.projectId !== cluster.projectId)) {
@@ -75,7 +81,7 @@ export const suiteRoutes =
           description: fields.description ?? null,
           template: spec,
           // A YAML body is the whole suite, webhook secret included: that text becomes its campaigns' spec text.
-          templateText: isYaml ? withoutSecret(body as string, fields.webhook?.secret) : textOfCampaign,
+          templateText: isYaml ? withoutSecret(result.suite.textWithoutSecret ?? (body as string), fields.webhook?.secret) : textOfCampaign,
           cron: fields.schedule?.cron ?? null,
           timezone: fields.schedule?.timezone ?? 'UTC',
           baselinePolicy: baseline.policy,
@@ -241,10 +247,11 @@ export const suiteRoutes =
   };
 
 /**
- * The suite's text with its webhook secret (and anything else that looks like a secret) redacted:
- * cut from the parsed YAML in whatever form it was written, then any copy left in plain sight
- * (a comment), then the patterns of redactSecrets.
+ * The suite's text with its webhook secret (and anything else that looks like a secret) redacted.
+ * `text` comes with the secret already cut from the parsed YAML (validateSuiteText, in whatever
+ * form it was written); here go any copies left in plain sight (a comment), then the patterns of
+ * redactSecrets.
  */
 function withoutSecret(text: string, secret: string | undefined): string {
-  return redactSecrets(secret ? cutSecretFromYaml(text, secret).split(secret).join(REDACTED) : text);
+  return redactSecrets(secret ? text.split(secret).join(REDACTED) : text);
 }

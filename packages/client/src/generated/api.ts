@@ -1833,6 +1833,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{name}/webhook-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Where the project's suite webhooks may go: https only unless allowHttp, public addresses only unless allowHosts lists the host. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookPolicyView"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** @description Admins only. Replaces the project's webhook policy: allowHttp (accept http:// URLs) and allowHosts (internal CI hosts webhooks may reach: host names, *.suffixes, IP addresses, CIDR blocks no wider than /8 (IPv4) or /16 (IPv6)). Checked again at every delivery; suites stored before keep their URL. */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookPolicyInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookPolicyView"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/queue": {
         parameters: {
             query?: never;
@@ -2578,8 +2678,36 @@ export interface components {
             /** Format: uuid */
             campaignId: string;
         };
+        WebhookPolicyInput: {
+            /**
+             * @description true: http:// webhook URLs are accepted too (the delivery is then readable and changeable on the way)
+             * @default false
+             */
+            allowHttp?: boolean;
+            /**
+             * @description internal hosts webhooks may reach although their addresses are not public: host names (exact, or *.suffix for any name below it), IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.
+             * @default []
+             */
+            allowHosts?: string[];
+        };
+        WebhookPolicyViewInput: {
+            /**
+             * @description true: http:// webhook URLs are accepted too (the delivery is then readable and changeable on the way)
+             * @default false
+             */
+            allowHttp?: boolean;
+            /**
+             * @description internal hosts webhooks may reach although their addresses are not public: host names (exact, or *.suffix for any name below it), IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.
+             * @default []
+             */
+            allowHosts?: string[];
+            project: string;
+        };
         SuiteWebhookInput: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description https by default (http only where the project's webhook policy allows it); no user:password@ — sign with secret instead
+             */
             url: string;
             /** @description write-only: signs each delivery (X-Erg-Signature: sha256=<hex HMAC of the body>) */
             secret?: string;
@@ -3359,8 +3487,36 @@ export interface components {
             /** Format: uuid */
             campaignId: string;
         };
+        WebhookPolicy: {
+            /**
+             * @description true: http:// webhook URLs are accepted too (the delivery is then readable and changeable on the way)
+             * @default false
+             */
+            allowHttp: boolean;
+            /**
+             * @description internal hosts webhooks may reach although their addresses are not public: host names (exact, or *.suffix for any name below it), IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.
+             * @default []
+             */
+            allowHosts: string[];
+        };
+        WebhookPolicyView: {
+            /**
+             * @description true: http:// webhook URLs are accepted too (the delivery is then readable and changeable on the way)
+             * @default false
+             */
+            allowHttp: boolean;
+            /**
+             * @description internal hosts webhooks may reach although their addresses are not public: host names (exact, or *.suffix for any name below it), IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.
+             * @default []
+             */
+            allowHosts: string[];
+            project: string;
+        };
         SuiteWebhook: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description https by default (http only where the project's webhook policy allows it); no user:password@ — sign with secret instead
+             */
             url: string;
             /** @description write-only: signs each delivery (X-Erg-Signature: sha256=<hex HMAC of the body>) */
             secret?: string;
