@@ -90,6 +90,27 @@ describe('suite webhooks (Postgres + Redis)', () => {
       for (const line of SECRET_LINES) expect(spec.spec_text).not.toContain(line);
     });
   });
+  test('a large suite (validated in the worker thread) has its folded secret cut too', async () => {
+    const secretLines = ['Wq8eR4tY6uI2oP0a', 'Zx1cV3bN5mL7kJ9h'];
+    const yaml = [
+      'name: large-yaml',
+      // Over OFFLOAD_ABOVE.yaml (4 KiB): decoded and validated in the API's worker thread.
+      ...Array.from({ length: 80 }, (_, i) => `# notes on this suite, line ${i}: ${'x'.repeat(40)}`),
+      'webhook:',
+      '  url: https://ci.example/hook',
+      '  secret: >-',
+      `    ${secretLines[0]}`,
+      `    ${secretLines[1]}`,
+      ...CAMPAIGN_YAML,
+      '',
+    ].join('\n');
+    expect(yaml.length).toBeGreaterThan(4096);
+    expect((await putYaml('large-yaml', yaml)).status).toBe(201);
+    const row = (await t.db.pool.query<{ template_text: string }>("SELECT template_text FROM suites WHERE name = 'large-yaml'")).rows[0]!;
+    for (const line of secretLines) expect(row.template_text).not.toContain(line);
+    expect(row.template_text).toContain('secret: "[redacted]"');
+  });
+
   describe('where a webhook may go', () => {
     const suite = (name: string, url: string) => ({ name, webhook: { url }, campaign: { name: 'hooked', cluster: 'hooks', repetitions: 1, parameters: { n: [1] }, run: 'true' } });
     const setPolicy = (policy: unknown) => call('PUT', '/v1/projects/default/webhook-policy', policy);
