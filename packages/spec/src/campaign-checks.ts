@@ -59,8 +59,10 @@ function someValues(axis: readonly ParamValue[], shown = 20): string {
   return axis.length > shown ? `${head}, … ${axis.length - shown} more` : head;
 }
 
-function listOrNone(names: readonly string[]): string {
-  return names.length > 0 ? names.join(', ') : '(none)';
+function listOrNone(names: readonly string[], shown = 20): string {
+  if (names.length === 0) return '(none)';
+  // 64 zip groups of 64 names are 4,096 names: every "not a parameter" message must not list them all.
+  return names.length > shown ? `${names.slice(0, shown).join(', ')}, … ${names.length - shown} more` : names.join(', ');
 }
 
 interface Definitions {

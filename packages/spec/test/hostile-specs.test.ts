@@ -96,3 +96,11 @@ describe('sizes of records, lists and reports', () => {
     expect(JSON.stringify(issues).length).toBeLessThan(50_000);
   });
 });
+
+describe('messages stay short however large the spec', () => {
+  it('lists at most 20 parameter names when an exclude names an unknown one', () => {
+    const zip = Array.from({ length: 40 }, (_, g) => Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`g${g}_${k}`, [1]])));
+    const issue = issueAt(issuesOf({ ...minimal, zip, exclude: [{ nope: 1 }] }), 'exclude[0].nope');
+    expect(issue.message).toMatch(/^"nope" is not a parameter; defined: g0_0, g0_1, .*, … 1580 more$/);
+  });
+});
