@@ -47,6 +47,8 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
   /** Worker threads for large request bodies; made from the ERG_OFFLOAD_* settings when not given. */
   offload?: Offload;
+  /** Start the validation workers with the app instead of on the first large body (main.ts; tests start them lazily). */
+  warmWorkers?: boolean;
 }
 
 declare module 'fastify' {
@@ -169,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       app.log,
     );
   if (!deps.offload) app.addHook('onClose', async () => offload.close());
+  if (deps.warmWorkers) app.addHook('onReady', async () => offload.warm());
   const withOffload = { ...deps, offload };
 
   await app.register(healthRoutes(deps));

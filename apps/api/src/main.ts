@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
   queue.on('error', () => undefined);
   const clusterFiles = new ClusterFiles(secrets);
-  const app = await buildApp({ config, db, queue, redis, clusterFiles, secrets });
+  const app = await buildApp({ config, db, queue, redis, clusterFiles, secrets, warmWorkers: true });
   await app.listen({ host: config.ERG_API_HOST, port: config.ERG_API_PORT });
 
   let closing = false;

@@ -99,6 +99,11 @@ export class Offload {
     }
   }
 
+  /** Workers started so far (they start on first need, or all at once with `warm`). */
+  get started(): number {
+    return this.slots.length;
+  }
+
   /** Whether jobs run in worker threads; when false the caller runs them inline. */
   get available(): boolean {
     return this.file !== null && !this.closed;
@@ -113,6 +118,15 @@ export class Offload {
       this.queue.push({ id: this.nextId++, job, resolve: resolve as (r: unknown) => void, reject });
       this.dispatch();
     });
+  }
+
+  /**
+   * Starts every worker now rather than on the first large body: a worker takes about half a
+   * second to load its modules, which the first large request would otherwise wait for.
+   */
+  warm(): void {
+    if (!this.available) return;
+    while (this.slots.length < this.options.workers) this.startSlot();
   }
 
   async close(): Promise<void> {

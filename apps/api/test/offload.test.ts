@@ -49,6 +49,15 @@ describe('Offload', () => {
     await expect(waiting).resolves.toMatchObject({ ok: true });
   });
 
+  test('starts its workers on first need, or all at once when warmed', async () => {
+    pool = new Offload({ workers: 2, timeoutMs: 10_000, maxQueue: 4, maxHeapMb: 128 }, log);
+    expect(pool.started).toBe(0);
+    pool.warm();
+    expect(pool.started).toBe(2);
+    await expect(pool.run({ kind: 'campaign', body: spec, yaml: true, limits })).resolves.toMatchObject({ ok: true });
+    expect(pool.started).toBe(2); // the job used a warm worker, no third one
+  });
+
   test('with 0 workers it is not available (callers validate inline)', () => {
     pool = new Offload({ workers: 0, timeoutMs: 1000, maxQueue: 1, maxHeapMb: 128 }, log);
     expect(pool.available).toBe(false);
