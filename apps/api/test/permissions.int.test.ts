@@ -207,7 +207,8 @@ describe('permission matrix: every route × role × own / other project (Postgre
       }
     }
     expect(problems).toEqual([]);
-  });
+    // ~300 requests: seconds, more on a loaded 2-core machine than Jest's 5 s default allows.
+  }, 60_000);
 
   test('lists show only the caller\'s projects', async () => {
     const campaigns = await call(tokens.viewer, { method: 'GET', url: '/v1/campaigns?limit=500' });
