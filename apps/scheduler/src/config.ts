@@ -14,6 +14,22 @@ export const SchedulerConfig = z.object({
   ERG_SUBMIT_LOOPS: z.coerce.number().int().min(1).max(8).default(4),
   /** Channels open at once on a cluster's connection; sshd allows 10 by default. */
   ERG_SSH_MAX_SESSIONS: z.coerce.number().int().min(1).max(10).default(8),
+  /**
+   * Job output budgets (docs/security.md § Budgets, "Job output"). Every pass of metric extraction
+   * over a run's stdout.log or stderr.log reads at most this many bytes; a larger log is read from
+   * its end (its start for `first` metrics) and the run gets a warning saying so.
+   */
+  ERG_METRIC_SCAN_BYTES: z.coerce.number().int().min(1024 * 1024).default(256 * 1024 * 1024),
+  /** Worker time all of one run's metric regexes may take together; past it they are stopped, their metrics null, the run warned. */
+  ERG_METRIC_REGEX_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** Worker threads that run user regexes (shared by every cluster's finalizing). */
+  ERG_REGEX_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
+  /** Deadline of one read of a run-directory file over SSH, streaming included; the remote read is killed at it. */
+  ERG_RUN_FILE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+  /** Telemetry spool files (one per node) ingested per run at most. */
+  ERG_SPOOL_MAX_FILES: z.coerce.number().int().min(1).max(100_000).default(1024),
+  /** Bytes read from the end of each telemetry spool file. */
+  ERG_SPOOL_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).default(512 * 1024 * 1024),
   /** Clusters cycled at once. */
   ERG_SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Start a telemetry agent beside every job (`off`: jobs run unmeasured). */

@@ -1,63 +1,114 @@
 import type { FinishedRun, TrackedRun } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
-import type { SlurmJob } from '@erg/slurm';
-import { isTerminalRunState } from '@erg/spec';
+import { readJobFile, type JobFileContent, type SlurmJob } from '@erg/slurm';
+import { isTerminalRunState, RUN_DIR_FILES } from '@erg/spec';
+import type { SchedulerConfig } from './config';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
-import { extractMetrics, jobWindow, parseIdleWindow, parseTiming } from './outputs';
+import { clusterLogSource, scanMetrics, type LogSource } from './metric-scan';
+import { jobWindow, parseIdleWindow, parseTiming } from './outputs';
+import { UserRegexRunner } from './regex-runner';
+import { pullSpool } from './spool';
 
 /** Stored with the run, so logs stay readable after the cluster's work dir is cleaned. */
 const STORED_TAIL_BYTES = 64 * 1024;
-/** Metric regexes see at most this much of the output (its end, where final figures are). */
-const METRIC_SCAN_BYTES = 16 * 1024 * 1024;
+/** erg.timing and erg.idle are a few short lines; anything longer is not theirs. */
+const SMALL_FILE_BYTES = 4096;
+
+/** What finalizing found, for the log line: the terminal update, and what came from the telemetry spool. */
+export interface Finalized {
+  finished: FinishedRun;
+  spooled: { batches: number; samples: number };
+}
 
 /**
  * Gathers everything a finished run leaves in its directory — the workload window and exit code
- * the job script recorded, stdout/stderr, metrics parsed from them — into the terminal update.
- * Missing files are normal (a job cancelled while queued never ran) and give nulls.
+ * the job script recorded, stdout/stderr tails, metrics parsed from the logs, spooled telemetry —
+ * into the terminal update. Missing files are normal (a job cancelled while queued never ran)
+ * and give nulls. A file the job replaced with something erg will not read (a FIFO, a directory,
+ * a symlink, a sparse file: see @erg/slurm job-files) fails the run with that as its reason, and
+ * everything else is still gathered. Throws only for infrastructure failures (SSH, database): the
+ * run then stays tracked and the next cycle tries again.
  */
-export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run: TrackedRun, job: SlurmJob): Promise<FinishedRun> {
+export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run: TrackedRun, job: SlurmJob): Promise<Finalized> {
   const spec = await ctx.specs.get(run.campaignId);
-  const read = (name: string, maxBytes: number) =>
-    run.runDir ? link.connection.readFile(`${run.runDir}/${name}`, { maxBytes, fromEnd: true }) : Promise.resolve(null);
-  const wantsFullOutput = spec.metrics.length > 0;
+  const timeoutMs = ctx.config.ERG_RUN_FILE_TIMEOUT_MS;
+  const read = (file: string, maxBytes: number): Promise<JobFileContent> =>
+    run.runDir ? readJobFile(link.connection, { runDir: run.runDir, file, maxBytes, from: 'end', timeoutMs }) : Promise.resolve({ status: 'missing' });
   const [timingFile, idleFile, stdout, stderr] = await Promise.all([
-    read('erg.timing', 4096),
-    read('erg.idle', 4096),
-    read('stdout.log', wantsFullOutput ? METRIC_SCAN_BYTES : STORED_TAIL_BYTES),
-    read('stderr.log', wantsFullOutput ? METRIC_SCAN_BYTES : STORED_TAIL_BYTES),
+    read(RUN_DIR_FILES.timing, SMALL_FILE_BYTES),
+    read(RUN_DIR_FILES.idle, SMALL_FILE_BYTES),
+    read(RUN_DIR_FILES.stdout, STORED_TAIL_BYTES),
+    read(RUN_DIR_FILES.stderr, STORED_TAIL_BYTES),
   ]);
-  const timing = parseTiming(timingFile?.text ?? null);
-  const stdoutText = stdout?.text ?? '';
-  const stderrText = stderr?.text ?? '';
-  const state = job.runState && isTerminalRunState(job.runState) ? job.runState : 'failed';
+  // What the job did to its directory, in the order a reader expects: the run fails with these.
+  const problems = [timingFile, idleFile, stdout, stderr].flatMap((f) => (f.status === 'refused' ? [f.error.message] : []));
+  const warnings: string[] = [];
+
+  let metrics: Record<string, number | null> = Object.fromEntries(spec.metrics.map((m) => [m.name, null]));
+  if (spec.metrics.length > 0 && run.runDir) {
+    const log = (file: string, tail: JobFileContent): LogSource =>
+      // A log refused for its tail is not asked for again.
+      tail.status === 'refused' ? { name: file, open: () => Promise.reject(tail.error) } : clusterLogSource(link.connection, run.runDir!, file, timeoutMs);
+    const scan = await scanMetrics(spec.metrics, { stdout: log(RUN_DIR_FILES.stdout, stdout), stderr: log(RUN_DIR_FILES.stderr, stderr) }, regexRunnerFor(ctx.config), {
+      scanBytes: ctx.config.ERG_METRIC_SCAN_BYTES,
+      regexBudgetMs: ctx.config.ERG_METRIC_REGEX_BUDGET_MS,
+    });
+    metrics = scan.metrics;
+    warnings.push(...scan.warnings);
+    for (const refusal of scan.refused) if (!problems.includes(refusal.message)) problems.push(refusal.message);
+  }
+
+  const spool = await pullSpool(ctx, link, run);
+  problems.push(...spool.problems);
+  warnings.push(...spool.warnings);
+
+  const timing = parseTiming(text(timingFile));
+  const ended = job.runState && isTerminalRunState(job.runState) ? job.runState : 'failed';
+  const state = problems.length > 0 ? 'failed' : ended;
   // The run's exit code is its workload's, as job.sh recorded it around run.sh. Slurm's is only the
   // fallback (a job killed before it wrote erg.timing): sacct has been seen reporting 0:0 for a
   // just-ended FAILED job before its accounting record was complete.
   const exitCode = timing.exitCode ?? job.exitCode;
   const { startedAt, endedAt } = jobWindow(job, timing, new Date());
+  const howItEnded = describeEnd(ended, exitCode, job);
   return {
-    runId: run.id,
-    state: state as FinishedRun['state'],
-    slurmState: job.state,
-    reason: describeEnd(state, exitCode, job),
-    exitCode,
-    signal: job.signal,
-    startedAt,
-    endedAt,
-    nodeList: job.nodeList,
-    workloadStartNs: timing.startNs,
-    workloadEndNs: timing.endNs,
-    ...parseIdleWindow(idleFile?.text ?? null),
-    metrics: extractMetrics(spec.metrics, { stdout: stdoutText, stderr: stderrText }),
-    stdoutTail: tail(stdoutText),
-    stderrTail: tail(stderrText),
+    finished: {
+      runId: run.id,
+      state: state as FinishedRun['state'],
+      slurmState: job.state,
+      reason: problems.length > 0 ? [...problems, ...(howItEnded ? [howItEnded] : [])].join('; ') : howItEnded,
+      exitCode,
+      signal: job.signal,
+      startedAt,
+      endedAt,
+      nodeList: job.nodeList,
+      workloadStartNs: timing.startNs,
+      workloadEndNs: timing.endNs,
+      ...parseIdleWindow(text(idleFile)),
+      metrics,
+      stdoutTail: redactSecrets(text(stdout) ?? ''),
+      stderrTail: redactSecrets(text(stderr) ?? ''),
+      warnings,
+    },
+    spooled: { batches: spool.batches, samples: spool.samples },
   };
 }
 
-/** The stored tail of a log, with secrets the job printed (tokens, keys, `password=…`) redacted. */
-function tail(text: string): string {
-  return redactSecrets(text.length > STORED_TAIL_BYTES ? text.slice(text.length - STORED_TAIL_BYTES) : text);
+function text(file: JobFileContent): string | null {
+  return file.status === 'read' ? file.text : null;
+}
+
+const regexRunners = new WeakMap<SchedulerConfig, UserRegexRunner>();
+
+/** The scheduler's pool of regex workers, started on first use; idle workers do not keep the process alive. */
+function regexRunnerFor(config: SchedulerConfig): UserRegexRunner {
+  let runner = regexRunners.get(config);
+  if (!runner) {
+    runner = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS });
+    regexRunners.set(config, runner);
+  }
+  return runner;
 }
 
 /** A sentence a researcher understands, with Slurm's own words where it gave any. */

@@ -4,5 +4,7 @@ export { ClusterLinks } from './connections';
 export { AgentBundle } from './agent-bundle';
 export { SpecCache } from './spec-cache';
 export { runCycle } from './cycle';
-export { extractMetrics, parseTiming } from './outputs';
+export { parseTiming } from './outputs';
+export { scanMetrics, localLogSource, clusterLogSource, type LogSource, type MetricScanLimits, type MetricScanOutcome } from './metric-scan';
+export { UserRegexRunner, RegexBudget, RegexBudgetExceededError } from './regex-runner';
 export type { SchedulerContext } from './context';

@@ -1,5 +1,3 @@
-import type { CampaignSpec } from '@erg/spec';
-
 /** What the job script writes to erg.timing around the workload (see @erg/slurm's renderer). */
 export interface WorkloadTiming {
   startNs: bigint | null;
@@ -37,41 +35,4 @@ export function jobWindow(
 ): { startedAt: Date | null; endedAt: Date } {
   const fromNs = (ns: bigint | null) => (ns === null ? null : new Date(Number(ns / 1_000_000n)));
   return { startedAt: job.startTime ?? fromNs(timing.startNs), endedAt: job.endTime ?? fromNs(timing.endNs) ?? now };
-}
-
-type MetricSpec = CampaignSpec['metrics'][number];
-
-/**
- * Figures of merit from the workload's output: every match of the metric's regex, reduced as the
- * spec says. A metric that never matched is null (not 0: absence is not a measurement).
- */
-export function extractMetrics(metrics: readonly MetricSpec[], output: { stdout: string; stderr: string }): Record<string, number | null> {
-  const result: Record<string, number | null> = {};
-  for (const metric of metrics) {
-    const text = metric.source === 'stderr' ? output.stderr : output.stdout;
-    // Multiline: ^ and $ anchor at each line of the log, which is what a log pattern means.
-    const re = new RegExp(metric.regex, 'gm');
-    const values: number[] = [];
-    let count = 0;
-    for (const m of text.matchAll(re)) {
-      count++;
-      const v = Number(m[1]);
-      if (m[1] !== undefined && m[1].trim() !== '' && Number.isFinite(v)) values.push(v);
-    }
-    result[metric.name] = reduce(metric.reduce, values, count);
-  }
-  return result;
-}
-
-function reduce(how: MetricSpec['reduce'], values: number[], count: number): number | null {
-  if (how === 'count') return count;
-  if (values.length === 0) return null;
-  switch (how) {
-    case 'first': return values[0]!;
-    case 'last': return values[values.length - 1]!;
-    case 'min': return Math.min(...values);
-    case 'max': return Math.max(...values);
-    case 'sum': return values.reduce((a, b) => a + b, 0);
-    case 'mean': return values.reduce((a, b) => a + b, 0) / values.length;
-  }
 }

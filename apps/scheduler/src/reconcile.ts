@@ -7,8 +7,8 @@ import { isTerminalRunState } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { finalizeRun } from './finalize';
-import { pullSpool } from './spool';
 import { refreshRunEnergy } from '@erg/results';
+import { isClusterError } from './ssh-errors';
 import { mapLimit } from './submit';
 
 /** sacct may lag slurmctld: a job squeue calls finished is finalized from squeue alone after this. */
@@ -57,22 +57,25 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, 
   }
   if (toCancel.length > 0) await link.slurm.scancel(toCancel);
   await recordSlurmProgress(ctx.db, progress);
+  // Each run on its own: one that cannot be finalized now never holds up the others, nor the
+  // submission of pending runs that follows in this cycle.
   await mapLimit(toFinalize, 4, async ({ run, job }) => {
     const about = { runId: run.id, campaignId: run.campaignId, cluster: cluster.name, slurmJobId: job.jobId };
     try {
-      const finished = await finalizeRun(ctx, link, run, job);
-      const pulled = await pullSpool(ctx, link, run);
-      if (pulled.batches > 0) ctx.log.info({ ...about, ...pulled }, 'ingested spooled telemetry');
+      const { finished, spooled } = await finalizeRun(ctx, link, run, job);
+      if (spooled.batches > 0) ctx.log.info({ ...about, ...spooled }, 'ingested spooled telemetry');
       // false: another cycle finished it first (the precondition held no more); count it once.
       if (await finishRun(ctx.db, finished)) {
         ctx.metrics.runsFinished.inc({ cluster: cluster.name, state: finished.state });
-        ctx.log.info({ ...about, state: finished.state, exitCode: finished.exitCode }, 'run finished');
+        ctx.log.info({ ...about, state: finished.state, exitCode: finished.exitCode, warnings: finished.warnings?.length ?? 0 }, 'run finished');
       }
       await refreshRunEnergy(ctx.db, run.id);
     } catch (err) {
-      // The run stays tracked and the next cycle tries again; this says which run is stuck.
-      ctx.log.warn({ ...about, code: (err as { code?: string }).code, err: (err as Error).message }, 'finalizing run failed; will retry');
-      throw err;
+      // Infrastructure (SSH, the database): the run stays tracked and the next cycle tries again;
+      // this says which run is stuck. What the job did to its files is not an error here: finalizeRun
+      // turns it into the run's failure.
+      const level = isClusterError(err) ? 'warn' : 'error';
+      ctx.log[level]({ ...about, code: (err as { code?: string }).code, err: (err as Error).message }, 'finalizing run failed; will retry');
     }
   });
 }

@@ -94,8 +94,9 @@ export class Harness {
     };
   }
 
-  async startInProcessScheduler(): Promise<void> {
-    const config = SchedulerConfig.parse(this.schedulerEnv());
+  /** `extra`: scheduler settings of this test (e.g. a shorter regex budget). */
+  async startInProcessScheduler(extra: Record<string, string> = {}): Promise<void> {
+    const config = SchedulerConfig.parse(this.schedulerEnv(extra));
     this.schedulerLinks = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS, this.secrets);
     this.schedulerMetrics = createSchedulerMetrics();
     this.scheduler = await startScheduler({

@@ -1,5 +1,4 @@
-import { Metric } from '@erg/spec';
-import { extractMetrics, jobWindow, parseTiming } from '../src/outputs';
+import { jobWindow, parseTiming } from '../src/outputs';
 
 describe('parseTiming', () => {
   test('reads what the job script writes', () => {
@@ -11,36 +10,6 @@ describe('parseTiming', () => {
     expect(parseTiming(null)).toEqual({ startNs: null, endNs: null, exitCode: null });
     expect(parseTiming('start_ns=5\n')).toEqual({ startNs: 5n, endNs: null, exitCode: null });
     expect(parseTiming('garbage\nstart_ns=abc')).toEqual({ startNs: null, endNs: null, exitCode: null });
-  });
-});
-
-describe('extractMetrics', () => {
-  const m = (o: object) => Metric.parse(o);
-  const stdout = 'step=1 loss=3.5\nsamples/sec: 10.5\nstep=2 loss=2.5\nsamples/sec: 12.5\nstep=3 loss=1.0\n';
-
-  test('reduces every match as the spec says', () => {
-    const metrics = [
-      m({ name: 'steps', regex: 'step=([0-9]+)', reduce: 'last' }),
-      m({ name: 'first_loss', regex: 'loss=([0-9.]+)', reduce: 'first' }),
-      m({ name: 'min_loss', regex: 'loss=([0-9.]+)', reduce: 'min' }),
-      m({ name: 'max_loss', regex: 'loss=([0-9.]+)', reduce: 'max' }),
-      m({ name: 'sps', regex: 'samples/sec: ([0-9.]+)', reduce: 'mean' }),
-      m({ name: 'loss_sum', regex: 'loss=([0-9.]+)', reduce: 'sum' }),
-      m({ name: 'lines', regex: 'step=', reduce: 'count' }),
-    ];
-    expect(extractMetrics(metrics, { stdout, stderr: '' })).toEqual({
-      steps: 3, first_loss: 3.5, min_loss: 1, max_loss: 3.5, sps: 11.5, loss_sum: 7, lines: 3,
-    });
-  });
-
-  test('^ and $ anchor at lines; an empty capture is not a zero', () => {
-    const metrics = [m({ name: 'final', regex: '^loss=([0-9.]+)$', reduce: 'last' }), m({ name: 'empty', regex: 'x=([0-9]*);' })];
-    expect(extractMetrics(metrics, { stdout: 'loss=2\nloss=1\nx=;\n', stderr: '' })).toEqual({ final: 1, empty: null });
-  });
-
-  test('a metric that never matched is null, and stderr is read when asked', () => {
-    const metrics = [m({ name: 'tokens', regex: 'tokens=([0-9]+)' }), m({ name: 'warn', regex: 'warn=([0-9]+)', source: 'stderr' })];
-    expect(extractMetrics(metrics, { stdout, stderr: 'warn=7\n' })).toEqual({ tokens: null, warn: 7 });
   });
 });
 

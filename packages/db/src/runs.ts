@@ -307,6 +307,8 @@ export interface FinishedRun {
   metrics: Record<string, number | null>;
   stdoutTail: string | null;
   stderrTail: string | null;
+  /** What erg could not do in full for the run (metrics read from part of a huge log, a regex stopped at its budget), added to runs.warnings. */
+  warnings?: string[];
 }
 
 /** any non-terminal → terminal, with everything fetched from the run directory. Returns false when already finished. */
@@ -315,11 +317,12 @@ export async function finishRun(db: Database, run: FinishedRun): Promise<boolean
     where: `runs.id = $1 AND runs.state NOT IN ${TERMINAL_SQL}`,
     set: `state = $2, slurm_state = $3, reason = $4, exit_code = $5, signal = $6, started_at = COALESCE($7, runs.started_at),
           ended_at = $8, node_list = COALESCE($9, runs.node_list), workload_start_ns = $10, workload_end_ns = $11,
-          metrics = $12, stdout_tail = $13, stderr_tail = $14, idle_start_ns = $15, idle_end_ns = $16, finalized_at = now()`,
+          metrics = $12, stdout_tail = $13, stderr_tail = $14, idle_start_ns = $15, idle_end_ns = $16, finalized_at = now(),
+          warnings = runs.warnings || $17::text[]`,
     params: [
       run.runId, run.state, run.slurmState, run.reason, run.exitCode, run.signal, run.startedAt, run.endedAt, run.nodeList,
       run.workloadStartNs?.toString() ?? null, run.workloadEndNs?.toString() ?? null, JSON.stringify(run.metrics),
-      run.stdoutTail, run.stderrTail, run.idleStartNs?.toString() ?? null, run.idleEndNs?.toString() ?? null,
+      run.stdoutTail, run.stderrTail, run.idleStartNs?.toString() ?? null, run.idleEndNs?.toString() ?? null, run.warnings ?? [],
     ],
     detail: `'finished: ' || $3`,
   });

@@ -1,0 +1,362 @@
+/**
+ * Metric extraction over output of any size: a run's stdout.log and stderr.log are read as
+ * streams, cut into batches of whole lines (BATCH_BYTES), and each batch is folded in a regex
+ * worker (regex-runner.ts) into the metrics' running folds (metric-fold.ts). Memory stays at a few
+ * batches; time is bounded by the scan cap (bytes) and the run's regex budget (worker time).
+ *
+ * Only what the metrics of a log need is read:
+ * - only `last` metrics: blocks from the end backwards (1 MiB, doubling to 16 MiB), each block
+ *   scanned forwards; a metric is settled by the last block in which it matched;
+ * - only `first` (and `last`) metrics: from the start until every `first` has matched;
+ * - any other reduce (`min`, `max`, `sum`, `mean`, `count`): one forward pass over the whole log,
+ *   or, when the log is larger than the cap, over its last `scanBytes` (a warning says so); a
+ *   `first` metric then gets its own pass from the start.
+ * Every pass reads at most `scanBytes` of the log.
+ *
+ * A batch always ends at a line end, so a match within a line is never cut. A match cannot span
+ * two batches (a regex that matches across line ends may miss such matches), and a line longer
+ * than BATCH_BYTES is matched in BATCH_BYTES pieces (a warning says so).
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { formatSize, JobFileRefusedError, openJobFile, type StreamRunner } from '@erg/slurm';
+import type { CampaignSpec } from '@erg/spec';
+import { foldResult, newFold, type MetricFold } from './metric-fold';
+import { RegexBudget, RegexBudgetExceededError, type UserRegexRunner } from './regex-runner';
+
+type MetricSpec = CampaignSpec['metrics'][number];
+
+/** Bytes of whole lines sent to a worker at once. */
+export const BATCH_BYTES = 1024 * 1024;
+const FIRST_BLOCK_BYTES = 1024 * 1024;
+const MAX_BLOCK_BYTES = 16 * 1024 * 1024;
+
+export interface LogWindowRequest {
+  from: 'start' | 'end';
+  offset?: number;
+  maxBytes: number;
+}
+
+/** A part of a log: [start, start + length) of a file of `size` bytes, as chunks. */
+export interface LogWindow {
+  size: number;
+  start: number;
+  length: number;
+  chunks: AsyncIterable<Buffer>;
+}
+
+/**
+ * A log to scan. `open` answers null when the file does not exist and throws JobFileRefusedError
+ * when erg will not read it (a FIFO, a directory, …).
+ */
+export interface LogSource {
+  /** The file's name as users know it: `stdout.log`. */
+  readonly name: string;
+  open(request: LogWindowRequest): Promise<LogWindow | null>;
+}
+
+export interface MetricScanLimits {
+  /** Most bytes of a log one pass reads (ERG_METRIC_SCAN_BYTES). */
+  scanBytes: number;
+  /** Worker time all of a run's metric regexes may take (ERG_METRIC_REGEX_BUDGET_MS). */
+  regexBudgetMs: number;
+}
+
+export interface MetricScanOutcome {
+  /** Every metric of the spec: its value, or null (no numeric match, or not computed: see warnings). */
+  metrics: Record<string, number | null>;
+  /** What could not be done in full, in words a researcher can act on (stored with the run). */
+  warnings: string[];
+  /** Logs erg refused to read: the run's fault, to be shown as its reason. */
+  refused: JobFileRefusedError[];
+}
+
+/** Computes every metric of `metrics` from the run's logs. Throws only for infrastructure failures (SSH). */
+export async function scanMetrics(
+  metrics: readonly MetricSpec[],
+  logs: { stdout: LogSource; stderr: LogSource },
+  runner: UserRegexRunner,
+  limits: MetricScanLimits,
+): Promise<MetricScanOutcome> {
+  const outcome: MetricScanOutcome = { metrics: Object.fromEntries(metrics.map((m) => [m.name, null])), warnings: [], refused: [] };
+  const budget = new RegexBudget(limits.regexBudgetMs);
+  for (const source of ['stdout', 'stderr'] as const) {
+    const own = metrics.filter((m) => m.source === source);
+    if (own.length === 0) continue;
+    if (budget.remainingMs <= 0) {
+      outcome.warnings.push(`the regex time budget was spent before ${logs[source].name} was scanned; metrics left without a value: ${own.map((m) => m.name).join(', ')}`);
+      continue;
+    }
+    const scan = new LogScan(logs[source], own, runner, budget, limits.scanBytes);
+    try {
+      await scan.run();
+    } catch (err) {
+      if (err instanceof JobFileRefusedError) outcome.refused.push(err);
+      else if (err instanceof RegexBudgetExceededError) outcome.warnings.push(scan.describeBudgetExceeded(err));
+      else throw err;
+    }
+    outcome.warnings.push(...scan.warnings);
+    Object.assign(outcome.metrics, scan.results());
+  }
+  return outcome;
+}
+
+/** The scan of one log for its metrics (see the module's comment for the passes). */
+class LogScan {
+  readonly warnings: string[] = [];
+  private readonly folds: MetricFold[];
+  private readonly finished = new Set<number>();
+  /** The metrics (indices) of the task in flight, to name the one a budget expiry stopped. */
+  private running: number[] = [];
+  private cutLines = 0;
+
+  constructor(
+    private readonly source: LogSource,
+    private readonly metrics: readonly MetricSpec[],
+    private readonly runner: UserRegexRunner,
+    private readonly budget: RegexBudget,
+    private readonly scanBytes: number,
+  ) {
+    this.folds = metrics.map((m) => newFold(m.reduce));
+  }
+
+  async run(): Promise<void> {
+    const all = this.metrics.map((_, i) => i);
+    const lasts = all.filter((i) => this.metrics[i]!.reduce === 'last');
+    const firsts = all.filter((i) => this.metrics[i]!.reduce === 'first');
+    const others = all.filter((i) => !lasts.includes(i) && !firsts.includes(i));
+    try {
+      if (others.length > 0) {
+        const window = await this.source.open({ from: 'end', maxBytes: this.scanBytes });
+        if (!window) return this.finish(all);
+        if (window.start === 0) {
+          await this.forward(window, all, 'line');
+          return this.finish(all);
+        }
+        // Larger than the cap: its last scanBytes hold the exact `last` values (where they match).
+        await this.forward(window, [...others, ...lasts], 'drop');
+        this.warnings.push(
+          `${this.source.name} is ${formatSize(window.size)}; metrics ${this.names(others)} were read from its last ${formatSize(window.length)} (ERG_METRIC_SCAN_BYTES)`,
+        );
+        this.noteUnmatched(lasts, `in the last ${formatSize(window.length)} of ${this.source.name} (${formatSize(window.size)})`);
+        this.finish([...others, ...lasts]);
+      }
+      if (firsts.length > 0) await this.firstPass(firsts);
+      if (lasts.length > 0 && others.length === 0) await this.lastPass(lasts);
+    } finally {
+      if (this.cutLines > 0) {
+        this.warnings.push(`${this.source.name} has lines longer than ${formatSize(BATCH_BYTES)}; metrics matched them in pieces of that size`);
+      }
+    }
+  }
+
+  /** Values of the finished metrics; the others (stopped by the budget or a refusal) are null. */
+  results(): Record<string, number | null> {
+    return Object.fromEntries(this.metrics.map((m, i) => [m.name, this.finished.has(i) ? foldResult(this.folds[i]!) : null]));
+  }
+
+  describeBudgetExceeded(err: RegexBudgetExceededError): string {
+    const culprit = err.patternIndex === null ? undefined : this.running[err.patternIndex];
+    const unfinished = this.metrics.filter((_, i) => !this.finished.has(i)).map((m) => m.name);
+    const who = culprit === undefined ? 'the metric regexes' : `metric "${this.metrics[culprit]!.name}" (regex ${JSON.stringify(this.metrics[culprit]!.regex)})`;
+    return (
+      `${who} ran past the regex time budget of ${formatSeconds(err.budgetMs)} per run (ERG_METRIC_REGEX_BUDGET_MS) on ${this.source.name} and ` +
+      `${culprit === undefined ? 'were' : 'was'} stopped; metrics left without a value: ${unfinished.join(', ')}`
+    );
+  }
+
+  /** From the start until every `first` metric has matched, at most scanBytes. */
+  private async firstPass(firsts: number[]): Promise<void> {
+    const window = await this.source.open({ from: 'start', maxBytes: this.scanBytes });
+    if (!window) return this.finish(firsts);
+    await this.forward(window, firsts, 'line', undefined, () => firsts.every((i) => this.folds[i]!.first !== null));
+    if (window.length < window.size) this.noteUnmatched(firsts, `in the first ${formatSize(window.length)} of ${this.source.name} (${formatSize(window.size)})`);
+    this.finish(firsts);
+  }
+
+  /** Blocks from the end backwards until every `last` metric has matched, at most scanBytes in all. */
+  private async lastPass(lasts: number[]): Promise<void> {
+    let active = lasts;
+    let block = Math.min(FIRST_BLOCK_BYTES, this.scanBytes);
+    let window = await this.source.open({ from: 'end', maxBytes: block });
+    if (!window) return this.finish(lasts);
+    let read = 0;
+    // The start of the line that straddles a block's beginning: scanned with the block before.
+    let carry: Buffer = Buffer.alloc(0);
+    for (;;) {
+      carry = await this.forward(window, active, window.start === 0 ? 'line' : 'carry', carry);
+      read += window.length;
+      const matched = active.filter((i) => this.folds[i]!.last !== null);
+      this.finish(matched);
+      active = active.filter((i) => !matched.includes(i));
+      if (active.length === 0 || window.start === 0) break;
+      if (read >= this.scanBytes) {
+        this.noteUnmatched(active, `in the last ${formatSize(read)} of ${this.source.name} (${formatSize(window.size)})`);
+        break;
+      }
+      block = Math.min(block * 2, MAX_BLOCK_BYTES, this.scanBytes - read, window.start);
+      const next = await this.source.open({ from: 'start', offset: window.start - block, maxBytes: block });
+      if (!next) break; // deleted meanwhile: what was read stands
+      window = next;
+    }
+    this.finish(lasts);
+  }
+
+  /**
+   * Folds a window's lines into the `active` metrics. `head` says where the window starts: at a
+   * line (`line`), or inside one whose start was not read (`drop` it, or `carry`: return it, for
+   * the scan of the block before). `trailing` completes the window's last line.
+   */
+  private async forward(window: LogWindow, active: number[], head: 'line' | 'drop' | 'carry', trailing?: Buffer, done?: () => boolean): Promise<Buffer> {
+    const batches = new LineBatcher((bytes, length) => this.fold(active, bytes, length), done);
+    const headParts: Buffer[] = [];
+    let headBytes = 0;
+    let inHead = head !== 'line';
+    for await (const chunk of window.chunks) {
+      let data = chunk;
+      if (inHead) {
+        const newline = data.indexOf(10);
+        const part = newline < 0 ? data : data.subarray(0, newline + 1);
+        if (head === 'carry' && headBytes < BATCH_BYTES) {
+          headParts.push(part.subarray(0, BATCH_BYTES - headBytes));
+          headBytes += Math.min(part.length, BATCH_BYTES - headBytes);
+        }
+        if (newline < 0) continue;
+        inHead = false;
+        data = data.subarray(newline + 1);
+      }
+      await batches.push(data);
+      // Leaving the loop stops the remote read.
+      if (batches.stopped) break;
+    }
+    if (!batches.stopped && trailing && trailing.length > 0) await batches.push(trailing);
+    await batches.end();
+    this.cutLines += batches.cutLines;
+    return Buffer.concat(headParts);
+  }
+
+  private async fold(active: number[], bytes: ArrayBuffer, length: number): Promise<void> {
+    this.running = active;
+    const out = await this.runner.run(
+      'fold-matches',
+      { patterns: active.map((i) => this.metrics[i]!.regex), folds: active.map((i) => this.folds[i]!), bytes, length },
+      this.budget,
+      [bytes],
+    );
+    active.forEach((metric, k) => (this.folds[metric] = out.folds[k]!));
+  }
+
+  private finish(indices: number[]): void {
+    for (const i of indices) this.finished.add(i);
+  }
+
+  private noteUnmatched(indices: number[], where: string): void {
+    const unmatched = indices.filter((i) => this.folds[i]!.values === 0);
+    if (unmatched.length > 0) this.warnings.push(`metrics ${this.names(unmatched)} had no numeric match ${where} (ERG_METRIC_SCAN_BYTES)`);
+  }
+
+  private names(indices: number[]): string {
+    return indices.map((i) => this.metrics[i]!.name).join(', ');
+  }
+}
+
+/**
+ * Gathers bytes into batches of whole lines (a batch ends after its last newline; the rest starts
+ * the next batch) and hands each to `emit`. One batch is in flight while the next fills, so
+ * reading and matching overlap; `push` waits when the next batch is full and the last is not done.
+ */
+class LineBatcher {
+  /** True once `done` said so after a batch: the reader may stop. */
+  stopped = false;
+  /** Batches cut inside a line longer than BATCH_BYTES. */
+  cutLines = 0;
+  private buffer = new Uint8Array(new ArrayBuffer(BATCH_BYTES));
+  private used = 0;
+  private inFlight: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly emit: (bytes: ArrayBuffer, length: number) => Promise<void>,
+    private readonly done?: () => boolean,
+  ) {}
+
+  async push(data: Uint8Array): Promise<void> {
+    let offset = 0;
+    while (offset < data.length && !this.stopped) {
+      const n = Math.min(BATCH_BYTES - this.used, data.length - offset);
+      this.buffer.set(data.subarray(offset, offset + n), this.used);
+      this.used += n;
+      offset += n;
+      if (this.used === BATCH_BYTES) await this.sendLines();
+    }
+  }
+
+  /** Sends what is left (the last line needs no newline) and waits for every batch. */
+  async end(): Promise<void> {
+    const length = this.used;
+    if (!this.stopped && length > 0) await this.send(this.take(length), length);
+    await this.inFlight;
+  }
+
+  private async sendLines(): Promise<void> {
+    const lastNewline = this.buffer.lastIndexOf(10);
+    let cut = lastNewline + 1;
+    if (lastNewline < 0) {
+      cut = BATCH_BYTES;
+      this.cutLines++;
+    }
+    await this.send(this.take(cut), cut);
+  }
+
+  /** Hands the current buffer over, starting a new one with its bytes from `keepFrom` on. */
+  private take(keepFrom: number): ArrayBuffer {
+    const full = this.buffer;
+    const kept = Math.max(0, this.used - keepFrom);
+    this.buffer = new Uint8Array(new ArrayBuffer(BATCH_BYTES));
+    if (kept > 0) this.buffer.set(full.subarray(keepFrom, this.used));
+    this.used = kept;
+    return full.buffer as ArrayBuffer;
+  }
+
+  private async send(bytes: ArrayBuffer, length: number): Promise<void> {
+    await this.inFlight;
+    if (this.stopped) return;
+    const task = this.emit(bytes, length).then(() => {
+      if (this.done?.()) this.stopped = true;
+    });
+    // Observed here so that a failure is never "unhandled"; it is thrown by the next wait.
+    task.catch(() => undefined);
+    this.inFlight = task;
+  }
+}
+
+/** A log of a run directory on the cluster, read with @erg/slurm's job-file reader. */
+export function clusterLogSource(runner: StreamRunner, runDir: string, file: string, timeoutMs: number): LogSource {
+  return {
+    name: file,
+    open: async (request) => {
+      const opened = await openJobFile(runner, { runDir, file, timeoutMs, ...request });
+      if (opened.status === 'missing') return null;
+      if (opened.status === 'refused') throw opened.error;
+      return opened;
+    },
+  };
+}
+
+/** A log in a local file (tests, bench/metrics-scan.js). */
+export function localLogSource(path: string, name = path): LogSource {
+  return {
+    name,
+    open: async (request) => {
+      const size = await stat(path).then((s) => s.size, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? null : Promise.reject(err)));
+      if (size === null) return null;
+      const start = request.from === 'end' ? Math.max(0, size - request.maxBytes) : Math.min(request.offset ?? 0, size);
+      const length = Math.min(request.maxBytes, size - start);
+      const chunks = length === 0 ? (async function* () {})() : createReadStream(path, { start, end: start + length - 1, highWaterMark: 256 * 1024 });
+      return { size, start, length, chunks };
+    },
+  };
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,249 @@
+/**
+ * UserRegexRunner: where the regular expressions users give erg run — metric regexes today, any
+ * other user pattern (log phases) tomorrow. JavaScript's regex engine backtracks: `^(a+)+$`
+ * against forty `a`s and a `!` takes longer than the age of the universe, and while it runs the
+ * thread is frozen. So user patterns never run on the scheduler's event loop, but in a small pool
+ * of worker threads (regex-worker.ts), and every task runs under a time budget; at its expiry the
+ * worker is terminated (V8 stops even a backtracking regex at once) and replaced.
+ *
+ * Glossary
+ * - task: one unit of work sent to a worker, e.g. "fold the matches of these patterns in this
+ *   chunk of output" (`fold-matches`). Tasks are stateless: whatever state they carry (a metric's
+ *   running fold) travels with them, so any idle worker can take any task.
+ * - budget: the worker time a group of tasks may spend together (RegexBudget), e.g. all the metric
+ *   scanning of one run. Only the time a task runs counts, not the time it waits for a worker.
+ *
+ * Tasks beyond the pool's size wait in a FIFO queue. Idle workers do not keep the process alive.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import type { MetricFold } from './metric-fold';
+
+/** `fold-matches`: run each pattern (flags gm) over `length` bytes of UTF-8 in `bytes`, folding every match into the pattern's fold. */
+export interface FoldMatchesInput {
+  patterns: string[];
+  folds: MetricFold[];
+  /** Transferred to the worker (detached here): whole lines of output. */
+  bytes: ArrayBuffer;
+  length: number;
+}
+export interface FoldMatchesOutput {
+  folds: MetricFold[];
+}
+
+/** The catalog of tasks a worker runs, by kind. */
+export interface RegexTasks {
+  'fold-matches': { input: FoldMatchesInput; output: FoldMatchesOutput };
+}
+export type RegexTaskKind = keyof RegexTasks;
+export type TaskRequest = { [K in RegexTaskKind]: { id: number; kind: K; input: RegexTasks[K]['input'] } }[RegexTaskKind];
+export type TaskReply = { id: number; ok: true; output: RegexTasks[RegexTaskKind]['output'] } | { id: number; ok: false; error: string };
+
+/** Worker time a group of tasks may spend, together (ms). */
+export class RegexBudget {
+  private spentMs = 0;
+
+  constructor(readonly totalMs: number) {}
+
+  get remainingMs(): number {
+    return Math.max(0, this.totalMs - this.spentMs);
+  }
+
+  /** Called by the runner for every task that ran. */
+  spend(ms: number): void {
+    this.spentMs += ms;
+  }
+}
+
+/** A task ran past its budget; its worker was terminated. `patternIndex`: the pattern that was running, when known. */
+export class RegexBudgetExceededError extends Error {
+  readonly code = 'ERG_REGEX_BUDGET_EXCEEDED';
+  constructor(
+    readonly budgetMs: number,
+    readonly patternIndex: number | null,
+  ) {
+    super(`a regular expression ran past its time budget of ${budgetMs} ms and was stopped`);
+  }
+}
+
+/** A task failed inside its worker (e.g. the worker ran out of memory), for a reason other than the budget. */
+export class RegexTaskError extends Error {
+  readonly code = 'ERG_REGEX_TASK_FAILED';
+}
+
+export interface UserRegexRunnerOptions {
+  /** Worker threads at most. Default 2. */
+  workers?: number;
+  /** Heap limit of each worker (MiB): a pattern cannot take the scheduler's memory either. Default 256. */
+  maxHeapMb?: number;
+}
+
+interface Queued {
+  request: TaskRequest;
+  transfer: ArrayBuffer[];
+  budget: RegexBudget;
+  resolve: (output: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** progress[0]: index of the pattern the worker is running, -1 between patterns. */
+  progress: Int32Array;
+  running: (Queued & { startedAt: number; timer: NodeJS.Timeout }) | null;
+}
+
+export class UserRegexRunner {
+  private readonly size: number;
+  private readonly maxHeapMb: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Queued[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(options: UserRegexRunnerOptions = {}) {
+    this.size = options.workers ?? 2;
+    this.maxHeapMb = options.maxHeapMb ?? 256;
+    if (!Number.isInteger(this.size) || this.size < 1) throw new RangeError(`workers must be a positive integer, got ${this.size}`);
+  }
+
+  /** Workers started so far (for tests and metrics). */
+  get workerCount(): number {
+    return this.slots.length;
+  }
+
+  /**
+   * Runs one task on an idle worker, charging its time to `budget`. Rejects with
+   * RegexBudgetExceededError when the budget runs out first (at once if it is already spent).
+   */
+  run<K extends RegexTaskKind>(kind: K, input: RegexTasks[K]['input'], budget: RegexBudget, transfer: ArrayBuffer[] = []): Promise<RegexTasks[K]['output']> {
+    if (this.closed) return Promise.reject(new Error('the regex runner is closed'));
+    return new Promise((resolve, reject) => {
+      const request = { id: this.nextId++, kind, input } as TaskRequest;
+      this.queue.push({ request, transfer, budget, resolve: resolve as (output: unknown) => void, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Terminates every worker; queued and running tasks fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const queued of this.queue.splice(0)) queued.reject(new Error('the regex runner was closed'));
+    await Promise.all(
+      this.slots.splice(0).map((slot) => {
+        if (slot.running) {
+          clearTimeout(slot.running.timer);
+          slot.running.reject(new Error('the regex runner was closed'));
+        }
+        return slot.worker.terminate();
+      }),
+    );
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const slot = this.slots.find((s) => s.running === null) ?? (this.slots.length < this.size ? this.startSlot() : null);
+      if (!slot) return;
+      const task = this.queue.shift()!;
+      const budgetMs = task.budget.remainingMs;
+      if (budgetMs <= 0) {
+        task.reject(new RegexBudgetExceededError(task.budget.totalMs, null));
+        continue;
+      }
+      const timer = setTimeout(() => this.expire(slot), budgetMs);
+      slot.running = { ...task, startedAt: performance.now(), timer };
+      slot.worker.postMessage(task.request, task.transfer);
+    }
+  }
+
+  private startSlot(): Slot {
+    const progress = new Int32Array(new SharedArrayBuffer(4));
+    progress[0] = -1;
+    const slot: Slot = { worker: spawnWorker(progress.buffer as SharedArrayBuffer, this.maxHeapMb), progress, running: null };
+    this.watch(slot);
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private watch(slot: Slot): void {
+    const { worker } = slot;
+    worker.on('message', (reply: TaskReply) => {
+      const task = slot.running;
+      if (!task || task.request.id !== reply.id) return;
+      this.settle(slot);
+      if (reply.ok) task.resolve(reply.output);
+      else task.reject(new RegexTaskError(reply.error));
+    });
+    // A worker that dies by itself (heap limit, a bug) fails its task and is replaced.
+    const died = (why: string) => {
+      if (slot.worker !== worker || this.closed) return;
+      const task = slot.running;
+      this.replace(slot);
+      task?.reject(new RegexTaskError(`the regex worker stopped: ${why}`));
+      this.dispatch();
+    };
+    worker.on('error', (err) => died(err.message));
+    worker.on('exit', (code) => died(`exit code ${code}`));
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    worker.unref();
+  }
+
+  /** The budget ran out: stop the worker mid-regex, say which pattern it was running. */
+  private expire(slot: Slot): void {
+    const task = slot.running;
+    if (!task) return;
+    const index = Atomics.load(slot.progress, 0);
+    task.budget.spend(performance.now() - task.startedAt);
+    this.replace(slot);
+    task.reject(new RegexBudgetExceededError(task.budget.totalMs, index >= 0 ? index : null));
+    this.dispatch();
+  }
+
+  /** Ends the slot's task bookkeeping: timer off, time charged, slot free. */
+  private settle(slot: Slot): void {
+    const task = slot.running!;
+    clearTimeout(task.timer);
+    task.budget.spend(performance.now() - task.startedAt);
+    slot.running = null;
+    queueMicrotask(() => this.dispatch());
+  }
+
+  private replace(slot: Slot): void {
+    if (slot.running) clearTimeout(slot.running.timer);
+    slot.running = null;
+    const old = slot.worker;
+    slot.progress[0] = -1;
+    slot.worker = spawnWorker(slot.progress.buffer as SharedArrayBuffer, this.maxHeapMb);
+    this.watch(slot);
+    void old.terminate();
+  }
+}
+
+/**
+ * Compiled (dist/), the worker is regex-worker.js beside this file. Run from the TypeScript
+ * sources (Jest), a worker thread is a plain Node without Jest's transform: it then compiles the
+ * .ts files it loads with @swc/core, the compiler Jest itself uses (a development dependency).
+ */
+function spawnWorker(progress: SharedArrayBuffer, maxHeapMb: number): Worker {
+  const options = { workerData: { progress }, resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } };
+  const compiled = path.join(__dirname, 'regex-worker.js');
+  if (existsSync(compiled)) return new Worker(compiled, options);
+  const entry = path.join(__dirname, 'regex-worker.ts');
+  return new Worker(TYPESCRIPT_BOOTSTRAP, { ...options, eval: true, workerData: { progress, entry } });
+}
+
+const TYPESCRIPT_BOOTSTRAP = `
+const { workerData } = require('node:worker_threads');
+const Module = require('node:module');
+const fs = require('node:fs');
+const { transformSync } = Module.createRequire(workerData.entry)('@swc/core');
+Module._extensions['.ts'] = (module, filename) => {
+  const { code } = transformSync(fs.readFileSync(filename, 'utf8'), {
+    filename, jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' },
+  });
+  module._compile(code, filename);
+};
+require(workerData.entry);
+`;

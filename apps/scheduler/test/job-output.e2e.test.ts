@@ -1,0 +1,111 @@
+// The scheduler survives any job output, on the real local Slurm cluster: a run printing 200,000
+// matches of a `reduce: min` metric, a metric regex that backtracks for ever, and jobs that
+// replace their own stdout.log with a directory, a FIFO, a symlink or a 1 TiB sparse file. Each
+// run answers for itself; the other runs, the other campaigns and the logs endpoint go on.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Harness } from './harness';
+
+jest.setTimeout(300_000);
+
+describe('job output on the local Slurm cluster', () => {
+  const h = new Harness();
+
+  beforeAll(async () => {
+    await h.start();
+    await h.registerCluster('local');
+    // A short regex budget keeps the catastrophic-regex run quick.
+    await h.startInProcessScheduler({ ERG_METRIC_REGEX_BUDGET_MS: '2000' });
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  test('200,000 `min` matches and a regex that never ends: the runs finish, other campaigns too, and the scheduler never stalls', async () => {
+    // The scheduler runs in this process: this measures its event loop.
+    const delay = monitorEventLoopDelay({ resolution: 20 });
+    delay.enable();
+    const many = await h.submit({
+      name: 'many-matches', cluster: 'local',
+      parameters: { n: [200000] },
+      resources: { cpusPerTask: 1, time: '00:05:00' },
+      // loss=200000.5 … loss=1.5, one per line.
+      run: "seq {{n}} -1 1 | sed 's/^/step loss=/; s/$/.5/'",
+      metrics: [
+        { name: 'best', regex: 'loss=([0-9.]+)', reduce: 'min' },
+        { name: 'steps', regex: '^step', reduce: 'count' },
+        { name: 'final', regex: 'loss=([0-9.]+)', reduce: 'last' },
+      ],
+    });
+    const evil = await h.submit({
+      name: 'catastrophic-regex', cluster: 'local',
+      parameters: { v: [1] },
+      resources: { cpusPerTask: 1, time: '00:05:00' },
+      run: `echo ok=3 >&2\necho ${'a'.repeat(40)}!`,
+      metrics: [{ name: 'evil', regex: '^(a+)+$', reduce: 'count' }, { name: 'ok', regex: 'ok=([0-9]+)', source: 'stderr' }],
+    });
+    const plain = await h.submit({
+      name: 'bystander', cluster: 'local',
+      parameters: { x: [1, 2] },
+      resources: { cpusPerTask: 1, time: '00:05:00' },
+      run: 'echo "value={{x}}"',
+      metrics: [{ name: 'value', regex: 'value=([0-9]+)' }],
+    });
+
+    const [manyRuns, evilRuns, plainRuns] = await Promise.all([h.waitForCampaignEnd(many.id), h.waitForCampaignEnd(evil.id), h.waitForCampaignEnd(plain.id)]);
+    delay.disable();
+
+    expect(manyRuns[0]).toMatchObject({ state: 'completed', metrics: { best: 1.5, steps: 200_000, final: 1.5 }, warnings: [] });
+    expect(evilRuns[0]).toMatchObject({ state: 'completed', reason: null, metrics: { evil: null, ok: null } });
+    expect(evilRuns[0].warnings).toEqual([
+      'metric "evil" (regex "^(a+)+$") ran past the regex time budget of 2 s per run (ERG_METRIC_REGEX_BUDGET_MS) on stdout.log and was stopped; metrics left without a value: evil',
+      'the regex time budget was spent before stderr.log was scanned; metrics left without a value: ok',
+    ]);
+    expect(plainRuns.map((r) => [r.state, r.metrics.value])).toEqual([['completed', 1], ['completed', 2]]);
+    // Nothing on the scheduler's thread waited for the regex (which alone would have taken ages).
+    expect(delay.max / 1e6).toBeLessThan(1000);
+  });
+
+  test('jobs that replace their stdout.log fail their own run with the reason; the others complete, and logs are served meanwhile', async () => {
+    const campaign = await h.submit({
+      name: 'hostile-output', cluster: 'local',
+      parameters: { kind: ['directory', 'fifo', 'symlink', 'sparse', 'ok'] },
+      resources: { cpusPerTask: 1, time: '00:05:00' },
+      // run.sh's own stdout is already open on stdout.log: replacing the path does not stop it.
+      run: [
+        'echo "value=7"',
+        'case {{kind}} in',
+        '  directory) rm -f stdout.log; mkdir stdout.log ;;',
+        '  fifo) rm -f stdout.log; mkfifo stdout.log ;;',
+        '  symlink) rm -f stdout.log; ln -s /etc/passwd stdout.log ;;',
+        '  sparse) truncate -s 1T stdout.log ;;',
+        'esac',
+      ].join('\n'),
+      metrics: [{ name: 'value', regex: 'value=([0-9]+)' }],
+    });
+    const runs = await h.waitForCampaignEnd(campaign.id);
+    const byKind = Object.fromEntries(runs.map((r) => [r.parameters.kind, r]));
+    const rule = 'erg reads job output only from regular files';
+    expect(byKind.directory).toMatchObject({ state: 'failed', reason: `stdout.log is a directory, not a regular file; ${rule}`, exitCode: 0 });
+    expect(byKind.fifo).toMatchObject({ state: 'failed', reason: `stdout.log is a FIFO, not a regular file; ${rule}`, exitCode: 0 });
+    expect(byKind.symlink).toMatchObject({
+      state: 'failed', reason: 'stdout.log is a symbolic link, not a regular file; erg does not follow links in a run directory', exitCode: 0,
+    });
+    expect(byKind.sparse.state).toBe('failed');
+    expect(byKind.sparse.reason).toMatch(/^stdout\.log is a sparse file of 1 TiB with only \d+(\.\d)? (B|KiB) allocated; erg does not read files that are mostly holes$/);
+    for (const kind of ['directory', 'fifo', 'symlink', 'sparse']) {
+      // What could be kept is: the workload window from erg.timing; the metric, from a log erg refused, is not.
+      expect(byKind[kind].timeS).toBeGreaterThan(0);
+      expect(byKind[kind].metrics).toEqual({ value: null });
+    }
+    expect(byKind.ok).toMatchObject({ state: 'completed', reason: null, metrics: { value: 7 }, warnings: [] });
+
+    // The FIFO run's logs answer 409 at once, and the other run's logs come meanwhile.
+    const [fifoLogs, okLogs] = await Promise.all([h.call('GET', `/v1/runs/${byKind.fifo.id}/logs`), h.call('GET', `/v1/runs/${byKind.ok.id}/logs`)]);
+    expect(fifoLogs.status).toBe(409);
+    expect(fifoLogs.body.error.message).toBe(`the logs of run ${byKind.fifo.id} cannot be read: stdout.log is a FIFO, not a regular file; ${rule}`);
+    expect(okLogs).toMatchObject({ status: 200, body: { source: 'cluster', stdout: 'value=7\n' } });
+    const linkLogs = await h.call('GET', `/v1/runs/${byKind.symlink.id}/logs`);
+    expect(linkLogs.status).toBe(409);
+    expect(JSON.stringify(linkLogs.body)).not.toContain('root:');
+  });
+});
