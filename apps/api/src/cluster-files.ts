@@ -1,42 +1,186 @@
+import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { openClusterKey, type Cluster } from '@erg/db';
 import { redactSecrets, type SecretBox } from '@erg/secrets';
-import { ConnectionPool } from '@erg/slurm';
-
-export interface Logs {
-  stdout: string;
-  stderr: string;
-  truncated: boolean;
-}
+import { ConnectionPool, openJobFile, type JobFile } from '@erg/slurm';
+import { RUN_DIR_FILES } from '@erg/spec';
 
 /**
- * Reads run files from clusters for the logs endpoint, over the API's own pooled connections
+ * Reads run logs from clusters for GET /v1/runs/{id}/logs, over the API's own pooled connections
  * (the scheduler has its own); at most 2 channels each, leaving sshd's sessions to the scheduler.
  * The cluster's private key is opened here, for the connection only.
+ *
+ * Logs are files a job controls, so they are read with @erg/slurm's job-file reader (never
+ * followed, never waited on, each read under a deadline), and never held whole: the response is
+ * built as the bytes arrive, a redacted chunk of whole lines at a time, so a request costs
+ * O(chunk) memory whatever `tailBytes` is. How many reads run at once is limited per token and
+ * per cluster (`tryAcquire`); each request uses one SSH channel at a time.
  */
 export class ClusterFiles {
   private readonly pool = new ConnectionPool(2);
+  /** Log reads in flight, by limiter key (`token:<id>`, `cluster:<id>`). */
+  private readonly inFlight = new Map<string, number>();
 
   constructor(private readonly secrets: SecretBox) {}
 
-  async readLogs(cluster: Cluster, runDir: string, tailBytes: number): Promise<Logs> {
+  /**
+   * Takes one place under every key (each with its own limit) for a log read, or none and null
+   * when any key is at its limit. Call the returned function exactly once, when the read is over.
+   */
+  tryAcquire(places: ReadonlyArray<{ key: string; limit: number }>): (() => void) | null {
+    if (places.some(({ key, limit }) => (this.inFlight.get(key) ?? 0) >= limit)) return null;
+    for (const { key } of places) this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const { key } of places) {
+        const left = (this.inFlight.get(key) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(key, left);
+        else this.inFlight.delete(key);
+      }
+    };
+  }
+
+  /**
+   * Looks at both logs, then answers either why they cannot be read (the job left something
+   * other than a regular file: the run's own doing), or the response body as a stream:
+   * `{"runId", "source": "cluster", "truncated", "stdout", "stderr"}`. SSH failures throw.
+   */
+  async openLogs(cluster: Cluster, runId: string, runDir: string, options: { tailBytes: number; timeoutMs: number }): Promise<LogsBody> {
     // Trust on first use is the scheduler's to record; the API never trusts a key blindly.
     if (cluster.hostKeySha256 === null) throw new HostKeyUnknownError(cluster.name);
     const connection = this.pool.get({ ...cluster, privateKey: openClusterKey(this.secrets, cluster) });
-    const [stdout, stderr] = await Promise.all([
-      connection.readFile(`${runDir}/stdout.log`, { maxBytes: tailBytes, fromEnd: true }),
-      connection.readFile(`${runDir}/stderr.log`, { maxBytes: tailBytes, fromEnd: true }),
-    ]);
-    // Redacted like the tails the scheduler stores, so a job that prints a token shows it nowhere.
-    return {
-      stdout: redactSecrets(stdout?.text ?? ''),
-      stderr: redactSecrets(stderr?.text ?? ''),
-      truncated: (stdout?.truncated ?? false) || (stderr?.truncated ?? false),
-    };
+    const open = (file: string, maxBytes: number) => openJobFile(connection, { runDir, file, from: 'end', maxBytes, timeoutMs: options.timeoutMs });
+    // One channel at a time per request: stderr is looked at (no bytes) before stdout is opened.
+    const stderrLook = await open(RUN_DIR_FILES.stderr, 0);
+    if (stderrLook.status === 'refused') return { status: 'refused', message: stderrLook.error.message };
+    const stdout = await open(RUN_DIR_FILES.stdout, options.tailBytes);
+    if (stdout.status === 'refused') return { status: 'refused', message: stdout.error.message };
+    const sizeOf = (f: JobFile) => (f.status === 'open' ? f.size : 0);
+    const truncated = sizeOf(stdout) > options.tailBytes || sizeOf(stderrLook) > options.tailBytes;
+    const body = Readable.from(logsJson(runId, truncated, stdout, () => open(RUN_DIR_FILES.stderr, options.tailBytes)), { objectMode: false });
+    return { status: 'ready', body };
   }
 
   close(): Promise<void> {
     return this.pool.closeAll();
   }
+}
+
+export type LogsBody = { status: 'refused'; message: string } | { status: 'ready'; body: Readable };
+
+/**
+ * The JSON body, piece by piece. The status line is already sent when these pieces are made, so
+ * a read that fails mid-way (the job swapped the file, the deadline passed) throws, which aborts
+ * the response: the client sees a broken transfer, never a well-formed but silently cut log.
+ */
+async function* logsJson(runId: string, truncated: boolean, stdout: JobFile, openStderr: () => Promise<JobFile>): AsyncGenerator<string> {
+  yield `{"runId":${JSON.stringify(runId)},"source":"cluster","truncated":${truncated},"stdout":"`;
+  yield* jsonStringContent(stdout);
+  yield '","stderr":"';
+  const stderr = await openStderr();
+  if (stderr.status === 'refused') throw stderr.error;
+  yield* jsonStringContent(stderr);
+  yield '"}';
+}
+
+async function* jsonStringContent(file: JobFile): AsyncGenerator<string> {
+  if (file.status !== 'open') return;
+  const redactor = new StreamingRedactor();
+  for await (const chunk of file.chunks) {
+    for (const text of redactor.push(chunk)) yield escapeJson(text);
+  }
+  for (const text of redactor.end()) yield escapeJson(text);
+}
+
+/** The inside of a JSON string literal for `text`. */
+function escapeJson(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+/** Redaction works on whole lines; this much without a place to cut is redacted as it is. */
+const MAX_PENDING_BYTES = 1024 * 1024;
+// A private key block's first or last line, as @erg/secrets' KEY_HEADER recognises them.
+const KEY_HEADER_LINE = /-----[ \t]{0,8}(BEGIN|END)[ \t]{1,8}(?:[A-Z0-9]{1,16}[ \t]{1,8}){0,3}(?:PRIVATE|SECRET)[ \t]{1,8}KEY(?:[ \t]{1,8}BLOCK)?[ \t]{0,8}-----/g;
+
+/**
+ * redactSecrets over a stream. Bytes are cut into segments, each redacted on its own, and a
+ * segment ends only where a line starts that is not indented or blank: a token or `password=…`
+ * is never split, nor is a YAML value that goes on over indented lines. A private key block can
+ * be longer than a segment: redactSecrets removes a block cut at either end of a segment, and
+ * this class remembers that a segment ended inside one, so that what follows is dropped up to the
+ * block's end line. Without a place to cut within MAX_PENDING_BYTES, the bytes are cut as they are.
+ */
+export class StreamingRedactor {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private readonly decoder = new StringDecoder('utf8');
+  private insideKeyBlock = false;
+  private readonly segmentBytes: number;
+
+  /** `segmentBytes`: about how much is gathered before it is redacted (tests make it small). */
+  constructor(options: { segmentBytes?: number } = {}) {
+    this.segmentBytes = options.segmentBytes ?? 64 * 1024;
+  }
+
+  /** Takes the next bytes; returns the redacted text that is ready. */
+  push(chunk: Buffer): string[] {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes < this.segmentBytes) return [];
+    const all = Buffer.concat(this.pending);
+    const cut = cutPoint(all);
+    this.pending = [all.subarray(cut)];
+    this.pendingBytes = all.length - cut;
+    return cut === 0 ? [] : [this.redact(this.decoder.write(all.subarray(0, cut)))];
+  }
+
+  /** The rest, redacted. */
+  end(): string[] {
+    const rest = this.decoder.write(Buffer.concat(this.pending)) + this.decoder.end();
+    this.pending = [];
+    this.pendingBytes = 0;
+    return rest === '' ? [] : [this.redact(rest)];
+  }
+
+  private redact(segment: string): string {
+    let text = segment;
+    if (this.insideKeyBlock) {
+      const end = afterFirstEndHeader(text);
+      if (end === null) return ''; // all of it inside the block, already shown as [redacted]
+      text = text.slice(end);
+      this.insideKeyBlock = false;
+    }
+    // The state after this segment is that of its last key header line.
+    let last: string | null = null;
+    for (const m of text.matchAll(KEY_HEADER_LINE)) last = m[1]!;
+    this.insideKeyBlock = last === 'BEGIN';
+    if (this.insideKeyBlock) return redactSecrets(text); // the block, and so [redacted], runs to the end
+    // A segment ends where the next line starts, so its final line ends are not part of any value:
+    // kept out of redaction (a YAML-like `token: …` on the last line would take them along).
+    const body = text.replace(/\n+$/, '');
+    return redactSecrets(body) + text.slice(body.length);
+  }
+}
+
+/**
+ * Where to end a segment of `bytes`: at the start of the last line that begins with something
+ * other than a space, a tab or a line end (so whatever goes on over indented lines stays whole);
+ * 0 when there is none yet, or all of it past MAX_PENDING_BYTES.
+ */
+function cutPoint(bytes: Buffer): number {
+  for (let newline = bytes.lastIndexOf(10, bytes.length - 2); newline >= 0; newline = newline > 0 ? bytes.lastIndexOf(10, newline - 1) : -1) {
+    const next = bytes[newline + 1];
+    if (next !== 0x20 && next !== 0x09 && next !== 0x0a && next !== 0x0d) return newline + 1;
+  }
+  return bytes.length >= MAX_PENDING_BYTES ? bytes.length : 0;
+}
+
+/** The index just past the first END header line in `text`, or null. */
+function afterFirstEndHeader(text: string): number | null {
+  for (const m of text.matchAll(KEY_HEADER_LINE)) if (m[1] === 'END') return m.index + m[0].length;
+  return null;
 }
 
 /** A trust-on-first-use cluster the scheduler has not reached yet: its host key is not known. */

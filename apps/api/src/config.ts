@@ -59,6 +59,11 @@ export const ApiConfig = z.object({
   ERG_OFFLOAD_QUEUE: z.coerce.number().int().min(0).default(32),
   /** Heap of each worker thread, MiB: a body that needs more is refused (422). */
   ERG_OFFLOAD_HEAP_MB: z.coerce.number().int().min(32).default(256),
+  /** GET /v1/runs/{id}/logs reads in flight at once per token, and per cluster (beyond: 429 with Retry-After). */
+  ERG_LOG_READS_PER_TOKEN: z.coerce.number().int().min(1).max(64).default(2),
+  ERG_LOG_READS_PER_CLUSTER: z.coerce.number().int().min(1).max(64).default(4),
+  /** Deadline of reading one log file from a cluster, streaming included; the remote read is killed at it. */
+  ERG_LOG_READ_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;

@@ -67,4 +67,9 @@ export const errors = {
   tooCostly: (what: string, why: string) =>
     new ApiError('ERG_TOO_COSTLY', 422, `the ${what} ${why}, more than erg spends on one request; make it smaller or simpler`),
   clusterUnavailable: (name: string, why: string) => new ApiError('ERG_CLUSTER_UNAVAILABLE', 503, `cluster "${name}" cannot be reached now: ${why}`),
+  /** GET /v1/runs/{id}/logs: the job left something erg does not read where a log belongs (a FIFO, a directory, a symlink…). */
+  logUnreadable: (runId: string, why: string) => new ApiError('ERG_LOG_UNREADABLE', 409, `the logs of run ${runId} cannot be read: ${why}`),
+  /** GET /v1/runs/{id}/logs: the token or the run's cluster already has as many log reads in flight as allowed. */
+  logReadsBusy: (holder: string, limit: number) =>
+    new ApiError('ERG_RATE_LIMITED', 429, `${holder} already has ${limit} log reads in flight, the most at once; retry in a second (see the Retry-After header)`),
 };

@@ -79,6 +79,7 @@ export function runView(run: Run & { configuration: Configuration; campaign: { n
     nodeList: run.nodeList,
     runDir: run.runDir,
     metrics: (run.metrics as Record<string, number | null> | null) ?? null,
+    warnings: run.warnings,
     jobScript: run.jobScript,
   };
 }

@@ -219,6 +219,9 @@ export const RunView = z
     nodeList: z.string().nullable(),
     runDir: z.string().nullable(),
     metrics: z.record(z.string(), z.number().nullable()).nullable(),
+    warnings: z
+      .array(z.string())
+      .describe('what erg could not do in full for the run without failing it, e.g. metrics read from only the end of a huge stdout.log, or a metric regex stopped at its time budget'),
     jobScript: z.string().nullable().describe('the exact rendered sbatch script'),
   })
   .meta({ id: 'Run' });

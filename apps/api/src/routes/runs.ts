@@ -8,6 +8,10 @@ import { access } from '../access';
 import { errors } from '../errors';
 import { BODY_LIMITS } from '../body-limits';
 import { runView } from '../views';
+import type { LogsBody } from '../cluster-files';
+
+/** The most of each log one request may ask for. */
+const MAX_TAIL_BYTES = 16 * 1024 * 1024;
 
 export const runRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
@@ -69,24 +73,45 @@ export const runRoutes =
         config: access.run('campaign.read'),
         schema: {
           tags: ['runs'],
-          description: "The run's stdout and stderr, read from its directory on the cluster (the last `tailBytes` of each).",
+          description:
+            "The run's stdout and stderr, read from its directory on the cluster (the last `tailBytes` of each), streamed and redacted. " +
+            'At most ERG_LOG_READS_PER_TOKEN reads per token and ERG_LOG_READS_PER_CLUSTER per cluster at once (429 beyond); ' +
+            '409 when the job left something other than a regular file where a log belongs.',
           params: IdParams,
-          querystring: z.object({ tailBytes: z.coerce.number().int().min(1).max(16 * 1024 * 1024).default(256 * 1024) }),
-          response: { 200: RunLogs, 404: ErrorBody, 503: ErrorBody },
+          querystring: z.object({ tailBytes: z.coerce.number().int().min(1).max(MAX_TAIL_BYTES).default(256 * 1024) }),
+          response: { 200: RunLogs, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 503: ErrorBody },
         },
       },
-      async (req) => {
+      async (req, reply) => {
         const run = await loadRun(req.params.id);
         const cluster = run.campaign.cluster;
         const stored = { runId: run.id, source: 'stored' as const, stdout: run.stdoutTail ?? '', stderr: run.stderrTail ?? '', truncated: false };
         if (!cluster || !run.runDir) return stored; // never submitted, or an imported run
+        const { ERG_LOG_READS_PER_TOKEN: perToken, ERG_LOG_READS_PER_CLUSTER: perCluster } = deps.config;
+        const tokenKey = `token:${req.identity?.id ?? req.tokenName ?? 'anonymous'}`;
+        const release = deps.clusterFiles.tryAcquire([{ key: tokenKey, limit: perToken }, { key: `cluster:${cluster.id}`, limit: perCluster }]);
+        if (!release) {
+          reply.header('Retry-After', 1);
+          const tokenFull = deps.clusterFiles.tryAcquire([{ key: tokenKey, limit: perToken }]);
+          tokenFull?.();
+          throw tokenFull ? errors.logReadsBusy(`cluster "${cluster.name}"`, perCluster) : errors.logReadsBusy('this token', perToken);
+        }
+        let logs: LogsBody;
         try {
-          const logs = await deps.clusterFiles.readLogs(cluster, run.runDir, req.query.tailBytes);
-          return { runId: run.id, source: 'cluster' as const, ...logs };
+          logs = await deps.clusterFiles.openLogs(cluster, run.id, run.runDir, { tailBytes: req.query.tailBytes, timeoutMs: deps.config.ERG_LOG_READ_TIMEOUT_MS });
         } catch (err) {
+          release();
           if (run.finalizedAt) return stored; // the tail kept at the end is still worth showing
           throw errors.clusterUnavailable(cluster.name, (err as Error).message);
         }
+        if (logs.status === 'refused') {
+          release();
+          throw errors.logUnreadable(run.id, logs.message);
+        }
+        // The place is held until the last byte is sent, or the client goes away.
+        logs.body.once('close', release);
+        // A stream of RunLogs' JSON, sent as it comes (the schema's serializer is not applied to streams).
+        return reply.type('application/json; charset=utf-8').send(logs.body as never);
       },
     );
   };

@@ -912,7 +912,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The run's stdout and stderr, read from its directory on the cluster (the last `tailBytes` of each). */
+        /** @description The run's stdout and stderr, read from its directory on the cluster (the last `tailBytes` of each), streamed and redacted. At most ERG_LOG_READS_PER_TOKEN reads per token and ERG_LOG_READS_PER_CLUSTER per cluster at once (429 beyond); 409 when the job left something other than a regular file where a log belongs. */
         get: {
             parameters: {
                 query?: {
@@ -937,6 +937,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2492,6 +2510,8 @@ export interface components {
             metrics: {
                 [key: string]: number | null;
             } | null;
+            /** @description what erg could not do in full for the run without failing it, e.g. metrics read from only the end of a huge stdout.log, or a metric regex stopped at its time budget */
+            warnings: string[];
             /** @description the exact rendered sbatch script */
             jobScript: string | null;
         };
@@ -3301,6 +3321,8 @@ export interface components {
             metrics: {
                 [key: string]: number | null;
             } | null;
+            /** @description what erg could not do in full for the run without failing it, e.g. metrics read from only the end of a huge stdout.log, or a metric regex stopped at its time budget */
+            warnings: string[];
             /** @description the exact rendered sbatch script */
             jobScript: string | null;
         };
