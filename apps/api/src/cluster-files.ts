@@ -89,7 +89,12 @@ async function* jsonStringContent(file: JobFile): AsyncGenerator<string> {
   if (file.status !== 'open') return;
   const redactor = new StreamingRedactor();
   for await (const chunk of file.chunks) {
-    for (const text of redactor.push(chunk)) yield escapeJson(text);
+    for (const text of redactor.push(chunk)) {
+      yield escapeJson(text);
+      // Buffered bytes would otherwise be redacted one segment after another in promise
+      // callbacks alone, for as long as the buffer lasts: let other requests in between.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
   for (const text of redactor.end()) yield escapeJson(text);
 }

@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+// Benchmark: GET /v1/runs/{id}/logs with large tails, against the local Slurm cluster
+// (deploy/local-slurm). The API runs as its own process (apps/api/dist/main.js) so that its
+// memory can be read from /proc: its resident memory at rest, its peak (VmHWM) while N concurrent
+// requests each stream the last 16 MiB of a run's stdout.log and stderr.log (16.2 MiB each), and
+// /healthz latency (median and worst, polled every 20 ms) meanwhile.
+//
+//   npx turbo run build --filter=@erg/api && node bench/log-tails.js [--requests 6] [--tail-mib 16] [--quick] [--json]
+// --quick: 2 requests of 1 MiB tails; --json: one line of JSON at the end.
+'use strict';
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { parseArgs } = require('node:util');
+const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@erg/db');
+const { ClusterConnection, shellQuote } = require('@erg/slurm');
+const { median } = require('./lib/bench-api');
+
+const root = path.resolve(__dirname, '..');
+const { values: opts } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '6' }, 'tail-mib': { type: 'string', default: '16' }, quick: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  },
+});
+const requests = opts.quick ? 2 : Number(opts.requests);
+const tailBytes = (opts.quick ? 1 : Number(opts['tail-mib'])) * 1024 * 1024;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function memory(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)[1]) / 1024;
+  return { rssMb: mb('VmRSS'), peakMb: mb('VmHWM') };
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function main() {
+  const cluster = JSON.parse(fs.readFileSync(path.join(root, '.erg', 'local-slurm', 'cluster.json'), 'utf8'));
+  const stamp = Date.now().toString(36);
+  const database = `erg_bench_logs_${stamp}`;
+  const dbUrl = `postgresql://postgres@127.0.0.1:5432/${database}`;
+  await ensureDatabase(dbUrl);
+  await migrate(dbUrl);
+  const db = createDatabase(dbUrl, { max: 2 });
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const api = spawn(process.execPath, [path.join(root, 'apps', 'api', 'dist', 'main.js')], {
+    env: {
+      ...process.env, DATABASE_URL: dbUrl, ERG_API_PORT: String(port), ERG_QUEUE_PREFIX: `ergbench_logs_${stamp}`, LOG_LEVEL: 'warn',
+      ERG_LOG_READS_PER_TOKEN: String(requests), ERG_LOG_READS_PER_CLUSTER: String(requests),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const ssh = new ClusterConnection({
+    host: cluster.host, port: cluster.port, username: cluster.user, privateKey: fs.readFileSync(cluster.privateKeyPath), hostKeySha256: cluster.hostKeySha256,
+  });
+  const workDir = `${cluster.workDir}/bench-logs-${stamp}`;
+  try {
+    for (let i = 0; ; i++) {
+      if ((await fetch(`${url}/healthz`).catch(() => null))?.ok) break;
+      if (i > 150) throw new Error('the API did not start');
+      await sleep(200);
+    }
+    const { token } = await createApiToken(db, 'bench');
+    const call = async (method, route, body) => {
+      const res = await fetch(url + route, {
+        method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body),
+      });
+      const data = await res.json();
+      if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(data)}`);
+      return data;
+    };
+    await call('PUT', '/v1/clusters/local', {
+      host: cluster.host, port: cluster.port, user: cluster.user, privateKey: fs.readFileSync(cluster.privateKeyPath, 'utf8'),
+      hostKeySha256: cluster.hostKeySha256, defaultPartition: cluster.partition, workDir,
+    });
+    const campaign = await call('POST', '/v1/campaigns', { name: 'bench-logs', cluster: 'local', parameters: { v: [1] }, run: 'true' });
+    const runId = campaign.runs[0].id;
+    // No scheduler: the run stays pending, with a run directory made here.
+    await db.prisma.run.update({ where: { id: runId }, data: { runDir: `${workDir}/run` } });
+    const q = shellQuote(`${workDir}/run`);
+    const made = await ssh.exec(`mkdir -p ${q} && cd ${q} && head -c ${Math.ceil((tailBytes * 3) / 4)} /dev/urandom | base64 -w 100 > stdout.log && cp stdout.log stderr.log`);
+    if (made.code !== 0) throw new Error(made.stderr);
+
+    const logs = async () => {
+      const res = await fetch(`${url}/v1/runs/${runId}/logs?tailBytes=${tailBytes}`, { headers: { authorization: `Bearer ${token}` } });
+      let bytes = 0;
+      for await (const chunk of res.body) bytes += chunk.length;
+      return { status: res.status, bytes };
+    };
+    await logs(); // warm: connection and route set up
+    await sleep(500);
+    const before = memory(api.pid);
+    const latencies = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const t0 = process.hrtime.bigint();
+        await fetch(`${url}/healthz`);
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        await sleep(20);
+      }
+    })();
+    const started = Date.now();
+    const results = await Promise.all(Array.from({ length: requests }, logs));
+    const ms = Date.now() - started;
+    polling = false;
+    await poller;
+    const after = memory(api.pid);
+    if (results.some((r) => r.status !== 200)) throw new Error(`a request failed: ${JSON.stringify(results)}`);
+    const bytes = results.reduce((a, r) => a + r.bytes, 0);
+    const result = {
+      requests, tailMiB: tailBytes / 1024 / 1024, ms, 'MB/s': Math.round(bytes / 1e3 / ms),
+      rssBeforeMb: Math.round(before.rssMb), peakMb: Math.round(after.peakMb), peakRatio: +(after.peakMb / before.rssMb).toFixed(2),
+      healthzMedianMs: +median(latencies).toFixed(1), healthzWorstMs: +Math.max(...latencies).toFixed(1), healthzSamples: latencies.length,
+    };
+    if (opts.json) console.log(JSON.stringify(result));
+    else console.table([result]);
+  } finally {
+    api.kill('SIGTERM');
+    await new Promise((resolve) => (api.exitCode !== null ? resolve() : api.once('exit', resolve)));
+    await ssh.exec(`rm -rf ${shellQuote(workDir)}`).catch(() => undefined);
+    await ssh.close();
+    await db.close();
+    const admin = createDatabase('postgresql://postgres@127.0.0.1:5432/postgres', { max: 1 });
+    await admin.pool.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await admin.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

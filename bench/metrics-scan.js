@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// Benchmark: metric extraction over a large stdout.log (apps/scheduler/src/metric-scan.ts), as
+// the scheduler does it when a run ends: streamed in 1 MiB batches of lines through the regex
+// worker pool, in bounded memory. A DeepSpeed-like log (one throughput/loss line per step) of
+// --mb megabytes is generated, then scanned with three metric sets:
+//   aggregate  min + mean + count: one pass over the whole log (up to ERG_METRIC_SCAN_BYTES)
+//   last       the last throughput: blocks read backwards from the end, stops at the first match
+//   first      the first loss: read from the start, stops at the first match
+//   catastrophic  `^(a+)+$` (the log's first line is forty a's and a '!'): stopped at a 2 s budget
+// from a local file and, with --ssh, over SSH from the local Slurm cluster (deploy/local-slurm,
+// the same machine). Each case runs in a child process, which reports its own peak RSS
+// (getrusage maxrss) and the longest delay of its event loop during the scan (perf_hooks
+// monitorEventLoopDelay: the scheduler's thread, which must stay free); "idle" is a child that
+// loads the same modules and scans nothing.
+//
+//   npx turbo run build --filter=@erg/scheduler && node bench/metrics-scan.js [--mb 300] [--ssh] [--quick] [--json]
+// --quick: 8 MB, local file only (a test runs it); --json: one line of JSON at the end.
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { parseArgs } = require('node:util');
+
+const root = path.resolve(__dirname, '..');
+const { values: opts } = parseArgs({
+  options: {
+    mb: { type: 'string', default: '300' }, ssh: { type: 'boolean', default: false }, quick: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    // Internal: run one case in this process and print its result.
+    case: { type: 'string' }, source: { type: 'string' }, file: { type: 'string' }, 'scan-mb': { type: 'string', default: '1024' },
+  },
+});
+
+const METRICS = {
+  idle: [],
+  aggregate: [
+    { name: 'best_loss', regex: 'loss=([0-9.]+)', reduce: 'min', source: 'stdout' },
+    { name: 'throughput', regex: 'throughput=([0-9.]+) samples/s', reduce: 'mean', source: 'stdout' },
+    { name: 'steps', regex: '^step ', reduce: 'count', source: 'stdout' },
+  ],
+  last: [{ name: 'final_throughput', regex: 'throughput=([0-9.]+) samples/s', reduce: 'last', source: 'stdout' }],
+  first: [{ name: 'initial_loss', regex: 'loss=([0-9.]+)', reduce: 'first', source: 'stdout' }],
+  catastrophic: [{ name: 'evil', regex: '^(a+)+$', reduce: 'count', source: 'stdout' }],
+};
+const BUDGET_MS = { catastrophic: 2000 };
+
+async function runCase() {
+  const scheduler = path.join(root, 'apps', 'scheduler', 'dist');
+  const { scanMetrics, localLogSource, clusterLogSource } = require(path.join(scheduler, 'metric-scan.js'));
+  const { UserRegexRunner } = require(path.join(scheduler, 'regex-runner.js'));
+  const metrics = METRICS[opts.case];
+  const runner = new UserRegexRunner({ workers: 2 });
+  let stdout;
+  let connection = null;
+  if (opts.source === 'ssh') {
+    const { ClusterConnection } = require(path.join(root, 'packages', 'slurm', 'dist'));
+    const cluster = JSON.parse(fs.readFileSync(path.join(root, '.erg', 'local-slurm', 'cluster.json'), 'utf8'));
+    connection = new ClusterConnection({
+      host: cluster.host, port: cluster.port, username: cluster.user, privateKey: fs.readFileSync(cluster.privateKeyPath), hostKeySha256: cluster.hostKeySha256,
+    });
+    stdout = clusterLogSource(connection, path.dirname(opts.file), path.basename(opts.file), 600_000);
+  } else {
+    stdout = localLogSource(opts.file, 'stdout.log');
+  }
+  const stderr = localLogSource(path.join(path.dirname(opts.file), 'no-stderr'), 'stderr.log');
+  // What is read: counted on the way (the sources are otherwise the scheduler's own).
+  let bytesRead = 0;
+  const counted = {
+    name: stdout.name,
+    open: async (request) => {
+      const window = await stdout.open(request);
+      if (!window) return null;
+      return { ...window, chunks: (async function* () { for await (const c of window.chunks) { bytesRead += c.length; yield c; } })() };
+    },
+  };
+  const { monitorEventLoopDelay } = require('node:perf_hooks');
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const started = process.hrtime.bigint();
+  const limits = { scanBytes: Number(opts['scan-mb']) * 1024 * 1024, regexBudgetMs: BUDGET_MS[opts.case] ?? 600_000 };
+  const outcome = metrics.length === 0 ? { metrics: {}, warnings: [] } : await scanMetrics(metrics, { stdout: counted, stderr }, runner, limits);
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  loop.disable();
+  await runner.close();
+  await connection?.close();
+  const loopMaxMs = metrics.length === 0 ? 0 : loop.max / 1e6;
+  process.stdout.write(JSON.stringify({ ms, bytesRead, maxRssKb: process.resourceUsage().maxRSS, loopMaxMs, metrics: outcome.metrics, warnings: outcome.warnings }) + '\n');
+}
+
+/** A log like DeepSpeed prints it: one line per step. */
+function generate(file, bytes) {
+  const fd = fs.openSync(file, 'w');
+  // The trap for a backtracking regex, as one line among the others.
+  let written = fs.writeSync(fd, `${'a'.repeat(40)}!\n`);
+  let step = 0;
+  while (written < bytes) {
+    const lines = [];
+    for (let i = 0; i < 10_000; i++, step++) {
+      lines.push(`step ${step} loss=${(2 / (1 + step / 1000)).toFixed(5)} throughput=${(1500 + (step % 97)).toFixed(1)} samples/s lr=3e-4\n`);
+    }
+    const chunk = lines.join('');
+    fs.writeSync(fd, chunk);
+    written += chunk.length;
+  }
+  fs.closeSync(fd);
+  return { bytes: written, steps: step };
+}
+
+function child(caseName, source, file) {
+  const out = execFileSync(process.execPath, [__filename, '--case', caseName, '--source', source, '--file', file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(out.trim().split('\n').at(-1));
+}
+
+function main() {
+  const mb = opts.quick ? 8 : Number(opts.mb);
+  const sources = opts.quick || !opts.ssh ? ['local'] : ['local', 'ssh'];
+  // Over SSH the file must be where the local cluster's login node sees it: its work dir is on this machine.
+  const dir = opts.ssh && !opts.quick
+    ? fs.mkdtempSync(path.join(JSON.parse(fs.readFileSync(path.join(root, '.erg', 'local-slurm', 'cluster.json'), 'utf8')).workDir, 'bench-metrics-'))
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'erg-metrics-bench-'));
+  const file = path.join(dir, 'stdout.log');
+  try {
+    const { bytes, steps } = generate(file, mb * 1e6);
+    const rows = [];
+    for (const source of sources) {
+      for (const caseName of ['idle', 'aggregate', 'last', 'first', 'catastrophic']) {
+        const r = child(caseName, source, file);
+        rows.push({
+          source, case: caseName, 'MB read': +(r.bytesRead / 1e6).toFixed(1), ms: Math.round(r.ms),
+          'MB/s': r.bytesRead > 0 && r.ms > 0 ? Math.round(r.bytesRead / 1e3 / r.ms) : null, 'peak RSS MB': Math.round(r.maxRssKb / 1024),
+          'loop max ms': Math.round(r.loopMaxMs), metrics: r.metrics, warnings: r.warnings,
+        });
+      }
+    }
+    const result = { fileMb: +(bytes / 1e6).toFixed(1), steps, rows };
+    if (!opts.json) {
+      console.log(`stdout.log: ${result.fileMb} MB, ${steps} lines`);
+      console.table(rows.map(({ metrics, warnings, ...row }) => row));
+    }
+    if (opts.json) console.log(JSON.stringify(result));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (opts.case) runCase().catch((err) => { console.error(err); process.exit(1); });
+else main();
