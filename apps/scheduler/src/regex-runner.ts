@@ -14,6 +14,8 @@
  *   scanning of one run. Only the time a task runs counts, not the time it waits for a worker.
  *
  * Tasks beyond the pool's size wait in a FIFO queue. Idle workers do not keep the process alive.
+ * A worker's start-up (loading its code) is not charged to any budget: it takes tasks once it
+ * has said it is ready.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -40,6 +42,8 @@ export interface RegexTasks {
 export type RegexTaskKind = keyof RegexTasks;
 export type TaskRequest = { [K in RegexTaskKind]: { id: number; kind: K; input: RegexTasks[K]['input'] } }[RegexTaskKind];
 export type TaskReply = { id: number; ok: true; output: RegexTasks[RegexTaskKind]['output'] } | { id: number; ok: false; error: string };
+/** What a worker posts once it has loaded (its start-up is not charged to any budget). */
+export const READY = 'ready';
 
 /** Worker time a group of tasks may spend, together (ms). */
 export class RegexBudget {
@@ -54,6 +58,11 @@ export class RegexBudget {
   /** Called by the runner for every task that ran. */
   spend(ms: number): void {
     this.spentMs += ms;
+  }
+
+  /** Called when a task's timer, set to what remained, has fired (timers may fire a fraction of a ms early). */
+  exhaust(): void {
+    this.spentMs = Math.max(this.spentMs, this.totalMs);
   }
 }
 
@@ -90,6 +99,8 @@ interface Queued {
 
 interface Slot {
   worker: Worker;
+  /** The worker has loaded and said so: only then does a task's time (its budget) start. */
+  ready: boolean;
   /** progress[0]: index of the pattern the worker is running, -1 between patterns. */
   progress: Int32Array;
   running: (Queued & { startedAt: number; timer: NodeJS.Timeout }) | null;
@@ -143,9 +154,29 @@ export class UserRegexRunner {
   }
 
   private dispatch(): void {
+    try {
+      this.assignTasks();
+    } finally {
+      this.holdProcess();
+    }
+  }
+
+  /**
+   * A worker keeps the process alive only while someone waits for it: when it runs a task, or is
+   * starting while tasks are queued. Idle workers do not hold a process that is done.
+   */
+  private holdProcess(): void {
+    for (const slot of this.slots) {
+      if (slot.running || (!slot.ready && this.queue.length > 0)) slot.worker.ref();
+      else slot.worker.unref();
+    }
+  }
+
+  private assignTasks(): void {
     while (this.queue.length > 0) {
-      const slot = this.slots.find((s) => s.running === null) ?? (this.slots.length < this.size ? this.startSlot() : null);
-      if (!slot) return;
+      if (this.slots.length < this.size && !this.slots.some((s) => s.running === null)) this.startSlot();
+      const slot = this.slots.find((s) => s.ready && s.running === null);
+      if (!slot) return; // dispatched again when a worker is ready or done
       const task = this.queue.shift()!;
       const budgetMs = task.budget.remainingMs;
       if (budgetMs <= 0) {
@@ -161,7 +192,7 @@ export class UserRegexRunner {
   private startSlot(): Slot {
     const progress = new Int32Array(new SharedArrayBuffer(4));
     progress[0] = -1;
-    const slot: Slot = { worker: spawnWorker(progress.buffer as SharedArrayBuffer, this.maxHeapMb), progress, running: null };
+    const slot: Slot = { worker: spawnWorker(progress.buffer as SharedArrayBuffer, this.maxHeapMb), ready: false, progress, running: null };
     this.watch(slot);
     this.slots.push(slot);
     return slot;
@@ -169,7 +200,12 @@ export class UserRegexRunner {
 
   private watch(slot: Slot): void {
     const { worker } = slot;
-    worker.on('message', (reply: TaskReply) => {
+    worker.on('message', (reply: TaskReply | typeof READY) => {
+      if (reply === READY) {
+        slot.ready = true;
+        this.dispatch();
+        return;
+      }
       const task = slot.running;
       if (!task || task.request.id !== reply.id) return;
       this.settle(slot);
@@ -186,8 +222,8 @@ export class UserRegexRunner {
     };
     worker.on('error', (err) => died(err.message));
     worker.on('exit', (code) => died(`exit code ${code}`));
-    // After the listeners: adding a 'message' listener refs the worker's port again.
-    worker.unref();
+    // After the listeners (adding a 'message' listener refs the worker's port again).
+    this.holdProcess();
   }
 
   /** The budget ran out: stop the worker mid-regex, say which pattern it was running. */
@@ -195,7 +231,7 @@ export class UserRegexRunner {
     const task = slot.running;
     if (!task) return;
     const index = Atomics.load(slot.progress, 0);
-    task.budget.spend(performance.now() - task.startedAt);
+    task.budget.exhaust();
     this.replace(slot);
     task.reject(new RegexBudgetExceededError(task.budget.totalMs, index >= 0 ? index : null));
     this.dispatch();
@@ -215,6 +251,7 @@ export class UserRegexRunner {
     slot.running = null;
     const old = slot.worker;
     slot.progress[0] = -1;
+    slot.ready = false;
     slot.worker = spawnWorker(slot.progress.buffer as SharedArrayBuffer, this.maxHeapMb);
     this.watch(slot);
     void old.terminate();

@@ -10,6 +10,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { foldMatch, isSettled, type MetricFold } from './metric-fold';
 import type { TaskRequest, TaskReply, FoldMatchesInput, FoldMatchesOutput } from './regex-runner';
 
+// The runner's READY (a value import would load the runner, and node:worker_threads' Worker, here).
+const READY = 'ready';
+
 const progress = new Int32Array((workerData as { progress: SharedArrayBuffer }).progress);
 const decoder = new TextDecoder('utf-8');
 // Patterns repeat for every chunk of a run; a small cache saves recompiling them.
@@ -59,3 +62,4 @@ parentPort!.on('message', (request: TaskRequest) => {
   }
   parentPort!.postMessage(reply);
 });
+parentPort!.postMessage(READY);
