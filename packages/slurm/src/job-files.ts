@@ -212,7 +212,7 @@ async function* streamRest(hostPort: string, request: JobFileRequest, exec: Exec
       exitError(hostPort, request, exit) ??
       // The header said "regular file", then dd failed: the job swapped the file (a symlink now
       // fails nofollow, a directory EISDIR) or made it unreadable.
-      new JobFileRefusedError(request.file, 'unreadable', `${request.file} could not be read (${exit.stderr.trim() || `exit ${exit.code}`}); erg reads job output only from regular files`)
+      new JobFileRefusedError(request.file, 'unreadable', `${request.file} could not be read (${exit.stderr.trim() || `exit ${exit.code ?? exit.signal}`}); erg reads job output only from regular files`)
     );
   } finally {
     // A reader that stopped early: stop the remote dd too.
@@ -236,9 +236,9 @@ function exitError(hostPort: string, request: JobFileRequest, exit: { code: numb
   return null;
 }
 
-/** GNU timeout -s KILL kills its process group, itself included: exit 137, or the signal itself. */
+/** GNU timeout -s KILL kills its process group, itself included: exit 137, or the signal itself (ssh2 says `SIGKILL`). */
 function isKilledByDeadline(exit: { code: number | null; signal: string | null }): boolean {
-  return exit.code === 137 || exit.signal === 'KILL' || exit.code === 124;
+  return exit.code === 137 || exit.code === 124 || exit.signal === 'SIGKILL' || exit.signal === 'KILL';
 }
 
 function refusal(file: string, what: string, window: JobFileWindow, detail: string): JobFileRefusedError {

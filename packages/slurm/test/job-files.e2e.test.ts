@@ -147,6 +147,23 @@ describe('deadlines', () => {
     }
   }, 20_000);
 
+  it('a read still going at its deadline is killed on the login node and fails as a retryable timeout, not as the file\'s fault', async () => {
+    await sh(`cd ${shellQuote(runDir)} && yes 'step loss=1.5' | head -c 50000000 > big.log`);
+    const file = await openJobFile(conn, request('big.log', { maxBytes: 1 << 30, timeoutMs: 1000 }));
+    if (file.status !== 'open') throw new Error(`expected an open file, got ${file.status}`);
+    let read = 0;
+    const err = await (async () => {
+      // A slow reader: SSH flow control holds dd back until the deadline kills it.
+      for await (const chunk of file.chunks) {
+        read += chunk.length;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SshTimeoutError);
+    expect(err).toMatchObject({ code: 'ERG_SSH_TIMEOUT', retryable: true, timeoutMs: 1000 });
+    expect(read).toBeLessThan(50_000_000);
+  }, 20_000);
+
   it('kills a stream at its deadline with a retryable SshTimeoutError', async () => {
     const stream = await conn.execStream('echo start; sleep 5; echo never', { timeoutMs: 500 });
     const received: string[] = [];
