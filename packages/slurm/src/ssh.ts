@@ -106,6 +106,7 @@ export interface ExecStreamOptions {
 export interface ExecExit {
   /** Exit status, null when the command was killed by a signal. */
   code: number | null;
+  /** The signal that ended the command, as ssh2 names it (`SIGKILL`), else null. */
   signal: string | null;
   /** The first `maxStderrBytes` of stderr. */
   stderr: string;
@@ -307,7 +308,11 @@ export class ClusterConnection {
     );
   }
 
-  /** Reads (part of) a remote file over SFTP; null when it does not exist. */
+  /**
+   * Reads (part of) a remote file over SFTP; null when it does not exist. Only for files erg
+   * itself controls: a file a job can change (anything in a run directory after the job started)
+   * is read with openJobFile (job-files.ts), which neither follows links nor waits on a FIFO.
+   */
   async readFile(remotePath: string, options: ReadFileOptions = {}): Promise<ReadFileResult | null> {
     const maxBytes = options.maxBytes ?? 1024 * 1024;
     const session = await this.session();
