@@ -1,5 +1,5 @@
 import {
-  claimRunsForSubmission, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type Cluster,
+  cancelPendingRunsOnCluster, claimRunsForSubmission, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type Cluster,
 } from '@erg/db';
 import { issueRunTokens } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
@@ -51,6 +51,10 @@ const TRANSIENT_SBATCH = /Socket timed out|Unable to contact slurm controller|Sl
  * `submitting` that the next cycle settles by asking Slurm before anything is sent again.
  */
 export async function submitPendingRuns(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink): Promise<number> {
+  // A cancel the API answered but did not finish (it ends large campaigns' pending runs after
+  // answering, and may stop first) is finished here; the claim never takes those runs anyway.
+  const cancelled = await cancelPendingRunsOnCluster(ctx.db, cluster.id);
+  if (cancelled > 0) ctx.log.info({ cluster: cluster.name, runs: cancelled }, 'cancelled pending runs of cancelled campaigns');
   let submitted = 0;
   for (;;) {
     const claimed = await claimRunsForSubmission(ctx.db, cluster.id, ctx.config.ERG_SUBMIT_BATCH);

@@ -1,6 +1,7 @@
 // End to end on the real local Slurm cluster over SSH: REST API → BullMQ scheduler → SFTP →
 // sbatch → squeue/sacct → stored results.
 import { existsSync } from 'node:fs';
+import { requestCampaignCancel } from '@erg/db';
 import { uniqueName, waitFor } from '@erg/testkit';
 import { Harness, Relay } from './harness';
 
@@ -96,6 +97,17 @@ describe('campaigns on the local Slurm cluster', () => {
     expect(runs.map((r) => r.state)).toEqual(['cancelled', 'cancelled']);
     const live = await h.slurmLink().slurm.squeue();
     expect(live.filter((j) => runs.some((r) => r.id === j.runId) && j.runState === 'running')).toEqual([]);
+  });
+
+  test('a cancel whose pending runs the API did not get to end (it stopped after answering) is finished by the scheduler', async () => {
+    await h.stopInProcessScheduler();
+    const campaign = await h.submit({ name: 'cancel-later', cluster: 'local', repetitions: 3, run: 'true' });
+    // What POST /cancel records before it answers; the API "dies" before cancelling the runs.
+    expect(await requestCampaignCancel(h.db, campaign.id)).toEqual({ pending: 3, active: 0 });
+    await h.startInProcessScheduler();
+    const runs = await h.waitForCampaignEnd(campaign.id, 60_000);
+    expect(runs.map((r) => r.state)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    expect(runs.every((r) => r.slurmJobId === null)).toBe(true);
   });
 
   test('parameter values reach the workload literally and a shell payload never runs', async () => {

@@ -375,6 +375,22 @@ export async function cancelPendingRuns(db: Database, campaignId: string): Promi
   return ids.length;
 }
 
+/**
+ * pending → cancelled for the runs of every cancel-requested campaign on the cluster: the
+ * scheduler's sweep each cycle, so that a cancel whose pending runs the API did not get to end
+ * (it answers first for large campaigns, and may stop before finishing) still ends them.
+ */
+export async function cancelPendingRunsOnCluster(db: Database, clusterId: string): Promise<number> {
+  const ids = await transition(db.pool, {
+    where: `runs.state = 'pending'
+            AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = runs.campaign_id AND c.cluster_id = $1 AND c.cancel_requested_at IS NOT NULL)`,
+    set: `state = 'cancelled', reason = 'cancelled before submission', ended_at = now(), finalized_at = now()`,
+    params: [clusterId],
+    detail: `'cancelled by request'`,
+  });
+  return ids.length;
+}
+
 export interface ImportedRunEnd {
   runId: string;
   startedAt: Date;

@@ -3,7 +3,7 @@ import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/tes
 import {
   createProject,
   claimRunsForSubmission, createCampaign, createCluster, createDatabase, failRunsAtSubmission, finishRun, getCampaignSummary,
-  listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, cancelPendingRuns, returnRunsToPending, type Database,
+  listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, cancelPendingRuns, cancelPendingRunsOnCluster, returnRunsToPending, type Database,
 } from '@erg/db';
 
 describe('run state transitions', () => {
@@ -101,6 +101,16 @@ describe('run state transitions', () => {
     const summary = await getCampaignSummary(db, c.id);
     expect(summary?.runCounts).toEqual({ failed: 1, cancelled: 1 });
     expect(summary?.state).toBe('cancelled');
+  });
+
+  test('the cluster sweep ends the pending runs of every cancel-requested campaign on it, and only those', async () => {
+    const requested = await newCampaign(3, 1);
+    const untouched = await newCampaign(2, 1);
+    await requestCampaignCancel(db, requested.id); // the API stopped before cancelling them itself
+    expect(await cancelPendingRunsOnCluster(db, clusterId)).toBe(3);
+    expect(await cancelPendingRunsOnCluster(db, clusterId)).toBe(0);
+    expect((await getCampaignSummary(db, requested.id))?.runCounts).toEqual({ cancelled: 3 });
+    expect((await getCampaignSummary(db, untouched.id))?.runCounts).toEqual({ pending: 2 });
   });
 
   test('pending runs of a campaign without a cancel request are not cancelled', async () => {
