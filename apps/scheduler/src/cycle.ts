@@ -3,13 +3,13 @@ import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { tryLock } from './lock';
 import { countCycleError } from './metrics';
-import { reconcileCluster } from './reconcile';
+import { finalizeEndedRuns, reconcileCluster } from './reconcile';
 import { isClusterError } from './ssh-errors';
 import { submitPendingRuns } from './submit';
 
 /**
  * One cycle of one cluster: reconcile first (which settles runs a crash left in doubt), then
- * submit what is pending. Holding the cluster's lock means no other cycle of this cluster runs,
+ * submit what is pending, then finalize the runs whose jobs ended. Holding the cluster's lock means no other cycle of this cluster runs,
  * here or in another scheduler process. SSH and Slurm failures are recorded on the cluster —
  * its runs show them as their pending reason — and the next tick tries again.
  */
@@ -24,8 +24,14 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
       // Inside the try: a key this process cannot open (ERG_SECRET_*) is the cluster's failure to show, like an SSH one.
       const link = ctx.links.get(cluster);
       try {
-        await reconcileCluster(ctx, cluster, link);
-        await submitPendingRuns(ctx, cluster, link);
+        const ended = await reconcileCluster(ctx, cluster, link);
+        try {
+          await submitPendingRuns(ctx, cluster, link);
+        } finally {
+          // After submitting (slow reads of one run's output never delay the others' jobs), and
+          // even when submitting failed (a cluster that refuses new files still has runs to end).
+          await finalizeEndedRuns(ctx, cluster, link, ended);
+        }
       } finally {
         await pinLearnedHostKey(ctx, cluster, link);
       }

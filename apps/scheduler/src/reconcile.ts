@@ -21,9 +21,9 @@ const SACCT_GRACE_MS = 60_000;
  *  - queued/running: progress recorded; ended → finalized (logs, timing, metrics fetched);
  *  - of a cancelled campaign and still alive in Slurm → scancel.
  */
-export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink): Promise<void> {
+export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink): Promise<EndedRun[]> {
   const tracked = await listTrackedRuns(ctx.db, cluster.id);
-  if (tracked.length === 0) return;
+  if (tracked.length === 0) return [];
   const since = earliest(tracked);
   const [live, accounted] = await Promise.all([link.slurm.squeue(), link.slurm.sacct(since)]);
   const jobs = indexJobs(live, accounted);
@@ -34,7 +34,7 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, 
     .concat(settled);
 
   const progress: SlurmProgress[] = [];
-  const toFinalize: { run: TrackedRun; job: SlurmJob }[] = [];
+  const toFinalize: EndedRun[] = [];
   const toCancel: string[] = [];
   for (const run of withJobs) {
     const job = run.slurmJobId ? jobs.byId.get(run.slurmJobId) : undefined;
@@ -57,9 +57,23 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, 
   }
   if (toCancel.length > 0) await link.slurm.scancel(toCancel);
   await recordSlurmProgress(ctx.db, progress);
-  // Each run on its own: one that cannot be finalized now never holds up the others, nor the
-  // submission of pending runs that follows in this cycle.
-  await mapLimit(toFinalize, 4, async ({ run, job }) => {
+  return toFinalize;
+}
+
+/** A tracked run whose Slurm job has ended, with the job's record: what finalizeEndedRuns takes. */
+export interface EndedRun {
+  run: TrackedRun;
+  job: SlurmJob;
+}
+
+/**
+ * Finalizes ended runs (reads their files, folds metrics, pulls spools, stores the end). Each
+ * run on its own: one that cannot be finalized now never holds up the others. The cycle calls it
+ * after submitting, so reading a large log or a slow metric regex never delays other runs'
+ * submission. Never throws: a run that fails here stays tracked for the next cycle.
+ */
+export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, ended: readonly EndedRun[]): Promise<void> {
+  await mapLimit(ended, 4, async ({ run, job }) => {
     const about = { runId: run.id, campaignId: run.campaignId, cluster: cluster.name, slurmJobId: job.jobId };
     try {
       const { finished, spooled } = await finalizeRun(ctx, link, run, job);

@@ -155,6 +155,13 @@ describe('web app on a live campaign', () => {
     const powerPng = await saved('Export power plot as PNG', 'power.png');
     expect(powerPng.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
 
+    // What erg could not do in full for a run (here set by hand) is shown on its page.
+    expect(await page.getByTestId('run-warnings').count()).toBe(0);
+    await h.db.prisma.run.update({ where: { id: target.id }, data: { warnings: ['stdout.log is 300 MiB; metrics x were read from its last 256 MiB (ERG_METRIC_SCAN_BYTES)'] } });
+    await page.reload();
+    await page.getByTestId('run-warnings').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('run-warnings').textContent()).toContain('read from its last 256 MiB');
+
     // A token the API no longer accepts: any request returns to the sign-in form with a message.
     await page.evaluate(() => sessionStorage.setItem('erg.token', 'erg_' + 'y'.repeat(43)));
     await page.reload();

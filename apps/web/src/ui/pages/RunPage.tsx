@@ -103,6 +103,12 @@ export function RunPage({ id }: { id: string }) {
         {r.reason ? ` (${r.reason})` : ''} · Slurm job {r.slurmJobId ?? NO_VALUE} · partition {r.partition ?? NO_VALUE} · nodes {r.nodeList ?? NO_VALUE}
         {r.exitCode !== null ? ` · exit code ${r.exitCode}` : ''}
       </p>
+      {r.warnings.length > 0 && (
+        // What erg could not do in full for this run (a metric regex out of its budget, a log read in part).
+        <ul className="warnings" role="note" aria-label="warnings" data-testid="run-warnings">
+          {r.warnings.map((w) => <li key={w}>{w}</li>)}
+        </ul>
+      )}
       <section aria-labelledby="power-title">
         <h2 id="power-title">Power {active && <span className="small">(live)</span>}</h2>
         {telemetryError && <p className="error">{telemetryError}</p>}
