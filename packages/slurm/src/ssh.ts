@@ -239,23 +239,12 @@ export class ClusterConnection {
 
   /** Runs `command` through the login shell and collects its output. A non-zero exit is a result, not an error. */
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    const session = await this.session();
-    const release = await this.acquireChannel(session);
     const timeoutMs = options.timeoutMs ?? this.options.execTimeoutMs;
     const maxOutputBytes = options.maxOutputBytes ?? this.options.maxOutputBytes;
-    return this.track(session, (resolve, reject) => {
-      session.client.exec(command, (err, stream) => {
-        if (err) {
-          release();
-          reject(this.channelError(session, err));
-          return;
-        }
-        // The permit is held until the channel is closed on both sides, which is when sshd stops
-        // counting it — not when this call settles (a timed-out command's channel is still open).
-        stream.on('close', () => release());
-        this.collect(session, stream, command, { timeoutMs, maxOutputBytes, stdin: options.stdin }, resolve, reject);
-      });
-    });
+    const { session, channel } = await this.openCommand(command);
+    return this.track(session, (resolve, reject) =>
+      this.collect(session, channel, command, { timeoutMs, maxOutputBytes, stdin: options.stdin }, resolve, reject),
+    );
   }
 
   /**
@@ -264,21 +253,9 @@ export class ClusterConnection {
    * drained (it shares the channel's window with stdout) and its first part kept for `done`.
    */
   async execStream(command: string, options: ExecStreamOptions = {}): Promise<ExecStream> {
-    const session = await this.session();
-    const release = await this.acquireChannel(session);
     const timeoutMs = options.timeoutMs ?? this.options.execTimeoutMs;
     const maxStderrBytes = options.maxStderrBytes ?? 64 * 1024;
-    const channel = await this.track<ClientChannel>(session, (resolve, reject) => {
-      session.client.exec(command, (err, stream) => {
-        if (err) {
-          release();
-          reject(this.channelError(session, err));
-          return;
-        }
-        stream.on('close', () => release());
-        resolve(stream);
-      });
-    });
+    const { session, channel } = await this.openCommand(command);
     return new StreamedCommand(this.hostPort, session, channel, command, timeoutMs, maxStderrBytes);
   }
 
@@ -481,6 +458,28 @@ export class ClusterConnection {
   }
 
   // --- channels -------------------------------------------------------------------------------
+
+  /**
+   * Opens an exec channel for `command` under a channel permit. The permit is held until the
+   * channel is closed on both sides, which is when sshd stops counting it — not when the caller's
+   * call settles (a timed-out command's channel is still open).
+   */
+  private async openCommand(command: string): Promise<{ session: Session; channel: ClientChannel }> {
+    const session = await this.session();
+    const release = await this.acquireChannel(session);
+    const channel = await this.track<ClientChannel>(session, (resolve, reject) => {
+      session.client.exec(command, (err, stream) => {
+        if (err) {
+          release();
+          reject(this.channelError(session, err));
+          return;
+        }
+        stream.on('close', () => release());
+        resolve(stream);
+      });
+    });
+    return { session, channel };
+  }
 
   private async acquireChannel(session: Session): Promise<() => void> {
     const release = await session.channels.acquire();
