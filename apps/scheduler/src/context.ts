@@ -8,6 +8,7 @@ import type { AgentBundle } from './agent-bundle';
 import type { SpecCache } from './spec-cache';
 import type { TelemetryWriter } from '@erg/db';
 import type { SchedulerMetrics } from './metrics';
+import type { UserRegexRunner } from './regex-runner';
 
 /** Everything a cycle needs, built once in main.ts and passed down. */
 export interface SchedulerContext {
@@ -23,6 +24,8 @@ export interface SchedulerContext {
   telemetry: TelemetryWriter;
   /** Prometheus counters and histograms (served by main.ts when ERG_METRICS_PORT is not 0). */
   metrics: SchedulerMetrics;
+  /** Worker threads where metric regexes (users' patterns) run under a time budget, off the event loop. */
+  regexes: UserRegexRunner;
   /** Opens sealed secrets (webhook secrets here; private keys inside ClusterLinks). */
   secrets: SecretBox;
 }

@@ -2,12 +2,10 @@ import type { FinishedRun, TrackedRun } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
 import { readJobFile, type JobFileContent, type SlurmJob } from '@erg/slurm';
 import { isTerminalRunState, RUN_DIR_FILES } from '@erg/spec';
-import type { SchedulerConfig } from './config';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { clusterLogSource, scanMetrics, type LogSource } from './metric-scan';
 import { jobWindow, parseIdleWindow, parseTiming } from './outputs';
-import { UserRegexRunner } from './regex-runner';
 import { pullSpool } from './spool';
 
 /** Stored with the run, so logs stay readable after the cluster's work dir is cleaned. */
@@ -50,7 +48,7 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
     const log = (file: string, tail: JobFileContent): LogSource =>
       // A log refused for its tail is not asked for again.
       tail.status === 'refused' ? { name: file, open: () => Promise.reject(tail.error) } : clusterLogSource(link.connection, run.runDir!, file, timeoutMs);
-    const scan = await scanMetrics(spec.metrics, { stdout: log(RUN_DIR_FILES.stdout, stdout), stderr: log(RUN_DIR_FILES.stderr, stderr) }, regexRunnerFor(ctx.config), {
+    const scan = await scanMetrics(spec.metrics, { stdout: log(RUN_DIR_FILES.stdout, stdout), stderr: log(RUN_DIR_FILES.stderr, stderr) }, ctx.regexes, {
       scanBytes: ctx.config.ERG_METRIC_SCAN_BYTES,
       regexBudgetMs: ctx.config.ERG_METRIC_REGEX_BUDGET_MS,
     });
@@ -97,18 +95,6 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
 
 function text(file: JobFileContent): string | null {
   return file.status === 'read' ? file.text : null;
-}
-
-const regexRunners = new WeakMap<SchedulerConfig, UserRegexRunner>();
-
-/** The scheduler's pool of regex workers, started on first use; idle workers do not keep the process alive. */
-function regexRunnerFor(config: SchedulerConfig): UserRegexRunner {
-  let runner = regexRunners.get(config);
-  if (!runner) {
-    runner = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS });
-    regexRunners.set(config, runner);
-  }
-  return runner;
 }
 
 /** A sentence a researcher understands, with Slurm's own words where it gave any. */

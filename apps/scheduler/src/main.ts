@@ -9,6 +9,7 @@ import { parseSchedulerConfig } from './config';
 import { ClusterLinks } from './connections';
 import { createSchedulerMetrics, startMetricsServer, type MetricsServer } from './metrics';
 import { SpecCache } from './spec-cache';
+import { UserRegexRunner } from './regex-runner';
 import { startScheduler } from './worker';
 
 async function main(): Promise<void> {
@@ -24,7 +25,9 @@ async function main(): Promise<void> {
   const agent = config.ERG_TELEMETRY === 'on' ? new AgentBundle() : null;
   const telemetry = new TelemetryWriter(db);
   const metrics = createSchedulerMetrics();
-  const handle = await startScheduler({ config, db, redis, links, specs: new SpecCache(db), log, agent, telemetry, metrics, secrets });
+  // Workers start on first use; idle ones do not keep the process alive.
+  const regexes = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS });
+  const handle = await startScheduler({ config, db, redis, links, specs: new SpecCache(db), log, agent, telemetry, metrics, secrets, regexes });
   let metricsServer: MetricsServer | null = null;
   if (config.ERG_METRICS_PORT !== 0) {
     // A taken port costs the metrics, not the scheduling: say so loudly and keep running.
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
     closing = true;
     log.info({ signal }, 'shutting down');
     await handle.close();
+    await regexes.close();
     await metricsServer?.close();
     await links.closeAll();
     redis.disconnect();

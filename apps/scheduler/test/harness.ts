@@ -13,6 +13,7 @@ import { LOG_REDACTION, secretBoxFrom, type SecretBox } from '@erg/secrets';
 import { createTestDatabase, loadLocalCluster, repoRoot, TEST_SECRET_KEY, uniqueName, waitFor, type LocalCluster, type TestDatabase } from '@erg/testkit';
 import { AgentBundle } from '../src/agent-bundle';
 import { ClusterLinks } from '../src/connections';
+import { UserRegexRunner } from '../src/regex-runner';
 import { SchedulerConfig } from '../src/config';
 import { createSchedulerMetrics, type SchedulerMetrics } from '../src/metrics';
 import { SpecCache } from '../src/spec-cache';
@@ -46,6 +47,7 @@ export class Harness {
   schedulerMetrics: SchedulerMetrics | null = null;
   private scheduler: SchedulerHandle | null = null;
   private schedulerLinks: ClusterLinks | null = null;
+  private regexes: UserRegexRunner | null = null;
   private slurmConnection: ClusterConnection | null = null;
   private apiQueue!: ReturnType<typeof createSchedulerQueue>;
   private apiConfig!: ApiConfig;
@@ -103,6 +105,7 @@ export class Harness {
       config, db: this.db, redis: this.redis, links: this.schedulerLinks, specs: new SpecCache(this.db),
       log: this.logSink ? pino({ level: 'info', redact: LOG_REDACTION }, this.logSink) : pino({ level: 'warn', redact: LOG_REDACTION }),
       agent: new AgentBundle(), telemetry: new TelemetryWriter(this.db), metrics: this.schedulerMetrics, secrets: this.secrets,
+      regexes: this.regexes = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS }),
     });
   }
 
@@ -207,7 +210,9 @@ export class Harness {
   async stopInProcessScheduler(): Promise<void> {
     await this.scheduler?.close();
     await this.schedulerLinks?.closeAll();
+    await this.regexes?.close();
     this.scheduler = null;
+    this.regexes = null;
   }
 
   async stop(): Promise<void> {
