@@ -7,4 +7,5 @@ export { runCycle } from './cycle';
 export { parseTiming } from './outputs';
 export { scanMetrics, localLogSource, clusterLogSource, type LogSource, type MetricScanLimits, type MetricScanOutcome } from './metric-scan';
 export { UserRegexRunner, RegexBudget, RegexBudgetExceededError } from './regex-runner';
+export { createSchedulerMetrics } from './metrics';
 export type { SchedulerContext } from './context';
