@@ -1,3 +1,4 @@
 export { SecretBox, SecretError, isSealed, keyId, SEALED_PREFIX, KEY_BYTES, type SecretErrorCode } from './secret-box';
 export { secretBoxFrom, MAKE_KEY_HINT, type SecretKeySource } from './keys';
 export { redactSecrets, LOG_REDACTION, REDACTED } from './redact';
+export { StreamingRedactor } from './streaming-redactor';

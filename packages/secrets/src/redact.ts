@@ -23,8 +23,10 @@ const BEARER = /\b(Bearer[ \t]{1,8})[A-Za-z0-9._~+/-]{16,}=*/gi;
 // the spacing people and tools get wrong (`-----BEGIN  RSA PRIVATE KEY-----`, `----- BEGIN …`).
 // Every repetition is bounded, so a failed attempt costs a constant.
 const SP = '[ \\t]';
-const KEY_HEADER = (word: 'BEGIN' | 'END') =>
+const KEY_HEADER = (word: 'BEGIN' | 'END' | '(BEGIN|END)') =>
   `-----${SP}{0,8}${word}${SP}{1,8}(?:[A-Z0-9]{1,16}${SP}{1,8}){0,3}(?:PRIVATE|SECRET)${SP}{1,8}KEY(?:${SP}{1,8}BLOCK)?${SP}{0,8}-----`;
+/** A key block's first or last line; group 1 says which (the streaming redactor tracks blocks across segments). */
+export const KEY_HEADER_LINE = new RegExp(KEY_HEADER('(BEGIN|END)'), 'g');
 // A whole block; an unterminated one (a log tail cut inside) to the end.
 const KEY_BLOCK = new RegExp(`${KEY_HEADER('BEGIN')}[\\s\\S]*?(?:${KEY_HEADER('END')}|$)`, 'g');
 // The end of a key block whose beginning was cut off (a tail that starts inside it).

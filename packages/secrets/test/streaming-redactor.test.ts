@@ -2,8 +2,7 @@
 // small the segments, the text sent is what redactSecrets makes of the whole log (but for blank
 // lines after a redacted YAML-like value, which the whole-text redaction takes into the value).
 import fc from 'fast-check';
-import { redactSecrets } from '@erg/secrets';
-import { StreamingRedactor } from '../src/cluster-files';
+import { redactSecrets, StreamingRedactor } from '../src';
 
 const KEY = [
   '-----BEGIN OPENSSH PRIVATE KEY-----',
