@@ -1,6 +1,6 @@
 import type { FastifyBodyParser, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { ZodType } from 'zod';
-import { humanErrorMap, issuesFromZodError, ROOT_PATH } from '@erg/spec';
+import { DOCUMENT_LIMITS, humanErrorMap, issuesFromZodError, nestsDeeperThan, ROOT_PATH } from '@erg/spec';
 import { errors } from './errors';
 
 /** Validates a request part with its zod schema; failures carry our issue format (path + message). */
@@ -27,23 +27,10 @@ export function bodySize(req: FastifyRequest): number {
 /**
  * Deepest nesting any JSON request body may have. The deepest body erg takes, a suite, needs 5
  * (`campaign.exclude[0].sp[0]`); recursive code downstream (JSON.stringify with indentation, the
- * YAML composer, zod) overflows its stack at a few thousand levels, which was a 500.
+ * YAML composer, zod) overflows its stack at a few thousand levels, which was a 500. The same
+ * bound as a decoded spec's (DOCUMENT_LIMITS), so no spec passes one check and fails the other.
  */
-export const MAX_JSON_DEPTH = 32;
-
-/** Whether a parsed JSON value nests deeper than `max`; iterative, and it stops at the first path too deep. */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth >= max) return true;
-    for (const item of Array.isArray(current) ? current : Object.values(current)) {
-      if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
-    }
-  }
-  return false;
-}
+export const MAX_JSON_DEPTH = DOCUMENT_LIMITS.maxDepth;
 
 /**
  * Fastify's JSON parser (prototype-poisoning checks included), then the nesting limit: a body

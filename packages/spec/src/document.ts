@@ -18,6 +18,24 @@ export const DOCUMENT_LIMITS = {
 } as const;
 export type DocumentLimits = { [K in keyof typeof DOCUMENT_LIMITS]: number };
 
+/**
+ * Whether a parsed JSON value nests deeper than `max` (lists and objects), without recursion and
+ * stopping at the first path too deep: the check every JSON body gets before code that recurses.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= max) return true;
+    // Arrays of numbers (telemetry columns) are passed over in one test per element.
+    for (const item of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+    }
+  }
+  return false;
+}
+
 function tooLarge(message: string): SpecIssue {
   return { path: ROOT_PATH, code: 'document_too_large', message };
 }

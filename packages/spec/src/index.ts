@@ -44,7 +44,7 @@ export {
   unsafeValueMessage,
   canonicalValue,
 } from './param-value';
-export { DOCUMENT_LIMITS, type DocumentLimits, documentIssue } from './document';
+export { DOCUMENT_LIMITS, type DocumentLimits, documentIssue, nestsDeeperThan } from './document';
 export {
   MAX_REPORTED_ISSUES,
   parseCampaignSpec,

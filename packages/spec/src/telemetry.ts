@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nestsDeeperThan } from './document';
 import { humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
 
 /**
@@ -179,19 +180,6 @@ export function normalizeBatch(
   return { ok: true, batch: { node: batch.node, seq: batch.seq, series, sensors: batch.sensors ?? [], sampleCount: total } };
 }
 
-/** How deep a parsed JSON value nests, stopping once past `max` (without recursion). */
-function deeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth >= max) return true;
-    // Arrays of numbers (the sample columns) are skipped in one test each.
-    const items = Array.isArray(current) ? current : Object.values(current);
-    for (const item of items) if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
-  }
-  return false;
-}
 
 export type DecodedBatch = { ok: true; batch: NormalizedBatch } | { ok: false; issues: SpecIssue[] };
 
@@ -199,7 +187,8 @@ export type DecodedBatch = { ok: true; batch: NormalizedBatch } | { ok: false; i
  * A batch from its JSON text to sorted columns, every step bounded by the batch limits: the
  * nesting, the number of entries (refused before any entry is validated), the envelope
  * (TelemetryBatchWire) and normalizeBatch. The API runs it inline for small bodies and in a
- * worker thread for large ones; the scheduler's spool ingest uses normalizeBatch directly.
+ * worker thread for large ones; the scheduler's spool ingest runs decodeTelemetryValue on each
+ * spooled line (a file the job can write), under the same limits.
  */
 export function decodeTelemetryBatch(text: string, bounds: { minT: number; maxT: number }): DecodedBatch {
   let raw: unknown;
@@ -213,7 +202,7 @@ export function decodeTelemetryBatch(text: string, bounds: { minT: number; maxT:
 
 /** decodeTelemetryBatch for a value already parsed. */
 export function decodeTelemetryValue(raw: unknown, bounds: { minT: number; maxT: number }): DecodedBatch {
-  if (deeperThan(raw, MAX_BATCH_DEPTH)) {
+  if (nestsDeeperThan(raw, MAX_BATCH_DEPTH)) {
     return { ok: false, issues: [{ path: '(root)', code: 'document_too_large', message: `nested more than ${MAX_BATCH_DEPTH} levels deep; a batch needs 3 (samples[0].t[0])` }] };
   }
   const samples = (raw as { samples?: unknown } | null)?.samples;
