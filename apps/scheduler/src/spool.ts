@@ -1,6 +1,6 @@
 import type { TrackedRun } from '@erg/db';
 import { formatSize, JobFileRefusedError, openJobFile, readJobFile, shellQuote } from '@erg/slurm';
-import { normalizeBatch, RUN_DIR_FILES, TelemetryBatch } from '@erg/spec';
+import { decodeTelemetryValue, RUN_DIR_FILES } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 
@@ -67,12 +67,12 @@ export async function pullSpool(ctx: SchedulerContext, link: ClusterLink, run: T
       continue;
     }
     // One cut line is what a crash mid-write leaves; more is worth saying.
-    if (skipped > 1) outcome.warnings.push(`${TELEMETRY}/${name}: ${skipped} lines were not telemetry batches and were skipped`);
+    if (skipped > 1) outcome.warnings.push(`${TELEMETRY}/${name}: ${skipped} lines were not valid telemetry batches and were skipped`);
   }
   return outcome;
 }
 
-/** Ingests the spooled batches above `ackedSeq`; returns how many lines were not batches. */
+/** Ingests the spooled batches above `ackedSeq`; returns how many lines were not valid batches. */
 async function ingestLines(
   ctx: SchedulerContext,
   run: TrackedRun,
@@ -102,18 +102,17 @@ async function ingestLines(
       skipped++;
       continue;
     }
-    const envelope = TelemetryBatch.safeParse(parsed);
-    if (!envelope.success) {
+    // Acknowledged batches are passed over before any validation: most of a spool is those.
+    const seq = (parsed as { seq?: unknown } | null)?.seq;
+    if (typeof seq === 'number' && seq <= ackedSeq) continue;
+    // The spool is the job's to write: the same limits and checks as the API's ingest.
+    const decoded = decodeTelemetryValue(parsed, bounds);
+    if (!decoded.ok) {
+      ctx.log.warn({ runId: run.id, node, seq, issues: decoded.issues.slice(0, 3) }, 'spooled batch refused');
       skipped++;
       continue;
     }
-    if (envelope.data.seq <= ackedSeq) continue;
-    const normalized = normalizeBatch(envelope.data, bounds);
-    if (!normalized.ok) {
-      ctx.log.warn({ runId: run.id, node, seq: envelope.data.seq, issues: normalized.issues.slice(0, 3) }, 'spooled batch refused');
-      continue;
-    }
-    const result = await ctx.telemetry.write(run.id, normalized.batch);
+    const result = await ctx.telemetry.write(run.id, decoded.batch);
     if (!result.duplicate) {
       outcome.batches++;
       outcome.samples += result.accepted;
