@@ -20,12 +20,14 @@ const importSpec = (extra) => ({ name: 'hostile', execution: 'import', ...extra 
 
 /** Every kind of request of issue 10 §2, with the status it must get. Bodies are built once, before any timing. */
 function kinds(now) {
+  // Sent twice: by an admin (refused for its size) and by a viewer (refused before it is read).
+  const refusedGrid = JSON.stringify(importSpec({ parameters: cube, exclude: range(1000).map((i) => ({ a: i % 100, b: Math.floor(i / 100), c: 7 })) }));
   return [
     {
       kind: 'grid-refused',
       what: '100×100×100 grid, 1,000 single-point excludes (999,000 configurations > ERG_MAX_RUNS)',
       method: 'POST', path: '/v1/campaigns?project=default', token: 'admin', expect: 400,
-      body: JSON.stringify(importSpec({ parameters: cube, exclude: range(1000).map((i) => ({ a: i % 100, b: Math.floor(i / 100), c: 7 })) })),
+      body: refusedGrid,
     },
     {
       kind: 'grid-accepted',
@@ -40,7 +42,7 @@ function kinds(now) {
       kind: 'grid-viewer',
       what: 'the refused grid sent with a viewer token',
       method: 'POST', path: '/v1/campaigns?project=default', token: 'viewer', expect: 403,
-      body: JSON.stringify(importSpec({ parameters: cube, exclude: range(1000).map((i) => ({ a: i % 100, b: Math.floor(i / 100), c: 7 })) })),
+      body: refusedGrid,
     },
     {
       kind: 'telemetry-empty-series',
