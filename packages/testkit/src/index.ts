@@ -6,3 +6,4 @@ export { seededRandom } from './seeded-random';
 export { closedPort } from './ports';
 export { parsePrometheusText, sampleValue, type PromSample } from './prometheus-text';
 export { TEST_SECRET_KEY } from './secret-key';
+export { startDisposablePostgres, startDisposableRedis, type DisposablePostgres, type DisposableRedis } from './disposable';
