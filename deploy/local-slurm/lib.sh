@@ -26,6 +26,11 @@ readonly GPU_COUNT=4
 readonly NODE_CPUS=8
 readonly SSH_HOST=127.0.0.1
 readonly SSH_PORT=2222
+# A second door into the same sshd for erg's fault tests: sessions through it find a sbatch that
+# waits SLOW_SBATCH_S seconds before submitting (a loaded controller), so that a test can kill a
+# scheduler while its sbatch loop is mid-flight. Nothing else differs from port 2222.
+readonly SLOW_SSH_PORT=2224
+readonly SLOW_SBATCH_S=4
 # Address erg's sshd listens on: 127.0.0.1 unless ERG_LOCAL_SLURM_SSH_LISTEN says otherwise (the
 # Docker image in deploy/docker/slurm sets 0.0.0.0 so that other containers reach it). up.sh,
 # status.sh and known_hosts keep connecting through $SSH_HOST either way.
@@ -58,6 +63,7 @@ readonly MUNGED_LOG=/var/log/munge/munged.log
 readonly HOST_KEY=/etc/ssh/ssh_host_ed25519_key
 readonly SSH_KEY=$STATE_DIR/id_ed25519
 readonly SSHD_CONFIG=$STATE_DIR/sshd_config
+readonly SLOW_BIN=$STATE_DIR/slow-bin
 readonly SSHD_PID=$STATE_DIR/sshd.pid
 readonly SSHD_LOG=$STATE_DIR/sshd.log
 readonly KNOWN_HOSTS=$STATE_DIR/known_hosts

@@ -13,6 +13,8 @@ export interface LocalCluster {
   partition: string;
   workDir: string;
   slurmClusterName: string;
+  /** The same sshd's second port, where sbatch waits a few seconds before submitting (fault tests). */
+  slowSbatchPort: number;
 }
 
 /** The repository root: the nearest ancestor folder holding turbo.json. */
