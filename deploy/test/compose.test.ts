@@ -313,6 +313,33 @@ describeWithNginx('the proxy config under nginx (runs where nginx is installed)'
     }
   });
 
+  test('leaves a client that stops reading its event stream to the replica: nothing piles up in the proxy', async () => {
+    // The API cuts off a stream more than 4 MiB behind (MAX_BUFFERED_BYTES in routes/events.ts);
+    // that works only if the proxy passes the backpressure on instead of spooling for the client.
+    const req = http.get(`${proxy}/v1/events?campaign=slow`);
+    const res = await new Promise<http.IncomingMessage>((resolve) => req.once('response', resolve));
+    res.pause();
+    try {
+      const upstream = await waitFor(() => replicas.flatMap((r) => r.streams).find((s) => !s.writableEnded && s.req.url === '/v1/events?campaign=slow'), { timeoutMs: 3000 });
+      const frame = `event: power\ndata: ${'x'.repeat(64 * 1024)}\n\n`;
+      for (let i = 0; i < 1024; i++) upstream.write(frame); // 64 MiB
+      let last = -1;
+      const held = await waitFor(
+        () => {
+          const now = upstream.writableLength;
+          const settled = now === last;
+          last = now;
+          return settled && now;
+        },
+        { timeoutMs: 10_000, intervalMs: 500, what: "the replica's unsent bytes to settle" },
+      );
+      // Kernel socket buffers on both sides of the proxy take a few MiB at most.
+      expect(held).toBeGreaterThan(32 * 1024 * 1024);
+    } finally {
+      req.destroy();
+    }
+  });
+
   test('skips a replica that refuses connections while DNS still names it', async () => {
     await b.kill();
     const seen = await tally(30);
