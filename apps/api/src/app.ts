@@ -9,6 +9,7 @@ import { authenticateRunToken, authenticateToken, RUN_TOKEN_PREFIX, TelemetryWri
 import { LOG_REDACTION, type SecretBox } from '@erg/secrets';
 import type { ApiConfig } from './config';
 import { ApiError, errors } from './errors';
+import { isDatabaseUnavailable } from './database-unavailable';
 import { depthLimitedJsonParser, validatorCompiler } from './validation';
 import { Offload } from './offload';
 import type { ClusterFiles } from './cluster-files';
@@ -62,6 +63,9 @@ declare module 'fastify' {
     runTokenFor?: string;
   }
 }
+
+/** Retry-After of a 503 for a database away: about the time a Postgres restart takes. */
+const DATABASE_RETRY_AFTER_S = 5;
 
 /** The only route a run token opens: its own run's telemetry ingest. */
 const RUN_TOKEN_ROUTE = /^\/v1\/runs\/([0-9a-f-]{36})\/telemetry$/;
@@ -156,6 +160,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (statusCode && statusCode >= 400 && statusCode < 500) {
       // Fastify's own client errors (bad JSON, body too large, wrong content type).
       return reply.status(statusCode).send({ error: { code: code ?? 'ERG_BAD_REQUEST', message: message ?? 'bad request' } });
+    }
+    if (isDatabaseUnavailable(err)) {
+      // Postgres restarting or away: the request may be repeated; readiness (GET /readyz) says the same meanwhile.
+      req.log.warn({ err }, 'request failed: the database cannot be reached');
+      return reply.status(503).header('retry-after', String(DATABASE_RETRY_AFTER_S)).send(errors.databaseUnavailable().toJSON());
     }
     req.log.error({ err }, 'request failed');
     return reply.status(500).send({ error: { code: 'ERG_INTERNAL', message: 'internal error; see the API log' } });

@@ -66,6 +66,8 @@ export const errors = {
   /** A body whose validation ran out of time or memory in its worker thread (offload.ts). */
   tooCostly: (what: string, why: string) =>
     new ApiError('ERG_TOO_COSTLY', 422, `the ${what} ${why}, more than erg spends on one request; make it smaller or simpler`),
+  /** Postgres cannot be reached now (database-unavailable.ts says which failures mean that); answered with Retry-After. */
+  databaseUnavailable: () => new ApiError('ERG_DATABASE_UNAVAILABLE', 503, 'the database cannot be reached now (it may be restarting); retry in a few seconds (see the Retry-After header)'),
   clusterUnavailable: (name: string, why: string) => new ApiError('ERG_CLUSTER_UNAVAILABLE', 503, `cluster "${name}" cannot be reached now: ${why}`),
   /** GET /v1/runs/{id}/logs: the job left something erg does not read where a log belongs (a FIFO, a directory, a symlink…). */
   logUnreadable: (runId: string, why: string) => new ApiError('ERG_LOG_UNREADABLE', 409, `the logs of run ${runId} cannot be read: ${why}`),

@@ -29,7 +29,7 @@ export interface ApiProcess {
   readonly exit: { code: number | null; signal: NodeJS.Signals | null } | null;
   /** The tail of what it wrote on stdout and stderr. */
   output(): string;
-  call<T = any>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T }>;
+  call<T = any>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
   /** SIGTERM (its graceful shutdown), SIGKILL if it has not ended within 10 s. */
   stop(): Promise<void>;
 }
@@ -73,7 +73,7 @@ export async function startApiProcess(options: ApiProcessOptions): Promise<ApiPr
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
+    return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
   };
 
   const proc: ApiProcess = {

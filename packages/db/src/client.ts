@@ -21,6 +21,16 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
   // An idle client losing its connection (Postgres restart) must not crash the process.
   pool.on('error', () => undefined);
+  // The pool listens for 'error' only on idle clients: it removes that listener while a client is
+  // checked out (withTransaction, the telemetry COPY, Prisma's transactions), and a pg Client that
+  // emits 'error' with no listener ends the process. A backend ended while its client is checked
+  // out (57P01 on a restart, a crash, a dropped socket) emits 'error' even when a query is running
+  // (on the socket's end, after failing the query). So every client keeps a listener of its own for
+  // life. Nothing is lost by ignoring the event: the query in progress, or the next one, fails with
+  // the same error, and the client, no longer queryable, is discarded by the pool on release.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,

@@ -12,7 +12,9 @@ export const healthRoutes =
     const Ready = z.object({ ok: z.boolean(), postgres: z.string(), redis: z.string() });
     app.get('/readyz', { schema: { tags: ['health'], security: [], response: { 200: Ready, 503: Ready } } }, async (_req, reply) => {
       const [postgres, redis] = await Promise.all([
-        deps.db.pool.query('SELECT 1').then(() => 'ok', (e: Error) => `error: ${e.message}`),
+        // Bounded too: with every pooled client busy (or a connect hanging) the probe would wait for
+        // one, and a readiness check that does not answer is worse than a 503.
+        withTimeout(deps.db.pool.query('SELECT 1'), 2000).then(() => 'ok', (e: Error) => `error: ${e.message}`),
         withTimeout(deps.redis.ping(), 2000).then(() => 'ok', (e: Error) => `error: ${e.message}`),
       ]);
       const ok = postgres === 'ok' && redis === 'ok';
