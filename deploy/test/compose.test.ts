@@ -77,6 +77,11 @@ describe('scaling: `docker compose up --scale api=N --scale scheduler=M` behind 
     }
   });
 
+  test('the number of replicas of each comes from the environment (.env), so a plain `up` keeps it', () => {
+    expect(services.api.scale).toBe('${ERG_API_REPLICAS:-1}');
+    expect(services.scheduler.scale).toBe('${ERG_SCHEDULER_REPLICAS:-1}');
+  });
+
   test('every replica gets the same environment: one Postgres, one Redis, one secret key', () => {
     expect(services.api.environment.DATABASE_URL).toBe(services.scheduler.environment.DATABASE_URL);
     expect(services.api.environment.REDIS_URL).toBe(services.scheduler.environment.REDIS_URL);
