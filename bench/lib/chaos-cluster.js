@@ -1,0 +1,254 @@
+// The chaos suite's hands on the local Slurm cluster (deploy/local-slurm): restarting erg's sshd,
+// stopping slurmctld for a while, and what Slurm holds for a campaign. The cluster is shared with
+// every other test on the machine, so each fault that stops a daemon first starts a detached
+// watchdog that brings the daemon back even if this process dies, and `restoreAll` (called from
+// the suite's exit handlers) undoes whatever is still undone.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFile, spawn } = require('node:child_process');
+const { promisify } = require('node:util');
+const { ClusterConnection, SlurmClient } = require('@erg/slurm');
+const { waitFor } = require('@erg/testkit');
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, '..', '..');
+const UP_SH = path.join(root, 'deploy', 'local-slurm', 'up.sh');
+/** deploy/local-slurm/lib.sh: SLURMCTLD_PID. */
+const SLURMCTLD_PID_FILE = '/run/slurm/slurmctld.pid';
+
+/** The pid in `file` when it names a live process called `comm`, else null (lib.sh's pid_from_file). */
+function pidFromFile(file, comm) {
+  let pid;
+  try {
+    pid = Number(fs.readFileSync(file, 'utf8').trim());
+    if (!Number.isInteger(pid) || pid <= 0) return null;
+    if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) return null;
+    const state = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    return state === 'Z' ? null : pid;
+  } catch {
+    return null;
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A detached `bash -c script` in its own process group: it outlives this process (SIGKILL
+ * included), so a daemon stopped by a fault comes back whatever happens to the suite. `cancel`
+ * kills that process group only.
+ */
+function watchdog(script) {
+  const child = spawn('bash', ['-c', script], { detached: true, stdio: 'ignore' });
+  child.unref();
+  return {
+    cancel() {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already done
+      }
+    },
+  };
+}
+
+class LocalClusterOps {
+  /** @param {import('@erg/testkit').LocalCluster} local */
+  constructor(local) {
+    this.local = local;
+    // up.sh keeps erg's key, sshd config and pid file in one state dir (lib.sh: STATE_DIR).
+    const stateDir = path.dirname(local.privateKeyPath);
+    this.sshdConfig = path.join(stateDir, 'sshd_config');
+    this.sshdPidFile = path.join(stateDir, 'sshd.pid');
+    this.sshdLog = path.join(stateDir, 'sshd.log');
+    this.connection = new ClusterConnection({
+      host: local.host, port: local.port, username: local.user, privateKey: local.privateKey,
+      hostKeySha256: local.hostKeySha256, maxSessions: 2,
+    });
+    this.slurm = new SlurmClient(this.connection);
+    /** slurmctld's pid while this suite holds it stopped. */
+    this.stoppedCtld = null;
+    this.sshdDown = false;
+    this.watchdogs = new Set();
+  }
+
+  /**
+   * sshd's session processes serving `clientPids`' TCP connections to the cluster's ports (both
+   * doors): found with `ss` by matching the clients' local ports with the sessions' peer ports.
+   * Other users of the shared sshd keep their sessions.
+   */
+  async sessionsOf(clientPids) {
+    const ports = [this.local.port, this.local.slowSbatchPort];
+    const filter = ports.map((p) => `sport = :${p} or dport = :${p}`).join(' or ');
+    const { stdout } = await run('ss', ['-tnpH', 'state', 'established', `( ${filter} )`]);
+    const clientPorts = new Set();
+    const servers = [];
+    for (const line of stdout.split('\n')) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 5) continue;
+      const [local, peer] = [cols[2], cols[3]];
+      const localPort = Number(local.split(':').pop());
+      const peerPort = Number(peer.split(':').pop());
+      const pids = [...line.matchAll(/pid=(\d+)/g)].map((m) => Number(m[1]));
+      if (ports.includes(peerPort) && pids.some((p) => clientPids.includes(p))) clientPorts.add(localPort);
+      if (ports.includes(localPort)) servers.push({ peerPort, pids });
+    }
+    return [...new Set(servers.filter((s) => clientPorts.has(s.peerPort)).flatMap((s) => s.pids))];
+  }
+
+  /**
+   * Restarts erg's sshd as a host losing it would: the listener is stopped (new connections are
+   * refused for `downMs`), the sessions of `clientPids` are killed, then sshd is started again
+   * the way up.sh starts it, and the suite waits until a key login works.
+   */
+  async restartSshd({ clientPids, downMs }) {
+    const master = pidFromFile(this.sshdPidFile, 'sshd');
+    if (master === null) throw new Error(`erg's sshd is not running (no live pid in ${this.sshdPidFile}): run deploy/local-slurm/up.sh`);
+    const sessions = await this.sessionsOf(clientPids);
+    const guard = this.guard(`sleep ${Math.ceil(downMs / 1000) + 30}; bash '${UP_SH}' >/dev/null 2>&1`);
+    this.sshdDown = true;
+    try {
+      process.kill(master, 'SIGTERM');
+      for (const pid of sessions) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // the session ended by itself
+        }
+      }
+      await waitFor(() => !alive(master), { timeoutMs: 10_000, intervalMs: 20, what: `sshd ${master} to stop` });
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await this.startSshd();
+    } finally {
+      guard.cancel();
+      this.watchdogs.delete(guard);
+    }
+    return { master, sessionsKilled: sessions.length };
+  }
+
+  async startSshd() {
+    if (pidFromFile(this.sshdPidFile, 'sshd') === null) {
+      // sshd daemonizes: the command returns once it listens.
+      await run('/usr/sbin/sshd', ['-f', this.sshdConfig, '-E', this.sshdLog]).catch(() => undefined);
+    }
+    const probe = () =>
+      waitFor(
+        async () => {
+          const c = new ClusterConnection({
+            host: this.local.host, port: this.local.port, username: this.local.user, privateKey: this.local.privateKey,
+            hostKeySha256: this.local.hostKeySha256, maxSessions: 1, connectTimeoutMs: 2000,
+          });
+          try {
+            return (await c.exec('true')).code === 0;
+          } finally {
+            await c.close();
+          }
+        },
+        { timeoutMs: 15_000, intervalMs: 200, what: "erg's sshd to accept a key login" },
+      );
+    try {
+      await probe();
+    } catch {
+      // The direct start did not take: up.sh knows every way this can fail and says which.
+      await run('bash', [UP_SH], { timeout: 120_000 });
+      await probe();
+    }
+    this.sshdDown = false;
+  }
+
+  /** SIGSTOPs slurmctld for `durationMs` (clients hang as on an overloaded controller), then SIGCONTs it. */
+  async stopSlurmctld(durationMs) {
+    const pid = pidFromFile(SLURMCTLD_PID_FILE, 'slurmctld');
+    if (pid === null) throw new Error(`slurmctld is not running (no live pid in ${SLURMCTLD_PID_FILE})`);
+    const guard = this.guard(`sleep ${Math.ceil(durationMs / 1000) + 10}; kill -CONT ${pid}`);
+    this.stoppedCtld = pid;
+    try {
+      process.kill(pid, 'SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, durationMs));
+    } finally {
+      this.continueSlurmctld();
+      guard.cancel();
+      this.watchdogs.delete(guard);
+    }
+    return { pid };
+  }
+
+  continueSlurmctld() {
+    if (this.stoppedCtld === null) return;
+    try {
+      process.kill(this.stoppedCtld, 'SIGCONT');
+    } catch {
+      // it is gone; up.sh would start a new one
+    }
+    this.stoppedCtld = null;
+  }
+
+  guard(script) {
+    const g = watchdog(script);
+    this.watchdogs.add(g);
+    return g;
+  }
+
+  /**
+   * Synchronous, for exit handlers: SIGCONT a stopped slurmctld. An sshd left down is restarted
+   * by its watchdog (which is left running for that reason); the other watchdogs are cancelled.
+   */
+  restoreNow() {
+    this.continueSlurmctld();
+    if (!this.sshdDown) {
+      for (const g of this.watchdogs) g.cancel();
+      this.watchdogs.clear();
+    }
+  }
+
+  /** Everything back as it was: slurmctld running, erg's sshd answering. */
+  async restoreAll() {
+    this.continueSlurmctld();
+    if (this.sshdDown || pidFromFile(this.sshdPidFile, 'sshd') === null) await this.startSshd();
+    for (const g of this.watchdogs) g.cancel();
+    this.watchdogs.clear();
+  }
+
+  /**
+   * Every Slurm job named after one of `runIds` (`erg-<run id>`), from squeue and from sacct
+   * (jobs active since `since`), merged by job id. A job whose accounting record still lacks its
+   * name (slurmdbd can say `allocation` for a moment) is kept under the name squeue gave it.
+   */
+  async jobsOf(runIds, since) {
+    const wanted = new Set(runIds);
+    const byId = new Map();
+    const [queued, accounted] = await Promise.all([this.slurm.squeue(), this.slurm.sacct(since)]);
+    for (const job of [...accounted, ...queued]) {
+      if (!job.runId || !wanted.has(job.runId)) continue;
+      const seen = byId.get(job.jobId);
+      byId.set(job.jobId, { ...seen, ...job, submitTime: job.submitTime ?? seen?.submitTime ?? null });
+    }
+    return [...byId.values()];
+  }
+
+  /** Cancels the jobs named after `runIds` that Slurm still holds; returns how many. */
+  async cancelJobsOf(runIds) {
+    const wanted = new Set(runIds);
+    const open = (await this.slurm.squeue()).filter((j) => j.runId && wanted.has(j.runId) && !['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT'].includes(j.state));
+    await this.slurm.scancel(open.map((j) => j.jobId));
+    return open.length;
+  }
+
+  async removeDir(dir) {
+    if (!dir.startsWith(`${this.local.workDir}/`)) throw new Error(`refusing to remove ${dir}: not under ${this.local.workDir}`);
+    await this.connection.exec(`rm -rf '${dir}'`);
+  }
+
+  async close() {
+    await this.connection.close();
+  }
+}
+
+module.exports = { LocalClusterOps, pidFromFile };
