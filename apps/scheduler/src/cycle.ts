@@ -1,7 +1,7 @@
-import { findClusterById, recordClusterContact, recordLearnedHostKey, type Cluster } from '@erg/db';
+import { findClusterById, recordClusterContact, recordLearnedHostKey, tryTakeClusterLease, type Cluster } from '@erg/db';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
-import { tryLock } from './lock';
+import { CycleLease, LeaseLostError } from './cycle-lease';
 import { countCycleError } from './metrics';
 import { finalizeEndedRuns, reconcileCluster } from './reconcile';
 import { isClusterError } from './ssh-errors';
@@ -9,24 +9,27 @@ import { submitPendingRuns } from './submit';
 
 /**
  * One cycle of one cluster: reconcile first (which settles runs a crash left in doubt), then
- * submit what is pending, then finalize the runs whose jobs ended. Holding the cluster's lock means no other cycle of this cluster runs,
- * here or in another scheduler process. SSH and Slurm failures are recorded on the cluster —
- * its runs show them as their pending reason — and the next tick tries again.
+ * submit what is pending, then finalize the runs whose jobs ended. Holding the cluster's lease
+ * (a Postgres advisory lock, see cycle-lease.ts) means no other cycle of this cluster runs, here
+ * or in another scheduler process; its epoch and the cluster's fence keep a cycle that lost the
+ * lease from doing harm. SSH and Slurm failures are recorded on the cluster — its runs show them
+ * as their pending reason — and the next tick tries again.
  */
 export async function runCycle(ctx: SchedulerContext, clusterId: string): Promise<void> {
   const cluster = await findClusterById(ctx.db, clusterId);
   if (!cluster) return;
-  const lock = await tryLock(ctx.redis, `${ctx.config.ERG_QUEUE_PREFIX}:lock:cluster:${clusterId}`);
-  if (!lock) return; // another cycle holds it and will see the same work
+  const lease = await tryTakeClusterLease(ctx.db, clusterId);
+  if (!lease) return; // another cycle holds it and will see the same work
   const endTimer = ctx.metrics.cycleDuration.startTimer({ cluster: cluster.name });
   try {
     try {
       // Inside the try: a key this process cannot open (ERG_SECRET_*) is the cluster's failure to show, like an SSH one.
       const link = ctx.links.get(cluster);
+      const cycle = new CycleLease(ctx.db, lease, cluster, link);
       try {
-        const ended = await reconcileCluster(ctx, cluster, link);
+        const ended = await reconcileCluster(ctx, cluster, link, cycle);
         try {
-          await submitPendingRuns(ctx, cluster, link);
+          await submitPendingRuns(ctx, cluster, link, cycle);
         } finally {
           // After submitting (slow reads of one run's output never delay the others' jobs), and
           // even when submitting failed (a cluster that refuses new files still has runs to end).
@@ -39,6 +42,11 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
         await recordClusterContact(ctx.db, cluster.id, null);
       }
     } catch (err) {
+      if (err instanceof LeaseLostError) {
+        // Another scheduler owns the cluster now and settles what this cycle left; nothing to show users.
+        ctx.log.warn({ cluster: cluster.name, err: err.message }, 'lease lost; cycle stopped');
+        return;
+      }
       if (!isClusterError(err)) throw err;
       countCycleError(ctx.metrics, cluster.name, err);
       const message = (err as Error).message;
@@ -50,7 +58,7 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
     }
   } finally {
     endTimer();
-    await lock.release();
+    await lease.release();
   }
 }
 

@@ -21,6 +21,8 @@ async function main(): Promise<void> {
   await migrate(config.DATABASE_URL);
   const db = createDatabase(config.DATABASE_URL);
   const redis = new Redis(redisConnection(config.REDIS_URL) as object);
+  // ioredis reconnects by itself; without a listener it would print every failed attempt.
+  redis.on('error', () => undefined);
   const links = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS, secrets);
   const agent = config.ERG_TELEMETRY === 'on' ? new AgentBundle() : null;
   const telemetry = new TelemetryWriter(db);

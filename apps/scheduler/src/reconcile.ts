@@ -6,6 +6,7 @@ import type { SlurmJob } from '@erg/slurm';
 import { isTerminalRunState } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
+import type { CycleLease } from './cycle-lease';
 import { finalizeRun } from './finalize';
 import { refreshRunEnergy } from '@erg/results';
 import { isClusterError } from './ssh-errors';
@@ -21,14 +22,19 @@ const SACCT_GRACE_MS = 60_000;
  *  - queued/running: progress recorded; ended → finalized (logs, timing, metrics fetched);
  *  - of a cancelled campaign and still alive in Slurm → scancel.
  */
-export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink): Promise<EndedRun[]> {
+export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, lease: CycleLease): Promise<EndedRun[]> {
   const tracked = await listTrackedRuns(ctx.db, cluster.id);
   if (tracked.length === 0) return [];
+  ctx.log.debug({ cluster: cluster.name, phase: 'tracking', runs: tracked.length }, 'cycle phase');
+  const inDoubt = tracked.filter((r) => r.state === 'submitting');
+  // Before asking Slurm about runs in doubt: after the raise, no sbatch loop of an earlier lease
+  // (a killed scheduler's, still running on the login node) can create a job, so the answer is final.
+  if (inDoubt.length > 0) await lease.ensureFenceRaised();
   const since = earliest(tracked);
   const [live, accounted] = await Promise.all([link.slurm.squeue(), link.slurm.sacct(since)]);
   const jobs = indexJobs(live, accounted);
 
-  const settled = await settleInDoubt(ctx, cluster, tracked.filter((r) => r.state === 'submitting'), jobs.byRun);
+  const settled = await settleInDoubt(ctx, cluster, inDoubt, jobs.byRun, lease);
   const withJobs = tracked
     .filter((r) => r.state !== 'submitting')
     .concat(settled);
@@ -73,6 +79,7 @@ export interface EndedRun {
  * submission. Never throws: a run that fails here stays tracked for the next cycle.
  */
 export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, ended: readonly EndedRun[]): Promise<void> {
+  if (ended.length > 0) ctx.log.debug({ cluster: cluster.name, phase: 'finalizing', runs: ended.length }, 'cycle phase');
   await mapLimit(ended, 4, async ({ run, job }) => {
     const about = { runId: run.id, campaignId: run.campaignId, cluster: cluster.name, slurmJobId: job.jobId };
     try {
@@ -95,15 +102,18 @@ export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: Cluster,
 }
 
 /**
- * Runs left in `submitting` are in doubt: sbatch may or may not have created their job. The
- * cluster lock guarantees no other cycle is submitting them now, so Slurm's answer is final.
+ * Runs left in `submitting` are in doubt: sbatch may or may not have created their job. The fence
+ * was raised before Slurm was asked, so no earlier lease's loop can still submit them, and Slurm's
+ * answer is final. The writes touch only runs of earlier leases (a newer lease's claims are its own).
  */
 async function settleInDoubt(
   ctx: SchedulerContext,
   cluster: Cluster,
   inDoubt: TrackedRun[],
   jobs: Map<string, SlurmJob[]>,
+  lease: CycleLease,
 ): Promise<TrackedRun[]> {
+  if (inDoubt.length === 0) return [];
   const found: TrackedRun[] = [];
   const queued = [];
   const absent: string[] = [];
@@ -120,11 +130,12 @@ async function settleInDoubt(
     queued.push({ runId: run.id, slurmJobId: job.jobId });
     found.push({ ...run, state: 'queued', slurmJobId: job.jobId });
   }
-  await markRunsQueued(ctx.db, queued);
-  await returnRunsToPending(ctx.db, absent, 'an interrupted submission did not reach Slurm; submitting again');
-  ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, absent.length);
-  if (inDoubt.length > 0) ctx.log.warn({ cluster: cluster.name, found: found.length, resubmit: absent.length }, 'settled runs in doubt');
-  return found;
+  const earlier = await lease.earlier();
+  const marked = new Set(await markRunsQueued(ctx.db, queued, earlier));
+  const returned = await returnRunsToPending(ctx.db, absent, 'an interrupted submission did not reach Slurm; submitting again', earlier);
+  ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, returned.length);
+  ctx.log.warn({ cluster: cluster.name, found: marked.size, resubmit: returned.length }, 'settled runs in doubt');
+  return found.filter((r) => marked.has(r.id));
 }
 
 /**

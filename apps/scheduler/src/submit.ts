@@ -7,6 +7,7 @@ import { renderRunFiles, type RenderedFile, type SubmitResult } from '@erg/slurm
 import { agentHook } from './agent-hook';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
+import { LeaseLostError, type CycleLease } from './cycle-lease';
 import { isNothingRanError } from './ssh-errors';
 
 /** A run's directory on the cluster: one folder per run under the cluster's work dir. */
@@ -48,30 +49,35 @@ const TRANSIENT_SBATCH = /Socket timed out|Unable to contact slurm controller|Sl
  * Submits every pending run of the cluster, batch by batch:
  *   claim (pending → submitting) → render → stage over SFTP → sbatch loop → queued | failed.
  * The run's job is named after the run, so a crash anywhere after the claim leaves runs in
- * `submitting` that the next cycle settles by asking Slurm before anything is sent again.
+ * `submitting` that the next cycle settles by asking Slurm before anything is sent again. Claims
+ * carry the lease's epoch and the sbatch loop runs behind the fence raised to it (cycle-lease.ts).
  */
-export async function submitPendingRuns(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink): Promise<number> {
+export async function submitPendingRuns(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, lease: CycleLease): Promise<number> {
   // A cancel the API answered but did not finish (it ends large campaigns' pending runs after
   // answering, and may stop first) is finished here; the claim never takes those runs anyway.
   const cancelled = await cancelPendingRunsOnCluster(ctx.db, cluster.id);
   if (cancelled > 0) ctx.log.info({ cluster: cluster.name, runs: cancelled }, 'cancelled pending runs of cancelled campaigns');
   let submitted = 0;
   for (;;) {
-    const claimed = await claimRunsForSubmission(ctx.db, cluster.id, ctx.config.ERG_SUBMIT_BATCH);
+    if (lease.lost) throw new LeaseLostError(cluster.name, 'its database connection was lost');
+    const claimed = await claimRunsForSubmission(ctx.db, cluster.id, ctx.config.ERG_SUBMIT_BATCH, await lease.epoch());
     if (claimed.length === 0) return submitted;
-    submitted += await submitBatch(ctx, cluster, link, claimed);
+    ctx.log.debug({ cluster: cluster.name, phase: 'claim', runs: claimed.length }, 'cycle phase');
+    submitted += await submitBatch(ctx, cluster, link, lease, claimed);
     if (claimed.length < ctx.config.ERG_SUBMIT_BATCH) return submitted;
   }
 }
 
-async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, claimed: ClaimedRun[]): Promise<number> {
+async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, lease: CycleLease, claimed: ClaimedRun[]): Promise<number> {
+  const own = await lease.own();
   const prepared: Prepared[] = [];
   const unrenderable: { runId: string; reason: string }[] = [];
   let agentPath: string | null = null;
   try {
+    ctx.log.debug({ cluster: cluster.name, phase: 'staging', runs: claimed.length }, 'cycle phase');
     agentPath = ctx.agent ? await ctx.agent.ensureStaged(cluster, link) : null;
   } catch (err) {
-    await returnRunsToPending(ctx.db, claimed.map((r) => r.id), `staging the telemetry agent failed: ${(err as Error).message}`);
+    await returnRunsToPending(ctx.db, claimed.map((r) => r.id), `staging the telemetry agent failed: ${(err as Error).message}`, own);
     ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, claimed.length);
     throw err;
   }
@@ -86,25 +92,30 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
       ctx.log.error({ runId: run.id, campaignId: run.campaignId, cluster: cluster.name, err: (err as Error).message }, 'run could not be rendered; failed');
     }
   }
-  await failRunsAtSubmission(ctx.db, unrenderable);
+  await failRunsAtSubmission(ctx.db, unrenderable, own);
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'refused' }, unrenderable.length);
 
   try {
     await mapLimit(prepared, 16, (p) => link.connection.writeFiles(p.runDir, p.files));
+    // Raised once per cycle, before its first sbatch: the loop below submits only while the fence holds this epoch.
+    await lease.ensureFenceRaised();
   } catch (err) {
     // Nothing was submitted yet: returning the whole batch to pending cannot duplicate a job.
-    await returnRunsToPending(ctx.db, prepared.map((p) => p.run.id), `staging files failed: ${(err as Error).message}`);
+    await returnRunsToPending(ctx.db, prepared.map((p) => p.run.id), `staging files failed: ${(err as Error).message}`, own);
     ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, prepared.length);
     throw err;
   }
   // The cluster got the exact script; the stored copy (shown by GET /v1/runs/:id) has secrets a template put in it redacted.
-  await recordStagedRuns(ctx.db, prepared.map((p) => ({ runId: p.run.id, runDir: p.runDir, jobScript: redactSecrets(p.jobScript) })));
+  await recordStagedRuns(ctx.db, prepared.map((p) => ({ runId: p.run.id, runDir: p.runDir, jobScript: redactSecrets(p.jobScript) })), own);
   if (ctx.config.ERG_FAULT === 'exit-after-staging') process.exit(137);
 
   const byPath = new Map(prepared.map((p) => [`${p.runDir}/job.sh`, p]));
   const chunks = chunk([...byPath.keys()], Math.ceil(byPath.size / ctx.config.ERG_SUBMIT_LOOPS));
-  const settled = await Promise.allSettled(chunks.map((paths) => link.slurm.submitMany(paths)));
+  const fence = lease.fence(own.epoch);
+  ctx.log.debug({ cluster: cluster.name, phase: 'sbatch', runs: byPath.size }, 'cycle phase');
+  const settled = await Promise.allSettled(chunks.map((paths) => link.slurm.submitMany(paths, fence)));
   if (ctx.config.ERG_FAULT === 'exit-after-sbatch') process.exit(137);
+  ctx.log.debug({ cluster: cluster.name, phase: 'recording', runs: byPath.size }, 'cycle phase');
 
   const results: SubmitResult[] = [];
   let firstError: unknown = null;
@@ -114,7 +125,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
       firstError ??= s.reason;
       if (isNothingRanError(s.reason)) {
         const ids = chunks[i]!.map((p) => byPath.get(p)!.run.id);
-        await returnRunsToPending(ctx.db, ids, `could not reach the cluster: ${(s.reason as Error).message}`);
+        await returnRunsToPending(ctx.db, ids, `could not reach the cluster: ${(s.reason as Error).message}`, own);
         ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, ids.length);
       }
       // Otherwise the loop may have run partly: those runs stay `submitting` (in doubt) until the
@@ -125,6 +136,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
   const queued = [];
   const refused = [];
   const retry = [];
+  let fencedAt: string | null = null;
   for (const r of results) {
     const p = byPath.get(r.path)!;
     const about = { runId: p.run.id, campaignId: p.run.campaignId, cluster: cluster.name };
@@ -138,15 +150,17 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
       refused.push({ runId: p.run.id, reason: `sbatch refused the job: ${r.error}` });
       ctx.log.warn({ ...about, err: r.error }, 'sbatch refused the run; failed');
     }
-    // `unknown`: left in doubt on purpose, settled by the next reconcile.
+    if (r.status === 'fenced') fencedAt ??= r.fenceEpoch;
+    // `unknown` and `fenced`: left in doubt on purpose, settled by the next reconcile (a newer lease's, when fenced).
   }
-  await markRunsQueued(ctx.db, queued);
-  await failRunsAtSubmission(ctx.db, refused);
-  await returnRunsToPending(ctx.db, retry, 'Slurm controller busy or unreachable; will retry');
+  await markRunsQueued(ctx.db, queued, own);
+  await failRunsAtSubmission(ctx.db, refused, own);
+  await returnRunsToPending(ctx.db, retry, 'Slurm controller busy or unreachable; will retry', own);
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'queued' }, queued.length);
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'refused' }, refused.length);
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, retry.length);
   ctx.log.info({ cluster: cluster.name, queued: queued.length, refused: refused.length, retry: retry.length }, 'submitted batch');
+  if (fencedAt !== null) throw new LeaseLostError(cluster.name, `the sbatch loop found the fence at epoch ${fencedAt || '(none)'}, not ${own.epoch}`);
   if (firstError) throw firstError;
   return queued.length;
 }

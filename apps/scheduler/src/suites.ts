@@ -98,6 +98,11 @@ export class ScheduleSync {
 
   async maybeSync(now = Date.now()): Promise<void> {
     if (now - this.last < this.ctx.config.ERG_SUITE_SYNC_INTERVAL_MS) return;
+    await this.syncNow(now);
+  }
+
+  /** Re-applies every suite's cron schedule now (Redis was found empty). */
+  async syncNow(now = Date.now()): Promise<void> {
     this.last = now;
     const result = await syncSchedules(this.queue, await listSuites(this.ctx.db));
     if (result.applied + result.removed > 0) this.ctx.log.info(result, 'suite schedules synced');

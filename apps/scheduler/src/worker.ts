@@ -1,4 +1,4 @@
-import { Worker, type Job } from 'bullmq';
+import { Worker, type Job, type Queue } from 'bullmq';
 import { clustersWithWork } from '@erg/db';
 import { createSchedulerQueue, enqueue, jobs, QUEUE_NAME, redisConnection } from '@erg/queue';
 import type { SchedulerContext } from './context';
@@ -52,16 +52,70 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
     { connection: redisConnection(config.REDIS_URL), prefix: config.ERG_QUEUE_PREFIX, concurrency: config.ERG_SCHEDULER_CONCURRENCY },
   );
   worker.on('failed', (job, err) => ctx.log.error({ job: job?.name, data: job?.data, err: err.message }, 'scheduler job failed'));
+  // Redis going away is reported by the watchdog below and by these; the connections reconnect by themselves.
   worker.on('error', (err) => ctx.log.error({ err: err.message }, 'worker error'));
+  queue.on('error', (err) => ctx.log.warn({ err: err.message }, 'queue connection error'));
   await worker.waitUntilReady();
-  await queue.upsertJobScheduler('tick', { every: config.ERG_POLL_INTERVAL_MS }, { name: 'tick', data: {}, opts: jobs.tick.options() });
+  const watchdog = new RedisWatchdog(ctx, queue, schedules);
   // Settle whatever a previous process left behind right away, not one interval later.
-  await enqueue(queue, 'tick', {});
+  await watchdog.restore('start');
   ctx.log.info({ pollIntervalMs: config.ERG_POLL_INTERVAL_MS }, 'scheduler started');
   return {
     async close() {
+      watchdog.stop();
       await worker.close();
       await queue.close();
     },
   };
+}
+
+/**
+ * Redis is a cache of work, never the record. Once per poll interval every scheduler process
+ * checks that Redis still holds erg's marker key and the repeating tick; when either is missing
+ * (Redis restarted empty, FLUSHALL, a failover to an empty replica) it recreates what lives only
+ * in Redis — the tick and the suites' cron schedules — and starts a tick at once. So a wipe costs
+ * at most one poll interval, with no restart. Several processes may restore at once: every step
+ * is idempotent. Cycle locks are not in Redis at all (see cycle-lease.ts).
+ */
+class RedisWatchdog {
+  private readonly marker: string;
+  private readonly timer: NodeJS.Timeout;
+  private checking = false;
+
+  constructor(
+    private readonly ctx: SchedulerContext,
+    private readonly queue: Queue,
+    private readonly schedules: ScheduleSync,
+  ) {
+    this.marker = `${ctx.config.ERG_QUEUE_PREFIX}:erg-marker`;
+    this.timer = setInterval(() => void this.check(), ctx.config.ERG_POLL_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Recreates the tick, the suite schedules and the marker, and starts a tick now. */
+  async restore(why: 'start' | 'redis-emptied'): Promise<void> {
+    await this.queue.upsertJobScheduler('tick', { every: this.ctx.config.ERG_POLL_INTERVAL_MS }, { name: 'tick', data: {}, opts: jobs.tick.options() });
+    await this.schedules.syncNow();
+    await enqueue(this.queue, 'tick', {});
+    await this.ctx.redis.set(this.marker, new Date().toISOString());
+    if (why === 'redis-emptied') this.ctx.log.warn('Redis had lost erg\'s repeating jobs (restarted empty?); recreated the tick and the suite schedules');
+  }
+
+  private async check(): Promise<void> {
+    // Commands wait while Redis is away (maxRetriesPerRequest: null): one check at a time.
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      const [marker, tick] = await Promise.all([this.ctx.redis.exists(this.marker), this.queue.getJobScheduler('tick')]);
+      if (marker === 0 || !tick) await this.restore('redis-emptied');
+    } catch (err) {
+      this.ctx.log.warn({ err: (err as Error).message }, 'checking Redis for erg\'s repeating jobs failed; will retry');
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
 }

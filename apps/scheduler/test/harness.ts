@@ -25,6 +25,9 @@ import { startScheduler, type SchedulerHandle } from '../src/worker';
  * (for the crash tests, which need a process that can die).
  */
 export class Harness {
+  /** The Redis of the API and schedulers: the machine's, or one of the test's own (set before start()) that it restarts. */
+  redisUrl = 'redis://127.0.0.1:6379';
+
   readonly local: LocalCluster = loadLocalCluster();
   readonly prefix = uniqueName('erge2e');
   /** Every run of this harness lives under its own folder of the cluster's work dir. */
@@ -55,8 +58,9 @@ export class Harness {
   async start(): Promise<void> {
     this.tdb = await createTestDatabase();
     this.db = createDatabase(this.tdb.url);
-    this.redis = new Redis(redisConnection('redis://127.0.0.1:6379') as object);
-    const config = ApiConfig.parse({ DATABASE_URL: this.tdb.url, ERG_QUEUE_PREFIX: this.prefix, LOG_LEVEL: 'silent', ERG_SECRET_KEY: TEST_SECRET_KEY });
+    this.redis = new Redis(redisConnection(this.redisUrl) as object);
+    this.redis.on('error', () => undefined); // a fault test's Redis goes away on purpose
+    const config = ApiConfig.parse({ DATABASE_URL: this.tdb.url, REDIS_URL: this.redisUrl, ERG_QUEUE_PREFIX: this.prefix, LOG_LEVEL: 'silent', ERG_SECRET_KEY: TEST_SECRET_KEY });
     this.apiConfig = config;
     this.apiQueue = createSchedulerQueue(config.REDIS_URL, this.prefix);
     this.api = await buildApp({ config, db: this.db, queue: this.apiQueue, redis: this.redis, clusterFiles: this.clusterFiles, secrets: this.secrets, ...this.apiLogger() });
@@ -85,7 +89,7 @@ export class Harness {
   schedulerEnv(extra: Record<string, string> = {}): Record<string, string> {
     return {
       DATABASE_URL: this.tdb.url,
-      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_URL: this.redisUrl,
       ERG_QUEUE_PREFIX: this.prefix,
       ERG_POLL_INTERVAL_MS: '500',
       LOG_LEVEL: 'warn',

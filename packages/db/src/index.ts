@@ -18,3 +18,4 @@ export * from './queue';
 export * from './notify';
 export * from './audit';
 export * from './secrets';
+export * from './cluster-lease';

@@ -37,6 +37,27 @@ async function transition(
   return result.rows.map((r) => r.run_id);
 }
 
+/**
+ * Which claims a transition out of `submitting` may touch (see cluster-lease.ts): a cycle's own
+ * claims (`this-lease`: the run carries the lease's epoch) or, when settling runs left in doubt,
+ * those of earlier leases (`earlier-lease`: an older or no epoch). A cycle that lost its lease to
+ * a newer one thus cannot undo what the newer one decided. No guard: any claim (tools, tests).
+ */
+export interface ClaimGuard {
+  epoch: bigint;
+  claimedBy: 'this-lease' | 'earlier-lease';
+}
+
+/** The guard's condition on `runs.submit_epoch`, its epoch bound as parameter `$n`; TRUE without a guard. */
+function claimGuardSql(guard: ClaimGuard | undefined, n: number): string {
+  if (!guard) return 'TRUE';
+  return guard.claimedBy === 'this-lease' ? `runs.submit_epoch = $${n}::bigint` : `(runs.submit_epoch IS NULL OR runs.submit_epoch < $${n}::bigint)`;
+}
+
+function guardParams(guard: ClaimGuard | undefined): unknown[] {
+  return guard ? [guard.epoch.toString()] : [];
+}
+
 export interface ClaimedRun {
   id: string;
   campaignId: string;
@@ -68,8 +89,8 @@ export function concurrencyLimitReason(kind: 'cluster' | 'project', name: string
  * claimed and committed meanwhile. Locks are always taken cluster first, then projects by id, so
  * two claims cannot deadlock.
  */
-export async function claimRunsForSubmission(db: Database, clusterId: string, limit: number): Promise<ClaimedRun[]> {
-  const ids = await withTransaction(db.pool, (client) => claimLocked(client, clusterId, limit));
+export async function claimRunsForSubmission(db: Database, clusterId: string, limit: number, epoch?: bigint): Promise<ClaimedRun[]> {
+  const ids = await withTransaction(db.pool, (client) => claimLocked(client, clusterId, limit, epoch));
   if (ids.length === 0) return [];
   const rows = await db.pool.query<{
     id: string; campaign_id: string; key: string; parameters: Record<string, string | number | boolean>; repetition: number; position: number;
@@ -84,15 +105,19 @@ export async function claimRunsForSubmission(db: Database, clusterId: string, li
   }));
 }
 
-/** The claim itself, inside the caller's transaction; returns the claimed run ids. */
-async function claimLocked(client: Queryable, clusterId: string, limit: number): Promise<string[]> {
+/**
+ * The claim itself, inside the caller's transaction; returns the claimed run ids. With an epoch,
+ * the claimed runs carry it, and a lease whose epoch is no longer the cluster's newest claims nothing.
+ */
+async function claimLocked(client: Queryable, clusterId: string, limit: number, epoch: bigint | undefined): Promise<string[]> {
   const cluster = (
-    await client.query<{ name: string; max: number | null }>(
-      `SELECT name, max_concurrent_runs AS max FROM clusters WHERE id = $1 FOR NO KEY UPDATE`,
+    await client.query<{ name: string; max: number | null; epoch: string }>(
+      `SELECT name, max_concurrent_runs AS max, submit_epoch::text AS epoch FROM clusters WHERE id = $1 FOR NO KEY UPDATE`,
       [clusterId],
     )
   ).rows[0];
   if (!cluster) return [];
+  if (epoch !== undefined && BigInt(cluster.epoch) !== epoch) return [];
   const projects = (
     await client.query<{ id: string; name: string; max: number }>(
       `SELECT p.id, p.name, p.max_concurrent_runs AS max FROM projects p
@@ -137,8 +162,8 @@ async function claimLocked(client: Queryable, clusterId: string, limit: number):
     );
     ids = await transition(client, {
       where: `runs.id = ANY($1::uuid[]) AND runs.state = 'pending'`,
-      set: `state = 'submitting', claimed_at = now(), submit_attempts = submit_attempts + 1, reason = NULL`,
-      params: [candidates.rows.map((r) => r.id)],
+      set: `state = 'submitting', claimed_at = now(), submit_attempts = submit_attempts + 1, reason = NULL, submit_epoch = $2::bigint`,
+      params: [candidates.rows.map((r) => r.id), epoch === undefined ? null : epoch.toString()],
       detail: `'claimed for submission'`,
     });
   }
@@ -181,13 +206,13 @@ export interface StagedRun {
 }
 
 /** Records where a claimed run's files were staged, before sbatch runs (no state change). */
-export async function recordStagedRuns(db: Database, runs: StagedRun[]): Promise<void> {
+export async function recordStagedRuns(db: Database, runs: StagedRun[], guard?: ClaimGuard): Promise<void> {
   if (runs.length === 0) return;
   await db.pool.query(
     `UPDATE runs SET run_dir = v.run_dir, job_script = v.job_script, updated_at = now()
      FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, run_dir, job_script)
-     WHERE runs.id = v.id AND runs.state = 'submitting'`,
-    [runs.map((r) => r.runId), runs.map((r) => r.runDir), runs.map((r) => r.jobScript)],
+     WHERE runs.id = v.id AND runs.state = 'submitting' AND ${claimGuardSql(guard, 4)}`,
+    [runs.map((r) => r.runId), runs.map((r) => r.runDir), runs.map((r) => r.jobScript), ...guardParams(guard)],
   );
 }
 
@@ -197,13 +222,13 @@ export interface QueuedRun {
 }
 
 /** submitting → queued: sbatch accepted the job (or a job carrying the run id was found). */
-export async function markRunsQueued(db: Database, runs: QueuedRun[]): Promise<string[]> {
+export async function markRunsQueued(db: Database, runs: QueuedRun[], guard?: ClaimGuard): Promise<string[]> {
   if (runs.length === 0) return [];
   return transition(db.pool, {
     from: `unnest($1::uuid[], $2::text[]) AS v(id, job_id)`,
-    where: `runs.id = v.id AND runs.state = 'submitting'`,
+    where: `runs.id = v.id AND runs.state = 'submitting' AND ${claimGuardSql(guard, 3)}`,
     set: `state = 'queued', slurm_job_id = v.job_id, submitted_at = COALESCE(runs.submitted_at, now())`,
-    params: [runs.map((r) => r.runId), runs.map((r) => r.slurmJobId)],
+    params: [runs.map((r) => r.runId), runs.map((r) => r.slurmJobId), ...guardParams(guard)],
     detail: `'slurm job ' || v.job_id`,
   });
 }
@@ -212,24 +237,24 @@ export async function markRunsQueued(db: Database, runs: QueuedRun[]): Promise<s
  * submitting → pending: the cluster was asked and has no job for these runs (or sbatch was
  * certainly never reached), so submitting them again cannot create a duplicate.
  */
-export async function returnRunsToPending(db: Database, runIds: string[], reason: string): Promise<string[]> {
+export async function returnRunsToPending(db: Database, runIds: string[], reason: string, guard?: ClaimGuard): Promise<string[]> {
   if (runIds.length === 0) return [];
   return transition(db.pool, {
-    where: `runs.id = ANY($1::uuid[]) AND runs.state = 'submitting'`,
+    where: `runs.id = ANY($1::uuid[]) AND runs.state = 'submitting' AND ${claimGuardSql(guard, 3)}`,
     set: `state = 'pending', reason = $2, claimed_at = NULL`,
-    params: [runIds, reason],
+    params: [runIds, reason, ...guardParams(guard)],
     detail: `$2`,
   });
 }
 
 /** submitting → failed: sbatch refused the job for a reason retrying will not fix. */
-export async function failRunsAtSubmission(db: Database, runs: { runId: string; reason: string }[]): Promise<string[]> {
+export async function failRunsAtSubmission(db: Database, runs: { runId: string; reason: string }[], guard?: ClaimGuard): Promise<string[]> {
   if (runs.length === 0) return [];
   return transition(db.pool, {
     from: `unnest($1::uuid[], $2::text[]) AS v(id, reason)`,
-    where: `runs.id = v.id AND runs.state = 'submitting'`,
+    where: `runs.id = v.id AND runs.state = 'submitting' AND ${claimGuardSql(guard, 3)}`,
     set: `state = 'failed', reason = v.reason, ended_at = now(), finalized_at = now()`,
-    params: [runs.map((r) => r.runId), runs.map((r) => r.reason)],
+    params: [runs.map((r) => r.runId), runs.map((r) => r.reason), ...guardParams(guard)],
     detail: `v.reason`,
   });
 }

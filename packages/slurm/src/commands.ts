@@ -10,6 +10,7 @@
  * the login shell is not POSIX.
  */
 import { InvalidCommandInputError } from './errors';
+import { fenceCheck, type Fence } from './fence';
 import { shellQuote } from './shell';
 
 const SLURM_ENV = 'env TZ=UTC SLURM_TIME_FORMAT=standard';
@@ -113,8 +114,12 @@ export interface SubmitManyCommand {
  * line, so a batch of a thousand runs is not limited by the SSH request size or ARG_MAX, and no
  * path ever needs quoting. sbatch's stdin is /dev/null so it cannot eat the rest of the list.
  * Each result line is written with one printf, so a dropped channel loses whole lines only.
+ *
+ * With a fence (fence.ts), each sbatch runs only while the cluster's fence still holds this
+ * loop's epoch; when it does not, the loop prints `<path>\tfenced\t<epoch found>` and stops, and
+ * the paths after it get no line. Without one (tools and tests only) the loop is unfenced.
  */
-export function submitManyCommand(scriptPaths: readonly string[]): SubmitManyCommand {
+export function submitManyCommand(scriptPaths: readonly string[], fence: Fence | null): SubmitManyCommand {
   if (scriptPaths.length === 0) throw new InvalidCommandInputError('scriptPaths', 'is empty');
   for (const p of scriptPaths) {
     // Tabs and newlines would break the line protocol; a relative path would depend on the login
@@ -123,12 +128,16 @@ export function submitManyCommand(scriptPaths: readonly string[]): SubmitManyCom
       throw new InvalidCommandInputError('scriptPaths', `contains ${JSON.stringify(p)}: need an absolute path without tabs or newlines`);
     }
   }
+  const fenced = fence ? fenceCheck(fence) : { open: '', before: '', after: '' };
   // One line, no newlines inside the quotes: csh/tcsh login shells reject multi-line quoted strings.
   const script =
+    fenced.open +
     'e=$(mktemp) || exit 97; ' +
     'while IFS= read -r p; do ' +
+    fenced.before +
     'if o=$(sbatch --parsable "$p" </dev/null 2>"$e"); then s=ok; else s=err; o=$(cat "$e"); fi; ' +
     `printf '%s\\t%s\\t%s\\n' "$p" "$s" "$(printf '%s' "$o" | tr '\\t\\n' '  ')"; ` +
+    fenced.after +
     'done; rm -f "$e"';
   // Run under sh explicitly: the loop is POSIX sh, whatever the user's login shell is.
   return { command: `sh -c ${shellQuote(script)}`, stdin: scriptPaths.map((p) => `${p}\n`).join('') };

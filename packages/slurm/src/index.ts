@@ -59,6 +59,7 @@ export {
   type ReadFileResult,
 } from './ssh';
 export { SlurmClient, type CommandRunner, type SlurmClientOptions } from './slurm-client';
+export { raiseFenceCommand, parseRaiseFence, FENCE_BUSY_EXIT, FENCE_BROKEN_EXIT, type Fence, type FenceRaise } from './fence';
 export { ConnectionPool, type ClusterEndpoint } from './connection-pool';
 export {
   openJobFile,

@@ -155,6 +155,12 @@ export type SubmitResult =
   /** sbatch refused the script: no job was created. */
   | { path: string; status: 'err'; error: string }
   /**
+   * The loop stopped before this script: the cluster's fence holds another epoch (a newer lease
+   * took over). No job was created for it or for the scripts after it (those come back `unknown`);
+   * their runs belong to the newer lease now.
+   */
+  | { path: string; status: 'fenced'; fenceEpoch: string }
+  /**
    * erg cannot tell whether a job was created (no line for the script because the channel
    * dropped, or sbatch said success with output that is not a job id). Look the run up by job
    * name before submitting it again.
@@ -172,11 +178,13 @@ export function parseSubmitMany(stdout: string, expectedPaths?: readonly string[
     if (line === '') continue;
     const [path, status, ...rest] = line.split('\t');
     const text = rest.join('\t').trim();
-    if (path === undefined || (status !== 'ok' && status !== 'err')) {
-      throw new SlurmParseError('submit loop', line, 'expected "<path>\\t<ok|err>\\t<text>"');
+    if (path === undefined || (status !== 'ok' && status !== 'err' && status !== 'fenced')) {
+      throw new SlurmParseError('submit loop', line, 'expected "<path>\\t<ok|err|fenced>\\t<text>"');
     }
     let result: SubmitResult;
-    if (status === 'err') {
+    if (status === 'fenced') {
+      result = { path, status: 'fenced', fenceEpoch: text };
+    } else if (status === 'err') {
       result = { path, status: 'err', error: text || 'sbatch failed without a message' };
     } else {
       try {

@@ -5,6 +5,7 @@
  */
 import { sacctCommand, scancelCommand, squeueCommand, submitManyCommand } from './commands';
 import { SlurmCommandError } from './errors';
+import { parseRaiseFence, raiseFenceCommand, type Fence, type FenceRaise } from './fence';
 import { parseSacct, parseSqueue, parseSubmitMany, type SubmitResult } from './parse';
 import type { SlurmJob } from './slurm-job';
 import type { ExecOptions, ExecResult } from './ssh';
@@ -21,6 +22,8 @@ export interface SlurmClientOptions {
   queryTimeoutMs?: number;
   /** Deadline of one submit loop (ms); sbatch can block while slurmctld is busy. Default 300 000. */
   submitTimeoutMs?: number;
+  /** How long raising the fence waits for an older loop's sbatch in flight (ms). Default 60 000. */
+  fenceWaitMs?: number;
 }
 
 /**
@@ -58,12 +61,25 @@ export class SlurmClient {
    * (ClusterUnreachableError, SshAuthError, HostKeyMismatchError), when nothing ran. Before
    * submitting any run again, look it up with findJobsByName.
    */
-  async submitMany(scriptPaths: readonly string[]): Promise<SubmitResult[]> {
+  async submitMany(scriptPaths: readonly string[], fence: Fence | null): Promise<SubmitResult[]> {
     if (scriptPaths.length === 0) return [];
-    const { command, stdin } = submitManyCommand(scriptPaths);
+    const { command, stdin } = submitManyCommand(scriptPaths, fence);
     const result = await this.runner.exec(command, { stdin, timeoutMs: this.submitTimeoutMs });
     if (result.code !== 0) throw new SlurmCommandError('sbatch loop', result.code, result.stderr);
     return parseSubmitMany(result.stdout, scriptPaths);
+  }
+
+  /**
+   * Raises the cluster's fence to `fence.epoch` (see fence.ts): once this resolves `raised`, no
+   * sbatch loop of an older epoch can submit anything more, and every job it did submit is
+   * visible to squeue. `raised: false` means a newer epoch is already there: this lease is stale.
+   */
+  async raiseFence(fence: Fence): Promise<FenceRaise> {
+    const waitMs = this.options.fenceWaitMs ?? 60_000;
+    const result = await this.runner.exec(raiseFenceCommand(fence, waitMs / 1000), { timeoutMs: waitMs * 2 + 15_000 });
+    const parsed = result.code === 0 ? parseRaiseFence(result.stdout) : null;
+    if (!parsed) throw new SlurmCommandError('raising the submission fence', result.code, result.stderr || result.stdout);
+    return parsed;
   }
 
   /** All of the user's jobs Slurm's controller still knows (pending, running, recently ended). */

@@ -50,10 +50,10 @@ describe('scancelCommand', () => {
 
 describe('submitManyCommand', () => {
   it('refuses relative paths and paths that would break the line protocol', () => {
-    expect(() => submitManyCommand([])).toThrow(InvalidCommandInputError);
-    expect(() => submitManyCommand(['job.sh'])).toThrow(InvalidCommandInputError);
-    expect(() => submitManyCommand(['/a\tb/job.sh'])).toThrow(InvalidCommandInputError);
-    expect(() => submitManyCommand(['/a\nb/job.sh'])).toThrow(InvalidCommandInputError);
+    expect(() => submitManyCommand([], null)).toThrow(InvalidCommandInputError);
+    expect(() => submitManyCommand(['job.sh'], null)).toThrow(InvalidCommandInputError);
+    expect(() => submitManyCommand(['/a\tb/job.sh'], null)).toThrow(InvalidCommandInputError);
+    expect(() => submitManyCommand(['/a\nb/job.sh'], null)).toThrow(InvalidCommandInputError);
   });
 
   it('submits each script once and reports one line per script (run in bash against a stand-in sbatch)', () => {
@@ -75,7 +75,7 @@ describe('submitManyCommand', () => {
       );
       chmodSync(path.join(bin, 'sbatch'), 0o755);
       const paths = ['/w/r1/job.sh', '/w/bad/job.sh', `/w/it's a "quoted" $(dir)/job.sh`, '/w/r4/job.sh'];
-      const { command, stdin } = submitManyCommand(paths);
+      const { command, stdin } = submitManyCommand(paths, null);
       const result = bash(['-c', command], { input: stdin, env: { PATH: `${bin}:${process.env.PATH}` } });
       expect(result.status).toBe(0);
       expect(parseSubmitMany(result.stdout.toString(), paths)).toEqual([

@@ -62,7 +62,7 @@ async function stageRun(run: string, parameters: Record<string, string> = { v: '
 }
 
 async function submit(script: string): Promise<string> {
-  const [result] = await slurm.submitMany([script]);
+  const [result] = await slurm.submitMany([script], null);
   if (result?.status !== 'ok') throw new Error(`submit failed: ${JSON.stringify(result)}`);
   submitted.push(result.jobId);
   return result.jobId;
@@ -138,7 +138,7 @@ it('maps scancel of a running job to cancelled', async () => {
 it('submits a batch in one loop, refusals included, and finds every job by name exactly once', async () => {
   const runs = await Promise.all([stageRun('true'), stageRun('true'), stageRun('true')]);
   const missing = `${root}/does-not-exist/job.sh`;
-  const results = await slurm.submitMany([runs[0]!.script, missing, runs[1]!.script, runs[2]!.script]);
+  const results = await slurm.submitMany([runs[0]!.script, missing, runs[1]!.script, runs[2]!.script], null);
   expect(results.map((r) => r.status)).toEqual(['ok', 'err', 'ok', 'ok']);
   expect(results[1]).toMatchObject({ path: missing, status: 'err' });
   expect((results[1] as { error: string }).error).toContain('Unable to open file');

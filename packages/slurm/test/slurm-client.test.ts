@@ -57,7 +57,7 @@ describe('SlurmClient errors', () => {
   it('costs nothing for empty batches', async () => {
     const runner = scripted(() => ({}));
     const client = new SlurmClient(runner);
-    expect(await client.submitMany([])).toEqual([]);
+    expect(await client.submitMany([], null)).toEqual([]);
     await client.scancel([]);
     expect((await client.findJobsByName([])).size).toBe(0);
     expect(runner.commands).toEqual([]);

@@ -1,0 +1,71 @@
+// Exactly once rests on a fence, not on timing: a scheduler killed while its remote sbatch loop is
+// mid-flight, and taken over at once by another, leaves exactly one Slurm job per run — the killed
+// one's loop submits nothing after the takeover has settled the runs it left in doubt.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot, waitFor } from '@erg/testkit';
+import { Harness } from './harness';
+
+jest.setTimeout(300_000);
+
+describe('fencing the sbatch loop of a killed scheduler', () => {
+  const h = new Harness();
+
+  beforeAll(async () => {
+    await h.start();
+    // Through the cluster's second sshd port every sbatch takes 4 s: a loaded controller.
+    await h.registerCluster('slow', { port: h.local.slowSbatchPort });
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  test('killed mid-sbatch and taken over at once: one Slurm job per run, the recorded one', async () => {
+    const campaign = await h.submit({ name: 'fence', cluster: 'slow', parameters: { i: [1, 2, 3, 4] }, run: 'echo run {{i}}' });
+    const runIds = campaign.runs.map((r) => r.id);
+    // One loop, so its four sbatch calls run one after another (16 s in all).
+    const first = h.spawnScheduler('fence-first', { ERG_SUBMIT_LOOPS: '1' });
+    const standby = await waitFor(
+      async () => {
+        const runs = await h.db.prisma.run.findMany({ where: { campaignId: campaign.id } });
+        return runs.every((r) => r.state === 'submitting') ? h.spawnScheduler('fence-standby', { ERG_SUBMIT_LOOPS: '1' }) : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 50, what: 'the first scheduler to claim the runs' },
+    );
+    try {
+      // The first job exists: the loop has just started the second run's 4-second sbatch.
+      await waitFor(async () => [...(await h.slurmJobsFor(runIds)).values()].some((jobs) => jobs.length > 0), {
+        timeoutMs: 60_000, intervalMs: 100, what: "the first run's job to appear",
+      });
+      first.kill('SIGKILL');
+      expect(await first.exited).toBe(null);
+
+      const runs = await h.waitForCampaignEnd(campaign.id, 180_000);
+      expect(runs.map((r) => r.state)).toEqual(Array(4).fill('completed'));
+      // Count only once no sbatch of the slow door is left on the cluster: an orphaned loop, if it
+      // were still going, would have had every chance to submit its remaining runs.
+      await waitFor(
+        async () => (await h.slurmLink().connection.exec("pgrep -f 'slow-bi[n]/sbatch' || true")).stdout.trim() === '',
+        { timeoutMs: 60_000, intervalMs: 500, what: 'every slow sbatch on the cluster to end' },
+      );
+      const jobs = await waitFor(
+        async () => {
+          const found = await h.slurmJobsFor(runIds);
+          return [...found.values()].every((j) => j.length >= 1) ? found : undefined;
+        },
+        { timeoutMs: 30_000, what: 'sacct to list every job' },
+      );
+      for (const run of runs) expect({ run: run.id, jobs: jobs.get(run.id)!.map((j) => j.jobId) }).toEqual({ run: run.id, jobs: [run.slurmJobId] });
+      // The race was really run: the standby settled the runs while the killed loop still had some to submit.
+      const settled = readFileSync(path.join(repoRoot(), 'test-artifacts', `${h.prefix}-fence-standby.log`), 'utf8')
+        .split('\n').filter((l) => l.includes('settled runs in doubt')).map((l) => JSON.parse(l));
+      expect(settled).toHaveLength(1);
+      expect(settled[0]).toMatchObject({ cluster: 'slow' });
+      expect(settled[0].found + settled[0].resubmit).toBe(4);
+      expect(settled[0].resubmit).toBeGreaterThan(0);
+    } finally {
+      standby.kill('SIGTERM');
+      await standby.exited;
+    }
+  });
+});
