@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { withinDeadline } from '@erg/queue';
 import type { Queue } from 'bullmq';
 import type { Database } from '@erg/db';
 import { RunState } from '@erg/spec';
@@ -62,7 +63,9 @@ export function createApiMetrics(sources: MetricSources = {}): ApiMetrics {
     registers: [registry],
     async collect() {
       if (!sources.queue) return;
-      const counts = await sources.queue.getJobCounts();
+      // Left out of this scrape while Redis is away, rather than holding the scrape until it is back.
+      const counts = await withinDeadline(sources.queue.getJobCounts()).catch(() => null);
+      if (!counts) return;
       this.reset();
       for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
     },

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { withinDeadline } from '@erg/queue';
 import type { Redis } from 'ioredis';
 import { errors } from './errors';
 
@@ -110,7 +111,9 @@ export function installRateLimits(app: FastifyInstance, redis: Redis, limits: Ra
     if (counters.length === 0) return;
     let counted: Counted[];
     try {
-      counted = await countRequest(redis, counters.map((c) => c.key));
+      // While Redis is away, let requests through at once instead of each waiting for a reconnect.
+      if (redis.status !== 'ready') throw new Error(`Redis connection is ${redis.status}`);
+      counted = await withinDeadline(countRequest(redis, counters.map((c) => c.key)), 1_000);
     } catch (err) {
       req.log.warn({ err }, 'rate limit not checked: Redis failed; letting the request through');
       return;

@@ -5,7 +5,8 @@ import { z } from 'zod';
  * Glossary
  * - cycle: one pass over one cluster: reconcile what Slurm says about tracked runs (which also
  *   settles runs left in doubt by a crash), send scancel for cancelled campaigns, then submit
- *   pending runs. Cycles of one cluster never overlap (a per-cluster Redis lock).
+ *   pending runs. Cycles of one cluster never overlap (the cluster's lease, a Postgres advisory
+ *   lock: see @erg/db cluster-lease.ts; nothing of it lives in Redis).
  * - tick: a repeating job that starts a cycle for every cluster with unfinished runs, so nothing
  *   depends on a producer's job surviving: Postgres is the source of truth, Redis only wakes us.
  *   It also judges suite runs whose campaign has finished and re-enqueues undelivered webhooks.
@@ -76,4 +77,36 @@ export function createSchedulerQueue(redisUrl: string, prefix: string): Queue {
 export async function enqueue<N extends JobName>(queue: Queue, name: N, payload: JobPayload<N>): Promise<void> {
   const data = jobs[name].payload.parse(payload);
   await queue.add(name, data, jobs[name].options(data as never));
+}
+
+/** How long a producer waits for Redis on an operation that is only a hint (see withinDeadline). */
+export const HINT_DEADLINE_MS = 2_000;
+
+/** Redis did not answer within the deadline of an operation that is only a hint. */
+export class RedisUnavailableError extends Error {
+  readonly code = 'ERG_REDIS_UNAVAILABLE';
+  constructor(ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+  }
+}
+
+/**
+ * Bounds a Redis operation that is only a hint — a `cycle` nudge, a suite's cron schedule (the
+ * scheduler re-applies every schedule from Postgres), a metrics read. Queue connections retry
+ * forever (maxRetriesPerRequest: null), so without a bound a request would wait as long as Redis
+ * is away; Redis is a cache of work, and the API must keep answering from Postgres meanwhile.
+ * The operation itself is not cancelled: ioredis sends it once Redis is back, harmlessly.
+ */
+export async function withinDeadline<T>(work: Promise<T>, ms = HINT_DEADLINE_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisUnavailableError(ms)), ms);
+    timer.unref();
+  });
+  work.catch(() => undefined); // a late failure of the abandoned operation is not an unhandled rejection
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -3,7 +3,7 @@ import {
   createCampaign, findClusterByName, findSuiteRunByKey, insertSuiteRun, lastPassingCampaign,
   type Database, type Suite, type SuiteRun,
 } from '@erg/db';
-import { enqueue } from '@erg/queue';
+import { enqueue, withinDeadline } from '@erg/queue';
 import { validateCampaign, type SizeLimits } from '@erg/sweep';
 import { SuiteError } from './errors';
 
@@ -78,7 +78,7 @@ export async function triggerSuite(deps: TriggerDeps, suite: Suite, opts: Trigge
     throw err;
   }
   try {
-    await enqueue(deps.queue, 'cycle', { clusterId: cluster.id, reason: `suite ${suite.name}` });
+    await withinDeadline(enqueue(deps.queue, 'cycle', { clusterId: cluster.id, reason: `suite ${suite.name}` }));
   } catch {
     // The scheduler's tick picks the campaign up within one poll interval.
   }

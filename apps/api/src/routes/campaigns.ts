@@ -4,7 +4,7 @@ import {
   cancelPendingRuns, createCampaign, findClusterByName, type CampaignCursor, getCampaignSummary, listCampaignSummaries, listClusters,
   requestCampaignCancel,
 } from '@erg/db';
-import { enqueue } from '@erg/queue';
+import { enqueue, withinDeadline } from '@erg/queue';
 import {
   ProjectQuery, CampaignCancelled, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, RegressionPolicy, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
 } from '@erg/spec';
@@ -43,7 +43,7 @@ export const campaignRoutes =
     /** Wakes the scheduler for a cluster. Best effort: its periodic tick finds the work anyway. */
     async function wakeScheduler(clusterId: string, reason: string, log: { warn: (o: object, m: string) => void }) {
       try {
-        await enqueue(deps.queue, 'cycle', { clusterId, reason });
+        await withinDeadline(enqueue(deps.queue, 'cycle', { clusterId, reason }));
       } catch (err) {
         log.warn({ err }, 'could not enqueue a scheduler cycle; the next tick will pick the campaign up');
       }

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { withinDeadline } from '@erg/queue';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -122,7 +123,7 @@ export const suiteRoutes =
         if (await findSuiteByName(deps.db, input.name)) throw errors.conflict(`suite "${input.name}" already exists; replace it with PUT /v1/suites/${input.name}`);
         const suite = await createSuite(deps.db, input, deps.secrets);
         auditCreated(req, suite.name);
-        await applySchedule(deps.queue, suite);
+        await scheduleHint(applySchedule(deps.queue, suite), req.log);
         return reply.status(201).send(suiteView(suite, null));
       },
     );
@@ -153,7 +154,7 @@ export const suiteRoutes =
         }
         const replaced = await replaceSuite(deps.db, name, input, deps.secrets);
         const suite = replaced ?? (await createSuite(deps.db, input, deps.secrets));
-        await applySchedule(deps.queue, suite);
+        await scheduleHint(applySchedule(deps.queue, suite), req.log);
         const last = await lastSuiteRuns(deps.db, [suite.id]);
         return reply.status(replaced ? 200 : 201).send(suiteView(suite, last.get(suite.id) ?? null));
       },
@@ -175,7 +176,7 @@ export const suiteRoutes =
       async (req, reply) => {
         const deleted = await deleteSuite(deps.db, req.params.name);
         if (!deleted) throw errors.notFound('suite', req.params.name);
-        await removeSchedule(deps.queue, deleted.id);
+        await scheduleHint(removeSchedule(deps.queue, deleted.id), req.log);
         return reply.status(204).send(null);
       },
     );
@@ -254,4 +255,17 @@ export const suiteRoutes =
  */
 function withoutSecret(text: string, secret: string | undefined): string {
   return redactSecrets(secret ? text.split(secret).join(REDACTED) : text);
+}
+
+/**
+ * Applies a suite's cron schedule to Redis without waiting on a Redis that is away: Postgres holds
+ * the suite, and every scheduler re-applies all schedules from it (every ERG_SUITE_SYNC_INTERVAL_MS,
+ * and at once when it finds Redis emptied), so a schedule that could not be written now still takes effect.
+ */
+async function scheduleHint(work: Promise<void>, log: { warn: (o: object, m: string) => void }): Promise<void> {
+  try {
+    await withinDeadline(work);
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'could not update the suite schedule in Redis; the scheduler re-applies it from Postgres');
+  }
 }
