@@ -30,6 +30,18 @@ install_chromium() {
 }
 [ "$needs_cluster" = 0 ] || install_chromium || true
 
+# The compose test runs the API proxy's nginx.conf under a real nginx and validates
+# docker-compose.yml with a Compose client (no Docker engine runs here).
+install_compose_tools() {
+  command -v nginx >/dev/null && command -v docker-compose >/dev/null && return 0
+  echo "installing nginx-light and docker-compose for the compose test"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends nginx-light docker-compose >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends nginx-light docker-compose >/dev/null; } ||
+    { echo "could not install nginx-light / docker-compose; the compose test will fail" >&2; return 1; }
+}
+for p in "${projects[@]}"; do [ "$p" != unit ] || install_compose_tools || true; done
+
 mkdir -p test-artifacts
 status=0; passed=0; failed=0
 for p in "${projects[@]}"; do

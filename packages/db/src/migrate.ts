@@ -11,6 +11,8 @@ import pg from 'pg';
  */
 export async function migrate(databaseUrl: string, migrationsDir = defaultMigrationsDir()): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
+  // A Postgres restart during start-up must fail the awaited query (a clean "failed to start"), not emit an unhandled 'error'.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     // Two processes starting at once (api and scheduler) must not apply the same migration twice.
@@ -89,6 +91,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   if (!/^[A-Za-z_][A-Za-z0-9_-]{0,62}$/.test(name)) throw new Error(`unsupported database name "${name}"`);
   url.pathname = '/postgres';
   const client = new pg.Client({ connectionString: url.toString() });
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
