@@ -8,7 +8,7 @@
 // energy, the longest API outage and the time to finish.
 //
 //   npx turbo run build && node bench/chaos.js [--quick] [--seed N] [--json]
-//     [--runs 300] [--slow-runs 12] [--faults kind,kind,...] [--concurrency 6]
+//     [--runs 300] [--slow-runs 20] [--faults kind,kind,...] [--concurrency 6]
 //     [--ctld-stop-s 30] [--sshd-down-s 2] [--api-down-s 3] [--no-baseline] [--deadline-s S]
 // --quick: 24 runs (+4 on the slow door), 5 faults (mid-sbatch, one other scheduler phase, Redis,
 // an API process, Postgres), for the e2e test. --json: the result as JSON on stdout (the table
@@ -42,7 +42,7 @@ const { values: opts } = parseArgs({
 
 const seed = opts.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(opts.seed);
 const runs = Number(opts.runs ?? (opts.quick ? 24 : 300));
-const slowRuns = Number(opts['slow-runs'] ?? (opts.quick ? 4 : 12));
+const slowRuns = Number(opts['slow-runs'] ?? (opts.quick ? 4 : 20));
 const kinds = opts.faults ? opts.faults.split(',').map((k) => k.trim()).filter(Boolean) : opts.quick ? quickKinds(seed) : FAULT_KINDS;
 for (const k of kinds) if (!FAULTS[k]) throw new Error(`--faults: unknown fault ${k} (${FAULT_KINDS.join(', ')})`);
 const faultOptions = {

@@ -163,21 +163,24 @@ class LocalClusterOps {
     this.sshdDown = false;
   }
 
-  /** SIGSTOPs slurmctld for `durationMs` (clients hang as on an overloaded controller), then SIGCONTs it. */
-  async stopSlurmctld(durationMs) {
+  /**
+   * SIGSTOPs slurmctld (clients hang as on an overloaded controller) and returns a function that
+   * SIGCONTs it. Synchronous up to the stop, so that it can be called from a log line's handler.
+   */
+  stopSlurmctldNow(durationMs) {
     const pid = pidFromFile(SLURMCTLD_PID_FILE, 'slurmctld');
     if (pid === null) throw new Error(`slurmctld is not running (no live pid in ${SLURMCTLD_PID_FILE})`);
     const guard = this.guard(`sleep ${Math.ceil(durationMs / 1000) + 10}; kill -CONT ${pid}`);
     this.stoppedCtld = pid;
-    try {
-      process.kill(pid, 'SIGSTOP');
-      await new Promise((resolve) => setTimeout(resolve, durationMs));
-    } finally {
-      this.continueSlurmctld();
-      guard.cancel();
-      this.watchdogs.delete(guard);
-    }
-    return { pid };
+    process.kill(pid, 'SIGSTOP');
+    return {
+      pid,
+      resume: () => {
+        this.continueSlurmctld();
+        guard.cancel();
+        this.watchdogs.delete(guard);
+      },
+    };
   }
 
   continueSlurmctld() {

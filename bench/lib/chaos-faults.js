@@ -2,7 +2,7 @@
 // each happens (a seeded plan), and the record of what happened when it was injected.
 'use strict';
 const { seededRandom } = require('@erg/testkit');
-const { killAtPhase } = require('./chaos-processes');
+const { killAtPhase, onNextPhase } = require('./chaos-processes');
 
 /**
  * Every fault kind. `window`: the part of the fault-free campaign's duration in which it is
@@ -21,7 +21,7 @@ const FAULTS = {
   'redis-wipe': { window: [0.05, 0.75], what: 'SIGKILL Redis and start an empty one on the same port' },
   'postgres-restart': { window: [0.05, 0.75], what: 'restart Postgres (pg_ctlcluster restart -m immediate: a crash and recovery)' },
   'sshd-restart': { window: [0.05, 0.75], what: "stop erg's sshd, kill the instance's SSH sessions, start sshd again after --sshd-down-s" },
-  'slurmctld-stop': { window: [0.05, 0.6], what: 'SIGSTOP slurmctld for --ctld-stop-s, then SIGCONT' },
+  'slurmctld-stop': { window: [0.05, 0.6], what: 'SIGSTOP slurmctld as a scheduler starts a sbatch loop, SIGCONT it --ctld-stop-s later' },
 };
 const FAULT_KINDS = Object.keys(FAULTS);
 const PHASE_KINDS = FAULT_KINDS.filter((k) => FAULTS[k].phase);
@@ -98,10 +98,20 @@ async function injectFault(fault, { instance, options, t0 }) {
     record.target = `erg sshd (pid ${master})`;
     record.detail = `down ${options.sshdDownMs / 1000} s; ${sessionsKilled} session processes of the instance killed`;
   } else if (fault.kind === 'slurmctld-stop') {
-    record.atMs = since();
-    const { pid } = await instance.cluster.stopSlurmctld(options.ctldStopMs);
-    record.target = `slurmctld (pid ${pid})`;
-    record.detail = `SIGSTOP for ${options.ctldStopMs / 1000} s, then SIGCONT`;
+    // The controller hangs while sbatch calls are in flight: the moment a submission cannot tell
+    // whether Slurm took its job. When no sbatch starts within a few seconds, it stops anyway.
+    let stopped = null;
+    const stop = () => (stopped = instance.cluster.stopSlurmctldNow(options.ctldStopMs));
+    const hit = await onNextPhase(instance.schedulers, { phase: 'sbatch', cluster: instance.clusters.main, timeoutMs: 10_000, now: Date.now }, stop);
+    if (!hit) stop();
+    record.atMs = (hit ? hit.at : Date.now()) - t0;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, options.ctldStopMs));
+    } finally {
+      stopped.resume();
+    }
+    record.target = `slurmctld (pid ${stopped.pid})`;
+    record.detail = `SIGSTOP ${hit ? `as ${hit.process.name} started a sbatch loop` : '(no sbatch loop started within 10 s)'} for ${options.ctldStopMs / 1000} s, then SIGCONT`;
   }
   record.restoredMs = since();
   return record;

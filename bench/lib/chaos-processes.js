@@ -146,12 +146,12 @@ class AppProcess extends EventEmitter {
 }
 
 /**
- * Arms a one-shot trigger over the schedulers: the first of them to log `phase` for `cluster`
- * after this call is SIGKILLed at once, from inside the line handler (the few milliseconds between
- * the log line and the kill are all the process gets). Resolves with the killed process and the
- * time of the kill, or null when no scheduler logged that phase within `timeoutMs`.
+ * Arms a one-shot trigger over the schedulers: `action(process)` runs synchronously, from inside
+ * the line handler, for the first of them to log `phase` for `cluster` after this call — so the
+ * few milliseconds between the log line and the action are all the process gets. Resolves with
+ * the process, its pid and the time, or null when no scheduler logged that phase within `timeoutMs`.
  */
-function killAtPhase(schedulers, { phase, cluster, timeoutMs, now }) {
+function onNextPhase(schedulers, { phase, cluster, timeoutMs, now }, action) {
   if (!PHASES.includes(phase)) throw new Error(`unknown phase ${phase} (${PHASES.join(', ')})`);
   return new Promise((resolve) => {
     const listeners = [];
@@ -164,7 +164,7 @@ function killAtPhase(schedulers, { phase, cluster, timeoutMs, now }) {
       const fn = (event) => {
         if (event.phase !== phase || event.cluster !== cluster || !proc.running) return;
         const pid = proc.pid;
-        proc.kill('SIGKILL');
+        action(proc);
         done({ process: proc, pid, at: now() });
       };
       proc.on('phase', fn);
@@ -174,4 +174,9 @@ function killAtPhase(schedulers, { phase, cluster, timeoutMs, now }) {
   });
 }
 
-module.exports = { AppProcess, killAtPhase, PHASES, PHASE_MESSAGE };
+/** SIGKILLs the first scheduler to log `phase` for `cluster` (see onNextPhase). */
+function killAtPhase(schedulers, options) {
+  return onNextPhase(schedulers, options, (proc) => proc.kill('SIGKILL'));
+}
+
+module.exports = { AppProcess, onNextPhase, killAtPhase, PHASES, PHASE_MESSAGE };
