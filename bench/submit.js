@@ -14,7 +14,7 @@ const pino = require('pino');
 const { TelemetryWriter } = require('@erg/db');
 const { startBenchApi } = require('./lib/bench-api');
 const { ClusterConnection, SlurmClient } = require('@erg/slurm');
-const { startScheduler, runCycle, ClusterLinks, SpecCache, SchedulerConfig, AgentBundle, UserRegexRunner, createSchedulerMetrics } = require('@erg/scheduler');
+const { startScheduler, runCycle, ClusterLinks, SpecCache, SchedulerConfig, AgentBundle, UserRegexRunner, createSchedulerMetrics, AbsenceSightings } = require('@erg/scheduler');
 const { secretBoxFrom } = require('@erg/secrets');
 
 const { values: opts } = parseArgs({
@@ -59,7 +59,7 @@ async function main() {
   const links = new ClusterLinks(schedConfig.ERG_SSH_MAX_SESSIONS, secrets);
   const ctx = {
     config: schedConfig, db, redis, links, specs: new SpecCache(db), log: pino({ level: 'warn' }),
-    agent: new AgentBundle(), telemetry: new TelemetryWriter(db), secrets, regexes: new UserRegexRunner(), metrics: createSchedulerMetrics(),
+    agent: new AgentBundle(), telemetry: new TelemetryWriter(db), secrets, regexes: new UserRegexRunner(), metrics: createSchedulerMetrics(), absences: new AbsenceSightings(),
   };
   const scheduler = await startScheduler(ctx);
   const conn = new ClusterConnection({ ...connectOptions, maxSessions: 2 });

@@ -9,6 +9,7 @@ import type { SpecCache } from './spec-cache';
 import type { TelemetryWriter } from '@erg/db';
 import type { SchedulerMetrics } from './metrics';
 import type { UserRegexRunner } from './regex-runner';
+import type { AbsenceSightings } from './absence-sightings';
 
 /** Everything a cycle needs, built once in main.ts and passed down. */
 export interface SchedulerContext {
@@ -28,4 +29,6 @@ export interface SchedulerContext {
   regexes: UserRegexRunner;
   /** Opens sealed secrets (webhook secrets here; private keys inside ClusterLinks). */
   secrets: SecretBox;
+  /** Runs in doubt Slurm did not list, kept between reconciles: an absence counts once confirmed. */
+  absences: AbsenceSightings;
 }

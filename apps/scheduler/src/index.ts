@@ -9,3 +9,4 @@ export { scanMetrics, localLogSource, clusterLogSource, type LogSource, type Met
 export { UserRegexRunner, RegexBudget, RegexBudgetExceededError } from './regex-runner';
 export { createSchedulerMetrics } from './metrics';
 export type { SchedulerContext } from './context';
+export { AbsenceSightings } from './absence-sightings';

@@ -11,6 +11,7 @@ import { createSchedulerMetrics, startMetricsServer, type MetricsServer } from '
 import { SpecCache } from './spec-cache';
 import { UserRegexRunner } from './regex-runner';
 import { startScheduler } from './worker';
+import { AbsenceSightings } from './absence-sightings';
 
 async function main(): Promise<void> {
   const config = parseSchedulerConfig(process.env);
@@ -29,7 +30,9 @@ async function main(): Promise<void> {
   const metrics = createSchedulerMetrics();
   // Workers start on first use; idle ones do not keep the process alive.
   const regexes = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS });
-  const handle = await startScheduler({ config, db, redis, links, specs: new SpecCache(db), log, agent, telemetry, metrics, secrets, regexes });
+  const handle = await startScheduler({
+    config, db, redis, links, specs: new SpecCache(db), log, agent, telemetry, metrics, secrets, regexes, absences: new AbsenceSightings(),
+  });
   let metricsServer: MetricsServer | null = null;
   if (config.ERG_METRICS_PORT !== 0) {
     // A taken port costs the metrics, not the scheduling: say so loudly and keep running.

@@ -18,7 +18,8 @@ const SACCT_GRACE_MS = 60_000;
 /**
  * One poll of a cluster: ONE squeue and ONE sacct call whatever the number of runs, then every
  * tracked run is brought in line with what Slurm says:
- *  - in doubt (`submitting`, left by a crash): job found by name → queued; not found → pending;
+ *  - in doubt (`submitting`, left by a crash or a sbatch without answer): job found by name →
+ *    queued; not found by two reconciles in a row (absence-sightings.ts) → pending;
  *  - queued/running: progress recorded; ended → finalized (logs, timing, metrics fetched);
  *  - of a cancelled campaign and still alive in Slurm → scancel.
  */
@@ -31,10 +32,11 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, 
   // (a killed scheduler's, still running on the login node) can create a job, so the answer is final.
   if (inDoubt.length > 0) await lease.ensureFenceRaised();
   const since = earliest(tracked);
+  const askedAt = Date.now();
   const [live, accounted] = await Promise.all([link.slurm.squeue(), link.slurm.sacct(since)]);
   const jobs = indexJobs(live, accounted);
 
-  const settled = await settleInDoubt(ctx, cluster, inDoubt, jobs.byRun, lease);
+  const settled = await settleInDoubt(ctx, cluster, inDoubt, jobs.byRun, lease, { askedAt, answeredAt: Date.now() });
   const withJobs = tracked
     .filter((r) => r.state !== 'submitting')
     .concat(settled);
@@ -103,8 +105,9 @@ export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: Cluster,
 
 /**
  * Runs left in `submitting` are in doubt: sbatch may or may not have created their job. The fence
- * was raised before Slurm was asked, so no earlier lease's loop can still submit them, and Slurm's
- * answer is final. The writes touch only runs of earlier leases (a newer lease's claims are its own).
+ * was raised before Slurm was asked, so no earlier lease's loop can still submit them; a job found
+ * is final, an absence is final once a second reconcile confirms it (absence-sightings.ts). The
+ * writes touch only runs of earlier leases (a newer lease's claims are its own).
  */
 async function settleInDoubt(
   ctx: SchedulerContext,
@@ -112,8 +115,12 @@ async function settleInDoubt(
   inDoubt: TrackedRun[],
   jobs: Map<string, SlurmJob[]>,
   lease: CycleLease,
+  asked: { askedAt: number; answeredAt: number },
 ): Promise<TrackedRun[]> {
-  if (inDoubt.length === 0) return [];
+  if (inDoubt.length === 0) {
+    ctx.absences.confirm(cluster.id, [], asked.askedAt, asked.answeredAt);
+    return [];
+  }
   const found: TrackedRun[] = [];
   const queued = [];
   const absent: string[] = [];
@@ -130,11 +137,17 @@ async function settleInDoubt(
     queued.push({ runId: run.id, slurmJobId: job.jobId });
     found.push({ ...run, state: 'queued', slurmJobId: job.jobId });
   }
+  const confirmedAbsent = ctx.absences.confirm(cluster.id, absent, asked.askedAt, asked.answeredAt);
   const earlier = await lease.earlier();
   const marked = new Set(await markRunsQueued(ctx.db, queued, earlier));
-  const returned = await returnRunsToPending(ctx.db, absent, 'an interrupted submission did not reach Slurm; submitting again', earlier);
+  const returned = await returnRunsToPending(ctx.db, confirmedAbsent, 'an interrupted submission did not reach Slurm; submitting again', earlier);
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, returned.length);
-  ctx.log.warn({ cluster: cluster.name, found: marked.size, resubmit: returned.length }, 'settled runs in doubt');
+  const waiting = absent.length - confirmedAbsent.length;
+  if (marked.size + returned.length > 0) {
+    ctx.log.warn({ cluster: cluster.name, found: marked.size, resubmit: returned.length, waiting }, 'settled runs in doubt');
+  } else if (waiting > 0) {
+    ctx.log.info({ cluster: cluster.name, waiting }, 'runs in doubt not in Slurm yet; asking again next poll before submitting them again');
+  }
   return found.filter((r) => marked.has(r.id));
 }
 

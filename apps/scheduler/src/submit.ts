@@ -42,9 +42,6 @@ async function renderRun(ctx: SchedulerContext, cluster: Cluster, run: ClaimedRu
   return { run, runDir, files, jobScript };
 }
 
-// sbatch errors that say the controller was busy or away, not that the job is wrong.
-const TRANSIENT_SBATCH = /Socket timed out|Unable to contact slurm controller|Slurm temporarily unable|Connection refused|try again/i;
-
 /**
  * Submits every pending run of the cluster, batch by batch:
  *   claim (pending → submitting) → render → stage over SFTP → sbatch loop → queued | failed.
@@ -136,22 +133,35 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
   const queued = [];
   const refused = [];
   const retry = [];
+  let inDoubt = 0;
   let fencedAt: string | null = null;
   for (const r of results) {
     const p = byPath.get(r.path)!;
     const about = { runId: p.run.id, campaignId: p.run.campaignId, cluster: cluster.name };
-    if (r.status === 'ok') {
-      queued.push({ runId: p.run.id, slurmJobId: r.jobId });
-      ctx.log.info({ ...about, slurmJobId: r.jobId }, 'run submitted');
-    } else if (r.status === 'err' && TRANSIENT_SBATCH.test(r.error)) {
-      retry.push(p.run.id);
-      ctx.log.info({ ...about, err: r.error }, 'sbatch deferred the run; back to pending');
-    } else if (r.status === 'err') {
-      refused.push({ runId: p.run.id, reason: `sbatch refused the job: ${r.error}` });
-      ctx.log.warn({ ...about, err: r.error }, 'sbatch refused the run; failed');
+    switch (r.status) {
+      case 'ok':
+        queued.push({ runId: p.run.id, slurmJobId: r.jobId });
+        ctx.log.info({ ...about, slurmJobId: r.jobId }, 'run submitted');
+        break;
+      case 'unsent':
+        retry.push(p.run.id);
+        ctx.log.info({ ...about, err: r.error }, 'sbatch deferred the run; back to pending');
+        break;
+      case 'err':
+        refused.push({ runId: p.run.id, reason: `sbatch refused the job: ${r.error}` });
+        ctx.log.warn({ ...about, err: r.error }, 'sbatch refused the run; failed');
+        break;
+      // Left in doubt on purpose (still `submitting`): the next reconcile, a newer lease's when
+      // fenced, asks Slurm for the job by name before anything is sent again.
+      case 'unknown':
+        inDoubt++;
+        ctx.log.info({ ...about, err: r.error }, 'sbatch lost its answer; the run is in doubt until Slurm is asked');
+        break;
+      case 'fenced':
+        inDoubt++;
+        fencedAt ??= r.fenceEpoch;
+        break;
     }
-    if (r.status === 'fenced') fencedAt ??= r.fenceEpoch;
-    // `unknown` and `fenced`: left in doubt on purpose, settled by the next reconcile (a newer lease's, when fenced).
   }
   await markRunsQueued(ctx.db, queued, own);
   await failRunsAtSubmission(ctx.db, refused, own);
@@ -159,7 +169,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'queued' }, queued.length);
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'refused' }, refused.length);
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, retry.length);
-  ctx.log.info({ cluster: cluster.name, queued: queued.length, refused: refused.length, retry: retry.length }, 'submitted batch');
+  ctx.log[inDoubt > 0 ? 'warn' : 'info']({ cluster: cluster.name, queued: queued.length, refused: refused.length, retry: retry.length, inDoubt }, 'submitted batch');
   if (fencedAt !== null) throw new LeaseLostError(cluster.name, `the sbatch loop found the fence at epoch ${fencedAt || '(none)'}, not ${own.epoch}`);
   if (firstError) throw firstError;
   return queued.length;

@@ -59,10 +59,13 @@ describe('fencing the sbatch loop of a killed scheduler', () => {
       // The race was really run: the standby settled the runs while the killed loop still had some to submit.
       const settled = readFileSync(path.join(repoRoot(), 'test-artifacts', `${h.prefix}-fence-standby.log`), 'utf8')
         .split('\n').filter((l) => l.includes('settled runs in doubt')).map((l) => JSON.parse(l));
-      expect(settled).toHaveLength(1);
-      expect(settled[0]).toMatchObject({ cluster: 'slow' });
-      expect(settled[0].found + settled[0].resubmit).toBe(4);
-      expect(settled[0].resubmit).toBeGreaterThan(0);
+      // A run found absent is submitted again only once a second reconcile confirms it, so the
+      // settling may take two polls.
+      expect(settled.length).toBeGreaterThanOrEqual(1);
+      for (const line of settled) expect(line).toMatchObject({ cluster: 'slow' });
+      const sum = (k: 'found' | 'resubmit') => settled.reduce((n, l) => n + l[k], 0);
+      expect(sum('found') + sum('resubmit')).toBe(4);
+      expect(sum('resubmit')).toBeGreaterThan(0);
     } finally {
       standby.kill('SIGTERM');
       await standby.exited;

@@ -14,6 +14,7 @@ import { createTestDatabase, loadLocalCluster, repoRoot, TEST_SECRET_KEY, unique
 import { AgentBundle } from '../src/agent-bundle';
 import { ClusterLinks } from '../src/connections';
 import { UserRegexRunner } from '../src/regex-runner';
+import { AbsenceSightings } from '../src/absence-sightings';
 import { SchedulerConfig } from '../src/config';
 import { createSchedulerMetrics, type SchedulerMetrics } from '../src/metrics';
 import { SpecCache } from '../src/spec-cache';
@@ -109,7 +110,7 @@ export class Harness {
       config, db: this.db, redis: this.redis, links: this.schedulerLinks, specs: new SpecCache(this.db),
       log: this.logSink ? pino({ level: 'info', redact: LOG_REDACTION }, this.logSink) : pino({ level: 'warn', redact: LOG_REDACTION }),
       agent: new AgentBundle(), telemetry: new TelemetryWriter(this.db), metrics: this.schedulerMetrics, secrets: this.secrets,
-      regexes: this.regexes = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS }),
+      regexes: this.regexes = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS }), absences: new AbsenceSightings(),
     });
   }
 

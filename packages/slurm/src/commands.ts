@@ -11,6 +11,7 @@
  */
 import { InvalidCommandInputError } from './errors';
 import { fenceCheck, type Fence } from './fence';
+import { CONTROLLER_NOT_ANSWERING } from './sbatch-failure';
 import { shellQuote } from './shell';
 
 const SLURM_ENV = 'env TZ=UTC SLURM_TIME_FORMAT=standard';
@@ -115,6 +116,9 @@ export interface SubmitManyCommand {
  * path ever needs quoting. sbatch's stdin is /dev/null so it cannot eat the rest of the list.
  * Each result line is written with one printf, so a dropped channel loses whole lines only.
  *
+ * Once a sbatch fails because slurmctld is not answering (sbatch-failure.ts), the scripts after it
+ * are not sent into the outage: each gets `<path>\tskipped\t` and can be submitted again later.
+ *
  * With a fence (fence.ts), each sbatch runs only while the cluster's fence still holds this
  * loop's epoch; when it does not, the loop prints `<path>\tfenced\t<epoch found>` and stops, and
  * the paths after it get no line. Without one (tools and tests only) the loop is unfenced.
@@ -129,13 +133,16 @@ export function submitManyCommand(scriptPaths: readonly string[], fence: Fence |
     }
   }
   const fenced = fence ? fenceCheck(fence) : { open: '', before: '', after: '' };
+  const notAnswering = CONTROLLER_NOT_ANSWERING.map((text) => `*${shellQuote(text)}*`).join('|');
   // One line, no newlines inside the quotes: csh/tcsh login shells reject multi-line quoted strings.
   const script =
     fenced.open +
-    'e=$(mktemp) || exit 97; ' +
+    'e=$(mktemp) || exit 97; d=; ' +
     'while IFS= read -r p; do ' +
+    `if [ -n "$d" ]; then printf '%s\\tskipped\\t\\n' "$p"; continue; fi; ` +
     fenced.before +
-    'if o=$(sbatch --parsable "$p" </dev/null 2>"$e"); then s=ok; else s=err; o=$(cat "$e"); fi; ' +
+    'if o=$(sbatch --parsable "$p" </dev/null 2>"$e"); then s=ok; else s=err; o=$(cat "$e"); ' +
+    `case "$o" in ${notAnswering}) d=1;; esac; fi; ` +
     `printf '%s\\t%s\\t%s\\n' "$p" "$s" "$(printf '%s' "$o" | tr '\\t\\n' '  ')"; ` +
     fenced.after +
     'done; rm -f "$e"';

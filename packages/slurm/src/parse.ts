@@ -7,6 +7,7 @@ import { FIELD_SEPARATOR, SACCT_FIELDS, SQUEUE_FIELDS } from './commands';
 import { SlurmParseError } from './errors';
 import { mapSlurmState, normalizeSlurmState, type SlurmRunState } from './run-state';
 import { runIdFromJobName, type SlurmJob } from './slurm-job';
+import { classifySbatchFailure } from './sbatch-failure';
 
 /** A job id as `sbatch --parsable` prints it. */
 export interface SbatchResult {
@@ -155,6 +156,12 @@ export type SubmitResult =
   /** sbatch refused the script: no job was created. */
   | { path: string; status: 'err'; error: string }
   /**
+   * No job was created and none can appear later: sbatch could not reach slurmctld, slurmctld
+   * said "not now", or the loop did not send the script because slurmctld had stopped answering
+   * an earlier one. Submit it again later.
+   */
+  | { path: string; status: 'unsent'; error: string }
+  /**
    * The loop stopped before this script: the cluster's fence holds another epoch (a newer lease
    * took over). No job was created for it or for the scripts after it (those come back `unknown`);
    * their runs belong to the newer lease now.
@@ -162,10 +169,21 @@ export type SubmitResult =
   | { path: string; status: 'fenced'; fenceEpoch: string }
   /**
    * erg cannot tell whether a job was created (no line for the script because the channel
-   * dropped, or sbatch said success with output that is not a job id). Look the run up by job
-   * name before submitting it again.
+   * dropped, sbatch gave up waiting for slurmctld's answer, or sbatch said success with output
+   * that is not a job id). Look the run up by job name before submitting it again.
    */
   | { path: string; status: 'unknown'; error: string };
+
+function sbatchFailed(path: string, error: string): SubmitResult {
+  switch (classifySbatchFailure(error)) {
+    case 'refused':
+      return { path, status: 'err', error };
+    case 'unsent':
+      return { path, status: 'unsent', error };
+    case 'in-doubt':
+      return { path, status: 'unknown', error: `sbatch got no answer from slurmctld, which may still create the job: ${error}` };
+  }
+}
 
 /**
  * Output of `submitManyCommand()` → one result per line. When `expectedPaths` is given, every
@@ -178,14 +196,16 @@ export function parseSubmitMany(stdout: string, expectedPaths?: readonly string[
     if (line === '') continue;
     const [path, status, ...rest] = line.split('\t');
     const text = rest.join('\t').trim();
-    if (path === undefined || (status !== 'ok' && status !== 'err' && status !== 'fenced')) {
-      throw new SlurmParseError('submit loop', line, 'expected "<path>\\t<ok|err|fenced>\\t<text>"');
+    if (path === undefined || (status !== 'ok' && status !== 'err' && status !== 'fenced' && status !== 'skipped')) {
+      throw new SlurmParseError('submit loop', line, 'expected "<path>\\t<ok|err|fenced|skipped>\\t<text>"');
     }
     let result: SubmitResult;
     if (status === 'fenced') {
       result = { path, status: 'fenced', fenceEpoch: text };
+    } else if (status === 'skipped') {
+      result = { path, status: 'unsent', error: 'not sent: slurmctld did not answer an earlier sbatch of the same loop' };
     } else if (status === 'err') {
-      result = { path, status: 'err', error: text || 'sbatch failed without a message' };
+      result = sbatchFailed(path, text || 'sbatch failed without a message');
     } else {
       try {
         const { jobId, cluster } = parseSbatchParsable(text);

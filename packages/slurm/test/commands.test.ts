@@ -89,4 +89,31 @@ describe('submitManyCommand', () => {
       cleanup();
     }
   });
+
+  it('sends nothing more once slurmctld stops answering: the rest come back skipped, not attempted', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      // Stand-in sbatch (the error text is Slurm's, captured in fixtures/submit-many-controller-down.txt).
+      const bin = path.join(dir, 'bin');
+      bash(['-c', `mkdir -p '${bin}'`]);
+      writeFileSync(
+        path.join(bin, 'sbatch'),
+        [
+          '#!/bin/sh',
+          `echo "$2" >>'${dir}/calls'`,
+          'case "$2" in *hang*) echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1;; esac',
+          'echo 7',
+        ].join('\n'),
+      );
+      chmodSync(path.join(bin, 'sbatch'), 0o755);
+      const paths = ['/w/r1/job.sh', '/w/hang/job.sh', '/w/r3/job.sh', '/w/r4/job.sh'];
+      const { command, stdin } = submitManyCommand(paths, null);
+      const result = bash(['-c', command], { input: stdin, env: { PATH: `${bin}:${process.env.PATH}` } });
+      expect(result.status).toBe(0);
+      expect(parseSubmitMany(result.stdout.toString(), paths).map((r) => r.status)).toEqual(['ok', 'unknown', 'unsent', 'unsent']);
+      expect(bash(['-c', `cat '${dir}/calls'`]).stdout.toString()).toBe('/w/r1/job.sh\n/w/hang/job.sh\n');
+    } finally {
+      cleanup();
+    }
+  });
 });

@@ -7,6 +7,7 @@ import {
   parseSlurmTimestamp,
   parseSqueue,
   parseSubmitMany,
+  classifySbatchFailure,
   SlurmParseError,
   type SlurmJob,
 } from '../src';
@@ -187,5 +188,39 @@ describe('parseSubmitMany (real output)', () => {
 
   it('refuses lines of another shape', () => {
     expect(() => parseSubmitMany('Submitted batch job 12\n')).toThrow(SlurmParseError);
+  });
+
+  // Captured by capture.sh: a slurm.conf naming a dead port, then slurmctld stopped (SIGSTOP)
+  // past MessageTimeout. The sbatch that timed out had its job created when slurmctld woke up.
+  it('tells a job that may exist (timed out) from one that cannot (connect failure, not sent)', () => {
+    const [connect, skipped1, timedOut, skipped2] = parseSubmitMany(fixture('submit-many-controller-down.txt'));
+    expect(connect).toEqual({
+      path: '/WORK/hang-1.sh', status: 'unsent',
+      error: 'sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)',
+    });
+    expect(timedOut).toEqual({
+      path: '/WORK/hang-1.sh', status: 'unknown',
+      error: 'sbatch got no answer from slurmctld, which may still create the job: sbatch: error: Batch job submission failed: Socket timed out on send/recv operation',
+    });
+    for (const skipped of [skipped1, skipped2]) {
+      expect(skipped).toEqual({ path: '/WORK/hang-2.sh', status: 'unsent', error: 'not sent: slurmctld did not answer an earlier sbatch of the same loop' });
+    }
+  });
+});
+
+describe('classifySbatchFailure', () => {
+  it.each([
+    ['sbatch: error: Batch job submission failed: Socket timed out on send/recv operation', 'in-doubt'],
+    ['sbatch: error: Batch job submission failed: Zero Bytes were transmitted or received', 'in-doubt'],
+    ['sbatch: error: Batch job submission failed: Unable to contact slurm controller (receive failure)', 'in-doubt'],
+    // a retry that timed out in the end: the timeout decides
+    ['sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying sbatch: error: Batch job submission failed: Socket timed out on send/recv operation', 'in-doubt'],
+    ['sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)', 'unsent'],
+    ['sbatch: error: Batch job submission failed: Rate limit exceeded, please retry momentarily', 'unsent'],
+    ['sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying sbatch: error: Batch job submission failed: Resource temporarily unavailable', 'unsent'],
+    ['sbatch: error: Batch job submission failed: Invalid partition name specified', 'refused'],
+    ['sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user\'s size and/or time limits)', 'refused'],
+  ])('%s → %s', (text, kind) => {
+    expect(classifySbatchFailure(text)).toBe(kind);
   });
 });
