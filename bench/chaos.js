@@ -7,7 +7,7 @@
 // (several Slurm jobs for one run), orphaned (Slurm jobs erg does not know), completed, with
 // energy, the longest API outage and the time to finish.
 //
-//   npx turbo run build && node bench/chaos.js [--quick] [--seed N] [--json]
+//   npx turbo run build && node bench/chaos.js [--help] [--quick] [--seed N] [--json]
 //     [--runs 300] [--slow-runs 20] [--faults kind,kind,...] [--concurrency 6]
 //     [--ctld-stop-s 30] [--sshd-down-s 2] [--api-down-s 3] [--no-baseline] [--deadline-s S]
 // --quick: 24 runs (+4 on the slow door), 5 faults (mid-sbatch, one other scheduler phase, Redis,
@@ -37,8 +37,15 @@ const { values: opts } = parseArgs({
     'phase-wait-s': { type: 'string', default: '60' },
     'deadline-s': { type: 'string' },
     'no-baseline': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+if (opts.help) {
+  // The comment at the top of this file is the usage text.
+  const head = require('node:fs').readFileSync(__filename, 'utf8').split('\n').slice(1);
+  process.stdout.write(`${head.slice(0, head.findIndex((l) => !l.startsWith('//'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+  process.exit(0);
+}
 
 const seed = opts.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(opts.seed);
 const runs = Number(opts.runs ?? (opts.quick ? 24 : 300));

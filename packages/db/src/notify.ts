@@ -28,6 +28,14 @@ export interface EventListenerOptions {
   /** First reconnect delay, doubled per failed attempt up to maxBackoffMs. Default 250 ms / 5 s. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * How often the idle connection is asked a `SELECT 1` (default 30 s). A connection that went
+   * silent without closing (its host vanished, a firewall dropped the flow) delivers neither
+   * notifications nor an error; only a question that goes unanswered reveals it.
+   */
+  heartbeatMs?: number;
+  /** How long connecting, LISTEN and each heartbeat may take before the connection counts as lost (default 10 s). */
+  answerTimeoutMs?: number;
 }
 
 export interface EventListener {
@@ -41,12 +49,16 @@ export interface EventListener {
 /**
  * One dedicated connection (not from the pool: a pooled client would be handed to other queries
  * and LISTEN would be lost with it) that LISTENs on the channel, and reconnects with backoff
- * whenever the connection drops (Postgres restarted, backend terminated). Events sent while it is
+ * whenever the connection drops (Postgres restarted, backend terminated) or stops answering its
+ * heartbeat (a silent network). Events sent while it is
  * disconnected are lost: consumers treat the stream as hints and re-read state they need exact.
  */
 export function listenForEvents(opts: EventListenerOptions): EventListener {
   const minBackoff = opts.minBackoffMs ?? 250;
   const maxBackoff = opts.maxBackoffMs ?? 5000;
+  const heartbeatMs = opts.heartbeatMs ?? 30_000;
+  const answerTimeoutMs = opts.answerTimeoutMs ?? 10_000;
+  let heartbeat: NodeJS.Timeout | null = null;
   let client: pg.Client | null = null;
   let listening = false;
   let closed = false;
@@ -67,6 +79,7 @@ export function listenForEvents(opts: EventListenerOptions): EventListener {
     if (closed || timer) return;
     if (listening) opts.onState?.('lost', err);
     setListening(false);
+    stopHeartbeat();
     const old = client;
     client = null;
     old?.removeAllListeners('notification');
@@ -78,9 +91,30 @@ export function listenForEvents(opts: EventListenerOptions): EventListener {
     backoff = Math.min(backoff * 2, maxBackoff);
   };
 
+  function stopHeartbeat(): void {
+    if (heartbeat) clearInterval(heartbeat);
+    heartbeat = null;
+  }
+
+  function startHeartbeat(c: pg.Client): void {
+    stopHeartbeat();
+    heartbeat = setInterval(() => {
+      c.query({ text: 'SELECT 1', query_timeout: answerTimeoutMs } as pg.QueryConfig).catch((err: Error) => {
+        if (client === c) scheduleReconnect(new Error(`the LISTEN connection did not answer a heartbeat: ${err.message}`));
+      });
+    }, heartbeatMs);
+    heartbeat.unref();
+  }
+
   async function connect(): Promise<void> {
     if (closed) return;
-    const c = new pg.Client({ connectionString: opts.url, application_name: EVENTS_LISTENER_NAME });
+    const c = new pg.Client({
+      connectionString: opts.url, application_name: EVENTS_LISTENER_NAME,
+      // A connect or LISTEN that hangs (the same silent network) must fail, so the backoff goes on.
+      connectionTimeoutMillis: answerTimeoutMs, query_timeout: answerTimeoutMs,
+      // The kernel's probes as well, for a connection that stays silent between heartbeats.
+      keepAlive: true, keepAliveInitialDelayMillis: heartbeatMs,
+    });
     client = c;
     // A dropped connection emits 'error' (when a query or the socket fails) and/or 'end'.
     c.on('error', (err) => { if (client === c) scheduleReconnect(err); });
@@ -104,6 +138,7 @@ export function listenForEvents(opts: EventListenerOptions): EventListener {
       }
       backoff = minBackoff;
       setListening(true);
+      startHeartbeat(c);
       opts.onState?.('listening');
     } catch (err) {
       if (client === c) scheduleReconnect(err as Error);
@@ -132,6 +167,7 @@ export function listenForEvents(opts: EventListenerOptions): EventListener {
     },
     async close() {
       closed = true;
+      stopHeartbeat();
       if (timer) clearTimeout(timer);
       timer = null;
       const c = client;
