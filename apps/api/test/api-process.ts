@@ -2,6 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createApiToken, createDatabase, ensureDatabase, migrate } from '@erg/db';
 import { closedPort, repoRoot, TEST_SECRET_KEY, waitFor } from '@erg/testkit';
+import { readEventStream, type EventStream } from './event-stream';
+
+export type { EventStream, SseEvent } from './event-stream';
 
 /**
  * The built API (apps/api/dist/main.js) as a child process, for the tests that need a process
@@ -122,68 +125,13 @@ export async function prepareDatabase(databaseUrl: string): Promise<string> {
   }
 }
 
-export interface SseEvent {
-  id?: string;
-  event: string;
-  data: any;
-}
-
-export interface EventStream {
-  readonly events: SseEvent[];
-  /** True once the response ended or the stream was closed. */
-  readonly ended: boolean;
-  /** Waits (with a deadline) for an event that satisfies `pred`. */
-  next(pred: (e: SseEvent) => boolean, what: string, timeoutMs?: number): Promise<SseEvent>;
-  close(): Promise<void>;
-}
-
 /** GET /v1/events read with fetch (as the web app does), its events collected as they come; resolves after `hello`. */
 export async function openEventStream(baseUrl: string, token: string, query = ''): Promise<EventStream> {
-  const controller = new AbortController();
-  const res = await fetch(`${baseUrl}/v1/events${query}`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
-  if (res.status !== 200) throw new Error(`GET /v1/events answered ${res.status}: ${await res.text()}`);
-  const events: SseEvent[] = [];
-  let ended = false;
-  const reading = (async () => {
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let at: number;
-        while ((at = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, at);
-          buffer = buffer.slice(at + 2);
-          const e: Partial<SseEvent> = {};
-          for (const line of frame.split('\n')) {
-            if (line.startsWith(':')) continue;
-            const [field, ...rest] = line.split(': ');
-            const v = rest.join(': ');
-            if (field === 'id') e.id = v;
-            if (field === 'event') e.event = v;
-            if (field === 'data') e.data = JSON.parse(v);
-          }
-          if (e.event) events.push(e as SseEvent);
-        }
-      }
-    } catch {
-      // aborted, or the server went away: `ended` says so
-    }
-    ended = true;
-  })();
-  const stream: EventStream = {
-    events,
-    get ended() {
-      return ended;
-    },
-    next: (pred, what, timeoutMs = 10_000) => waitFor(() => events.find(pred), { timeoutMs, intervalMs: 20, what }),
-    async close() {
-      controller.abort();
-      await reading;
-    },
-  };
+  const stream = await readEventStream(`${baseUrl}/v1/events${query}`, token);
+  if (stream.res.status !== 200) {
+    await stream.close();
+    throw new Error(`GET /v1/events answered ${stream.res.status}`);
+  }
   await stream.next((e) => e.event === 'hello', 'the stream\'s hello');
   return stream;
 }

@@ -1,57 +1,12 @@
 import { EVENTS_LISTENER_NAME } from '@erg/db';
 import { waitFor } from '@erg/testkit';
+import { readEventStream } from './event-stream';
 import { startTestApi, type TestApi } from './helpers';
 
 /** Import campaigns need no cluster: their runs stay pending until cancelled or finished. */
 const spec = (name: string) => ({ name, execution: 'import', repetitions: 1, parameters: { n: [1, 2] } });
 
-interface SseEvent { id?: string; event: string; data: any }
-
-/** An open event stream read with fetch (as the web app does), its events collected as they come. */
-async function openStream(url: string, token: string) {
-  const controller = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
-  const events: SseEvent[] = [];
-  let ended = false;
-  const reading = (async () => {
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let at: number;
-        while ((at = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, at);
-          buffer = buffer.slice(at + 2);
-          const e: Partial<SseEvent> & { comment?: string } = {};
-          for (const line of frame.split('\n')) {
-            if (line.startsWith(':')) continue;
-            const [field, ...rest] = line.split(': ');
-            const v = rest.join(': ');
-            if (field === 'id') e.id = v;
-            if (field === 'event') e.event = v;
-            if (field === 'data') e.data = JSON.parse(v);
-          }
-          if (e.event) events.push(e as SseEvent);
-        }
-      }
-    } catch {
-      // aborted
-    }
-    ended = true;
-  })();
-  return {
-    res, events,
-    get ended() { return ended; },
-    next: (pred: (e: SseEvent) => boolean, what: string) => waitFor(() => events.find(pred), { timeoutMs: 10_000, intervalMs: 20, what }),
-    async close() {
-      controller.abort();
-      await reading;
-    },
-  };
-}
+const openStream = readEventStream;
 
 describe('GET /v1/events (Server-Sent Events over LISTEN/NOTIFY; Postgres + Redis)', () => {
   let t: TestApi;

@@ -52,18 +52,7 @@ describe('a slurmctld that hangs while sbatch calls are in flight', () => {
 
       const runs = await h.waitForCampaignEnd(campaign.id, 180_000);
       expect(runs.map((r) => r.state)).toEqual(Array(4).fill('completed'));
-      await waitFor(
-        async () => (await h.slurmLink().connection.exec("pgrep -f 'slow-bi[n]/sbatch' || true")).stdout.trim() === '',
-        { timeoutMs: 60_000, intervalMs: 500, what: 'every slow sbatch on the cluster to end' },
-      );
-      const jobs = await waitFor(
-        async () => {
-          const found = await h.slurmJobsFor(runIds);
-          return [...found.values()].every((j) => j.length >= 1) ? found : undefined;
-        },
-        { timeoutMs: 30_000, what: 'sacct to list every job' },
-      );
-      for (const run of runs) expect({ run: run.id, jobs: jobs.get(run.id)!.map((j) => j.jobId) }).toEqual({ run: run.id, jobs: [run.slurmJobId] });
+      await h.expectOneJobPerRun(runs);
 
       // One sbatch met the hang; the loop sent nothing more into it, and returned the runs it had not reached.
       const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));

@@ -42,20 +42,7 @@ describe('fencing the sbatch loop of a killed scheduler', () => {
 
       const runs = await h.waitForCampaignEnd(campaign.id, 180_000);
       expect(runs.map((r) => r.state)).toEqual(Array(4).fill('completed'));
-      // Count only once no sbatch of the slow door is left on the cluster: an orphaned loop, if it
-      // were still going, would have had every chance to submit its remaining runs.
-      await waitFor(
-        async () => (await h.slurmLink().connection.exec("pgrep -f 'slow-bi[n]/sbatch' || true")).stdout.trim() === '',
-        { timeoutMs: 60_000, intervalMs: 500, what: 'every slow sbatch on the cluster to end' },
-      );
-      const jobs = await waitFor(
-        async () => {
-          const found = await h.slurmJobsFor(runIds);
-          return [...found.values()].every((j) => j.length >= 1) ? found : undefined;
-        },
-        { timeoutMs: 30_000, what: 'sacct to list every job' },
-      );
-      for (const run of runs) expect({ run: run.id, jobs: jobs.get(run.id)!.map((j) => j.jobId) }).toEqual({ run: run.id, jobs: [run.slurmJobId] });
+      await h.expectOneJobPerRun(runs);
       // The race was really run: the standby settled the runs while the killed loop still had some to submit.
       const settled = readFileSync(path.join(repoRoot(), 'test-artifacts', `${h.prefix}-fence-standby.log`), 'utf8')
         .split('\n').filter((l) => l.includes('settled runs in doubt')).map((l) => JSON.parse(l));

@@ -203,6 +203,27 @@ export class Harness {
     return byRun;
   }
 
+  /**
+   * Slurm holds exactly one job per run, the one erg recorded. Counted only once no sbatch of the
+   * slow door is left on the cluster: a stray loop, if there were one, would have had every chance
+   * to submit its remaining runs by then.
+   */
+  async expectOneJobPerRun(runs: ReadonlyArray<{ id: string; slurmJobId: string | null }>): Promise<void> {
+    await waitFor(
+      async () => (await this.slurmLink().connection.exec("pgrep -f 'slow-bi[n]/sbatch' || true")).stdout.trim() === '',
+      { timeoutMs: 60_000, intervalMs: 500, what: 'every slow sbatch on the cluster to end' },
+    );
+    const runIds = runs.map((r) => r.id);
+    const jobs = await waitFor(
+      async () => {
+        const found = await this.slurmJobsFor(runIds);
+        return [...found.values()].every((j) => j.length >= 1) ? found : undefined;
+      },
+      { timeoutMs: 30_000, what: 'sacct to list every job' },
+    );
+    for (const run of runs) expect({ run: run.id, jobs: jobs.get(run.id)!.map((j) => j.jobId) }).toEqual({ run: run.id, jobs: [run.slurmJobId] });
+  }
+
   /** The test's own connection to the cluster, to check what Slurm really holds. */
   slurmLink(): { connection: ClusterConnection; slurm: SlurmClient } {
     this.slurmConnection ??= new ClusterConnection({

@@ -10,6 +10,15 @@ import {
 } from '../src';
 import { bash, tempDir } from './helpers';
 
+/** A stand-in sbatch in `<dir>/bin` that logs each script path to `<dir>/calls`, then runs `body`; returns the env that puts it on PATH. */
+function standInSbatch(dir: string, body: string[]): NodeJS.ProcessEnv {
+  const bin = path.join(dir, 'bin');
+  bash(['-c', `mkdir -p '${bin}'`]);
+  writeFileSync(path.join(bin, 'sbatch'), ['#!/bin/sh', `echo "$2" >>'${dir}/calls'`, ...body].join('\n'));
+  chmodSync(path.join(bin, 'sbatch'), 0o755);
+  return { PATH: `${bin}:${process.env.PATH}` };
+}
+
 describe('squeueCommand', () => {
   it('asks once for all of the user\'s jobs, in the parsable format parse.ts reads, times in UTC', () => {
     expect(squeueCommand()).toBe(
@@ -61,22 +70,14 @@ describe('submitManyCommand', () => {
     try {
       // A stand-in sbatch that reads all of stdin (as a careless tool might: the loop must not
       // lose paths to it), refuses scripts named *bad*, and logs every call.
-      const bin = path.join(dir, 'bin');
-      bash(['-c', `mkdir -p '${bin}'`]);
-      writeFileSync(
-        path.join(bin, 'sbatch'),
-        [
-          '#!/bin/sh',
-          'cat >/dev/null',
-          `echo "$2" >>'${dir}/calls'`,
-          'case "$2" in *bad*) echo "sbatch: error: Batch job submission failed: Invalid partition" >&2; echo "sbatch: error: second line" >&2; exit 1;; esac',
-          `n=$(wc -l <'${dir}/calls'); echo "$((100 + n))"`,
-        ].join('\n'),
-      );
-      chmodSync(path.join(bin, 'sbatch'), 0o755);
+      const env = standInSbatch(dir, [
+        'cat >/dev/null',
+        'case "$2" in *bad*) echo "sbatch: error: Batch job submission failed: Invalid partition" >&2; echo "sbatch: error: second line" >&2; exit 1;; esac',
+        `n=$(wc -l <'${dir}/calls'); echo "$((100 + n))"`,
+      ]);
       const paths = ['/w/r1/job.sh', '/w/bad/job.sh', `/w/it's a "quoted" $(dir)/job.sh`, '/w/r4/job.sh'];
       const { command, stdin } = submitManyCommand(paths, null);
-      const result = bash(['-c', command], { input: stdin, env: { PATH: `${bin}:${process.env.PATH}` } });
+      const result = bash(['-c', command], { input: stdin, env });
       expect(result.status).toBe(0);
       expect(parseSubmitMany(result.stdout.toString(), paths)).toEqual([
         { path: paths[0], status: 'ok', jobId: '101', cluster: null },
@@ -93,22 +94,14 @@ describe('submitManyCommand', () => {
   it('sends nothing more once slurmctld stops answering: the rest come back skipped, not attempted', () => {
     const { dir, cleanup } = tempDir();
     try {
-      // Stand-in sbatch (the error text is Slurm's, captured in fixtures/submit-many-controller-down.txt).
-      const bin = path.join(dir, 'bin');
-      bash(['-c', `mkdir -p '${bin}'`]);
-      writeFileSync(
-        path.join(bin, 'sbatch'),
-        [
-          '#!/bin/sh',
-          `echo "$2" >>'${dir}/calls'`,
-          'case "$2" in *hang*) echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1;; esac',
-          'echo 7',
-        ].join('\n'),
-      );
-      chmodSync(path.join(bin, 'sbatch'), 0o755);
+      // The error text is Slurm's, captured in fixtures/submit-many-controller-down.txt.
+      const env = standInSbatch(dir, [
+        'case "$2" in *hang*) echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1;; esac',
+        'echo 7',
+      ]);
       const paths = ['/w/r1/job.sh', '/w/hang/job.sh', '/w/r3/job.sh', '/w/r4/job.sh'];
       const { command, stdin } = submitManyCommand(paths, null);
-      const result = bash(['-c', command], { input: stdin, env: { PATH: `${bin}:${process.env.PATH}` } });
+      const result = bash(['-c', command], { input: stdin, env });
       expect(result.status).toBe(0);
       expect(parseSubmitMany(result.stdout.toString(), paths).map((r) => r.status)).toEqual(['ok', 'unknown', 'unsent', 'unsent']);
       expect(bash(['-c', `cat '${dir}/calls'`]).stdout.toString()).toBe('/w/r1/job.sh\n/w/hang/job.sh\n');
