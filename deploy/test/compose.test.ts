@@ -126,6 +126,10 @@ describe('scaling: `docker compose up --scale api=N --scale scheduler=M` behind 
     expect(services.scheduler.expose).toEqual([services.scheduler.environment.ERG_METRICS_PORT]);
     expect(services.scheduler.ports).toBeUndefined();
   });
+
+  test("each scheduler replica's health check asks its own readiness, on its metrics port", () => {
+    expect(services.scheduler.healthcheck.test.join(' ')).toContain(`http://127.0.0.1:${services.scheduler.environment.ERG_METRICS_PORT}/readyz`);
+  });
 });
 
 test('a Docker Compose client, where installed, accepts the file, with and without the bootstrap profile', () => {

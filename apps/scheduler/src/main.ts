@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { createDatabase, ensureDatabase, migrate, TelemetryWriter } from '@erg/db';
+import { checkDatabase, createDatabase, ensureDatabase, migrate, TelemetryWriter } from '@erg/db';
 import { AgentBundle } from './agent-bundle';
-import { redisConnection } from '@erg/queue';
+import { checkRedis, redisConnection } from '@erg/queue';
 import { LOG_REDACTION, secretBoxFrom } from '@erg/secrets';
 import { parseSchedulerConfig } from './config';
 import { ClusterLinks } from './connections';
@@ -36,9 +36,10 @@ async function main(): Promise<void> {
   let metricsServer: MetricsServer | null = null;
   if (config.ERG_METRICS_PORT !== 0) {
     // A taken port costs the metrics, not the scheduling: say so loudly and keep running.
-    metricsServer = await startMetricsServer(metrics.registry, config.ERG_METRICS_HOST, config.ERG_METRICS_PORT).then(
+    const probes = { postgres: () => checkDatabase(db), redis: () => checkRedis(redis) };
+    metricsServer = await startMetricsServer(metrics.registry, config.ERG_METRICS_HOST, config.ERG_METRICS_PORT, probes).then(
       (server) => {
-        log.info({ host: config.ERG_METRICS_HOST, port: server.port }, 'metrics served at /metrics');
+        log.info({ host: config.ERG_METRICS_HOST, port: server.port }, 'metrics, health and readiness served at /metrics, /healthz, /readyz');
         return server;
       },
       (err: Error) => {

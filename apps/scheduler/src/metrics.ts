@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { SlurmCommandError } from '@erg/slurm';
@@ -91,17 +91,37 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** A bare node:http server answering GET /metrics (anything else: 404); Fastify would be overkill. */
-export async function startMetricsServer(registry: Registry, host: string, port: number): Promise<MetricsServer> {
+/** What GET /readyz asks: each dependency answers 'ok' or `error: <why>`, within its own bound. */
+export interface ReadinessProbes {
+  postgres(): Promise<string>;
+  redis(): Promise<string>;
+}
+
+/**
+ * A bare node:http server (Fastify would be overkill) for operators and orchestrators:
+ * GET /metrics (Prometheus), GET /healthz (the process answers) and, with probes, GET /readyz
+ * (200 when Postgres and Redis answer, else 503 naming which does not: the scheduler keeps
+ * running and resumes by itself, but cycles cannot happen meanwhile).
+ */
+export async function startMetricsServer(registry: Registry, host: string, port: number, probes?: ReadinessProbes): Promise<MetricsServer> {
+  const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
   const server: Server = createServer((req, res) => {
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found; try GET /metrics\n');
-      return;
+    const route = req.method === 'GET' ? (req.url ?? '').split('?')[0] : null;
+    if (route === '/metrics') {
+      registry.metrics().then(
+        (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
+        (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`collecting metrics failed: ${err.message}\n`),
+      );
+    } else if (route === '/healthz') {
+      json(res, 200, { ok: true });
+    } else if (route === '/readyz' && probes) {
+      void Promise.all([probes.postgres(), probes.redis()]).then(([postgres, redis]) => {
+        const ok = postgres === 'ok' && redis === 'ok';
+        json(res, ok ? 200 : 503, { ok, postgres, redis });
+      });
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found; try GET /metrics, /healthz${probes ? ' or /readyz' : ''}\n`);
     }
-    registry.metrics().then(
-      (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
-      (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`collecting metrics failed: ${err.message}\n`),
-    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -37,6 +37,7 @@ describe('the scheduler across Postgres restarts (built process, disposable Post
   let output = '';
   let clusterId: string;
   let projectId: string;
+  let opsPort: number;
 
   async function withClient<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
     const c = new pg.Client({ connectionString: pgServer.url('erg') });
@@ -92,7 +93,8 @@ describe('the scheduler across Postgres restarts (built process, disposable Post
         REDIS_URL: redis.url,
         ERG_QUEUE_PREFIX: uniqueName('ergpgr'),
         ERG_POLL_INTERVAL_MS: '500',
-        ERG_METRICS_PORT: '0',
+        ERG_METRICS_HOST: '127.0.0.1',
+        ERG_METRICS_PORT: String((opsPort = await closedPort())),
         ERG_TELEMETRY: 'off',
         ERG_SECRET_KEY: TEST_SECRET_KEY,
         LOG_LEVEL: 'warn',
@@ -121,6 +123,39 @@ describe('the scheduler across Postgres restarts (built process, disposable Post
     await redis?.stop();
     await pgServer?.destroy();
   });
+
+  const readiness = async () => {
+    const res = await fetch(`http://127.0.0.1:${opsPort}/readyz`);
+    return { status: res.status, body: (await res.json()) as { ok: boolean; postgres: string; redis: string } };
+  };
+
+  test('readiness says Postgres or Redis is away while it is, and recovers by itself', async () => {
+    expect(await readiness()).toEqual({ status: 200, body: { ok: true, postgres: 'ok', redis: 'ok' } });
+    expect((await fetch(`http://127.0.0.1:${opsPort}/healthz`)).status).toBe(200);
+
+    await pgServer.stop('fast');
+    try {
+      const away = await waitFor(async () => { const r = await readiness(); return r.status === 503 ? r : undefined; }, {
+        timeoutMs: 10_000, intervalMs: 200, what: '/readyz to answer 503 while Postgres is stopped',
+      });
+      expect(away.body).toMatchObject({ ok: false, postgres: expect.stringMatching(/^error: /), redis: 'ok' });
+    } finally {
+      await pgServer.start();
+    }
+    await waitFor(async () => ((await readiness()).status === 200 ? true : undefined), { timeoutMs: RESUME_MS, intervalMs: 200, what: '/readyz to recover after Postgres is back' });
+
+    await redis.stop();
+    try {
+      const away = await waitFor(async () => { const r = await readiness(); return r.status === 503 ? r : undefined; }, {
+        timeoutMs: 10_000, intervalMs: 200, what: '/readyz to answer 503 while Redis is stopped',
+      });
+      expect(away.body).toMatchObject({ ok: false, postgres: 'ok', redis: expect.stringMatching(/^error: /) });
+    } finally {
+      await redis.start();
+    }
+    await waitFor(async () => ((await readiness()).status === 200 ? true : undefined), { timeoutMs: RESUME_MS, intervalMs: 200, what: '/readyz to recover after Redis is back' });
+    expect(exit).toBeNull();
+  }, 60_000);
 
   test.each(['fast', 'immediate'] as const)(
     'a %s restart while a cycle\'s claim holds a pooled client leaves the process up, and its cycles write to the database again',

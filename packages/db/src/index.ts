@@ -19,3 +19,4 @@ export * from './notify';
 export * from './audit';
 export * from './secrets';
 export * from './cluster-lease';
+export { checkDatabase } from './readiness';

@@ -110,3 +110,13 @@ export async function withinDeadline<T>(work: Promise<T>, ms = HINT_DEADLINE_MS)
     clearTimeout(timer);
   }
 }
+
+/** One answer for a readiness probe: 'ok' when Redis answered PING within `timeoutMs`, else `error: <why>`. */
+export async function checkRedis(redis: { ping(): Promise<unknown> }, timeoutMs = HINT_DEADLINE_MS): Promise<string> {
+  try {
+    await withinDeadline(redis.ping(), timeoutMs);
+    return 'ok';
+  } catch (err) {
+    return `error: ${(err as Error).message}`;
+  }
+}

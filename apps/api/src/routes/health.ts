@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { checkDatabase } from '@erg/db';
+import { checkRedis } from '@erg/queue';
 import type { AppDeps } from '../app';
 
 export const healthRoutes =
@@ -11,17 +13,8 @@ export const healthRoutes =
 
     const Ready = z.object({ ok: z.boolean(), postgres: z.string(), redis: z.string() });
     app.get('/readyz', { schema: { tags: ['health'], security: [], response: { 200: Ready, 503: Ready } } }, async (_req, reply) => {
-      const [postgres, redis] = await Promise.all([
-        // Bounded too: with every pooled client busy (or a connect hanging) the probe would wait for
-        // one, and a readiness check that does not answer is worse than a 503.
-        withTimeout(deps.db.pool.query('SELECT 1'), 2000).then(() => 'ok', (e: Error) => `error: ${e.message}`),
-        withTimeout(deps.redis.ping(), 2000).then(() => 'ok', (e: Error) => `error: ${e.message}`),
-      ]);
+      const [postgres, redis] = await Promise.all([checkDatabase(deps.db), checkRedis(deps.redis)]);
       const ok = postgres === 'ok' && redis === 'ok';
       return reply.status(ok ? 200 : 503).send({ ok, postgres, redis });
     });
   };
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
-}
