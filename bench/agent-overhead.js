@@ -7,7 +7,9 @@
 // The fixtures are files laid out like the real sysfs ones (apps/agent/test/fixtures); reading
 // a real sysfs attribute costs about the same syscalls. Target: < 1 % of one core, < 50 MB RSS.
 //
-//   node bench/agent-overhead.js [seconds=60]
+//   node bench/agent-overhead.js [seconds=60] [--quick] [--json]
+// --quick: 3 s with a 1 s warm-up (a test runs it); --json: one line of JSON at the end, with the
+// samples the spool holds per sensor (the text goes to stderr).
 //
 // Needs the bundle: npm run build -w @erg/agent (built here if missing).
 'use strict';
@@ -16,9 +18,17 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
+const { parseArgs } = require('node:util');
 
-const seconds = Number(process.argv[2] ?? 60);
-if (!(seconds >= 5)) throw new Error('usage: node bench/agent-overhead.js [seconds ≥ 5]');
+const { values: opts, positionals } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+  allowPositionals: true,
+});
+const seconds = Number(positionals[0] ?? (opts.quick ? 3 : 60));
+// Seconds of warm-up before the steady-state CPU is measured.
+const warmup = opts.quick ? 1 : 2;
+if (!(seconds >= 2 * warmup + 1)) throw new Error(`usage: node bench/agent-overhead.js [seconds ≥ ${2 * warmup + 1}] [--quick] [--json]`);
+const log = opts.json ? console.error : console.log;
 const root = path.resolve(__dirname, '..');
 const agentDir = path.join(root, 'apps', 'agent');
 const bundle = path.join(agentDir, 'dist', 'erg-agent.js');
@@ -50,14 +60,14 @@ async function main() {
   fs.copyFileSync(bundle, agentFile);
   const args = [agentFile, '--run-id', randomUUID(), '--spool-dir', spoolDir, '--node', 'bench', '--interval-ms', '100',
     '--sysfs-root', sysfs, '--procfs-root', '/proc', '--sources', 'hwmon,rapl,procfs'];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+  // With --json, stdout is the JSON line's alone: the agent's own output goes to stderr.
+  const child = spawn(process.execPath, args, { stdio: ['ignore', opts.json ? 2 : 'inherit', 'inherit'] });
   const readyFile = path.join(spoolDir, 'bench.ready');
   for (let i = 0; !fs.existsSync(readyFile); i += 1) {
     if (i > 200 || child.exitCode !== null) throw new Error('the agent did not become ready');
     await sleep(50);
   }
   const startupCpu = cpuSeconds(child.pid);
-  const warmup = 2;
   await sleep(warmup * 1000);
   const cpu0 = cpuSeconds(child.pid);
   const t0 = process.hrtime.bigint();
@@ -90,13 +100,32 @@ async function main() {
     node: process.version,
     cpus: os.cpus().length,
   };
-  console.log(JSON.stringify(result, null, 2));
-  console.log(
+  log(JSON.stringify(result, null, 2));
+  log(
     `\nagent at 10 Hz on ${result.sensors.length} sensors for ${seconds} s: CPU ${result.steadyCpuPercentOfOneCore} % of one core ` +
       `(steady state; ${result.wholeRunCpuPercentOfOneCore} % with start-up), max RSS ${result.maxRssMB} MB ` +
       `— target < 1 % and < 50 MB: ${result.steadyCpuPercentOfOneCore < 1 && result.maxRssMB < 50 ? 'met' : 'NOT met'}`,
   );
+  if (opts.json) console.log(JSON.stringify({ ...result, warmupSeconds: warmup, ...spoolCounts(path.join(spoolDir, 'bench.spool')) }));
   fs.rmSync(work, { recursive: true, force: true });
+}
+
+/** What the spool holds: its batches, and the samples in them per sensor (t and v of equal length). */
+function spoolCounts(file) {
+  const bySensor = {};
+  let batches = 0;
+  let samples = 0;
+  let unevenColumns = 0;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    batches += 1;
+    for (const column of JSON.parse(line).samples) {
+      bySensor[column.sensor] = (bySensor[column.sensor] ?? 0) + column.t.length;
+      samples += column.t.length;
+      if (column.v.length !== column.t.length) unevenColumns += 1;
+    }
+  }
+  return { spool: { batches, samples, bySensor, unevenColumns } };
 }
 
 main().catch((err) => {

@@ -3,7 +3,9 @@
 // and — in the same run, for comparison — a plain COPY of the same samples, one row per sample,
 // into a plain table.
 //
-//   node bench/ingest.js [--agents 100] [--seconds 20] [--per-sensor 1250]
+//   node bench/ingest.js [--agents 100] [--seconds 20] [--per-sensor 1250] [--quick] [--json]
+// --quick: 4 agents for 3 s, batches of 8 × 250 samples (a test runs it); --json: one line of JSON
+// at the end, with the samples sent, stored and copied (the text goes to stderr).
 //
 // Needs the build (npx turbo run build), Postgres and Redis.
 'use strict';
@@ -16,8 +18,15 @@ const { createCampaign, findProjectByName, DEFAULT_PROJECT } = require('@erg/db'
 const { startBenchApi } = require('./lib/bench-api');
 
 const { values: opts } = parseArgs({
-  options: { agents: { type: 'string', default: '100' }, seconds: { type: 'string', default: '20' }, 'per-sensor': { type: 'string', default: '1250' } },
+  options: {
+    agents: { type: 'string' }, seconds: { type: 'string' }, 'per-sensor': { type: 'string' },
+    quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
+  },
 });
+opts.agents ??= opts.quick ? '4' : '100';
+opts.seconds ??= opts.quick ? '3' : '20';
+opts['per-sensor'] ??= opts.quick ? '250' : '1250';
+const log = opts.json ? console.error : console.log;
 const AGENTS = Number(opts.agents);
 const SENSORS = 8;
 const execFileAsync = promisify(execFile);
@@ -41,7 +50,7 @@ async function main() {
     { encoding: 'utf8', maxBuffer: 1 << 20 },
   );
   const client = JSON.parse(out);
-  const stored = await db.pool.query('SELECT coalesce(sum(samples), 0)::bigint AS n, count(*)::int AS batches FROM telemetry_batches');
+  const stored = await db.pool.query('SELECT coalesce(sum(samples), 0)::bigint AS n, count(*)::int AS batches, count(DISTINCT run_id)::int AS runs FROM telemetry_batches');
   const storedSamples = Number(stored.rows[0].n);
   if (storedSamples !== client.accepted) throw new Error(`stored ${storedSamples} samples but the API acknowledged ${client.accepted}`);
   const size = await db.pool.query(`SELECT pg_total_relation_size('telemetry_chunks')::bigint AS b`);
@@ -75,6 +84,10 @@ async function main() {
   const copySeconds = (performance.now() - copyStart) / 1000;
   pgClient.release();
   const plainSize = await db.pool.query(`SELECT pg_total_relation_size('plain_samples')::bigint AS b`);
+  const chunks = opts.json
+    ? (await db.pool.query('SELECT count(*)::int AS rows, coalesce(sum(n), 0)::bigint AS n FROM telemetry_chunks')).rows[0]
+    : null;
+  const plainRows = opts.json ? (await db.pool.query('SELECT count(*)::bigint AS n FROM plain_samples')).rows[0].n : null;
 
   const result = {
     agents: AGENTS,
@@ -88,10 +101,19 @@ async function main() {
     plainCopySamplesPerS: Math.round(total / copySeconds),
     plainCopyBytesPerSample: Number((Number(plainSize.rows[0].b) / total).toFixed(1)),
   };
-  console.log(JSON.stringify(result, null, 2));
-  console.log(`\ningest over HTTP with ${AGENTS} agents: ${result.httpSamplesPerS.toLocaleString('en')} samples/s committed ` +
+  log(JSON.stringify(result, null, 2));
+  log(`\ningest over HTTP with ${AGENTS} agents: ${result.httpSamplesPerS.toLocaleString('en')} samples/s committed ` +
     `(${result.storedBytesPerSample} B/sample stored); plain COPY, one row per sample: ${result.plainCopySamplesPerS.toLocaleString('en')} samples/s ` +
     `(${result.plainCopyBytesPerSample} B/sample)`);
+  if (opts.json) {
+    console.log(JSON.stringify({
+      ...result,
+      // Every request was answered 200 (the client fails otherwise), each with a full batch.
+      samplesSent: client.requests * result.samplesPerBatch,
+      storedBatches: stored.rows[0].batches, storedSamples, runsWithTelemetry: stored.rows[0].runs,
+      storedChunks: chunks.rows, samplesInChunks: Number(chunks.n), plainCopyRows: Number(plainRows),
+    }));
+  }
 
   await bench.close();
 }

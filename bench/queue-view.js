@@ -8,7 +8,9 @@
 // prints how many table rows are in the DOM (the table renders only those on screen) and how long
 // a jump to the end of the list takes to paint.
 //
-//   npx turbo run build && node bench/queue-view.js [--loads 10]
+//   npx turbo run build && node bench/queue-view.js [--loads 10] [--quick] [--json]
+// --quick: 600 runs (36 running), 2 loads (a test runs it); --json: one line of JSON at the end,
+// with the table's row counts (the text goes to stderr).
 'use strict';
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -16,9 +18,14 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { chromium } = require('playwright-core');
 const { median, startBenchApi } = require('./lib/bench-api');
-const { seedQueue } = require('./lib/queue-seed');
+const { queueSeedShape, seedQueue } = require('./lib/queue-seed');
 
-const { values: opts } = parseArgs({ options: { loads: { type: 'string', default: '10' } } });
+const { values: opts } = parseArgs({
+  options: { loads: { type: 'string' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+});
+const LOADS = Number(opts.loads ?? (opts.quick ? 2 : 10));
+const SHAPE = queueSeedShape(opts.quick ? 600 : 10_000);
+const log = opts.json ? console.error : console.log;
 const CHROMIUM = process.env.ERG_CHROMIUM || '/usr/bin/chromium';
 
 async function main() {
@@ -27,8 +34,9 @@ async function main() {
   let context;
   try {
     const seedStart = performance.now();
-    const unfinished = await seedQueue(bench, 'queue-view');
-    console.log(`seeded ${unfinished} unfinished runs in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+    const unfinished = await seedQueue(bench, 'queue-view', SHAPE.runs);
+    const seedSeconds = (performance.now() - seedStart) / 1000;
+    log(`seeded ${unfinished} unfinished runs in ${seedSeconds.toFixed(1)} s`);
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM, headless: true, viewport: { width: 1366, height: 768 },
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -39,7 +47,9 @@ async function main() {
     const renders = [];
     let shown = '';
     let domRows = 0;
-    for (let i = 0; i <= Number(opts.loads); i++) {
+    let tableRows = 0;
+    let domStates = {};
+    for (let i = 0; i <= LOADS; i++) {
       // A new query string each time: a full page load, not a same-document hash change.
       await page.goto(`${bench.api}/?load=${i}#/queue`);
       await page.waitForFunction(() => performance.getEntriesByName('erg:queue-first-render').length > 0, null, { timeout: 60_000 });
@@ -48,12 +58,18 @@ async function main() {
         render: performance.getEntriesByName('erg:queue-first-render')[0].duration,
         rows: document.querySelectorAll('[data-testid=queue-table] tbody tr[data-run]').length,
         shown: document.querySelector('[data-testid=queue-total]').textContent,
+        // aria-rowcount counts the header row too.
+        tableRows: Number(document.querySelector('[data-testid=queue-table]').getAttribute('aria-rowcount')) - 1,
+        states: [...document.querySelectorAll('[data-testid=queue-table] tbody tr[data-run]')].map((tr) => tr.getAttribute('data-state')),
       }));
       if (i === 0) continue; // warm-up: caches, JIT
       fetches.push(m.fetch);
       renders.push(m.render);
       shown = m.shown;
       domRows = m.rows;
+      tableRows = m.tableRows;
+      domStates = {};
+      for (const state of m.states) domStates[state] = (domStates[state] ?? 0) + 1;
     }
     // Jump to the end of the list and time until its last row is painted.
     const jump = await page.evaluate(async () => {
@@ -67,10 +83,23 @@ async function main() {
         if (performance.now() - start > 10_000) return NaN;
       }
     });
-    console.log(`queue view: ${shown}; ${domRows} table rows in the DOM`);
-    console.log(`GET /v1/queue?limit=5000 from the page   median ${median(fetches).toFixed(0)} ms over ${fetches.length} loads (min ${Math.min(...fetches).toFixed(0)}, max ${Math.max(...fetches).toFixed(0)})`);
-    console.log(`request start → table painted            median ${median(renders).toFixed(0)} ms over ${renders.length} loads (min ${Math.min(...renders).toFixed(0)}, max ${Math.max(...renders).toFixed(0)})`);
-    console.log(`scroll to the last row → painted          ${jump.toFixed(0)} ms`);
+    // After the jump: the rows in the DOM, and whether the last run is one of them.
+    const end = await page.evaluate(() => ({
+      rows: document.querySelectorAll('[data-testid=queue-table] tbody tr[data-run]').length,
+      lastRowIndex: Math.max(...[...document.querySelectorAll('[data-testid=queue-table] tbody tr[data-run]')].map((tr) => Number(tr.getAttribute('aria-rowindex')))),
+    }));
+    log(`queue view: ${shown}; ${domRows} table rows in the DOM`);
+    log(`GET /v1/queue?limit=5000 from the page   median ${median(fetches).toFixed(0)} ms over ${fetches.length} loads (min ${Math.min(...fetches).toFixed(0)}, max ${Math.max(...fetches).toFixed(0)})`);
+    log(`request start → table painted            median ${median(renders).toFixed(0)} ms over ${renders.length} loads (min ${Math.min(...renders).toFixed(0)}, max ${Math.max(...renders).toFixed(0)})`);
+    log(`scroll to the last row → painted          ${jump.toFixed(0)} ms`);
+    const stats = (xs) => ({ medianMs: median(xs), minMs: Math.min(...xs), maxMs: Math.max(...xs) });
+    if (opts.json) {
+      console.log(JSON.stringify({
+        seed: SHAPE, unfinished, seedSeconds, loads: fetches.length, shown, tableRows, domRows, domStates,
+        rowsAfterJump: end.rows, lastRowIndexAfterJump: end.lastRowIndex,
+        fetch: stats(fetches), firstRender: stats(renders), jumpToLastRowMs: Number.isNaN(jump) ? null : jump,
+      }));
+    }
   } finally {
     await context?.close().catch(() => undefined);
     rmSync(userDataDir, { recursive: true, force: true });

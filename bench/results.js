@@ -5,12 +5,21 @@
 // last batch, through POST /finish (which computes the run's energy), to a complete
 // GET /v1/campaigns/:id/results.
 //
-//   node bench/results.js [--configs 100] [--reps 30]
+//   node bench/results.js [--configs 100] [--reps 30] [--quick] [--json]
+// --quick: 10 configurations × 3 repetitions (a test runs it); --json: one line of JSON at the end,
+// with what the results hold for the last run's configuration (the text goes to stderr).
 'use strict';
 const { parseArgs } = require('node:util');
 const { startBenchApi } = require('./lib/bench-api');
 
-const { values: opts } = parseArgs({ options: { configs: { type: 'string', default: '100' }, reps: { type: 'string', default: '30' } } });
+const { values: opts } = parseArgs({
+  options: {
+    configs: { type: 'string' }, reps: { type: 'string' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
+  },
+});
+opts.configs ??= opts.quick ? '10' : '100';
+opts.reps ??= opts.quick ? '3' : '30';
+const log = opts.json ? console.error : console.log;
 
 async function main() {
   const bench = await startBenchApi('results', { poolSize: 8 });
@@ -23,10 +32,13 @@ async function main() {
     metrics: [{ name: 'steps', regex: 'steps=([0-9]+)', work: true }],
   });
   const base = Date.now() - 3_600_000;
-  async function measure(run, i) {
+  /** The i-th run's figures: its parameter, start, duration in seconds and constant power (300 - a W). */
+  function plan(run, i) {
     const a = Number(run.configurationKey.split('=')[1]);
-    const start = base + i * 1000;
-    const seconds = 5 + a * 0.01 + (i % reps) * 0.001;
+    return { a, start: base + i * 1000, seconds: 5 + a * 0.01 + (i % reps) * 0.001 };
+  }
+  async function measure(run, i) {
+    const { a, start, seconds } = plan(run, i);
     const t = Array.from({ length: 71 }, (_, k) => start - 1000 + k * 100);
     await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n1', seq: 0, samples: [{ sensor: 'cpu0.power', t, v: t.map(() => 300 - a) }] });
     await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + seconds * 1000).toISOString(), metrics: { steps: 100 } });
@@ -62,9 +74,23 @@ async function main() {
     resultsRequestMs: Math.round(resultsOnlyMs),
     paretoFront: results.paretoFront.length,
   };
-  console.log(JSON.stringify(out, null, 2));
-  console.log(`\n${runs.length} runs: last batch → its energy → campaign results in ${out.lastBatchToResultsMs} ms ` +
+  log(JSON.stringify(out, null, 2));
+  log(`\n${runs.length} runs: last batch → its energy → campaign results in ${out.lastBatchToResultsMs} ms ` +
     `(GET results alone: ${out.resultsRequestMs} ms)`);
+  if (opts.json) {
+    const summary = ({ n, mean, min, max }) => ({ n, mean, min, max });
+    const lastPlan = plan(runs[last], last);
+    console.log(JSON.stringify({
+      ...out, repetitions: reps, fillSecondsExact: fillS,
+      resultsConfigurations: results.configurations.length,
+      resultsRuns: results.configurations.reduce((n, c) => n + c.n, 0),
+      lastRun: { configurationKey: runs[last].configurationKey, seconds: lastPlan.seconds, powerW: 300 - lastPlan.a },
+      lastConfiguration: {
+        key: lastConfig.key, n: lastConfig.n, timeS: summary(lastConfig.timeS), energyJ: summary(lastConfig.energyJ),
+        avgPowerW: summary(lastConfig.avgPowerW), steps: summary(lastConfig.metrics.steps),
+      },
+    }));
+  }
   await bench.close();
 }
 
