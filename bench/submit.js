@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Benchmark: a 1,000-run campaign from POST to every run queued on the local Slurm cluster, and
 // the slurmctld RPCs one tracking poll of those 1,000 runs costs. For comparison, in the same
-// run: a plain loop of sbatch calls on the cluster itself, and one new SSH connection per sbatch.
+// run: a plain loop of sbatch calls on the cluster itself, erg's own submit loop (paths on stdin)
+// over one channel without and with the fence check, and one new SSH connection per sbatch.
 //
 //   node bench/submit.js [--runs 1000] [--loop 200] [--fresh 50]
 //
@@ -13,7 +14,7 @@ const { parseArgs } = require('node:util');
 const pino = require('pino');
 const { TelemetryWriter } = require('@erg/db');
 const { startBenchApi } = require('./lib/bench-api');
-const { ClusterConnection, SlurmClient } = require('@erg/slurm');
+const { ClusterConnection, SlurmClient, submitManyCommand, parseSubmitMany, raiseFenceCommand, parseRaiseFence } = require('@erg/slurm');
 const { startScheduler, runCycle, ClusterLinks, SpecCache, SchedulerConfig, AgentBundle, UserRegexRunner, createSchedulerMetrics, AbsenceSightings } = require('@erg/scheduler');
 const { secretBoxFrom } = require('@erg/secrets');
 
@@ -107,6 +108,25 @@ async function main() {
   const loopMs = Number(loop.stdout.trim());
   await conn.exec(`scancel --name=${loopName}`);
 
+  // --- 3b. erg's own submit loop over the same number of held jobs, without and with the fence:
+  // what the per-sbatch fence check (flock + read of the fence file) costs.
+  const scripts = `${workDir}/loop-scripts`;
+  await conn.exec(`mkdir -p '${scripts}' && for i in $(seq ${LOOP}); do printf '#!/bin/sh\n#SBATCH --hold\n#SBATCH --job-name=${loopName}\n#SBATCH --output=/dev/null\ntrue\n' > '${scripts}'/$i.sh; done`);
+  const paths = Array.from({ length: LOOP }, (_, i) => `${scripts}/${i + 1}.sh`);
+  const fence = { path: `${workDir}/.erg/fence-bench`, epoch: 1n };
+  const raised = parseRaiseFence((await conn.exec(raiseFenceCommand(fence, 20))).stdout);
+  if (!raised.raised) throw new Error(`could not raise the bench's fence: ${JSON.stringify(raised)}`);
+  const ergLoopMs = {};
+  for (const [label, f] of [['unfenced', null], ['fenced', fence]]) {
+    const { command, stdin } = submitManyCommand(paths, f);
+    const t = performance.now();
+    const r = await conn.exec(command, { stdin, timeoutMs: 300_000 });
+    ergLoopMs[label] = performance.now() - t;
+    const results = parseSubmitMany(r.stdout, paths);
+    if (results.some((x) => x.status !== 'ok')) throw new Error(`erg's ${label} loop: ${JSON.stringify(results.find((x) => x.status !== 'ok'))}`);
+    await conn.exec(`scancel --name=${loopName}`);
+  }
+
   // --- 4. one new SSH connection per sbatch ------------------------------------------------
   const FRESH = Number(opts.fresh);
   const freshName = `ergbench-fresh-${stamp}`;
@@ -130,11 +150,13 @@ async function main() {
     slurmctldRpcsPerPoll: rpcTotal,
     rpcsByType: rpcs,
     plainSbatchLoopOnCluster: { jobs: LOOP, seconds: loopMs / 1000, jobsPerS: Math.round(LOOP / (loopMs / 1000)) },
+    ergLoopOneChannel: Object.fromEntries(Object.entries(ergLoopMs).map(([k, ms]) => [k, { jobs: LOOP, seconds: Number((ms / 1000).toFixed(2)), jobsPerS: Math.round(LOOP / (ms / 1000)) }])),
     newSshConnectionPerSbatch: { jobs: FRESH, seconds: Number((freshMs / 1000).toFixed(2)), jobsPerS: Number((FRESH / (freshMs / 1000)).toFixed(1)) },
   };
   console.log(JSON.stringify(result, null, 2));
   console.log(`\n${RUNS} runs POST → all queued: ${seconds.toFixed(2)} s (${result.runsPerS} runs/s); ` +
     `plain sbatch loop on the cluster: ${result.plainSbatchLoopOnCluster.jobsPerS} jobs/s; ` +
+    `erg's loop over one channel: ${result.ergLoopOneChannel.unfenced.jobsPerS} jobs/s unfenced, ${result.ergLoopOneChannel.fenced.jobsPerS} fenced; ` +
     `new SSH connection per sbatch: ${result.newSshConnectionPerSbatch.jobsPerS} jobs/s; ` +
     `slurmctld RPCs for one poll of ${tracked} tracked runs: ${rpcTotal}`);
 

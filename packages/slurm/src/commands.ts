@@ -137,13 +137,16 @@ export function submitManyCommand(scriptPaths: readonly string[], fence: Fence |
   // One line, no newlines inside the quotes: csh/tcsh login shells reject multi-line quoted strings.
   const script =
     fenced.open +
-    'e=$(mktemp) || exit 97; d=; ' +
+    'e=$(mktemp) || exit 97; d=; t=$(printf \'\\t\'); n=$(printf \'\\nx\'); n=${n%x}; ' +
     'while IFS= read -r p; do ' +
     `if [ -n "$d" ]; then printf '%s\\tskipped\\t\\n' "$p"; continue; fi; ` +
     fenced.before +
     'if o=$(sbatch --parsable "$p" </dev/null 2>"$e"); then s=ok; else s=err; o=$(cat "$e"); ' +
     `case "$o" in ${notAnswering}) d=1;; esac; fi; ` +
-    `printf '%s\\t%s\\t%s\\n' "$p" "$s" "$(printf '%s' "$o" | tr '\\t\\n' '  ')"; ` +
+    // Tabs and newlines (multi-line errors) become spaces; a job id has none, so the usual line
+    // costs no extra processes.
+    `case "$o" in *"$t"*|*"$n"*) o=$(printf '%s' "$o" | tr '\\t\\n' '  ');; esac; ` +
+    `printf '%s\\t%s\\t%s\\n' "$p" "$s" "$o"; ` +
     fenced.after +
     'done; rm -f "$e"';
   // Run under sh explicitly: the loop is POSIX sh, whatever the user's login shell is.

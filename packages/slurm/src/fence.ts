@@ -92,7 +92,8 @@ export function fenceCheck(fence: Fence): { open: string; before: string; after:
     open: openLock(fence),
     before:
       `flock -s 9 || exit ${FENCE_BROKEN_EXIT}; ` +
-      `cur=$(cat "$f" 2>/dev/null); ` +
+      // read, a builtin: no process per sbatch for the check itself.
+      `cur=; read -r cur 2>/dev/null <"$f"; ` +
       `if [ "$cur" != ${shellQuote(e)} ]; then printf '%s\\tfenced\\t%s\\n' "$p" "$cur"; flock -u 9; break; fi; `,
     after: 'flock -u 9; ',
   };
