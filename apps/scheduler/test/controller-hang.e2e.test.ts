@@ -37,9 +37,7 @@ describe('a slurmctld that hangs while sbatch calls are in flight', () => {
     try {
       // The first job exists: the loop is in the second run's 4-second wait, so its sbatch will
       // meet the hung controller.
-      await waitFor(async () => [...(await h.slurmJobsFor(runIds)).values()].some((jobs) => jobs.length > 0), {
-        timeoutMs: 60_000, intervalMs: 100, what: "the first run's job to appear",
-      });
+      await h.waitForFirstJob(runIds);
       process.kill(ctld, 'SIGSTOP');
       try {
         // sbatch gives up after MessageTimeout (20 s on the local cluster) with "Socket timed out".

@@ -34,9 +34,7 @@ describe('fencing the sbatch loop of a killed scheduler', () => {
     );
     try {
       // The first job exists: the loop has just started the second run's 4-second sbatch.
-      await waitFor(async () => [...(await h.slurmJobsFor(runIds)).values()].some((jobs) => jobs.length > 0), {
-        timeoutMs: 60_000, intervalMs: 100, what: "the first run's job to appear",
-      });
+      await h.waitForFirstJob(runIds);
       first.kill('SIGKILL');
       expect(await first.exited).toBe(null);
 

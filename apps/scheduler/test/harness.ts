@@ -203,6 +203,13 @@ export class Harness {
     return byRun;
   }
 
+  /** Waits until Slurm holds a job for any of these runs (through the slow door: the loop is then in the next run's wait). */
+  async waitForFirstJob(runIds: string[]): Promise<void> {
+    await waitFor(async () => [...(await this.slurmJobsFor(runIds)).values()].some((jobs) => jobs.length > 0), {
+      timeoutMs: 60_000, intervalMs: 100, what: "the first run's job to appear",
+    });
+  }
+
   /**
    * Slurm holds exactly one job per run, the one erg recorded. Counted only once no sbatch of the
    * slow door is left on the cluster: a stray loop, if there were one, would have had every chance
