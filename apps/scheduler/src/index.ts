@@ -1,3 +1,4 @@
+// @erg/scheduler — submits pending runs to Slurm over SSH, tracks them to the end and finalizes them; exported for main.ts, tests and bench/.
 export { startScheduler, type SchedulerHandle } from './worker';
 export { parseSchedulerConfig, SchedulerConfig } from './config';
 export { ClusterLinks } from './connections';

@@ -1,3 +1,4 @@
+// @erg/queue — the scheduler's BullMQ job catalog (names, zod payloads, options), shared by the API (producer) and the scheduler (consumer).
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
 

@@ -1,3 +1,4 @@
+// @erg/testkit — helpers for erg's tests: deadlines, the local cluster, disposable Postgres and Redis, isolated namespaces.
 export { waitFor, type WaitForOptions } from './wait-for';
 export { loadLocalCluster, repoRoot, type LocalCluster } from './local-cluster';
 export { uniqueName } from './unique-name';
