@@ -23,7 +23,7 @@ export {
   type SensorGap,
   computeRunEnergy,
   perUnit,
-} from './run-energy';
+} from './compute-run-energy';
 export { type Summary, summarize } from './stats';
 export { studentTQuantile, studentTCdf, studentTTwoSided, regularizedBeta, lnGamma } from './student-t';
 export { type BestOf, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, tradeoff } from './pareto';
@@ -34,6 +34,6 @@ export {
   type Exclusion,
   type RunFigures,
   campaignResults,
-} from './campaign-results';
+} from './summarize-campaign';
 export { type Downsampled, lttb } from './lttb';
 export { type PowerReading, livePower } from './live-power';

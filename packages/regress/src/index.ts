@@ -12,4 +12,4 @@ export {
   type VerdictStatus,
   verdictFor,
 } from './verdict';
-export { type CampaignInconclusiveReason, type CampaignVerdict, campaignVerdict } from './campaign-verdict';
+export { type CampaignInconclusiveReason, type CampaignVerdict, campaignVerdict } from './combine-verdicts';

@@ -1,5 +1,5 @@
 // What both regression reports (JUnit, Markdown) say about a verdict, in one place so they say
-// the same thing. Field meanings: packages/regress/src/verdict.ts and campaign-verdict.ts.
+// the same thing. Field meanings: packages/regress/src/verdict.ts and combine-verdicts.ts.
 import { interval } from '@erg/format';
 import type { CampaignVerdict, MetricVerdict } from '../api-types';
 import { formatP, formatPercent } from '@erg/format';
