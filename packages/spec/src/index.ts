@@ -75,5 +75,6 @@ export {
   COMPONENTS, QUANTITIES, SENSOR_NAME, quantityOf, SensorSource, SensorDescription, MAX_BATCH_SAMPLES, TelemetryBatch, TelemetryBatchWire,
   normalizeBatch, type Quantity, type TelemetryBatchInput, type SeriesChunk, type NormalizedBatch,
   MAX_BATCH_SERIES, MAX_BATCH_SENSORS, MAX_BATCH_DEPTH, decodeTelemetryBatch, decodeTelemetryValue, type DecodedBatch,
+  sampleTimeBounds, SAMPLE_CLOCK_SKEW_MS, IMPORT_EARLIEST_MS, type SampleTimeBounds,
 } from './telemetry';
 export * from './access';

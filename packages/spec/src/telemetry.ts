@@ -45,6 +45,28 @@ export const SensorDescription = z
   .strict();
 export type SensorDescription = z.infer<typeof SensorDescription>;
 
+/** The earliest and latest time (Unix ms) a sample of one run may carry; see sampleTimeBounds. */
+export interface SampleTimeBounds {
+  minT: number;
+  maxT: number;
+}
+
+/** Samples may be stamped a little before their run was created or after it ended: node clocks and erg's differ. */
+export const SAMPLE_CLOCK_SKEW_MS = 10 * 60_000;
+/** Imported measurements were taken before their campaign existed; only the far past is refused. */
+export const IMPORT_EARLIEST_MS = Date.UTC(2000, 0, 1);
+
+/**
+ * The times a run's samples may carry, whichever way they come: pushed by its agents to the API
+ * while it runs, or pulled from their spool by the scheduler when its job ends. Both paths ask
+ * this one function, so a batch one accepts the other accepts too. A run still going (no
+ * `endedAt`) may carry samples up to `now`.
+ */
+export function sampleTimeBounds(run: { createdAt: Date; endedAt: Date | null; imported: boolean }, now: number = Date.now()): SampleTimeBounds {
+  if (run.imported) return { minT: IMPORT_EARLIEST_MS, maxT: now + SAMPLE_CLOCK_SKEW_MS };
+  return { minT: run.createdAt.getTime() - SAMPLE_CLOCK_SKEW_MS, maxT: (run.endedAt?.getTime() ?? now) + SAMPLE_CLOCK_SKEW_MS };
+}
+
 /** Most samples one batch may carry. */
 export const MAX_BATCH_SAMPLES = 200_000;
 /**
@@ -112,7 +134,7 @@ export interface NormalizedBatch {
  */
 export function normalizeBatch(
   batch: TelemetryBatchInput,
-  bounds: { minT: number; maxT: number },
+  bounds: SampleTimeBounds,
 ): { ok: true; batch: NormalizedBatch } | { ok: false; issues: SpecIssue[] } {
   const issues: SpecIssue[] = [];
   // How many entries each sensor has, in one pass: an entry that is its sensor's only one is
@@ -190,7 +212,7 @@ export type DecodedBatch = { ok: true; batch: NormalizedBatch } | { ok: false; i
  * worker thread for large ones; the scheduler's spool ingest runs decodeTelemetryValue on each
  * spooled line (a file the job can write), under the same limits.
  */
-export function decodeTelemetryBatch(text: string, bounds: { minT: number; maxT: number }): DecodedBatch {
+export function decodeTelemetryBatch(text: string, bounds: SampleTimeBounds): DecodedBatch {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -201,7 +223,7 @@ export function decodeTelemetryBatch(text: string, bounds: { minT: number; maxT:
 }
 
 /** decodeTelemetryBatch for a value already parsed. */
-export function decodeTelemetryValue(raw: unknown, bounds: { minT: number; maxT: number }): DecodedBatch {
+export function decodeTelemetryValue(raw: unknown, bounds: SampleTimeBounds): DecodedBatch {
   if (nestsDeeperThan(raw, MAX_BATCH_DEPTH)) {
     return { ok: false, issues: [{ path: '(root)', code: 'document_too_large', message: `nested more than ${MAX_BATCH_DEPTH} levels deep; a batch needs 3 (samples[0].t[0])` }] };
   }
