@@ -57,18 +57,19 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
     for (const refusal of scan.refused) if (!problems.includes(refusal.message)) problems.push(refusal.message);
   }
 
-  const spool = await pullSpool(ctx, link, run);
+  const timing = parseTiming(text(timingFile));
+  const { startedAt, endedAt } = jobWindow(job, timing, new Date());
+  // Spooled samples are held to the window the API applies once this end is stored.
+  const spool = await pullSpool(ctx, link, run, endedAt);
   problems.push(...spool.problems);
   warnings.push(...spool.warnings);
 
-  const timing = parseTiming(text(timingFile));
   const ended = job.runState && isTerminalRunState(job.runState) ? job.runState : 'failed';
   const state = problems.length > 0 ? 'failed' : ended;
   // The run's exit code is its workload's, as job.sh recorded it around run.sh. Slurm's is only the
   // fallback (a job killed before it wrote erg.timing): sacct has been seen reporting 0:0 for a
   // just-ended FAILED job before its accounting record was complete.
   const exitCode = timing.exitCode ?? job.exitCode;
-  const { startedAt, endedAt } = jobWindow(job, timing, new Date());
   const howItEnded = describeEnd(ended, exitCode, job);
   return {
     finished: {

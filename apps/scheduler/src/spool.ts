@@ -1,6 +1,6 @@
 import type { TrackedRun } from '@erg/db';
 import { formatSize, JobFileRefusedError, openJobFile, readJobFile, shellQuote } from '@erg/slurm';
-import { decodeTelemetryValue, RUN_DIR_FILES } from '@erg/spec';
+import { decodeTelemetryValue, RUN_DIR_FILES, sampleTimeBounds, type SampleTimeBounds } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 
@@ -29,7 +29,7 @@ export interface SpoolOutcome {
  * waited on), and bounded: at most ERG_SPOOL_MAX_FILES files, the last ERG_SPOOL_MAX_BYTES of
  * each, streamed line by line. Lines that are not batches (one cut by a crash mid-write) are skipped.
  */
-export async function pullSpool(ctx: SchedulerContext, link: ClusterLink, run: TrackedRun): Promise<SpoolOutcome> {
+export async function pullSpool(ctx: SchedulerContext, link: ClusterLink, run: TrackedRun, endedAt: Date): Promise<SpoolOutcome> {
   const outcome: SpoolOutcome = { batches: 0, samples: 0, problems: [], warnings: [] };
   if (!run.runDir) return outcome;
   const runDir = run.runDir;
@@ -59,7 +59,7 @@ export async function pullSpool(ctx: SchedulerContext, link: ClusterLink, run: T
     if (spool.start > 0) outcome.warnings.push(`${TELEMETRY}/${name} is ${formatSize(spool.size)}; only its last ${formatSize(spool.length)} were read (ERG_SPOOL_MAX_BYTES)`);
     let skipped: number;
     try {
-      skipped = await ingestLines(ctx, run, node, spool.chunks, spool.start > 0, ackedSeq, outcome);
+      skipped = await ingestLines(ctx, run, node, spool.chunks, { startsMidLine: spool.start > 0, ackedSeq, bounds: spoolSampleBounds(run, endedAt) }, outcome);
     } catch (err) {
       // Swapped for something else while erg read it.
       if (!(err instanceof JobFileRefusedError)) throw err;
@@ -78,11 +78,9 @@ async function ingestLines(
   run: TrackedRun,
   node: string,
   chunks: AsyncIterable<Buffer>,
-  startsMidLine: boolean,
-  ackedSeq: number,
+  { startsMidLine, ackedSeq, bounds }: { startsMidLine: boolean; ackedSeq: number; bounds: SampleTimeBounds },
   outcome: SpoolOutcome,
 ): Promise<number> {
-  const bounds = { minT: (run.claimedAt?.getTime() ?? Date.now()) - 86_400_000, maxT: Date.now() + 600_000 };
   let skipped = 0;
   // Read from the middle, the first line is cut: not a batch, and not worth a warning.
   let first = startsMidLine;
@@ -119,6 +117,16 @@ async function ingestLines(
     }
   }
   return skipped;
+}
+
+/**
+ * The times a spooled sample of `run`, whose job ended at `endedAt`, may carry: the API's window
+ * for the run as finalizing is about to store it (sampleTimeBounds). A tracked run carries its
+ * claim time, not its creation; the claim comes after the creation, so this window is never wider
+ * than the API's. (Every tracked run was claimed; were the time missing, its samples are kept.)
+ */
+export function spoolSampleBounds(run: Pick<TrackedRun, 'claimedAt'>, endedAt: Date, now: number = Date.now()): SampleTimeBounds {
+  return sampleTimeBounds({ createdAt: run.claimedAt ?? new Date(0), endedAt, imported: false }, now);
 }
 
 /**
