@@ -1,11 +1,11 @@
 import type { FinishedRun, TrackedRun } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
 import { readJobFile, type JobFileContent, type SlurmJob } from '@erg/slurm';
-import { isTerminalRunState, RUN_DIR_FILES } from '@erg/spec';
+import { isTerminalRunState, parseIdleWindow, parseTiming, RUN_DIR_FILES } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { clusterLogSource, scanMetrics, type LogSource } from './metric-scan';
-import { jobWindow, parseIdleWindow, parseTiming } from './outputs';
+import { jobWindow } from './outputs';
 import { pullSpool } from './spool';
 
 /** Stored with the run, so logs stay readable after the cluster's work dir is cleaned. */

@@ -5,7 +5,6 @@ export { ClusterLinks } from './connections';
 export { AgentBundle } from './agent-bundle';
 export { SpecCache } from './spec-cache';
 export { runCycle } from './cycle';
-export { parseTiming } from './outputs';
 export { scanMetrics, localLogSource, clusterLogSource, type LogSource, type MetricScanLimits, type MetricScanOutcome } from './metric-scan';
 export { UserRegexRunner, RegexBudget, RegexBudgetExceededError } from './regex-runner';
 export { createSchedulerMetrics } from './metrics';

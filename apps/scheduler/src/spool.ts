@@ -1,14 +1,12 @@
 import type { TrackedRun } from '@erg/db';
 import { formatSize, JobFileRefusedError, openJobFile, readJobFile, shellQuote } from '@erg/slurm';
-import { decodeTelemetryValue, RUN_DIR_FILES, sampleTimeBounds, type SampleTimeBounds } from '@erg/spec';
+import {
+  decodeTelemetryValue, NODE_FILE_SUFFIXES, nodeTelemetryFiles, parseAcked, readSpool, RUN_DIR_FILES, sampleTimeBounds, spoolNode, type SampleTimeBounds,
+} from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 
-/** A spooled batch is one line; the agent's are far smaller. Longer lines are skipped, not parsed. */
-const MAX_LINE_BYTES = 4 * 1024 * 1024;
 const TELEMETRY = RUN_DIR_FILES.telemetryDir;
-/** `telemetry/<node>.spool`: node names as the agent writes them. */
-const SPOOL_NAME = /^[A-Za-z0-9._-]+\.spool$/;
 
 export interface SpoolOutcome {
   batches: number;
@@ -39,17 +37,16 @@ export async function pullSpool(ctx: SchedulerContext, link: ClusterLink, run: T
     outcome.problems.push(`${TELEMETRY} is a symbolic link, not a directory; erg does not follow links in a run directory`);
     return outcome;
   }
-  if (listing.names.length > maxFiles) {
+  if (listing.spools.length > maxFiles) {
     outcome.warnings.push(`${TELEMETRY} holds more than ${maxFiles} spool files; only ${maxFiles} were read (ERG_SPOOL_MAX_FILES)`);
   }
-  for (const name of listing.names.slice(0, maxFiles)) {
-    const node = name.slice(0, -'.spool'.length);
-    const acked = await readJobFile(link.connection, { runDir, file: `${TELEMETRY}/${node}.acked`, maxBytes: 64, timeoutMs });
+  for (const { name, node } of listing.spools.slice(0, maxFiles)) {
+    const acked = await readJobFile(link.connection, { runDir, file: `${TELEMETRY}/${nodeTelemetryFiles(node).acked}`, maxBytes: 64, timeoutMs });
     if (acked.status === 'refused') {
       outcome.problems.push(acked.error.message);
       continue;
     }
-    const ackedSeq = acked.status === 'read' ? Number.parseInt(acked.text.trim(), 10) : -1;
+    const ackedSeq = parseAcked(acked.status === 'read' ? acked.text : null);
     const spool = await openJobFile(link.connection, { runDir, file: `${TELEMETRY}/${name}`, from: 'end', maxBytes, timeoutMs });
     if (spool.status === 'missing') continue;
     if (spool.status === 'refused') {
@@ -82,31 +79,16 @@ async function ingestLines(
   outcome: SpoolOutcome,
 ): Promise<number> {
   let skipped = 0;
-  // Read from the middle, the first line is cut: not a batch, and not worth a warning.
-  let first = startsMidLine;
-  for await (const line of lines(chunks)) {
-    const cut = first;
-    first = false;
-    if (cut) continue;
-    if (line === null) {
+  // Read from the middle, the first line is cut: readSpool passes it over, not worth a warning.
+  for await (const line of readSpool(chunks, { startsMidLine, ackedSeq })) {
+    if (line.kind === 'unreadable') {
       skipped++;
       continue;
     }
-    if (line.trim() === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      skipped++;
-      continue;
-    }
-    // Acknowledged batches are passed over before any validation: most of a spool is those.
-    const seq = (parsed as { seq?: unknown } | null)?.seq;
-    if (typeof seq === 'number' && seq <= ackedSeq) continue;
     // The spool is the job's to write: the same limits and checks as the API's ingest.
-    const decoded = decodeTelemetryValue(parsed, bounds);
+    const decoded = decodeTelemetryValue(line.value, bounds);
     if (!decoded.ok) {
-      ctx.log.warn({ runId: run.id, node, seq, issues: decoded.issues.slice(0, 3) }, 'spooled batch refused');
+      ctx.log.warn({ runId: run.id, node, seq: line.seq, issues: decoded.issues.slice(0, 3) }, 'spooled batch refused');
       skipped++;
       continue;
     }
@@ -134,46 +116,23 @@ export function spoolSampleBounds(run: Pick<TrackedRun, 'claimedAt'>, endedAt: D
  * `find -P` lists only regular files and never enters a symlink; a telemetry folder that is itself
  * a symlink is reported as such.
  */
-async function listSpools(link: ClusterLink, runDir: string, maxFiles: number, timeoutMs: number): Promise<{ linked: boolean; names: string[] }> {
+async function listSpools(
+  link: ClusterLink,
+  runDir: string,
+  maxFiles: number,
+  timeoutMs: number,
+): Promise<{ linked: boolean; spools: { name: string; node: string }[] }> {
   const dir = shellQuote(`${runDir}/${TELEMETRY}`);
   const seconds = Math.max(1, Math.ceil(timeoutMs / 1000));
   const command =
     `if [ -L ${dir} ]; then echo erg-linked; elif [ -d ${dir} ]; then ` +
-    `timeout -s KILL ${seconds} find -P ${dir} -mindepth 1 -maxdepth 1 -type f -name '*.spool' | head -n ${maxFiles + 1}; fi`;
+    `timeout -s KILL ${seconds} find -P ${dir} -mindepth 1 -maxdepth 1 -type f -name ${shellQuote(`*${NODE_FILE_SUFFIXES.spool}`)} | head -n ${maxFiles + 1}; fi`;
   const result = await link.connection.exec(command, { timeoutMs: timeoutMs + 5000, maxOutputBytes: (maxFiles + 1) * 512 + 64 });
-  if (result.stdout.startsWith('erg-linked')) return { linked: true, names: [] };
-  const names = result.stdout
-    .split('\n')
-    .map((p) => p.slice(p.lastIndexOf('/') + 1))
-    .filter((f) => SPOOL_NAME.test(f));
-  return { linked: false, names };
-}
-
-/** The lines of a byte stream as strings; null for a line longer than MAX_LINE_BYTES (skipped, not kept). */
-async function* lines(chunks: AsyncIterable<Buffer>): AsyncGenerator<string | null> {
-  let parts: Buffer[] = [];
-  let length = 0;
-  let tooLong = false;
-  for await (const chunk of chunks) {
-    let from = 0;
-    for (let newline = chunk.indexOf(10, from); newline >= 0; newline = chunk.indexOf(10, from)) {
-      const piece = chunk.subarray(from, newline);
-      if (tooLong || length + piece.length > MAX_LINE_BYTES) yield null;
-      else yield Buffer.concat([...parts, piece]).toString('utf8');
-      parts = [];
-      length = 0;
-      tooLong = false;
-      from = newline + 1;
-    }
-    const rest = chunk.subarray(from);
-    if (tooLong || length + rest.length > MAX_LINE_BYTES) {
-      tooLong = true;
-      parts = [];
-    } else if (rest.length > 0) {
-      parts.push(Buffer.from(rest));
-      length += rest.length;
-    }
-  }
-  if (tooLong) yield null;
-  else if (length > 0) yield Buffer.concat(parts).toString('utf8');
+  if (result.stdout.startsWith('erg-linked')) return { linked: true, spools: [] };
+  const spools = result.stdout.split('\n').flatMap((p) => {
+    const name = p.slice(p.lastIndexOf('/') + 1);
+    const node = spoolNode(name);
+    return node === null ? [] : [{ name, node }];
+  });
+  return { linked: false, spools };
 }

@@ -4,16 +4,12 @@ import {
 import { issueRunTokens } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
 import { renderRunFiles, type RenderedFile, type SubmitResult } from '@erg/slurm';
+import { RUN_DIR_FILES, runDirPath, runTokenFile } from '@erg/spec';
 import { agentHook } from './agent-hook';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { LeaseLostError, type CycleLease } from './cycle-lease';
 import { isNothingRanError } from './ssh-errors';
-
-/** A run's directory on the cluster: one folder per run under the cluster's work dir. */
-export function runDirFor(cluster: Cluster, campaignId: string, runId: string): string {
-  return `${cluster.workDir}/${campaignId}/${runId}`;
-}
 
 interface Prepared {
   run: ClaimedRun;
@@ -24,7 +20,7 @@ interface Prepared {
 
 async function renderRun(ctx: SchedulerContext, cluster: Cluster, run: ClaimedRun, agentPath: string | null, token: string): Promise<Prepared> {
   const spec = await ctx.specs.get(run.campaignId);
-  const runDir = runDirFor(cluster, run.campaignId, run.id);
+  const runDir = runDirPath(cluster.workDir, run.campaignId, run.id);
   const files = renderRunFiles({
     ...(agentPath ? { agent: agentHook(cluster, spec, agentPath) } : {}),
     runId: run.id,
@@ -36,9 +32,9 @@ async function renderRun(ctx: SchedulerContext, cluster: Cluster, run: ClaimedRu
     runDir,
     defaultPartition: cluster.defaultPartition ?? undefined,
   });
-  const jobScript = files.find((f) => f.name === 'job.sh')!.content;
+  const jobScript = files.find((f) => f.name === RUN_DIR_FILES.jobScript)!.content;
   // The run's telemetry token, readable by the job's user only; never part of the stored script.
-  files.push({ name: 'erg.token', content: `${token}\n`, mode: 0o600 });
+  files.push(runTokenFile(token));
   return { run, runDir, files, jobScript };
 }
 
@@ -106,7 +102,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: Cluste
   await recordStagedRuns(ctx.db, prepared.map((p) => ({ runId: p.run.id, runDir: p.runDir, jobScript: redactSecrets(p.jobScript) })), own);
   if (ctx.config.ERG_FAULT === 'exit-after-staging') process.exit(137);
 
-  const byPath = new Map(prepared.map((p) => [`${p.runDir}/job.sh`, p]));
+  const byPath = new Map(prepared.map((p) => [`${p.runDir}/${RUN_DIR_FILES.jobScript}`, p]));
   const chunks = chunk([...byPath.keys()], Math.ceil(byPath.size / ctx.config.ERG_SUBMIT_LOOPS));
   const fence = lease.fence(own.epoch);
   ctx.log.debug({ cluster: cluster.name, phase: 'sbatch', runs: byPath.size }, 'cycle phase');

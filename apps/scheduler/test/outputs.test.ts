@@ -1,17 +1,4 @@
-import { jobWindow, parseTiming } from '../src/outputs';
-
-describe('parseTiming', () => {
-  test('reads what the job script writes', () => {
-    expect(parseTiming('start_ns=1700000000000000000\nend_ns=1700000002500000000\nexit_code=3\n')).toEqual({
-      startNs: 1700000000000000000n, endNs: 1700000002500000000n, exitCode: 3,
-    });
-  });
-  test('a missing or partial file gives nulls, not zeros', () => {
-    expect(parseTiming(null)).toEqual({ startNs: null, endNs: null, exitCode: null });
-    expect(parseTiming('start_ns=5\n')).toEqual({ startNs: 5n, endNs: null, exitCode: null });
-    expect(parseTiming('garbage\nstart_ns=abc')).toEqual({ startNs: null, endNs: null, exitCode: null });
-  });
-});
+import { jobWindow } from '../src/outputs';
 
 describe('jobWindow', () => {
   const now = new Date('2026-11-30T12:00:10Z');

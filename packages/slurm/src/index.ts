@@ -12,7 +12,6 @@ export {
   renderRunFiles,
   renderJobScript,
   renderRunScript,
-  RUN_DIR_FILES,
   DIRECTIVE_VALUE,
   type RenderedFile,
   type RenderInput,

@@ -20,6 +20,7 @@ import {
   RESERVED_FILE_PREFIXES,
   RUN_DIR_FILES,
   SLURM_OPTION_FLAGS,
+  TIMED_WORKLOAD_LINES,
   type CampaignSpec,
   type ParamValue,
   type SlurmOptionKey,
@@ -41,8 +42,9 @@ export interface RenderedFile {
 export type RunSpec = Pick<CampaignSpec, 'resources' | 'slurm' | 'run' | 'files'>;
 
 /**
- * Shell lines erg itself adds around the workload, e.g. to start the telemetry agent beside it.
- * Trusted erg code — never user input — rendered verbatim at the marked places of job.sh.
+ * Shell lines erg itself adds around the workload, e.g. to start the telemetry agent beside it
+ * (@erg/spec's agentStartLines and agentStopLines). Trusted erg code — never user input —
+ * rendered verbatim at the marked places of job.sh.
  */
 export interface AgentHook {
   /** Runs after the exports and before the workload's clock starts (agent start-up is not timed). */
@@ -69,9 +71,6 @@ export interface RenderInput {
   /** Telemetry agent hook; absent → job.sh only marks where it would go. */
   agent?: AgentHook;
 }
-
-/** Names job.sh uses inside the run directory are the spec's: one list, which also reserves them in `files:`. */
-export { RUN_DIR_FILES };
 
 /**
  * What may appear in an `#SBATCH` value: no whitespace or newline (a second directive), no quotes,
@@ -139,7 +138,7 @@ export function renderJobScript(input: RenderInput): string {
   const lines = ['#!/bin/bash', ...directives(input).map(([flag, value]) => directiveLine(flag, value))];
   lines.push(
     '#',
-    '# Rendered by erg; do not edit. The workload is run.sh; everything it prints goes to',
+    `# Rendered by erg; do not edit. The workload is ${RUN_DIR_FILES.runScript}; everything it prints goes to`,
     `# ${RUN_DIR_FILES.stdout} / ${RUN_DIR_FILES.stderr}. ${RUN_DIR_FILES.timing} holds the workload's wall-clock window.`,
     '',
     // No `set -e`: a failing workload must still reach the lines that record its end and exit code.
@@ -170,13 +169,7 @@ export function renderJobScript(input: RenderInput): string {
     ...(input.agent ? [input.agent.start] : ['# (no telemetry agent for this run)']),
     '# <<< erg agent start',
     '',
-    'erg_start_ns=$(date +%s%N)',
-    `bash ./${RUN_DIR_FILES.runScript} >${RUN_DIR_FILES.stdout} 2>${RUN_DIR_FILES.stderr}`,
-    'erg_exit_code=$?',
-    'erg_end_ns=$(date +%s%N)',
-    // Written then renamed, so a reader never sees a half-written file.
-    `printf 'start_ns=%s\\nend_ns=%s\\nexit_code=%s\\n' "$erg_start_ns" "$erg_end_ns" "$erg_exit_code" >${RUN_DIR_FILES.timingTmp}`,
-    `mv -f ${RUN_DIR_FILES.timingTmp} ${RUN_DIR_FILES.timing}`,
+    ...TIMED_WORKLOAD_LINES,
     '',
     '# >>> erg agent stop',
     ...(input.agent ? [input.agent.stop] : ['# (no telemetry agent for this run)']),

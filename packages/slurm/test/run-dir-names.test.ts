@@ -1,10 +1,12 @@
-import { RUN_DIR_FILES as SPEC_RUN_DIR_FILES } from '@erg/spec';
-import { InvalidRenderInputError, RUN_DIR_FILES, renderRunFiles } from '../src';
+import { RUN_DIR_FILES, TIMED_WORKLOAD_LINES } from '@erg/spec';
+import { InvalidRenderInputError, renderJobScript, renderRunFiles } from '../src';
 import { renderInput, spec } from './helpers';
 
-describe('the renderer and the spec share one list of run-directory names', () => {
-  test('RUN_DIR_FILES is the spec\'s', () => {
-    expect(RUN_DIR_FILES).toBe(SPEC_RUN_DIR_FILES);
+describe('the renderer writes the run directory by its owner\'s names and lines (@erg/spec run-dir)', () => {
+  test('job.sh and run.sh are staged under the owner\'s names, and job.sh runs the workload with its lines', () => {
+    const input = renderInput();
+    expect(renderRunFiles(input).map((f) => f.name)).toEqual([RUN_DIR_FILES.jobScript, RUN_DIR_FILES.runScript]);
+    expect(renderJobScript(input)).toContain(`\n${TIMED_WORKLOAD_LINES.join('\n')}\n`);
   });
 
   test('a files entry named like the telemetry folder is refused by the renderer too', () => {

@@ -21,7 +21,12 @@ export {
   MAX_FILE_BYTES,
   MAX_NAMES,
 } from './campaign';
-export { RUN_DIR_FILES } from './run-dir';
+export {
+  RUN_DIR_FILES, TELEMETRY_DIR_FILES, NODE_FILE_SUFFIXES, type NodeFile, runDirPath, nodeTelemetryFiles, spoolNode, runTokenFile,
+  type WorkloadTiming, TIMED_WORKLOAD_LINES, parseTiming, idleBaselineLines, parseIdleWindow,
+  AGENT_READY_TIMEOUT_S, AGENT_STOP_TIMEOUT_S, type AgentLaunch, agentStartLines, agentStopLines,
+  spoolLineHead, SPOOL_LINE_HEAD_BYTES, spoolLineSeq, ackedText, parseAcked, MAX_SPOOL_LINE_BYTES, type SpoolLine, readSpool,
+} from './run-dir';
 export {
   SpecIssue,
   ISSUE_CODES,

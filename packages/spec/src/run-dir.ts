@@ -1,10 +1,26 @@
 /**
- * The names erg itself uses in a run directory: what job.sh writes (the workload's output, its
- * timing, the idle baseline), what Slurm writes for it, the run token the scheduler stages for the
- * agents, and the folder the agents spool telemetry into. One list: the spec refuses these names
- * (and everything under the `erg.` and `slurm.` prefixes) in a campaign's `files`, and the job
- * renderer writes its files by them — a staged file can never overwrite or shadow one of erg's.
+ * The run directory, `<cluster workDir>/<campaign id>/<run id>/`: every name erg uses in it, the
+ * job-script lines that write erg's files there, and the readers of those files. The one owner of
+ * that contract: the renderer (@erg/slurm) builds job.sh from these lines, the agents write their
+ * folder by these names, the scheduler and the API read by them, and the spec refuses the names
+ * in a campaign's `files` (a staged file can never overwrite or shadow one of erg's).
+ *
+ *   job.sh, run.sh, <files>   staged by the scheduler; job.sh runs run.sh (TIMED_WORKLOAD_LINES)
+ *   erg.token                 staged: the run's telemetry token, readable by the job's user only
+ *   slurm.out, slurm.err      Slurm's own output for the job
+ *   stdout.log, stderr.log    the workload's output
+ *   erg.timing                the workload's window and exit code          → parseTiming
+ *   erg.idle                  the idle baseline's window, when asked for   → parseIdleWindow
+ *   telemetry/                the agents' folder (agentStartLines):
+ *     agent.log               what srun printed for all the agents
+ *     <node>.spool            one telemetry batch per line                  → readSpool
+ *     <node>.acked            the highest settled seq                        → parseAcked
+ *     <node>.ready, <node>.meta.json, <node>.stats.json
+ *
+ * It imports nothing: the agent bundles this file alone (`@erg/spec/run-dir`), without zod.
  */
+
+/** The names erg uses at the top of a run directory; the spec reserves every one of them in `files`. */
 export const RUN_DIR_FILES = {
   jobScript: 'job.sh',
   runScript: 'run.sh',
@@ -16,6 +32,257 @@ export const RUN_DIR_FILES = {
   timingTmp: 'erg.timing.tmp',
   idle: 'erg.idle',
   runToken: 'erg.token',
-  /** A folder: `<node>.spool`, `<node>.ready` and `agent.log` of the telemetry agents. */
+  /** A folder: TELEMETRY_DIR_FILES and each node's NODE_FILE_SUFFIXES. */
   telemetryDir: 'telemetry',
 } as const;
+
+/** Names in the telemetry folder that belong to no one node. */
+export const TELEMETRY_DIR_FILES = {
+  agentLog: 'agent.log',
+} as const;
+
+/** What one node's agent writes in the telemetry folder: `<node><suffix>`. */
+export const NODE_FILE_SUFFIXES = {
+  /** Every batch, one JSON line each, appended before it is sent. */
+  spool: '.spool',
+  /** The highest seq such that every seq ≤ it is settled; rewritten atomically. */
+  acked: '.acked',
+  /** What the agent found on the node: sources, sensors, versions. */
+  meta: '.meta.json',
+  /** Exists once the agent sampled: job.sh waits for one per node before the workload. */
+  ready: '.ready',
+  /** What the agent did, written when it stops. */
+  stats: '.stats.json',
+} as const;
+export type NodeFile = keyof typeof NODE_FILE_SUFFIXES;
+
+/** The directory of one run on its cluster. */
+export function runDirPath(workDir: string, campaignId: string, runId: string): string {
+  return `${workDir}/${campaignId}/${runId}`;
+}
+
+/** The names of one node's files in the telemetry folder. */
+export function nodeTelemetryFiles(node: string): Record<NodeFile, string> {
+  const { spool, acked, meta, ready, stats } = NODE_FILE_SUFFIXES;
+  return { spool: `${node}${spool}`, acked: `${node}${acked}`, meta: `${node}${meta}`, ready: `${node}${ready}`, stats: `${node}${stats}` };
+}
+
+/** A spool's name as the agent writes it: the node's name (a host name) and `.spool`. */
+const SPOOL_NAME = /^([A-Za-z0-9._-]+)\.spool$/;
+
+/** The node whose spool `name` is (`gh-001.spool` → `gh-001`); null for any other name. */
+export function spoolNode(name: string): string | null {
+  return SPOOL_NAME.exec(name)?.[1] ?? null;
+}
+
+/** The telemetry token file, as the scheduler stages it: the job's user alone may read it. */
+export function runTokenFile(token: string): { name: string; content: string; mode: number } {
+  return { name: RUN_DIR_FILES.runToken, content: `${token}\n`, mode: 0o600 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// erg.timing: the workload's wall-clock window and exit code, written by job.sh around run.sh.
+
+export interface WorkloadTiming {
+  startNs: bigint | null;
+  endNs: bigint | null;
+  exitCode: number | null;
+}
+
+/**
+ * job.sh's lines that run the workload: run.sh with its output in the logs, timed by `date +%s%N`
+ * immediately before and after, so queue wait and set-up stay outside the window. erg.timing is
+ * written beside and then renamed, so a reader never sees half of it.
+ */
+export const TIMED_WORKLOAD_LINES: readonly string[] = [
+  'erg_start_ns=$(date +%s%N)',
+  `bash ./${RUN_DIR_FILES.runScript} >${RUN_DIR_FILES.stdout} 2>${RUN_DIR_FILES.stderr}`,
+  'erg_exit_code=$?',
+  'erg_end_ns=$(date +%s%N)',
+  `printf 'start_ns=%s\\nend_ns=%s\\nexit_code=%s\\n' "$erg_start_ns" "$erg_end_ns" "$erg_exit_code" >${RUN_DIR_FILES.timingTmp}`,
+  `mv -f ${RUN_DIR_FILES.timingTmp} ${RUN_DIR_FILES.timing}`,
+];
+
+/** What TIMED_WORKLOAD_LINES wrote to erg.timing; null for each value missing (a job killed before the end). */
+export function parseTiming(text: string | null): WorkloadTiming {
+  const values = new Map<string, string>();
+  for (const line of (text ?? '').split('\n')) {
+    const m = /^([a-z_]+)=(-?\d+)\s*$/.exec(line);
+    if (m) values.set(m[1]!, m[2]!);
+  }
+  const big = (k: string) => (values.has(k) ? BigInt(values.get(k)!) : null);
+  return { startNs: big('start_ns'), endNs: big('end_ns'), exitCode: values.has('exit_code') ? Number(values.get('exit_code')) : null };
+}
+
+// ---------------------------------------------------------------------------------------------
+// erg.idle: the idle baseline, the nodes running nothing but the agents before the workload.
+
+/** job.sh's lines that measure an idle baseline of `seconds` and write its window to erg.idle (none for 0). */
+export function idleBaselineLines(seconds: number): string[] {
+  if (seconds <= 0) return [];
+  return [
+    // The idle baseline: the nodes doing nothing but run the agent, measured before the workload.
+    'erg_idle_start_ns=$(date +%s%N)',
+    `sleep ${seconds}`,
+    'erg_idle_end_ns=$(date +%s%N)',
+    `printf 'idle_start_ns=%s\\nidle_end_ns=%s\\n' "$erg_idle_start_ns" "$erg_idle_end_ns" >${RUN_DIR_FILES.idle}`,
+  ];
+}
+
+/** The window idleBaselineLines wrote to erg.idle; nulls when there was none. */
+export function parseIdleWindow(text: string | null): { idleStartNs: bigint | null; idleEndNs: bigint | null } {
+  const start = /^idle_start_ns=(\d+)\s*$/m.exec(text ?? '')?.[1];
+  const end = /^idle_end_ns=(\d+)\s*$/m.exec(text ?? '')?.[1];
+  return { idleStartNs: start ? BigInt(start) : null, idleEndNs: end ? BigInt(end) : null };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The agents: started beside the workload on every node, writing into the telemetry folder.
+
+/** Seconds job.sh waits for every node's agent to take its first sample. */
+export const AGENT_READY_TIMEOUT_S = 30;
+/** Seconds job.sh gives the agents to drain after the workload before killing them. */
+export const AGENT_STOP_TIMEOUT_S = 30;
+
+export interface AgentLaunch {
+  /** The agent's program as shell words, quoted by the caller: the interpreter and the bundle. */
+  program: string;
+  /** The agent's options as shell words, quoted by the caller (`--interval-ms 1000 --api-url '…'`). */
+  options: string;
+  /** GPUs per node the job holds: the agents' step asks for them too, to see them. */
+  gpusPerNode?: number;
+  /** Seconds of idle baseline after the agents are ready (0: none). */
+  idleBaselineS: number;
+}
+
+/**
+ * job.sh's lines before the workload: start the agent on every node of the job as an overlapping
+ * step writing into the telemetry folder, wait until each has sampled once, then the idle
+ * baseline if asked for. The run's own arguments (its id, folder and token) are added here.
+ */
+export function agentStartLines(launch: AgentLaunch): string {
+  const gpus = launch.gpusPerNode ? ` --gpus-per-node=${launch.gpusPerNode}` : '';
+  const runArgs = `--run-id "$ERG_RUN_ID" --spool-dir "$erg_telemetry" --token-file "$ERG_RUN_DIR/${RUN_DIR_FILES.runToken}"`;
+  const ready = NODE_FILE_SUFFIXES.ready.replace(/\./g, '\\.');
+  const ticks = AGENT_READY_TIMEOUT_S * 10;
+  return [
+    `erg_telemetry="$ERG_RUN_DIR/${RUN_DIR_FILES.telemetryDir}"`,
+    'mkdir -p "$erg_telemetry"',
+    `srun --overlap --ntasks-per-node=1 --nodes="\${SLURM_JOB_NUM_NODES:-1}" --kill-on-bad-exit=0${gpus} ${launch.program} ${runArgs} ${launch.options} >"$erg_telemetry/${TELEMETRY_DIR_FILES.agentLog}" 2>&1 &`,
+    'erg_agent_pid=$!',
+    'erg_i=0',
+    `while [ "$(ls "$erg_telemetry" 2>/dev/null | grep -c '${ready}$')" -lt "\${SLURM_JOB_NUM_NODES:-1}" ] && [ $erg_i -lt ${ticks} ]; do sleep 0.1; erg_i=$((erg_i + 1)); done`,
+    `[ $erg_i -lt ${ticks} ] || echo "erg: telemetry agents not ready after ${AGENT_READY_TIMEOUT_S} s (see ${RUN_DIR_FILES.telemetryDir}/${TELEMETRY_DIR_FILES.agentLog})" >&2`,
+    ...idleBaselineLines(launch.idleBaselineS),
+  ].join('\n');
+}
+
+/**
+ * job.sh's lines after the workload: ask the agents to finish (SIGUSR2, which srun forwards to
+ * its tasks; SIGTERM would make srun kill them) and wait for them to drain, at most
+ * AGENT_STOP_TIMEOUT_S.
+ */
+export function agentStopLines(): string {
+  return [
+    'kill -USR2 "$erg_agent_pid" 2>/dev/null',
+    `( sleep ${AGENT_STOP_TIMEOUT_S}; kill -KILL "$erg_agent_pid" 2>/dev/null ) & erg_guard=$!`,
+    'wait "$erg_agent_pid" 2>/dev/null',
+    'kill "$erg_guard" 2>/dev/null',
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The spool: `<node>.spool`, one telemetry batch per line (the API's wire format), each line
+// starting `{"node":"<node>","seq":<seq>` so the agent can index its spool by reading line heads.
+
+/** The head of a spool line, as the agent writes it; the batch's other fields follow. */
+export function spoolLineHead(node: string, seq: number): string {
+  return `{"node":${JSON.stringify(node)},"seq":${seq}`;
+}
+
+/** Bytes of a line's head spoolLineSeq needs at most (node names are at most 128 characters). */
+export const SPOOL_LINE_HEAD_BYTES = 256;
+const SPOOL_LINE_SEQ = /^\{"node":"[^"]*","seq":(\d+)[,}]/;
+
+/** The seq of a spool line from its first bytes; null when they do not start as spoolLineHead writes. */
+export function spoolLineSeq(head: string): number | null {
+  const m = SPOOL_LINE_SEQ.exec(head);
+  return m ? Number(m[1]) : null;
+}
+
+/** What `<node>.acked` holds for `seq`. */
+export function ackedText(seq: number): string {
+  return `${seq}\n`;
+}
+
+/** The seq `<node>.acked` holds; -1 (nothing settled) when it is missing, empty or not a seq. */
+export function parseAcked(text: string | null): number {
+  const n = Number.parseInt((text ?? '').trim(), 10);
+  return Number.isInteger(n) && n >= 0 ? n : -1;
+}
+
+/** A spooled line is one batch; the agent's are far smaller. Longer lines are skipped, not parsed. */
+export const MAX_SPOOL_LINE_BYTES = 4 * 1024 * 1024;
+
+/** One line of a spool: a batch not yet acknowledged (parsed, not validated), or a line that is no batch. */
+export type SpoolLine = { kind: 'batch'; seq: unknown; value: unknown } | { kind: 'unreadable' };
+
+/**
+ * Reads a spool from its bytes, in file order: every line that is JSON with a seq above `ackedSeq`
+ * (most of a spool is acknowledged batches, passed over here), and `unreadable` for a line that
+ * is not JSON or is longer than MAX_SPOOL_LINE_BYTES (a crash mid-write cuts one). Blank lines are
+ * passed over; so is the first line when the bytes start mid-line (a spool read from its end).
+ * The values are the job's to write: validate them as batches before use.
+ */
+export async function* readSpool(chunks: AsyncIterable<Buffer>, options: { startsMidLine: boolean; ackedSeq: number }): AsyncGenerator<SpoolLine> {
+  let first = options.startsMidLine;
+  for await (const line of spoolLines(chunks)) {
+    const cut = first;
+    first = false;
+    if (cut) continue;
+    if (line === null) {
+      yield { kind: 'unreadable' };
+      continue;
+    }
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      yield { kind: 'unreadable' };
+      continue;
+    }
+    const seq = (value as { seq?: unknown } | null)?.seq;
+    if (typeof seq === 'number' && seq <= options.ackedSeq) continue;
+    yield { kind: 'batch', seq, value };
+  }
+}
+
+/** The lines of a byte stream as strings; null for a line longer than MAX_SPOOL_LINE_BYTES (skipped, not kept). */
+async function* spoolLines(chunks: AsyncIterable<Buffer>): AsyncGenerator<string | null> {
+  let parts: Buffer[] = [];
+  let length = 0;
+  let tooLong = false;
+  for await (const chunk of chunks) {
+    let from = 0;
+    for (let newline = chunk.indexOf(10, from); newline >= 0; newline = chunk.indexOf(10, from)) {
+      const piece = chunk.subarray(from, newline);
+      if (tooLong || length + piece.length > MAX_SPOOL_LINE_BYTES) yield null;
+      else yield Buffer.concat([...parts, piece]).toString('utf8');
+      parts = [];
+      length = 0;
+      tooLong = false;
+      from = newline + 1;
+    }
+    const rest = chunk.subarray(from);
+    if (tooLong || length + rest.length > MAX_SPOOL_LINE_BYTES) {
+      tooLong = true;
+      parts = [];
+    } else if (rest.length > 0) {
+      parts.push(Buffer.from(rest));
+      length += rest.length;
+    }
+  }
+  if (tooLong) yield null;
+  else if (length > 0) yield Buffer.concat(parts).toString('utf8');
+}

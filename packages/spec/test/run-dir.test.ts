@@ -1,0 +1,191 @@
+// The run directory's owner: its names, the job-script lines that write erg's files and the
+// readers of those files, each writer checked against its reader by running it with bash.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  ackedText, agentStartLines, agentStopLines, idleBaselineLines, MAX_SPOOL_LINE_BYTES, NODE_FILE_SUFFIXES, nodeTelemetryFiles, parseAcked, parseIdleWindow,
+  parseTiming, readSpool, RUN_DIR_FILES, runDirPath, runTokenFile, spoolLineHead, spoolLineSeq, spoolNode, TELEMETRY_DIR_FILES, TIMED_WORKLOAD_LINES,
+  type SpoolLine,
+} from '../src';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+function runDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erg-run-dir-'));
+  dirs.push(dir);
+  return dir;
+}
+function bash(script: string, cwd: string) {
+  // HOME elsewhere: a bash whose stdin is a socket (Node's pipes are) reads ~/.bashrc.
+  return spawnSync('bash', ['-c', script], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: cwd, LC_ALL: 'C' }, timeout: 20_000 });
+}
+async function collect(chunks: string[], options: { startsMidLine?: boolean; ackedSeq?: number } = {}): Promise<SpoolLine[]> {
+  async function* bytes() {
+    for (const c of chunks) yield Buffer.from(c);
+  }
+  const out: SpoolLine[] = [];
+  for await (const line of readSpool(bytes(), { startsMidLine: options.startsMidLine ?? false, ackedSeq: options.ackedSeq ?? -1 })) out.push(line);
+  return out;
+}
+
+describe('names', () => {
+  test('the names of a run directory, which running jobs and staged agents already use, stay as they are', () => {
+    expect(RUN_DIR_FILES).toEqual({
+      jobScript: 'job.sh', runScript: 'run.sh', stdout: 'stdout.log', stderr: 'stderr.log', slurmOut: 'slurm.out', slurmErr: 'slurm.err',
+      timing: 'erg.timing', timingTmp: 'erg.timing.tmp', idle: 'erg.idle', runToken: 'erg.token', telemetryDir: 'telemetry',
+    });
+    expect(TELEMETRY_DIR_FILES).toEqual({ agentLog: 'agent.log' });
+    expect(nodeTelemetryFiles('gh-001')).toEqual({
+      spool: 'gh-001.spool', acked: 'gh-001.acked', meta: 'gh-001.meta.json', ready: 'gh-001.ready', stats: 'gh-001.stats.json',
+    });
+    expect(Object.keys(NODE_FILE_SUFFIXES)).toEqual(Object.keys(nodeTelemetryFiles('n')));
+  });
+
+  test('a run directory is <workDir>/<campaign>/<run>', () => {
+    expect(runDirPath('/scratch/erg', 'c1', 'r1')).toBe('/scratch/erg/c1/r1');
+  });
+
+  test('spoolNode reads the node from a spool name and nothing else', () => {
+    expect(spoolNode(nodeTelemetryFiles('gh-001.cluster_a').spool)).toBe('gh-001.cluster_a');
+    for (const name of ['gh-001.acked', 'gh-001.spool.tmp-12', '.spool', 'a b.spool', 'x/y.spool', TELEMETRY_DIR_FILES.agentLog]) expect(spoolNode(name)).toBeNull();
+  });
+
+  test('the run token is staged readable by its owner only, one line', () => {
+    expect(runTokenFile('ergr_abc')).toEqual({ name: 'erg.token', content: 'ergr_abc\n', mode: 0o600 });
+  });
+});
+
+describe('erg.timing', () => {
+  test('parseTiming reads what TIMED_WORKLOAD_LINES write around run.sh, and the workload\'s output goes to the logs', () => {
+    const dir = runDir();
+    fs.writeFileSync(path.join(dir, RUN_DIR_FILES.runScript), 'echo out; echo err >&2; exit 3\n');
+    const result = bash(TIMED_WORKLOAD_LINES.join('\n'), dir);
+    expect(result.status).toBe(0);
+    const timing = parseTiming(fs.readFileSync(path.join(dir, RUN_DIR_FILES.timing), 'utf8'));
+    expect(timing.exitCode).toBe(3);
+    expect(timing.startNs).not.toBeNull();
+    expect(timing.endNs! >= timing.startNs!).toBe(true);
+    expect(fs.readFileSync(path.join(dir, RUN_DIR_FILES.stdout), 'utf8')).toBe('out\n');
+    expect(fs.readFileSync(path.join(dir, RUN_DIR_FILES.stderr), 'utf8')).toBe('err\n');
+    expect(fs.existsSync(path.join(dir, RUN_DIR_FILES.timingTmp))).toBe(false);
+  });
+
+  test('reads what the job script writes', () => {
+    expect(parseTiming('start_ns=1700000000000000000\nend_ns=1700000002500000000\nexit_code=3\n')).toEqual({
+      startNs: 1700000000000000000n, endNs: 1700000002500000000n, exitCode: 3,
+    });
+  });
+
+  test('a missing or partial file gives nulls, not zeros', () => {
+    expect(parseTiming(null)).toEqual({ startNs: null, endNs: null, exitCode: null });
+    expect(parseTiming('start_ns=5\n')).toEqual({ startNs: 5n, endNs: null, exitCode: null });
+    expect(parseTiming('garbage\nstart_ns=abc')).toEqual({ startNs: null, endNs: null, exitCode: null });
+  });
+});
+
+describe('erg.idle', () => {
+  test('parseIdleWindow reads the window idleBaselineLines write, about the seconds asked for', () => {
+    const dir = runDir();
+    expect(bash(idleBaselineLines(1).join('\n'), dir).status).toBe(0);
+    const { idleStartNs, idleEndNs } = parseIdleWindow(fs.readFileSync(path.join(dir, RUN_DIR_FILES.idle), 'utf8'));
+    expect(Number(idleEndNs! - idleStartNs!) / 1e9).toBeGreaterThanOrEqual(0.9);
+  });
+
+  test('no baseline asked for: no lines, and no file reads as no window', () => {
+    expect(idleBaselineLines(0)).toEqual([]);
+    expect(parseIdleWindow(null)).toEqual({ idleStartNs: null, idleEndNs: null });
+    expect(parseIdleWindow('idle_start_ns=5\n')).toEqual({ idleStartNs: 5n, idleEndNs: null });
+  });
+});
+
+describe('the agents\' lines in job.sh', () => {
+  const launch = { program: "'node' '/w/.erg-agent/a.js'", options: '--interval-ms 500', idleBaselineS: 0 };
+
+  test('start: the agents write into the telemetry folder with the run\'s token, and job.sh waits for every node\'s .ready', () => {
+    const start = agentStartLines({ ...launch, gpusPerNode: 2 });
+    expect(start).toContain(`erg_telemetry="$ERG_RUN_DIR/${RUN_DIR_FILES.telemetryDir}"`);
+    expect(start).toContain(
+      `--gpus-per-node=2 ${launch.program} --run-id "$ERG_RUN_ID" --spool-dir "$erg_telemetry" --token-file "$ERG_RUN_DIR/${RUN_DIR_FILES.runToken}" ${launch.options} >"$erg_telemetry/${TELEMETRY_DIR_FILES.agentLog}" 2>&1 &`,
+    );
+    expect(start).toContain("grep -c '\\.ready$'");
+    expect(start).not.toContain(RUN_DIR_FILES.idle);
+    expect(agentStartLines(launch)).not.toContain('--gpus-per-node');
+  });
+
+  test('start with an idle baseline ends with its lines', () => {
+    expect(agentStartLines({ ...launch, idleBaselineS: 5 }).endsWith(idleBaselineLines(5).join('\n'))).toBe(true);
+  });
+
+  test('the ready wait counts the .ready files the agents write, one per node, and nothing else', () => {
+    const dir = runDir();
+    const folder = path.join(dir, RUN_DIR_FILES.telemetryDir);
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, nodeTelemetryFiles('n1').ready), '{}\n');
+    fs.writeFileSync(path.join(folder, nodeTelemetryFiles('n2').ready), '{}\n');
+    fs.writeFileSync(path.join(folder, nodeTelemetryFiles('n3').spool), '');
+    // srun is not here: a stub that exits at once stands for the agents' step.
+    const stub = path.join(dir, 'bin');
+    fs.mkdirSync(stub);
+    fs.writeFileSync(path.join(stub, 'srun'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const script = (nodes: number) =>
+      `export PATH='${stub}':"$PATH" ERG_RUN_DIR='${dir}' ERG_RUN_ID=r1 SLURM_JOB_NUM_NODES=${nodes}\n${agentStartLines(launch)}\nwait\necho "ticks=$erg_i"`;
+    const ready = bash(script(2), dir);
+    expect(ready.stdout).toBe('ticks=0\n');
+    expect(ready.stderr).toBe('');
+    // A third node's spool is no sign that it is ready: the wait goes on (cut short here by a timeout).
+    fs.writeFileSync(path.join(dir, 'three-nodes.sh'), script(3));
+    const waiting = bash('timeout -s KILL 1 bash ./three-nodes.sh; echo "status=$?"', dir);
+    expect(waiting.stdout).toBe('status=137\n');
+  });
+
+  test('stop: USR2 to the agents\' step, a guard that kills it after the timeout, then wait', () => {
+    expect(agentStopLines().split('\n')).toEqual([
+      'kill -USR2 "$erg_agent_pid" 2>/dev/null',
+      '( sleep 30; kill -KILL "$erg_agent_pid" 2>/dev/null ) & erg_guard=$!',
+      'wait "$erg_agent_pid" 2>/dev/null',
+      'kill "$erg_guard" 2>/dev/null',
+    ]);
+  });
+});
+
+describe('the spool', () => {
+  test('a line\'s head gives its seq back; lines not written so give null', () => {
+    expect(spoolLineSeq(`${spoolLineHead('gh-001', 42)},"samples":[]}`)).toBe(42);
+    expect(spoolLineSeq(`${spoolLineHead('gh-001', 7)}}`)).toBe(7);
+    expect(spoolLineSeq('{"seq":42,"node":"gh-001"}')).toBeNull();
+    expect(spoolLineSeq('{"node":"gh-001","seq":-1,')).toBeNull();
+  });
+
+  test('.acked: what the agent writes is what the readers read; anything else is nothing settled', () => {
+    expect(parseAcked(ackedText(12))).toBe(12);
+    for (const text of [null, '', 'x', '-3', '\n']) expect(parseAcked(text)).toBe(-1);
+  });
+
+  test('readSpool yields unacknowledged batches in order, passing over acknowledged ones and blank lines', async () => {
+    const line = (seq: number) => `${spoolLineHead('n1', seq)},"samples":[]}`;
+    expect(await collect([`${line(0)}\n${line(1)}\n\n${line(2)}\n${line(3)}`], { ackedSeq: 1 })).toEqual([
+      { kind: 'batch', seq: 2, value: { node: 'n1', seq: 2, samples: [] } },
+      { kind: 'batch', seq: 3, value: { node: 'n1', seq: 3, samples: [] } },
+    ]);
+  });
+
+  test('lines split across chunks are joined; a line that is not JSON is unreadable; a first line read from the middle is passed over', async () => {
+    const lines = await collect(['3}\n{"node":"n1",', '"seq":5}\n{"node":', '\n'], { startsMidLine: true });
+    expect(lines).toEqual([{ kind: 'batch', seq: 5, value: { node: 'n1', seq: 5 } }, { kind: 'unreadable' }]);
+  });
+
+  test('a line longer than MAX_SPOOL_LINE_BYTES is unreadable, not kept, and the next line reads', async () => {
+    const big = 'x'.repeat(1024 * 1024);
+    const chunks = [...Array.from({ length: MAX_SPOOL_LINE_BYTES / big.length + 1 }, () => big), '\n{"seq":1}\n'];
+    expect(await collect(chunks)).toEqual([{ kind: 'unreadable' }, { kind: 'batch', seq: 1, value: { seq: 1 } }]);
+  });
+
+  test('a last line without its newline is read too (a spool read while being written)', async () => {
+    expect(await collect(['{"seq":0}\n{"seq":1}'])).toEqual([
+      { kind: 'batch', seq: 0, value: { seq: 0 } },
+      { kind: 'batch', seq: 1, value: { seq: 1 } },
+    ]);
+  });
+});
