@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 // zod/mini rather than zod's classic API: the same schemas and checks, tree-shaken in the bundle
 // (about 2 MB of RSS instead of 12 MB, which matters against the agent's 50 MB budget).
 import * as z from 'zod/mini';
+import { NODE_FILE_SUFFIXES, RUN_DIR_FILES } from '@erg/spec/run-dir';
 import { SOURCE_NAMES, type SourceName } from './wire';
 
 // The agent's whole configuration: command-line options, each of which may also come from the
@@ -113,7 +114,7 @@ Usage:
 
 Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGENT_SPOOL_DIR):
   --run-id <uuid>            erg's run id (required)
-  --spool-dir <dir>          where <node>.spool/.acked/.meta.json/.ready/.stats.json go (required)
+  --spool-dir <dir>          where <node>${Object.values(NODE_FILE_SUFFIXES).join('/')} go (required)
   --api-url <url>            erg's API; without it the agent only spools
   --token-file <file>        file holding the run's bearer token (required with --api-url)
   --interval-ms <ms>         sampling period (default 1000)
@@ -135,8 +136,8 @@ Sources (autodetected): nvml (needs the koffi package resolvable, e.g. through N
 nvidia-smi, hwmon (GH200 power meters), rapl, procfs, and a labelled CPU power model used only
 when no power sensor exists.
 
-Signals: SIGTERM, SIGINT or SIGUSR2 (what job.sh sends: srun forwards it) take a last sample,
-spool it, push for at most --drain-ms, write <node>.stats.json and exit 0.
+Signals: SIGTERM, SIGINT or SIGUSR2 (what ${RUN_DIR_FILES.jobScript} sends: srun forwards it) take a last sample,
+spool it, push for at most --drain-ms, write <node>${NODE_FILE_SUFFIXES.stats} and exit 0.
 `;
 
 export type ParsedCommandLine = { help: true } | { help: false; config: AgentConfig };

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { nodeTelemetryFiles, type NodeFile } from '@erg/spec/run-dir';
 
 /** Writes a file atomically: a temporary file beside it, then rename over it. */
 export function writeFileAtomic(file: string, data: string, options: { fsync?: boolean } = {}): void {
@@ -13,14 +14,8 @@ export function writeFileAtomic(file: string, data: string, options: { fsync?: b
   fs.renameSync(tmp, file);
 }
 
-/** The files one agent writes for one node in its spool directory. */
-export function spoolFiles(dir: string, node: string) {
-  const base = `${dir}/${node}`;
-  return {
-    spool: `${base}.spool`,
-    acked: `${base}.acked`,
-    meta: `${base}.meta.json`,
-    ready: `${base}.ready`,
-    stats: `${base}.stats.json`,
-  };
+/** The paths of the files one agent writes for one node in its spool directory (the run's telemetry folder). */
+export function spoolFiles(dir: string, node: string): Record<NodeFile, string> {
+  const names = nodeTelemetryFiles(node);
+  return { spool: `${dir}/${names.spool}`, acked: `${dir}/${names.acked}`, meta: `${dir}/${names.meta}`, ready: `${dir}/${names.ready}`, stats: `${dir}/${names.stats}` };
 }

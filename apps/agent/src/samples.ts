@@ -1,3 +1,4 @@
+import { spoolLineHead } from '@erg/spec/run-dir';
 import { roundToMicros } from './clock';
 import type { SensorInfo } from './wire';
 
@@ -92,7 +93,7 @@ export class SampleStore {
    */
   takeBatch(node: string, seq: number, withSensors: boolean): string | null {
     if (this.pending === 0) return null;
-    const parts: string[] = [`{"node":${JSON.stringify(node)},"seq":${seq}`];
+    const parts: string[] = [spoolLineHead(node, seq)];
     if (withSensors) parts.push(`,"sensors":${JSON.stringify(this.sensors())}`);
     parts.push(',"samples":[');
     let first = true;

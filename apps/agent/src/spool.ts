@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { ackedText, parseAcked, SPOOL_LINE_HEAD_BYTES, spoolLineSeq } from '@erg/spec/run-dir';
 import { writeFileAtomic } from './files';
 import type { Logger } from './log';
 
@@ -28,7 +29,6 @@ export interface SpoolRecovery {
   truncatedBytes: number;
 }
 
-const SEQ_RE = /^\{"node":"[^"]*","seq":(\d+)[,}]/;
 const FSYNC_EVERY_MS = 1000;
 
 export class Spool {
@@ -58,7 +58,7 @@ export class Spool {
     const ackedSeq = readAcked(this.ackedFile);
     const lines: SpooledBatch[] = [];
     const chunk = Buffer.allocUnsafe(1 << 20);
-    const prefix = Buffer.allocUnsafe(256);
+    const head = Buffer.allocUnsafe(SPOOL_LINE_HEAD_BYTES);
     let lineStart = 0;
     for (let pos = 0; pos < this.size; ) {
       const n = fs.readSync(this.fd, chunk, 0, Math.min(chunk.length, this.size - pos), pos);
@@ -87,13 +87,13 @@ export class Spool {
     let maxSeq = -1;
     const unacked: SpooledBatch[] = [];
     for (const line of lines) {
-      const n = fs.readSync(this.fd, prefix, 0, Math.min(prefix.length, line.len), line.pos);
-      const m = SEQ_RE.exec(prefix.toString('utf8', 0, n));
-      if (!m) {
+      const n = fs.readSync(this.fd, head, 0, Math.min(head.length, line.len), line.pos);
+      const seq = spoolLineSeq(head.toString('utf8', 0, n));
+      if (seq === null) {
         this.log.warn('spool: line without a seq skipped', { file: this.file, pos: line.pos });
         continue;
       }
-      line.seq = Number(m[1]);
+      line.seq = seq;
       maxSeq = Math.max(maxSeq, line.seq);
       if (line.seq > ackedSeq) unacked.push(line);
     }
@@ -139,7 +139,7 @@ export class Spool {
   /** Rewrites `.acked` (atomically) when the settled seq moved. */
   writeAcked(seq: number): void {
     if (seq <= this.ackedWritten) return;
-    writeFileAtomic(this.ackedFile, `${seq}\n`);
+    writeFileAtomic(this.ackedFile, ackedText(seq));
     this.ackedWritten = seq;
   }
 
@@ -155,8 +155,7 @@ export class Spool {
 
 export function readAcked(file: string): number {
   try {
-    const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-    return Number.isInteger(n) && n >= 0 ? n : -1;
+    return parseAcked(fs.readFileSync(file, 'utf8'));
   } catch {
     return -1;
   }

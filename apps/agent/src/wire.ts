@@ -1,8 +1,9 @@
 // What the agent writes to its spool and POSTs to `/v1/runs/{runId}/telemetry`.
 //
 // packages/spec's TelemetryBatch zod schema is the authority on this format: the API validates
-// every batch against it. These are the agent's own hand-kept types (the agent ships as one file
-// with no workspace dependencies); keep them in step with that schema.
+// every batch against it. These are the agent's own hand-kept types (the agent's bundle takes
+// nothing of packages/spec but its dependency-free run-dir module: no zod classic, whose RSS the
+// agent cannot afford); keep them in step with that schema.
 //
 // Glossary
 // - sensor: one measured quantity on one node, named `<component><index>.<quantity>`, e.g.
