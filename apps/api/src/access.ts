@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { roleRank, type Database, type Role, type TokenIdentity } from '@erg/db';
+import { findProjectByName, listProjects, locateResource, roleRank, DEFAULT_PROJECT, type Database, type Role, type TokenIdentity } from '@erg/db';
 import { errors } from './errors';
 
 /**
@@ -110,25 +110,6 @@ export function requireRole(identity: TokenIdentity, projectId: string, need: Ro
   if (!hasRole(identity, projectId, need)) throw errors.forbidden(`this needs the ${need} role in the project of ${what.kind} "${what.name}"`);
 }
 
-interface Located {
-  projectId: string;
-  ownerUserId: string | null;
-}
-
-const LOCATE: Record<Exclude<Target['kind'], 'listing' | 'create' | 'none'>, string> = {
-  campaign: 'SELECT project_id, created_by_user_id AS owner FROM campaigns WHERE id = $1::uuid',
-  run: 'SELECT c.project_id, c.created_by_user_id AS owner FROM runs r JOIN campaigns c ON c.id = r.campaign_id WHERE r.id = $1::uuid',
-  cluster: 'SELECT project_id, NULL AS owner FROM clusters WHERE name = $1',
-  suite: 'SELECT project_id, NULL AS owner FROM suites WHERE name = $1',
-  project: 'SELECT id AS project_id, NULL AS owner FROM projects WHERE name = $1',
-};
-
-async function locate(db: Database, kind: keyof typeof LOCATE, key: string): Promise<Located | null> {
-  const rows = await db.pool.query<{ project_id: string; owner: string | null }>(LOCATE[kind], [key]);
-  const row = rows.rows[0];
-  return row ? { projectId: row.project_id, ownerUserId: row.owner } : null;
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Checks the route's rule for the signed-in caller; see the module comment for the answers. */
@@ -151,7 +132,7 @@ export async function enforce(db: Database, req: FastifyRequest, rule: AccessRul
   const key = (req.params as Record<string, string | undefined>)[target.param];
   // A malformed id is the route's own 400; a resource that does not exist, its own 404.
   if (key === undefined || ((target.kind === 'campaign' || target.kind === 'run') && !UUID.test(key))) return;
-  const found = await locate(db, target.kind, key);
+  const found = await locateResource(db, target.kind, key);
   if (!found) return;
   if (!isVisible(identity, found.projectId)) throw errors.notFound(target.kind, key);
   if (hasRole(identity, found.projectId, need)) return;
@@ -200,18 +181,18 @@ export function installAccessControl(app: FastifyInstance, db: Database): RouteR
  */
 export async function chooseProject(db: Database, identity: TokenIdentity, requested: string | undefined, need: Role): Promise<string> {
   if (requested !== undefined) {
-    const project = await db.prisma.project.findUnique({ where: { name: requested } });
+    const project = await findProjectByName(db, requested);
     if (!project) throw errors.notFound('project', requested);
     requireRole(identity, project.id, need, { kind: 'project', name: requested });
     return project.id;
   }
   if (identity.isAdmin) {
-    const fallback = await db.prisma.project.findUnique({ where: { name: 'default' } });
+    const fallback = await findProjectByName(db, DEFAULT_PROJECT);
     if (fallback) return fallback.id;
   }
   const candidates = visibleProjects(identity, need) ?? [];
   if (candidates.length === 1) return candidates[0]!;
   if (candidates.length === 0) throw errors.forbidden(`this needs the ${need} role in a project, and this token has it in none`);
-  const names = (await db.prisma.project.findMany({ where: { id: { in: candidates } }, select: { name: true } })).map((p) => p.name);
+  const names = (await listProjects(db, candidates)).map((p) => p.name);
   throw errors.validation('request querystring', [{ path: 'project', code: 'required', message: `name the project with ?project= (one of: ${names.sort().join(', ')})` }]);
 }

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { withinDeadline } from '@erg/queue';
 import type { Queue } from 'bullmq';
-import type { Database } from '@erg/db';
+import { countRunsByClusterAndState, type Database } from '@erg/db';
 import { RunState } from '@erg/spec';
 
 /**
@@ -101,15 +101,8 @@ export function createApiMetrics(sources: MetricSources = {}): ApiMetrics {
 }
 
 async function countRuns(db: Database, byName: boolean): Promise<{ cluster: string; state: string; n: number }[]> {
-  const { rows } = await db.pool.query<{ cluster: string; state: string; n: number }>(
-    `SELECT coalesce(${byName ? 'cl.name' : 'cl.id::text'}, $1) AS cluster, r.state::text AS state, count(*)::int AS n
-       FROM runs r
-       JOIN campaigns c ON c.id = r.campaign_id
-       LEFT JOIN clusters cl ON cl.id = c.cluster_id
-      GROUP BY 1, 2`,
-    [NO_CLUSTER],
-  );
-  return rows;
+  const rows = await countRunsByClusterAndState(db, byName ? 'name' : 'id');
+  return rows.map((r) => ({ ...r, cluster: r.cluster ?? NO_CLUSTER }));
 }
 
 /** `fn`'s last answer for `ms`; concurrent callers share one call in flight. */

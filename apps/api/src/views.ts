@@ -1,4 +1,4 @@
-import type { Cluster, Configuration, QueueRunRow, Run } from '@erg/db';
+import type { CampaignCluster, Cluster, QueueRunRow, RunDetail, RunSummaryRecord } from '@erg/db';
 import type { UnfinishedRunState } from '@erg/spec';
 
 /** Database rows → API bodies. Secrets (the private key) have no way out of here. */
@@ -31,7 +31,7 @@ export function clusterView(c: Cluster) {
 export { campaignSummaryView as campaignView } from '@erg/db';
 
 /** A pending run waits for its cluster; when the cluster is failing, that failure is the reason. */
-function effectiveReason(run: { state: string; reason: string | null }, cluster: Pick<Cluster, 'name' | 'lastError'> | null): string | null {
+function effectiveReason(run: { state: string; reason: string | null }, cluster: Pick<CampaignCluster, 'name' | 'lastError'> | null): string | null {
   if (run.state === 'pending' && cluster?.lastError) return `waiting for cluster "${cluster.name}": ${cluster.lastError}`;
   return run.reason;
 }
@@ -39,16 +39,16 @@ function effectiveReason(run: { state: string; reason: string | null }, cluster:
 const nsIso = (ns: bigint | null): string | null => (ns === null ? null : new Date(Number(ns / 1_000_000n)).toISOString());
 
 /** The partition a run's job asks for: the spec's, else the cluster's default (null: Slurm's default). */
-function partitionOf(spec: unknown, cluster: Pick<Cluster, 'defaultPartition'> | null): string | null {
+function partitionOf(spec: unknown, cluster: Pick<CampaignCluster, 'defaultPartition'> | null): string | null {
   const resources = (spec as { resources?: { partition?: unknown } } | null)?.resources;
   return typeof resources?.partition === 'string' ? resources.partition : (cluster?.defaultPartition ?? null);
 }
 
-export function runSummaryView(run: Run & { configuration: Configuration }, cluster: Cluster | null) {
+export function runSummaryView(run: RunSummaryRecord, cluster: CampaignCluster | null) {
   return {
     id: run.id,
-    configurationKey: run.configuration.key,
-    parameters: run.configuration.parameters as Record<string, unknown>,
+    configurationKey: run.configurationKey,
+    parameters: run.parameters,
     repetition: run.repetition,
     state: run.state,
     slurmJobId: run.slurmJobId,
@@ -57,7 +57,7 @@ export function runSummaryView(run: Run & { configuration: Configuration }, clus
   };
 }
 
-export function runView(run: Run & { configuration: Configuration; campaign: { name: string; spec: unknown } }, cluster: Cluster | null) {
+export function runView(run: RunDetail, cluster: CampaignCluster | null) {
   const timeS =
     run.workloadStartNs !== null && run.workloadEndNs !== null ? Number(run.workloadEndNs - run.workloadStartNs) / 1e9 : null;
   return {
@@ -78,7 +78,7 @@ export function runView(run: Run & { configuration: Configuration; campaign: { n
     partition: partitionOf(run.campaign.spec, cluster),
     nodeList: run.nodeList,
     runDir: run.runDir,
-    metrics: (run.metrics as Record<string, number | null> | null) ?? null,
+    metrics: run.metrics ?? null,
     warnings: run.warnings,
     jobScript: run.jobScript,
   };

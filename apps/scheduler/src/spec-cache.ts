@@ -1,5 +1,5 @@
 import { CampaignSpec } from '@erg/spec';
-import type { Database } from '@erg/db';
+import { findCampaignSpec, type Database } from '@erg/db';
 
 /** Campaign specs never change after creation, so each is read and parsed once per process. */
 export class SpecCache {
@@ -10,7 +10,8 @@ export class SpecCache {
   async get(campaignId: string): Promise<CampaignSpec> {
     const cached = this.specs.get(campaignId);
     if (cached) return cached;
-    const row = await this.db.prisma.campaign.findUniqueOrThrow({ where: { id: campaignId }, select: { spec: true } });
+    const row = await findCampaignSpec(this.db, campaignId);
+    if (!row) throw new Error(`campaign ${campaignId} not found`);
     // Stored specs were validated on the way in; parsing again gives the typed value back.
     const spec = CampaignSpec.parse(row.spec);
     if (this.specs.size > 10_000) this.specs.clear();

@@ -185,3 +185,42 @@ export async function listCampaignSummaries(
 export async function findCampaign(db: Database, id: string): Promise<Campaign | null> {
   return db.prisma.campaign.findUnique({ where: { id } });
 }
+
+/** The project a campaign belongs to; null when there is no such campaign. */
+export async function findCampaignProject(db: Database, id: string): Promise<string | null> {
+  const row = await db.prisma.campaign.findUnique({ where: { id }, select: { projectId: true } });
+  return row?.projectId ?? null;
+}
+
+/** What a run's view needs of its cluster: the reason of a waiting run, the default partition. */
+export interface CampaignCluster {
+  name: string;
+  lastError: string | null;
+  defaultPartition: string | null;
+}
+
+/** A campaign's identity and where it runs, without its spec or run counts. */
+export interface CampaignRef {
+  id: string;
+  name: string;
+  projectId: string;
+  execution: 'slurm' | 'import';
+  clusterId: string | null;
+  cluster: CampaignCluster | null;
+}
+
+export async function findCampaignRef(db: Database, id: string): Promise<CampaignRef | null> {
+  const row = await db.prisma.campaign.findUnique({
+    where: { id },
+    select: {
+      id: true, name: true, projectId: true, execution: true, clusterId: true,
+      cluster: { select: { name: true, lastError: true, defaultPartition: true } },
+    },
+  });
+  return row ? { ...row, execution: row.execution as CampaignRef['execution'] } : null;
+}
+
+/** A campaign's spec as stored (validated, with defaults, on the way in); null when there is no such campaign. */
+export async function findCampaignSpec(db: Database, id: string): Promise<{ spec: unknown } | null> {
+  return db.prisma.campaign.findUnique({ where: { id }, select: { spec: true } });
+}

@@ -8,6 +8,8 @@ export * from './projects';
 export * from './clusters';
 export * from './campaigns';
 export * from './runs';
+export * from './run-reads';
+export * from './energy-records';
 export { Prisma } from './generated/client';
 export type { Run, Configuration, Campaign, RunEvent, ApiToken } from './generated/client';
 export * from './telemetry';

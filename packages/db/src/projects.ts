@@ -94,3 +94,43 @@ export async function removeMembership(db: Database, userId: string, projectId: 
 export function listMembers(db: Database, projectId: string): Promise<(Membership & { user: User })[]> {
   return db.prisma.membership.findMany({ where: { projectId }, include: { user: true }, orderBy: { user: { name: 'asc' } } });
 }
+
+/** A user as the API names them. */
+export interface UserSummary {
+  id: string;
+  name: string;
+  kind: 'person' | 'service';
+  isAdmin: boolean;
+}
+
+export async function findUserById(db: Database, id: string): Promise<UserSummary | null> {
+  const user = await db.prisma.user.findUnique({ where: { id }, select: { id: true, name: true, kind: true, isAdmin: true } });
+  return user ? { id: user.id, name: user.name, kind: user.kind as UserSummary['kind'], isAdmin: user.isAdmin } : null;
+}
+
+/** The kinds of resource a route addresses by id or name, whose project decides who may touch it. */
+export type ResourceKind = 'campaign' | 'run' | 'cluster' | 'suite' | 'project';
+
+/** The project a resource belongs to, and the user who created it (campaigns and runs only). */
+export interface ResourceOwner {
+  projectId: string;
+  ownerUserId: string | null;
+}
+
+const LOCATE: Record<ResourceKind, string> = {
+  campaign: 'SELECT project_id, created_by_user_id AS owner FROM campaigns WHERE id = $1::uuid',
+  run: 'SELECT c.project_id, c.created_by_user_id AS owner FROM runs r JOIN campaigns c ON c.id = r.campaign_id WHERE r.id = $1::uuid',
+  cluster: 'SELECT project_id, NULL AS owner FROM clusters WHERE name = $1',
+  suite: 'SELECT project_id, NULL AS owner FROM suites WHERE name = $1',
+  project: 'SELECT id AS project_id, NULL AS owner FROM projects WHERE name = $1',
+};
+
+/**
+ * Whose a resource is: campaigns and runs by id (the caller checks it is a UUID), clusters, suites
+ * and projects by name. Null when there is no such resource.
+ */
+export async function locateResource(db: Database, kind: ResourceKind, key: string): Promise<ResourceOwner | null> {
+  const rows = await db.pool.query<{ project_id: string; owner: string | null }>(LOCATE[kind], [key]);
+  const row = rows.rows[0];
+  return row ? { projectId: row.project_id, ownerUserId: row.owner } : null;
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { SecretBox } from '@erg/secrets';
+import { RegressionPolicy, type RegressionPolicyOutput } from '@erg/spec';
 import type { Database } from './client';
 import type { Suite, SuiteRun } from './generated/client';
 import { TERMINAL_STATES } from './campaigns';
@@ -179,4 +180,25 @@ export async function recordWebhookAttempt(db: Database, id: string, outcome: { 
      WHERE id = $1 AND webhook_status = 'pending'`,
     [id, outcome.status, outcome.error],
   );
+}
+
+/** A suite's regression policy, with its defaults; null when there is no such suite. */
+export async function findSuitePolicy(db: Database, suiteId: string): Promise<RegressionPolicyOutput | null> {
+  const row = await db.prisma.suite.findUnique({ where: { id: suiteId }, select: { policy: true } });
+  return row ? RegressionPolicy.parse(row.policy) : null;
+}
+
+/** What judging a campaign a suite started defaults to: its suite run's baseline and the suite's policy. */
+export interface SuiteRunBaseline {
+  baselineCampaignId: string | null;
+  policy: RegressionPolicyOutput;
+}
+
+/** The baseline and policy of the suite run that started the campaign; null when no suite started it. */
+export async function findSuiteRunBaseline(db: Database, campaignId: string): Promise<SuiteRunBaseline | null> {
+  const row = await db.prisma.suiteRun.findUnique({
+    where: { campaignId },
+    select: { baselineCampaignId: true, suite: { select: { policy: true } } },
+  });
+  return row ? { baselineCampaignId: row.baselineCampaignId, policy: RegressionPolicy.parse(row.suite.policy) } : null;
 }

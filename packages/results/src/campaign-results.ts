@@ -1,4 +1,4 @@
-import type { Database } from '@erg/db';
+import { listConfigurationEnergies, type Database } from '@erg/db';
 import { campaignResults } from '@erg/energy';
 
 /**
@@ -7,24 +7,13 @@ import { campaignResults } from '@erg/energy';
  * between the fastest and the most frugal. One query, whatever the number of runs.
  */
 export async function campaignResultsView(db: Database, campaignId: string) {
-  const rows = await db.pool.query<{
-    key: string; parameters: Record<string, unknown>; position: number; run_id: string | null; state: string | null;
-    metrics: Record<string, number | null> | null; result: Record<string, any> | null;
-  }>(
-    `SELECT c.key, c.parameters, c.position, r.id AS run_id, r.state::text AS state, r.metrics, e.result
-     FROM configurations c
-     LEFT JOIN runs r ON r.configuration_id = c.id AND r.state = 'completed'
-     LEFT JOIN run_energy e ON e.run_id = r.id
-     WHERE c.campaign_id = $1
-     ORDER BY c.position, r.repetition`,
-    [campaignId],
-  );
+  const rows = await listConfigurationEnergies(db, campaignId);
   const configs = new Map<string, { key: string; parameters: Record<string, unknown>; runs: any[] }>();
-  for (const row of rows.rows) {
+  for (const row of rows) {
     const c = configs.get(row.key) ?? { key: row.key, parameters: row.parameters, runs: [] };
     configs.set(row.key, c);
-    if (row.run_id && row.result) {
-      const e = row.result;
+    if (row.runId && row.result) {
+      const e = row.result as Record<string, any>;
       c.runs.push({
         timeS: e.timeS, energyJ: e.energyJ, edpJs: e.edpJs, ed2pJs2: e.ed2pJs2, avgPowerW: e.avgPowerW, metrics: row.metrics ?? {},
         ...(e.components && typeof e.components === 'object' ? { components: e.components } : {}),

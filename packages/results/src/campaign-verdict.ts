@@ -1,21 +1,15 @@
-import type { Database } from '@erg/db';
+import { listMeasuredRuns, type Database } from '@erg/db';
 import { campaignVerdict, verdictFor, type RegressionPolicy, type Verdict } from '@erg/regress';
 
 /** Completed runs' time and energy per configuration key of one campaign. */
 async function measuredByKey(db: Database, campaignId: string): Promise<Map<string, { time: number[]; energy: number[] }>> {
-  const rows = await db.pool.query<{ key: string; time_s: number; energy_j: number }>(
-    `SELECT c.key, e.time_s, e.energy_j
-     FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id
-     WHERE r.campaign_id = $1 AND r.state = 'completed' AND e.time_s > 0 AND e.energy_j > 0
-     ORDER BY c.position, r.repetition`,
-    [campaignId],
-  );
+  const runs = await listMeasuredRuns(db, campaignId);
   const byKey = new Map<string, { time: number[]; energy: number[] }>();
-  for (const row of rows.rows) {
-    const m = byKey.get(row.key) ?? { time: [], energy: [] };
-    m.time.push(row.time_s);
-    m.energy.push(row.energy_j);
-    byKey.set(row.key, m);
+  for (const run of runs) {
+    const m = byKey.get(run.key) ?? { time: [], energy: [] };
+    m.time.push(run.timeS);
+    m.energy.push(run.energyJ);
+    byKey.set(run.key, m);
   }
   return byKey;
 }

@@ -1,4 +1,4 @@
-import { readRunSensors, readRunSeries, type Database } from '@erg/db';
+import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
 import { computeRunEnergy, perUnit, type NodeTelemetry, type SensorInfo } from '@erg/energy';
 import { CampaignSpec } from '@erg/spec';
 
@@ -13,13 +13,7 @@ const nsToMs = (ns: bigint) => Number(ns) / 1e6;
  * workload window or no telemetry. Safe to call again whenever late telemetry arrives.
  */
 export async function refreshRunEnergy(db: Database, runId: string): Promise<Record<string, unknown> | null> {
-  const run = await db.prisma.run.findUnique({
-    where: { id: runId },
-    select: {
-      workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true,
-      campaign: { select: { spec: true, execution: true } },
-    },
-  });
+  const run = await findRunEnergyInputs(db, runId);
   if (!run || run.workloadStartNs === null || run.workloadEndNs === null) return null;
   const window = { startMs: nsToMs(run.workloadStartNs), endMs: nsToMs(run.workloadEndNs) };
   const idle = run.idleStartNs !== null && run.idleEndNs !== null ? { startMs: nsToMs(run.idleStartNs), endMs: nsToMs(run.idleEndNs) } : undefined;
@@ -29,7 +23,7 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Rec
     readRunSensors(db, runId),
   ]);
   if (series.length === 0) {
-    await db.pool.query('DELETE FROM run_energy WHERE run_id = $1', [runId]);
+    await deleteRunEnergy(db, runId);
     return null;
   }
   const fallbackSource = (run.campaign.execution === 'import' ? 'import' : 'unknown') as SensorInfo['source'];
@@ -51,21 +45,12 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Rec
     if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, metrics[m.name] ?? null);
   }
   const result = { ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null };
-  await db.pool.query(
-    `INSERT INTO run_energy (run_id, time_s, energy_j, method, coverage, result) VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (run_id) DO UPDATE SET computed_at = now(), time_s = EXCLUDED.time_s, energy_j = EXCLUDED.energy_j,
-       method = EXCLUDED.method, coverage = EXCLUDED.coverage, result = EXCLUDED.result`,
-    [runId, energy.timeS, energy.energyJ, energy.method, energy.coverage, JSON.stringify(result)],
-  );
+  await storeRunEnergy(db, runId, { timeS: energy.timeS, energyJ: energy.energyJ, method: energy.method, coverage: energy.coverage, result });
   return result;
 }
 
 /** The stored figures of a run, as GET /v1/runs/:id/energy shows them; null when none exist. */
 export async function runEnergyView(db: Database, runId: string): Promise<Record<string, unknown> | null> {
-  const row = await db.pool.query<{ result: Record<string, unknown>; computed_at: Date }>(
-    'SELECT result, computed_at FROM run_energy WHERE run_id = $1',
-    [runId],
-  );
-  const r = row.rows[0];
-  return r ? { runId, computedAt: r.computed_at.toISOString(), ...r.result } : null;
+  const r = await findRunEnergy(db, runId);
+  return r ? { runId, computedAt: r.computedAt.toISOString(), ...r.result } : null;
 }

@@ -1,8 +1,8 @@
 import {
-  finishSuiteRun, getCampaignSummary, suiteRunsReadyToJudge, type Database, type SuiteRun, type SuiteRunOutcome,
+  findSuitePolicy, finishSuiteRun, getCampaignSummary, suiteRunsReadyToJudge, type Database, type SuiteRun, type SuiteRunOutcome,
 } from '@erg/db';
 import { campaignVerdictView } from '@erg/results';
-import { RegressionPolicy, type RegressionPolicyOutput } from '@erg/spec';
+import type { RegressionPolicyOutput } from '@erg/spec';
 
 /**
  * The outcome of a suite run whose campaign has finished.
@@ -36,9 +36,9 @@ export async function judgeFinishedSuiteRuns(db: Database): Promise<SuiteRun[]> 
   const ready = await suiteRunsReadyToJudge(db);
   const judged: SuiteRun[] = [];
   for (const run of ready) {
-    const suite = await db.prisma.suite.findUnique({ where: { id: run.suiteId }, select: { policy: true } });
-    if (!suite) continue;
-    const outcome = await judgeSuiteRun(db, run, RegressionPolicy.parse(suite.policy));
+    const policy = await findSuitePolicy(db, run.suiteId);
+    if (!policy) continue;
+    const outcome = await judgeSuiteRun(db, run, policy);
     if (await finishSuiteRun(db, run.id, outcome)) judged.push(run);
   }
   return judged;

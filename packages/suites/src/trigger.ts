@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import {
-  createCampaign, findClusterByName, findSuiteRunByKey, insertSuiteRun, lastPassingCampaign,
+  createCampaign, findClusterByName, findSuiteRun, findSuiteRunByKey, insertSuiteRun, lastPassingCampaign,
   type Database, type Suite, type SuiteRun,
 } from '@erg/db';
 import { enqueue, withinDeadline } from '@erg/queue';
@@ -82,6 +82,7 @@ export async function triggerSuite(deps: TriggerDeps, suite: Suite, opts: Trigge
   } catch {
     // The scheduler's tick picks the campaign up within one poll interval.
   }
-  const run = await deps.db.prisma.suiteRun.findUniqueOrThrow({ where: { id: suiteRunId } });
+  const run = await findSuiteRun(deps.db, suiteRunId);
+  if (!run) throw new Error(`suite run ${suiteRunId} was created but is gone`);
   return { run, created: true };
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  createApiToken, createProject, createUser, findProjectByName, findToken, findUserByName, findUserInProjects, listMembers, listProjects, listTokens,
+  createApiToken, createProject, createUser, findProjectByName, findToken, findUserById, findUserByName, findUserInProjects, listMembers, listProjects, listTokens,
   listUsers, NameTakenError, removeMembership, revokeToken, scopeExcess, scopeOf, setMembership,
   type ApiToken, type Project, type Role, type ScopeExcess, type TokenIdentity, type TokenScope, type User,
 } from '@erg/db';
@@ -56,10 +56,16 @@ export const accessRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
     const projectNames = async () => new Map((await listProjects(deps.db, null)).map((p) => [p.id, p.name]));
+    /** The user of a token that was just authenticated or read, so it exists. */
+    const userOf = async (id: string) => {
+      const user = await findUserById(deps.db, id);
+      if (!user) throw new Error(`user ${id} not found`);
+      return user;
+    };
 
     app.get('/me', { config: access.none('self'), schema: { tags: ['access'], description: 'Who this token is and what it may do.', response: { 200: Me } } }, async (req) => {
       const identity = req.identity!;
-      const user = await deps.db.prisma.user.findUniqueOrThrow({ where: { id: identity.userId } });
+      const user = await userOf(identity.userId);
       const names = await projectNames();
       return {
         user: user.name, kind: user.kind as 'person' | 'service', isAdmin: identity.isAdmin, token: { id: identity.id, name: identity.name },
@@ -244,7 +250,7 @@ export const accessRoutes =
           token !== null && (identity.isAdmin || (token.userId === identity.userId && scopeExcess(identity.scope, scopeOf(token)).length === 0));
         if (!mayRevoke) throw errors.notFound('token', req.params.id);
         const revoked = await revokeToken(deps.db, token.id);
-        const user = await deps.db.prisma.user.findUniqueOrThrow({ where: { id: revoked.userId } });
+        const user = await userOf(revoked.userId);
         return tokenView(revoked, user.name, await projectNames());
       },
     );

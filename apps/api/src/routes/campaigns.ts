@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  cancelPendingRuns, createCampaign, findClusterByName, type CampaignCursor, getCampaignSummary, listCampaignSummaries, listClusters,
-  requestCampaignCancel,
+  cancelPendingRuns, createCampaign, findCampaignRef, findClusterByName, findSuiteRunBaseline, type CampaignCursor, getCampaignSummary,
+  listCampaignRuns, listCampaignSummaries, listClusters, requestCampaignCancel,
 } from '@erg/db';
 import { enqueue, withinDeadline } from '@erg/queue';
 import {
@@ -159,16 +159,10 @@ export const campaignRoutes =
         },
       },
       async (req) => {
-        const campaign = await deps.db.prisma.campaign.findUnique({ where: { id: req.params.id }, include: { cluster: true } });
+        const campaign = await findCampaignRef(deps.db, req.params.id);
         if (!campaign) throw errors.notFound('campaign', req.params.id);
-        const where = { campaignId: campaign.id, ...(req.query.state ? { state: req.query.state } : {}) };
-        const [runs, total] = await Promise.all([
-          deps.db.prisma.run.findMany({
-            where, include: { configuration: true }, orderBy: { position: 'asc' }, take: req.query.limit, skip: req.query.offset,
-          }),
-          deps.db.prisma.run.count({ where }),
-        ]);
-        return { items: runs.map((r) => runSummaryView(r, campaign.cluster)), total };
+        const { items, total } = await listCampaignRuns(deps.db, campaign.id, { state: req.query.state, limit: req.query.limit, offset: req.query.offset });
+        return { items: items.map((r) => runSummaryView(r, campaign.cluster)), total };
       },
     );
 
@@ -186,7 +180,7 @@ export const campaignRoutes =
         },
       },
       async (req) => {
-        const campaign = await deps.db.prisma.campaign.findUnique({ where: { id: req.params.id }, select: { id: true } });
+        const campaign = await findCampaignRef(deps.db, req.params.id);
         if (!campaign) throw errors.notFound('campaign', req.params.id);
         return { campaignId: campaign.id, ...(await campaignResultsView(deps.db, campaign.id)) };
       },
@@ -216,20 +210,18 @@ export const campaignRoutes =
       },
       async (req) => {
         const { baseline, ...given } = req.query;
-        const campaign = await deps.db.prisma.campaign.findUnique({
-          where: { id: req.params.id },
-          select: { id: true, suiteRun: { select: { baselineCampaignId: true, suite: { select: { policy: true } } } } },
-        });
+        const campaign = await findCampaignRef(deps.db, req.params.id);
         if (!campaign) throw errors.notFound('campaign', req.params.id);
-        const baselineId = baseline ?? campaign.suiteRun?.baselineCampaignId;
+        const suiteRun = await findSuiteRunBaseline(deps.db, campaign.id);
+        const baselineId = baseline ?? suiteRun?.baselineCampaignId;
         if (!baselineId) {
           throw errors.validation('request querystring', [
             { path: 'baseline', code: 'required', message: 'required: the id of the campaign to compare against (only a suite run with a baseline has a default)' },
           ]);
         }
-        const base = await deps.db.prisma.campaign.findUnique({ where: { id: baselineId }, select: { id: true, projectId: true } });
+        const base = await findCampaignRef(deps.db, baselineId);
         if (!base || !isVisible(req.identity!, base.projectId)) throw errors.notFound('baseline campaign', baselineId);
-        const defaults = RegressionPolicy.parse(campaign.suiteRun?.suite.policy ?? {});
+        const defaults = suiteRun?.policy ?? RegressionPolicy.parse({});
         const policy = { ...defaults, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
         return campaignVerdictView(deps.db, campaign.id, base.id, policy);
       },
@@ -254,7 +246,7 @@ export const campaignRoutes =
         },
       },
       async (req, reply) => {
-        const campaign = await deps.db.prisma.campaign.findUnique({ where: { id: req.params.id } });
+        const campaign = await findCampaignRef(deps.db, req.params.id);
         if (!campaign) throw errors.notFound('campaign', req.params.id);
         // One statement whatever the size: from here on no pending run of the campaign is claimed.
         const cancelling = await requestCampaignCancel(deps.db, campaign.id);

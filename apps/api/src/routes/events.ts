@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { findCampaignProject } from '@erg/db';
 import { ErrorBody, EventsQuery, HelloEvent, PowerEvent, RunStateEvent } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access, visibleProjects } from '../access';
@@ -20,9 +21,7 @@ function frame(e: { id: number; name: string; data: unknown }): string {
 export const eventRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
-    const hub = new EventHub(deps.config.DATABASE_URL, app.log, async (campaignId) =>
-      (await deps.db.prisma.campaign.findUnique({ where: { id: campaignId }, select: { projectId: true } }))?.projectId ?? null,
-    );
+    const hub = new EventHub(deps.config.DATABASE_URL, app.log, (campaignId) => findCampaignProject(deps.db, campaignId));
     const open = new Set<ServerResponse>();
     // Streams never end by themselves: end them before the server waits for its connections.
     app.addHook('preClose', async () => {

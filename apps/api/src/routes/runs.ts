@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { finishImportedRun } from '@erg/db';
+import { findClusterById, findRunDetail, findRunLogSource, finishImportedRun } from '@erg/db';
 import { refreshRunEnergy } from '@erg/results';
 import { ErrorBody, IdParams, RunLogs, RunView } from '@erg/spec';
 import type { AppDeps } from '../app';
@@ -17,17 +17,14 @@ export const runRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
     async function loadRun(id: string) {
-      const run = await deps.db.prisma.run.findUnique({
-        where: { id },
-        include: { configuration: true, campaign: { include: { cluster: true } } },
-      });
+      const run = await findRunDetail(deps.db, id);
       if (!run) throw errors.notFound('run', id);
       return run;
     }
 
     app.get('/runs/:id', { config: access.run('campaign.read'), schema: { tags: ['runs'], params: IdParams, response: { 200: RunView, 404: ErrorBody } } }, async (req) => {
       const run = await loadRun(req.params.id);
-      return runView(run, run.campaign.cluster);
+      return runView(run, run.cluster);
     });
 
     app.post(
@@ -83,8 +80,9 @@ export const runRoutes =
         },
       },
       async (req, reply) => {
-        const run = await loadRun(req.params.id);
-        const cluster = run.campaign.cluster;
+        const run = await findRunLogSource(deps.db, req.params.id);
+        if (!run) throw errors.notFound('run', req.params.id);
+        const cluster = run.clusterId === null ? null : await findClusterById(deps.db, run.clusterId);
         const stored = { runId: run.id, source: 'stored' as const, stdout: run.stdoutTail ?? '', stderr: run.stderrTail ?? '', truncated: false };
         if (!cluster || !run.runDir) return stored; // never submitted, or an imported run
         const { ERG_LOG_READS_PER_TOKEN: perToken, ERG_LOG_READS_PER_CLUSTER: perCluster } = deps.config;

@@ -1,7 +1,7 @@
 import { createGunzip } from 'node:zlib';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { readRunSensors, readRunSeries, type TelemetryWriter } from '@erg/db';
+import { findRunIngestTarget, findRunProgress, readRunSensors, readRunSeries, type TelemetryWriter } from '@erg/db';
 import { lttb } from '@erg/energy';
 import { refreshRunEnergy, runEnergyView } from '@erg/results';
 import { decodeTelemetryBatch, ErrorBody, IdParams, TelemetryBatch, TERMINAL_RUN_STATES } from '@erg/spec';
@@ -65,10 +65,7 @@ export const telemetryRoutes =
         },
       },
       async (req, reply) => {
-        const run = await deps.db.prisma.run.findUnique({
-          where: { id: req.params.id },
-          select: { id: true, campaignId: true, createdAt: true, endedAt: true, finalizedAt: true, state: true, campaign: { select: { execution: true } } },
-        });
+        const run = await findRunIngestTarget(deps.db, req.params.id);
         if (!run) throw errors.notFound('run', req.params.id);
         const imported = run.campaign.execution === 'import';
         const bounds = imported
@@ -122,7 +119,7 @@ export const telemetryRoutes =
         },
       },
       async (req) => {
-        const run = await deps.db.prisma.run.findUnique({ where: { id: req.params.id }, select: { id: true } });
+        const run = await findRunProgress(deps.db, req.params.id);
         if (!run) throw errors.notFound('run', req.params.id);
         const { sensor, node, from, to, maxPoints } = req.query;
         const [series, sensors] = await Promise.all([
@@ -153,7 +150,7 @@ export const telemetryRoutes =
         },
       },
       async (req) => {
-        const run = await deps.db.prisma.run.findUnique({ where: { id: req.params.id }, select: { id: true, state: true, workloadEndNs: true } });
+        const run = await findRunProgress(deps.db, req.params.id);
         if (!run) throw errors.notFound('run', req.params.id);
         const view = await runEnergyView(deps.db, run.id);
         if (!view) {

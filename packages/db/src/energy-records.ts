@@ -1,0 +1,117 @@
+import type { Database } from './client';
+
+/**
+ * A run's energy figures (run_energy): computed by @erg/results from the run's stored telemetry
+ * over its workload window, one row per run, replaced whenever late telemetry arrives.
+ */
+
+/** What computing a run's energy needs of the run: its windows, metrics and campaign. */
+export interface RunEnergyInputs {
+  workloadStartNs: bigint | null;
+  workloadEndNs: bigint | null;
+  idleStartNs: bigint | null;
+  idleEndNs: bigint | null;
+  metrics: Record<string, number | null> | null;
+  campaign: { spec: unknown; execution: 'slurm' | 'import' };
+}
+
+export async function findRunEnergyInputs(db: Database, runId: string): Promise<RunEnergyInputs | null> {
+  const run = await db.prisma.run.findUnique({
+    where: { id: runId },
+    select: {
+      workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true,
+      campaign: { select: { spec: true, execution: true } },
+    },
+  });
+  if (!run) return null;
+  return {
+    ...run,
+    metrics: run.metrics as RunEnergyInputs['metrics'],
+    campaign: { spec: run.campaign.spec, execution: run.campaign.execution as RunEnergyInputs['campaign']['execution'] },
+  };
+}
+
+/** A run's figures as stored: the indexed columns and the whole result. */
+export interface RunEnergyFigures {
+  timeS: number;
+  energyJ: number;
+  method: string;
+  coverage: number;
+  /** Everything GET /v1/runs/:id/energy shows, as JSON. */
+  result: Record<string, unknown>;
+}
+
+/** Stores (or replaces) a run's figures. */
+export async function storeRunEnergy(db: Database, runId: string, figures: RunEnergyFigures): Promise<void> {
+  await db.pool.query(
+    `INSERT INTO run_energy (run_id, time_s, energy_j, method, coverage, result) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (run_id) DO UPDATE SET computed_at = now(), time_s = EXCLUDED.time_s, energy_j = EXCLUDED.energy_j,
+       method = EXCLUDED.method, coverage = EXCLUDED.coverage, result = EXCLUDED.result`,
+    [runId, figures.timeS, figures.energyJ, figures.method, figures.coverage, JSON.stringify(figures.result)],
+  );
+}
+
+/** Forgets a run's figures (its telemetry is gone). */
+export async function deleteRunEnergy(db: Database, runId: string): Promise<void> {
+  await db.pool.query('DELETE FROM run_energy WHERE run_id = $1', [runId]);
+}
+
+/** A run's stored figures and when they were computed; null when none exist. */
+export async function findRunEnergy(db: Database, runId: string): Promise<{ result: Record<string, unknown>; computedAt: Date } | null> {
+  const rows = await db.pool.query<{ result: Record<string, unknown>; computed_at: Date }>(
+    'SELECT result, computed_at FROM run_energy WHERE run_id = $1',
+    [runId],
+  );
+  const r = rows.rows[0];
+  return r ? { result: r.result, computedAt: r.computed_at } : null;
+}
+
+/**
+ * One configuration of a campaign with one of its completed runs and that run's stored result;
+ * `runId` and `result` are null for a configuration without completed runs, `result` also for a
+ * completed run without figures.
+ */
+export interface ConfigurationEnergyRow {
+  key: string;
+  parameters: Record<string, unknown>;
+  position: number;
+  runId: string | null;
+  metrics: Record<string, number | null> | null;
+  result: Record<string, unknown> | null;
+}
+
+/** Every configuration of a campaign with its completed runs' figures, by position and repetition; one statement. */
+export async function listConfigurationEnergies(db: Database, campaignId: string): Promise<ConfigurationEnergyRow[]> {
+  const rows = await db.pool.query<{
+    key: string; parameters: Record<string, unknown>; position: number; run_id: string | null;
+    metrics: Record<string, number | null> | null; result: Record<string, unknown> | null;
+  }>(
+    `SELECT c.key, c.parameters, c.position, r.id AS run_id, r.metrics, e.result
+     FROM configurations c
+     LEFT JOIN runs r ON r.configuration_id = c.id AND r.state = 'completed'
+     LEFT JOIN run_energy e ON e.run_id = r.id
+     WHERE c.campaign_id = $1
+     ORDER BY c.position, r.repetition`,
+    [campaignId],
+  );
+  return rows.rows.map((r) => ({ key: r.key, parameters: r.parameters, position: r.position, runId: r.run_id, metrics: r.metrics, result: r.result }));
+}
+
+/** Time and energy of a completed, measured run (both above zero), with its configuration's key. */
+export interface MeasuredRun {
+  key: string;
+  timeS: number;
+  energyJ: number;
+}
+
+/** A campaign's completed, measured runs, by configuration position and repetition. */
+export async function listMeasuredRuns(db: Database, campaignId: string): Promise<MeasuredRun[]> {
+  const rows = await db.pool.query<{ key: string; time_s: number; energy_j: number }>(
+    `SELECT c.key, e.time_s, e.energy_j
+     FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id
+     WHERE r.campaign_id = $1 AND r.state = 'completed' AND e.time_s > 0 AND e.energy_j > 0
+     ORDER BY c.position, r.repetition`,
+    [campaignId],
+  );
+  return rows.rows.map((r) => ({ key: r.key, timeS: r.time_s, energyJ: r.energy_j }));
+}

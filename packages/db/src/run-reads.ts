@@ -1,0 +1,157 @@
+import type { RunState } from '@erg/spec';
+import type { Database } from './client';
+import type { CampaignCluster } from './campaigns';
+
+/**
+ * Reads of runs: what the API shows of a run and what it checks before writing to one. The
+ * writes, one per state transition, are in runs.ts.
+ */
+
+/** A run as a campaign's run list shows it. */
+export interface RunSummaryRecord {
+  id: string;
+  campaignId: string;
+  configurationKey: string;
+  parameters: Record<string, unknown>;
+  repetition: number;
+  position: number;
+  state: RunState;
+  slurmJobId: string | null;
+  exitCode: number | null;
+  reason: string | null;
+}
+
+/** A run with everything GET /v1/runs/:id shows, but its log tails. */
+export interface RunRecord extends RunSummaryRecord {
+  slurmState: string | null;
+  signal: number | null;
+  submitAttempts: number;
+  createdAt: Date;
+  submittedAt: Date | null;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  finalizedAt: Date | null;
+  workloadStartNs: bigint | null;
+  workloadEndNs: bigint | null;
+  idleStartNs: bigint | null;
+  idleEndNs: bigint | null;
+  nodeList: string | null;
+  runDir: string | null;
+  metrics: Record<string, number | null> | null;
+  warnings: string[];
+  jobScript: string | null;
+}
+
+/** A run with its campaign's name, spec and execution, and its cluster. */
+export interface RunDetail extends RunRecord {
+  campaign: { name: string; spec: unknown; execution: 'slurm' | 'import' };
+  cluster: CampaignCluster | null;
+}
+
+const SUMMARY_COLUMNS = {
+  id: true, campaignId: true, repetition: true, position: true, state: true, slurmJobId: true, exitCode: true, reason: true,
+  configuration: { select: { key: true, parameters: true } },
+} as const;
+
+const RECORD_COLUMNS = {
+  ...SUMMARY_COLUMNS,
+  slurmState: true, signal: true, submitAttempts: true, createdAt: true, submittedAt: true, startedAt: true, endedAt: true, finalizedAt: true,
+  workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, nodeList: true, runDir: true, metrics: true, warnings: true,
+  jobScript: true,
+} as const;
+
+function summaryOf<R extends { configuration: { key: string; parameters: unknown } }>(row: R) {
+  const { configuration, ...rest } = row;
+  return { ...rest, configurationKey: configuration.key, parameters: configuration.parameters as Record<string, unknown> };
+}
+
+export async function findRunDetail(db: Database, id: string): Promise<RunDetail | null> {
+  const row = await db.prisma.run.findUnique({
+    where: { id },
+    select: {
+      ...RECORD_COLUMNS,
+      campaign: { select: { name: true, spec: true, execution: true, cluster: { select: { name: true, lastError: true, defaultPartition: true } } } },
+    },
+  });
+  if (!row) return null;
+  const { campaign, ...run } = row;
+  return {
+    ...summaryOf(run),
+    metrics: run.metrics as RunRecord['metrics'],
+    campaign: { name: campaign.name, spec: campaign.spec, execution: campaign.execution as RunDetail['campaign']['execution'] },
+    cluster: campaign.cluster,
+  };
+}
+
+/** A page of a campaign's runs in position order, optionally of one state, with how many there are in all. */
+export async function listCampaignRuns(
+  db: Database,
+  campaignId: string,
+  opts: { state?: RunState | undefined; limit: number; offset: number },
+): Promise<{ items: RunSummaryRecord[]; total: number }> {
+  const where = { campaignId, ...(opts.state ? { state: opts.state } : {}) };
+  const [rows, total] = await Promise.all([
+    db.prisma.run.findMany({ where, select: SUMMARY_COLUMNS, orderBy: { position: 'asc' }, take: opts.limit, skip: opts.offset }),
+    db.prisma.run.count({ where }),
+  ]);
+  return { items: rows.map(summaryOf), total };
+}
+
+/** What accepting telemetry for a run needs to know of it. */
+export interface RunIngestTarget {
+  id: string;
+  campaignId: string;
+  state: RunState;
+  createdAt: Date;
+  endedAt: Date | null;
+  finalizedAt: Date | null;
+  campaign: { execution: 'slurm' | 'import' };
+}
+
+export async function findRunIngestTarget(db: Database, id: string): Promise<RunIngestTarget | null> {
+  const row = await db.prisma.run.findUnique({
+    where: { id },
+    select: { id: true, campaignId: true, createdAt: true, endedAt: true, finalizedAt: true, state: true, campaign: { select: { execution: true } } },
+  });
+  return row ? { ...row, campaign: { execution: row.campaign.execution as RunIngestTarget['campaign']['execution'] } } : null;
+}
+
+/** A run's state and whether its workload ended; null when there is no such run. */
+export async function findRunProgress(db: Database, id: string): Promise<{ id: string; state: RunState; workloadEndNs: bigint | null } | null> {
+  return db.prisma.run.findUnique({ where: { id }, select: { id: true, state: true, workloadEndNs: true } });
+}
+
+/** Runs per cluster (its name or id; null for import campaigns) and state, over every campaign. */
+export async function countRunsByClusterAndState(
+  db: Database,
+  clusterBy: 'name' | 'id',
+): Promise<{ cluster: string | null; state: RunState; n: number }[]> {
+  const { rows } = await db.pool.query<{ cluster: string | null; state: RunState; n: number }>(
+    `SELECT ${clusterBy === 'name' ? 'cl.name' : 'cl.id::text'} AS cluster, r.state::text AS state, count(*)::int AS n
+       FROM runs r
+       JOIN campaigns c ON c.id = r.campaign_id
+       LEFT JOIN clusters cl ON cl.id = c.cluster_id
+      GROUP BY 1, 2`,
+  );
+  return rows;
+}
+
+/** Where a run's logs are (its directory on its campaign's cluster) and the tails kept when it ended. */
+export interface RunLogSource {
+  id: string;
+  clusterId: string | null;
+  runDir: string | null;
+  finalizedAt: Date | null;
+  stdoutTail: string | null;
+  stderrTail: string | null;
+}
+
+export async function findRunLogSource(db: Database, id: string): Promise<RunLogSource | null> {
+  const row = await db.prisma.run.findUnique({
+    where: { id },
+    select: { id: true, runDir: true, finalizedAt: true, stdoutTail: true, stderrTail: true, campaign: { select: { clusterId: true } } },
+  });
+  if (!row) return null;
+  const { campaign, ...run } = row;
+  return { ...run, clusterId: campaign.clusterId };
+}
