@@ -18,7 +18,7 @@
 export interface BackoffOptions {
   /** Delay after the first failure (ms). */
   initialMs: number;
-  /** Longest delay (ms): doubling stops here, and jitter never goes above it. */
+  /** Longest delay (ms): doubling stops here, and jitter never goes above it. Below `initialMs`, it caps the first delay too. */
   maxMs: number;
   /** Random share of each delay, 0–1: the delay lies in [(1 − jitter) · exact, exact]. Default 0.5; 0 is exact doubling. */
   jitter?: number;
@@ -72,6 +72,6 @@ export class Backoff {
 
 function checkOptions({ initialMs, maxMs, jitter }: BackoffOptions): void {
   if (!(initialMs >= 0)) throw new RangeError(`backoff initialMs must be ≥ 0, got ${initialMs}`);
-  if (!(maxMs >= initialMs)) throw new RangeError(`backoff maxMs must be ≥ initialMs (${initialMs}), got ${maxMs}`);
+  if (!(maxMs >= 0)) throw new RangeError(`backoff maxMs must be ≥ 0, got ${maxMs}`);
   if (jitter !== undefined && !(jitter >= 0 && jitter <= 1)) throw new RangeError(`backoff jitter must be within 0–1, got ${jitter}`);
 }

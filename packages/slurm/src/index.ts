@@ -43,7 +43,7 @@ export {
   type SubmitResult,
 } from './parse';
 export { hostKeyFingerprint, fingerprintsEqual } from './host-key';
-export { backoffDelayMs, type BackoffOptions } from './backoff';
+export { SSH_RECONNECT_BACKOFF } from './ssh';
 export { Semaphore } from './semaphore';
 export {
   ClusterConnection,

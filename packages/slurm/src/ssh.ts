@@ -12,9 +12,10 @@
  * Failure model
  * - Connect failures are classified: host key mismatch (HostKeyMismatchError, never retried
  *   silently), authentication (SshAuthError), everything else (ClusterUnreachableError).
- * - After a failed connect attempt, further attempts wait an exponential backoff (250 ms doubling
- *   to 30 s, jittered); calls made during the wait fail at once with the last error instead of
- *   hammering the login node (which could trip fail2ban) or hanging the scheduler's poll.
+ * - After a failed connect attempt, further attempts wait an exponential backoff
+ *   (SSH_RECONNECT_BACKOFF: 250 ms doubling to 30 s, jittered); calls made during the wait fail
+ *   at once with the last error instead of hammering the login node (which could trip fail2ban)
+ *   or hanging the scheduler's poll.
  * - When an established connection drops, every operation in flight and every caller waiting
  *   for a channel fails with ConnectionLostError (retryable); the next call reconnects at once.
  * - `state` and `lastError` say where the connection stands, for the scheduler to show as the
@@ -22,8 +23,8 @@
  */
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { Backoff, type BackoffOptions } from '@erg/backoff';
 import { Client, type ClientChannel, type SFTPWrapper, type Stats } from 'ssh2';
-import { backoffDelayMs, type BackoffOptions } from './backoff';
 import {
   ChannelError,
   ChannelOpenError,
@@ -64,8 +65,8 @@ export interface ClusterConnectionOptions {
   keepaliveIntervalMs?: number;
   /** Unanswered keepalives before the connection is declared lost. Default 3. */
   keepaliveCountMax?: number;
-  /** Backoff between failed connect attempts. */
-  backoff?: BackoffOptions;
+  /** Backoff between failed connect attempts; what is not given comes from SSH_RECONNECT_BACKOFF. */
+  backoff?: Partial<BackoffOptions>;
   /** Deadline of `exec` when the call gives none (ms). Default 120 000. */
   execTimeoutMs?: number;
   /** Output limit of `exec` (stdout + stderr) when the call gives none. Default 16 MiB. */
@@ -145,6 +146,12 @@ export interface ReadFileResult {
   truncated: boolean;
 }
 
+/**
+ * Reconnect delays: 250 ms doubling to 30 s, with the default (equal) jitter so that schedulers
+ * restarted together do not reconnect in lockstep (and trip a login node's fail2ban or MaxStartups).
+ */
+export const SSH_RECONNECT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 30_000 };
+
 /** Where the connection stands. `backoff`: the last attempt failed; the next call tries again after `nextAttemptAt`. */
 export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
 
@@ -179,7 +186,8 @@ export class ClusterConnection {
     Pick<ClusterConnectionOptions, 'passphrase' | 'backoff'>;
   private current: Session | null = null;
   private connecting: Promise<Session> | null = null;
-  private failures = 0;
+  /** Failed connect attempts in a row, and how long the next one waits. */
+  private readonly reconnect: Backoff;
   private nextAttempt = 0;
   private closed = false;
   private error: ErgSlurmError | null = null;
@@ -202,6 +210,7 @@ export class ClusterConnection {
       sftpTimeoutMs: 30_000,
       ...options,
     };
+    this.reconnect = new Backoff({ ...SSH_RECONNECT_BACKOFF, ...options.backoff });
     this.hostPort = `${this.options.host}:${this.options.port}`;
     this.pinned = this.options.hostKeySha256;
     // The semaphore validates maxSessions too, but fail here, at configuration time.
@@ -219,7 +228,7 @@ export class ClusterConnection {
     if (this.closed) return 'closed';
     if (this.current?.alive) return 'ready';
     if (this.connecting) return 'connecting';
-    return this.failures > 0 ? 'backoff' : 'idle';
+    return this.reconnect.failures > 0 ? 'backoff' : 'idle';
   }
 
   /** The last connect failure or connection loss; null once a connection succeeds. */
@@ -229,7 +238,7 @@ export class ClusterConnection {
 
   /** When the next connect attempt may start (epoch ms); 0 when not backing off. */
   get nextAttemptAt(): number {
-    return this.failures > 0 ? this.nextAttempt : 0;
+    return this.reconnect.failures > 0 ? this.nextAttempt : 0;
   }
 
   /** Channels open now, the most ever open at once, and callers waiting for a channel. */
@@ -350,7 +359,7 @@ export class ClusterConnection {
     if (this.closed) throw new ConnectionClosedError(this.hostPort);
     if (this.current?.alive) return this.current;
     if (this.connecting) return this.connecting;
-    if (this.failures > 0 && Date.now() < this.nextAttempt && this.error) throw this.error;
+    if (this.reconnect.failures > 0 && Date.now() < this.nextAttempt && this.error) throw this.error;
     const attempt = this.connect().finally(() => {
       if (this.connecting === attempt) this.connecting = null;
     });
@@ -369,8 +378,7 @@ export class ClusterConnection {
       const fail = (err: ErgSlurmError) => {
         if (settled) return;
         settled = true;
-        this.failures++;
-        this.nextAttempt = Date.now() + backoffDelayMs(this.failures, this.options.backoff);
+        this.nextAttempt = Date.now() + this.reconnect.next();
         this.error = err;
         client.end();
         reject(err);
@@ -392,7 +400,7 @@ export class ClusterConnection {
           inFlight: new Set(),
           lastClientError: null,
         };
-        this.failures = 0;
+        this.reconnect.succeeded();
         this.nextAttempt = 0;
         this.error = null;
         this.current = session;
