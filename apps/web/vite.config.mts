@@ -8,9 +8,14 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
   base: './',
   plugins: [react()],
-  // The formatters shared with the CLI, compiled from their TypeScript source (the package's own
-  // build is CommonJS for Node).
-  resolve: { alias: { '@erg/format': fileURLToPath(new URL('../../packages/format/src/index.ts', import.meta.url)) } },
+  // The formatters shared with the CLI and the backoff shared with Node, compiled from their
+  // TypeScript sources (the packages' own builds are CommonJS for Node).
+  resolve: {
+    alias: {
+      '@erg/format': fileURLToPath(new URL('../../packages/format/src/index.ts', import.meta.url)),
+      '@erg/backoff': fileURLToPath(new URL('../../packages/backoff/src/index.ts', import.meta.url)),
+    },
+  },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1000 },
   // `npm run dev -w @erg/web`: the app with hot reload, its API calls sent to a running API.
   server: { proxy: { '/v1': { target: process.env.ERG_API_URL ?? 'http://127.0.0.1:8080', changeOrigin: true } } },

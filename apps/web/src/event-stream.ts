@@ -2,9 +2,15 @@
 // SseParser, and reconnection with backoff whenever the stream ends or fails (an API restart).
 // After every reconnect it reports `resync` so that pages refetch what they show: events sent
 // while the stream was down are not replayed.
-import { Backoff, type BackoffOptions } from './backoff';
+import { Backoff, type BackoffOptions } from '@erg/backoff';
 import { SseParser, type SseMessage } from './sse';
 import type { ErgEvent } from './types';
+
+/**
+ * Reconnect delays: 500 ms doubling to 15 s, with the default (equal) jitter so that the browsers
+ * left open on erg do not all reconnect at the same moment after an API restart.
+ */
+export const EVENT_STREAM_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 15_000 };
 
 export type StreamStatus = 'connecting' | 'open' | 'reconnecting' | 'unauthorized' | 'closed';
 
@@ -16,7 +22,8 @@ export interface EventStreamOptions {
   onStatus?: (status: StreamStatus) => void;
   /** Called after a reconnect (not after the first connect): refetch what is on screen. */
   onResync?: () => void;
-  backoff?: BackoffOptions;
+  /** What is not given comes from EVENT_STREAM_BACKOFF. */
+  backoff?: Partial<BackoffOptions>;
   fetch?: typeof fetch;
   /** No byte for this long (keepalives included) counts as a dead connection. */
   idleTimeoutMs?: number;
@@ -35,7 +42,7 @@ export function toErgEvent(message: SseMessage): ErgEvent | null {
 /** Opens the stream and keeps it open until `close()`. */
 export function openEventStream(options: EventStreamOptions): { close: () => void } {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const backoff = new Backoff(options.backoff);
+  const backoff = new Backoff({ ...EVENT_STREAM_BACKOFF, ...options.backoff });
   const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
   let closed = false;
   let controller: AbortController | null = null;

@@ -9,7 +9,6 @@ export * from './pareto';
 export * from './stacked';
 export * from './series';
 export * from './sse';
-export * from './backoff';
 export * from './event-stream';
 export * from './route';
 export * from './queue';

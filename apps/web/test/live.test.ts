@@ -1,4 +1,5 @@
-import { applyPower, applyRunEvent, Backoff, backoffDelay, debounce, elapsedSeconds, filtersFromQuery, formatHash, openEventStream, parseHash, queuePath, SseParser, toErgEvent, visibleRange, type ErgEvent, type Queue, type QueueRun, type StreamStatus } from '@erg/web';
+import { Backoff, backoffDelay } from '@erg/backoff';
+import { applyPower, applyRunEvent, debounce, elapsedSeconds, EVENT_STREAM_BACKOFF, filtersFromQuery, formatHash, openEventStream, parseHash, queuePath, SseParser, toErgEvent, visibleRange, type ErgEvent, type Queue, type QueueRun, type StreamStatus } from '@erg/web';
 
 describe('SSE parser', () => {
   it('parses event, data and id lines and dispatches on a blank line', () => {
@@ -32,13 +33,14 @@ describe('SSE parser', () => {
 
 describe('reconnect backoff', () => {
   it('doubles from the base up to the cap, with jitter inside [half, full]', () => {
-    expect([0, 1, 2, 3, 10].map((a) => backoffDelay(a, { baseMs: 500, maxMs: 4000, jitter: 0 }))).toEqual([500, 1000, 2000, 4000, 4000]);
-    expect(backoffDelay(2, { baseMs: 500, jitter: 0.5 }, () => 0)).toBe(1000);
-    expect(backoffDelay(2, { baseMs: 500, jitter: 0.5 }, () => 0.999999)).toBe(2000);
+    expect([1, 2, 3, 4, 11].map((failures) => backoffDelay(failures, { ...EVENT_STREAM_BACKOFF, maxMs: 4000, jitter: 0 }))).toEqual([500, 1000, 2000, 4000, 4000]);
+    expect(backoffDelay(3, EVENT_STREAM_BACKOFF, () => 0)).toBe(1000);
+    expect(backoffDelay(3, EVENT_STREAM_BACKOFF, () => 0.999999)).toBe(2000);
+    expect(backoffDelay(20, EVENT_STREAM_BACKOFF, () => 0.999999)).toBe(15_000);
   });
 
   it('resets after a success', () => {
-    const b = new Backoff({ baseMs: 100, jitter: 0 });
+    const b = new Backoff({ ...EVENT_STREAM_BACKOFF, initialMs: 100, jitter: 0 });
     expect([b.next(), b.next(), b.next()]).toEqual([100, 200, 400]);
     b.succeeded();
     expect(b.next()).toBe(100);
@@ -63,7 +65,7 @@ describe('event stream', () => {
     const events: ErgEvent[] = [];
     const statuses: StreamStatus[] = [];
     let resyncs = 0;
-    const s = openEventStream({ url: '/v1/events', token: 'erg_t', fetch: fakeFetch, backoff: { baseMs: 5, jitter: 0 }, onEvent: (e) => events.push(e), onStatus: (x) => statuses.push(x), onResync: () => resyncs++ });
+    const s = openEventStream({ url: '/v1/events', token: 'erg_t', fetch: fakeFetch, backoff: { initialMs: 5, jitter: 0 }, onEvent: (e) => events.push(e), onStatus: (x) => statuses.push(x), onResync: () => resyncs++ });
     const deadline = Date.now() + 2000;
     while (events.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     s.close();
