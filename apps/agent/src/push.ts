@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type https from 'node:https';
+import { Backoff, type BackoffOptions } from '@erg/backoff';
 import { errorMessage, type Logger } from './log';
 import type { Spool, SpooledBatch } from './spool';
 import { AGENT_VERSION } from './version';
@@ -17,8 +18,13 @@ import { AGENT_VERSION } from './version';
 
 const GZIP_ABOVE = 64 * 1024;
 const REQUEST_TIMEOUT_MS = 10_000;
-const BACKOFF_FIRST_MS = 500;
-const BACKOFF_MAX_MS = 30_000;
+/**
+ * Retry delays: 0.5 s doubling to 30 s, exact. No jitter: there is one agent per node and run with
+ * one request in flight, and the agents of a job fail at their own batch times (each batch window
+ * starts when its agent did), not all at one instant as streams cut by an API restart do; exact
+ * doubling keeps those offsets.
+ */
+export const PUSH_RETRY_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, jitter: 0 };
 
 export interface PushStats {
   /** Batches the server acknowledged (duplicates included). */
@@ -54,7 +60,7 @@ export class Pusher {
   private readonly agent: http.Agent;
   private inFlight: http.ClientRequest | null = null;
   private busy = false;
-  private backoffMs = 0;
+  private readonly retryDelay = new Backoff(PUSH_RETRY_BACKOFF);
   private backoffTimer: NodeJS.Timeout | undefined;
   private drainWaiters: (() => void)[] = [];
   private draining = false;
@@ -102,7 +108,7 @@ export class Pusher {
       case 'ack':
       case 'reject':
         this.queue.shift();
-        this.backoffMs = 0;
+        this.retryDelay.succeeded();
         if (outcome.kind === 'ack') {
           this.stats.pushed += 1;
           if (outcome.duplicate) this.stats.duplicates += 1;
@@ -119,9 +125,9 @@ export class Pusher {
         return;
       case 'retry': {
         this.stats.retries += 1;
-        this.backoffMs = this.backoffMs === 0 ? BACKOFF_FIRST_MS : Math.min(BACKOFF_MAX_MS, this.backoffMs * 2);
+        const delay = this.retryDelay.next();
         // While draining at exit, retry sooner: the drain deadline bounds the attempts.
-        const wait = this.draining ? Math.min(this.backoffMs, 200) : this.backoffMs;
+        const wait = this.draining ? Math.min(delay, 200) : delay;
         log.warnOnce(`push-retry:${outcome.message}`, 'telemetry push failed; will retry', { seq: batch.seq, message: outcome.message, retryInMs: wait });
         if (this.closed) return;
         this.backoffTimer = setTimeout(() => {

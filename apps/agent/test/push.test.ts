@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { backoffDelay } from '@erg/backoff';
 import { waitFor } from '@erg/testkit';
 import { createLogger } from '../src/log';
-import { Pusher } from '../src/push';
+import { PUSH_RETRY_BACKOFF, Pusher } from '../src/push';
 import { Spool } from '../src/spool';
 import type { TelemetryBatch } from '../src/wire';
 import { agentArgs, cleanupTempDirs, copyFixtures, fakeApi, readSpool, RUN_ID, spawnAgent, tempDir, writeToken, type AgentProcess } from './helpers';
@@ -215,6 +216,10 @@ describe('agent push (local API stand-in)', () => {
 });
 
 describe('Pusher (in process)', () => {
+  test('retries wait 0.5 s doubling to 30 s, without jitter', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 50].map((failures) => backoffDelay(failures, PUSH_RETRY_BACKOFF, () => 0))).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000]);
+  });
+
   test('a body over 64 KiB is sent gzip-compressed with Content-Encoding: gzip', async () => {
     const dir = tempDir();
     const spool = new Spool(path.join(dir, 'n.spool'), path.join(dir, 'n.acked'), createLogger('silent'));
