@@ -1,16 +1,17 @@
 import path from 'node:path';
+import { CAMPAIGN_LIMITS, DATABASE, LOGGING, parseEnv, QUEUE, SECRET_KEY } from '@erg/config';
 import { z } from 'zod';
 
 /** The API's whole environment, parsed once at start-up; nothing else reads process.env. */
 export const ApiConfig = z.object({
-  DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/erg'),
-  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
-  /** Prefix of every BullMQ key; tests use a unique one each. */
-  ERG_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('erg'),
+  ...DATABASE,
+  ...QUEUE,
+  ...SECRET_KEY,
+  ...LOGGING,
+  /** Largest campaign (configurations × repetitions) the API accepts. */
+  ...CAMPAIGN_LIMITS,
   ERG_API_HOST: z.string().default('127.0.0.1'),
   ERG_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  /** Largest campaign (configurations × repetitions) the API accepts. */
-  ERG_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /**
    * A cancel request cancels up to this many pending runs before it answers; a campaign with more
    * has them cancelled right after the answer (about 50 µs a run here: 1,000 runs ≈ 50 ms).
@@ -37,17 +38,6 @@ export const ApiConfig = z.object({
   /** The built web app served at `/` (index.html and assets/). */
   ERG_WEB_DIR: z.string().default(path.resolve(__dirname, '..', '..', 'web', 'dist')),
   /**
-   * The key that seals stored secrets (clusters' private keys, webhook secrets): base64 of 32
-   * bytes, inline or in a file (`openssl rand -base64 32`). The default file is the one
-   * scripts/quickstart.sh and scripts/test.sh create for development; production points
-   * ERG_SECRET_KEY_FILE elsewhere (e.g. /etc/erg/secret.key). Without a key the app refuses to start.
-   */
-  ERG_SECRET_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
-  ERG_SECRET_KEY_FILE: z.string().min(1).default(path.resolve(__dirname, '..', '..', '..', '.erg', 'secret.key')),
-  /** While rotating: the old key, accepted for opening only (`admin.js seal-secrets` re-seals with the new one). */
-  ERG_SECRET_KEY_PREVIOUS: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
-  ERG_SECRET_KEY_PREVIOUS_FILE: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
-  /**
    * Worker threads that decode and validate large request bodies (campaign specs and suites over
    * 16 KiB, telemetry batches over 1 MiB) off the event loop; 0: on the event loop (not for
    * production: one large YAML spec then stalls every other request).
@@ -64,15 +54,9 @@ export const ApiConfig = z.object({
   ERG_LOG_READS_PER_CLUSTER: z.coerce.number().int().min(1).max(64).default(4),
   /** Deadline of reading one log file from a cluster, streaming included; the remote read is killed at it. */
   ERG_LOG_READ_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;
 
 export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
-  const result = ApiConfig.safeParse(env);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`invalid API configuration:\n${lines.join('\n')}`);
-  }
-  return result.data;
+  return parseEnv(ApiConfig, env, 'API');
 }

@@ -1,11 +1,14 @@
-import path from 'node:path';
+import { CAMPAIGN_LIMITS, DATABASE, LOGGING, parseEnv, QUEUE, SECRET_KEY } from '@erg/config';
 import { z } from 'zod';
 
 /** The scheduler's whole environment, parsed once at start-up; nothing else reads process.env. */
 export const SchedulerConfig = z.object({
-  DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/erg'),
-  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
-  ERG_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('erg'),
+  ...DATABASE,
+  ...QUEUE,
+  ...SECRET_KEY,
+  ...LOGGING,
+  /** Largest campaign a suite may start, in runs (the API's ERG_MAX_RUNS, read the same way). */
+  ...CAMPAIGN_LIMITS,
   /** How often every cluster with unfinished runs is polled (one squeue + one sacct each). */
   ERG_POLL_INTERVAL_MS: z.coerce.number().int().min(200).default(2000),
   /** Runs claimed and submitted per batch. */
@@ -34,8 +37,6 @@ export const SchedulerConfig = z.object({
   ERG_SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Start a telemetry agent beside every job (`off`: jobs run unmeasured). */
   ERG_TELEMETRY: z.enum(['on', 'off']).default('on'),
-  /** Largest campaign a suite may start, in runs (the API's ERG_MAX_RUNS, read the same way). */
-  ERG_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** How long one webhook delivery may take before it counts as failed (and is retried). */
   ERG_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** How often suites' cron schedules are re-applied to Redis (which may have lost them). */
@@ -49,26 +50,9 @@ export const SchedulerConfig = z.object({
   ERG_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   /** Address the metrics server listens on; loopback by default, as the metrics are unauthenticated. */
   ERG_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-  /**
-   * The key that seals stored secrets (clusters' private keys, webhook secrets): base64 of 32
-   * bytes, inline or in a file (`openssl rand -base64 32`). The default file is the one
-   * scripts/quickstart.sh and scripts/test.sh create for development; production points
-   * ERG_SECRET_KEY_FILE elsewhere (e.g. /etc/erg/secret.key). Without a key the app refuses to start.
-   */
-  ERG_SECRET_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
-  ERG_SECRET_KEY_FILE: z.string().min(1).default(path.resolve(__dirname, '..', '..', '..', '.erg', 'secret.key')),
-  /** While rotating: the old key, accepted for opening only (`admin.js seal-secrets` re-seals with the new one). */
-  ERG_SECRET_KEY_PREVIOUS: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
-  ERG_SECRET_KEY_PREVIOUS_FILE: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type SchedulerConfig = z.infer<typeof SchedulerConfig>;
 
 export function parseSchedulerConfig(env: NodeJS.ProcessEnv): SchedulerConfig {
-  const result = SchedulerConfig.safeParse(env);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`invalid scheduler configuration:\n${lines.join('\n')}`);
-  }
-  return result.data;
+  return parseEnv(SchedulerConfig, env, 'scheduler');
 }
