@@ -16,7 +16,8 @@
 'use strict';
 const { generateKeyPairSync } = require('node:crypto');
 const { parseArgs } = require('node:util');
-const { claimRunsForSubmission, markRunsQueued, recordSlurmProgress } = require('@erg/db');
+const { claimRunsForSubmission, findClusterByName, markRunsQueued, recordSlurmProgress, runCountsByCampaign } = require('@erg/db');
+const { analyzeTables } = require('@erg/db/testing');
 const { median, startBenchApi } = require('./lib/bench-api');
 
 const { values: opts } = parseArgs({
@@ -37,7 +38,7 @@ async function startApi(name, inline) {
     name: 'bench', host: '127.0.0.1', port: 2222, user: 'root', privateKey: PRIVATE_KEY, hostKeySha256: 'SHA256:' + 'A'.repeat(43),
     workDir: '/var/lib/erg-bench',
   });
-  const cluster = await bench.db.prisma.cluster.findUniqueOrThrow({ where: { name: 'bench' } });
+  const cluster = await findClusterByName(bench.db, 'bench');
   return { bench, clusterId: cluster.id };
 }
 
@@ -52,13 +53,13 @@ async function seedCampaign({ bench, clusterId }, i) {
   await markRunsQueued(bench.db, claimed.map((r, k) => ({ runId: r.id, slurmJobId: String(1_000_000 * (i + 1) + k) })));
   const running = claimed.slice(0, Math.floor(ACTIVE / 5));
   await recordSlurmProgress(bench.db, running.map((r) => ({ runId: r.id, state: 'running', slurmState: 'RUNNING', reason: null, startedAt: new Date(), nodeList: 'node01' })));
-  await bench.db.pool.query('ANALYZE');
+  await analyzeTables(bench.db);
   return campaign.id;
 }
 
 async function pendingLeft(db, id) {
-  const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM runs WHERE campaign_id = $1 AND state = 'pending'`, [id]);
-  return rows[0].n;
+  const counts = (await runCountsByCampaign(db, [id])).get(id) ?? {};
+  return counts.pending ?? 0;
 }
 
 /** Times the cancel answers of REPEAT fresh campaigns; with `untilDone`, also until no pending run is left. */

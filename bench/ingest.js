@@ -13,8 +13,8 @@ const { execFile } = require('node:child_process');
 const { promisify } = require('node:util');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { from: copyFrom } = require('pg-copy-streams');
-const { createCampaign, findProjectByName, DEFAULT_PROJECT } = require('@erg/db');
+const { createCampaign, findProjectByName, telemetryChunkTotals, telemetryTotals, DEFAULT_PROJECT } = require('@erg/db');
+const { copyPlainSamples, countPlainSamples, createPlainSamplesTable, relationBytes } = require('@erg/db/testing');
 const { startBenchApi } = require('./lib/bench-api');
 
 const { values: opts } = parseArgs({
@@ -50,44 +50,33 @@ async function main() {
     { encoding: 'utf8', maxBuffer: 1 << 20 },
   );
   const client = JSON.parse(out);
-  const stored = await db.pool.query('SELECT coalesce(sum(samples), 0)::bigint AS n, count(*)::int AS batches, count(DISTINCT run_id)::int AS runs FROM telemetry_batches');
-  const storedSamples = Number(stored.rows[0].n);
+  const stored = await telemetryTotals(db);
+  const storedSamples = stored.samples;
   if (storedSamples !== client.accepted) throw new Error(`stored ${storedSamples} samples but the API acknowledged ${client.accepted}`);
-  const size = await db.pool.query(`SELECT pg_total_relation_size('telemetry_chunks')::bigint AS b`);
+  const size = await relationBytes(db, 'telemetry_chunks');
   const httpRate = client.accepted / client.elapsedS;
 
   // --- 2. plain COPY of the same samples, one row per sample ----------------------------------
-  await db.pool.query('CREATE TABLE plain_samples (run_id uuid, node text, sensor text, t double precision, v double precision)');
   const total = client.accepted;
   const names = ['gpu0.power', 'gpu1.power', 'gpu2.power', 'gpu3.power', 'module0.power', 'grace0.power', 'cpu0.power', 'sysio0.power'];
-  const pgClient = await db.pool.connect();
-  const copyStart = performance.now();
-  await new Promise((resolve, reject) => {
-    const stream = pgClient.query(copyFrom('COPY plain_samples FROM STDIN'));
-    stream.on('finish', resolve);
-    stream.on('error', reject);
-    let i = 0;
-    const t0 = Date.now();
-    const chunk = 20_000;
-    const write = () => {
-      while (i < total) {
-        const lines = [];
-        for (let k = 0; k < chunk && i < total; k++, i++) {
-          lines.push(`${runIds[i % AGENTS]}\tnode${i % AGENTS}\t${names[i % SENSORS]}\t${t0 + i * 10}\t${100 + (i % 50)}\n`);
-        }
-        if (!stream.write(lines.join(''))) return stream.once('drain', write);
+  const t0 = Date.now();
+  /** The samples as COPY text, 20,000 lines a chunk. */
+  function* plainLines() {
+    for (let i = 0; i < total; ) {
+      const lines = [];
+      for (let k = 0; k < 20_000 && i < total; k++, i++) {
+        lines.push(`${runIds[i % AGENTS]}\tnode${i % AGENTS}\t${names[i % SENSORS]}\t${t0 + i * 10}\t${100 + (i % 50)}\n`);
       }
-      stream.end();
-    };
-    write();
-  });
+      yield lines.join('');
+    }
+  }
+  await createPlainSamplesTable(db);
+  const copyStart = performance.now();
+  await copyPlainSamples(db, plainLines());
   const copySeconds = (performance.now() - copyStart) / 1000;
-  pgClient.release();
-  const plainSize = await db.pool.query(`SELECT pg_total_relation_size('plain_samples')::bigint AS b`);
-  const chunks = opts.json
-    ? (await db.pool.query('SELECT count(*)::int AS rows, coalesce(sum(n), 0)::bigint AS n FROM telemetry_chunks')).rows[0]
-    : null;
-  const plainRows = opts.json ? (await db.pool.query('SELECT count(*)::bigint AS n FROM plain_samples')).rows[0].n : null;
+  const plainSize = await relationBytes(db, 'plain_samples');
+  const chunks = opts.json ? await telemetryChunkTotals(db) : null;
+  const plainRows = opts.json ? await countPlainSamples(db) : null;
 
   const result = {
     agents: AGENTS,
@@ -97,9 +86,9 @@ async function main() {
     samplesCommitted: client.accepted,
     httpSamplesPerS: Math.round(httpRate),
     httpMBPerS: Number((client.bytes / client.elapsedS / 1e6).toFixed(1)),
-    storedBytesPerSample: Number((Number(size.rows[0].b) / client.accepted).toFixed(1)),
+    storedBytesPerSample: Number((size / client.accepted).toFixed(1)),
     plainCopySamplesPerS: Math.round(total / copySeconds),
-    plainCopyBytesPerSample: Number((Number(plainSize.rows[0].b) / total).toFixed(1)),
+    plainCopyBytesPerSample: Number((plainSize / total).toFixed(1)),
   };
   log(JSON.stringify(result, null, 2));
   log(`\ningest over HTTP with ${AGENTS} agents: ${result.httpSamplesPerS.toLocaleString('en')} samples/s committed ` +
@@ -110,8 +99,8 @@ async function main() {
       ...result,
       // Every request was answered 200 (the client fails otherwise), each with a full batch.
       samplesSent: client.requests * result.samplesPerBatch,
-      storedBatches: stored.rows[0].batches, storedSamples, runsWithTelemetry: stored.rows[0].runs,
-      storedChunks: chunks.rows, samplesInChunks: Number(chunks.n), plainCopyRows: Number(plainRows),
+      storedBatches: stored.batches, storedSamples, runsWithTelemetry: stored.runs,
+      storedChunks: chunks.chunks, samplesInChunks: chunks.samples, plainCopyRows: plainRows,
     }));
   }
 

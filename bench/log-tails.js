@@ -13,7 +13,8 @@ const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { parseArgs } = require('node:util');
-const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@erg/db');
+const { createApiToken, createDatabase, dropDatabase, ensureDatabase, migrate } = require('@erg/db');
+const { setRunDir } = require('@erg/db/testing');
 const { ClusterConnection, shellQuote } = require('@erg/slurm');
 const { median } = require('./lib/bench-api');
 
@@ -86,7 +87,7 @@ async function main() {
     const campaign = await call('POST', '/v1/campaigns', { name: 'bench-logs', cluster: 'local', parameters: { v: [1] }, run: 'true' });
     const runId = campaign.runs[0].id;
     // No scheduler: the run stays pending, with a run directory made here.
-    await db.prisma.run.update({ where: { id: runId }, data: { runDir: `${workDir}/run` } });
+    await setRunDir(db, runId, `${workDir}/run`);
     const q = shellQuote(`${workDir}/run`);
     const made = await ssh.exec(`mkdir -p ${q} && cd ${q} && head -c ${Math.ceil((tailBytes * 3) / 4)} /dev/urandom | base64 -w 100 > stdout.log && cp stdout.log stderr.log`);
     if (made.code !== 0) throw new Error(made.stderr);
@@ -131,9 +132,7 @@ async function main() {
     await ssh.exec(`rm -rf ${shellQuote(workDir)}`).catch(() => undefined);
     await ssh.close();
     await db.close();
-    const admin = createDatabase('postgresql://postgres@127.0.0.1:5432/postgres', { max: 1 });
-    await admin.pool.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await admin.close();
+    await dropDatabase(dbUrl);
   }
 }
 

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const pino = require('pino');
-const { TelemetryWriter } = require('@erg/db');
+const { findClusterByName, listCampaignRuns, runCountsByCampaign, TelemetryWriter } = require('@erg/db');
 const { startBenchApi } = require('./lib/bench-api');
 const { ClusterConnection, SlurmClient, submitManyCommand, parseSubmitMany, raiseFenceCommand, parseRaiseFence } = require('@erg/slurm');
 const { startScheduler, runCycle, ClusterLinks, SpecCache, SchedulerConfig, AgentBundle, UserRegexRunner, createSchedulerMetrics, AbsenceSightings } = require('@erg/scheduler');
@@ -53,7 +53,9 @@ async function main() {
     host: local.host, port: local.port, user: local.user, privateKey: connectOptions.privateKey,
     hostKeySha256: local.hostKeySha256, defaultPartition: local.partition, workDir,
   });
-  const cluster = await db.prisma.cluster.findUniqueOrThrow({ where: { name: 'local' } });
+  const cluster = await findClusterByName(db, 'local');
+  /** The campaign's runs by state. */
+  const countsOf = async (id) => (await runCountsByCampaign(db, [id])).get(id) ?? {};
 
   const schedConfig = SchedulerConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, ERG_POLL_INTERVAL_MS: '1000', LOG_LEVEL: 'warn' });
   const secrets = secretBoxFrom(schedConfig);
@@ -77,17 +79,19 @@ async function main() {
   const tPost = performance.now();
   let queuedAt = null;
   for (;;) {
-    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM runs WHERE campaign_id = $1 AND state NOT IN ('pending', 'submitting')`, [campaign.id]);
-    if (rows[0].n >= RUNS) { queuedAt = performance.now(); break; }
-    if (performance.now() - t0 > 300_000) throw new Error(`only ${rows[0].n} of ${RUNS} runs queued after 300 s`);
+    const counts = await countsOf(campaign.id);
+    const n = Object.entries(counts).filter(([state]) => state !== 'pending' && state !== 'submitting').reduce((sum, [, k]) => sum + k, 0);
+    if (n >= RUNS) { queuedAt = performance.now(); break; }
+    if (performance.now() - t0 > 300_000) throw new Error(`only ${n} of ${RUNS} runs queued after 300 s`);
     await new Promise((r) => setTimeout(r, 25));
   }
   const seconds = (queuedAt - t0) / 1000;
-  const failed = await db.prisma.run.count({ where: { campaignId: campaign.id, state: 'failed' } });
+  const failed = (await countsOf(campaign.id)).failed ?? 0;
   await scheduler.close();
 
   // --- 2. slurmctld RPCs for one poll of 1,000 tracked runs ---------------------------------
-  const tracked = await db.prisma.run.count({ where: { campaignId: campaign.id, state: { in: ['queued', 'running'] } } });
+  const { queued = 0, running = 0 } = await countsOf(campaign.id);
+  const tracked = queued + running;
   const before = await sdiag(conn);
   await runCycle(ctx, cluster.id);
   const after = await sdiag(conn);
@@ -95,7 +99,7 @@ async function main() {
   delete rpcs.REQUEST_STATS_INFO; // sdiag's own calls
   const rpcTotal = Object.values(rpcs).reduce((a, b) => a + b, 0);
 
-  const jobIds = (await db.prisma.run.findMany({ where: { campaignId: campaign.id, slurmJobId: { not: null } }, select: { slurmJobId: true } })).map((r) => r.slurmJobId);
+  const jobIds = (await listCampaignRuns(db, campaign.id)).items.map((r) => r.slurmJobId).filter((id) => id !== null);
   await slurm.scancel(jobIds);
 
   // --- 3. plain sbatch loop on the cluster itself ------------------------------------------

@@ -3,7 +3,7 @@
 'use strict';
 const { Redis } = require('ioredis');
 const { buildApp, ApiConfig, ClusterFiles } = require('@erg/api');
-const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@erg/db');
+const { createApiToken, createDatabase, dropDatabase, ensureDatabase, migrate } = require('@erg/db');
 const { createSchedulerQueue, redisConnection } = require('@erg/queue');
 const { secretBoxFrom } = require('@erg/secrets');
 
@@ -49,9 +49,7 @@ async function startBenchApi(name, { poolSize = 10, env = {} } = {}) {
     await queue.close();
     redis.disconnect();
     await db.close();
-    const admin = createDatabase('postgresql://postgres@127.0.0.1:5432/postgres', { max: 1 });
-    await admin.pool.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await admin.close();
+    await dropDatabase(url);
   }
 
   return { url, db, redis, prefix, app, api, token, call, close };

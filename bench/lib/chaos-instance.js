@@ -6,10 +6,8 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const pg = require('pg');
-const { createApiToken, createDatabase, ensureDatabase, migrate } = require('@erg/db');
+const { countUnfinishedRuns, createApiToken, createDatabase, ensureDatabase, listRunOutcomes, migrate } = require('@erg/db');
 const { closedPort, loadLocalCluster, startDisposablePostgres, startDisposableRedis, TEST_SECRET_KEY, waitFor } = require('@erg/testkit');
-const { TERMINAL_RUN_STATES: TERMINAL } = require('@erg/spec');
 const { AppProcess } = require('./chaos-processes');
 const { LocalClusterOps } = require('./chaos-cluster');
 
@@ -38,7 +36,7 @@ class ChaosInstance {
     this.schedulers = [];
     this.postgres = null;
     this.redis = null;
-    this.pool = null;
+    this.db = null;
     this.token = null;
     this.campaignIds = [];
     this.closed = false;
@@ -58,11 +56,9 @@ class ChaosInstance {
     // Migrated here once, so that five processes starting at once do not race to do it.
     await ensureDatabase(url);
     await migrate(url);
-    this.pool = new pg.Pool({ connectionString: url, max: 3 });
-    this.pool.on('error', () => undefined); // an idle client losing its server (the Postgres fault)
-    const db = createDatabase(url, { max: 1 });
-    this.token = (await createApiToken(db, 'chaos')).token;
-    await db.close();
+    // Its idle clients may lose their server (the Postgres fault): createDatabase's pool ignores that.
+    this.db = createDatabase(url, { max: 3 });
+    this.token = (await createApiToken(this.db, 'chaos')).token;
 
     const common = {
       DATABASE_URL: url, REDIS_URL: this.redis.url, ERG_QUEUE_PREFIX: this.prefix, ERG_SECRET_KEY: TEST_SECRET_KEY,
@@ -132,31 +128,23 @@ class ChaosInstance {
     return { id: campaign.id, runIds: campaign.runs.map((r) => r.id) };
   }
 
-  /** A query on the instance's database that waits out the Postgres fault (retried for up to 60 s). */
-  async query(sql, params) {
-    return waitFor(() => this.pool.query(sql, params), { timeoutMs: 60_000, intervalMs: 250, what: 'the disposable Postgres to answer' });
+  /** A read of the instance's database that waits out the Postgres fault (retried for up to 60 s). */
+  async read(fn) {
+    return waitFor(() => fn(this.db), { timeoutMs: 60_000, intervalMs: 250, what: 'the disposable Postgres to answer' });
   }
 
   /** How many runs of these campaigns are not in an end state yet. */
   async unfinished(campaignIds) {
-    const { rows } = await this.query(
-      `SELECT count(*)::int AS n FROM runs WHERE campaign_id = ANY($1::uuid[]) AND state::text <> ALL($2::text[])`,
-      [campaignIds, TERMINAL],
-    );
-    return rows[0].n;
+    return this.read((db) => countUnfinishedRuns(db, campaignIds));
   }
 
-  /** Every run of these campaigns with what the ledger needs: state, job id, energy, last event. */
+  /** Every run of these campaigns with what the ledger needs: state, job id, energy, last event (the ledger's column names). */
   async runsOf(campaignIds) {
-    const { rows } = await this.query(
-      `SELECT r.id, r.campaign_id, r.state::text AS state, r.slurm_job_id, r.reason, r.submit_attempts,
-              e.run_id IS NOT NULL AS has_energy, e.method AS energy_method, e.energy_j,
-              (SELECT max(at) FROM run_events ev WHERE ev.run_id = r.id) AS last_event_at
-         FROM runs r LEFT JOIN run_energy e ON e.run_id = r.id
-        WHERE r.campaign_id = ANY($1::uuid[])`,
-      [campaignIds],
-    );
-    return rows;
+    const runs = await this.read((db) => listRunOutcomes(db, campaignIds));
+    return runs.map((r) => ({
+      id: r.id, campaign_id: r.campaignId, state: r.state, slurm_job_id: r.slurmJobId, reason: r.reason, submit_attempts: r.submitAttempts,
+      has_energy: r.hasEnergy, energy_method: r.energyMethod, energy_j: r.energyJ, last_event_at: r.lastEventAt,
+    }));
   }
 
   /** Every process's exits the suite did not cause. */
@@ -183,14 +171,14 @@ class ChaosInstance {
     await step('restoring the cluster', () => this.cluster.restoreAll());
     await step('stopping the processes', () => Promise.all([...this.schedulers, ...this.apis].map((p) => p.stop())));
     await step('cancelling leftover Slurm jobs', async () => {
-      if (!this.pool || this.campaignIds.length === 0) return;
-      const { rows } = await this.pool.query('SELECT id FROM runs WHERE campaign_id = ANY($1::uuid[])', [this.campaignIds]);
-      const n = await this.cluster.cancelJobsOf(rows.map((r) => r.id));
+      if (!this.db || this.campaignIds.length === 0) return;
+      const runs = await listRunOutcomes(this.db, this.campaignIds);
+      const n = await this.cluster.cancelJobsOf(runs.map((r) => r.id));
       if (n > 0) say(`cleanup: cancelled ${n} Slurm jobs still held`);
     });
     await step('removing the work dir', () => this.cluster.removeDir(this.workDir));
     await step('closing the cluster connection', () => this.cluster.close());
-    await step('closing the pool', async () => this.pool?.end());
+    await step('closing the database handle', async () => this.db?.close());
     await step('stopping Redis', async () => this.redis?.stop());
     await step('dropping the Postgres cluster', async () => this.postgres?.destroy());
   }

@@ -6,7 +6,8 @@
 // per cluster runs/5 claimed, runs/10 queued and 3 % of `runs` running.
 'use strict';
 const { generateKeyPairSync } = require('node:crypto');
-const { claimRunsForSubmission, markRunsQueued, recordSlurmProgress } = require('@erg/db');
+const { claimRunsForSubmission, countUnfinishedRuns, findClusterByName, markRunsQueued, recordSlurmProgress } = require('@erg/db');
+const { analyzeTables } = require('@erg/db/testing');
 
 const PRIVATE_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
@@ -34,7 +35,7 @@ async function seedQueue({ call, db }, campaignPrefix, runs = 10_000) {
   const now = Date.now();
   const t = Array.from({ length: 60 }, (_, k) => now - 60_000 + k * 1000);
   for (const name of ['alpha', 'beta']) {
-    const cluster = await db.prisma.cluster.findUniqueOrThrow({ where: { name } });
+    const cluster = await findClusterByName(db, name);
     const claimed = await claimRunsForSubmission(db, cluster.id, shape.claimed);
     const queued = claimed.slice(0, shape.queued);
     await markRunsQueued(db, queued.map((r, k) => ({ runId: r.id, slurmJobId: String(100000 + k) })));
@@ -51,9 +52,8 @@ async function seedQueue({ call, db }, campaignPrefix, runs = 10_000) {
       }
     }));
   }
-  await db.pool.query('ANALYZE');
-  const count = await db.pool.query(`SELECT count(*)::int AS n FROM runs WHERE state IN ('pending', 'submitting', 'queued', 'running', 'completing')`);
-  return count.rows[0].n;
+  await analyzeTables(db);
+  return countUnfinishedRuns(db, null);
 }
 
 module.exports = { seedQueue, queueSeedShape };

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { clusterKeyContext, createCluster, createDatabase, DEFAULT_PROJECT, findClusterByName, findProjectByName, type Database } from '@erg/db';
+import { overwriteClusterPrivateKey } from '@erg/db/testing';
 import { SecretBox } from '@erg/secrets';
 import { createTestDatabase, repoRoot, type TestDatabase } from '@erg/testkit';
 
@@ -26,7 +27,7 @@ describe('admin.js seal-secrets', () => {
     const projectId = (await findProjectByName(db, DEFAULT_PROJECT))!.id;
     const base = { projectId, host: '127.0.0.1', port: 22, username: 'root', privateKey: KEY, hostKeySha256: `SHA256:${'A'.repeat(43)}`, workDir: '/w' };
     const legacy = await createCluster(db, { ...base, name: 'legacy' }, new SecretBox(oldKey));
-    await db.pool.query('UPDATE clusters SET private_key = $2 WHERE id = $1', [legacy.id, KEY]);
+    await overwriteClusterPrivateKey(db, legacy.id, KEY);
     await createCluster(db, { ...base, name: 'old' }, new SecretBox(oldKey));
 
     const run = () =>

@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { findClusterByName, listCampaignSummaries } from '@erg/db';
 import { startTestApi, type TestApi } from './helpers';
 
 // A syntactically valid private key that is only ever stored, never used to connect here.
@@ -105,7 +106,7 @@ describe('REST API (Postgres + Redis)', () => {
     expect(res.body.runs).toHaveLength(10);
     expect(res.body).toMatchObject({ state: 'pending', cluster: 'alpha', runCounts: { pending: 10 }, totalRuns: 10 });
     expect(res.body.configurations.map((c: { key: string }) => c.key)).toContain('offload=cpu;sp=4');
-    const cluster = await t.db.prisma.cluster.findUniqueOrThrow({ where: { name: 'alpha' } });
+    const cluster = (await findClusterByName(t.db, 'alpha'))!;
     const job = await t.queue.getJob(`cycle-${cluster.id}`);
     expect(job?.data).toMatchObject({ clusterId: cluster.id });
 
@@ -188,8 +189,8 @@ describe('REST API (Postgres + Redis)', () => {
       seen.push(...page.body.items.map((c) => c.id));
       cursor = page.body.next;
     } while (cursor);
-    const all = await t.db.prisma.campaign.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
-    expect(seen).toEqual(all.map((c) => c.id));
+    const all = await listCampaignSummaries(t.db, { limit: 100_000 });
+    expect(seen).toEqual(all.items.map((c) => c.campaign.id));
     expect((await call('GET', '/v1/campaigns?cursor=bogus')).status).toBe(400);
   });
 });

@@ -1,6 +1,6 @@
 // The audit log: one row per mutating request (refused ones included), read with GET /v1/audit.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { createApiToken } from '@erg/db';
+import { createApiToken, createUser, findClusterByName, listAudit } from '@erg/db';
 import { waitFor } from '@erg/testkit';
 import { startTestApi, type TestApi } from './helpers';
 
@@ -24,7 +24,8 @@ describe('audit log', () => {
     });
     return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : null };
   }
-  const rows = () => t.db.prisma.auditLog.findMany({ orderBy: { id: 'asc' } });
+  /** Every audit row, oldest first. */
+  const rows = async () => (await listAudit(t.db, { limit: 10_000 })).items.reverse();
   /** The audit row is written after the response: wait until there are `n`. */
   const waitForRows = (n: number) => waitFor(async () => ((await rows()).length >= n ? rows() : undefined), { timeoutMs: 10_000, what: `${n} audit rows` });
 
@@ -69,7 +70,7 @@ describe('audit log', () => {
       expect(r.requestId).toBeTruthy();
     }
     // Resources of a project carry it, so a project's maintainers can read their entries.
-    const cluster = await t.db.prisma.cluster.findUniqueOrThrow({ where: { name: 'alpha' } });
+    const cluster = (await findClusterByName(t.db, 'alpha'))!;
     expect(logged[0]!.projectId).toBe(cluster.projectId);
     expect(logged[4]!.projectId).toBe(cluster.projectId);
     // Nothing more arrives for the reads and the telemetry batch (a later mutation is the marker).
@@ -118,7 +119,7 @@ describe('audit log', () => {
   });
 
   test('only admins and project maintainers read it', async () => {
-    const user = await t.db.prisma.user.create({ data: { name: `nobody-${randomUUID().slice(0, 8)}` } });
+    const user = await createUser(t.db, { name: `nobody-${randomUUID().slice(0, 8)}` });
     const plain = (await createApiToken(t.db, 'plain', { userId: user.id })).token;
     const res = await call('GET', '/v1/audit', undefined, plain);
     expect(res.status).toBe(403);

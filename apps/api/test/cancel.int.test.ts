@@ -2,7 +2,7 @@
 // (erg cancels them itself) and active ones (handed to Slurm; the scheduler scancels them). Up to
 // ERG_CANCEL_INLINE_RUNS pending runs are cancelled before the answer, more after it.
 import { generateKeyPairSync } from 'node:crypto';
-import { claimRunsForSubmission, markRunsQueued } from '@erg/db';
+import { claimRunsForSubmission, countCampaignRunEvents, markRunsQueued, runCountsByCampaign } from '@erg/db';
 import { waitFor } from '@erg/testkit';
 import { startTestApi, type TestApi } from './helpers';
 
@@ -46,8 +46,7 @@ describe('POST /v1/campaigns/{id}/cancel (Postgres + Redis)', () => {
       expect(res.body).toMatchObject({ state: 'cancelling', runCounts: { cancelled: 7, queued: 3 } });
       expect(res.body.cancelRequestedAt).not.toBeNull();
       // Every cancelled run has its event, as every transition does.
-      const events = await s.t.db.pool.query(`SELECT count(*)::int AS n FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.campaign_id = $1 AND e."to" = 'cancelled'`, [id]);
-      expect(events.rows[0].n).toBe(7);
+      expect(await countCampaignRunEvents(s.t.db, id, 'cancelled')).toBe(7);
     });
 
     test('cancelling again, or a campaign with nothing left to cancel, says so: zero and zero', async () => {
@@ -77,8 +76,8 @@ describe('POST /v1/campaigns/{id}/cancel (Postgres + Redis)', () => {
       expect(res.body).toMatchObject({ state: 'cancelling', runCounts: { pending: 50, queued: 10 } });
       await waitFor(
         async () => {
-          const { rows } = await s.t.db.pool.query(`SELECT count(*)::int AS n FROM runs WHERE campaign_id = $1 AND state = 'cancelled'`, [id]);
-          return rows[0].n === 50;
+          const counts = (await runCountsByCampaign(s.t.db, [id])).get(id) ?? {};
+          return counts['cancelled'] === 50;
         },
         { timeoutMs: 15_000, intervalMs: 100, what: 'the 50 pending runs to be cancelled' },
       );

@@ -2,6 +2,7 @@
 // watts rise, a host ssh can be given, an agent URL without credentials. Each refusal is a 400
 // naming the field.
 import { generateKeyPairSync } from 'node:crypto';
+import { findClusterByName } from '@erg/db';
 import { secretBoxFrom } from '@erg/secrets';
 import { startTestApi, type TestApi } from './helpers';
 
@@ -45,7 +46,7 @@ describe('cluster registration validates what it stores (Postgres + Redis)', () 
   test('a PKCS#8 Ed25519 key is accepted and stored as an OpenSSH key the SSH client reads', async () => {
     const res = await register({ ...BODY, privateKey: ed25519Pkcs8() });
     expect(res.status).toBe(201);
-    const row = await t.db.prisma.cluster.findUniqueOrThrow({ where: { name: res.name } });
+    const row = (await findClusterByName(t.db, res.name))!;
     const stored = secretBoxFrom(t.config).open(row.privateKey, `cluster:${row.id}:private_key`);
     expect(stored).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----\n/);
   });

@@ -1,4 +1,5 @@
 import { EVENTS_LISTENER_NAME } from '@erg/db';
+import { backendPids, terminateBackend } from '@erg/db/testing';
 import { waitFor } from '@erg/testkit';
 import { readEventStream } from './event-stream';
 import { startTestApi, type TestApi } from './helpers';
@@ -109,13 +110,10 @@ describe('GET /v1/events (Server-Sent Events over LISTEN/NOTIFY; Postgres + Redi
     const stream = await openStream(`${base}/v1/events`, t.token);
     try {
       await stream.next((e) => e.event === 'hello', 'hello');
-      const listener = async () =>
-        (await t.db.pool.query<{ pid: number }>(
-          'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [EVENTS_LISTENER_NAME],
-        )).rows.map((r) => r.pid);
+      const listener = () => backendPids(t.db, EVENTS_LISTENER_NAME);
       const [pid] = await listener();
       expect(pid).toBeDefined();
-      await t.db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      await terminateBackend(t.db, pid!);
       await waitFor(async () => { const now = await listener(); return now.length === 1 && now[0] !== pid; }, { what: 'a new LISTEN connection', timeoutMs: 10_000 });
       // The new connection shows in pg_stat_activity right after connecting, just before LISTEN: retry the change until one arrives.
       let d: { id: string } | undefined;

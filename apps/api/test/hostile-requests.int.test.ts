@@ -2,6 +2,7 @@
 // why, never a 5xx, and nothing of it is stored. Timings are in bench/hostile-requests.js.
 // Large bodies are validated in worker threads that run from apps/api/dist: build first.
 import { gzipSync } from 'node:zlib';
+import { countCampaigns, telemetrySummary } from '@erg/db';
 import { MAX_BATCH_SERIES } from '@erg/spec';
 import { startTestApi, type TestApi } from './helpers';
 
@@ -19,7 +20,7 @@ describe('hostile requests (Postgres + Redis)', () => {
     const res = await t.app.inject({ method: method as 'POST', url, payload, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers } });
     return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : null, bytes: res.body.length };
   }
-  const campaigns = async () => Number((await t.db.pool.query('SELECT count(*) AS n FROM campaigns')).rows[0].n);
+  const campaigns = () => countCampaigns(t.db);
 
   beforeAll(async () => {
     t = await startTestApi();
@@ -131,8 +132,7 @@ describe('hostile requests (Postgres + Redis)', () => {
       const res = await post(JSON.stringify({ node: 'n1', seq: 2, samples: range(5000).map((i) => ({ sensor: `gpu${i % 100}.power`, t: [], v: [] })) }));
       expect(res.status).toBe(400);
       expect(res.body.error.issues[0]).toEqual({ path: 'samples[0]', code: 'too_small', message: 'gpu0.power has an empty column; send at least one sample, or leave the sensor out' });
-      const stored = await t.db.pool.query('SELECT count(*)::int AS n FROM telemetry_batches WHERE run_id = $1', [runId]);
-      expect(stored.rows[0].n).toBe(0);
+      expect(await telemetrySummary(t.db, runId)).toEqual([]);
     });
 
     test('the largest batch (200,000 samples, about 7 MiB, decoded in a worker) is stored whole', async () => {

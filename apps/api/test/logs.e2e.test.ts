@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createApiToken, createDatabase, type Database } from '@erg/db';
+import { setRunDir } from '@erg/db/testing';
 import { ClusterConnection, shellQuote } from '@erg/slurm';
 import {
   closedPort, createTestDatabase, loadLocalCluster, repoRoot, TEST_SECRET_KEY, uniqueName, waitFor, type LocalCluster, type TestDatabase,
@@ -87,7 +88,7 @@ beforeAll(async () => {
   for (const run of campaign.body.runs as { id: string; configurationKey: string }[]) {
     const which = run.configurationKey.split('=')[1] as keyof typeof runs;
     runs[which] = run.id;
-    await db.prisma.run.update({ where: { id: run.id }, data: { runDir: `${workDir}/${which}` } });
+    await setRunDir(db, run.id, `${workDir}/${which}`);
   }
   const q = shellQuote(workDir);
   const made = await ssh.exec(

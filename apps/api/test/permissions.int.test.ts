@@ -4,6 +4,7 @@
 // fails the first test, and a route registered without an access rule does not even start.
 import { generateKeyPairSync } from 'node:crypto';
 import { issueRunToken } from '@erg/db';
+import { backdateRunEnd, expireApiToken } from '@erg/db/testing';
 import { ACTIONS } from '../src/access';
 import { startTestApi, type TestApi } from './helpers';
 
@@ -247,7 +248,7 @@ describe('permission matrix: every route × role × own / other project (Postgre
     expect(created.status).toBe(201);
     expect(created.body.token).toMatch(/^erg_/);
     expect((await call(created.body.token, { method: 'GET', url: '/v1/me' })).status).toBe(200);
-    await t.db.pool.query(`UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`, [created.body.id]);
+    await expireApiToken(t.db, created.body.id);
     expect((await call(created.body.token, { method: 'GET', url: '/v1/me' })).status).toBe(401);
 
     const other = await call(tokens.maintainer, { method: 'POST', url: '/v1/tokens', body: { name: 'to-revoke' } });
@@ -279,7 +280,7 @@ describe('permission matrix: every route × role × own / other project (Postgre
     expect((await call(runToken, { method: 'GET', url: `/v1/runs/${sides.own.importRunId}/telemetry` })).status).toBe(403);
     expect((await call(runToken, { method: 'GET', url: '/v1/campaigns' })).status).toBe(403);
     // The run ended long ago: its agents' token no longer works.
-    await t.db.pool.query(`UPDATE runs SET ended_at = now() - interval '1 hour', finalized_at = now() - interval '1 hour' WHERE id = $1`, [sides.own.importRunId]);
+    await backdateRunEnd(t.db, sides.own.importRunId, 60 * 60_000);
     expect((await call(runToken, { method: 'POST', url: `/v1/runs/${sides.own.importRunId}/telemetry`, body: batch(3) })).status).toBe(401);
   });
 

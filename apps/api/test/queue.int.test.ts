@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { claimRunsForSubmission, createApiToken, markRunsQueued, recordSlurmProgress } from '@erg/db';
+import { claimRunsForSubmission, createApiToken, findClusterByName, markRunsQueued, recordClusterContact, recordSlurmProgress } from '@erg/db';
+import { setRunWindows } from '@erg/db/testing';
 import { startTestApi, type TestApi } from './helpers';
 
 const PRIVATE_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -35,7 +36,7 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
     a = (await call('POST', '/v1/campaigns', spec('a', 'alpha'))).body;
     b = (await call('POST', '/v1/campaigns', spec('b', 'beta', { partition: 'short', nodes: 2 }), alice)).body;
     // Campaign a: 1 running, 1 queued, 1 submitting, 1 pending (claimed in position order).
-    const alpha = await t.db.prisma.cluster.findUniqueOrThrow({ where: { name: 'alpha' } });
+    const alpha = (await findClusterByName(t.db, 'alpha'))!;
     const claimed = await claimRunsForSubmission(t.db, alpha.id, 3);
     [running, queued] = [claimed[0]!.id, claimed[1]!.id];
     await markRunsQueued(t.db, [{ runId: running, slurmJobId: '101' }, { runId: queued, slurmJobId: '102' }]);
@@ -96,13 +97,14 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
   });
 
   test('a pending run of a failing cluster says so', async () => {
-    await t.db.prisma.cluster.update({ where: { name: 'beta' }, data: { lastError: 'connection refused' } });
+    const beta = (await findClusterByName(t.db, 'beta'))!;
+    await recordClusterContact(t.db, beta.id, 'connection refused');
     try {
       const q = await queue('?cluster=beta&limit=1');
       expect(q.runs[0].reason).toBe('waiting for cluster "beta": connection refused');
       expect(q.clusters[0].lastError).toBe('connection refused');
     } finally {
-      await t.db.prisma.cluster.update({ where: { name: 'beta' }, data: { lastError: null } });
+      await recordClusterContact(t.db, beta.id, null);
     }
   });
 
@@ -125,10 +127,7 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
 
   test('GET /v1/runs/:id has the workload and idle windows, the partition and the campaign name', async () => {
     const start = 1_764_480_000_123_456_789n;
-    await t.db.prisma.run.update({
-      where: { id: running },
-      data: { idleStartNs: start - 5_000_000_000n, idleEndNs: start, workloadStartNs: start, workloadEndNs: start + 61_500_000_000n },
-    });
+    await setRunWindows(t.db, running, { idleStartNs: start - 5_000_000_000n, idleEndNs: start, workloadStartNs: start, workloadEndNs: start + 61_500_000_000n });
     const run = (await call('GET', `/v1/runs/${running}`)).body;
     expect(run).toMatchObject({
       campaignName: 'a', partition: 'gh200', timeS: 61.5,

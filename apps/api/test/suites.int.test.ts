@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { findSuiteByName, listCampaignRuns, listSuiteRuns, listSuites, storeRunEnergy } from '@erg/db';
+import { forceRunEnd } from '@erg/db/testing';
 import { judgeFinishedSuiteRuns, schedulerIdOf, syncSchedules } from '@erg/suites';
 import { seededRandom } from '@erg/testkit';
 import { startTestApi, type TestApi } from './helpers';
@@ -31,17 +33,14 @@ describe('suites: /v1/suites, triggers and verdicts (Postgres + Redis)', () => {
 
   /** Marks every run of a campaign completed with time ≈ 10 s and energy ≈ 1000 J (× scale for n=2048). */
   async function finishCampaign(campaignId: string, opts: { energyScale?: number; failOne?: boolean } = {}) {
-    const runs = await t.db.prisma.run.findMany({ where: { campaignId }, include: { configuration: true }, orderBy: { position: 'asc' } });
+    const runs = (await listCampaignRuns(t.db, campaignId)).items;
     for (const [i, run] of runs.entries()) {
       const failed = opts.failOne && i === 0;
-      await t.db.pool.query(`UPDATE runs SET state = $2, ended_at = now(), finalized_at = now() WHERE id = $1`, [run.id, failed ? 'failed' : 'completed']);
+      await forceRunEnd(t.db, run.id, failed ? 'failed' : 'completed');
       if (failed) continue;
       const timeS = 10 * noise(0.01);
-      const energyJ = 1000 * noise(0.02) * (run.configuration.key === 'n=2048' ? (opts.energyScale ?? 1) : 1);
-      await t.db.pool.query(
-        `INSERT INTO run_energy (run_id, time_s, energy_j, method, coverage, result) VALUES ($1, $2, $3, 'measured', 1, $4)`,
-        [run.id, timeS, energyJ, JSON.stringify({ timeS, energyJ })],
-      );
+      const energyJ = 1000 * noise(0.02) * (run.configurationKey === 'n=2048' ? (opts.energyScale ?? 1) : 1);
+      await storeRunEnergy(t.db, run.id, { timeS, energyJ, method: 'measured', coverage: 1, result: { timeS, energyJ } });
     }
   }
 
@@ -185,7 +184,8 @@ describe('suites: /v1/suites, triggers and verdicts (Postgres + Redis)', () => {
     const ids = new Set(results.map((r) => r.body.id));
     expect(ids.size).toBe(1);
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 201]);
-    expect(await t.db.prisma.campaign.count({ where: { suiteRun: { suite: { name: 'idem' } } } })).toBe(1);
+    const idem = (await findSuiteByName(t.db, 'idem'))!;
+    expect((await listSuiteRuns(t.db, idem.id, { limit: 10, offset: 0 })).total).toBe(1);
     const other = await call('POST', '/v1/suites/idem/trigger', undefined, { 'idempotency-key': 'ci-pipeline-4712' });
     expect(other.status).toBe(201);
     expect(other.body.id).not.toBe(results[0]!.body.id);
@@ -197,11 +197,11 @@ describe('suites: /v1/suites, triggers and verdicts (Postgres + Redis)', () => {
     const id = schedulerIdOf(created.body.id);
     // Redis lost it (it keeps nothing on disk here): the sync puts it back.
     await t.queue.removeJobScheduler(id);
-    await syncSchedules(t.queue, await t.db.prisma.suite.findMany());
+    await syncSchedules(t.queue, await listSuites(t.db));
     expect((await t.queue.getJobSchedulers(0, -1)).map((s) => s.key)).toContain(id);
     // A scheduler for a suite that no longer exists is removed.
     await t.queue.upsertJobScheduler(schedulerIdOf('00000000-0000-4000-8000-000000000000'), { pattern: '0 3 * * *' }, { name: 'suite-trigger', data: {} });
-    const result = await syncSchedules(t.queue, await t.db.prisma.suite.findMany());
+    const result = await syncSchedules(t.queue, await listSuites(t.db));
     expect(result.removed).toBe(1);
 
     expect((await call('DELETE', '/v1/suites/hourly')).status).toBe(204);

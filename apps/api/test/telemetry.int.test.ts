@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { issueRunToken } from '@erg/db';
+import { issueRunToken, telemetrySummary } from '@erg/db';
 import { startTestApi, type TestApi } from './helpers';
 
 /** Import campaigns need no cluster: their runs take telemetry and POST /finish. */
@@ -46,8 +46,8 @@ describe('telemetry ingest, energy and results (Postgres + Redis)', () => {
     expect(first).toEqual({ status: 200, body: { accepted: 101, duplicate: false } });
     const again = await call('POST', `/v1/runs/${runs[0]!.id}/telemetry`, batch);
     expect(again).toEqual({ status: 200, body: { accepted: 0, duplicate: true } });
-    const stored = await t.db.pool.query('SELECT sum(samples)::int AS n FROM telemetry_batches WHERE run_id = $1', [runs[0]!.id]);
-    expect(stored.rows[0].n).toBe(101);
+    const stored = await telemetrySummary(t.db, runs[0]!.id);
+    expect(stored.reduce((n, s) => n + s.samples, 0)).toBe(101);
   });
 
   test('row-form samples and gzip bodies are accepted', async () => {
@@ -78,8 +78,8 @@ describe('telemetry ingest, energy and results (Postgres + Redis)', () => {
     const paths = res.body.error.issues.map((i: { path: string }) => i.path);
     expect(paths).toEqual(['samples[0].v[1]', 'samples[1].v[0]', 'samples[2].t[0]']);
     expect(res.body.error.issues[0].message).toMatch(/negative/);
-    const stored = await t.db.pool.query(`SELECT count(*)::int AS n FROM telemetry_batches WHERE run_id = $1 AND node = 'n9'`, [runs[2]!.id]);
-    expect(stored.rows[0].n).toBe(0);
+    const stored = await telemetrySummary(t.db, runs[2]!.id);
+    expect(stored.filter((s) => s.node === 'n9')).toEqual([]);
     const nan = await call('POST', `/v1/runs/${runs[2]!.id}/telemetry`, '{"node":"n9","seq":1,"samples":[{"sensor":"bogus","t":1,"v":1}]}', { 'content-type': 'application/json' });
     expect(nan.status).toBe(400);
     expect(nan.body.error.issues[0].path).toBe('samples[0].sensor');

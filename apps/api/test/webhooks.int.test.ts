@@ -2,7 +2,8 @@
 // internal addresses unless the project's webhook policy allows them), the admin route that sets
 // that policy, and webhook secrets written in any YAML form kept out of the stored spec text.
 import { generateKeyPairSync } from 'node:crypto';
-import { openSuiteSecret } from '@erg/db';
+import { findCampaign, findSuiteByName, openSuiteSecret } from '@erg/db';
+import { failSuiteRunWebhook } from '@erg/db/testing';
 import { SecretBox } from '@erg/secrets';
 import { TEST_SECRET_KEY } from '@erg/testkit';
 import { startTestApi, type TestApi } from './helpers';
@@ -71,23 +72,21 @@ describe('suite webhooks (Postgres + Redis)', () => {
       expect(put.status).toBe(201);
       expect(put.body.webhook).toEqual({ url: 'https://ci.example/hook', signed: true });
 
-      const row = (await t.db.pool.query<{ id: string; template_text: string; webhook_secret: string }>(
-        'SELECT id, template_text, webhook_secret FROM suites WHERE name = $1', [name],
-      )).rows[0]!;
+      const row = (await findSuiteByName(t.db, name))!;
       // Sealed, and the sealed value is what YAML reads (newlines and all): deliveries sign with it.
-      const opened = openSuiteSecret(new SecretBox(Buffer.from(TEST_SECRET_KEY, 'base64')), { id: row.id, webhookSecret: row.webhook_secret });
+      const opened = openSuiteSecret(new SecretBox(Buffer.from(TEST_SECRET_KEY, 'base64')), row);
       expect(opened).toContain(SECRET_LINES[0]);
-      for (const line of SECRET_LINES) expect(row.template_text).not.toContain(line);
-      expect(row.template_text).toContain('[redacted]');
+      for (const line of SECRET_LINES) expect(row.templateText).not.toContain(line);
+      expect(row.templateText).toContain('[redacted]');
       // What is left is still the suite, as YAML.
-      expect(row.template_text).toContain(`name: ${name}`);
-      expect(row.template_text).toContain('run: "true"');
+      expect(row.templateText).toContain(`name: ${name}`);
+      expect(row.templateText).toContain('run: "true"');
 
       // And so is every campaign the suite starts.
       const triggered = await call('POST', `/v1/suites/${name}/trigger`);
       expect(triggered.status).toBe(201);
-      const spec = (await t.db.pool.query<{ spec_text: string }>('SELECT spec_text FROM campaigns WHERE id = $1', [triggered.body.campaignId])).rows[0]!;
-      for (const line of SECRET_LINES) expect(spec.spec_text).not.toContain(line);
+      const started = (await findCampaign(t.db, triggered.body.campaignId))!;
+      for (const line of SECRET_LINES) expect(started.specText).not.toContain(line);
     });
   });
   test('a large suite (validated in the worker thread) has its folded secret cut too', async () => {
@@ -106,9 +105,9 @@ describe('suite webhooks (Postgres + Redis)', () => {
     ].join('\n');
     expect(yaml.length).toBeGreaterThan(4096);
     expect((await putYaml('large-yaml', yaml)).status).toBe(201);
-    const row = (await t.db.pool.query<{ template_text: string }>("SELECT template_text FROM suites WHERE name = 'large-yaml'")).rows[0]!;
-    for (const line of secretLines) expect(row.template_text).not.toContain(line);
-    expect(row.template_text).toContain('secret: "[redacted]"');
+    const row = (await findSuiteByName(t.db, 'large-yaml'))!;
+    for (const line of secretLines) expect(row.templateText).not.toContain(line);
+    expect(row.templateText).toContain('secret: "[redacted]"');
   });
 
   describe('where a webhook may go', () => {
@@ -151,7 +150,7 @@ describe('suite webhooks (Postgres + Redis)', () => {
       expect(refused.status).toBe(400);
       expect(refused.body.error.issues).toEqual([expect.objectContaining({ path: 'webhook.url', message: expect.stringMatching(/credentials.*webhook\.secret/) })]);
       expect(JSON.stringify(refused.body)).not.toContain('Hunter2pass');
-      expect((await t.db.pool.query("SELECT 1 FROM suites WHERE name = 'with-creds'")).rowCount).toBe(0);
+      expect(await findSuiteByName(t.db, 'with-creds')).toBeNull();
     });
 
     test.each(['https://127.0.0.1/hook', 'https://2130706433/hook', 'https://0x7f.1/hook', 'https://[::ffff:127.0.0.1]/hook', 'https://169.254.169.254/latest', 'https://10.1.2.3/', 'https://localhost/'])(
@@ -175,14 +174,10 @@ describe('suite webhooks (Postgres + Redis)', () => {
     expect((await putYaml('legacy', yaml)).status).toBe(201);
     const run = await call('POST', '/v1/suites/legacy/trigger');
     expect(run.status).toBe(201);
-    await t.db.pool.query(
-      `UPDATE suite_runs SET status = 'pass', finished_at = now(), webhook_status = 'failed', webhook_attempts = 5,
-         webhook_error = 'POST http://10.0.0.5:5432/hook failed: ECONNREFUSED' WHERE id = $1`,
-      [run.body.id],
-    );
+    await failSuiteRunWebhook(t.db, run.body.id, { attempts: 5, error: 'POST http://10.0.0.5:5432/hook failed: ECONNREFUSED' });
     const shown = await call('GET', `/v1/suites/legacy/runs/${run.body.id}`);
     expect(shown.body.webhook).toMatchObject({ status: 'failed', attempts: 5, lastError: 'delivery failed' });
-    await t.db.pool.query(`UPDATE suite_runs SET webhook_error = 'delivery failed (status 502)' WHERE id = $1`, [run.body.id]);
+    await failSuiteRunWebhook(t.db, run.body.id, { attempts: 5, error: 'delivery failed (status 502)' });
     expect((await call('GET', '/v1/suites/legacy/runs')).body.items[0].webhook.lastError).toBe('delivery failed (status 502)');
   });
 });

@@ -1,6 +1,6 @@
 // clusters.max_concurrent_runs on the real local Slurm cluster: a campaign of 6 short runs on a
 // cluster limited to 2 never has more than 2 runs active (in erg or in Slurm), and all complete.
-import { ACTIVE_RUN_STATES } from '@erg/db';
+import { ACTIVE_RUN_STATES, listCampaignRuns } from '@erg/db';
 import { TERMINAL_RUN_STATES } from '@erg/spec';
 import { waitFor } from '@erg/testkit';
 import { Harness } from './harness';
@@ -34,7 +34,7 @@ describe('concurrency limits on the local Slurm cluster', () => {
     // Sample erg's database and Slurm's queue every 200 ms until the campaign ends.
     await waitFor(
       async () => {
-        const rows = await h.db.prisma.run.findMany({ where: { campaignId: campaign.id }, select: { state: true, reason: true } });
+        const rows = (await listCampaignRuns(h.db, campaign.id)).items;
         maxInDb = Math.max(maxInDb, rows.filter((r) => (ACTIVE_RUN_STATES as readonly string[]).includes(r.state)).length);
         for (const r of rows) if (r.state === 'pending' && r.reason) reasons.add(r.reason);
         // squeue --me lists recently ended jobs too: count only those holding or waiting for a place.

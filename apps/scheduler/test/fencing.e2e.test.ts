@@ -3,6 +3,7 @@
 // one's loop submits nothing after the takeover has settled the runs it left in doubt.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { listCampaignRuns } from '@erg/db';
 import { repoRoot, waitFor } from '@erg/testkit';
 import { Harness } from './harness';
 
@@ -27,7 +28,7 @@ describe('fencing the sbatch loop of a killed scheduler', () => {
     const first = h.spawnScheduler('fence-first', { ERG_SUBMIT_LOOPS: '1' });
     const standby = await waitFor(
       async () => {
-        const runs = await h.db.prisma.run.findMany({ where: { campaignId: campaign.id } });
+        const runs = (await listCampaignRuns(h.db, campaign.id)).items;
         return runs.every((r) => r.state === 'submitting') ? h.spawnScheduler('fence-standby', { ERG_SUBMIT_LOOPS: '1' }) : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 50, what: 'the first scheduler to claim the runs' },

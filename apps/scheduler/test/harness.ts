@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, ApiConfig, ClusterFiles } from '@erg/api';
-import { createApiToken, createDatabase, TelemetryWriter, type Database } from '@erg/db';
+import { createApiToken, createDatabase, listActiveSlurmJobIds, TelemetryWriter, type Database } from '@erg/db';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
 import { ClusterConnection, SlurmClient, type SlurmJob } from '@erg/slurm';
 import { LOG_REDACTION, secretBoxFrom, type SecretBox } from '@erg/secrets';
@@ -251,12 +251,9 @@ export class Harness {
   async stop(): Promise<void> {
     await this.stopInProcessScheduler();
     // Leave nothing of ours running on the shared cluster.
-    const open = await this.db.prisma.run.findMany({
-      where: { slurmJobId: { not: null }, state: { in: ['queued', 'running', 'completing', 'submitting'] } },
-      select: { slurmJobId: true },
-    });
+    const open = await listActiveSlurmJobIds(this.db);
     const link = this.slurmLink();
-    if (open.length > 0) await link.slurm.scancel(open.map((r) => r.slurmJobId!)).catch(() => undefined);
+    if (open.length > 0) await link.slurm.scancel(open).catch(() => undefined);
     await link.connection.exec(`rm -rf '${this.workDir}'`).catch(() => undefined);
     await link.connection.close();
     await this.api.close();

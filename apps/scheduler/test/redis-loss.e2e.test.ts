@@ -3,6 +3,7 @@
 // interval, and runs tracked before the loss end normally — no process restarted.
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { listCampaignRuns } from '@erg/db';
 import { QUEUE_NAME, redisConnection } from '@erg/queue';
 import { schedulerIdOf } from '@erg/suites';
 import { startDisposableRedis, waitFor, type DisposableRedis } from '@erg/testkit';
@@ -40,7 +41,7 @@ describe('Redis losing all its data under a running scheduler', () => {
       const campaign = await h.submit({ name: 'across-the-wipe', cluster: 'local', parameters: { i: [1, 2] }, run: 'sleep 4' });
       await waitFor(
         async () => {
-          const runs = await h.db.prisma.run.findMany({ where: { campaignId: campaign.id } });
+          const runs = (await listCampaignRuns(h.db, campaign.id)).items;
           return runs.every((r) => r.slurmJobId !== null);
         },
         { timeoutMs: 60_000, what: 'both runs to be submitted' },

@@ -1,5 +1,6 @@
 // A scheduler killed at the worst moments — after staging files, and after sbatch accepted the
 // jobs but before the database heard of them — and restarted, neither loses nor duplicates a run.
+import { listCampaignRuns } from '@erg/db';
 import { waitFor } from '@erg/testkit';
 import { Harness } from './harness';
 
@@ -22,7 +23,7 @@ describe('scheduler crash and restart', () => {
 
     const crashing = h.spawnScheduler(`${fault}-1`, { ERG_FAULT: fault });
     expect(await crashing.exited).toBe(137);
-    const inDoubt = await h.db.prisma.run.findMany({ where: { campaignId: campaign.id } });
+    const inDoubt = (await listCampaignRuns(h.db, campaign.id)).items;
     expect(inDoubt.map((r) => r.state)).toEqual(Array(6).fill('submitting'));
     expect(inDoubt.every((r) => r.slurmJobId === null)).toBe(true);
 

@@ -4,6 +4,8 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { findClusterByName, findRunLogSource, findSuiteByName } from '@erg/db';
+import { overwriteClusterHostKey } from '@erg/db/testing';
 import { waitFor } from '@erg/testkit';
 import { Harness } from './harness';
 
@@ -38,7 +40,7 @@ describe('trust on first use against the local sshd', () => {
 
     // Pinned like any other now: a fingerprint that does not match refuses the connection.
     const wrong = `SHA256:${'Z'.repeat(43)}`;
-    await h.db.pool.query('UPDATE clusters SET host_key_sha256 = $2 WHERE name = $1', ['tofu', wrong]);
+    await overwriteClusterHostKey(h.db, 'tofu', wrong);
     const refused = await h.submit({ name: 'tofu-refused', cluster: 'tofu', run: 'echo should-not-run' });
     const pending = await waitFor(
       async () => {
@@ -138,7 +140,7 @@ describe('no secret in any response or log line of a whole flow', () => {
     }
     const logs = await h.call('GET', `/v1/runs/${run.id}/logs`);
     expect(logs.body.stdout).toContain('password=[redacted]');
-    expect((await h.db.pool.query('SELECT stdout_tail FROM runs WHERE id = $1', [run.id])).rows[0].stdout_tail).toContain('password=[redacted]');
+    expect((await findRunLogSource(h.db, run.id))!.stdoutTail).toContain('password=[redacted]');
 
     const keyBody = h.local.privateKey.split('\n').filter((l) => /^[A-Za-z0-9+/=]{20,}$/.test(l));
     expect(keyBody.length).toBeGreaterThan(0);
@@ -152,11 +154,11 @@ describe('no secret in any response or log line of a whole flow', () => {
     }
 
     // At rest: ciphertext only.
-    const cluster = await h.db.pool.query<{ private_key: string }>(`SELECT private_key FROM clusters WHERE name = 'local'`);
-    expect(cluster.rows[0]!.private_key).toMatch(/^erg1:[0-9a-f]{8}:/);
-    for (const line of keyBody) expect(cluster.rows[0]!.private_key).not.toContain(line);
-    const suite = await h.db.pool.query<{ webhook_secret: string; template_text: string }>(`SELECT webhook_secret, template_text FROM suites WHERE name = 'scan'`);
-    expect(suite.rows[0]!.webhook_secret).toMatch(/^erg1:/);
-    expect(suite.rows[0]!.template_text).not.toContain(WEBHOOK_SECRET);
+    const cluster = (await findClusterByName(h.db, 'local'))!;
+    expect(cluster.privateKey).toMatch(/^erg1:[0-9a-f]{8}:/);
+    for (const line of keyBody) expect(cluster.privateKey).not.toContain(line);
+    const suite = (await findSuiteByName(h.db, 'scan'))!;
+    expect(suite.webhookSecret).toMatch(/^erg1:/);
+    expect(suite.templateText).not.toContain(WEBHOOK_SECRET);
   });
 });

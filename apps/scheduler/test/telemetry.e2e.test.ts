@@ -2,6 +2,7 @@
 // reach Postgres, and the run's energy is computed. The local node has no power sensors, so the
 // agent measures with the model source (method: model) — that is what this cluster can show.
 import { hostname } from 'node:os';
+import { telemetrySummary } from '@erg/db';
 import { waitFor } from '@erg/testkit';
 import { Harness, Relay } from './harness';
 
@@ -20,8 +21,7 @@ describe('telemetry agents on the local Slurm cluster', () => {
   });
 
   async function samplesOf(runId: string): Promise<number> {
-    const r = await h.db.pool.query('SELECT coalesce(sum(samples), 0)::int AS n FROM telemetry_batches WHERE run_id = $1', [runId]);
-    return r.rows[0].n;
+    return (await telemetrySummary(h.db, runId)).reduce((n, s) => n + s.samples, 0);
   }
 
   /** Every sample the agents spooled for a run, read from the cluster. */

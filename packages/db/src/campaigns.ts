@@ -224,3 +224,8 @@ export async function findCampaignRef(db: Database, id: string): Promise<Campaig
 export async function findCampaignSpec(db: Database, id: string): Promise<{ spec: unknown } | null> {
   return db.prisma.campaign.findUnique({ where: { id }, select: { spec: true } });
 }
+
+/** How many campaigns there are, in every project. */
+export async function countCampaigns(db: Database): Promise<number> {
+  return db.prisma.campaign.count();
+}

@@ -1,5 +1,5 @@
 export { createDatabase, type Database, type DatabaseOptions } from './client';
-export { migrate, ensureDatabase, listMigrations, defaultMigrationsDir } from './migrate';
+export { migrate, ensureDatabase, dropDatabase, listMigrations, defaultMigrationsDir } from './migrate';
 export {
   createApiToken, authenticateToken, hashToken, listTokens, findToken, revokeToken, roleRank, scopeExcess, scopeOf, ROLES, BOOTSTRAP_ADMIN,
   type CreatedToken, type ScopeExcess, type TokenIdentity, type TokenOptions, type TokenScope, type Role,

@@ -1,4 +1,4 @@
-import type { RunState } from '@erg/spec';
+import { TERMINAL_RUN_STATES, type RunState } from '@erg/spec';
 import type { Database } from './client';
 import type { CampaignCluster } from './campaigns';
 
@@ -83,11 +83,14 @@ export async function findRunDetail(db: Database, id: string): Promise<RunDetail
   };
 }
 
-/** A page of a campaign's runs in position order, optionally of one state, with how many there are in all. */
+/**
+ * A page of a campaign's runs in position order (all of them without a limit), optionally of one
+ * state, with how many there are in all.
+ */
 export async function listCampaignRuns(
   db: Database,
   campaignId: string,
-  opts: { state?: RunState | undefined; limit: number; offset: number },
+  opts: { state?: RunState | undefined; limit?: number | undefined; offset?: number | undefined } = {},
 ): Promise<{ items: RunSummaryRecord[]; total: number }> {
   const where = { campaignId, ...(opts.state ? { state: opts.state } : {}) };
   const [rows, total] = await Promise.all([
@@ -154,4 +157,63 @@ export async function findRunLogSource(db: Database, id: string): Promise<RunLog
   if (!row) return null;
   const { campaign, ...run } = row;
   return { ...run, clusterId: campaign.clusterId };
+}
+
+/** How many state changes of a campaign's runs went to `to` (run_events). */
+export async function countCampaignRunEvents(db: Database, campaignId: string, to: RunState): Promise<number> {
+  const rows = await db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.campaign_id = $1 AND e."to" = $2::run_state`,
+    [campaignId, to],
+  );
+  return rows.rows[0]!.n;
+}
+
+/** Slurm job ids of every run, on any cluster, whose job may still be in Slurm (submitting to completing). */
+export async function listActiveSlurmJobIds(db: Database): Promise<string[]> {
+  const rows = await db.pool.query<{ slurm_job_id: string }>(
+    `SELECT slurm_job_id FROM runs WHERE slurm_job_id IS NOT NULL AND state IN ('submitting', 'queued', 'running', 'completing')`,
+  );
+  return rows.rows.map((r) => r.slurm_job_id);
+}
+
+/** How many runs of these campaigns (null: of every campaign) have not reached a terminal state. */
+export async function countUnfinishedRuns(db: Database, campaignIds: readonly string[] | null): Promise<number> {
+  const rows = await db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM runs WHERE ($1::uuid[] IS NULL OR campaign_id = ANY($1::uuid[])) AND state::text <> ALL($2::text[])`,
+    [campaignIds, TERMINAL_RUN_STATES],
+  );
+  return rows.rows[0]!.n;
+}
+
+/** How a run came out: its state and job, whether it has energy figures, and when it last changed state. */
+export interface RunOutcome {
+  id: string;
+  campaignId: string;
+  state: RunState;
+  slurmJobId: string | null;
+  reason: string | null;
+  submitAttempts: number;
+  hasEnergy: boolean;
+  energyMethod: string | null;
+  energyJ: number | null;
+  lastEventAt: Date | null;
+}
+
+/** Every run of these campaigns with its outcome (what the chaos suite's ledger counts). */
+export async function listRunOutcomes(db: Database, campaignIds: readonly string[]): Promise<RunOutcome[]> {
+  const rows = await db.pool.query<{
+    id: string; campaign_id: string; state: RunState; slurm_job_id: string | null; reason: string | null; submit_attempts: number;
+    has_energy: boolean; energy_method: string | null; energy_j: number | null; last_event_at: Date | null;
+  }>(
+    `SELECT r.id, r.campaign_id, r.state::text AS state, r.slurm_job_id, r.reason, r.submit_attempts,
+            e.run_id IS NOT NULL AS has_energy, e.method AS energy_method, e.energy_j,
+            (SELECT max(at) FROM run_events ev WHERE ev.run_id = r.id) AS last_event_at
+       FROM runs r LEFT JOIN run_energy e ON e.run_id = r.id
+      WHERE r.campaign_id = ANY($1::uuid[])`,
+    [campaignIds],
+  );
+  return rows.rows.map((r) => ({
+    id: r.id, campaignId: r.campaign_id, state: r.state, slurmJobId: r.slurm_job_id, reason: r.reason, submitAttempts: r.submit_attempts,
+    hasEnergy: r.has_energy, energyMethod: r.energy_method, energyJ: r.energy_j, lastEventAt: r.last_event_at,
+  }));
 }

@@ -247,3 +247,19 @@ export async function telemetrySummary(db: Database, runId: string): Promise<{ n
   );
   return rows.rows.map((r) => ({ node: r.node, batches: Number(r.batches), samples: Number(r.samples) }));
 }
+
+/** Telemetry stored over every run: samples and batches (telemetry_batches), and how many runs have any. */
+export async function telemetryTotals(db: Database): Promise<{ samples: number; batches: number; runs: number }> {
+  const rows = await db.pool.query<{ samples: string; batches: number; runs: number }>(
+    'SELECT coalesce(sum(samples), 0)::bigint AS samples, count(*)::int AS batches, count(DISTINCT run_id)::int AS runs FROM telemetry_batches',
+  );
+  const r = rows.rows[0]!;
+  return { samples: Number(r.samples), batches: r.batches, runs: r.runs };
+}
+
+/** The per-sensor chunks stored over every run (telemetry_chunks), and the samples they hold. */
+export async function telemetryChunkTotals(db: Database): Promise<{ chunks: number; samples: number }> {
+  const rows = await db.pool.query<{ chunks: number; samples: string }>('SELECT count(*)::int AS chunks, coalesce(sum(n), 0)::bigint AS samples FROM telemetry_chunks');
+  const r = rows.rows[0]!;
+  return { chunks: r.chunks, samples: Number(r.samples) };
+}
