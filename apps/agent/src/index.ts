@@ -12,4 +12,5 @@ export { AGENT_VERSION } from './version';
 export type { Component, Quantity, SampleColumn, SensorInfo, SourceName, TelemetryAck, TelemetryBatch, Unit } from './wire';
 export { QUANTITY_UNITS, SOURCE_NAMES, sensorName } from './wire';
 export { AgentConfig, parseCommandLine, USAGE, ConfigError } from './config';
-export { startAgent, AgentStartError, type AgentHandle, type AgentStats } from './agent';
+export { startAgent, AgentStartError, type AgentHandle } from './agent';
+export type { AgentStats } from './agent-stats';
