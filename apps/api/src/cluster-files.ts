@@ -16,7 +16,7 @@ import { RUN_DIR_FILES } from '@erg/spec';
  * per cluster (`tryAcquire`); each request uses one SSH channel at a time.
  */
 export class ClusterFiles {
-  private readonly pool = new ConnectionPool(2);
+  private readonly connections = new ConnectionPool(2);
   /** Log reads in flight, by limiter key (`token:<id>`, `cluster:<id>`). */
   private readonly inFlight = new Map<string, number>();
 
@@ -49,7 +49,7 @@ export class ClusterFiles {
   async openLogs(cluster: Cluster, runId: string, runDir: string, options: { tailBytes: number; timeoutMs: number }): Promise<LogsBody> {
     // Trust on first use is the scheduler's to record; the API never trusts a key blindly.
     if (cluster.hostKeySha256 === null) throw new HostKeyUnknownError(cluster.name);
-    const connection = this.pool.get({ ...cluster, privateKey: openClusterKey(this.secrets, cluster) });
+    const connection = this.connections.get({ ...cluster, privateKey: openClusterKey(this.secrets, cluster) });
     const open = (file: string, maxBytes: number) => openJobFile(connection, { runDir, file, from: 'end', maxBytes, timeoutMs: options.timeoutMs });
     // One channel at a time per request: stderr is looked at (no bytes) before stdout is opened.
     const stderrLook = await open(RUN_DIR_FILES.stderr, 0);
@@ -63,7 +63,7 @@ export class ClusterFiles {
   }
 
   close(): Promise<void> {
-    return this.pool.closeAll();
+    return this.connections.closeAll();
   }
 }
 

@@ -12,21 +12,21 @@ export interface ClusterLink {
  * private key is opened here, for the connection only; the row passed around stays sealed.
  */
 export class ClusterLinks {
-  private readonly pool: ConnectionPool;
+  private readonly connections: ConnectionPool;
 
   constructor(
     maxSessions: number,
     private readonly secrets: SecretBox,
   ) {
-    this.pool = new ConnectionPool(maxSessions);
+    this.connections = new ConnectionPool(maxSessions);
   }
 
   get(cluster: Cluster): ClusterLink {
-    const connection = this.pool.get({ ...cluster, privateKey: openClusterKey(this.secrets, cluster) });
+    const connection = this.connections.get({ ...cluster, privateKey: openClusterKey(this.secrets, cluster) });
     return { connection, slurm: new SlurmClient(connection) };
   }
 
   closeAll(): Promise<void> {
-    return this.pool.closeAll();
+    return this.connections.closeAll();
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from './client';
+import { poolOf, type Database } from './client';
 
 /**
  * The audit log: one row per mutating API request, written after the response. Append-only; the
@@ -18,7 +18,7 @@ const PROJECT_OF: Record<string, string> = {
 export async function projectOfResource(db: Database, resourceType: string | null, resourceId: string | null): Promise<string | null> {
   const sql = resourceType ? PROJECT_OF[resourceType] : undefined;
   if (!sql || !resourceId) return null;
-  const rows = await db.pool.query<{ project_id: string | null }>(sql, [resourceId]);
+  const rows = await poolOf(db).query<{ project_id: string | null }>(sql, [resourceId]);
   return rows.rows[0]?.project_id ?? null;
 }
 
@@ -40,7 +40,7 @@ export async function recordAudit(db: Database, e: AuditEntry): Promise<void> {
   const lookup = e.resourceType ? PROJECT_OF[e.resourceType] : undefined;
   // The project is resolved in the same statement: no extra round trip per request.
   const project = e.projectId !== null || !lookup || !e.resourceId ? '$6::uuid' : `COALESCE($6::uuid, (${lookup.replace('$1', '$5')}))`;
-  await db.pool.query(
+  await poolOf(db).query(
     `INSERT INTO audit_log (actor_token_id, actor_name, action, resource_type, resource_id, project_id, status_code, ip, user_agent, request_id)
      VALUES ($1, $2, $3, $4, $5, ${project}, $7, $8, $9, $10)`,
     [e.actorTokenId, e.actorName, e.action, e.resourceType, e.resourceId, e.projectId, e.statusCode, e.ip, e.userAgent, e.requestId],
@@ -90,7 +90,7 @@ export async function listAudit(db: Database, f: AuditFilter): Promise<{ items: 
   if (f.projectIds) add('project_id = ANY(?::uuid[])', f.projectIds);
   if (f.before !== undefined) add('id < ?', f.before.toString());
   params.push(f.limit + 1);
-  const rows = await db.pool.query<{
+  const rows = await poolOf(db).query<{
     id: string; at: Date; actor_token_id: string | null; actor_name: string | null; action: string; resource_type: string | null;
     resource_id: string | null; project_id: string | null; status_code: number; ip: string | null; user_agent: string | null; request_id: string | null;
   }>(

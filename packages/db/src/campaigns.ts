@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import { withTransaction, type Database } from './client';
+import { asTransaction, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
 import type { Campaign } from './generated/client';
 
 export interface NewCampaign {
@@ -22,7 +21,7 @@ export interface NewCampaign {
    * Runs inside the campaign's transaction, after its rows are in: what must exist together with
    * the campaign or not at all (a suite run and its idempotency key). Throwing rolls back both.
    */
-  within?: (tx: pg.PoolClient, campaignId: string) => Promise<void>;
+  within?: (tx: Transaction, campaignId: string) => Promise<void>;
 }
 
 export interface CreatedCampaign {
@@ -46,7 +45,7 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
       runs.push({ id: randomUUID(), configurationId: c.id, configurationKey: c.key, repetition, position: runs.length });
     }
   }
-  const createdAt = await withTransaction(db.pool, async (client) => {
+  const createdAt = await withTransaction(db, async (client) => {
     const inserted = await client.query<{ created_at: Date }>(
       `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by, project_id, created_by_user_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING created_at`,
@@ -67,7 +66,7 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
        INSERT INTO run_events (run_id, "to", detail) SELECT id, 'pending', 'created' FROM r`,
       [id, runs.map((r) => r.id), runs.map((r) => r.configurationId), runs.map((r) => r.repetition), runs.map((r) => r.position)],
     );
-    if (input.within) await input.within(client, id);
+    if (input.within) await input.within(asTransaction(client), id);
     return inserted.rows[0]!.created_at;
   });
   return {
@@ -104,7 +103,7 @@ export interface CampaignSummary {
 }
 
 export async function runCountsByCampaign(db: Database, campaignIds: string[]): Promise<Map<string, Record<string, number>>> {
-  const result = await db.pool.query<{ campaign_id: string; state: string; n: string }>(
+  const result = await poolOf(db).query<{ campaign_id: string; state: string; n: string }>(
     `SELECT campaign_id, state::text AS state, count(*) AS n FROM runs WHERE campaign_id = ANY($1::uuid[]) GROUP BY 1, 2`,
     [campaignIds],
   );
@@ -145,7 +144,7 @@ export function campaignSummaryView(s: CampaignSummary) {
 }
 
 export async function getCampaignSummary(db: Database, id: string): Promise<CampaignSummary | null> {
-  const campaign = await db.prisma.campaign.findUnique({ where: { id }, include: { cluster: { select: { name: true } } } });
+  const campaign = await prismaOf(db).campaign.findUnique({ where: { id }, include: { cluster: { select: { name: true } } } });
   if (!campaign) return null;
   const counts = (await runCountsByCampaign(db, [id])).get(id) ?? {};
   return summarize(campaign, counts);
@@ -167,7 +166,7 @@ export async function listCampaignSummaries(
 ): Promise<{ items: CampaignSummary[]; next: CampaignCursor | null }> {
   const { after } = opts;
   const inProjects = opts.projectIds == null ? {} : { projectId: { in: opts.projectIds } };
-  const campaigns = await db.prisma.campaign.findMany({
+  const campaigns = await prismaOf(db).campaign.findMany({
     where: { ...inProjects, ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}) },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: opts.limit + 1,
@@ -183,12 +182,12 @@ export async function listCampaignSummaries(
 }
 
 export async function findCampaign(db: Database, id: string): Promise<Campaign | null> {
-  return db.prisma.campaign.findUnique({ where: { id } });
+  return prismaOf(db).campaign.findUnique({ where: { id } });
 }
 
 /** The project a campaign belongs to; null when there is no such campaign. */
 export async function findCampaignProject(db: Database, id: string): Promise<string | null> {
-  const row = await db.prisma.campaign.findUnique({ where: { id }, select: { projectId: true } });
+  const row = await prismaOf(db).campaign.findUnique({ where: { id }, select: { projectId: true } });
   return row?.projectId ?? null;
 }
 
@@ -210,7 +209,7 @@ export interface CampaignRef {
 }
 
 export async function findCampaignRef(db: Database, id: string): Promise<CampaignRef | null> {
-  const row = await db.prisma.campaign.findUnique({
+  const row = await prismaOf(db).campaign.findUnique({
     where: { id },
     select: {
       id: true, name: true, projectId: true, execution: true, clusterId: true,
@@ -222,10 +221,10 @@ export async function findCampaignRef(db: Database, id: string): Promise<Campaig
 
 /** A campaign's spec as stored (validated, with defaults, on the way in); null when there is no such campaign. */
 export async function findCampaignSpec(db: Database, id: string): Promise<{ spec: unknown } | null> {
-  return db.prisma.campaign.findUnique({ where: { id }, select: { spec: true } });
+  return prismaOf(db).campaign.findUnique({ where: { id }, select: { spec: true } });
 }
 
 /** How many campaigns there are, in every project. */
 export async function countCampaigns(db: Database): Promise<number> {
-  return db.prisma.campaign.count();
+  return prismaOf(db).campaign.count();
 }

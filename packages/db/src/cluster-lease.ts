@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Database } from './client';
+import { poolOf, type Database } from './client';
 
 /**
  * A cluster's lease: the right to run one scheduler cycle of that cluster, held by at most one
@@ -39,7 +39,7 @@ const KEEPALIVE = { idle: 10, interval: 5, count: 4 };
  * release() it (in a finally).
  */
 export async function tryTakeClusterLease(db: Database, clusterId: string): Promise<ClusterLease | null> {
-  const client = await db.pool.connect();
+  const client = await poolOf(db).connect();
   let lost = false;
   // A checked-out client's errors would otherwise be unhandled; losing it loses the lease.
   const onError = () => {
@@ -110,11 +110,11 @@ function giveBack(client: pg.PoolClient, onError: () => void, destroy: boolean):
  * erg ever raised, and without this each lease would find its fence stale forever.
  */
 export async function advanceSubmitEpoch(db: Database, clusterId: string, seen: bigint): Promise<void> {
-  await db.pool.query(`UPDATE clusters SET submit_epoch = GREATEST(submit_epoch, $2::bigint) WHERE id = $1`, [clusterId, seen.toString()]);
+  await poolOf(db).query(`UPDATE clusters SET submit_epoch = GREATEST(submit_epoch, $2::bigint) WHERE id = $1`, [clusterId, seen.toString()]);
 }
 
 /** The cluster's newest epoch (tests and the fence's stale check read it). */
 export async function currentSubmitEpoch(db: Database, clusterId: string): Promise<bigint> {
-  const res = await db.pool.query<{ epoch: string }>(`SELECT submit_epoch::text AS epoch FROM clusters WHERE id = $1`, [clusterId]);
+  const res = await poolOf(db).query<{ epoch: string }>(`SELECT submit_epoch::text AS epoch FROM clusters WHERE id = $1`, [clusterId]);
   return BigInt(res.rows[0]?.epoch ?? '0');
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
-import type { Database } from './client';
+import { poolOf, prismaOf, type Database } from './client';
 import type { Cluster } from './generated/client';
 import { clusterKeyContext } from './secrets';
 
@@ -49,7 +49,7 @@ export async function createCluster(db: Database, input: NewCluster, secrets: Se
   // The id is chosen here, not by Postgres: the sealed key's context names it.
   const id = randomUUID();
   try {
-    return await db.prisma.cluster.create({ data: { ...clusterData(input, id, secrets), id } });
+    return await prismaOf(db).cluster.create({ data: { ...clusterData(input, id, secrets), id } });
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002') throw new ClusterExistsError(input.name);
     throw err;
@@ -63,7 +63,7 @@ export async function createCluster(db: Database, input: NewCluster, secrets: Se
  */
 export async function upsertCluster(db: Database, input: NewCluster, secrets: SecretBox): Promise<Cluster> {
   for (let attempt = 0; ; attempt++) {
-    const existing = await db.prisma.cluster.findUnique({ where: { name: input.name }, select: { id: true, host: true, port: true, hostKeySha256: true } });
+    const existing = await prismaOf(db).cluster.findUnique({ where: { name: input.name }, select: { id: true, host: true, port: true, hostKeySha256: true } });
     if (!existing) {
       try {
         return await createCluster(db, input, secrets);
@@ -75,7 +75,7 @@ export async function upsertCluster(db: Database, input: NewCluster, secrets: Se
     }
     const keep = input.hostKeySha256 == null && existing.host === input.host && existing.port === input.port;
     const data = clusterData(input, existing.id, secrets);
-    return db.prisma.cluster.update({
+    return prismaOf(db).cluster.update({
       where: { id: existing.id },
       data: { ...data, hostKeySha256: keep ? existing.hostKeySha256 : data.hostKeySha256, lastError: null },
     });
@@ -84,20 +84,20 @@ export async function upsertCluster(db: Database, input: NewCluster, secrets: Se
 
 /** Clusters of these projects (every cluster when `projectIds` is null or absent). */
 export function listClusters(db: Database, projectIds: string[] | null = null): Promise<Cluster[]> {
-  return db.prisma.cluster.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, orderBy: { name: 'asc' } });
+  return prismaOf(db).cluster.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, orderBy: { name: 'asc' } });
 }
 
 export function findClusterByName(db: Database, name: string): Promise<Cluster | null> {
-  return db.prisma.cluster.findUnique({ where: { name } });
+  return prismaOf(db).cluster.findUnique({ where: { name } });
 }
 
 export function findClusterById(db: Database, id: string): Promise<Cluster | null> {
-  return db.prisma.cluster.findUnique({ where: { id } });
+  return prismaOf(db).cluster.findUnique({ where: { id } });
 }
 
 /** Records the outcome of the scheduler's latest attempt to reach the cluster. */
 export async function recordClusterContact(db: Database, clusterId: string, error: string | null): Promise<void> {
-  await db.prisma.cluster.update({
+  await prismaOf(db).cluster.update({
     where: { id: clusterId },
     data: error === null ? { lastError: null, lastContactAt: new Date() } : { lastError: error },
   });
@@ -109,7 +109,7 @@ export async function recordClusterContact(db: Database, clusterId: string, erro
  * connection's own pin then refuses any other key).
  */
 export async function recordLearnedHostKey(db: Database, clusterId: string, hostKeySha256: string): Promise<boolean> {
-  const result = await db.pool.query(
+  const result = await poolOf(db).query(
     `UPDATE clusters SET host_key_sha256 = $2, updated_at = now()
      WHERE id = $1 AND host_key_sha256 IS NULL AND host_key_policy = 'trust-on-first-use'`,
     [clusterId, hostKeySha256],

@@ -1,4 +1,4 @@
-import type { Database } from './client';
+import { poolOf, prismaOf, type Database } from './client';
 
 /**
  * A run's energy figures (run_energy): computed by @erg/results from the run's stored telemetry
@@ -16,7 +16,7 @@ export interface RunEnergyInputs {
 }
 
 export async function findRunEnergyInputs(db: Database, runId: string): Promise<RunEnergyInputs | null> {
-  const run = await db.prisma.run.findUnique({
+  const run = await prismaOf(db).run.findUnique({
     where: { id: runId },
     select: {
       workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true,
@@ -43,7 +43,7 @@ export interface RunEnergyFigures {
 
 /** Stores (or replaces) a run's figures. */
 export async function storeRunEnergy(db: Database, runId: string, figures: RunEnergyFigures): Promise<void> {
-  await db.pool.query(
+  await poolOf(db).query(
     `INSERT INTO run_energy (run_id, time_s, energy_j, method, coverage, result) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (run_id) DO UPDATE SET computed_at = now(), time_s = EXCLUDED.time_s, energy_j = EXCLUDED.energy_j,
        method = EXCLUDED.method, coverage = EXCLUDED.coverage, result = EXCLUDED.result`,
@@ -53,12 +53,12 @@ export async function storeRunEnergy(db: Database, runId: string, figures: RunEn
 
 /** Forgets a run's figures (its telemetry is gone). */
 export async function deleteRunEnergy(db: Database, runId: string): Promise<void> {
-  await db.pool.query('DELETE FROM run_energy WHERE run_id = $1', [runId]);
+  await poolOf(db).query('DELETE FROM run_energy WHERE run_id = $1', [runId]);
 }
 
 /** A run's stored figures and when they were computed; null when none exist. */
 export async function findRunEnergy(db: Database, runId: string): Promise<{ result: Record<string, unknown>; computedAt: Date } | null> {
-  const rows = await db.pool.query<{ result: Record<string, unknown>; computed_at: Date }>(
+  const rows = await poolOf(db).query<{ result: Record<string, unknown>; computed_at: Date }>(
     'SELECT result, computed_at FROM run_energy WHERE run_id = $1',
     [runId],
   );
@@ -82,7 +82,7 @@ export interface ConfigurationEnergyRow {
 
 /** Every configuration of a campaign with its completed runs' figures, by position and repetition; one statement. */
 export async function listConfigurationEnergies(db: Database, campaignId: string): Promise<ConfigurationEnergyRow[]> {
-  const rows = await db.pool.query<{
+  const rows = await poolOf(db).query<{
     key: string; parameters: Record<string, unknown>; position: number; run_id: string | null;
     metrics: Record<string, number | null> | null; result: Record<string, unknown> | null;
   }>(
@@ -106,7 +106,7 @@ export interface MeasuredRun {
 
 /** A campaign's completed, measured runs, by configuration position and repetition. */
 export async function listMeasuredRuns(db: Database, campaignId: string): Promise<MeasuredRun[]> {
-  const rows = await db.pool.query<{ key: string; time_s: number; energy_j: number }>(
+  const rows = await poolOf(db).query<{ key: string; time_s: number; energy_j: number }>(
     `SELECT c.key, e.time_s, e.energy_j
      FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id
      WHERE r.campaign_id = $1 AND r.state = 'completed' AND e.time_s > 0 AND e.energy_j > 0

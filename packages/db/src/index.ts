@@ -1,4 +1,4 @@
-export { createDatabase, type Database, type DatabaseOptions } from './client';
+export { createDatabase, type Database, type DatabaseOptions, type Transaction } from './client';
 export { migrate, ensureDatabase, dropDatabase, listMigrations, defaultMigrationsDir } from './migrate';
 export {
   createApiToken, authenticateToken, hashToken, listTokens, findToken, revokeToken, roleRank, scopeExcess, scopeOf, ROLES, BOOTSTRAP_ADMIN,
@@ -10,8 +10,7 @@ export * from './campaigns';
 export * from './runs';
 export * from './run-reads';
 export * from './energy-records';
-export { Prisma } from './generated/client';
-export type { Run, Configuration, Campaign, RunEvent, ApiToken } from './generated/client';
+export type { Campaign, ApiToken } from './generated/client';
 export * from './telemetry';
 export { issueRunToken, issueRunTokens, authenticateRunToken, RUN_TOKEN_PREFIX } from './run-tokens';
 export * from './suites';

@@ -1,4 +1,4 @@
-import type { Database } from './client';
+import { poolOf, type Database } from './client';
 
 /** The last sample of one power sensor of a run on one node. */
 export interface PowerSample {
@@ -32,7 +32,7 @@ export function decodePowerSamples(json: { node: string; sensor: string; t: numb
 
 /** The newest sample of each power sensor of each run, newer than `sinceMs`; one statement for all runs. */
 export async function readLastPowerSamples(db: Database, runIds: readonly string[], sinceMs: number): Promise<Map<string, PowerSample[]>> {
-  const rows = await db.pool.query<{ id: string; campaign_id: string; power: { node: string; sensor: string; t: number; v: string }[] }>(
+  const rows = await poolOf(db).query<{ id: string; campaign_id: string; power: { node: string; sensor: string; t: number; v: string }[] }>(
     `SELECT r.id, r.campaign_id, ${lastPowerSamplesSql('r.id', '$2::float8')} AS power FROM runs r WHERE r.id = ANY($1::uuid[])`,
     [runIds, sinceMs],
   );

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database } from './client';
+import { poolOf, type Database } from './client';
 
 /**
  * Postgres LISTEN/NOTIFY on the `erg_events` channel: run state changes (a trigger on run_events
@@ -13,10 +13,10 @@ const MAX_PAYLOAD_BYTES = 7900;
 export const EVENTS_LISTENER_NAME = 'erg-events-listener';
 
 /** Publishes one event on the channel; delivered to listeners when the surrounding transaction (if any) commits. */
-export async function notifyEvent(db: Pick<Database, 'pool'>, event: Record<string, unknown>): Promise<void> {
+export async function notifyEvent(db: Database, event: Record<string, unknown>): Promise<void> {
   const payload = JSON.stringify(event);
   if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) throw new Error(`event payload of ${Buffer.byteLength(payload)} bytes is over NOTIFY's limit`);
-  await db.pool.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, payload]);
+  await poolOf(db).query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, payload]);
 }
 
 export interface EventListenerOptions {

@@ -1,5 +1,5 @@
 import { WebhookPolicy } from '@erg/spec';
-import type { Database } from './client';
+import { poolOf, prismaOf, type Database } from './client';
 import type { Membership, Project, User } from './generated/client';
 import type { Role } from './tokens';
 
@@ -26,17 +26,17 @@ async function unique<T>(kind: string, name: string, create: () => Promise<T>): 
 
 export function createProject(db: Database, input: { name: string; description?: string | null; maxConcurrentRuns?: number | null }): Promise<Project> {
   return unique('project', input.name, () =>
-    db.prisma.project.create({ data: { name: input.name, description: input.description ?? null, maxConcurrentRuns: input.maxConcurrentRuns ?? null } }),
+    prismaOf(db).project.create({ data: { name: input.name, description: input.description ?? null, maxConcurrentRuns: input.maxConcurrentRuns ?? null } }),
   );
 }
 
 export function findProjectByName(db: Database, name: string): Promise<Project | null> {
-  return db.prisma.project.findUnique({ where: { name } });
+  return prismaOf(db).project.findUnique({ where: { name } });
 }
 
 /** Projects by id (every project when `ids` is null), by name. */
 export function listProjects(db: Database, ids: string[] | null): Promise<Project[]> {
-  return db.prisma.project.findMany({ where: ids === null ? {} : { id: { in: ids } }, orderBy: { name: 'asc' } });
+  return prismaOf(db).project.findMany({ where: ids === null ? {} : { id: { in: ids } }, orderBy: { name: 'asc' } });
 }
 
 /**
@@ -50,22 +50,22 @@ export function readWebhookPolicy(stored: unknown): WebhookPolicy {
 
 /** The webhook policy of the project with this id (the strictest when there is no such project). */
 export async function projectWebhookPolicy(db: Database, projectId: string): Promise<WebhookPolicy> {
-  const row = await db.prisma.project.findUnique({ where: { id: projectId }, select: { webhookPolicy: true } });
+  const row = await prismaOf(db).project.findUnique({ where: { id: projectId }, select: { webhookPolicy: true } });
   return readWebhookPolicy(row?.webhookPolicy);
 }
 
 /** Replaces a project's webhook policy (validated by the caller); null when there is no such project. */
 export async function setProjectWebhookPolicy(db: Database, name: string, policy: WebhookPolicy): Promise<Project | null> {
-  const result = await db.prisma.project.updateManyAndReturn({ where: { name }, data: { webhookPolicy: policy } });
+  const result = await prismaOf(db).project.updateManyAndReturn({ where: { name }, data: { webhookPolicy: policy } });
   return result[0] ?? null;
 }
 
 export function createUser(db: Database, input: { name: string; kind?: 'person' | 'service'; isAdmin?: boolean }): Promise<User> {
-  return unique('user', input.name, () => db.prisma.user.create({ data: { name: input.name, kind: input.kind ?? 'person', isAdmin: input.isAdmin ?? false } }));
+  return unique('user', input.name, () => prismaOf(db).user.create({ data: { name: input.name, kind: input.kind ?? 'person', isAdmin: input.isAdmin ?? false } }));
 }
 
 export function findUserByName(db: Database, name: string): Promise<User | null> {
-  return db.prisma.user.findUnique({ where: { name } });
+  return prismaOf(db).user.findUnique({ where: { name } });
 }
 
 /**
@@ -74,25 +74,25 @@ export function findUserByName(db: Database, name: string): Promise<User | null>
  * like users that do not exist.
  */
 export function findUserInProjects(db: Database, name: string, projectIds: string[] | null): Promise<User | null> {
-  return db.prisma.user.findFirst({ where: { name, ...(projectIds === null ? {} : { memberships: { some: { projectId: { in: projectIds } } } }) } });
+  return prismaOf(db).user.findFirst({ where: { name, ...(projectIds === null ? {} : { memberships: { some: { projectId: { in: projectIds } } } }) } });
 }
 
 export function listUsers(db: Database): Promise<User[]> {
-  return db.prisma.user.findMany({ orderBy: { name: 'asc' } });
+  return prismaOf(db).user.findMany({ orderBy: { name: 'asc' } });
 }
 
 /** Gives a user a role in a project, replacing the one they had. */
 export function setMembership(db: Database, userId: string, projectId: string, role: Role): Promise<Membership> {
-  return db.prisma.membership.upsert({ where: { userId_projectId: { userId, projectId } }, create: { userId, projectId, role }, update: { role } });
+  return prismaOf(db).membership.upsert({ where: { userId_projectId: { userId, projectId } }, create: { userId, projectId, role }, update: { role } });
 }
 
 export async function removeMembership(db: Database, userId: string, projectId: string): Promise<boolean> {
-  const result = await db.prisma.membership.deleteMany({ where: { userId, projectId } });
+  const result = await prismaOf(db).membership.deleteMany({ where: { userId, projectId } });
   return result.count > 0;
 }
 
 export function listMembers(db: Database, projectId: string): Promise<(Membership & { user: User })[]> {
-  return db.prisma.membership.findMany({ where: { projectId }, include: { user: true }, orderBy: { user: { name: 'asc' } } });
+  return prismaOf(db).membership.findMany({ where: { projectId }, include: { user: true }, orderBy: { user: { name: 'asc' } } });
 }
 
 /** A user as the API names them. */
@@ -104,7 +104,7 @@ export interface UserSummary {
 }
 
 export async function findUserById(db: Database, id: string): Promise<UserSummary | null> {
-  const user = await db.prisma.user.findUnique({ where: { id }, select: { id: true, name: true, kind: true, isAdmin: true } });
+  const user = await prismaOf(db).user.findUnique({ where: { id }, select: { id: true, name: true, kind: true, isAdmin: true } });
   return user ? { id: user.id, name: user.name, kind: user.kind as UserSummary['kind'], isAdmin: user.isAdmin } : null;
 }
 
@@ -130,7 +130,7 @@ const LOCATE: Record<ResourceKind, string> = {
  * and projects by name. Null when there is no such resource.
  */
 export async function locateResource(db: Database, kind: ResourceKind, key: string): Promise<ResourceOwner | null> {
-  const rows = await db.pool.query<{ project_id: string; owner: string | null }>(LOCATE[kind], [key]);
+  const rows = await poolOf(db).query<{ project_id: string; owner: string | null }>(LOCATE[kind], [key]);
   const row = rows.rows[0];
   return row ? { projectId: row.project_id, ownerUserId: row.owner } : null;
 }

@@ -1,4 +1,4 @@
-import type { Database } from './client';
+import { poolOf, type Database } from './client';
 import { decodePowerSamples, lastPowerSamplesSql, type PowerSample } from './live-power';
 
 /**
@@ -53,7 +53,7 @@ export interface QueueClusterRow {
 const RANK = `CASE r.state WHEN 'running' THEN 0 WHEN 'completing' THEN 0 WHEN 'queued' THEN 1 WHEN 'submitting' THEN 1 ELSE 2 END`;
 
 export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ runs: QueueRunRow[]; total: number }> {
-  const result = await db.pool.query<{
+  const result = await poolOf(db).query<{
     id: string; campaign_id: string; campaign_name: string; owner: string | null; cluster: string | null; last_error: string | null;
     key: string; parameters: Record<string, unknown>; repetition: number; state: string; slurm_job_id: string | null;
     partition: string | null; nodes: number | null; node_list: string | null; created_at: Date; submitted_at: Date | null;
@@ -102,7 +102,7 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
  * campaigns that still have unfinished runs: how far along the work in flight is.
  */
 export async function listQueueClusters(db: Database, unfinished: readonly string[], cluster?: string, projectIds: string[] | null = null): Promise<QueueClusterRow[]> {
-  const result = await db.pool.query<{ name: string; last_error: string | null; last_contact_at: Date | null; state: string | null; n: string | null }>(
+  const result = await poolOf(db).query<{ name: string; last_error: string | null; last_contact_at: Date | null; state: string | null; n: string | null }>(
     `SELECT cl.name, cl.last_error, cl.last_contact_at, k.state, k.n
      FROM clusters cl
      LEFT JOIN LATERAL (

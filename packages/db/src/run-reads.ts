@@ -1,5 +1,5 @@
 import { TERMINAL_RUN_STATES, type RunState } from '@erg/spec';
-import type { Database } from './client';
+import { poolOf, prismaOf, type Database } from './client';
 import type { CampaignCluster } from './campaigns';
 
 /**
@@ -66,7 +66,7 @@ function summaryOf<R extends { configuration: { key: string; parameters: unknown
 }
 
 export async function findRunDetail(db: Database, id: string): Promise<RunDetail | null> {
-  const row = await db.prisma.run.findUnique({
+  const row = await prismaOf(db).run.findUnique({
     where: { id },
     select: {
       ...RECORD_COLUMNS,
@@ -94,8 +94,8 @@ export async function listCampaignRuns(
 ): Promise<{ items: RunSummaryRecord[]; total: number }> {
   const where = { campaignId, ...(opts.state ? { state: opts.state } : {}) };
   const [rows, total] = await Promise.all([
-    db.prisma.run.findMany({ where, select: SUMMARY_COLUMNS, orderBy: { position: 'asc' }, take: opts.limit, skip: opts.offset }),
-    db.prisma.run.count({ where }),
+    prismaOf(db).run.findMany({ where, select: SUMMARY_COLUMNS, orderBy: { position: 'asc' }, take: opts.limit, skip: opts.offset }),
+    prismaOf(db).run.count({ where }),
   ]);
   return { items: rows.map(summaryOf), total };
 }
@@ -112,7 +112,7 @@ export interface RunIngestTarget {
 }
 
 export async function findRunIngestTarget(db: Database, id: string): Promise<RunIngestTarget | null> {
-  const row = await db.prisma.run.findUnique({
+  const row = await prismaOf(db).run.findUnique({
     where: { id },
     select: { id: true, campaignId: true, createdAt: true, endedAt: true, finalizedAt: true, state: true, campaign: { select: { execution: true } } },
   });
@@ -121,7 +121,7 @@ export async function findRunIngestTarget(db: Database, id: string): Promise<Run
 
 /** A run's state and whether its workload ended; null when there is no such run. */
 export async function findRunProgress(db: Database, id: string): Promise<{ id: string; state: RunState; workloadEndNs: bigint | null } | null> {
-  return db.prisma.run.findUnique({ where: { id }, select: { id: true, state: true, workloadEndNs: true } });
+  return prismaOf(db).run.findUnique({ where: { id }, select: { id: true, state: true, workloadEndNs: true } });
 }
 
 /** Runs per cluster (its name or id; null for import campaigns) and state, over every campaign. */
@@ -129,7 +129,7 @@ export async function countRunsByClusterAndState(
   db: Database,
   clusterBy: 'name' | 'id',
 ): Promise<{ cluster: string | null; state: RunState; n: number }[]> {
-  const { rows } = await db.pool.query<{ cluster: string | null; state: RunState; n: number }>(
+  const { rows } = await poolOf(db).query<{ cluster: string | null; state: RunState; n: number }>(
     `SELECT ${clusterBy === 'name' ? 'cl.name' : 'cl.id::text'} AS cluster, r.state::text AS state, count(*)::int AS n
        FROM runs r
        JOIN campaigns c ON c.id = r.campaign_id
@@ -150,7 +150,7 @@ export interface RunLogSource {
 }
 
 export async function findRunLogSource(db: Database, id: string): Promise<RunLogSource | null> {
-  const row = await db.prisma.run.findUnique({
+  const row = await prismaOf(db).run.findUnique({
     where: { id },
     select: { id: true, runDir: true, finalizedAt: true, stdoutTail: true, stderrTail: true, campaign: { select: { clusterId: true } } },
   });
@@ -161,7 +161,7 @@ export async function findRunLogSource(db: Database, id: string): Promise<RunLog
 
 /** How many state changes of a campaign's runs went to `to` (run_events). */
 export async function countCampaignRunEvents(db: Database, campaignId: string, to: RunState): Promise<number> {
-  const rows = await db.pool.query<{ n: number }>(
+  const rows = await poolOf(db).query<{ n: number }>(
     `SELECT count(*)::int AS n FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.campaign_id = $1 AND e."to" = $2::run_state`,
     [campaignId, to],
   );
@@ -170,7 +170,7 @@ export async function countCampaignRunEvents(db: Database, campaignId: string, t
 
 /** Slurm job ids of every run, on any cluster, whose job may still be in Slurm (submitting to completing). */
 export async function listActiveSlurmJobIds(db: Database): Promise<string[]> {
-  const rows = await db.pool.query<{ slurm_job_id: string }>(
+  const rows = await poolOf(db).query<{ slurm_job_id: string }>(
     `SELECT slurm_job_id FROM runs WHERE slurm_job_id IS NOT NULL AND state IN ('submitting', 'queued', 'running', 'completing')`,
   );
   return rows.rows.map((r) => r.slurm_job_id);
@@ -178,7 +178,7 @@ export async function listActiveSlurmJobIds(db: Database): Promise<string[]> {
 
 /** How many runs of these campaigns (null: of every campaign) have not reached a terminal state. */
 export async function countUnfinishedRuns(db: Database, campaignIds: readonly string[] | null): Promise<number> {
-  const rows = await db.pool.query<{ n: number }>(
+  const rows = await poolOf(db).query<{ n: number }>(
     `SELECT count(*)::int AS n FROM runs WHERE ($1::uuid[] IS NULL OR campaign_id = ANY($1::uuid[])) AND state::text <> ALL($2::text[])`,
     [campaignIds, TERMINAL_RUN_STATES],
   );
@@ -201,7 +201,7 @@ export interface RunOutcome {
 
 /** Every run of these campaigns with its outcome (what the chaos suite's ledger counts). */
 export async function listRunOutcomes(db: Database, campaignIds: readonly string[]): Promise<RunOutcome[]> {
-  const rows = await db.pool.query<{
+  const rows = await poolOf(db).query<{
     id: string; campaign_id: string; state: RunState; slurm_job_id: string | null; reason: string | null; submit_attempts: number;
     has_energy: boolean; energy_method: string | null; energy_j: number | null; last_event_at: Date | null;
   }>(

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { withTransaction, type Database } from './client';
+import { poolOf, withTransaction, type Database } from './client';
 import { TERMINAL_STATES } from './campaigns';
 
 /**
@@ -90,9 +90,9 @@ export function concurrencyLimitReason(kind: 'cluster' | 'project', name: string
  * two claims cannot deadlock.
  */
 export async function claimRunsForSubmission(db: Database, clusterId: string, limit: number, epoch?: bigint): Promise<ClaimedRun[]> {
-  const ids = await withTransaction(db.pool, (client) => claimLocked(client, clusterId, limit, epoch));
+  const ids = await withTransaction(db, (client) => claimLocked(client, clusterId, limit, epoch));
   if (ids.length === 0) return [];
-  const rows = await db.pool.query<{
+  const rows = await poolOf(db).query<{
     id: string; campaign_id: string; key: string; parameters: Record<string, string | number | boolean>; repetition: number; position: number;
   }>(
     `SELECT r.id, r.campaign_id, c.key, c.parameters, r.repetition, r.position
@@ -208,7 +208,7 @@ export interface StagedRun {
 /** Records where a claimed run's files were staged, before sbatch runs (no state change). */
 export async function recordStagedRuns(db: Database, runs: StagedRun[], guard?: ClaimGuard): Promise<void> {
   if (runs.length === 0) return;
-  await db.pool.query(
+  await poolOf(db).query(
     `UPDATE runs SET run_dir = v.run_dir, job_script = v.job_script, updated_at = now()
      FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, run_dir, job_script)
      WHERE runs.id = v.id AND runs.state = 'submitting' AND ${claimGuardSql(guard, 4)}`,
@@ -224,7 +224,7 @@ export interface QueuedRun {
 /** submitting → queued: sbatch accepted the job (or a job carrying the run id was found). */
 export async function markRunsQueued(db: Database, runs: QueuedRun[], guard?: ClaimGuard): Promise<string[]> {
   if (runs.length === 0) return [];
-  return transition(db.pool, {
+  return transition(poolOf(db), {
     from: `unnest($1::uuid[], $2::text[]) AS v(id, job_id)`,
     where: `runs.id = v.id AND runs.state = 'submitting' AND ${claimGuardSql(guard, 3)}`,
     set: `state = 'queued', slurm_job_id = v.job_id, submitted_at = COALESCE(runs.submitted_at, now())`,
@@ -239,7 +239,7 @@ export async function markRunsQueued(db: Database, runs: QueuedRun[], guard?: Cl
  */
 export async function returnRunsToPending(db: Database, runIds: string[], reason: string, guard?: ClaimGuard): Promise<string[]> {
   if (runIds.length === 0) return [];
-  return transition(db.pool, {
+  return transition(poolOf(db), {
     where: `runs.id = ANY($1::uuid[]) AND runs.state = 'submitting' AND ${claimGuardSql(guard, 3)}`,
     set: `state = 'pending', reason = $2, claimed_at = NULL`,
     params: [runIds, reason, ...guardParams(guard)],
@@ -250,7 +250,7 @@ export async function returnRunsToPending(db: Database, runIds: string[], reason
 /** submitting → failed: sbatch refused the job for a reason retrying will not fix. */
 export async function failRunsAtSubmission(db: Database, runs: { runId: string; reason: string }[], guard?: ClaimGuard): Promise<string[]> {
   if (runs.length === 0) return [];
-  return transition(db.pool, {
+  return transition(poolOf(db), {
     from: `unnest($1::uuid[], $2::text[]) AS v(id, reason)`,
     where: `runs.id = v.id AND runs.state = 'submitting' AND ${claimGuardSql(guard, 3)}`,
     set: `state = 'failed', reason = v.reason, ended_at = now(), finalized_at = now()`,
@@ -272,7 +272,7 @@ export interface TrackedRun {
 
 /** Runs of a cluster whose fate is decided by Slurm now: in doubt, queued, running or completing. */
 export async function listTrackedRuns(db: Database, clusterId: string): Promise<TrackedRun[]> {
-  const result = await db.pool.query<{
+  const result = await poolOf(db).query<{
     id: string; campaign_id: string; state: string; slurm_job_id: string | null; claimed_at: Date | null;
     submitted_at: Date | null; run_dir: string | null; cancel_requested: boolean;
   }>(
@@ -301,7 +301,7 @@ export interface SlurmProgress {
 /** queued/running/completing → queued/running/completing as Slurm reports; unchanged rows are left alone. */
 export async function recordSlurmProgress(db: Database, updates: SlurmProgress[]): Promise<string[]> {
   if (updates.length === 0) return [];
-  return transition(db.pool, {
+  return transition(poolOf(db), {
     from: `unnest($1::uuid[], $2::run_state[], $3::text[], $4::text[], $5::timestamptz[], $6::text[]) AS v(id, state, slurm_state, reason, started_at, node_list)`,
     where: `runs.id = v.id AND runs.state IN ('queued', 'running', 'completing')
             AND (runs.state, runs.slurm_state, runs.reason, runs.started_at, runs.node_list)
@@ -338,7 +338,7 @@ export interface FinishedRun {
 
 /** any non-terminal → terminal, with everything fetched from the run directory. Returns false when already finished. */
 export async function finishRun(db: Database, run: FinishedRun): Promise<boolean> {
-  const changed = await transition(db.pool, {
+  const changed = await transition(poolOf(db), {
     where: `runs.id = $1 AND runs.state NOT IN ${TERMINAL_SQL}`,
     set: `state = $2, slurm_state = $3, reason = $4, exit_code = $5, signal = $6, started_at = COALESCE($7, runs.started_at),
           ended_at = $8, node_list = COALESCE($9, runs.node_list), workload_start_ns = $10, workload_end_ns = $11,
@@ -369,7 +369,7 @@ export interface CancelRequest {
  * campaign's pending runs; `cancelPendingRuns` ends them, the scheduler scancels the active ones.
  */
 export async function requestCampaignCancel(db: Database, campaignId: string): Promise<CancelRequest> {
-  const result = await db.pool.query<{ pending: number; active: number }>(
+  const result = await poolOf(db).query<{ pending: number; active: number }>(
     `WITH counts AS (
        SELECT count(*) FILTER (WHERE state = 'pending')::int AS pending, count(*) FILTER (WHERE state IN ${ACTIVE_SQL})::int AS active
        FROM runs WHERE campaign_id = $1
@@ -390,7 +390,7 @@ export async function requestCampaignCancel(db: Database, campaignId: string): P
  * is why the API runs it after answering when there are many. Returns how many it cancelled.
  */
 export async function cancelPendingRuns(db: Database, campaignId: string): Promise<number> {
-  const ids = await transition(db.pool, {
+  const ids = await transition(poolOf(db), {
     where: `runs.campaign_id = $1 AND runs.state = 'pending'
             AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = $1 AND c.cancel_requested_at IS NOT NULL)`,
     set: `state = 'cancelled', reason = 'cancelled before submission', ended_at = now(), finalized_at = now()`,
@@ -406,7 +406,7 @@ export async function cancelPendingRuns(db: Database, campaignId: string): Promi
  * (it answers first for large campaigns, and may stop before finishing) still ends them.
  */
 export async function cancelPendingRunsOnCluster(db: Database, clusterId: string): Promise<number> {
-  const ids = await transition(db.pool, {
+  const ids = await transition(poolOf(db), {
     where: `runs.state = 'pending'
             AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = runs.campaign_id AND c.cluster_id = $1 AND c.cancel_requested_at IS NOT NULL)`,
     set: `state = 'cancelled', reason = 'cancelled before submission', ended_at = now(), finalized_at = now()`,
@@ -429,7 +429,7 @@ export interface ImportedRunEnd {
  * elsewhere; its window is what the importer says. Exit code 0 or none means completed.
  */
 export async function finishImportedRun(db: Database, run: ImportedRunEnd): Promise<boolean> {
-  const changed = await transition(db.pool, {
+  const changed = await transition(poolOf(db), {
     where: `runs.id = $1 AND runs.state = 'pending'
             AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = runs.campaign_id AND c.execution = 'import')`,
     set: `state = $2::run_state, exit_code = $3::int, started_at = $4, ended_at = $5, metrics = $6,
@@ -446,7 +446,7 @@ export async function finishImportedRun(db: Database, run: ImportedRunEnd): Prom
 
 /** Clusters that have runs waiting to be submitted or tracked: the scheduler's work list. */
 export async function clustersWithWork(db: Database): Promise<string[]> {
-  const result = await db.pool.query<{ cluster_id: string }>(
+  const result = await poolOf(db).query<{ cluster_id: string }>(
     `SELECT DISTINCT c.cluster_id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
      WHERE c.cluster_id IS NOT NULL AND r.state IN ('pending', 'submitting', 'queued', 'running', 'completing')`,
   );

@@ -1,5 +1,5 @@
 import type { SecretBox } from '@erg/secrets';
-import type { Database } from './client';
+import { poolOf, type Database } from './client';
 import type { Cluster, Suite } from './generated/client';
 
 /**
@@ -43,20 +43,20 @@ export async function sealStoredSecrets(db: Database, secrets: SecretBox): Promi
       return null;
     }
   };
-  const clusters = await db.pool.query<{ id: string; private_key: string }>(`SELECT id, private_key FROM clusters`);
+  const clusters = await poolOf(db).query<{ id: string; private_key: string }>(`SELECT id, private_key FROM clusters`);
   for (const row of clusters.rows) {
     if (!secrets.needsSealing(row.private_key)) continue;
     const sealed = reseal(row.private_key, clusterKeyContext(row.id));
     if (sealed === null) continue;
-    const done = await db.pool.query(`UPDATE clusters SET private_key = $2, updated_at = now() WHERE id = $1 AND private_key = $3`, [row.id, sealed, row.private_key]);
+    const done = await poolOf(db).query(`UPDATE clusters SET private_key = $2, updated_at = now() WHERE id = $1 AND private_key = $3`, [row.id, sealed, row.private_key]);
     report.clusters += done.rowCount ?? 0;
   }
-  const suites = await db.pool.query<{ id: string; webhook_secret: string }>(`SELECT id, webhook_secret FROM suites WHERE webhook_secret IS NOT NULL`);
+  const suites = await poolOf(db).query<{ id: string; webhook_secret: string }>(`SELECT id, webhook_secret FROM suites WHERE webhook_secret IS NOT NULL`);
   for (const row of suites.rows) {
     if (!secrets.needsSealing(row.webhook_secret)) continue;
     const sealed = reseal(row.webhook_secret, suiteSecretContext(row.id));
     if (sealed === null) continue;
-    const done = await db.pool.query(`UPDATE suites SET webhook_secret = $2, updated_at = now() WHERE id = $1 AND webhook_secret = $3`, [row.id, sealed, row.webhook_secret]);
+    const done = await poolOf(db).query(`UPDATE suites SET webhook_secret = $2, updated_at = now() WHERE id = $1 AND webhook_secret = $3`, [row.id, sealed, row.webhook_secret]);
     report.suites += done.rowCount ?? 0;
   }
   return report;

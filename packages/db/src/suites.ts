@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
 import type { SecretBox } from '@erg/secrets';
 import { RegressionPolicy, type RegressionPolicyOutput } from '@erg/spec';
-import type { Database } from './client';
+import { clientOf, poolOf, prismaOf, type Database, type Transaction } from './client';
 import type { Suite, SuiteRun } from './generated/client';
 import { TERMINAL_STATES } from './campaigns';
 import { suiteSecretContext } from './secrets';
@@ -39,39 +38,39 @@ function suiteData(input: SuiteInput, id: string, secrets: SecretBox) {
 export async function createSuite(db: Database, input: SuiteInput, secrets: SecretBox): Promise<Suite> {
   // The id is chosen here, not by Postgres: the sealed secret's context names it.
   const id = randomUUID();
-  return db.prisma.suite.create({ data: { ...suiteData(input, id, secrets), id } });
+  return prismaOf(db).suite.create({ data: { ...suiteData(input, id, secrets), id } });
 }
 
 /** Replaces every field of an existing suite; null when there is none of that name. */
 export async function replaceSuite(db: Database, name: string, input: SuiteInput, secrets: SecretBox): Promise<Suite | null> {
-  const existing = await db.prisma.suite.findUnique({ where: { name }, select: { id: true } });
+  const existing = await prismaOf(db).suite.findUnique({ where: { name }, select: { id: true } });
   if (!existing) return null;
-  const result = await db.prisma.suite.updateManyAndReturn({ where: { id: existing.id }, data: suiteData(input, existing.id, secrets) });
+  const result = await prismaOf(db).suite.updateManyAndReturn({ where: { id: existing.id }, data: suiteData(input, existing.id, secrets) });
   return result[0] ?? null;
 }
 
 /** Deletes a suite and its run records (their campaigns stay); returns its id. */
 export async function deleteSuite(db: Database, name: string): Promise<{ id: string } | null> {
-  const result = await db.pool.query<{ id: string }>(`DELETE FROM suites WHERE name = $1 RETURNING id`, [name]);
+  const result = await poolOf(db).query<{ id: string }>(`DELETE FROM suites WHERE name = $1 RETURNING id`, [name]);
   return result.rows[0] ?? null;
 }
 
 export async function findSuiteByName(db: Database, name: string): Promise<Suite | null> {
-  return db.prisma.suite.findUnique({ where: { name } });
+  return prismaOf(db).suite.findUnique({ where: { name } });
 }
 
 export async function findSuite(db: Database, id: string): Promise<Suite | null> {
-  return db.prisma.suite.findUnique({ where: { id } });
+  return prismaOf(db).suite.findUnique({ where: { id } });
 }
 
 /** Suites of these projects (every suite when `projectIds` is null or absent). */
 export async function listSuites(db: Database, projectIds: string[] | null = null): Promise<Suite[]> {
-  return db.prisma.suite.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, orderBy: { name: 'asc' } });
+  return prismaOf(db).suite.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, orderBy: { name: 'asc' } });
 }
 
 /** The latest run of each of these suites. */
 export async function lastSuiteRuns(db: Database, suiteIds: string[]): Promise<Map<string, SuiteRun>> {
-  const rows = await db.prisma.suiteRun.findMany({
+  const rows = await prismaOf(db).suiteRun.findMany({
     where: { suiteId: { in: suiteIds } },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     distinct: ['suiteId'],
@@ -85,7 +84,7 @@ export async function lastSuiteRuns(db: Database, suiteIds: string[]): Promise<M
  * does not move the bar.
  */
 export async function lastPassingCampaign(db: Database, suiteId: string): Promise<string | null> {
-  const run = await db.prisma.suiteRun.findFirst({
+  const run = await prismaOf(db).suiteRun.findFirst({
     where: { suiteId, status: { in: ['pass', 'improved'] } },
     orderBy: [{ finishedAt: 'desc' }, { id: 'desc' }],
     select: { campaignId: true },
@@ -102,8 +101,8 @@ export interface NewSuiteRun {
 }
 
 /** Inserts a suite run inside the transaction that creates its campaign (NewCampaign.within). */
-export async function insertSuiteRun(tx: pg.PoolClient, campaignId: string, run: NewSuiteRun): Promise<string> {
-  const result = await tx.query<{ id: string }>(
+export async function insertSuiteRun(tx: Transaction, campaignId: string, run: NewSuiteRun): Promise<string> {
+  const result = await clientOf(tx).query<{ id: string }>(
     `INSERT INTO suite_runs (id, suite_id, campaign_id, trigger, trigger_key, baseline_campaign_id, webhook_status)
      VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6) RETURNING id`,
     [run.suiteId, campaignId, run.trigger, run.triggerKey, run.baselineCampaignId, run.webhook ? 'pending' : null],
@@ -112,17 +111,17 @@ export async function insertSuiteRun(tx: pg.PoolClient, campaignId: string, run:
 }
 
 export async function findSuiteRunByKey(db: Database, triggerKey: string): Promise<SuiteRun | null> {
-  return db.prisma.suiteRun.findUnique({ where: { triggerKey } });
+  return prismaOf(db).suiteRun.findUnique({ where: { triggerKey } });
 }
 
 export async function findSuiteRun(db: Database, id: string): Promise<SuiteRun | null> {
-  return db.prisma.suiteRun.findUnique({ where: { id } });
+  return prismaOf(db).suiteRun.findUnique({ where: { id } });
 }
 
 export async function listSuiteRuns(db: Database, suiteId: string, opts: { limit: number; offset: number }): Promise<{ items: SuiteRun[]; total: number }> {
   const [items, total] = await Promise.all([
-    db.prisma.suiteRun.findMany({ where: { suiteId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: opts.limit, skip: opts.offset }),
-    db.prisma.suiteRun.count({ where: { suiteId } }),
+    prismaOf(db).suiteRun.findMany({ where: { suiteId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: opts.limit, skip: opts.offset }),
+    prismaOf(db).suiteRun.count({ where: { suiteId } }),
   ]);
   return { items, total };
 }
@@ -134,7 +133,7 @@ export async function listSuiteRuns(db: Database, suiteId: string, opts: { limit
  * verdict taken in between would miss that repetition.
  */
 export async function suiteRunsReadyToJudge(db: Database, opts: { limit?: number; settleMs?: number } = {}): Promise<SuiteRun[]> {
-  const ids = await db.pool.query<{ id: string }>(
+  const ids = await poolOf(db).query<{ id: string }>(
     `SELECT s.id FROM suite_runs s
      WHERE s.status = 'running'
        AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = s.campaign_id AND r.state::text <> ALL($1::text[]))
@@ -146,7 +145,7 @@ export async function suiteRunsReadyToJudge(db: Database, opts: { limit?: number
     [TERMINAL_STATES, opts.limit ?? 100, opts.settleMs ?? 30_000],
   );
   if (ids.rows.length === 0) return [];
-  return db.prisma.suiteRun.findMany({ where: { id: { in: ids.rows.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
+  return prismaOf(db).suiteRun.findMany({ where: { id: { in: ids.rows.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
 }
 
 export interface SuiteRunOutcome {
@@ -160,7 +159,7 @@ export interface SuiteRunOutcome {
  * first, so only one of them goes on to announce it.
  */
 export async function finishSuiteRun(db: Database, id: string, outcome: SuiteRunOutcome): Promise<boolean> {
-  const result = await db.pool.query(
+  const result = await poolOf(db).query(
     `UPDATE suite_runs SET status = $2, reasons = $3, verdict = $4, finished_at = now() WHERE id = $1 AND status = 'running'`,
     [id, outcome.status, outcome.reasons, outcome.verdict === null ? null : JSON.stringify(outcome.verdict)],
   );
@@ -169,12 +168,12 @@ export async function finishSuiteRun(db: Database, id: string, outcome: SuiteRun
 
 /** Finished suite runs whose webhook is still to be delivered. */
 export async function pendingWebhooks(db: Database, limit = 100): Promise<SuiteRun[]> {
-  return db.prisma.suiteRun.findMany({ where: { webhookStatus: 'pending', status: { not: 'running' } }, orderBy: { finishedAt: 'asc' }, take: limit });
+  return prismaOf(db).suiteRun.findMany({ where: { webhookStatus: 'pending', status: { not: 'running' } }, orderBy: { finishedAt: 'asc' }, take: limit });
 }
 
 /** One delivery attempt's outcome: delivered, failed for good, or still pending (will be retried). */
 export async function recordWebhookAttempt(db: Database, id: string, outcome: { status: 'pending' | 'delivered' | 'failed'; error: string | null }): Promise<void> {
-  await db.pool.query(
+  await poolOf(db).query(
     `UPDATE suite_runs SET webhook_attempts = webhook_attempts + 1, webhook_status = $2, webhook_error = $3,
        webhook_delivered_at = CASE WHEN $2 = 'delivered' THEN now() ELSE webhook_delivered_at END
      WHERE id = $1 AND webhook_status = 'pending'`,
@@ -184,7 +183,7 @@ export async function recordWebhookAttempt(db: Database, id: string, outcome: { 
 
 /** A suite's regression policy, with its defaults; null when there is no such suite. */
 export async function findSuitePolicy(db: Database, suiteId: string): Promise<RegressionPolicyOutput | null> {
-  const row = await db.prisma.suite.findUnique({ where: { id: suiteId }, select: { policy: true } });
+  const row = await prismaOf(db).suite.findUnique({ where: { id: suiteId }, select: { policy: true } });
   return row ? RegressionPolicy.parse(row.policy) : null;
 }
 
@@ -196,7 +195,7 @@ export interface SuiteRunBaseline {
 
 /** The baseline and policy of the suite run that started the campaign; null when no suite started it. */
 export async function findSuiteRunBaseline(db: Database, campaignId: string): Promise<SuiteRunBaseline | null> {
-  const row = await db.prisma.suiteRun.findUnique({
+  const row = await prismaOf(db).suiteRun.findUnique({
     where: { campaignId },
     select: { baselineCampaignId: true, suite: { select: { policy: true } } },
   });

@@ -1,7 +1,7 @@
 import type { NormalizedBatch, SensorDescription } from '@erg/spec';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { withTransaction, type Database } from './client';
+import { poolOf, withTransaction, type Database } from './client';
 import { encodeCopyBinary, type CopyValue } from './copy-binary';
 
 /**
@@ -100,7 +100,7 @@ export class TelemetryWriter {
       for (const d of batch.sensors) pushSensor(sensorCols, runId, batch.node, d);
     }
 
-    const accepted = await withTransaction(this.db.pool, async (client) => {
+    const accepted = await withTransaction(this.db, async (client) => {
       const result = await client.query<{ run_id: string; node: string; seq: number }>(
         `INSERT INTO telemetry_batches (run_id, node, seq, samples)
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[])
@@ -194,7 +194,7 @@ export async function readRunSeries(
   runId: string,
   filter: { sensor?: string | undefined; node?: string | undefined; fromMs?: number | undefined; toMs?: number | undefined } = {},
 ): Promise<StoredSeries[]> {
-  const rows = await db.pool.query<{ node: string; sensor: string; t: Buffer; v: Buffer }>(
+  const rows = await poolOf(db).query<{ node: string; sensor: string; t: Buffer; v: Buffer }>(
     `SELECT node, sensor, t, v FROM telemetry_chunks
      WHERE run_id = $1 AND ($2::text IS NULL OR sensor = $2) AND ($3::text IS NULL OR node = $3)
        AND ($4::float8 IS NULL OR t_last >= $4) AND ($5::float8 IS NULL OR t_first <= $5)
@@ -232,7 +232,7 @@ function concatSorted(parts: { t: Float64Array; v: Float64Array }[]): { t: Float
 }
 
 export async function readRunSensors(db: Database, runId: string): Promise<StoredSensor[]> {
-  const rows = await db.pool.query<{ node: string; sensor: string; source: string; unit: string | null; wrap_at: number | null }>(
+  const rows = await poolOf(db).query<{ node: string; sensor: string; source: string; unit: string | null; wrap_at: number | null }>(
     `SELECT node, sensor, source, unit, wrap_at FROM telemetry_sensors WHERE run_id = $1 ORDER BY node, sensor`,
     [runId],
   );
@@ -241,7 +241,7 @@ export async function readRunSensors(db: Database, runId: string): Promise<Store
 
 /** How much telemetry a run has: batches and samples per node. */
 export async function telemetrySummary(db: Database, runId: string): Promise<{ node: string; batches: number; samples: number }[]> {
-  const rows = await db.pool.query<{ node: string; batches: string; samples: string }>(
+  const rows = await poolOf(db).query<{ node: string; batches: string; samples: string }>(
     `SELECT node, count(*) AS batches, sum(samples) AS samples FROM telemetry_batches WHERE run_id = $1 GROUP BY node ORDER BY node`,
     [runId],
   );
@@ -250,7 +250,7 @@ export async function telemetrySummary(db: Database, runId: string): Promise<{ n
 
 /** Telemetry stored over every run: samples and batches (telemetry_batches), and how many runs have any. */
 export async function telemetryTotals(db: Database): Promise<{ samples: number; batches: number; runs: number }> {
-  const rows = await db.pool.query<{ samples: string; batches: number; runs: number }>(
+  const rows = await poolOf(db).query<{ samples: string; batches: number; runs: number }>(
     'SELECT coalesce(sum(samples), 0)::bigint AS samples, count(*)::int AS batches, count(DISTINCT run_id)::int AS runs FROM telemetry_batches',
   );
   const r = rows.rows[0]!;
@@ -259,7 +259,7 @@ export async function telemetryTotals(db: Database): Promise<{ samples: number; 
 
 /** The per-sensor chunks stored over every run (telemetry_chunks), and the samples they hold. */
 export async function telemetryChunkTotals(db: Database): Promise<{ chunks: number; samples: number }> {
-  const rows = await db.pool.query<{ chunks: number; samples: string }>('SELECT count(*)::int AS chunks, coalesce(sum(n), 0)::bigint AS samples FROM telemetry_chunks');
+  const rows = await poolOf(db).query<{ chunks: number; samples: string }>('SELECT count(*)::int AS chunks, coalesce(sum(n), 0)::bigint AS samples FROM telemetry_chunks');
   const r = rows.rows[0]!;
   return { chunks: r.chunks, samples: Number(r.samples) };
 }

@@ -1,6 +1,6 @@
 import { from as copyFrom } from 'pg-copy-streams';
 import type { TerminalRunState } from '@erg/spec';
-import type { Database } from './client';
+import { poolOf, prismaOf, type Database } from './client';
 
 /**
  * `@erg/db/testing`: writes that only tests and benchmarks make. They put rows in states no
@@ -11,7 +11,7 @@ import type { Database } from './client';
 
 /** Sets where a run's files are, as staging would, without claiming or submitting it. */
 export async function setRunDir(db: Database, runId: string, runDir: string): Promise<void> {
-  await db.prisma.run.update({ where: { id: runId }, data: { runDir } });
+  await prismaOf(db).run.update({ where: { id: runId }, data: { runDir } });
 }
 
 /** Sets a run's idle and workload windows (ns since the epoch), as its job script would have measured them. */
@@ -20,22 +20,22 @@ export async function setRunWindows(
   runId: string,
   windows: { idleStartNs: bigint | null; idleEndNs: bigint | null; workloadStartNs: bigint | null; workloadEndNs: bigint | null },
 ): Promise<void> {
-  await db.prisma.run.update({ where: { id: runId }, data: windows });
+  await prismaOf(db).run.update({ where: { id: runId }, data: windows });
 }
 
 /** Replaces a run's warnings. */
 export async function setRunWarnings(db: Database, runId: string, warnings: string[]): Promise<void> {
-  await db.prisma.run.update({ where: { id: runId }, data: { warnings } });
+  await prismaOf(db).run.update({ where: { id: runId }, data: { warnings } });
 }
 
 /** Ends a run in `state` now, whatever state it was in, with no event: a finished run without a scheduler. */
 export async function forceRunEnd(db: Database, runId: string, state: TerminalRunState): Promise<void> {
-  await db.pool.query(`UPDATE runs SET state = $2, ended_at = now(), finalized_at = now(), updated_at = now() WHERE id = $1`, [runId, state]);
+  await poolOf(db).query(`UPDATE runs SET state = $2, ended_at = now(), finalized_at = now(), updated_at = now() WHERE id = $1`, [runId, state]);
 }
 
 /** Moves a run's end (and finalization) `agoMs` into the past. */
 export async function backdateRunEnd(db: Database, runId: string, agoMs: number): Promise<void> {
-  await db.pool.query(
+  await poolOf(db).query(
     `UPDATE runs SET ended_at = now() - make_interval(secs => $2::double precision / 1000), finalized_at = now() - make_interval(secs => $2::double precision / 1000) WHERE id = $1`,
     [runId, agoMs],
   );
@@ -43,27 +43,27 @@ export async function backdateRunEnd(db: Database, runId: string, agoMs: number)
 
 /** Makes an API token expired as of a second ago. */
 export async function expireApiToken(db: Database, tokenId: string): Promise<void> {
-  await db.pool.query(`UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`, [tokenId]);
+  await poolOf(db).query(`UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`, [tokenId]);
 }
 
 /** Stores `stored` as the cluster's private key exactly as given: plaintext as before sealing, or another row's ciphertext. */
 export async function overwriteClusterPrivateKey(db: Database, clusterId: string, stored: string): Promise<void> {
-  await db.pool.query('UPDATE clusters SET private_key = $2 WHERE id = $1', [clusterId, stored]);
+  await poolOf(db).query('UPDATE clusters SET private_key = $2 WHERE id = $1', [clusterId, stored]);
 }
 
 /** Stores `stored` as the suite's webhook secret exactly as given. */
 export async function overwriteSuiteWebhookSecret(db: Database, suiteId: string, stored: string): Promise<void> {
-  await db.pool.query('UPDATE suites SET webhook_secret = $2 WHERE id = $1', [suiteId, stored]);
+  await poolOf(db).query('UPDATE suites SET webhook_secret = $2 WHERE id = $1', [suiteId, stored]);
 }
 
 /** Replaces the cluster's recorded host key fingerprint (the table's checks still apply). */
 export async function overwriteClusterHostKey(db: Database, clusterName: string, hostKeySha256: string | null): Promise<void> {
-  await db.pool.query('UPDATE clusters SET host_key_sha256 = $2 WHERE name = $1', [clusterName, hostKeySha256]);
+  await poolOf(db).query('UPDATE clusters SET host_key_sha256 = $2 WHERE name = $1', [clusterName, hostKeySha256]);
 }
 
 /** Ends a suite run as passed whose webhook was given up after `attempts`, `error` the last error as stored. */
 export async function failSuiteRunWebhook(db: Database, suiteRunId: string, outcome: { attempts: number; error: string }): Promise<void> {
-  await db.pool.query(
+  await poolOf(db).query(
     `UPDATE suite_runs SET status = 'pass', finished_at = coalesce(finished_at, now()), webhook_status = 'failed', webhook_attempts = $2,
        webhook_error = $3 WHERE id = $1`,
     [suiteRunId, outcome.attempts, outcome.error],
@@ -72,7 +72,7 @@ export async function failSuiteRunWebhook(db: Database, suiteRunId: string, outc
 
 /** Backend pids of this database's connections with this application_name (pg_stat_activity). */
 export async function backendPids(db: Database, applicationName: string): Promise<number[]> {
-  const rows = await db.pool.query<{ pid: number }>(
+  const rows = await poolOf(db).query<{ pid: number }>(
     'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
     [applicationName],
   );
@@ -81,28 +81,28 @@ export async function backendPids(db: Database, applicationName: string): Promis
 
 /** Ends a backend as an operator or a crash would (pg_terminate_backend). */
 export async function terminateBackend(db: Database, pid: number): Promise<void> {
-  await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+  await poolOf(db).query('SELECT pg_terminate_backend($1)', [pid]);
 }
 
 /** Refreshes the planner's statistics after a bulk load, so a benchmark measures the plans production gets. */
 export async function analyzeTables(db: Database): Promise<void> {
-  await db.pool.query('ANALYZE');
+  await poolOf(db).query('ANALYZE');
 }
 
 /** Bytes a table takes with its indexes and TOAST (pg_total_relation_size). */
 export async function relationBytes(db: Database, table: string): Promise<number> {
-  const rows = await db.pool.query<{ b: string }>(`SELECT pg_total_relation_size($1::regclass)::bigint AS b`, [table]);
+  const rows = await poolOf(db).query<{ b: string }>(`SELECT pg_total_relation_size($1::regclass)::bigint AS b`, [table]);
   return Number(rows.rows[0]!.b);
 }
 
 /** The ingest benchmark's baseline table: one row per sample (run_id, node, sensor, t, v). */
 export async function createPlainSamplesTable(db: Database): Promise<void> {
-  await db.pool.query('CREATE TABLE plain_samples (run_id uuid, node text, sensor text, t double precision, v double precision)');
+  await poolOf(db).query('CREATE TABLE plain_samples (run_id uuid, node text, sensor text, t double precision, v double precision)');
 }
 
 /** Loads `chunks` (tab-separated lines) into the baseline table with a text COPY. */
 export async function copyPlainSamples(db: Database, chunks: Iterable<string>): Promise<void> {
-  const client = await db.pool.connect();
+  const client = await poolOf(db).connect();
   try {
     await new Promise<void>((resolve, reject) => {
       const stream = client.query(copyFrom('COPY plain_samples FROM STDIN'));
@@ -127,6 +127,6 @@ export async function copyPlainSamples(db: Database, chunks: Iterable<string>): 
 
 /** Rows in the baseline table of copyPlainSamples. */
 export async function countPlainSamples(db: Database): Promise<number> {
-  const rows = await db.pool.query<{ n: string }>('SELECT count(*)::bigint AS n FROM plain_samples');
+  const rows = await poolOf(db).query<{ n: string }>('SELECT count(*)::bigint AS n FROM plain_samples');
   return Number(rows.rows[0]!.n);
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Database } from './client';
+import { poolOf, prismaOf, type Database } from './client';
 import type { ApiToken } from './generated/client';
 
 export type { ApiToken };
@@ -37,14 +37,14 @@ export interface TokenOptions {
 }
 
 async function bootstrapAdmin(db: Database): Promise<string> {
-  const user = await db.prisma.user.upsert({ where: { name: BOOTSTRAP_ADMIN }, create: { name: BOOTSTRAP_ADMIN, isAdmin: true }, update: {} });
+  const user = await prismaOf(db).user.upsert({ where: { name: BOOTSTRAP_ADMIN }, create: { name: BOOTSTRAP_ADMIN, isAdmin: true }, update: {} });
   return user.id;
 }
 
 export async function createApiToken(db: Database, name: string, options: TokenOptions = {}): Promise<CreatedToken> {
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const userId = options.userId ?? (await bootstrapAdmin(db));
-  const row = await db.prisma.apiToken.create({
+  const row = await prismaOf(db).apiToken.create({
     data: {
       name, userId, prefix: token.slice(0, 10), tokenHash: hashToken(token),
       expiresAt: options.expiresAt ?? null, projectIds: options.projectIds ?? [], maxRole: options.maxRole ?? null,
@@ -123,14 +123,14 @@ export interface TokenIdentity {
  */
 export async function authenticateToken(db: Database, token: string): Promise<TokenIdentity | null> {
   if (!token.startsWith(TOKEN_PREFIX)) return null;
-  const row = await db.prisma.apiToken.findUnique({
+  const row = await prismaOf(db).apiToken.findUnique({
     where: { tokenHash: hashToken(token) },
     include: { user: { include: { memberships: true } } },
   });
   if (!row || row.revokedAt || row.user.disabledAt) return null;
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return null;
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
-    await db.prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
+    await prismaOf(db).apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
   }
   const narrowed = row.projectIds.length > 0 || row.maxRole !== null;
   const cap = row.maxRole as Role | null;
@@ -150,17 +150,17 @@ export async function authenticateToken(db: Database, token: string): Promise<To
  * within `within` when given (what a narrowed token may see).
  */
 export async function listTokens(db: Database, userId?: string, within?: TokenScope): Promise<(ApiToken & { user: { name: string } })[]> {
-  const rows = await db.prisma.apiToken.findMany({ where: userId ? { userId } : {}, include: { user: { select: { name: true } } }, orderBy: { createdAt: 'desc' } });
+  const rows = await prismaOf(db).apiToken.findMany({ where: userId ? { userId } : {}, include: { user: { select: { name: true } } }, orderBy: { createdAt: 'desc' } });
   // A user has a handful of tokens: filtering here keeps the one rule (scopeExcess) in one place.
   return within ? rows.filter((t) => scopeExcess(within, scopeOf(t)).length === 0) : rows;
 }
 
 export async function findToken(db: Database, id: string): Promise<ApiToken | null> {
-  return db.prisma.apiToken.findUnique({ where: { id } });
+  return prismaOf(db).apiToken.findUnique({ where: { id } });
 }
 
 /** Revokes a token (idempotent: the first revocation time stays). */
 export async function revokeToken(db: Database, id: string): Promise<ApiToken> {
-  await db.pool.query('UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1', [id]);
-  return db.prisma.apiToken.findUniqueOrThrow({ where: { id } });
+  await poolOf(db).query('UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1', [id]);
+  return prismaOf(db).apiToken.findUniqueOrThrow({ where: { id } });
 }

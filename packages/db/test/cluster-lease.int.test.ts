@@ -7,6 +7,7 @@ import {
 } from '../src';
 import { secretBoxFrom } from '@erg/secrets';
 import { createTestDatabase, TEST_SECRET_KEY, waitFor, type TestDatabase } from '@erg/testkit';
+import { prismaOf } from '../src/client';
 
 describe('cluster lease', () => {
   let tdb: TestDatabase;
@@ -80,7 +81,7 @@ describe('cluster lease', () => {
     const later = await tryTakeClusterLease(db, clusterId);
     expect(await returnRunsToPending(db, ids, 'settled', { epoch: await later!.epoch(), claimedBy: 'earlier-lease' })).toEqual([ids[1]]);
     await later!.release();
-    const rows = await db.prisma.run.findMany({ where: { campaignId, id: { in: ids } }, orderBy: { position: 'asc' } });
+    const rows = await prismaOf(db).run.findMany({ where: { campaignId, id: { in: ids } }, orderBy: { position: 'asc' } });
     expect(rows.map((r) => r.state).sort()).toEqual(['pending', 'queued']);
   });
 

@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@erg/testkit';
 import {
   ACTIVE_RUN_STATES, claimRunsForSubmission, createCampaign, createDatabase, createProject, markRunsQueued, type Database,
 } from '@erg/db';
+import { poolOf, prismaOf } from '../src/client';
 
 describe('concurrency limits in the claim', () => {
   let tdb: TestDatabase;
@@ -20,7 +21,7 @@ describe('concurrency limits in the claim', () => {
 
   // Straight to the table: how clusters are created (credentials and all) is not this test's business.
   function newCluster(name: string, projectId: string, maxConcurrentRuns: number | null) {
-    return db.prisma.cluster.create({
+    return prismaOf(db).cluster.create({
       data: { name, projectId, host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/tmp/w', maxConcurrentRuns },
     });
   }
@@ -36,7 +37,7 @@ describe('concurrency limits in the claim', () => {
   }
 
   async function active(clusterId: string): Promise<number> {
-    return db.prisma.run.count({ where: { campaign: { clusterId }, state: { in: [...ACTIVE_RUN_STATES] } } });
+    return prismaOf(db).run.count({ where: { campaign: { clusterId }, state: { in: [...ACTIVE_RUN_STATES] } } });
   }
 
   test('five schedulers claiming at once claim no more than the cluster limit; the rest wait with the reason', async () => {
@@ -44,17 +45,17 @@ describe('concurrency limits in the claim', () => {
     const claims = await Promise.all(Array.from({ length: 5 }, () => claimRunsForSubmission(db, cluster.id, 1000)));
     expect(claims.flat()).toHaveLength(3);
     expect(await active(cluster.id)).toBe(3);
-    const waiting = await db.prisma.run.findMany({ where: { campaignId: campaign.id, state: 'pending' } });
+    const waiting = await prismaOf(db).run.findMany({ where: { campaignId: campaign.id, state: 'pending' } });
     expect(waiting).toHaveLength(7);
     for (const r of waiting) expect(r.reason).toBe('waiting: cluster "limited" is at its limit of 3 concurrent runs');
 
     // Queued runs still count; a finished one frees its place, and the claim clears the reason.
     await markRunsQueued(db, claims.flat().map((r, i) => ({ runId: r.id, slurmJobId: String(100 + i) })));
     expect(await claimRunsForSubmission(db, cluster.id, 1000)).toEqual([]);
-    await db.pool.query(`UPDATE runs SET state = 'completed' WHERE id = $1`, [claims.flat()[0]!.id]);
+    await poolOf(db).query(`UPDATE runs SET state = 'completed' WHERE id = $1`, [claims.flat()[0]!.id]);
     const next = await claimRunsForSubmission(db, cluster.id, 1000);
     expect(next).toHaveLength(1);
-    expect((await db.prisma.run.findUniqueOrThrow({ where: { id: next[0]!.id } })).reason).toBeNull();
+    expect((await prismaOf(db).run.findUniqueOrThrow({ where: { id: next[0]!.id } })).reason).toBeNull();
     expect(await active(cluster.id)).toBe(3);
   });
 
@@ -67,7 +68,7 @@ describe('concurrency limits in the claim', () => {
     });
     const [a, b] = await Promise.all([claimRunsForSubmission(db, cluster.id, 1000), claimRunsForSubmission(db, second.id, 1000)]);
     expect(a.length + b.length).toBe(4);
-    const waiting = await db.prisma.run.findMany({ where: { campaignId: other.id, state: 'pending' } });
+    const waiting = await prismaOf(db).run.findMany({ where: { campaignId: other.id, state: 'pending' } });
     expect(waiting.length).toBeGreaterThan(0);
     for (const r of waiting) expect(r.reason).toBe('waiting: project "proj" is at its limit of 4 concurrent runs');
   });

@@ -5,6 +5,7 @@ import {
   claimRunsForSubmission, createCampaign, createCluster, createDatabase, failRunsAtSubmission, finishRun, getCampaignSummary,
   listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, cancelPendingRuns, cancelPendingRunsOnCluster, returnRunsToPending, type Database,
 } from '@erg/db';
+import { prismaOf } from '../src/client';
 
 describe('run state transitions', () => {
   let tdb: TestDatabase;
@@ -78,7 +79,7 @@ describe('run state transitions', () => {
     };
     expect(await finishRun(db, finished)).toBe(true);
     expect(await finishRun(db, { ...finished, state: 'failed' })).toBe(false);
-    const run = await db.prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { events: { orderBy: { id: 'asc' } } } });
+    const run = await prismaOf(db).run.findUniqueOrThrow({ where: { id: runId }, include: { events: { orderBy: { id: 'asc' } } } });
     expect(run.state).toBe('completed');
     expect(run.slurmJobId).toBe('42');
     expect(run.nodeList).toBe('n1');

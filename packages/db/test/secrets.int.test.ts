@@ -6,6 +6,7 @@ import {
   findSuite, openClusterKey, openSuiteSecret, recordLearnedHostKey, replaceSuite, sealStoredSecrets, upsertCluster, type Database,
   type NewCluster, type SuiteInput,
 } from '@erg/db';
+import { poolOf } from '../src/client';
 
 const OLD_KEY = randomBytes(32);
 const OLD = new SecretBox(OLD_KEY);
@@ -35,7 +36,7 @@ describe('sealed secrets in Postgres', () => {
     await tdb.drop();
   });
 
-  const column = async (sql: string, id: string) => (await db.pool.query<{ v: string }>(sql, [id])).rows[0]!.v;
+  const column = async (sql: string, id: string) => (await poolOf(db).query<{ v: string }>(sql, [id])).rows[0]!.v;
 
   test('a cluster private key is stored as erg1: ciphertext for its own row, and opens only there', async () => {
     const a = await createCluster(db, cluster('sealed-a'), OLD);
@@ -45,7 +46,7 @@ describe('sealed secrets in Postgres', () => {
     expect(stored).not.toContain('b3BlbnNzaC1rZXktdjEA');
     expect(openClusterKey(OLD, a)).toBe(KEY);
     // The same ciphertext copied into another row does not open there.
-    await db.pool.query('UPDATE clusters SET private_key = $2 WHERE id = $1', [b.id, stored]);
+    await poolOf(db).query('UPDATE clusters SET private_key = $2 WHERE id = $1', [b.id, stored]);
     const moved = (await findClusterById(db, b.id))!;
     expect(() => openClusterKey(OLD, moved)).toThrow(expect.objectContaining({ code: 'ERG_SECRET_UNREADABLE' }));
   });
@@ -62,15 +63,15 @@ describe('sealed secrets in Postgres', () => {
 
   test('legacy plaintext rows are read as they are, and seal-secrets seals them and re-seals a previous key', async () => {
     const legacy = await createCluster(db, cluster('legacy'), OLD);
-    await db.pool.query('UPDATE clusters SET private_key = $2 WHERE id = $1', [legacy.id, KEY]);
+    await poolOf(db).query('UPDATE clusters SET private_key = $2 WHERE id = $1', [legacy.id, KEY]);
     const legacySuite = await createSuite(db, suite('legacy-suite', 'x'), OLD);
-    await db.pool.query('UPDATE suites SET webhook_secret = $2 WHERE id = $1', [legacySuite.id, 'plain-secret']);
+    await poolOf(db).query('UPDATE suites SET webhook_secret = $2 WHERE id = $1', [legacySuite.id, 'plain-secret']);
     expect(openClusterKey(OLD, (await findClusterById(db, legacy.id))!)).toBe(KEY);
 
     // Rotation: the new key seals; the old one only opens.
     const rotating = new SecretBox(randomBytes(32), [OLD_KEY]);
     const report = await sealStoredSecrets(db, rotating);
-    const clusters = await db.pool.query<{ id: string; name: string; private_key: string }>('SELECT id, name, private_key FROM clusters');
+    const clusters = await poolOf(db).query<{ id: string; name: string; private_key: string }>('SELECT id, name, private_key FROM clusters');
     // sealed-a and legacy re-sealed (nightly has no secret any more); sealed-b holds sealed-a's ciphertext (the test above): reported, left alone.
     const b = clusters.rows.find((r) => r.name === 'sealed-b')!;
     expect(report).toEqual({ clusters: 2, suites: 1, unreadable: [clusterKeyContext(b.id)] });
@@ -80,7 +81,7 @@ describe('sealed secrets in Postgres', () => {
     }
     expect(openSuiteSecret(rotating, (await findSuite(db, legacySuite.id))!)).toBe('plain-secret');
     // Nothing left to do the second time.
-    await db.pool.query('DELETE FROM clusters WHERE name = $1', ['sealed-b']);
+    await poolOf(db).query('DELETE FROM clusters WHERE name = $1', ['sealed-b']);
     expect(await sealStoredSecrets(db, rotating)).toEqual({ clusters: 0, suites: 0, unreadable: [] });
   });
 
@@ -97,7 +98,7 @@ describe('sealed secrets in Postgres', () => {
     expect(moved.hostKeySha256).toBeNull();
     // A pinned cluster cannot lose its fingerprint, whatever writes the row.
     const pinned = await createCluster(db, cluster('pinned'), NEW);
-    await expect(db.pool.query('UPDATE clusters SET host_key_sha256 = NULL WHERE id = $1', [pinned.id])).rejects.toThrow(/clusters_host_key_known_check/);
+    await expect(poolOf(db).query('UPDATE clusters SET host_key_sha256 = NULL WHERE id = $1', [pinned.id])).rejects.toThrow(/clusters_host_key_known_check/);
     expect(await recordLearnedHostKey(db, pinned.id, `SHA256:${'C'.repeat(43)}`)).toBe(false);
   });
 });
