@@ -1,0 +1,235 @@
+import type * as Koffi from 'koffi';
+
+// NVML's C API, called in-process with koffi (FFI). koffi has a native binary and is not bundled:
+// where it cannot be required, or the library cannot be loaded, openNvml says why and the nvml
+// source is absent (nvidia-smi is tried instead). Every read goes through a few reused Buffers;
+// no per-tick allocation beyond koffi's own.
+
+export const NVML_SUCCESS = 0;
+export const NVML_ERROR_NOT_SUPPORTED = 3;
+export const NVML_ERROR_GPU_IS_LOST = 15;
+/** What `read` returns when this library lacks the call. */
+export const CALL_UNAVAILABLE = -1;
+const NVML_CLOCK_SM = 1;
+export const NVML_PCIE_UTIL_TX_BYTES = 0;
+export const NVML_PCIE_UTIL_RX_BYTES = 1;
+const NVML_FI_DEV_POWER_INSTANT = 186;
+const NVML_SCOPE_MODULE = 1;
+/** sizeof(nvmlFieldValue_t): fieldId, scopeId (u32), timestamp, latencyUsec (i64), valueType, nvmlReturn (i32), value (8-byte union). */
+const FIELD_VALUE_SIZE = 40;
+/** Room for the strings NVML returns (driver version, device name), as its headers size them. */
+const STRING_LENGTH = 96;
+
+const RETURN_NAMES: Record<number, string> = {
+  1: 'UNINITIALIZED', 2: 'INVALID_ARGUMENT', 3: 'NOT_SUPPORTED', 4: 'NO_PERMISSION', 5: 'ALREADY_INITIALIZED',
+  6: 'NOT_FOUND', 7: 'INSUFFICIENT_SIZE', 8: 'INSUFFICIENT_POWER', 9: 'DRIVER_NOT_LOADED', 10: 'TIMEOUT',
+  11: 'IRQ_ISSUE', 12: 'LIBRARY_NOT_FOUND', 13: 'FUNCTION_NOT_FOUND', 14: 'CORRUPTED_INFOROM', 15: 'GPU_IS_LOST',
+  16: 'RESET_REQUIRED', 17: 'OPERATING_SYSTEM', 18: 'LIB_RM_VERSION_MISMATCH', 19: 'IN_USE', 20: 'MEMORY',
+  21: 'NO_DATA', 999: 'UNKNOWN',
+};
+export function nvmlReturnName(code: number): string {
+  return code === NVML_SUCCESS ? 'SUCCESS' : `NVML_ERROR_${RETURN_NAMES[code] ?? code}`;
+}
+
+type NvmlFn = ((...args: unknown[]) => number) & { async: (...args: unknown[]) => void };
+
+/** The NVML functions erg calls; undefined where the library lacks one. */
+interface NvmlFunctions {
+  init?: NvmlFn;
+  shutdown?: NvmlFn;
+  getDriverVersion?: NvmlFn;
+  getCount?: NvmlFn;
+  getHandle?: NvmlFn;
+  getName?: NvmlFn;
+  getPower?: NvmlFn;
+  getEnergy?: NvmlFn;
+  getClock?: NvmlFn;
+  getUtil?: NvmlFn;
+  getMemory?: NvmlFn;
+  getPcie?: NvmlFn;
+  getFields?: NvmlFn;
+}
+
+/** How one sensor is read: which call. */
+export type ReadKind = 'power' | 'energy' | 'clock' | 'util' | 'mem_used' | 'module_power';
+
+/** Loads koffi if it can be required; a string says why not. */
+function loadKoffi(): typeof Koffi | string {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('koffi') as typeof Koffi;
+  } catch (err) {
+    return `koffi cannot be loaded (${(err as Error).message.split('\n')[0]}); install it beside the agent or point NODE_PATH at it`;
+  }
+}
+
+/** Binds every function erg calls; the names of those the library lacks go to `missing`. */
+function bindFunctions(lib: Koffi.LibraryHandle, missing: string[]): NvmlFunctions {
+  const fn = (proto: string): NvmlFn | undefined => {
+    try {
+      return lib.func(proto) as unknown as NvmlFn;
+    } catch {
+      missing.push(/(\w+)\(/.exec(proto)?.[1] ?? proto);
+      return undefined;
+    }
+  };
+  return {
+    init: fn('int nvmlInit_v2()'),
+    shutdown: fn('int nvmlShutdown()'),
+    getDriverVersion: fn('int nvmlSystemGetDriverVersion(void *version, unsigned int length)'),
+    getCount: fn('int nvmlDeviceGetCount_v2(void *count)'),
+    getHandle: fn('int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void *device)'),
+    getName: fn('int nvmlDeviceGetName(void *device, void *name, unsigned int length)'),
+    getPower: fn('int nvmlDeviceGetPowerUsage(void *device, void *power)'),
+    getEnergy: fn('int nvmlDeviceGetTotalEnergyConsumption(void *device, void *energy)'),
+    getClock: fn('int nvmlDeviceGetClockInfo(void *device, int type, void *clock)'),
+    getUtil: fn('int nvmlDeviceGetUtilizationRates(void *device, void *utilization)'),
+    getMemory: fn('int nvmlDeviceGetMemoryInfo(void *device, void *memory)'),
+    getPcie: fn('int nvmlDeviceGetPcieThroughput(void *device, int counter, void *value)'),
+    getFields: fn('int nvmlDeviceGetFieldValues(void *device, int count, void *values)'),
+  };
+}
+
+/** Loads `libPath` and initialises NVML; a string says why it cannot be used. */
+export function openNvml(libPath: string): NvmlLibrary | string {
+  const koffi = loadKoffi();
+  if (typeof koffi === 'string') return koffi;
+  let lib: Koffi.LibraryHandle;
+  try {
+    lib = koffi.load(libPath);
+  } catch (err) {
+    return `${libPath}: ${(err as Error).message}`;
+  }
+  const missing: string[] = [];
+  const fns = bindFunctions(lib, missing);
+  if (!fns.init || !fns.getCount || !fns.getHandle) {
+    lib.unload();
+    return `${libPath} lacks ${missing.join(', ')}`;
+  }
+  const rc = fns.init();
+  if (rc !== NVML_SUCCESS) {
+    lib.unload();
+    return `nvmlInit_v2: ${nvmlReturnName(rc)}`;
+  }
+  return new NvmlLibrary(lib, fns, missing);
+}
+
+/** An initialised NVML: the calls erg makes, each answering an NVML return code. */
+export class NvmlLibrary {
+  /** The value of the last successful `read`, in SI units. */
+  value = 0;
+  private readonly scratch = Buffer.alloc(128);
+  private readonly field = Buffer.alloc(FIELD_VALUE_SIZE);
+
+  constructor(
+    /** Held for as long as its functions are called. */
+    private readonly lib: Koffi.LibraryHandle,
+    private readonly fns: NvmlFunctions,
+    /** Functions the library lacks (their sensors are absent). */
+    readonly missing: readonly string[],
+  ) {}
+
+  get hasPcie(): boolean {
+    return this.fns.getPcie !== undefined;
+  }
+
+  driverVersion(): string | null {
+    const { getDriverVersion } = this.fns;
+    return getDriverVersion && getDriverVersion(this.scratch, STRING_LENGTH) === NVML_SUCCESS ? cString(this.scratch) : null;
+  }
+
+  /** Number of GPUs; null when NVML cannot say. */
+  deviceCount(): number | null {
+    return this.fns.getCount?.(this.scratch) === NVML_SUCCESS ? this.scratch.readUInt32LE(0) : null;
+  }
+
+  /** The device handle of GPU `index`, or the NVML return code that refused it. */
+  deviceHandle(index: number): { handle: bigint } | { code: number } {
+    this.scratch.fill(0);
+    const code = (this.fns.getHandle as NvmlFn)(index, this.scratch);
+    return code === NVML_SUCCESS ? { handle: this.scratch.readBigUInt64LE(0) } : { code };
+  }
+
+  deviceName(handle: bigint): string | null {
+    const { getName } = this.fns;
+    return getName && getName(handle, this.scratch, STRING_LENGTH) === NVML_SUCCESS ? cString(this.scratch) : null;
+  }
+
+  /** Reads one value with the call of `kind`; returns the NVML return code (CALL_UNAVAILABLE when the library lacks the call), the value in `value`. */
+  read(kind: ReadKind, handle: bigint): number {
+    const { fns, scratch } = this;
+    let code: number;
+    switch (kind) {
+      case 'power':
+        code = fns.getPower ? fns.getPower(handle, scratch) : CALL_UNAVAILABLE;
+        this.value = scratch.readUInt32LE(0) / 1000; // mW → W
+        return code;
+      case 'energy':
+        code = fns.getEnergy ? fns.getEnergy(handle, scratch) : CALL_UNAVAILABLE;
+        this.value = (scratch.readUInt32LE(0) + scratch.readUInt32LE(4) * 4294967296) / 1000; // mJ → J
+        return code;
+      case 'clock':
+        code = fns.getClock ? fns.getClock(handle, NVML_CLOCK_SM, scratch) : CALL_UNAVAILABLE;
+        this.value = scratch.readUInt32LE(0); // MHz
+        return code;
+      case 'util':
+        code = fns.getUtil ? fns.getUtil(handle, scratch) : CALL_UNAVAILABLE;
+        this.value = scratch.readUInt32LE(0); // nvmlUtilization_t.gpu, %
+        return code;
+      case 'mem_used':
+        code = fns.getMemory ? fns.getMemory(handle, scratch) : CALL_UNAVAILABLE;
+        this.value = scratch.readUInt32LE(16) + scratch.readUInt32LE(20) * 4294967296; // nvmlMemory_t.used, bytes
+        return code;
+      case 'module_power':
+        return this.readModulePower(handle);
+    }
+  }
+
+  /** PCIe throughput (KB/s, into `out`), measured over 20 ms: the call blocks that long. */
+  pcieThroughput(handle: bigint, counter: number, out: Buffer): number {
+    return this.fns.getPcie ? this.fns.getPcie(handle, counter, out) : CALL_UNAVAILABLE;
+  }
+
+  /** The same on koffi's worker threads; `done` gets the return code. */
+  pcieThroughputAsync(handle: bigint, counter: number, out: Buffer, done: (err: unknown, code: number) => void): void {
+    this.fns.getPcie?.async(handle, counter, out, done);
+  }
+
+  shutdown(): void {
+    this.fns.shutdown?.();
+  }
+
+  /** nvmlDeviceGetFieldValues(NVML_FI_DEV_POWER_INSTANT, module scope): the whole module's power (GH200). */
+  private readModulePower(handle: bigint): number {
+    const { fns, field } = this;
+    if (!fns.getFields) return CALL_UNAVAILABLE;
+    field.fill(0);
+    field.writeUInt32LE(NVML_FI_DEV_POWER_INSTANT, 0);
+    field.writeUInt32LE(NVML_SCOPE_MODULE, 4);
+    const code = fns.getFields(handle, 1, field);
+    if (code !== NVML_SUCCESS) return code;
+    const valueRc = field.readInt32LE(28);
+    if (valueRc !== NVML_SUCCESS) return valueRc;
+    this.value = fieldValue(field) / 1000; // mW → W
+    return Number.isFinite(this.value) ? NVML_SUCCESS : CALL_UNAVAILABLE;
+  }
+}
+
+function cString(buf: Buffer): string {
+  const end = buf.indexOf(0);
+  return buf.toString('utf8', 0, end < 0 ? buf.length : end);
+}
+
+/** Decodes nvmlFieldValue_t.value according to its valueType. */
+function fieldValue(field: Buffer): number {
+  switch (field.readInt32LE(24)) {
+    case 0: return field.readDoubleLE(32);
+    case 1: return field.readUInt32LE(32);
+    case 2:
+    case 3: return field.readUInt32LE(32) + field.readUInt32LE(36) * 4294967296;
+    case 4: return Number(field.readBigInt64LE(32));
+    case 5: return field.readInt32LE(32);
+    case 6: return field.readUInt16LE(32);
+    default: return Number.NaN;
+  }
+}
