@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { repoRoot, waitFor } from '@erg/testkit';
+import { setRunWarnings } from '@erg/db/testing';
 import { parseCsv } from '@erg/web';
 import { Harness } from '../../scheduler/test/harness';
 
@@ -157,7 +158,7 @@ describe('web app on a live campaign', () => {
 
     // What erg could not do in full for a run (here set by hand) is shown on its page.
     expect(await page.getByTestId('run-warnings').count()).toBe(0);
-    await h.db.prisma.run.update({ where: { id: target.id }, data: { warnings: ['stdout.log is 300 MiB; metrics x were read from its last 256 MiB (ERG_METRIC_SCAN_BYTES)'] } });
+    await setRunWarnings(h.db, target.id, ['stdout.log is 300 MiB; metrics x were read from its last 256 MiB (ERG_METRIC_SCAN_BYTES)']);
     await page.reload();
     await page.getByTestId('run-warnings').waitFor({ timeout: 15_000 });
     expect(await page.getByTestId('run-warnings').textContent()).toContain('read from its last 256 MiB');
