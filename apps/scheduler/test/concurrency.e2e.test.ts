@@ -1,7 +1,7 @@
 // clusters.max_concurrent_runs on the real local Slurm cluster: a campaign of 6 short runs on a
 // cluster limited to 2 never has more than 2 runs active (in erg or in Slurm), and all complete.
-import { ACTIVE_RUN_STATES, listCampaignRuns } from '@erg/db';
-import { TERMINAL_RUN_STATES } from '@erg/spec';
+import { listCampaignRuns } from '@erg/db';
+import { RUN_STATES_HOLDING_A_SLOT, TERMINAL_RUN_STATES } from '@erg/spec';
 import { waitFor } from '@erg/testkit';
 import { Harness } from './harness';
 
@@ -35,7 +35,7 @@ describe('concurrency limits on the local Slurm cluster', () => {
     await waitFor(
       async () => {
         const rows = (await listCampaignRuns(h.db, campaign.id)).items;
-        maxInDb = Math.max(maxInDb, rows.filter((r) => (ACTIVE_RUN_STATES as readonly string[]).includes(r.state)).length);
+        maxInDb = Math.max(maxInDb, rows.filter((r) => (RUN_STATES_HOLDING_A_SLOT as readonly string[]).includes(r.state)).length);
         for (const r of rows) if (r.state === 'pending' && r.reason) reasons.add(r.reason);
         // squeue --me lists recently ended jobs too: count only those holding or waiting for a place.
         const queued = (await slurm.squeue()).filter((j) => j.runId && runIds.includes(j.runId) && SLURM_ACTIVE.has(j.state));

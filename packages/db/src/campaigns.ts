@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TERMINAL_RUN_STATES } from '@erg/spec';
 import { asTransaction, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
 import type { Campaign } from './generated/client';
 
@@ -77,8 +78,7 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
   };
 }
 
-export const TERMINAL_STATES = ['completed', 'failed', 'cancelled', 'timeout', 'node_fail', 'oom'] as const;
-const TERMINAL = new Set<string>(TERMINAL_STATES);
+const TERMINAL = new Set<string>(TERMINAL_RUN_STATES);
 
 export type CampaignState = 'pending' | 'running' | 'cancelling' | 'completed' | 'failed' | 'cancelled';
 

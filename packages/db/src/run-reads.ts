@@ -1,6 +1,7 @@
-import { TERMINAL_RUN_STATES, type RunState } from '@erg/spec';
+import { RUN_STATES_HOLDING_A_SLOT, TERMINAL_RUN_STATES, type RunState } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
 import type { CampaignCluster } from './campaigns';
+import { stateListSql } from './state-sql';
 
 /**
  * Reads of runs: what the API shows of a run and what it checks before writing to one. The
@@ -171,7 +172,7 @@ export async function countCampaignRunEvents(db: Database, campaignId: string, t
 /** Slurm job ids of every run, on any cluster, whose job may still be in Slurm (submitting to completing). */
 export async function listActiveSlurmJobIds(db: Database): Promise<string[]> {
   const rows = await poolOf(db).query<{ slurm_job_id: string }>(
-    `SELECT slurm_job_id FROM runs WHERE slurm_job_id IS NOT NULL AND state IN ('submitting', 'queued', 'running', 'completing')`,
+    `SELECT slurm_job_id FROM runs WHERE slurm_job_id IS NOT NULL AND state IN ${stateListSql(RUN_STATES_HOLDING_A_SLOT)}`,
   );
   return rows.rows.map((r) => r.slurm_job_id);
 }

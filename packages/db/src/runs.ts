@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { poolOf, withTransaction, type Database } from './client';
-import { TERMINAL_STATES } from './campaigns';
+import { RUN_STATES_HOLDING_A_SLOT, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES, type TerminalRunState } from '@erg/spec';
+import { stateListSql } from './state-sql';
 
 /**
  * Run state transitions. Each exported function is one transition, one SQL statement, with its
@@ -10,7 +11,8 @@ import { TERMINAL_STATES } from './campaigns';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
-const TERMINAL_SQL = `(${TERMINAL_STATES.map((s) => `'${s}'`).join(', ')})`;
+const TERMINAL_SQL = stateListSql(TERMINAL_RUN_STATES);
+const SLOT_HOLDING_SQL = stateListSql(RUN_STATES_HOLDING_A_SLOT);
 
 /**
  * Runs `UPDATE runs SET <set> WHERE <where>` and records each changed run's old and new state.
@@ -66,10 +68,6 @@ export interface ClaimedRun {
   repetition: number;
   position: number;
 }
-
-/** States in which a run holds a place on its cluster: what max_concurrent_runs counts. */
-export const ACTIVE_RUN_STATES = ['submitting', 'queued', 'running', 'completing'] as const;
-const ACTIVE_SQL = `(${ACTIVE_RUN_STATES.map((s) => `'${s}'`).join(', ')})`;
 
 /** The pending reason of a run held back by a concurrency limit. */
 export function concurrencyLimitReason(kind: 'cluster' | 'project', name: string, limit: number): string {
@@ -133,7 +131,7 @@ async function claimLocked(client: Queryable, clusterId: string, limit: number, 
     await client.query<{ here: boolean; project_id: string; n: number }>(
       `SELECT c.cluster_id IS NOT DISTINCT FROM $1::uuid AS here, c.project_id, count(*)::int AS n
        FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-       WHERE r.state IN ${ACTIVE_SQL} AND (c.cluster_id = $1 OR c.project_id = ANY($2::uuid[]))
+       WHERE r.state IN ${SLOT_HOLDING_SQL} AND (c.cluster_id = $1 OR c.project_id = ANY($2::uuid[]))
        GROUP BY 1, 2`,
       [clusterId, projects.map((p) => p.id)],
     )
@@ -279,7 +277,7 @@ export async function listTrackedRuns(db: Database, clusterId: string): Promise<
     `SELECT r.id, r.campaign_id, r.state::text AS state, r.slurm_job_id, r.claimed_at, r.submitted_at, r.run_dir,
             c.cancel_requested_at IS NOT NULL AS cancel_requested
      FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-     WHERE c.cluster_id = $1 AND r.state IN ('submitting', 'queued', 'running', 'completing')`,
+     WHERE c.cluster_id = $1 AND r.state IN ${SLOT_HOLDING_SQL}`,
     [clusterId],
   );
   return result.rows.map((r) => ({
@@ -317,7 +315,7 @@ export async function recordSlurmProgress(db: Database, updates: SlurmProgress[]
 
 export interface FinishedRun {
   runId: string;
-  state: (typeof TERMINAL_STATES)[number];
+  state: TerminalRunState;
   slurmState: string;
   reason: string | null;
   exitCode: number | null;
@@ -371,7 +369,7 @@ export interface CancelRequest {
 export async function requestCampaignCancel(db: Database, campaignId: string): Promise<CancelRequest> {
   const result = await poolOf(db).query<{ pending: number; active: number }>(
     `WITH counts AS (
-       SELECT count(*) FILTER (WHERE state = 'pending')::int AS pending, count(*) FILTER (WHERE state IN ${ACTIVE_SQL})::int AS active
+       SELECT count(*) FILTER (WHERE state = 'pending')::int AS pending, count(*) FILTER (WHERE state IN ${SLOT_HOLDING_SQL})::int AS active
        FROM runs WHERE campaign_id = $1
      ), marked AS (
        UPDATE campaigns SET cancel_requested_at = COALESCE(cancel_requested_at, now())
@@ -448,7 +446,7 @@ export async function finishImportedRun(db: Database, run: ImportedRunEnd): Prom
 export async function clustersWithWork(db: Database): Promise<string[]> {
   const result = await poolOf(db).query<{ cluster_id: string }>(
     `SELECT DISTINCT c.cluster_id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-     WHERE c.cluster_id IS NOT NULL AND r.state IN ('pending', 'submitting', 'queued', 'running', 'completing')`,
+     WHERE c.cluster_id IS NOT NULL AND r.state IN ${stateListSql(UNFINISHED_RUN_STATES)}`,
   );
   return result.rows.map((r) => r.cluster_id);
 }

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
-import { RegressionPolicy, type RegressionPolicyOutput } from '@erg/spec';
+import { RegressionPolicy, TERMINAL_RUN_STATES, type RegressionPolicyOutput } from '@erg/spec';
 import { clientOf, poolOf, prismaOf, type Database, type Transaction } from './client';
 import type { Suite, SuiteRun } from './generated/client';
-import { TERMINAL_STATES } from './campaigns';
 import { suiteSecretContext } from './secrets';
 
 export type { Suite, SuiteRun };
@@ -142,7 +141,7 @@ export async function suiteRunsReadyToJudge(db: Database, opts: { limit?: number
            AND NOT EXISTS (SELECT 1 FROM run_energy e WHERE e.run_id = r.id)
            AND coalesce(r.finalized_at, r.updated_at) > now() - make_interval(secs => $3::double precision / 1000))
      ORDER BY s.created_at LIMIT $2`,
-    [TERMINAL_STATES, opts.limit ?? 100, opts.settleMs ?? 30_000],
+    [TERMINAL_RUN_STATES, opts.limit ?? 100, opts.settleMs ?? 30_000],
   );
   if (ids.rows.length === 0) return [];
   return prismaOf(db).suiteRun.findMany({ where: { id: { in: ids.rows.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });

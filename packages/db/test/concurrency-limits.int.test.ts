@@ -1,8 +1,9 @@
 // claimRunsForSubmission under clusters.max_concurrent_runs and projects.max_concurrent_runs:
 // never more active runs than the limits, even with several schedulers claiming at once.
+import { RUN_STATES_HOLDING_A_SLOT } from '@erg/spec';
 import { createTestDatabase, type TestDatabase } from '@erg/testkit';
 import {
-  ACTIVE_RUN_STATES, claimRunsForSubmission, createCampaign, createDatabase, createProject, markRunsQueued, type Database,
+  claimRunsForSubmission, createCampaign, createDatabase, createProject, markRunsQueued, type Database,
 } from '@erg/db';
 import { poolOf, prismaOf } from '../src/client';
 
@@ -37,7 +38,7 @@ describe('concurrency limits in the claim', () => {
   }
 
   async function active(clusterId: string): Promise<number> {
-    return prismaOf(db).run.count({ where: { campaign: { clusterId }, state: { in: [...ACTIVE_RUN_STATES] } } });
+    return prismaOf(db).run.count({ where: { campaign: { clusterId }, state: { in: [...RUN_STATES_HOLDING_A_SLOT] } } });
   }
 
   test('five schedulers claiming at once claim no more than the cluster limit; the rest wait with the reason', async () => {

@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { ClusterName } from './api';
-import { RunState } from './run-state';
+import { RunState, UnfinishedRunState } from './run-state';
 
 /**
  * Bodies of the admins' dashboard: the queue across clusters (GET /v1/queue) and the live event
  * stream (GET /v1/events, Server-Sent Events).
  */
-
-/** States a run has before it ends: what the queue shows. */
-export const UNFINISHED_RUN_STATES = ['pending', 'submitting', 'queued', 'running', 'completing'] as const satisfies readonly RunState[];
-export const UnfinishedRunState = z.enum(UNFINISHED_RUN_STATES);
-export type UnfinishedRunState = z.infer<typeof UnfinishedRunState>;
 
 /** Live power: only samples this recent count as "now". */
 export const LIVE_POWER_WINDOW_MS = 60_000;

@@ -61,7 +61,11 @@ export {
   type SpecFormat,
 } from './parse';
 export { Resources } from './resources';
-export { RunState, TERMINAL_RUN_STATES, type TerminalRunState, isTerminalRunState } from './run-state';
+export {
+  RunState, TERMINAL_RUN_STATES, type TerminalRunState, isTerminalRunState, UNFINISHED_RUN_STATES, UnfinishedRunState,
+  RUN_STATES_HOLDING_A_SLOT, type SlotHoldingRunState, SLURM_PROGRESS_RUN_STATES, type SlurmProgressRunState,
+  RUN_STATE_TRANSITIONS, isRunStateTransition,
+} from './run-state';
 export { SLURM_OPTION_FLAGS, SlurmOptions, type SlurmOptionKey } from './slurm-options';
 export { SlurmTime, SlurmTimeError, parseSlurmTime, isSlurmTime } from './slurm-time';
 export {
