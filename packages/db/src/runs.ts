@@ -1,6 +1,9 @@
 import type pg from 'pg';
 import { poolOf, withTransaction, type Database } from './client';
-import { RUN_STATES_HOLDING_A_SLOT, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES, type TerminalRunState } from '@erg/spec';
+import {
+  isRunStateTransition, RUN_STATES_HOLDING_A_SLOT, SLURM_PROGRESS_RUN_STATES, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES,
+  type SlurmProgressRunState, type TerminalRunState,
+} from '@erg/spec';
 import { stateListSql } from './state-sql';
 
 /**
@@ -289,19 +292,31 @@ export async function listTrackedRuns(db: Database, clusterId: string): Promise<
 export interface SlurmProgress {
   runId: string;
   /** Only non-terminal states here; terminal ones go through finishRun. */
-  state: 'queued' | 'running' | 'completing';
+  state: SlurmProgressRunState;
   slurmState: string;
   reason: string | null;
   startedAt: Date | null;
   nodeList: string | null;
 }
 
-/** queued/running/completing → queued/running/completing as Slurm reports; unchanged rows are left alone. */
+const SLURM_PROGRESS_SQL = stateListSql(SLURM_PROGRESS_RUN_STATES);
+/** The moves between Slurm's unfinished states that the lifecycle allows, as SQL pairs (from, to). */
+const SLURM_PROGRESS_MOVES_SQL = `(${SLURM_PROGRESS_RUN_STATES.flatMap((from) =>
+  SLURM_PROGRESS_RUN_STATES.filter((to) => isRunStateTransition(from, to)).map((to) => `('${from}', '${to}')`),
+).join(', ')})`;
+
+/**
+ * queued/running/completing → queued/running/completing as Slurm reports, or the same state with
+ * new details (reason, start, nodes); unchanged rows are left alone. Only the lifecycle's moves
+ * (RUN_STATE_TRANSITIONS) are made: a report of anything else — a completing run said to be
+ * running (sacct lagging behind squeue), a state no poll may set — changes nothing.
+ */
 export async function recordSlurmProgress(db: Database, updates: SlurmProgress[]): Promise<string[]> {
   if (updates.length === 0) return [];
   return transition(poolOf(db), {
     from: `unnest($1::uuid[], $2::run_state[], $3::text[], $4::text[], $5::timestamptz[], $6::text[]) AS v(id, state, slurm_state, reason, started_at, node_list)`,
-    where: `runs.id = v.id AND runs.state IN ('queued', 'running', 'completing')
+    where: `runs.id = v.id AND runs.state IN ${SLURM_PROGRESS_SQL}
+            AND (runs.state = v.state OR (runs.state::text, v.state::text) IN ${SLURM_PROGRESS_MOVES_SQL})
             AND (runs.state, runs.slurm_state, runs.reason, runs.started_at, runs.node_list)
                 IS DISTINCT FROM (v.state, v.slurm_state, v.reason, v.started_at, v.node_list)`,
     set: `state = v.state, slurm_state = v.slurm_state, reason = v.reason, started_at = v.started_at, node_list = v.node_list`,

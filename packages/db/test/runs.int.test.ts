@@ -3,7 +3,7 @@ import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/tes
 import {
   createProject,
   claimRunsForSubmission, createCampaign, createCluster, createDatabase, failRunsAtSubmission, finishRun, getCampaignSummary,
-  listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, cancelPendingRuns, cancelPendingRunsOnCluster, returnRunsToPending, type Database,
+  listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, cancelPendingRuns, cancelPendingRunsOnCluster, returnRunsToPending, type Database, type SlurmProgress,
 } from '@erg/db';
 import { prismaOf } from '../src/client';
 
@@ -102,6 +102,39 @@ describe('run state transitions', () => {
     const summary = await getCampaignSummary(db, c.id);
     expect(summary?.runCounts).toEqual({ failed: 1, cancelled: 1 });
     expect(summary?.state).toBe('cancelled');
+  });
+
+  test('Slurm progress moves a run only as the lifecycle allows: requeues go back to queued, nothing runs again from completing, nothing leaves an end', async () => {
+    const c = await newCampaign(1, 1);
+    const runId = c.runs[0]!.id;
+    await claimRunsForSubmission(db, clusterId, 1000);
+    await markRunsQueued(db, [{ runId, slurmJobId: '77' }]);
+    const report = (state: SlurmProgress['state'], slurmState: string) => ({ runId, state, slurmState, reason: null, startedAt: null, nodeList: 'n1' });
+    const stateOf = async () => (await listTrackedRuns(db, clusterId)).find((t) => t.id === runId)?.state;
+
+    expect(await recordSlurmProgress(db, [report('running', 'RUNNING')])).toEqual([runId]);
+    expect(await recordSlurmProgress(db, [report('completing', 'COMPLETING')])).toEqual([runId]);
+    // A report naming a state no poll may set (an unchecked cast upstream) is refused: a run is
+    // not sent back before its claim, nor ended without finishRun's record.
+    expect(await recordSlurmProgress(db, [{ ...report('completing', 'COMPLETING'), state: 'pending' as never }])).toEqual([]);
+    expect(await recordSlurmProgress(db, [{ ...report('completing', 'COMPLETED'), state: 'completed' as never }])).toEqual([]);
+    // sacct lagging behind squeue still says RUNNING for a job that is completing: stale, refused.
+    expect(await recordSlurmProgress(db, [report('running', 'RUNNING')])).toEqual([]);
+    expect(await stateOf()).toBe('completing');
+    // Requeued: back in the queue, and it may run again from there.
+    expect(await recordSlurmProgress(db, [report('queued', 'REQUEUED')])).toEqual([runId]);
+    expect(await recordSlurmProgress(db, [report('running', 'RUNNING')])).toEqual([runId]);
+    // Suspended (shown as queued) and resumed.
+    expect(await recordSlurmProgress(db, [report('queued', 'SUSPENDED')])).toEqual([runId]);
+    expect(await recordSlurmProgress(db, [report('running', 'RUNNING')])).toEqual([runId]);
+
+    await finishRun(db, {
+      runId, state: 'completed', slurmState: 'COMPLETED', reason: null, exitCode: 0, signal: 0, startedAt: null, endedAt: new Date(), nodeList: null,
+      workloadStartNs: null, workloadEndNs: null, idleStartNs: null, idleEndNs: null, metrics: {}, stdoutTail: null, stderrTail: null,
+    });
+    // An ended run is never moved again by a poll.
+    expect(await recordSlurmProgress(db, [report('running', 'RUNNING')])).toEqual([]);
+    expect((await getCampaignSummary(db, c.id))?.runCounts).toEqual({ completed: 1 });
   });
 
   test('the cluster sweep ends the pending runs of every cancel-requested campaign on it, and only those', async () => {
