@@ -1,15 +1,16 @@
 import type pg from 'pg';
-import { poolOf, withTransaction, type Database } from './client';
 import {
   isRunStateTransition, RUN_STATES_HOLDING_A_SLOT, SLURM_PROGRESS_RUN_STATES, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES,
   type SlurmProgressRunState, type TerminalRunState,
 } from '@erg/spec';
+import { poolOf, withTransaction, type Database } from './client';
 import { stateListSql } from './state-sql';
 
 /**
- * Run state transitions. Each exported function is one transition, one SQL statement, with its
- * precondition in the WHERE clause: a transition that no longer applies (the run moved on
- * meanwhile) changes nothing. Every change appends a row to run_events in the same statement.
+ * Run state transitions. Each exported function is one transition, one SQL statement (the claim:
+ * one transaction, for the reason its comment gives), with its precondition in the WHERE clause:
+ * a transition that no longer applies (the run moved on meanwhile) changes nothing. Every change
+ * appends a row to run_events in the same statement. Reads of runs are in run-reads.ts.
  */
 
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -81,19 +82,29 @@ export function concurrencyLimitReason(kind: 'cluster' | 'project', name: string
  * pending → submitting, for up to `limit` runs of one cluster, oldest campaign first, and never
  * more than the cluster's and each project's `max_concurrent_runs` minus the runs they already
  * have active. SKIP LOCKED lets two schedulers claim disjoint runs; a cancelled campaign's runs
- * are never claimed. Pending runs a limit holds back get it as their reason.
+ * are never claimed. Pending runs a limit holds back get it as their reason. With an epoch, the
+ * claimed runs carry it, and a lease whose epoch is no longer the cluster's newest claims nothing.
  *
- * The limits need the count of active runs and the claim to be one atomic step: the cluster row
- * and the limited projects' rows are locked first (FOR NO KEY UPDATE: claims of the same cluster
- * or project wait for each other; campaign inserts, which only take KEY SHARE, do not), and the
- * claim runs in a later statement, so under READ COMMITTED it counts the runs another scheduler
- * claimed and committed meanwhile. Locks are always taken cluster first, then projects by id, so
- * two claims cannot deadlock.
+ * The claim is one transaction, and it must be: the limits need counting the active runs and
+ * claiming to be one atomic step. The cluster row and the limited projects' rows are locked first
+ * (FOR NO KEY UPDATE: claims of the same cluster or project wait for each other; campaign
+ * inserts, which only take KEY SHARE, do not), and the locks hold until COMMIT, so no other claim
+ * of the cluster or those projects can slip between the count and the claim. It cannot be one
+ * statement: under READ COMMITTED a statement sees the snapshot taken when it began, before the
+ * locks it waits for were granted, so a count in the locking statement would miss the runs the
+ * previous lock holder claimed and committed meanwhile. Each later statement takes a fresh
+ * snapshot and counts them. Locks are always taken cluster first, then projects by id, so two
+ * claims cannot deadlock. The claimed runs are read back in the same transaction.
  */
 export async function claimRunsForSubmission(db: Database, clusterId: string, limit: number, epoch?: bigint): Promise<ClaimedRun[]> {
-  const ids = await withTransaction(db, (client) => claimLocked(client, clusterId, limit, epoch));
-  if (ids.length === 0) return [];
-  const rows = await poolOf(db).query<{
+  return withTransaction(db, async (client) => {
+    const ids = await claimLocked(client, clusterId, limit, epoch);
+    return ids.length === 0 ? [] : readClaimedRuns(client, ids);
+  });
+}
+
+async function readClaimedRuns(client: Queryable, ids: string[]): Promise<ClaimedRun[]> {
+  const rows = await client.query<{
     id: string; campaign_id: string; key: string; parameters: Record<string, string | number | boolean>; repetition: number; position: number;
   }>(
     `SELECT r.id, r.campaign_id, c.key, c.parameters, r.repetition, r.position
@@ -106,10 +117,7 @@ export async function claimRunsForSubmission(db: Database, clusterId: string, li
   }));
 }
 
-/**
- * The claim itself, inside the caller's transaction; returns the claimed run ids. With an epoch,
- * the claimed runs carry it, and a lease whose epoch is no longer the cluster's newest claims nothing.
- */
+/** The claim's statements, in claimRunsForSubmission's transaction; returns the claimed run ids. */
 async function claimLocked(client: Queryable, clusterId: string, limit: number, epoch: bigint | undefined): Promise<string[]> {
   const cluster = (
     await client.query<{ name: string; max: number | null; epoch: string }>(
