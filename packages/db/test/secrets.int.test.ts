@@ -7,6 +7,7 @@ import {
   type NewCluster, type SuiteInput,
 } from '@erg/db';
 import { poolOf } from '../src/client';
+import { overwriteClusterHostKey, overwriteClusterPrivateKey, overwriteSuiteWebhookSecret } from '../src/testing';
 
 const OLD_KEY = randomBytes(32);
 const OLD = new SecretBox(OLD_KEY);
@@ -46,7 +47,7 @@ describe('sealed secrets in Postgres', () => {
     expect(stored).not.toContain('b3BlbnNzaC1rZXktdjEA');
     expect(openClusterKey(OLD, a)).toBe(KEY);
     // The same ciphertext copied into another row does not open there.
-    await poolOf(db).query('UPDATE clusters SET private_key = $2 WHERE id = $1', [b.id, stored]);
+    await overwriteClusterPrivateKey(db, b.id, stored);
     const moved = (await findClusterById(db, b.id))!;
     expect(() => openClusterKey(OLD, moved)).toThrow(expect.objectContaining({ code: 'ERG_SECRET_UNREADABLE' }));
   });
@@ -63,9 +64,9 @@ describe('sealed secrets in Postgres', () => {
 
   test('legacy plaintext rows are read as they are, and seal-secrets seals them and re-seals a previous key', async () => {
     const legacy = await createCluster(db, cluster('legacy'), OLD);
-    await poolOf(db).query('UPDATE clusters SET private_key = $2 WHERE id = $1', [legacy.id, KEY]);
+    await overwriteClusterPrivateKey(db, legacy.id, KEY);
     const legacySuite = await createSuite(db, suite('legacy-suite', 'x'), OLD);
-    await poolOf(db).query('UPDATE suites SET webhook_secret = $2 WHERE id = $1', [legacySuite.id, 'plain-secret']);
+    await overwriteSuiteWebhookSecret(db, legacySuite.id, 'plain-secret');
     expect(openClusterKey(OLD, (await findClusterById(db, legacy.id))!)).toBe(KEY);
 
     // Rotation: the new key seals; the old one only opens.
@@ -98,7 +99,7 @@ describe('sealed secrets in Postgres', () => {
     expect(moved.hostKeySha256).toBeNull();
     // A pinned cluster cannot lose its fingerprint, whatever writes the row.
     const pinned = await createCluster(db, cluster('pinned'), NEW);
-    await expect(poolOf(db).query('UPDATE clusters SET host_key_sha256 = NULL WHERE id = $1', [pinned.id])).rejects.toThrow(/clusters_host_key_known_check/);
+    await expect(overwriteClusterHostKey(db, pinned.name, null)).rejects.toThrow(/clusters_host_key_known_check/);
     expect(await recordLearnedHostKey(db, pinned.id, `SHA256:${'C'.repeat(43)}`)).toBe(false);
   });
 });
