@@ -107,8 +107,8 @@ async function ingestLines(
  * claim time, not its creation; the claim comes after the creation, so this window is never wider
  * than the API's. (Every tracked run was claimed; were the time missing, its samples are kept.)
  */
-export function spoolSampleBounds(run: Pick<TrackedRun, 'claimedAt'>, endedAt: Date, now: number = Date.now()): SampleTimeBounds {
-  return sampleTimeBounds({ createdAt: run.claimedAt ?? new Date(0), endedAt, imported: false }, now);
+export function spoolSampleBounds(run: Pick<TrackedRun, 'createdAt'>, endedAt: Date, now: number = Date.now()): SampleTimeBounds {
+  return sampleTimeBounds({ createdAt: run.createdAt, endedAt, imported: false }, now);
 }
 
 /**

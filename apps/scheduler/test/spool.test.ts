@@ -3,8 +3,9 @@
 import { decodeTelemetryValue, sampleTimeBounds, type SampleTimeBounds } from '@erg/spec';
 import { spoolSampleBounds } from '../src/spool';
 
-const claimedAt = new Date(Date.UTC(2026, 10, 30, 12));
-const endedAt = new Date(claimedAt.getTime() + 3_600_000);
+const createdAt = new Date(Date.UTC(2026, 10, 30, 12));
+// It waited an hour in pending (a busy cluster) before it was claimed; the job then ran an hour.
+const endedAt = new Date(createdAt.getTime() + 2 * 3_600_000);
 // The scheduler was down for two hours after the job ended, then finalized it.
 const now = endedAt.getTime() + 2 * 3_600_000;
 const minute = 60_000;
@@ -13,14 +14,14 @@ const accepts = (bounds: SampleTimeBounds, t: number) =>
   decodeTelemetryValue({ node: 'n1', seq: 0, samples: [{ sensor: 'gpu0.power', t, v: 100 }] }, bounds).ok;
 
 describe('spoolSampleBounds', () => {
-  // A run is claimed as soon as its campaign is created here, so creation and claim coincide.
-  const live = sampleTimeBounds({ createdAt: claimedAt, endedAt, imported: false }, now);
-  const spooled = spoolSampleBounds({ claimedAt }, endedAt, now);
+  const live = sampleTimeBounds({ createdAt, endedAt, imported: false }, now);
+  const spooled = spoolSampleBounds({ createdAt }, endedAt, now);
 
   test.each([
-    ['two hours before the claim', claimedAt.getTime() - 120 * minute],
-    ['five minutes before the claim', claimedAt.getTime() - 5 * minute],
-    ['during the job', claimedAt.getTime() + 30 * minute],
+    ['two hours before the run was created', createdAt.getTime() - 120 * minute],
+    ['five minutes before the run was created', createdAt.getTime() - 5 * minute],
+    ['while it waited to be claimed', createdAt.getTime() + 30 * minute],
+    ['during the job', createdAt.getTime() + 90 * minute],
     ['five minutes after the job ended', endedAt.getTime() + 5 * minute],
     ['half an hour after the job ended', endedAt.getTime() + 30 * minute],
     ['just before the pull', now - minute],

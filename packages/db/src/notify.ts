@@ -1,3 +1,4 @@
+import { Backoff } from '@erg/backoff';
 import pg from 'pg';
 import { poolOf, type Database } from './client';
 
@@ -54,15 +55,14 @@ export interface EventListener {
  * disconnected are lost: consumers treat the stream as hints and re-read state they need exact.
  */
 export function listenForEvents(opts: EventListenerOptions): EventListener {
-  const minBackoff = opts.minBackoffMs ?? 250;
-  const maxBackoff = opts.maxBackoffMs ?? 5000;
+  // No jitter, as before: one listener per API process, and its reconnects wait for Postgres.
+  const reconnect = new Backoff({ initialMs: opts.minBackoffMs ?? 250, maxMs: opts.maxBackoffMs ?? 5000, jitter: 0 });
   const heartbeatMs = opts.heartbeatMs ?? 30_000;
   const answerTimeoutMs = opts.answerTimeoutMs ?? 10_000;
   let heartbeat: NodeJS.Timeout | null = null;
   let client: pg.Client | null = null;
   let listening = false;
   let closed = false;
-  let backoff = minBackoff;
   let timer: NodeJS.Timeout | null = null;
   let waiters: Array<() => void> = [];
 
@@ -87,8 +87,7 @@ export function listenForEvents(opts: EventListenerOptions): EventListener {
     timer = setTimeout(() => {
       timer = null;
       void connect();
-    }, backoff);
-    backoff = Math.min(backoff * 2, maxBackoff);
+    }, reconnect.next());
   };
 
   function stopHeartbeat(): void {
@@ -136,7 +135,7 @@ export function listenForEvents(opts: EventListenerOptions): EventListener {
         await c.end().catch(() => undefined);
         return;
       }
-      backoff = minBackoff;
+      reconnect.succeeded();
       setListening(true);
       startHeartbeat(c);
       opts.onState?.('listening');

@@ -273,6 +273,8 @@ export interface TrackedRun {
   campaignId: string;
   state: string;
   slurmJobId: string | null;
+  /** When the run was created: the start of the window its samples may carry (sampleTimeBounds). */
+  createdAt: Date;
   claimedAt: Date | null;
   submittedAt: Date | null;
   runDir: string | null;
@@ -282,17 +284,17 @@ export interface TrackedRun {
 /** Runs of a cluster whose fate is decided by Slurm now: in doubt, queued, running or completing. */
 export async function listTrackedRuns(db: Database, clusterId: string): Promise<TrackedRun[]> {
   const result = await poolOf(db).query<{
-    id: string; campaign_id: string; state: string; slurm_job_id: string | null; claimed_at: Date | null;
+    id: string; campaign_id: string; state: string; slurm_job_id: string | null; created_at: Date; claimed_at: Date | null;
     submitted_at: Date | null; run_dir: string | null; cancel_requested: boolean;
   }>(
-    `SELECT r.id, r.campaign_id, r.state::text AS state, r.slurm_job_id, r.claimed_at, r.submitted_at, r.run_dir,
+    `SELECT r.id, r.campaign_id, r.state::text AS state, r.slurm_job_id, r.created_at, r.claimed_at, r.submitted_at, r.run_dir,
             c.cancel_requested_at IS NOT NULL AS cancel_requested
      FROM runs r JOIN campaigns c ON c.id = r.campaign_id
      WHERE c.cluster_id = $1 AND r.state IN ${SLOT_HOLDING_SQL}`,
     [clusterId],
   );
   return result.rows.map((r) => ({
-    id: r.id, campaignId: r.campaign_id, state: r.state, slurmJobId: r.slurm_job_id, claimedAt: r.claimed_at,
+    id: r.id, campaignId: r.campaign_id, state: r.state, slurmJobId: r.slurm_job_id, createdAt: r.created_at, claimedAt: r.claimed_at,
     submittedAt: r.submitted_at, runDir: r.run_dir, cancelRequested: r.cancel_requested,
   }));
 }
