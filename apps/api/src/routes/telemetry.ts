@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { findRunIngestTarget, findRunProgress, readRunSensors, readRunSeries, type TelemetryWriter } from '@erg/db';
 import { lttb } from '@erg/energy';
 import { refreshRunEnergy, runEnergyView } from '@erg/results';
-import { decodeTelemetryBatch, ErrorBody, IdParams, TelemetryBatch, TERMINAL_RUN_STATES } from '@erg/spec';
+import { decodeTelemetryBatch, ErrorBody, IdParams, sampleTimeBounds, TelemetryBatch, TERMINAL_RUN_STATES } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access } from '../access';
 import type { ApiMetrics } from '../metrics';
@@ -13,11 +13,6 @@ import { BODY_LIMITS, OFFLOAD_ABOVE } from '../body-limits';
 import { runSized, type Offload } from '../offload';
 import { validatorCompiler } from '../validation';
 import { PowerEvents } from '../power-events';
-
-/** Samples may be stamped a little before the run was created or after it ended (clock skew). */
-const SKEW_MS = 10 * 60_000;
-/** Imported measurements were taken before their campaign existed; only the far past is refused. */
-const IMPORT_EARLIEST_MS = Date.UTC(2000, 0, 1);
 
 /** The body stays bytes until the handler decodes it (decodeTelemetryBatch), inline or in a worker. */
 const rawBody = (data: unknown) => ({ value: data });
@@ -67,10 +62,8 @@ export const telemetryRoutes =
       async (req, reply) => {
         const run = await findRunIngestTarget(deps.db, req.params.id);
         if (!run) throw errors.notFound('run', req.params.id);
-        const imported = run.campaign.execution === 'import';
-        const bounds = imported
-          ? { minT: IMPORT_EARLIEST_MS, maxT: Date.now() + SKEW_MS }
-          : { minT: run.createdAt.getTime() - SKEW_MS, maxT: (run.endedAt?.getTime() ?? Date.now()) + SKEW_MS };
+        // The same window of sample times as the scheduler's spool pull (one rule, in @erg/spec).
+        const bounds = sampleTimeBounds({ createdAt: run.createdAt, endedAt: run.endedAt, imported: run.campaign.execution === 'import' });
         const raw = req.body as unknown as Buffer;
         const normalized = await runSized(deps.offload, { kind: 'telemetry', body: raw, bounds }, raw.length, OFFLOAD_ABOVE.telemetry, 'telemetry batch', () =>
           decodeTelemetryBatch(raw.toString('utf8'), bounds),
