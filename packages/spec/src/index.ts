@@ -49,6 +49,9 @@ export {
   unsafeValueMessage,
   canonicalValue,
 } from './param-value';
+export {
+  ERROR_CATALOG, type ErrorDefinition, type ErrorCode, type ResponseErrorCode, type ErrorStatus, errorDefinition, ErgError, type ErgErrorOptions,
+} from './errors';
 export { DOCUMENT_LIMITS, type DocumentLimits, documentIssue, nestsDeeperThan } from './document';
 export {
   MAX_REPORTED_ISSUES,

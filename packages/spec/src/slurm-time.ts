@@ -1,18 +1,15 @@
 import { z } from 'zod';
 import { quoteForMessage } from './param-value';
+import { ErgError } from './errors';
 
 // Slurm's forms: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S. The leading field may be any size (Slurm
 // reads "90" as 90 minutes); the fields after it are bounded like a clock, because Slurm would
 // silently carry "1:75:00" over and the author more likely made a typo.
 const SLURM_TIME = /^(?:(\d{1,9})-)?(\d{1,9})(?::(\d{1,2}))?(?::(\d{1,2}))?$/;
 
-export class SlurmTimeError extends Error {
-  readonly code = 'invalid_slurm_time';
+export class SlurmTimeError extends ErgError<'invalid_slurm_time'> {
   constructor(readonly input: string) {
-    super(
-      `${quoteForMessage(input)} is not a Slurm time; use minutes, MM:SS, HH:MM:SS or D-HH:MM:SS, e.g. "00:30:00"`,
-    );
-    this.name = 'SlurmTimeError';
+    super('invalid_slurm_time', `${quoteForMessage(input)} is not a Slurm time; use minutes, MM:SS, HH:MM:SS or D-HH:MM:SS, e.g. "00:30:00"`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { canonicalValue, isSafeValue, quoteForMessage } from './param-value';
+import { ErgError } from './errors';
 
 /**
  * Templates are `run` and every `files` entry: text with `{{ name }}` placeholders. There is no
@@ -31,11 +32,9 @@ export interface ScannedTemplate {
   problems: TemplateProblem[];
 }
 
-export class TemplateError extends Error {
-  readonly code = 'template_error';
+export class TemplateError extends ErgError<'template_error'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'TemplateError';
+    super('template_error', message);
   }
 }
 
