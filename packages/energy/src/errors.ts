@@ -1,7 +1,10 @@
+import { ErgError } from '@erg/spec/errors';
+
 /**
  * The one error @erg/energy throws: the caller handed it something the math cannot be done on.
  * Nothing here is retryable — the same input fails the same way — so the message names the
- * input at fault and what is wrong with it.
+ * input at fault and what is wrong with it. The codes, their status and retry verdict are in
+ * erg's error catalog (packages/spec/src/errors.ts).
  *
  * | code                         | when                                                    |
  * | ---------------------------- | ------------------------------------------------------- |
@@ -16,13 +19,4 @@ export type EnergyErrorCode =
   | 'ERG_ENERGY_UNSORTED'
   | 'ERG_ENERGY_BAD_ARGUMENT';
 
-export class EnergyInputError extends Error {
-  readonly retryable = false;
-  constructor(
-    readonly code: EnergyErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'EnergyInputError';
-  }
-}
+export class EnergyInputError extends ErgError<EnergyErrorCode> {}

@@ -1,6 +1,7 @@
 // @erg/queue — the scheduler's BullMQ job catalog (names, zod payloads, options), shared by the API (producer) and the scheduler (consumer).
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import { ErgError } from '@erg/spec/errors';
 
 /**
  * Glossary
@@ -84,10 +85,9 @@ export async function enqueue<N extends JobName>(queue: Queue, name: N, payload:
 export const HINT_DEADLINE_MS = 2_000;
 
 /** Redis did not answer within the deadline of an operation that is only a hint. */
-export class RedisUnavailableError extends Error {
-  readonly code = 'ERG_REDIS_UNAVAILABLE';
+export class RedisUnavailableError extends ErgError<'ERG_REDIS_UNAVAILABLE'> {
   constructor(ms: number) {
-    super(`Redis did not answer within ${ms} ms`);
+    super('ERG_REDIS_UNAVAILABLE', `Redis did not answer within ${ms} ms`);
   }
 }
 

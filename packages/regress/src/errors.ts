@@ -1,7 +1,10 @@
+import { ErgError } from '@erg/spec/errors';
+
 /**
  * The one error @erg/regress throws: the caller handed it samples the statistics cannot be
  * done on. Not retryable — the same input fails the same way — so the message names the
- * sample at fault and what is wrong with it.
+ * sample at fault and what is wrong with it. The codes, their status and retry verdict are in
+ * erg's error catalog (packages/spec/src/errors.ts).
  *
  * | code                      | when                                                       |
  * | ------------------------- | ---------------------------------------------------------- |
@@ -12,13 +15,4 @@
  */
 export type RegressErrorCode = 'ERG_REGRESS_BAD_SAMPLE' | 'ERG_REGRESS_TOO_FEW' | 'ERG_REGRESS_BAD_POLICY' | 'ERG_REGRESS_BAD_ARGUMENT';
 
-export class RegressInputError extends Error {
-  readonly retryable = false;
-  constructor(
-    readonly code: RegressErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RegressInputError';
-  }
-}
+export class RegressInputError extends ErgError<RegressErrorCode> {}

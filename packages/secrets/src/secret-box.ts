@@ -13,6 +13,7 @@
  * Error messages name the context and key ids, never the value.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { ErgError } from '@erg/spec/errors';
 
 export const SEALED_PREFIX = 'erg1:';
 const IV_BYTES = 12;
@@ -21,15 +22,8 @@ export const KEY_BYTES = 32;
 
 export type SecretErrorCode = 'ERG_SECRET_MALFORMED' | 'ERG_SECRET_UNKNOWN_KEY' | 'ERG_SECRET_UNREADABLE' | 'ERG_SECRET_BAD_KEY';
 
-export class SecretError extends Error {
-  constructor(
-    readonly code: SecretErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SecretError';
-  }
-}
+/** A secret that cannot be sealed or opened; the catalog (packages/spec/src/errors.ts) lists the codes. */
+export class SecretError extends ErgError<SecretErrorCode> {}
 
 /** `keyId(key)`: first 8 hex digits of SHA-256 of the raw key. */
 export function keyId(key: Buffer): string {

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { ErgError } from '@erg/spec';
 import { SecretBox, SecretError, isSealed, keyId, secretBoxFrom } from '../src';
 
 const KEY = randomBytes(32);
@@ -33,6 +34,12 @@ describe('SecretBox', () => {
     expect(err).toBeInstanceOf(SecretError);
     expect(err).toMatchObject({ code: 'ERG_SECRET_UNREADABLE' });
     expect((err as Error).message).not.toContain('secret\n');
+  });
+
+  it("fails with one of erg's errors, named SecretError: not retryable, the server's own fault (500)", () => {
+    const err = (() => { try { new SecretBox(Buffer.alloc(3)); } catch (e) { return e; } })();
+    expect(err).toBeInstanceOf(ErgError);
+    expect(err).toMatchObject({ name: 'SecretError', code: 'ERG_SECRET_BAD_KEY', status: 500, retryable: false, message: 'a secret key must be 32 bytes, got 3' });
   });
 
   it('refuses an altered ciphertext', () => {

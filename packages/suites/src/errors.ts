@@ -1,13 +1,14 @@
-/** Why a suite could not be triggered; the API maps the code to a status. */
+import { ErgError } from '@erg/spec';
+
+/** Why a suite could not be triggered; the catalog (packages/spec/src/errors.ts) gives the API's status. */
 export type SuiteErrorCode = 'ERG_SUITE_UNKNOWN_CLUSTER' | 'ERG_SUITE_TEMPLATE_INVALID' | 'ERG_SUITE_BASELINE_MISSING';
 
-export class SuiteError extends Error {
+export class SuiteError extends ErgError<SuiteErrorCode> {
   constructor(
-    readonly code: SuiteErrorCode,
+    code: SuiteErrorCode,
     message: string,
     readonly details: Record<string, unknown> = {},
   ) {
-    super(message);
-    this.name = 'SuiteError';
+    super(code, message);
   }
 }

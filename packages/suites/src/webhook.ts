@@ -3,7 +3,7 @@ import { promises as dns, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { SuiteRunView, WebhookPolicy } from '@erg/spec';
+import { ErgError, type SuiteRunView, type WebhookPolicy } from '@erg/spec';
 import { addressRefusal, checkWebhookUrl, compilePolicy, DEFAULT_WEBHOOK_POLICY, type AddressClass, type UrlRefusal } from './webhook-policy';
 
 export const WEBHOOK_EVENT = 'suite.finished';
@@ -58,16 +58,23 @@ export function viewerDeliveryError(stored: string | null): string | null {
   return /^delivery failed \([A-Za-z0-9 ;,']{1,80}\)$/.test(stored) ? stored : 'delivery failed';
 }
 
-export class WebhookError extends Error {
+/**
+ * A delivery that failed. ERG_WEBHOOK_REFUSED (a 4xx other than 408 / 429, or a URL the policy
+ * refuses) is not retryable: trying again will not help. ERG_WEBHOOK_FAILED is.
+ */
+export class WebhookError extends ErgError<'ERG_WEBHOOK_REFUSED' | 'ERG_WEBHOOK_FAILED'> {
   constructor(
     readonly failure: WebhookFailure,
     /** For the scheduler's log only: the host, the address, the cause's code. Never stored or shown. */
     readonly detail: string,
-    /** A 4xx other than 408 / 429, or a URL the policy refuses: trying again will not help. */
-    readonly permanent: boolean,
+    permanent: boolean,
   ) {
-    super(failureMessage(failure));
-    this.name = 'WebhookError';
+    super(permanent ? 'ERG_WEBHOOK_REFUSED' : 'ERG_WEBHOOK_FAILED', failureMessage(failure));
+  }
+
+  /** Not retryable: the scheduler gives the delivery up at once. */
+  get permanent(): boolean {
+    return !this.retryable;
   }
 }
 
