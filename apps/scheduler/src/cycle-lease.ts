@@ -1,5 +1,6 @@
 import { advanceSubmitEpoch, type ClaimGuard, type ClusterLease, type Cluster, type Database } from '@erg/db';
 import type { Fence } from '@erg/slurm';
+import { ErgError } from '@erg/spec';
 import type { ClusterLink } from './connections';
 
 /**
@@ -77,9 +78,8 @@ export function fencePath(cluster: Pick<Cluster, 'id' | 'workDir'>): string {
  * scheduler raised the fence past it): the cycle stops, leaving what it claimed to the newer one.
  * Not the cluster's failure: it is never shown as a pending reason.
  */
-export class LeaseLostError extends Error {
-  readonly code = 'ERG_LEASE_LOST';
+export class LeaseLostError extends ErgError<'ERG_LEASE_LOST'> {
   constructor(cluster: string, why: string) {
-    super(`cycle of cluster ${cluster} stopped: a newer lease took over (${why})`);
+    super('ERG_LEASE_LOST', `cycle of cluster ${cluster} stopped: a newer lease took over (${why})`);
   }
 }

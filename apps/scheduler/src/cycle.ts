@@ -49,10 +49,11 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
       }
       if (!isClusterError(err)) throw err;
       countCycleError(ctx.metrics, cluster.name, err);
-      const message = (err as Error).message;
-      // Said once per distinct failure, not once per tick while the cluster stays away.
+      const message = err.message;
+      // Said once per distinct failure, not once per tick while the cluster stays away; retryable
+      // false: it lasts until someone changes the cluster or erg's configuration (ssh-errors.ts).
       if (message !== cluster.lastError) {
-        ctx.log.warn({ cluster: cluster.name, code: (err as { code?: string }).code, err: message }, 'cluster cycle failed; will retry');
+        ctx.log.warn({ cluster: cluster.name, code: err.code, retryable: err.retryable, err: message }, 'cluster cycle failed; will retry');
         await recordClusterContact(ctx.db, cluster.id, message);
       }
     }

@@ -21,6 +21,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { ErgError } from '@erg/spec';
 import type { MetricFold } from './metric-fold';
 
 /** `fold-matches`: run each pattern (flags gm) over `length` bytes of UTF-8 in `bytes`, folding every match into the pattern's fold. */
@@ -67,19 +68,20 @@ export class RegexBudget {
 }
 
 /** A task ran past its budget; its worker was terminated. `patternIndex`: the pattern that was running, when known. */
-export class RegexBudgetExceededError extends Error {
-  readonly code = 'ERG_REGEX_BUDGET_EXCEEDED';
+export class RegexBudgetExceededError extends ErgError<'ERG_REGEX_BUDGET_EXCEEDED'> {
   constructor(
     readonly budgetMs: number,
     readonly patternIndex: number | null,
   ) {
-    super(`a regular expression ran past its time budget of ${budgetMs} ms and was stopped`);
+    super('ERG_REGEX_BUDGET_EXCEEDED', `a regular expression ran past its time budget of ${budgetMs} ms and was stopped`);
   }
 }
 
 /** A task failed inside its worker (e.g. the worker ran out of memory), for a reason other than the budget. */
-export class RegexTaskError extends Error {
-  readonly code = 'ERG_REGEX_TASK_FAILED';
+export class RegexTaskError extends ErgError<'ERG_REGEX_TASK_FAILED'> {
+  constructor(message: string) {
+    super('ERG_REGEX_TASK_FAILED', message);
+  }
 }
 
 export interface UserRegexRunnerOptions {

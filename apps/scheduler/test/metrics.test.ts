@@ -1,4 +1,7 @@
-import { ClusterUnreachableError, HostKeyMismatchError, SlurmCommandError } from '@erg/slurm';
+import {
+  ChannelError, ChannelOpenError, ClusterUnreachableError, ConnectionClosedError, ConnectionLostError, HostKeyMismatchError, JobFileReadError,
+  JobFileRefusedError, OutputTooLargeError, SftpError, SlurmCommandError, SlurmParseError, SshAuthError, SshTimeoutError,
+} from '@erg/slurm';
 import { parsePrometheusText, sampleValue } from '@erg/testkit';
 import { SchedulerConfig } from '../src/config';
 import { countCycleError, createSchedulerMetrics } from '../src/metrics';
@@ -27,9 +30,30 @@ describe('scheduler metrics', () => {
   });
 
   test('only SSH errors have a kind', () => {
-    expect(sshErrorKind({ code: 'ERG_SSH_AUTH' })).toBe('auth');
-    expect(sshErrorKind({ code: 'ERG_SLURM_PARSE' })).toBeNull();
+    expect(sshErrorKind(new SshAuthError('a:22', 'erg'))).toBe('auth');
+    expect(sshErrorKind(new SlurmParseError('squeue', 'x', 'no separator'))).toBeNull();
+    expect(sshErrorKind(new JobFileRefusedError('stdout.log', 'not-regular', 'stdout.log is a FIFO'))).toBeNull();
+    // By class, not by the look of a code: an object that merely carries one is no SSH error.
+    expect(sshErrorKind({ code: 'ERG_SSH_AUTH' })).toBeNull();
     expect(sshErrorKind(null)).toBeNull();
+  });
+
+  test("every SSH error's kind is its code's tail, in lower case (the label values of erg_ssh_errors_total)", () => {
+    const all = [
+      new HostKeyMismatchError('a:22', 'SHA256:x', 'SHA256:y'),
+      new ClusterUnreachableError('a:22', 'ECONNREFUSED'),
+      new SshAuthError('a:22', 'erg'),
+      new ConnectionLostError('a:22', 'reset'),
+      new ChannelOpenError('a:22', 'limit'),
+      new ChannelError('a:22', 'broken'),
+      new SshTimeoutError('a:22', 10, 'sleep 1'),
+      new OutputTooLargeError('a:22', 10, 'cat big'),
+      new SftpError('a:22', 'write', '/x'),
+      new ConnectionClosedError('a:22'),
+      new JobFileReadError('a:22', '/x/stdout.log', 'no stat'),
+    ];
+    expect(new Set(all.map((e) => e.code)).size).toBe(11);
+    for (const err of all) expect(sshErrorKind(err)).toBe(err.code.slice('ERG_SSH_'.length).toLowerCase());
   });
 
   test('two schedulers in one process keep separate registries', () => {

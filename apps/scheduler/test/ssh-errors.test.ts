@@ -1,0 +1,23 @@
+import { JobFileRefusedError, SlurmCommandError, SshAuthError, SshTimeoutError } from '@erg/slurm';
+import { SecretError } from '@erg/secrets';
+import { isClusterError } from '../src/ssh-errors';
+
+describe('isClusterError', () => {
+  test("every error erg throws on purpose is the cluster's failure, retryable or not", () => {
+    expect(isClusterError(new SshTimeoutError('a:22', 10, 'squeue'))).toBe(true);
+    expect(isClusterError(new SlurmCommandError('squeue', 1, 'Unable to contact slurm controller'))).toBe(true);
+    // Not retryable, still recorded on the cluster and tried again next cycle: the fix happens outside erg.
+    const auth = new SshAuthError('a:22', 'erg');
+    expect(auth.retryable).toBe(false);
+    expect(isClusterError(auth)).toBe(true);
+    expect(isClusterError(new SecretError('ERG_SECRET_UNKNOWN_KEY', 'sealed with key 0badc0de, which this process does not have'))).toBe(true);
+    expect(isClusterError(new JobFileRefusedError('stdout.log', 'not-regular', 'stdout.log is a FIFO'))).toBe(true);
+  });
+
+  test('anything else is a bug, or the database: the cycle throws it', () => {
+    expect(isClusterError(new Error('a bug'))).toBe(false);
+    expect(isClusterError(Object.assign(new Error('unique constraint'), { code: 'P2002' }))).toBe(false);
+    expect(isClusterError(Object.assign(new Error('looks like one'), { code: 'ERG_SSH_AUTH' }))).toBe(false);
+    expect(isClusterError(null)).toBe(false);
+  });
+});
