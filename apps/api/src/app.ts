@@ -85,9 +85,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // What the router refuses before any route (an over-long or badly encoded path segment) gets
     // the same error envelope as everything else, without echoing the caller's path back.
     frameworkErrors: (err, _req, reply) => {
-      const status = (err as { statusCode?: number }).statusCode;
-      const error = errors.badUrl(status && status >= 400 && status < 500 ? status : 400);
-      return (reply as FastifyReply).status(error.statusCode).send(error.toJSON());
+      // Fastify's FST_ERR_MAX_PARAM_LENGTH is a 414; FST_ERR_BAD_URL and anything else a 400.
+      const error = errors.badUrl((err as { statusCode?: number }).statusCode === 414);
+      return (reply as FastifyReply).status(error.status).send(error.toJSON());
     },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -150,28 +150,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('accessRules', accessRules);
 
   app.setErrorHandler((err, req, reply) => {
-    if (err instanceof ApiError) return reply.status(err.statusCode).send(err.toJSON());
+    if (err instanceof ApiError) return reply.status(err.status).send(err.toJSON());
     if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       // Fastify's message does not say what the limit is; routes have their own (body-limits.ts).
       const tooLarge = errors.bodyTooLarge(req.routeOptions.bodyLimit ?? deps.config.ERG_BODY_LIMIT, `${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]}`);
-      return reply.status(413).send(tooLarge.toJSON());
+      return reply.status(tooLarge.status).send(tooLarge.toJSON());
     }
     const { statusCode, code, message } = err as { statusCode?: number; code?: string; message?: string };
     if (statusCode && statusCode >= 400 && statusCode < 500) {
-      // Fastify's own client errors (bad JSON, body too large, wrong content type).
+      // Fastify's own client errors (bad JSON, wrong content type), passed through with Fastify's
+      // code and status: not erg's errors, though the catalog lists those the API is known to answer.
       return reply.status(statusCode).send({ error: { code: code ?? 'ERG_BAD_REQUEST', message: message ?? 'bad request' } });
     }
     if (isDatabaseUnavailable(err)) {
       // Postgres restarting or away: the request may be repeated; readiness (GET /readyz) says the same meanwhile.
       req.log.warn({ err }, 'request failed: the database cannot be reached');
-      return reply.status(503).header('retry-after', String(DATABASE_RETRY_AFTER_S)).send(errors.databaseUnavailable().toJSON());
+      const unavailable = errors.databaseUnavailable();
+      return reply.status(unavailable.status).header('retry-after', String(DATABASE_RETRY_AFTER_S)).send(unavailable.toJSON());
     }
     req.log.error({ err }, 'request failed');
-    return reply.status(500).send({ error: { code: 'ERG_INTERNAL', message: 'internal error; see the API log' } });
+    const internal = errors.internal();
+    return reply.status(internal.status).send(internal.toJSON());
   });
-  app.setNotFoundHandler((req, reply) =>
-    reply.status(404).send({ error: { code: 'ERG_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } }),
-  );
+  app.setNotFoundHandler((req, reply) => {
+    const noRoute = errors.noRoute(req.method, req.url.split('?')[0] ?? '');
+    return reply.status(noRoute.status).send(noRoute.toJSON());
+  });
 
   const offload =
     deps.offload ??

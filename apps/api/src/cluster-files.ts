@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { openClusterKey, type Cluster } from '@erg/db';
 import { StreamingRedactor, type SecretBox } from '@erg/secrets';
 import { ConnectionPool, openJobFile, type JobFile } from '@erg/slurm';
-import { RUN_DIR_FILES } from '@erg/spec';
+import { ErgError, RUN_DIR_FILES } from '@erg/spec';
 
 /**
  * Reads run logs from clusters for GET /v1/runs/{id}/logs, over the API's own pooled connections
@@ -104,9 +104,8 @@ function escapeJson(text: string): string {
 }
 
 /** A trust-on-first-use cluster the scheduler has not reached yet: its host key is not known. */
-export class HostKeyUnknownError extends Error {
-  readonly code = 'ERG_HOST_KEY_UNKNOWN';
+export class HostKeyUnknownError extends ErgError<'ERG_HOST_KEY_UNKNOWN'> {
   constructor(cluster: string) {
-    super(`the host key of cluster "${cluster}" is not known yet (trust on first use: the scheduler records it on its first connection)`);
+    super('ERG_HOST_KEY_UNKNOWN', `the host key of cluster "${cluster}" is not known yet (trust on first use: the scheduler records it on its first connection)`);
   }
 }

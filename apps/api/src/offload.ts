@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
-import type { DecodedBatch } from '@erg/spec';
+import { ErgError, type DecodedBatch } from '@erg/spec';
 import type { SizeLimits, ValidateCampaignResult } from '@erg/sweep';
 import type { ValidateSuiteResult } from '@erg/suites/validate';
 import { errors } from './errors';
@@ -48,12 +48,16 @@ export interface OffloadOptions {
   maxHeapMb: number;
 }
 
-/** The queue is full: answer 503 and let the client retry. */
-export class OffloadBusy extends Error {}
-/** The job ran out of time or memory; `why` says which, for the 422. */
-export class OffloadTooCostly extends Error {
+/** The queue is full: answer 503 (errors.busy) and let the client retry. */
+export class OffloadBusy extends ErgError<'ERG_BUSY'> {
+  constructor() {
+    super('ERG_BUSY', 'queue full');
+  }
+}
+/** The job ran out of time or memory; `why` says which, for the 422 (errors.tooCostly). */
+export class OffloadTooCostly extends ErgError<'ERG_TOO_COSTLY'> {
   constructor(readonly why: string) {
-    super(why);
+    super('ERG_TOO_COSTLY', why);
   }
 }
 
@@ -113,7 +117,7 @@ export class Offload {
   run<K extends OffloadJob['kind']>(job: Extract<OffloadJob, { kind: K }>): Promise<OffloadResults[K]> {
     if (!this.available) return Promise.reject(new Error('offload workers are not available'));
     const idle = this.slots.length < this.options.workers || this.slots.some((s) => s.current === null);
-    if (!idle && this.queue.length >= this.options.maxQueue) return Promise.reject(new OffloadBusy('queue full'));
+    if (!idle && this.queue.length >= this.options.maxQueue) return Promise.reject(new OffloadBusy());
     return new Promise<OffloadResults[K]>((resolve, reject) => {
       this.queue.push({ id: this.nextId++, job, resolve: resolve as (r: unknown) => void, reject });
       this.dispatch();

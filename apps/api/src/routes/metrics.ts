@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../app';
-import { ApiError } from '../errors';
+import { errors } from '../errors';
 import type { ApiMetrics } from '../metrics';
 
 /**
@@ -14,7 +14,7 @@ export const metricsRoutes =
     const expected = deps.config.ERG_METRICS_TOKEN;
     app.get('/metrics', { schema: { tags: ['health'], security: expected ? [{ bearer: [] }] : [], hide: true } }, async (req, reply) => {
       if (expected && !sameSecret(bearer(req.headers.authorization), expected)) {
-        throw new ApiError('ERG_UNAUTHORIZED', 401, 'missing or invalid metrics token: send "Authorization: Bearer <ERG_METRICS_TOKEN>"');
+        throw errors.metricsUnauthorized();
       }
       const body = await deps.metrics.registry.metrics();
       return reply.type(deps.metrics.registry.contentType).send(body);

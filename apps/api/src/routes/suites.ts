@@ -13,7 +13,7 @@ import {
 import { REDACTED, redactSecrets } from '@erg/secrets';
 import type { AppDeps } from '../app';
 import { access, isVisible, requireRole, visibleProjects } from '../access';
-import { ApiError, errors } from '../errors';
+import { errors } from '../errors';
 import { BODY_LIMITS, OFFLOAD_ABOVE } from '../body-limits';
 import { runSized, type Offload } from '../offload';
 import { bodySize } from '../validation';
@@ -22,16 +22,6 @@ import { auditCreated } from '../audit';
 const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
 
 const SuiteRunParams = NameParams.extend({ runId: z.uuid({ error: 'not a suite run id (expected a UUID)' }) });
-
-function suiteError(err: SuiteError): ApiError {
-  switch (err.code) {
-    case 'ERG_SUITE_UNKNOWN_CLUSTER':
-      return new ApiError(err.code, 422, `${err.message}; register it with POST /v1/clusters or change the suite`);
-    case 'ERG_SUITE_BASELINE_MISSING':
-    case 'ERG_SUITE_TEMPLATE_INVALID':
-      return new ApiError(err.code, 422, err.message);
-  }
-}
 
 export const suiteRoutes =
   (deps: AppDeps & { offload: Offload }): FastifyPluginAsyncZod =>
@@ -55,8 +45,7 @@ export const suiteRoutes =
       const cluster = await findClusterByName(deps.db, spec.cluster!);
       if (!cluster || !isVisible(identity, cluster.projectId)) {
         const known = (await listClusters(deps.db, visibleProjects(identity))).map((c) => c.name);
-        const e = errors.unknownCluster(spec.cluster!, known);
-        throw new ApiError(e.code, e.statusCode, e.message, [{ path: 'campaign.cluster', code: 'unknown_cluster', message: `cluster "${spec.cluster}" is not registered` }]);
+        throw errors.unknownCluster(spec.cluster!, known, 'campaign.cluster');
       }
       requireRole(identity, cluster.projectId, 'maintainer', { kind: 'cluster', name: cluster.name });
       // What the project's webhook policy lets through without DNS (scheme, a literal address);
@@ -68,9 +57,7 @@ export const suiteRoutes =
       const baseline = fields.baseline;
       const pinned = baseline.policy === 'pinned' ? await findCampaign(deps.db, baseline.campaignId) : null;
       if (baseline.policy === 'pinned' && (!pinned || pinned.projectId !== cluster.projectId)) {
-        throw new ApiError('ERG_UNKNOWN_CAMPAIGN', 422, `baseline campaign "${baseline.campaignId}" does not exist`, [
-          { path: 'baseline.campaignId', code: 'unknown_campaign', message: 'no campaign with this id' },
-        ]);
+        throw errors.unknownBaselineCampaign(baseline.campaignId);
       }
       // Printed only now that it is validated: its depth and size are bounded.
       const textOfCampaign = isYaml ? (body as string) : JSON.stringify((body as { campaign?: unknown }).campaign, null, 2);
@@ -208,7 +195,7 @@ export const suiteRoutes =
           );
           return reply.status(created ? 201 : 200).send(await suiteRunView(deps.db, run, suite.name));
         } catch (err) {
-          if (err instanceof SuiteError) throw suiteError(err);
+          if (err instanceof SuiteError) throw errors.suiteRefused(err);
           throw err;
         }
       },
