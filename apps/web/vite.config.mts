@@ -8,12 +8,13 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
   base: './',
   plugins: [react()],
-  // The formatters shared with the CLI and the backoff shared with Node, compiled from their
-  // TypeScript sources (the packages' own builds are CommonJS for Node).
+  // The formatters shared with the CLI, the backoff shared with Node and erg's error catalog,
+  // compiled from their TypeScript sources (the packages' own builds are CommonJS for Node).
   resolve: {
     alias: {
       '@erg/format': fileURLToPath(new URL('../../packages/format/src/index.ts', import.meta.url)),
       '@erg/backoff': fileURLToPath(new URL('../../packages/backoff/src/index.ts', import.meta.url)),
+      '@erg/spec/errors': fileURLToPath(new URL('../../packages/spec/src/errors.ts', import.meta.url)),
     },
   },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1000 },

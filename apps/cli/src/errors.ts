@@ -1,4 +1,5 @@
 import { ErgApiError } from '@erg/client';
+import { ErgError } from '@erg/spec';
 
 /**
  * Exit codes, the same for every command, so that scripts and CI can branch on them:
@@ -12,11 +13,16 @@ import { ErgApiError } from '@erg/client';
 export const EXIT = { OK: 0, BAD: 1, UNDECIDED: 2, INTERRUPTED: 130 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** The exit codes of a failure, and the code of erg's error catalog each one stands for. */
+type FailureExit = Exclude<ExitCode, typeof EXIT.OK>;
+const CODE_OF_EXIT = { [EXIT.BAD]: 'ERG_CLI_BAD', [EXIT.UNDECIDED]: 'ERG_CLI_UNDECIDED', [EXIT.INTERRUPTED]: 'ERG_CLI_INTERRUPTED' } as const;
+
 /**
  * An error meant for the person at the terminal: what went wrong (`message`), what to do about
- * it (`hint`), and the exit code. Everything a command throws on purpose is a CliError.
+ * it (`hint`), and the exit code, which also gives its code (ERG_CLI_BAD, _UNDECIDED,
+ * _INTERRUPTED). Everything a command throws on purpose is a CliError.
  */
-export class CliError extends Error {
+export class CliError extends ErgError<(typeof CODE_OF_EXIT)[FailureExit]> {
   override readonly name = 'CliError';
 
   readonly hint: string | undefined;
@@ -27,10 +33,10 @@ export class CliError extends Error {
 
   constructor(
     message: string,
-    readonly exitCode: ExitCode,
+    readonly exitCode: FailureExit,
     more: { hint?: string | undefined; details?: readonly string[]; api?: { status: number; code: string } } = {},
   ) {
-    super(message);
+    super(CODE_OF_EXIT[exitCode], message);
     this.hint = more.hint;
     this.details = more.details ?? [];
     this.api = more.api;

@@ -1,3 +1,4 @@
+import { ErgError } from '@erg/spec/errors';
 import type { components } from './generated/api';
 
 /** The body of every API error response. */
@@ -7,18 +8,21 @@ export type ErrorIssue = NonNullable<ErrorBody['error']['issues']>[number];
 
 /**
  * A non-2xx answer from the API, carrying its error code (`ERG_*`) and, for a request that
- * failed validation, the issues per field.
+ * failed validation, the issues per field. The client's view of an answer: its code may be one
+ * this client's catalog does not know (a newer API's), and its status is the one answered;
+ * `retryable` comes from the catalog (false for a code it does not know).
  */
-export class ErgApiError extends Error {
+export class ErgApiError extends ErgError<string> {
   override readonly name = 'ErgApiError';
+  declare readonly status: number;
 
   constructor(
-    readonly status: number,
-    readonly code: string,
+    status: number,
+    code: string,
     message: string,
     readonly issues: ErrorIssue[] = [],
   ) {
-    super(message);
+    super(code, message, { status });
   }
 
   /** Reads the API's `{ error: { code, message, issues? } }` body; any other body becomes ERG_HTTP_<status>. */

@@ -1,10 +1,19 @@
 // Plain fetch against the API with `Authorization: Bearer <token>`. A 401 anywhere signs the user
 // out (the App returns to the sign-in form with a message); other errors carry the API's code and
 // message.
+import { ErgError } from '@erg/spec/errors';
 
-export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
+/**
+ * The web app's view of an API error answer: the status answered, the code (ERG_HTTP for an answer
+ * without erg's error body) and the message; `retryable` comes from erg's error catalog.
+ */
+export class ApiError extends ErgError<string> {
+  // Named here: the production bundle renames classes.
+  override readonly name = 'ApiError';
+  declare readonly status: number;
+
+  constructor(status: number, code: string, message: string) {
+    super(code, message, { status });
   }
 }
 
