@@ -8,6 +8,7 @@ import { errorMessage, type Logger } from './log';
 import { agentMeta } from './meta';
 import { detectSources } from './sources';
 import { Spool } from './spool';
+import { ErgError } from '@erg/spec/errors';
 
 // One agent run on one node: detect sensors → write meta → sample on a drift-free schedule →
 // every batch window, spool the batch (then push it) → on stop, a last sample, drain, stats.
@@ -20,8 +21,10 @@ export interface AgentHandle {
 }
 
 /** Thrown when the agent cannot start (nothing to sample, unreadable token, …); the message says what to fix. */
-export class AgentStartError extends Error {
-  readonly code = 'ERG_AGENT_START';
+export class AgentStartError extends ErgError<'ERG_AGENT_START'> {
+  constructor(message: string) {
+    super('ERG_AGENT_START', message);
+  }
 }
 
 export async function startAgent(config: AgentConfig, log: Logger): Promise<AgentHandle> {

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
 import { NODE_FILE_SUFFIXES, RUN_DIR_FILES } from '@erg/spec/run-dir';
 import { SOURCE_NAMES, type SourceName } from './wire';
+import { ErgError } from '@erg/spec/errors';
 
 // The agent's whole configuration: command-line options, each of which may also come from the
 // environment as ERG_AGENT_<OPTION> (e.g. --spool-dir ↔ ERG_AGENT_SPOOL_DIR; the command line
@@ -143,8 +144,10 @@ spool it, push for at most --drain-ms, write <node>${NODE_FILE_SUFFIXES.stats} a
 export type ParsedCommandLine = { help: true } | { help: false; config: AgentConfig };
 
 /** Thrown for a command line or environment the agent cannot run with; the message says what to fix. */
-export class ConfigError extends Error {
-  readonly code = 'ERG_AGENT_CONFIG';
+export class ConfigError extends ErgError<'ERG_AGENT_CONFIG'> {
+  constructor(message: string) {
+    super('ERG_AGENT_CONFIG', message);
+  }
 }
 
 /** Parses the command line and environment, once, into the agent's configuration. */

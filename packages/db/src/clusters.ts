@@ -3,6 +3,7 @@ import type { SecretBox } from '@erg/secrets';
 import { poolOf, prismaOf, type Database } from './client';
 import type { Cluster } from './generated/client';
 import { clusterKeyContext } from './secrets';
+import { ErgError } from '@erg/spec';
 
 export type { Cluster };
 
@@ -28,10 +29,9 @@ export interface NewCluster {
   maxConcurrentRuns?: number | null | undefined;
 }
 
-export class ClusterExistsError extends Error {
-  readonly code = 'ERG_CLUSTER_EXISTS';
+export class ClusterExistsError extends ErgError<'ERG_CLUSTER_EXISTS'> {
   constructor(name: string) {
-    super(`a cluster named "${name}" already exists`);
+    super('ERG_CLUSTER_EXISTS', `a cluster named "${name}" already exists`);
   }
 }
 

@@ -2,16 +2,16 @@ import { WebhookPolicy } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
 import type { Membership, Project, User } from './generated/client';
 import type { Role } from './tokens';
+import { ErgError } from '@erg/spec';
 
 export type { Membership, Project, User };
 
 /** The project everything created before projects existed belongs to (see its migration). */
 export const DEFAULT_PROJECT = 'default';
 
-export class NameTakenError extends Error {
-  readonly code = 'ERG_NAME_TAKEN';
+export class NameTakenError extends ErgError<'ERG_NAME_TAKEN'> {
   constructor(kind: string, name: string) {
-    super(`a ${kind} named "${name}" already exists`);
+    super('ERG_NAME_TAKEN', `a ${kind} named "${name}" already exists`);
   }
 }
 
