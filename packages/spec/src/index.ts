@@ -1,4 +1,30 @@
-// @erg/spec — the zod schemas every other package validates against, and the types they infer.
+// @erg/spec — the zod schemas every other package validates against, and the types they infer:
+// the single source of erg's contracts (campaign spec, API bodies and responses, telemetry
+// batches, run states, run-directory names).
+//
+// Glossary — the words every package, document and response uses in one sense:
+//   campaign           one study: a workload, a parameter space, resources, repetitions, one cluster
+//                      (or `execution: import` for measurements taken elsewhere).
+//   configuration      one point of the parameter space: a value for every parameter.
+//   configuration key  the configuration's stable name, built from its sorted parameter values
+//                      (`offload=cpu,sp=2`); equal values give equal keys in every campaign.
+//   run                one execution of one configuration: exactly one Slurm job (or array task).
+//   repetition         a run's number among its configuration's runs, 1…repetitions.
+//   attempt            one try to submit a run (`submitAttempts`): a run sent back to pending
+//                      (controller unreachable, staging failed) is tried again as a new attempt;
+//                      it is still one run.
+//   suite              a named campaign template run on demand or on a cron schedule and judged
+//                      against a baseline.
+//   suite run          one triggering of a suite: its campaign and, once the runs ended, its verdict.
+//   telemetry batch    what an agent sends at once: samples of one node of one run, numbered by
+//                      `seq` (ingest is idempotent on run, node, seq).
+//   sensor             one measured quantity on one node: `gpu0.power`, `module0.energy`, `cpu.util`.
+//   window             the workload's time span `[start, end]`, measured by the job script around
+//                      the user's command; energy and time are computed over it.
+//   coverage           the share of the window that a figure's sensors have samples for (0–1;
+//                      the minimum over the sensors used).
+//   method             how a figure was obtained: `counter` (hardware energy counter), `integrated`
+//                      (power integrated over time) or `model` (an estimate, not a measurement).
 export * from './api';
 export * from './suite';
 export * from './dashboard';
