@@ -84,8 +84,11 @@ export function defaultMigrationsDir(): string {
   }
 }
 
-/** Creates the database named in the URL when it does not exist yet (connecting to `postgres`). */
-export async function ensureDatabase(databaseUrl: string): Promise<void> {
+/**
+ * Runs `work` on a connection to the `postgres` database of the server in `databaseUrl`, with the
+ * database name the URL names (checked: it is written into a statement, not bound).
+ */
+async function onMaintenanceDatabase(databaseUrl: string, work: (client: pg.Client, name: string) => Promise<void>): Promise<void> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (!/^[A-Za-z_][A-Za-z0-9_-]{0,62}$/.test(name)) throw new Error(`unsupported database name "${name}"`);
@@ -94,29 +97,27 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   client.on('error', () => undefined);
   await client.connect();
   try {
+    await work(client, name);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates the database named in the URL when it does not exist yet (connecting to `postgres`). */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  await onMaintenanceDatabase(databaseUrl, async (client, name) => {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount === 0) {
       await client.query(`CREATE DATABASE "${name}"`).catch((err: { code?: string }) => {
         if (err.code !== '42P04') throw err; // created by someone else meanwhile
       });
     }
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** Drops the database named in the URL, ending its sessions (connecting to `postgres`); a missing one is fine. */
 export async function dropDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (!/^[A-Za-z_][A-Za-z0-9_-]{0,62}$/.test(name)) throw new Error(`unsupported database name "${name}"`);
-  url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString() });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
+  await onMaintenanceDatabase(databaseUrl, async (client, name) => {
     await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+  });
 }
