@@ -42,7 +42,25 @@ async function sdiag(conn) {
 function diff(after, before) {
   const out = {};
   for (const [k, v] of Object.entries(after)) if (v - (before[k] ?? 0) > 0) out[k] = v - (before[k] ?? 0);
+  delete out.REQUEST_STATS_INFO; // sdiag's own calls
   return out;
+}
+
+/**
+ * Waits until slurmctld has a second without RPCs: sdiag counts everyone's calls, and jobs that
+ * are starting (their agent and workload steps, their nodes' messages) would be counted as the
+ * poll's. Gives up after 60 s, and then says so in the result.
+ */
+async function quietController(conn) {
+  const deadline = Date.now() + 60_000;
+  let last = await sdiag(conn);
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = await sdiag(conn);
+    if (Object.keys(diff(now, last)).length === 0) return true;
+    last = now;
+  }
+  return false;
 }
 
 async function main() {
@@ -92,11 +110,11 @@ async function main() {
   // --- 2. slurmctld RPCs for one poll of 1,000 tracked runs ---------------------------------
   const { queued = 0, running = 0 } = await countsOf(campaign.id);
   const tracked = queued + running;
+  const quiet = await quietController(conn);
   const before = await sdiag(conn);
   await runCycle(ctx, cluster.id);
   const after = await sdiag(conn);
   const rpcs = diff(after, before);
-  delete rpcs.REQUEST_STATS_INFO; // sdiag's own calls
   const rpcTotal = Object.values(rpcs).reduce((a, b) => a + b, 0);
 
   const jobIds = (await listCampaignRuns(db, campaign.id)).items.map((r) => r.slurmJobId).filter((id) => id !== null);
@@ -152,6 +170,7 @@ async function main() {
     failedAtSubmission: failed,
     trackedRunsAtPoll: tracked,
     slurmctldRpcsPerPoll: rpcTotal,
+    controllerQuietBeforePoll: quiet,
     rpcsByType: rpcs,
     plainSbatchLoopOnCluster: { jobs: LOOP, seconds: loopMs / 1000, jobsPerS: Math.round(LOOP / (loopMs / 1000)) },
     ergLoopOneChannel: Object.fromEntries(Object.entries(ergLoopMs).map(([k, ms]) => [k, { jobs: LOOP, seconds: Number((ms / 1000).toFixed(2)), jobsPerS: Math.round(LOOP / (ms / 1000)) }])),

@@ -14,6 +14,7 @@ test('bench/submit.js --runs 10 queues every run and polls with one squeue + one
   });
   const result = JSON.parse(stdout.slice(stdout.indexOf('{'), stdout.lastIndexOf('}') + 1));
   expect(result).toMatchObject({ runs: 10, failedAtSubmission: 0, trackedRunsAtPoll: 10, slurmctldRpcsPerPoll: 2 });
+  expect(result.controllerQuietBeforePoll).toBe(true);
   expect(result.plainSbatchLoopOnCluster.jobs).toBe(5);
   expect(result.ergLoopOneChannel.unfenced.jobs).toBe(5);
   expect(result.ergLoopOneChannel.fenced.jobs).toBe(5);
