@@ -1,14 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ERROR_CATALOG, ErgError, type SpecIssue } from '@erg/spec';
 import { SuiteError } from '@erg/suites';
+import { sourceFiles } from '@erg/testkit';
 import { ApiError, errors } from '../src/errors';
 
 const SRC = join(__dirname, '../src');
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
-}
+const sources = (dir: string) => sourceFiles(dir, { match: /\.ts$/ });
 
 const issue: SpecIssue = { path: 'port', code: 'too_big', message: 'must be at most 65535, got 70000' };
 

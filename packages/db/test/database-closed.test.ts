@@ -1,12 +1,11 @@
 // @erg/db is closed: every read and write is a named function of packages/db, so no source outside
 // it reaches Prisma or the pg pool. This scans apps/, packages/ and bench/ (packages/db, generated
 // code, builds and dependencies excepted) and names every file:line that does.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '@erg/testkit';
+import { NON_SOURCE_DIRS, repoRoot, sourceFiles } from '@erg/testkit';
 
 const SCANNED = ['apps', 'packages', 'bench'];
-const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'generated', 'test-artifacts', '.turbo']);
 const SOURCE = /\.(ts|tsx|js|cjs|mjs)$/;
 
 /** What reaching past the named functions looks like: the handle's fields and Prisma's raw escapes. */
@@ -24,25 +23,17 @@ const FORBIDDEN: { what: string; pattern: RegExp }[] = [
  */
 const NOT_YET_MIGRATED: Record<string, string> = {};
 
-function sourceFiles(dir: string, root: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    const rel = path.relative(root, full).split(path.sep).join('/');
-    if (entry.isDirectory()) {
-      if (SKIPPED_DIRS.has(entry.name) || rel === 'packages/db') continue;
-      out.push(...sourceFiles(full, root));
-    } else if (entry.isFile() && SOURCE.test(entry.name)) {
-      out.push(full);
-    }
-  }
-  return out;
+function scannedFiles(dir: string, root: string): string[] {
+  return sourceFiles(dir, {
+    match: SOURCE,
+    skipDir: (name, full) => NON_SOURCE_DIRS.has(name) || path.relative(root, full).split(path.sep).join('/') === 'packages/db',
+  });
 }
 
 function offendingLines(root: string): string[] {
   const found: string[] = [];
   for (const top of SCANNED) {
-    for (const file of sourceFiles(path.join(root, top), root)) {
+    for (const file of scannedFiles(path.join(root, top), root)) {
       const rel = path.relative(root, file).split(path.sep).join('/');
       readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
         const hit = FORBIDDEN.find((f) => f.pattern.test(line));

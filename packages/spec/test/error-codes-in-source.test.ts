@@ -1,32 +1,13 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { appAndPackageSources, sourceFiles } from '@erg/testkit';
 import { ERROR_CATALOG } from '../src';
 
 const ROOT = join(__dirname, '../../..');
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && entry.name !== 'dist' && entry.name !== 'generated') sourceFiles(path, out);
-    } else if (/\.(ts|tsx|mts|js)$/.test(entry.name)) {
-      out.push(path);
-    }
-  }
-  return out;
-}
+const SCAN = { match: /\.(ts|tsx|mts|js)$/ };
 
 /** Every apps/<app>/src and packages/<package>/src file. */
-function allSources(): string[] {
-  const files: string[] = [];
-  for (const top of ['apps', 'packages']) {
-    for (const name of readdirSync(join(ROOT, top))) {
-      const src = join(ROOT, top, name, 'src');
-      if (existsSync(src)) sourceFiles(src, files);
-    }
-  }
-  return files;
-}
+const allSources = () => appAndPackageSources(ROOT, SCAN);
 
 /**
  * The `ERG_*` names a text spells out in quotes ('ERG_X', "ERG_X", `ERG_X`), and the fixed heads
@@ -55,7 +36,7 @@ function namesInFiles(files: readonly string[]): Map<string, string[]> {
  */
 function environmentVariables(sources: readonly string[]): Set<string> {
   const names = new Set<string>();
-  const scripts = [join(ROOT, 'deploy'), join(ROOT, 'scripts')].filter(existsSync).flatMap((dir) => sourceFiles(dir));
+  const scripts = [join(ROOT, 'deploy'), join(ROOT, 'scripts')].filter(existsSync).flatMap((dir) => sourceFiles(dir, SCAN));
   for (const file of [...sources, ...scripts]) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/env(?:\.|\[['"`])(ERG_[A-Z0-9_]+)/g)) names.add(m[1]!);

@@ -3,6 +3,7 @@
 // the run directory, or a renamed one, is one change in one place.
 import fs from 'node:fs';
 import path from 'node:path';
+import { appAndPackageSources } from '@erg/testkit';
 import { NODE_FILE_SUFFIXES, RUN_DIR_FILES, TELEMETRY_DIR_FILES } from '../src';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -10,22 +11,7 @@ const OWNER = path.join(ROOT, 'packages', 'spec', 'src', 'run-dir.ts');
 
 /** Every TypeScript source of the apps and packages; not the web app, which never sees a run directory (its `erg.token` is a browser storage key). */
 function sources(): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name !== 'generated' && entry.name !== 'node_modules') walk(full);
-      } else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(full);
-    }
-  };
-  for (const group of ['apps', 'packages']) {
-    for (const name of fs.readdirSync(path.join(ROOT, group))) {
-      const src = path.join(ROOT, group, name, 'src');
-      if (name !== 'web' && fs.existsSync(src)) walk(src);
-    }
-  }
-  return out;
+  return appAndPackageSources(ROOT, { match: /^(?!.*\.d\.ts$).*\.tsx?$/, except: ['web'] });
 }
 
 /** Names another file may spell out, and why. */

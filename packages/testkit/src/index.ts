@@ -8,3 +8,4 @@ export { closedPort } from './ports';
 export { parsePrometheusText, sampleValue, type PromSample } from './prometheus-text';
 export { TEST_SECRET_KEY } from './secret-key';
 export { startDisposablePostgres, startDisposableRedis, type DisposablePostgres, type DisposableRedis } from './disposable';
+export { appAndPackageSources, NON_SOURCE_DIRS, sourceFiles, type SourceScan } from './source-files';
