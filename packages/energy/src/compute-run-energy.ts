@@ -1,5 +1,5 @@
 import { EnergyInputError } from './errors';
-import { indexNode, nodeEnergy, powerChecks } from './node-energy';
+import { indexNode, nodeEnergy, powerChecks, weakest } from './node-energy';
 import { checkWindow, DEFAULT_GAP_FACTOR } from './sampling';
 import type { Gap, NodeTelemetry, Window } from './telemetry';
 
@@ -191,10 +191,4 @@ export function perUnit(energyJ: number, count: number | null | undefined): numb
 
 function addInto(target: Record<string, number>, source: Record<string, number>): void {
   for (const [k, v] of Object.entries(source)) target[k] = (target[k] ?? 0) + v;
-}
-
-function weakest(methods: EnergyMethod[]): EnergyMethod {
-  if (methods.includes('model')) return 'model';
-  if (methods.includes('integrated') || methods.length === 0) return 'integrated';
-  return 'counter';
 }

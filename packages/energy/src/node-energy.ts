@@ -112,7 +112,7 @@ export function nodeEnergy(index: NodeIndex, window: Window, gapFactor: number):
   const components: Record<string, number> = {};
   for (const t of terms) components[t.kind] = (components[t.kind] ?? 0) + t.joules;
   const coverage = unmeasured || terms.length === 0 ? 0 : Math.min(...terms.map((t) => t.coverage));
-  const method: EnergyMethod = terms.some((t) => t.model) ? 'model' : terms.length === 0 || terms.some((t) => t.integrated) ? 'integrated' : 'counter';
+  const method = weakest(terms.map((t): EnergyMethod => (t.model ? 'model' : t.integrated ? 'integrated' : 'counter')));
   return {
     node: {
       node: index.node,
@@ -268,4 +268,11 @@ function atCommonTimes(all: Samples[], window: Window, ok: (values: number[]) =>
     if (!ok(all.map((s) => valueAt(s.t, s.v, x)))) failed++;
   }
   return { checked, failed };
+}
+
+/** The weakest claim among some figures' methods: model, else integrated (also for none: no counter was read), else counter. */
+export function weakest(methods: EnergyMethod[]): EnergyMethod {
+  if (methods.includes('model')) return 'model';
+  if (methods.includes('integrated') || methods.length === 0) return 'integrated';
+  return 'counter';
 }
