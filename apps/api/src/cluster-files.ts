@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { openClusterKey, type Cluster } from '@erg/db';
+import { openClusterKey, type ClusterRecord } from '@erg/db';
 import { StreamingRedactor, type SecretBox } from '@erg/secrets';
 import { ConnectionPool, openJobFile, type JobFile } from '@erg/slurm';
 import { ErgError, RUN_DIR_FILES } from '@erg/spec';
@@ -46,7 +46,7 @@ export class ClusterFiles {
    * other than a regular file: the run's own doing), or the response body as a stream:
    * `{"runId", "source": "cluster", "truncated", "stdout", "stderr"}`. SSH failures throw.
    */
-  async openLogs(cluster: Cluster, runId: string, runDir: string, options: { tailBytes: number; timeoutMs: number }): Promise<LogsBody> {
+  async openLogs(cluster: ClusterRecord, runId: string, runDir: string, options: { tailBytes: number; timeoutMs: number }): Promise<LogsBody> {
     // Trust on first use is the scheduler's to record; the API never trusts a key blindly.
     if (cluster.hostKeySha256 === null) throw new HostKeyUnknownError(cluster.name);
     const connection = this.connections.get({ ...cluster, privateKey: openClusterKey(this.secrets, cluster) });

@@ -1,11 +1,11 @@
-import type { CampaignCluster, Cluster, QueueRunRow, RunDetail, RunSummaryRecord } from '@erg/db';
+import type { CampaignCluster, ClusterRecord, QueueRunRow, RunDetail, RunSummaryRecord } from '@erg/db';
 import type { UnfinishedRunState } from '@erg/spec';
 
 /** Database rows → API bodies. Secrets (the private key) have no way out of here. */
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-export function clusterView(c: Cluster) {
+export function clusterView(c: ClusterRecord) {
   return {
     id: c.id,
     name: c.name,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AGENT_BUNDLE_PATH } from '@erg/agent';
-import type { Cluster } from '@erg/db';
+import type { ClusterRecord } from '@erg/db';
 import type { ClusterLink } from './connections';
 
 /**
@@ -18,12 +18,12 @@ export class AgentBundle {
     this.hash = createHash('sha256').update(this.content).digest('hex').slice(0, 12);
   }
 
-  remotePath(cluster: Cluster): string {
+  remotePath(cluster: ClusterRecord): string {
     return `${cluster.workDir}/.erg-agent/erg-agent-${this.hash}.js`;
   }
 
   /** Uploads the bundle unless this process already did for this cluster and work dir. */
-  async ensureStaged(cluster: Cluster, link: ClusterLink): Promise<string> {
+  async ensureStaged(cluster: ClusterRecord, link: ClusterLink): Promise<string> {
     const remote = this.remotePath(cluster);
     const key = `${cluster.id}|${remote}`;
     if (!this.staged.has(key)) {

@@ -1,4 +1,4 @@
-import type { Cluster } from '@erg/db';
+import type { ClusterRecord } from '@erg/db';
 import { shellQuote, type AgentHook } from '@erg/slurm';
 import { agentStartLines, agentStopLines, type CampaignSpec } from '@erg/spec';
 
@@ -8,7 +8,7 @@ import { agentStartLines, agentStopLines, type CampaignSpec } from '@erg/spec';
  * command and this campaign's telemetry settings. Every value from the cluster's settings is
  * shell-quoted; the rest is erg's own text.
  */
-export function agentHook(cluster: Cluster, spec: CampaignSpec, bundlePath: string): AgentHook {
+export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, bundlePath: string): AgentHook {
   const { intervalMs, idleBaselineS } = spec.telemetry;
   const options = [
     `--interval-ms ${intervalMs}`, `--model-idle-w ${cluster.modelIdleW}`, `--model-max-w ${cluster.modelMaxW}`,

@@ -1,4 +1,4 @@
-import { openClusterKey, type Cluster } from '@erg/db';
+import { openClusterKey, type ClusterRecord } from '@erg/db';
 import type { SecretBox } from '@erg/secrets';
 import { ConnectionPool, SlurmClient, type ClusterConnection } from '@erg/slurm';
 
@@ -21,7 +21,7 @@ export class ClusterLinks {
     this.connections = new ConnectionPool(maxSessions);
   }
 
-  get(cluster: Cluster): ClusterLink {
+  get(cluster: ClusterRecord): ClusterLink {
     const connection = this.connections.get({ ...cluster, privateKey: openClusterKey(this.secrets, cluster) });
     return { connection, slurm: new SlurmClient(connection) };
   }

@@ -1,4 +1,4 @@
-import { advanceSubmitEpoch, type ClaimGuard, type ClusterLease, type Cluster, type Database } from '@erg/db';
+import { advanceSubmitEpoch, type ClaimGuard, type ClusterLease, type ClusterRecord, type Database } from '@erg/db';
 import type { Fence } from '@erg/slurm';
 import { ErgError } from '@erg/spec';
 import type { ClusterLink } from './connections';
@@ -16,7 +16,7 @@ export class CycleLease {
   constructor(
     private readonly db: Database,
     private readonly lease: ClusterLease,
-    private readonly cluster: Cluster,
+    private readonly cluster: ClusterRecord,
     private readonly link: ClusterLink,
   ) {}
 
@@ -69,7 +69,7 @@ export class CycleLease {
  * Where the cluster's fence lives: in its work dir (storage every login node shares), named with
  * the cluster's id so that two clusters registered with one work dir never share a fence.
  */
-export function fencePath(cluster: Pick<Cluster, 'id' | 'workDir'>): string {
+export function fencePath(cluster: Pick<ClusterRecord, 'id' | 'workDir'>): string {
   return `${cluster.workDir}/.erg/fence-${cluster.id}`;
 }
 

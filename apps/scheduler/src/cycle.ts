@@ -1,4 +1,4 @@
-import { findClusterById, recordClusterContact, recordLearnedHostKey, tryTakeClusterLease, type Cluster } from '@erg/db';
+import { findClusterById, recordClusterContact, recordLearnedHostKey, tryTakeClusterLease, type ClusterRecord } from '@erg/db';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { CycleLease, LeaseLostError } from './cycle-lease';
@@ -67,7 +67,7 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
  * Trust on first use: once a connection of a cluster without a fingerprint has succeeded, the
  * fingerprint it accepted becomes the cluster's (and the connection already refuses any other).
  */
-async function pinLearnedHostKey(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink): Promise<void> {
+async function pinLearnedHostKey(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink): Promise<void> {
   const seen = link.connection.hostKeySha256;
   if (cluster.hostKeySha256 !== null || seen === null) return;
   if (await recordLearnedHostKey(ctx.db, cluster.id, seen)) {

@@ -1,5 +1,5 @@
 import {
-  finishRun, listTrackedRuns, markRunsQueued, recordSlurmProgress, returnRunsToPending, type Cluster, type SlurmProgress,
+  finishRun, listTrackedRuns, markRunsQueued, recordSlurmProgress, returnRunsToPending, type ClusterRecord, type SlurmProgress,
   type TrackedRun,
 } from '@erg/db';
 import type { SlurmJob } from '@erg/slurm';
@@ -23,7 +23,7 @@ const SACCT_GRACE_MS = 60_000;
  *  - queued/running: progress recorded; ended → finalized (logs, timing, metrics fetched);
  *  - of a cancelled campaign and still alive in Slurm → scancel.
  */
-export async function reconcileCluster(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, lease: CycleLease): Promise<EndedRun[]> {
+export async function reconcileCluster(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink, lease: CycleLease): Promise<EndedRun[]> {
   const tracked = await listTrackedRuns(ctx.db, cluster.id);
   if (tracked.length === 0) return [];
   ctx.log.debug({ cluster: cluster.name, phase: 'tracking', runs: tracked.length }, 'cycle phase');
@@ -80,7 +80,7 @@ export interface EndedRun {
  * after submitting, so reading a large log or a slow metric regex never delays other runs'
  * submission. Never throws: a run that fails here stays tracked for the next cycle.
  */
-export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, ended: readonly EndedRun[]): Promise<void> {
+export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink, ended: readonly EndedRun[]): Promise<void> {
   if (ended.length > 0) ctx.log.debug({ cluster: cluster.name, phase: 'finalizing', runs: ended.length }, 'cycle phase');
   await mapLimit(ended, 4, async ({ run, job }) => {
     const about = { runId: run.id, campaignId: run.campaignId, cluster: cluster.name, slurmJobId: job.jobId };
@@ -111,7 +111,7 @@ export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: Cluster,
  */
 async function settleInDoubt(
   ctx: SchedulerContext,
-  cluster: Cluster,
+  cluster: ClusterRecord,
   inDoubt: TrackedRun[],
   jobs: Map<string, SlurmJob[]>,
   lease: CycleLease,

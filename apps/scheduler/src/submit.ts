@@ -1,5 +1,5 @@
 import {
-  cancelPendingRunsOnCluster, claimRunsForSubmission, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type Cluster,
+  cancelPendingRunsOnCluster, claimRunsForSubmission, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type ClusterRecord,
 } from '@erg/db';
 import { issueRunTokens } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
@@ -18,7 +18,7 @@ interface Prepared {
   jobScript: string;
 }
 
-async function renderRun(ctx: SchedulerContext, cluster: Cluster, run: ClaimedRun, agentPath: string | null, token: string): Promise<Prepared> {
+async function renderRun(ctx: SchedulerContext, cluster: ClusterRecord, run: ClaimedRun, agentPath: string | null, token: string): Promise<Prepared> {
   const spec = await ctx.specs.get(run.campaignId);
   const runDir = runDirPath(cluster.workDir, run.campaignId, run.id);
   const files = renderRunFiles({
@@ -45,7 +45,7 @@ async function renderRun(ctx: SchedulerContext, cluster: Cluster, run: ClaimedRu
  * `submitting` that the next cycle settles by asking Slurm before anything is sent again. Claims
  * carry the lease's epoch and the sbatch loop runs behind the fence raised to it (cycle-lease.ts).
  */
-export async function submitPendingRuns(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, lease: CycleLease): Promise<number> {
+export async function submitPendingRuns(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink, lease: CycleLease): Promise<number> {
   // A cancel the API answered but did not finish (it ends large campaigns' pending runs after
   // answering, and may stop first) is finished here; the claim never takes those runs anyway.
   const cancelled = await cancelPendingRunsOnCluster(ctx.db, cluster.id);
@@ -61,7 +61,7 @@ export async function submitPendingRuns(ctx: SchedulerContext, cluster: Cluster,
   }
 }
 
-async function submitBatch(ctx: SchedulerContext, cluster: Cluster, link: ClusterLink, lease: CycleLease, claimed: ClaimedRun[]): Promise<number> {
+async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink, lease: CycleLease, claimed: ClaimedRun[]): Promise<number> {
   const own = await lease.own();
   const prepared: Prepared[] = [];
   const unrenderable: { runId: string; reason: string }[] = [];

@@ -10,7 +10,7 @@ import type { Job } from 'bullmq';
 import pino from 'pino';
 import {
   createCampaign, createDatabase, createSuite, findProjectByName, findSuiteRun, finishSuiteRun, insertSuiteRun, setProjectWebhookPolicy,
-  type Database, type Suite,
+  type Database, type SuiteRecord,
 } from '@erg/db';
 import { SecretBox } from '@erg/secrets';
 import { suiteRunView } from '@erg/suites';
@@ -32,7 +32,7 @@ describe('webhook delivery from the scheduler (Postgres)', () => {
   const lines: string[] = [];
   let ctx: SchedulerContext;
   let projectId = '';
-  let suite: Suite;
+  let suite: SuiteRecord;
   // No real DNS knows this name: anything that reached the receiver went to the address checked.
   const resolve = async (hostname: string): Promise<LookupAddress[]> => {
     if (hostname !== HOOK_HOST) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });

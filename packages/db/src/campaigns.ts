@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TERMINAL_RUN_STATES } from '@erg/spec';
 import { asTransaction, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
-import type { Campaign } from './generated/client';
 
 export interface NewCampaign {
   name: string;
@@ -78,6 +77,25 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
   };
 }
 
+/** A campaign as its summary and a suite's baseline check read it: without its runs, cluster or execution. */
+export interface CampaignRecord {
+  id: string;
+  name: string;
+  projectId: string;
+  /** The validated spec with defaults applied. */
+  spec: unknown;
+  /** The text the user sent (YAML or JSON). */
+  specText: string | null;
+  cancelRequestedAt: Date | null;
+  createdAt: Date;
+  /** The API token's name, or `suite:<name>`; null before 2026-11-30. */
+  createdBy: string | null;
+}
+
+const CAMPAIGN_COLUMNS = {
+  id: true, name: true, projectId: true, spec: true, specText: true, cancelRequestedAt: true, createdAt: true, createdBy: true,
+} as const;
+
 const TERMINAL = new Set<string>(TERMINAL_RUN_STATES);
 
 export type CampaignState = 'pending' | 'running' | 'cancelling' | 'completed' | 'failed' | 'cancelled';
@@ -95,7 +113,7 @@ export function campaignState(counts: Record<string, number>, cancelRequested: b
 }
 
 export interface CampaignSummary {
-  campaign: Campaign;
+  campaign: CampaignRecord;
   clusterName: string | null;
   state: CampaignState;
   runCounts: Record<string, number>;
@@ -116,7 +134,7 @@ export async function runCountsByCampaign(db: Database, campaignIds: string[]): 
   return map;
 }
 
-function summarize(campaign: Campaign & { cluster: { name: string } | null }, counts: Record<string, number>): CampaignSummary {
+function summarize(campaign: CampaignRecord & { cluster: { name: string } | null }, counts: Record<string, number>): CampaignSummary {
   const { cluster, ...rest } = campaign;
   return {
     campaign: rest,
@@ -144,7 +162,7 @@ export function campaignSummaryView(s: CampaignSummary) {
 }
 
 export async function getCampaignSummary(db: Database, id: string): Promise<CampaignSummary | null> {
-  const campaign = await prismaOf(db).campaign.findUnique({ where: { id }, include: { cluster: { select: { name: true } } } });
+  const campaign = await prismaOf(db).campaign.findUnique({ where: { id }, select: { ...CAMPAIGN_COLUMNS, cluster: { select: { name: true } } } });
   if (!campaign) return null;
   const counts = (await runCountsByCampaign(db, [id])).get(id) ?? {};
   return summarize(campaign, counts);
@@ -170,7 +188,7 @@ export async function listCampaignSummaries(
     where: { ...inProjects, ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}) },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: opts.limit + 1,
-    include: { cluster: { select: { name: true } } },
+    select: { ...CAMPAIGN_COLUMNS, cluster: { select: { name: true } } },
   });
   const page = campaigns.slice(0, opts.limit);
   const counts = await runCountsByCampaign(db, page.map((c) => c.id));
@@ -181,8 +199,8 @@ export async function listCampaignSummaries(
   };
 }
 
-export async function findCampaign(db: Database, id: string): Promise<Campaign | null> {
-  return prismaOf(db).campaign.findUnique({ where: { id } });
+export async function findCampaign(db: Database, id: string): Promise<CampaignRecord | null> {
+  return prismaOf(db).campaign.findUnique({ where: { id }, select: CAMPAIGN_COLUMNS });
 }
 
 /** The project a campaign belongs to; null when there is no such campaign. */

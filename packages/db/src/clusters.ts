@@ -1,11 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
 import { poolOf, prismaOf, type Database } from './client';
-import type { Cluster } from './generated/client';
 import { clusterKeyContext } from './secrets';
 import { ErgError } from '@erg/spec';
 
-export type { Cluster };
+/** A registered cluster as the API shows it and the scheduler reaches it; its private key as stored (sealed: openClusterKey opens it). */
+export interface ClusterRecord {
+  id: string;
+  name: string;
+  projectId: string;
+  host: string;
+  port: number;
+  username: string;
+  privateKey: string;
+  /** null only for a trust-on-first-use cluster the scheduler has not reached yet. */
+  hostKeySha256: string | null;
+  /** `pinned` or `trust-on-first-use`. */
+  hostKeyPolicy: string;
+  defaultPartition: string | null;
+  workDir: string;
+  agentCommand: string;
+  agentApiUrl: string | null;
+  modelIdleW: number;
+  modelMaxW: number;
+  maxConcurrentRuns: number | null;
+  lastError: string | null;
+  lastContactAt: Date | null;
+  createdAt: Date;
+}
+
+const CLUSTER_COLUMNS = {
+  id: true, name: true, projectId: true, host: true, port: true, username: true, privateKey: true, hostKeySha256: true, hostKeyPolicy: true,
+  defaultPartition: true, workDir: true, agentCommand: true, agentApiUrl: true, modelIdleW: true, modelMaxW: true, maxConcurrentRuns: true,
+  lastError: true, lastContactAt: true, createdAt: true,
+} as const;
 
 export interface NewCluster {
   name: string;
@@ -45,11 +73,11 @@ function clusterData(input: NewCluster, id: string, secrets: SecretBox) {
   };
 }
 
-export async function createCluster(db: Database, input: NewCluster, secrets: SecretBox): Promise<Cluster> {
+export async function createCluster(db: Database, input: NewCluster, secrets: SecretBox): Promise<ClusterRecord> {
   // The id is chosen here, not by Postgres: the sealed key's context names it.
   const id = randomUUID();
   try {
-    return await prismaOf(db).cluster.create({ data: { ...clusterData(input, id, secrets), id } });
+    return await prismaOf(db).cluster.create({ data: { ...clusterData(input, id, secrets), id }, select: CLUSTER_COLUMNS });
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002') throw new ClusterExistsError(input.name);
     throw err;
@@ -61,7 +89,7 @@ export async function createCluster(db: Database, input: NewCluster, secrets: Se
  * A body without a fingerprint (trust-on-first-use) keeps the one already recorded for the same
  * host and port: re-applying the same settings must not open a new window of blind trust.
  */
-export async function upsertCluster(db: Database, input: NewCluster, secrets: SecretBox): Promise<Cluster> {
+export async function upsertCluster(db: Database, input: NewCluster, secrets: SecretBox): Promise<ClusterRecord> {
   for (let attempt = 0; ; attempt++) {
     const existing = await prismaOf(db).cluster.findUnique({ where: { name: input.name }, select: { id: true, host: true, port: true, hostKeySha256: true } });
     if (!existing) {
@@ -78,21 +106,22 @@ export async function upsertCluster(db: Database, input: NewCluster, secrets: Se
     return prismaOf(db).cluster.update({
       where: { id: existing.id },
       data: { ...data, hostKeySha256: keep ? existing.hostKeySha256 : data.hostKeySha256, lastError: null },
+      select: CLUSTER_COLUMNS,
     });
   }
 }
 
 /** Clusters of these projects (every cluster when `projectIds` is null or absent). */
-export function listClusters(db: Database, projectIds: string[] | null = null): Promise<Cluster[]> {
-  return prismaOf(db).cluster.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, orderBy: { name: 'asc' } });
+export function listClusters(db: Database, projectIds: string[] | null = null): Promise<ClusterRecord[]> {
+  return prismaOf(db).cluster.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, select: CLUSTER_COLUMNS, orderBy: { name: 'asc' } });
 }
 
-export function findClusterByName(db: Database, name: string): Promise<Cluster | null> {
-  return prismaOf(db).cluster.findUnique({ where: { name } });
+export function findClusterByName(db: Database, name: string): Promise<ClusterRecord | null> {
+  return prismaOf(db).cluster.findUnique({ where: { name }, select: CLUSTER_COLUMNS });
 }
 
-export function findClusterById(db: Database, id: string): Promise<Cluster | null> {
-  return prismaOf(db).cluster.findUnique({ where: { id } });
+export function findClusterById(db: Database, id: string): Promise<ClusterRecord | null> {
+  return prismaOf(db).cluster.findUnique({ where: { id }, select: CLUSTER_COLUMNS });
 }
 
 /** Records the outcome of the scheduler's latest attempt to reach the cluster. */

@@ -2,7 +2,7 @@ export { createDatabase, type Database, type DatabaseOptions, type Transaction }
 export { migrate, ensureDatabase, dropDatabase, listMigrations, defaultMigrationsDir } from './migrate';
 export {
   createApiToken, authenticateToken, hashToken, listTokens, findToken, revokeToken, roleRank, scopeExcess, scopeOf, ROLES, BOOTSTRAP_ADMIN,
-  type CreatedToken, type ScopeExcess, type TokenIdentity, type TokenOptions, type TokenScope, type Role,
+  type ApiTokenRecord, type CreatedToken, type ScopeExcess, type TokenIdentity, type TokenOptions, type TokenScope, type Role,
 } from './tokens';
 export * from './projects';
 export * from './clusters';
@@ -10,7 +10,6 @@ export * from './campaigns';
 export * from './runs';
 export * from './run-reads';
 export * from './energy-records';
-export type { Campaign, ApiToken } from './generated/client';
 export * from './telemetry';
 export { issueRunToken, issueRunTokens, authenticateRunToken, RUN_TOKEN_PREFIX } from './run-tokens';
 export * from './suites';

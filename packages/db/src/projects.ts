@@ -1,10 +1,35 @@
 import { WebhookPolicy } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
-import type { Membership, Project, User } from './generated/client';
 import type { Role } from './tokens';
 import { ErgError } from '@erg/spec';
 
-export type { Membership, Project, User };
+/** A project, with its webhook policy as stored (readWebhookPolicy reads it). */
+export interface ProjectRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  maxConcurrentRuns: number | null;
+  webhookPolicy: unknown;
+  createdAt: Date;
+}
+
+export interface UserRecord {
+  id: string;
+  name: string;
+  /** `person` or `service`. */
+  kind: string;
+  isAdmin: boolean;
+  createdAt: Date;
+  disabledAt: Date | null;
+}
+
+/** A user's role in a project, and since when they have it. */
+export interface MembershipRecord {
+  role: string;
+  createdAt: Date;
+}
+
+const MEMBERSHIP_COLUMNS = { role: true, createdAt: true } as const;
 
 /** The project everything created before projects existed belongs to (see its migration). */
 export const DEFAULT_PROJECT = 'default';
@@ -24,18 +49,18 @@ async function unique<T>(kind: string, name: string, create: () => Promise<T>): 
   }
 }
 
-export function createProject(db: Database, input: { name: string; description?: string | null; maxConcurrentRuns?: number | null }): Promise<Project> {
+export function createProject(db: Database, input: { name: string; description?: string | null; maxConcurrentRuns?: number | null }): Promise<ProjectRecord> {
   return unique('project', input.name, () =>
     prismaOf(db).project.create({ data: { name: input.name, description: input.description ?? null, maxConcurrentRuns: input.maxConcurrentRuns ?? null } }),
   );
 }
 
-export function findProjectByName(db: Database, name: string): Promise<Project | null> {
+export function findProjectByName(db: Database, name: string): Promise<ProjectRecord | null> {
   return prismaOf(db).project.findUnique({ where: { name } });
 }
 
 /** Projects by id (every project when `ids` is null), by name. */
-export function listProjects(db: Database, ids: string[] | null): Promise<Project[]> {
+export function listProjects(db: Database, ids: string[] | null): Promise<ProjectRecord[]> {
   return prismaOf(db).project.findMany({ where: ids === null ? {} : { id: { in: ids } }, orderBy: { name: 'asc' } });
 }
 
@@ -55,16 +80,16 @@ export async function projectWebhookPolicy(db: Database, projectId: string): Pro
 }
 
 /** Replaces a project's webhook policy (validated by the caller); null when there is no such project. */
-export async function setProjectWebhookPolicy(db: Database, name: string, policy: WebhookPolicy): Promise<Project | null> {
+export async function setProjectWebhookPolicy(db: Database, name: string, policy: WebhookPolicy): Promise<ProjectRecord | null> {
   const result = await prismaOf(db).project.updateManyAndReturn({ where: { name }, data: { webhookPolicy: policy } });
   return result[0] ?? null;
 }
 
-export function createUser(db: Database, input: { name: string; kind?: 'person' | 'service'; isAdmin?: boolean }): Promise<User> {
+export function createUser(db: Database, input: { name: string; kind?: 'person' | 'service'; isAdmin?: boolean }): Promise<UserRecord> {
   return unique('user', input.name, () => prismaOf(db).user.create({ data: { name: input.name, kind: input.kind ?? 'person', isAdmin: input.isAdmin ?? false } }));
 }
 
-export function findUserByName(db: Database, name: string): Promise<User | null> {
+export function findUserByName(db: Database, name: string): Promise<UserRecord | null> {
   return prismaOf(db).user.findUnique({ where: { name } });
 }
 
@@ -73,17 +98,19 @@ export function findUserByName(db: Database, name: string): Promise<User | null>
  * maintainer may look up: users outside their projects are not theirs to find, and are answered
  * like users that do not exist.
  */
-export function findUserInProjects(db: Database, name: string, projectIds: string[] | null): Promise<User | null> {
+export function findUserInProjects(db: Database, name: string, projectIds: string[] | null): Promise<UserRecord | null> {
   return prismaOf(db).user.findFirst({ where: { name, ...(projectIds === null ? {} : { memberships: { some: { projectId: { in: projectIds } } } }) } });
 }
 
-export function listUsers(db: Database): Promise<User[]> {
+export function listUsers(db: Database): Promise<UserRecord[]> {
   return prismaOf(db).user.findMany({ orderBy: { name: 'asc' } });
 }
 
 /** Gives a user a role in a project, replacing the one they had. */
-export function setMembership(db: Database, userId: string, projectId: string, role: Role): Promise<Membership> {
-  return prismaOf(db).membership.upsert({ where: { userId_projectId: { userId, projectId } }, create: { userId, projectId, role }, update: { role } });
+export function setMembership(db: Database, userId: string, projectId: string, role: Role): Promise<MembershipRecord> {
+  return prismaOf(db).membership.upsert({
+    where: { userId_projectId: { userId, projectId } }, create: { userId, projectId, role }, update: { role }, select: MEMBERSHIP_COLUMNS,
+  });
 }
 
 export async function removeMembership(db: Database, userId: string, projectId: string): Promise<boolean> {
@@ -91,8 +118,8 @@ export async function removeMembership(db: Database, userId: string, projectId: 
   return result.count > 0;
 }
 
-export function listMembers(db: Database, projectId: string): Promise<(Membership & { user: User })[]> {
-  return prismaOf(db).membership.findMany({ where: { projectId }, include: { user: true }, orderBy: { user: { name: 'asc' } } });
+export function listMembers(db: Database, projectId: string): Promise<(MembershipRecord & { user: UserRecord })[]> {
+  return prismaOf(db).membership.findMany({ where: { projectId }, select: { ...MEMBERSHIP_COLUMNS, user: true }, orderBy: { user: { name: 'asc' } } });
 }
 
 /** A user as the API names them. */

@@ -1,6 +1,7 @@
 import type { SecretBox } from '@erg/secrets';
 import { poolOf, type Database } from './client';
-import type { Cluster, Suite } from './generated/client';
+import type { ClusterRecord } from './clusters';
+import type { SuiteRecord } from './suites';
 
 /**
  * The sealed columns (clusters.private_key, suites.webhook_secret) and their contexts. The context
@@ -11,12 +12,12 @@ export const clusterKeyContext = (clusterId: string): string => `cluster:${clust
 export const suiteSecretContext = (suiteId: string): string => `suite:${suiteId}:webhook_secret`;
 
 /** The cluster's SSH private key in plaintext, for the connection that needs it (and nothing else). */
-export function openClusterKey(secrets: SecretBox, cluster: Pick<Cluster, 'id' | 'privateKey'>): string {
+export function openClusterKey(secrets: SecretBox, cluster: Pick<ClusterRecord, 'id' | 'privateKey'>): string {
   return secrets.openStored(cluster.privateKey, clusterKeyContext(cluster.id));
 }
 
 /** The suite's webhook secret in plaintext for signing a delivery; null when the suite has none. */
-export function openSuiteSecret(secrets: SecretBox, suite: Pick<Suite, 'id' | 'webhookSecret'>): string | null {
+export function openSuiteSecret(secrets: SecretBox, suite: Pick<SuiteRecord, 'id' | 'webhookSecret'>): string | null {
   return suite.webhookSecret === null ? null : secrets.openStored(suite.webhookSecret, suiteSecretContext(suite.id));
 }
 

@@ -2,10 +2,56 @@ import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
 import { RegressionPolicy, TERMINAL_RUN_STATES, type RegressionPolicyOutput } from '@erg/spec';
 import { clientOf, poolOf, prismaOf, type Database, type Transaction } from './client';
-import type { Suite, SuiteRun } from './generated/client';
 import { suiteSecretContext } from './secrets';
 
-export type { Suite, SuiteRun };
+/** A suite, with its webhook secret as stored (sealed; openSuiteSecret opens it). */
+export interface SuiteRecord {
+  id: string;
+  name: string;
+  projectId: string;
+  description: string | null;
+  /** The campaign spec every run of the suite submits (validated, defaults applied). */
+  template: unknown;
+  templateText: string | null;
+  cron: string | null;
+  timezone: string;
+  /** `last-passing` or `pinned`. */
+  baselinePolicy: string;
+  baselineCampaignId: string | null;
+  /** A RegressionPolicy as stored. */
+  policy: unknown;
+  webhookUrl: string | null;
+  webhookSecret: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One run of a suite: its campaign, baseline, verdict and webhook delivery. */
+export interface SuiteRunRecord {
+  id: string;
+  suiteId: string;
+  campaignId: string;
+  /** `manual` or `schedule`. */
+  trigger: string;
+  baselineCampaignId: string | null;
+  /** `running`, then pass / regressed / improved / inconclusive. */
+  status: string;
+  reasons: string[];
+  /** A CampaignVerdict as stored; null without a baseline. */
+  verdict: unknown;
+  finishedAt: Date | null;
+  /** null: no webhook; pending → delivered | failed. */
+  webhookStatus: string | null;
+  webhookAttempts: number;
+  webhookError: string | null;
+  webhookDeliveredAt: Date | null;
+  createdAt: Date;
+}
+
+const SUITE_RUN_COLUMNS = {
+  id: true, suiteId: true, campaignId: true, trigger: true, baselineCampaignId: true, status: true, reasons: true, verdict: true, finishedAt: true,
+  webhookStatus: true, webhookAttempts: true, webhookError: true, webhookDeliveredAt: true, createdAt: true,
+} as const;
 
 /** What a suite is made of, as validated by @erg/suites. */
 export interface SuiteInput {
@@ -34,14 +80,14 @@ function suiteData(input: SuiteInput, id: string, secrets: SecretBox) {
   };
 }
 
-export async function createSuite(db: Database, input: SuiteInput, secrets: SecretBox): Promise<Suite> {
+export async function createSuite(db: Database, input: SuiteInput, secrets: SecretBox): Promise<SuiteRecord> {
   // The id is chosen here, not by Postgres: the sealed secret's context names it.
   const id = randomUUID();
   return prismaOf(db).suite.create({ data: { ...suiteData(input, id, secrets), id } });
 }
 
 /** Replaces every field of an existing suite; null when there is none of that name. */
-export async function replaceSuite(db: Database, name: string, input: SuiteInput, secrets: SecretBox): Promise<Suite | null> {
+export async function replaceSuite(db: Database, name: string, input: SuiteInput, secrets: SecretBox): Promise<SuiteRecord | null> {
   const existing = await prismaOf(db).suite.findUnique({ where: { name }, select: { id: true } });
   if (!existing) return null;
   const result = await prismaOf(db).suite.updateManyAndReturn({ where: { id: existing.id }, data: suiteData(input, existing.id, secrets) });
@@ -54,23 +100,24 @@ export async function deleteSuite(db: Database, name: string): Promise<{ id: str
   return result.rows[0] ?? null;
 }
 
-export async function findSuiteByName(db: Database, name: string): Promise<Suite | null> {
+export async function findSuiteByName(db: Database, name: string): Promise<SuiteRecord | null> {
   return prismaOf(db).suite.findUnique({ where: { name } });
 }
 
-export async function findSuite(db: Database, id: string): Promise<Suite | null> {
+export async function findSuite(db: Database, id: string): Promise<SuiteRecord | null> {
   return prismaOf(db).suite.findUnique({ where: { id } });
 }
 
 /** Suites of these projects (every suite when `projectIds` is null or absent). */
-export async function listSuites(db: Database, projectIds: string[] | null = null): Promise<Suite[]> {
+export async function listSuites(db: Database, projectIds: string[] | null = null): Promise<SuiteRecord[]> {
   return prismaOf(db).suite.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, orderBy: { name: 'asc' } });
 }
 
 /** The latest run of each of these suites. */
-export async function lastSuiteRuns(db: Database, suiteIds: string[]): Promise<Map<string, SuiteRun>> {
+export async function lastSuiteRuns(db: Database, suiteIds: string[]): Promise<Map<string, SuiteRunRecord>> {
   const rows = await prismaOf(db).suiteRun.findMany({
     where: { suiteId: { in: suiteIds } },
+    select: SUITE_RUN_COLUMNS,
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     distinct: ['suiteId'],
   });
@@ -109,17 +156,17 @@ export async function insertSuiteRun(tx: Transaction, campaignId: string, run: N
   return result.rows[0]!.id;
 }
 
-export async function findSuiteRunByKey(db: Database, triggerKey: string): Promise<SuiteRun | null> {
-  return prismaOf(db).suiteRun.findUnique({ where: { triggerKey } });
+export async function findSuiteRunByKey(db: Database, triggerKey: string): Promise<SuiteRunRecord | null> {
+  return prismaOf(db).suiteRun.findUnique({ where: { triggerKey }, select: SUITE_RUN_COLUMNS });
 }
 
-export async function findSuiteRun(db: Database, id: string): Promise<SuiteRun | null> {
-  return prismaOf(db).suiteRun.findUnique({ where: { id } });
+export async function findSuiteRun(db: Database, id: string): Promise<SuiteRunRecord | null> {
+  return prismaOf(db).suiteRun.findUnique({ where: { id }, select: SUITE_RUN_COLUMNS });
 }
 
-export async function listSuiteRuns(db: Database, suiteId: string, opts: { limit: number; offset: number }): Promise<{ items: SuiteRun[]; total: number }> {
+export async function listSuiteRuns(db: Database, suiteId: string, opts: { limit: number; offset: number }): Promise<{ items: SuiteRunRecord[]; total: number }> {
   const [items, total] = await Promise.all([
-    prismaOf(db).suiteRun.findMany({ where: { suiteId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: opts.limit, skip: opts.offset }),
+    prismaOf(db).suiteRun.findMany({ where: { suiteId }, select: SUITE_RUN_COLUMNS, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: opts.limit, skip: opts.offset }),
     prismaOf(db).suiteRun.count({ where: { suiteId } }),
   ]);
   return { items, total };
@@ -131,7 +178,7 @@ export async function listSuiteRuns(db: Database, suiteId: string, opts: { limit
  * none are coming: a run's state turns terminal a moment before its energy is computed, and a
  * verdict taken in between would miss that repetition.
  */
-export async function suiteRunsReadyToJudge(db: Database, opts: { limit?: number; settleMs?: number } = {}): Promise<SuiteRun[]> {
+export async function suiteRunsReadyToJudge(db: Database, opts: { limit?: number; settleMs?: number } = {}): Promise<SuiteRunRecord[]> {
   const ids = await poolOf(db).query<{ id: string }>(
     `SELECT s.id FROM suite_runs s
      WHERE s.status = 'running'
@@ -144,7 +191,7 @@ export async function suiteRunsReadyToJudge(db: Database, opts: { limit?: number
     [TERMINAL_RUN_STATES, opts.limit ?? 100, opts.settleMs ?? 30_000],
   );
   if (ids.rows.length === 0) return [];
-  return prismaOf(db).suiteRun.findMany({ where: { id: { in: ids.rows.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
+  return prismaOf(db).suiteRun.findMany({ where: { id: { in: ids.rows.map((r) => r.id) } }, select: SUITE_RUN_COLUMNS, orderBy: { createdAt: 'asc' } });
 }
 
 export interface SuiteRunOutcome {
@@ -166,8 +213,8 @@ export async function finishSuiteRun(db: Database, id: string, outcome: SuiteRun
 }
 
 /** Finished suite runs whose webhook is still to be delivered. */
-export async function pendingWebhooks(db: Database, limit = 100): Promise<SuiteRun[]> {
-  return prismaOf(db).suiteRun.findMany({ where: { webhookStatus: 'pending', status: { not: 'running' } }, orderBy: { finishedAt: 'asc' }, take: limit });
+export async function pendingWebhooks(db: Database, limit = 100): Promise<SuiteRunRecord[]> {
+  return prismaOf(db).suiteRun.findMany({ where: { webhookStatus: 'pending', status: { not: 'running' } }, select: SUITE_RUN_COLUMNS, orderBy: { finishedAt: 'asc' }, take: limit });
 }
 
 /** One delivery attempt's outcome: delivered, failed for good, or still pending (will be retried). */

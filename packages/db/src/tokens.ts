@@ -1,8 +1,26 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { poolOf, prismaOf, type Database } from './client';
-import type { ApiToken } from './generated/client';
+/** An API token as listed and revoked: never its secret, nor its hash. */
+export interface ApiTokenRecord {
+  id: string;
+  name: string;
+  /** The secret's first characters, to recognise it by. */
+  prefix: string;
+  userId: string;
+  /** null: never expires. */
+  expiresAt: Date | null;
+  /** Empty: every project of the user; else only these. */
+  projectIds: string[];
+  /** null: the user's own roles; else at most this one. */
+  maxRole: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
 
-export type { ApiToken };
+const API_TOKEN_COLUMNS = {
+  id: true, name: true, prefix: true, userId: true, expiresAt: true, projectIds: true, maxRole: true, createdAt: true, lastUsedAt: true, revokedAt: true,
+} as const;
 
 /** Tokens look like `erg_<43 url-safe chars>`: the prefix makes a leaked token recognisable. */
 const TOKEN_PREFIX = 'erg_';
@@ -94,7 +112,7 @@ export function scopeExcess(parent: TokenScope, child: TokenScope): ScopeExcess[
   return out;
 }
 
-export function scopeOf(token: Pick<ApiToken, 'expiresAt' | 'projectIds' | 'maxRole'>): TokenScope {
+export function scopeOf(token: Pick<ApiTokenRecord, 'expiresAt' | 'projectIds' | 'maxRole'>): TokenScope {
   return { expiresAt: token.expiresAt, projectIds: token.projectIds, maxRole: token.maxRole as Role | null };
 }
 
@@ -149,18 +167,20 @@ export async function authenticateToken(db: Database, token: string): Promise<To
  * Tokens, newest first: every user's (no `userId`), or one user's — and of those only the ones
  * within `within` when given (what a narrowed token may see).
  */
-export async function listTokens(db: Database, userId?: string, within?: TokenScope): Promise<(ApiToken & { user: { name: string } })[]> {
-  const rows = await prismaOf(db).apiToken.findMany({ where: userId ? { userId } : {}, include: { user: { select: { name: true } } }, orderBy: { createdAt: 'desc' } });
+export async function listTokens(db: Database, userId?: string, within?: TokenScope): Promise<(ApiTokenRecord & { user: { name: string } })[]> {
+  const rows = await prismaOf(db).apiToken.findMany({
+    where: userId ? { userId } : {}, select: { ...API_TOKEN_COLUMNS, user: { select: { name: true } } }, orderBy: { createdAt: 'desc' },
+  });
   // A user has a handful of tokens: filtering here keeps the one rule (scopeExcess) in one place.
   return within ? rows.filter((t) => scopeExcess(within, scopeOf(t)).length === 0) : rows;
 }
 
-export async function findToken(db: Database, id: string): Promise<ApiToken | null> {
-  return prismaOf(db).apiToken.findUnique({ where: { id } });
+export async function findToken(db: Database, id: string): Promise<ApiTokenRecord | null> {
+  return prismaOf(db).apiToken.findUnique({ where: { id }, select: API_TOKEN_COLUMNS });
 }
 
 /** Revokes a token (idempotent: the first revocation time stays). */
-export async function revokeToken(db: Database, id: string): Promise<ApiToken> {
+export async function revokeToken(db: Database, id: string): Promise<ApiTokenRecord> {
   await poolOf(db).query('UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1', [id]);
-  return prismaOf(db).apiToken.findUniqueOrThrow({ where: { id } });
+  return prismaOf(db).apiToken.findUniqueOrThrow({ where: { id }, select: API_TOKEN_COLUMNS });
 }

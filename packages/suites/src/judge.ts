@@ -1,5 +1,5 @@
 import {
-  findSuitePolicy, finishSuiteRun, getCampaignSummary, suiteRunsReadyToJudge, type Database, type SuiteRun, type SuiteRunOutcome,
+  findSuitePolicy, finishSuiteRun, getCampaignSummary, suiteRunsReadyToJudge, type Database, type SuiteRunRecord, type SuiteRunOutcome,
 } from '@erg/db';
 import { campaignVerdictView } from '@erg/results';
 import type { RegressionPolicyOutput } from '@erg/spec';
@@ -13,7 +13,7 @@ import type { RegressionPolicyOutput } from '@erg/spec';
  *   repetitions are an infrastructure problem to look at, not a result. A regression already
  *   shown by the runs that did complete stands.
  */
-export async function judgeSuiteRun(db: Database, run: SuiteRun, policy: RegressionPolicyOutput): Promise<SuiteRunOutcome> {
+export async function judgeSuiteRun(db: Database, run: SuiteRunRecord, policy: RegressionPolicyOutput): Promise<SuiteRunOutcome> {
   const summary = await getCampaignSummary(db, run.campaignId);
   const counts = summary?.runCounts ?? {};
   const incomplete = (summary?.totalRuns ?? 0) - (counts['completed'] ?? 0);
@@ -32,9 +32,9 @@ export async function judgeSuiteRun(db: Database, run: SuiteRun, policy: Regress
  * judged (another process judging the same run concurrently makes this one skip it), so the
  * caller announces each verdict exactly once.
  */
-export async function judgeFinishedSuiteRuns(db: Database): Promise<SuiteRun[]> {
+export async function judgeFinishedSuiteRuns(db: Database): Promise<SuiteRunRecord[]> {
   const ready = await suiteRunsReadyToJudge(db);
-  const judged: SuiteRun[] = [];
+  const judged: SuiteRunRecord[] = [];
   for (const run of ready) {
     const policy = await findSuitePolicy(db, run.suiteId);
     if (!policy) continue;

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Suite } from '@erg/db';
+import type { SuiteRecord } from '@erg/db';
 import { jobs } from '@erg/queue';
 
 /**
@@ -16,7 +16,7 @@ export function schedulerIdOf(suiteId: string): string {
 }
 
 /** Creates, updates or removes one suite's job scheduler to match the suite. */
-export async function applySchedule(queue: Queue, suite: Pick<Suite, 'id' | 'cron' | 'timezone'>): Promise<void> {
+export async function applySchedule(queue: Queue, suite: Pick<SuiteRecord, 'id' | 'cron' | 'timezone'>): Promise<void> {
   const id = schedulerIdOf(suite.id);
   if (!suite.cron) {
     await queue.removeJobScheduler(id);
@@ -34,7 +34,7 @@ export async function removeSchedule(queue: Queue, suiteId: string): Promise<voi
  * Makes Redis's job schedulers match the suites: every scheduled suite has its scheduler with
  * its pattern and zone, and no scheduler is left for a suite that was deleted or unscheduled.
  */
-export async function syncSchedules(queue: Queue, suites: readonly Pick<Suite, 'id' | 'cron' | 'timezone'>[]): Promise<{ applied: number; removed: number }> {
+export async function syncSchedules(queue: Queue, suites: readonly Pick<SuiteRecord, 'id' | 'cron' | 'timezone'>[]): Promise<{ applied: number; removed: number }> {
   const wanted = new Map(suites.filter((s) => s.cron).map((s) => [schedulerIdOf(s.id), s]));
   const existing = await queue.getJobSchedulers(0, -1);
   let removed = 0;

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import {
   createCampaign, findClusterByName, findSuiteRun, findSuiteRunByKey, insertSuiteRun, lastPassingCampaign,
-  type Database, type Suite, type SuiteRun,
+  type Database, type SuiteRecord, type SuiteRunRecord,
 } from '@erg/db';
 import { enqueue, withinDeadline } from '@erg/queue';
 import { validateCampaign, type SizeLimits } from '@erg/sweep';
@@ -23,7 +23,7 @@ export interface TriggerOptions {
 }
 
 /** The campaign a new run of the suite is judged against, resolved when the run starts. */
-async function baselineFor(db: Database, suite: Suite): Promise<string | null> {
+async function baselineFor(db: Database, suite: SuiteRecord): Promise<string | null> {
   if (suite.baselinePolicy !== 'pinned') return lastPassingCampaign(db, suite.id);
   if (!suite.baselineCampaignId) {
     throw new SuiteError('ERG_SUITE_BASELINE_MISSING', `suite "${suite.name}" pins a baseline campaign that no longer exists; update the suite's baseline`);
@@ -41,7 +41,7 @@ function isTriggerKeyConflict(err: unknown): boolean {
  * suite run that links them with its baseline, so a crash leaves both or neither. Then wakes the
  * scheduler for the campaign's cluster (best effort: its tick finds the work anyway).
  */
-export async function triggerSuite(deps: TriggerDeps, suite: Suite, opts: TriggerOptions): Promise<{ run: SuiteRun; created: boolean }> {
+export async function triggerSuite(deps: TriggerDeps, suite: SuiteRecord, opts: TriggerOptions): Promise<{ run: SuiteRunRecord; created: boolean }> {
   if (opts.key) {
     const existing = await findSuiteRunByKey(deps.db, opts.key);
     if (existing) return { run: existing, created: false };

@@ -1,4 +1,4 @@
-import { campaignSummaryView, getCampaignSummary, type Database, type Suite, type SuiteRun } from '@erg/db';
+import { campaignSummaryView, getCampaignSummary, type Database, type SuiteRecord, type SuiteRunRecord } from '@erg/db';
 import type { CampaignVerdictView, SuiteRunView, SuiteView } from '@erg/spec';
 import { nextRunAt } from './cron';
 import { viewerDeliveryError } from './webhook';
@@ -12,7 +12,7 @@ function clusterOf(template: unknown): string | null {
   return typeof cluster === 'string' ? cluster : null;
 }
 
-export function suiteView(suite: Suite, lastRun: SuiteRun | null, now: Date = new Date()): SuiteView {
+export function suiteView(suite: SuiteRecord, lastRun: SuiteRunRecord | null, now: Date = new Date()): SuiteView {
   return {
     id: suite.id,
     name: suite.name,
@@ -31,7 +31,7 @@ export function suiteView(suite: Suite, lastRun: SuiteRun | null, now: Date = ne
   };
 }
 
-export async function suiteRunView(db: Database, run: SuiteRun, suiteName: string): Promise<SuiteRunView> {
+export async function suiteRunView(db: Database, run: SuiteRunRecord, suiteName: string): Promise<SuiteRunView> {
   const summary = await getCampaignSummary(db, run.campaignId);
   if (!summary) throw new Error(`suite run ${run.id}: campaign ${run.campaignId} is gone`);
   return {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import {
   createApiToken, createProject, createUser, findProjectByName, findToken, findUserById, findUserByName, findUserInProjects, listMembers, listProjects, listTokens,
   listUsers, NameTakenError, removeMembership, revokeToken, scopeExcess, scopeOf, setMembership,
-  type ApiToken, type Project, type Role, type ScopeExcess, type TokenIdentity, type TokenScope, type User,
+  type ApiTokenRecord, type ProjectRecord, type Role, type ScopeExcess, type TokenIdentity, type TokenScope, type UserRecord,
 } from '@erg/db';
 import {
   ErrorBody, IdParams, Me, MemberParams, MemberPut, MemberView, ProjectCreate, ProjectDetail, ProjectView, TokenCreate, TokenCreated,
@@ -15,18 +15,18 @@ import { errors } from '../errors';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-function projectView(p: Project, identity: TokenIdentity) {
+function projectView(p: ProjectRecord, identity: TokenIdentity) {
   return {
     id: p.id, name: p.name, description: p.description, maxConcurrentRuns: p.maxConcurrentRuns,
     role: identity.isAdmin ? ('admin' as const) : (identity.roles.get(p.id) ?? null), createdAt: p.createdAt.toISOString(),
   };
 }
 
-function userView(u: User) {
+function userView(u: UserRecord) {
   return { id: u.id, name: u.name, kind: u.kind as 'person' | 'service', isAdmin: u.isAdmin, createdAt: u.createdAt.toISOString(), disabledAt: iso(u.disabledAt) };
 }
 
-function tokenView(t: ApiToken, userName: string, projectNames: Map<string, string>) {
+function tokenView(t: ApiTokenRecord, userName: string, projectNames: Map<string, string>) {
   return {
     id: t.id, name: t.name, prefix: t.prefix, user: userName, expiresAt: iso(t.expiresAt),
     projects: t.projectIds.map((id) => projectNames.get(id) ?? id), role: (t.maxRole as Role | null) ?? null,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findProjectByName, readWebhookPolicy, setProjectWebhookPolicy, type Project } from '@erg/db';
+import { findProjectByName, readWebhookPolicy, setProjectWebhookPolicy, type ProjectRecord } from '@erg/db';
 import { ErrorBody, WebhookPolicy, WebhookPolicyView } from '@erg/spec';
 import { policyIssues } from '@erg/suites';
 import type { AppDeps } from '../app';
@@ -10,7 +10,7 @@ import { BODY_LIMITS } from '../body-limits';
 
 const ProjectParams = z.object({ name: z.string().min(1).max(63) });
 
-const view = (project: Project) => ({ project: project.name, ...readWebhookPolicy(project.webhookPolicy) });
+const view = (project: ProjectRecord) => ({ project: project.name, ...readWebhookPolicy(project.webhookPolicy) });
 
 /**
  * Where a project's suites may send webhooks (see @erg/suites webhook-policy.ts): its members
