@@ -84,14 +84,19 @@ export function defaultMigrationsDir(): string {
   }
 }
 
+/** A database name that is safe to write, quoted, into a statement (names cannot be bound). */
+function checkedDatabaseName(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_-]{0,62}$/.test(name)) throw new Error(`unsupported database name "${name}"`);
+  return name;
+}
+
 /**
  * Runs `work` on a connection to the `postgres` database of the server in `databaseUrl`, with the
  * database name the URL names (checked: it is written into a statement, not bound).
  */
 async function onMaintenanceDatabase(databaseUrl: string, work: (client: pg.Client, name: string) => Promise<void>): Promise<void> {
   const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (!/^[A-Za-z_][A-Za-z0-9_-]{0,62}$/.test(name)) throw new Error(`unsupported database name "${name}"`);
+  const name = checkedDatabaseName(decodeURIComponent(url.pathname.replace(/^\//, '')));
   url.pathname = '/postgres';
   const client = new pg.Client({ connectionString: url.toString() });
   client.on('error', () => undefined);
@@ -119,5 +124,39 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
 export async function dropDatabase(databaseUrl: string): Promise<void> {
   await onMaintenanceDatabase(databaseUrl, async (client, name) => {
     await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+}
+
+/**
+ * Creates the database named in the URL and applies every migration to it, unless it exists: the
+ * template the tests clone (cloneDatabase). All of it happens under one lock on the server, so
+ * that a concurrent caller waits instead of cloning a template still being migrated; a failed
+ * migration drops the database again, so an existing one is always complete and is taken as it is.
+ */
+export async function ensureTemplateDatabase(databaseUrl: string, migrationsDir = defaultMigrationsDir()): Promise<void> {
+  await onMaintenanceDatabase(databaseUrl, async (client, name) => {
+    await client.query('SELECT pg_advisory_lock(72700002)');
+    try {
+      const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (exists.rowCount === 0) {
+        await client.query(`CREATE DATABASE "${name}"`);
+        try {
+          await migrate(databaseUrl, migrationsDir);
+        } catch (err) {
+          await client.query(`DROP DATABASE IF EXISTS "${name}"`);
+          throw err;
+        }
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(72700002)');
+    }
+  });
+}
+
+/** Creates the database named in the URL as a copy of `template`, a database on the same server (Postgres copies it only while nobody is connected to it). */
+export async function cloneDatabase(databaseUrl: string, template: string): Promise<void> {
+  const source = checkedDatabaseName(template);
+  await onMaintenanceDatabase(databaseUrl, async (client, name) => {
+    await client.query(`CREATE DATABASE "${name}" TEMPLATE "${source}"`);
   });
 }

@@ -9,6 +9,9 @@ import { poolOf, prismaOf, type Database } from './client';
  * and events of the state transitions on purpose. Production code imports `@erg/db`, never this.
  */
 
+/** The tests' own databases: one migrated template per migration set, cloned for each test file. */
+export { cloneDatabase, ensureTemplateDatabase } from './migrate';
+
 /** Sets where a run's files are, as staging would, without claiming or submitting it. */
 export async function setRunDir(db: Database, runId: string, runDir: string): Promise<void> {
   await prismaOf(db).run.update({ where: { id: runId }, data: { runDir } });
