@@ -164,6 +164,12 @@ export const ERROR_CATALOG = {
     meaning: 'a text is not a Slurm time limit (minutes, MM:SS, HH:MM:SS or D-HH:MM:SS); also the code of the spec issue it becomes',
   },
 
+  // ── @erg/sweep ──
+  ERG_SWEEP_TOO_COMPLEX: {
+    status: 400, retryable: false, surface: 'internal',
+    meaning: "a campaign's excludes overlap in too many ways to count its configurations within the step budget (`SPACE_WORK_BUDGET`); answered as the spec issue `exclude_too_complex`",
+  },
+
   // ── @erg/slurm: rendering a run's files and Slurm commands ──
   ERG_SLURM_UNSAFE_DIRECTIVE_VALUE: {
     status: 422, retryable: false, surface: 'internal',

@@ -1,3 +1,4 @@
+import { ErgError } from '@erg/spec/errors';
 import { axesOf, type Axis, type ParameterSpace } from './axes';
 import { compileExcludes } from './exclude';
 
@@ -30,10 +31,9 @@ import { compileExcludes } from './exclude';
 export const SPACE_WORK_BUDGET = 250_000;
 
 /** The excludes' structure needs more work than the budget to count; the spec should use fewer, simpler excludes. */
-export class SpaceTooComplexError extends RangeError {
-  readonly code = 'exclude_too_complex';
+export class SpaceTooComplexError extends ErgError<'ERG_SWEEP_TOO_COMPLEX'> {
   constructor(readonly budget: number) {
-    super(`the excludes overlap in too many ways to count the configurations within ${budget.toLocaleString('en-US')} steps`);
+    super('ERG_SWEEP_TOO_COMPLEX', `the excludes overlap in too many ways to count the configurations within ${budget.toLocaleString('en-US')} steps`);
   }
 }
 

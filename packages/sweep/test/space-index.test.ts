@@ -3,6 +3,7 @@
 // count of what it did), never in milliseconds.
 import fc from 'fast-check';
 import type { ParamValue } from '@erg/spec';
+import { ERROR_CATALOG, ErgError } from '@erg/spec/errors';
 import { countConfigurations, expandConfigurations, SpaceIndex, SpaceTooComplexError, SPACE_WORK_BUDGET, type ParameterSpace } from '../src';
 import { grid } from './arbitraries';
 import { naiveConfigurations } from './naive-space';
@@ -94,6 +95,13 @@ describe('SpaceIndex on large spaces', () => {
     expect(() => index.count()).toThrow(SpaceTooComplexError);
     expect(index.work).toBeLessThanOrEqual(10_000 + 200);
     expect(() => index.count()).toThrow(/too many ways to count the configurations within 10,000 steps/);
+  });
+
+  it("refuses with erg's error for it: the catalog's code, a 400 that is not worth retrying", () => {
+    const err = new SpaceTooComplexError(5);
+    expect(err).toBeInstanceOf(ErgError);
+    expect(err).toMatchObject({ name: 'SpaceTooComplexError', code: 'ERG_SWEEP_TOO_COMPLEX', status: 400, retryable: false, budget: 5 });
+    expect(ERROR_CATALOG[err.code].surface).toBe('internal');
   });
 
   it('has a default budget that still counts real campaigns', () => {
