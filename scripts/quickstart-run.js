@@ -11,7 +11,8 @@ const root = path.resolve(__dirname, '..');
 const api = process.env.ERG_API_URL ?? `http://127.0.0.1:${process.env.ERG_API_PORT ?? 8080}`;
 const token = fs.readFileSync(path.join(root, '.erg', 'token'), 'utf8').trim();
 const specFile = process.argv[2] ?? path.join(root, 'examples', 'quickstart.yaml');
-const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'timeout', 'node_fail', 'oom']);
+// The run states that no longer change, from @erg/spec (its dependency-free subpath; needs the build).
+const TERMINAL = new Set(require('@erg/spec/run-state').TERMINAL_RUN_STATES);
 
 async function call(method, url, body, contentType = 'application/json') {
   const res = await fetch(api + url, {

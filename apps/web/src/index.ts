@@ -14,4 +14,4 @@ export * from './route';
 export * from './queue';
 export * from './perf';
 export type * from './types';
-export { ACTIVE_STATES, FINISHED_STATES, RUN_STATES } from './types';
+export { RUN_STATES, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES } from './types';

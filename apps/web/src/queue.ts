@@ -4,7 +4,7 @@
 import { renderCsv } from './csv';
 import { toMs } from './format';
 import type { ErgEvent, Queue, QueueCluster, QueueRun, RunState } from './types';
-import { ACTIVE_STATES } from './types';
+import { UNFINISHED_RUN_STATES } from './types';
 
 export interface QueueFilters {
   cluster?: string;
@@ -32,7 +32,7 @@ export function queuePath(filters: QueueFilters, limit?: number): string {
 }
 
 /** The states the table lists: queued and running runs (and the steps around them). */
-export const TABLE_STATES: readonly RunState[] = ACTIVE_STATES;
+export const TABLE_STATES: readonly RunState[] = UNFINISHED_RUN_STATES;
 
 /**
  * The rows after a `power` event: the run's power figure replaced. Returns the same array when the

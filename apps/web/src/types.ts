@@ -1,5 +1,5 @@
 // The API's bodies as the UI reads them: the generated client's types (from the API's OpenAPI
-// document), plus the two the document leaves loose (telemetry series, a run's energy figures).
+// document, built from @erg/spec's schemas), under the names the UI uses.
 import type { components } from '@erg/client';
 
 type Schemas = components['schemas'];
@@ -21,39 +21,11 @@ export type QueueRun = Schemas['QueueRun'];
 /** GET /v1/queue. */
 export type Queue = Schemas['Queue'];
 
-export interface TelemetrySeries {
-  node: string;
-  sensor: string;
-  source: string | null;
-  unit: string | null;
-  samples: number;
-  t: number[];
-  v: number[];
-}
-
+export type TelemetrySeries = Schemas['TelemetrySeries'];
 /** GET /v1/runs/:id/telemetry. */
-export interface Telemetry {
-  runId: string;
-  series: TelemetrySeries[];
-}
-
+export type Telemetry = Schemas['RunTelemetry'];
 /** GET /v1/runs/:id/energy (the stored result of packages/energy's computeRunEnergy). */
-export interface RunEnergy {
-  runId: string;
-  computedAt: string;
-  timeS: number;
-  energyJ: number;
-  edpJs: number;
-  ed2pJs2: number;
-  avgPowerW: number;
-  method: string;
-  coverage: number;
-  components: Record<string, number>;
-  breakdown?: Record<string, number>;
-  warnings?: string[];
-  gaps?: unknown[];
-  idle?: { powerW: number; energyJ: number; netEnergyJ: number };
-}
+export type RunEnergy = Schemas['RunEnergy'];
 
 /** Events of GET /v1/events. */
 export type ErgEvent =
@@ -61,6 +33,5 @@ export type ErgEvent =
   | { type: 'run'; id: string | null; data: Schemas['RunStateEvent'] }
   | { type: 'power'; id: string | null; data: Schemas['PowerEvent'] };
 
-export const ACTIVE_STATES: readonly RunState[] = ['pending', 'submitting', 'queued', 'running', 'completing'];
-export const FINISHED_STATES: readonly RunState[] = ['completed', 'failed', 'cancelled', 'timeout', 'node_fail', 'oom'];
-export const RUN_STATES: readonly RunState[] = [...ACTIVE_STATES, ...FINISHED_STATES];
+// The state sets of @erg/spec (its dependency-free subpath, so no zod in the bundle).
+export { RUN_STATES, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES, isUnfinishedRunState } from '@erg/spec/run-state';

@@ -1,80 +1,11 @@
 import { EnergyInputError } from './errors';
 import { indexNode, nodeEnergy, powerChecks, weakest } from './node-energy';
 import { checkWindow, DEFAULT_GAP_FACTOR } from './sampling';
-import type { Gap, NodeTelemetry, Window } from './telemetry';
+import type { EnergyMethod, NodeEnergy, RunEnergy, SensorGap } from '@erg/spec';
+import type { NodeTelemetry, Window } from './telemetry';
 
-/**
- * How a figure was obtained, from the strongest claim to the weakest: every term read from a
- * hardware energy counter; at least one term integrated from power readings; at least one
- * term from a sensor whose source is a model (an estimate, not a measurement). Where nothing
- * was measured at all the method is 'integrated' (no claim of a counter) and coverage is 0.
- */
-export type EnergyMethod = 'counter' | 'integrated' | 'model';
-
-/** A gap in one sensor used for a figure. */
-export interface SensorGap extends Gap {
-  node: string;
-  sensor: string;
-}
-
-/** One node's energy over the run window. */
-export interface NodeEnergy {
-  node: string;
-  energyJ: number;
-  method: EnergyMethod;
-  /** 0–1: the minimum over the sensors used of the share of the window they cover; 0 when a GPU or module could not be measured at all. */
-  coverage: number;
-  /** The sensors whose energy makes up energyJ, e.g. ['module0.energy', 'module1.power']. */
-  sensorsUsed: string[];
-  /** J per component kind (module, gpu, cpu, grace, memory): exactly the terms that add up to energyJ. */
-  components: Record<string, number>;
-  /**
-   * J per component kind for sensors measured but NOT counted in energyJ, for information only:
-   * on a module node the parts inside the modules (gpu, grace, cpu, sysio, memory and
-   * `dram_estimate` = Grace − CPU − SysIO); elsewhere a whole-node meter (`node`), which has a
-   * different scope than GPU + CPU + DRAM. Never add these to energyJ.
-   */
-  breakdown: Record<string, number>;
-}
-
-/** The idle baseline and the energy net of it. */
-export interface IdleEnergy {
-  /** Mean power over the baseline window, summed over nodes, by the same selection rules as the run. */
-  powerW: number;
-  /** powerW × timeS: what the nodes would have used idling for the run's duration. */
-  energyJ: number;
-  /** The run's energyJ − this idle energy. */
-  netEnergyJ: number;
-  /** Coverage of the baseline window, as for the run. */
-  coverage: number;
-  method: EnergyMethod;
-}
-
-/** A run's energy figures over its window (the contract in docs/design.md, "Energy definitions"). */
-export interface RunEnergy {
-  /** T = (endMs − startMs) / 1000. */
-  timeS: number;
-  /** E, summed over nodes. */
-  energyJ: number;
-  /** EDP = E · T. */
-  edpJs: number;
-  /** ED²P = E · T². */
-  ed2pJs2: number;
-  /** E / T. */
-  avgPowerW: number;
-  /** The weakest method over the nodes: model, else integrated, else counter. */
-  method: EnergyMethod;
-  /** 0–1: the minimum over the nodes (and so over every sensor used); 0 with no nodes. */
-  coverage: number;
-  /** J per component kind summed over nodes and indices; the values add up to energyJ. */
-  components: Record<string, number>;
-  /** Informational energies not counted in energyJ (see NodeEnergy.breakdown), summed over nodes. */
-  breakdown: Record<string, number>;
-  nodes: NodeEnergy[];
-  gaps: SensorGap[];
-  warnings: string[];
-  idle?: IdleEnergy;
-}
+// The result types are the API's (GET /v1/runs/:id/energy): one definition, in @erg/spec.
+export type { EnergyMethod, IdleEnergy, NodeEnergy, RunEnergy, SensorGap } from '@erg/spec';
 
 /** What computeRunEnergy needs. */
 export interface RunEnergyInput {

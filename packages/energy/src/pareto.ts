@@ -1,3 +1,4 @@
+import type { BestOf, Tradeoff } from '@erg/spec';
 import { EnergyInputError } from './errors';
 
 /** One configuration as a point in (time, energy), both to be minimised. */
@@ -7,29 +8,9 @@ export interface TradeoffPoint {
   energyJ: number;
 }
 
-/** The configurations that are best by one criterion each. */
-export interface BestOf {
-  /** Least time; ties broken by less energy, then by key. */
-  time: string;
-  /** Least energy; ties broken by less time, then by key. */
-  energy: string;
-  /** Least energy-delay product timeS · energyJ; ties broken by less time, then less energy, then key. */
-  edp: string;
-}
-
-/** What choosing the most frugal configuration over the fastest one costs and saves. */
-export interface Tradeoff {
-  fastest: string;
-  mostFrugal: string;
-  /** E(fastest) − E(mostFrugal), ≥ 0. */
-  energySavedJ: number;
-  /** energySavedJ as a percentage of the fastest configuration's energy; null when that is 0. */
-  energySavedPct: number | null;
-  /** T(mostFrugal) − T(fastest), ≥ 0. */
-  timeLostS: number;
-  /** timeLostS as a percentage of the fastest configuration's time; null when that is 0. */
-  timeLostPct: number | null;
-}
+// BestOf (least time, least energy, least EDP, each with its tie-breaks) and Tradeoff (fastest
+// versus most frugal) are the API's types, defined once in @erg/spec.
+export type { BestOf, Tradeoff } from '@erg/spec';
 
 function checkPoints(points: readonly TradeoffPoint[]): void {
   for (const p of points) {

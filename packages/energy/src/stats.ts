@@ -1,20 +1,8 @@
+import type { Summary } from '@erg/spec';
 import { studentTQuantile } from './student-t';
 
-/** n, mean, spread and 95 % interval of one figure over repetitions. */
-export interface Summary {
-  /** Values counted: finite numbers only (null, undefined, NaN and ±Infinity are left out). */
-  n: number;
-  /** null only when n = 0, as are std, ci95, min and max. */
-  mean: number | null;
-  /** Sample standard deviation (divisor n − 1); 0 when n = 1. */
-  std: number | null;
-  /** Two-sided 95 % Student-t interval of the mean; [mean, mean] when n = 1 (one value carries no spread: read n). */
-  ci95: [number, number] | null;
-  /** Coefficient of variation std / |mean|; null when n = 0 or the mean is 0. */
-  cv: number | null;
-  min: number | null;
-  max: number | null;
-}
+/** n, mean, spread and 95 % interval of one figure over repetitions: the API's type (see its field descriptions). */
+export type { Summary } from '@erg/spec';
 
 /**
  * Summarises repetitions of one figure. Missing values (a run whose energy could not be

@@ -1,3 +1,4 @@
+import type { CampaignResults as CampaignResultsView, ConfigurationResult as ConfigurationResultView, Exclusion } from '@erg/spec';
 import { EnergyInputError } from './errors';
 import { bestOf, paretoFront, tradeoff, type BestOf, type Tradeoff, type TradeoffPoint } from './pareto';
 import { summarize, type Summary } from './stats';
@@ -22,43 +23,17 @@ export interface ConfigurationRuns<P = Record<string, unknown>> {
   runs: readonly RunFigures[];
 }
 
-/** One configuration's results over its repetitions. */
-export interface ConfigurationResult<P = Record<string, unknown>> {
-  key: string;
-  parameters: P;
-  /** Runs handed in; each Summary has its own n (the runs where that figure was measured). */
-  n: number;
-  timeS: Summary;
-  energyJ: Summary;
-  edpJs: Summary;
-  ed2pJs2: Summary;
-  avgPowerW: Summary;
-  /** One Summary per metric name seen in any run. */
-  metrics: Record<string, Summary>;
-  /** One Summary per component kind seen in any run: its energy in J; n counts the runs that measured it. */
-  components: Record<string, Summary>;
-  /** The point used for the Pareto front and the best-of picks: mean T and mean E over the `n` runs that measured both; null when none did. */
-  point: { timeS: number; energyJ: number; n: number } | null;
-  paretoOptimal: boolean;
-}
+/**
+ * One configuration's results over its repetitions: the API's ConfigurationResult (field
+ * meanings there, in @erg/spec), typed by the configuration's parameters.
+ */
+export type ConfigurationResult<P = Record<string, unknown>> = Omit<ConfigurationResultView, 'parameters'> & { parameters: P };
+
+/** A campaign's results (the API's CampaignResults without the campaign id): per configuration, the Pareto front and the best configurations. */
+export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations'> & { configurations: ConfigurationResult<P>[] };
 
 /** A configuration left out of the front and the best-of picks, and why. */
-export interface Exclusion {
-  key: string;
-  why: string;
-}
-
-/** A campaign's results: per configuration, the Pareto front and the best configurations. */
-export interface CampaignResults<P = Record<string, unknown>> {
-  configurations: ConfigurationResult<P>[];
-  /** Keys of the Pareto-optimal configurations on (mean T, mean E), sorted by time. */
-  paretoFront: string[];
-  /** Runtime-, energy- and EDP-optimal configurations (EDP of the means); null when no configuration has a point. */
-  best: BestOf | null;
-  /** Fastest versus most frugal; null when no configuration has a point. */
-  tradeoff: Tradeoff | null;
-  excluded: Exclusion[];
-}
+export type { Exclusion } from '@erg/spec';
 
 /**
  * Summarises every configuration's repetitions and compares the configurations. The front

@@ -6,6 +6,8 @@
  * - **gap** — a stretch of a window with no usable samples: reported, never filled in.
  */
 
+import type { SensorGap, SensorSource, TimeWindow } from '@erg/spec';
+
 /** One sensor's samples on one node, time-sorted; t in Unix milliseconds (fractions allowed), v in the sensor's unit. */
 export interface Series {
   sensor: string;
@@ -13,8 +15,8 @@ export interface Series {
   v: Float64Array | number[];
 }
 
-/** Where a sensor's readings come from. */
-export type SensorSource = 'nvml' | 'nvidia-smi' | 'hwmon' | 'rapl' | 'procfs' | 'model' | 'import';
+/** Where a sensor's readings come from (the telemetry batch's `sensors[].source`). */
+export type { SensorSource } from '@erg/spec';
 
 /** What is known about one sensor beyond its samples. */
 export interface SensorInfo {
@@ -32,17 +34,11 @@ export interface NodeTelemetry {
   sensors: SensorInfo[];
 }
 
-/** A time interval in Unix milliseconds. */
-export interface Window {
-  startMs: number;
-  endMs: number;
-}
+/** A time interval in Unix milliseconds (the API's TimeWindow). */
+export type Window = TimeWindow;
 
-/** A stretch of a window without usable samples. */
-export interface Gap {
-  fromMs: number;
-  toMs: number;
-}
+/** A stretch of a window without usable samples (a SensorGap before it is tied to its sensor). */
+export type Gap = Pick<SensorGap, 'fromMs' | 'toMs'>;
 
 /** The parts of a sensor name: `gpu0.power` → `{ component: 'gpu', index: '0', device: 'gpu0', quantity: 'power' }`. */
 export interface SensorName {

@@ -1,4 +1,5 @@
 import { computeRunEnergy, EnergyInputError, perUnit, type NodeTelemetry, type Series, type SensorInfo } from '../src';
+import { IdleEnergy, NodeEnergy, RunEnergy } from '@erg/spec';
 import { powerSeries, sampleTimes, T0, win } from './traces';
 
 // Samples every 100 ms from 40 s before T0 to 130 s after: an idle stretch [-30 s, -1 s], the run [0, 120 s].
@@ -263,5 +264,22 @@ describe('perUnit', () => {
     expect(perUnit(1000, null)).toBeNull();
     expect(perUnit(1000, NaN)).toBeNull();
     expect(perUnit(NaN, 3)).toBeNull();
+  });
+});
+
+describe("computeRunEnergy's result is the API's RunEnergy", () => {
+  // The API serves these figures through @erg/spec's schema, which drops keys it does not know:
+  // a field added here but not there would silently never reach a user.
+  it('has exactly the fields of the schema, on every kind of node, with an idle baseline and gaps', () => {
+    const x = x86('x86-1');
+    const kept = TIMES.filter((t) => t < T0 + 50_000 || t > T0 + 60_000); // 10 s without samples
+    const gappy: NodeTelemetry = { node: 'gappy', series: [powerSeries('gpu0.power', kept, () => 300)], sensors: [] };
+    const r = computeRunEnergy({ window: RUN, nodes: [gh200('gh-1'), x, gappy], idleBaseline: IDLE });
+    expect(r.idle).toBeDefined();
+    expect(r.gaps.length).toBeGreaterThan(0);
+    expect(r.warnings.length).toBeGreaterThan(0);
+    expect(RunEnergy.strict().parse(r)).toEqual(r);
+    for (const n of r.nodes) expect(NodeEnergy.strict().parse(n)).toEqual(n);
+    expect(IdleEnergy.strict().parse(r.idle)).toEqual(r.idle);
   });
 });

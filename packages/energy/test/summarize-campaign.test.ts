@@ -1,4 +1,5 @@
 import { campaignResults, EnergyInputError, type RunFigures } from '../src';
+import { CampaignResults, ConfigurationResult } from '@erg/spec';
 
 const run = (timeS: number | null, energyJ: number | null, metrics: Record<string, number | null> = {}): RunFigures => ({
   timeS,
@@ -90,5 +91,21 @@ describe('campaignResults: energy by component', () => {
 
   it('is empty when no run reports components', () => {
     expect(campaignResults([{ key: 'a', parameters: {}, runs: [run(1, 2)] }]).configurations[0]!.components).toEqual({});
+  });
+});
+
+describe("campaignResults' result is the API's CampaignResults", () => {
+  // The API serves it through @erg/spec's schema, which drops keys it does not know.
+  it('has exactly the fields of the schema (less the campaign id), with a front, picks, a trade-off and exclusions', () => {
+    const r = campaignResults([
+      { key: 'fast', parameters: { sp: 1 }, runs: [{ ...run(100, 60_000), components: { gpu: 50_000, cpu: 10_000 } }, run(102, 61_000)] },
+      { key: 'frugal', parameters: { sp: 2 }, runs: [run(130, 40_000), run(128, 41_000)] },
+      { key: 'unmeasured', parameters: { sp: 4 }, runs: [run(120, null)] },
+    ]);
+    expect(r.tradeoff).not.toBeNull();
+    expect(r.excluded).toHaveLength(1);
+    const view = { campaignId: 'c', ...r };
+    expect(CampaignResults.strict().parse(view)).toEqual(view);
+    for (const c of r.configurations) expect(ConfigurationResult.strict().parse(c)).toEqual(c);
   });
 });

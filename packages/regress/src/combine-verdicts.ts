@@ -1,20 +1,8 @@
-import type { InconclusiveReason, Verdict, VerdictStatus } from './verdict';
+import type { CampaignInconclusiveReason, CampaignVerdict } from '@erg/spec';
+import type { Verdict, VerdictStatus } from './verdict';
 
-/** Why a whole campaign is inconclusive: a configuration's reason, or no verdicts at all. */
-export type CampaignInconclusiveReason = InconclusiveReason | 'no_verdicts';
-
-export interface CampaignVerdict {
-  status: VerdictStatus;
-  /** Verdicts per status, over all configurations and metrics. */
-  counts: Record<VerdictStatus, number>;
-  /** Distinct reasons behind an inconclusive campaign, most frequent first; [] otherwise. */
-  reasons: CampaignInconclusiveReason[];
-  /**
-   * The verdicts that decided the status: every regressed one (largest change first), else
-   * every inconclusive one, else every improved one (largest drop first); [] on pass.
-   */
-  worst: { key: string; verdict: Verdict }[];
-}
+// The campaign verdict's shape is the API's (without the campaign and baseline ids), in @erg/spec.
+export type { CampaignInconclusiveReason, CampaignVerdict } from '@erg/spec';
 
 /**
  * One verdict for a campaign: regressed if any verdict regressed; else inconclusive if any is

@@ -1,49 +1,20 @@
+import { DEFAULT_REGRESSION_POLICY, type MetricVerdict, type RegressionPolicyOutput, type VerdictMetric } from '@erg/spec';
 import { RegressInputError } from './errors';
 import { relativeChange } from './relative-change';
 import { meanVar } from './sample';
 import { welch } from './welch';
 
-export type Metric = 'time' | 'energy';
-export type VerdictStatus = 'pass' | 'regressed' | 'improved' | 'inconclusive';
-/** Why a verdict is inconclusive. */
-export type InconclusiveReason = 'too_few_repetitions' | 'too_noisy';
-
+// The policy, its defaults and the verdict's shape are the API's, defined once in @erg/spec
+// (field meanings there): a suite's stored policy, the API's answer and this code agree by construction.
+export type { InconclusiveReason, VerdictStatus } from '@erg/spec';
+export type Metric = VerdictMetric;
 /** What counts as a regression. Every field is a fraction, not a percentage. */
-export interface RegressionPolicy {
-  /** Smallest relative change that matters, e.g. 0.05: slower or costlier by more than 5 %. */
-  threshold: number;
-  /** Significance level of the one-sided Welch test, e.g. 0.05. */
-  alpha: number;
-  /** Fewest repetitions per side for a verdict, e.g. 3 (Welch needs 2; 3 gives a usable spread). */
-  minRepetitions: number;
-  /** Largest coefficient of variation (std/mean) per side for a verdict, e.g. 0.25. */
-  maxCv: number;
-}
+export type RegressionPolicy = RegressionPolicyOutput;
+/** A verdict on one metric of one configuration. */
+export type Verdict = MetricVerdict;
 
-/** The policy issue 4 proposes: regression = slower or costlier by more than 5 % at p < 0.05. */
-export const DEFAULT_POLICY: Readonly<RegressionPolicy> = Object.freeze({ threshold: 0.05, alpha: 0.05, minRepetitions: 3, maxCv: 0.25 });
-
-export interface Verdict {
-  metric: Metric;
-  status: VerdictStatus;
-  /** Set exactly when status is 'inconclusive'. */
-  reason?: InconclusiveReason;
-  /** mean(candidate)/mean(baseline) − 1; null when either side is empty. */
-  change: number | null;
-  /** 95 % interval of `change` (delta method on log means); null when a side has fewer than 2 values. */
-  ci95: [number, number] | null;
-  /**
-   * One-sided Welch p-value in the direction of the observed change ("candidate > baseline"
-   * when change ≥ 0, "candidate < baseline" otherwise), i.e. half the two-sided p; null when a
-   * side has fewer than 2 values.
-   */
-  p: number | null;
-  nBaseline: number;
-  nCandidate: number;
-  /** std/mean of each side; null when that side is empty. */
-  cvBaseline: number | null;
-  cvCandidate: number | null;
-}
+/** Regression = slower or costlier by more than 5 % at p < 0.05 (the schema's defaults). */
+export const DEFAULT_POLICY: Readonly<RegressionPolicy> = DEFAULT_REGRESSION_POLICY;
 
 /**
  * Verdict on one metric of one configuration, candidate against baseline. Values must be

@@ -1,6 +1,9 @@
 import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
 import { computeRunEnergy, perUnit, type NodeTelemetry, type SensorInfo } from '@erg/energy';
-import { CampaignSpec } from '@erg/spec';
+import { CampaignSpec, type RunEnergyView } from '@erg/spec';
+
+/** What is stored per run: the view without the run id and the time it was computed (those are columns). */
+type StoredRunEnergy = Omit<RunEnergyView, 'runId' | 'computedAt'>;
 
 /** Samples this far outside the window are still read: the edges are interpolated from them. */
 const EDGE_MARGIN_MS = 60_000;
@@ -12,7 +15,7 @@ const nsToMs = (ns: bigint) => Number(ns) / 1e6;
  * (and idle baseline), and stores them. Returns null — and stores nothing — while the run has no
  * workload window or no telemetry. Safe to call again whenever late telemetry arrives.
  */
-export async function refreshRunEnergy(db: Database, runId: string): Promise<Record<string, unknown> | null> {
+export async function refreshRunEnergy(db: Database, runId: string): Promise<StoredRunEnergy | null> {
   const run = await findRunEnergyInputs(db, runId);
   if (!run || run.workloadStartNs === null || run.workloadEndNs === null) return null;
   const window = { startMs: nsToMs(run.workloadStartNs), endMs: nsToMs(run.workloadEndNs) };
@@ -44,13 +47,15 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Rec
   for (const m of spec.success ? spec.data.metrics : []) {
     if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, metrics[m.name] ?? null);
   }
-  const result = { ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null };
+  const result: StoredRunEnergy = { ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null };
   await storeRunEnergy(db, runId, { timeS: energy.timeS, energyJ: energy.energyJ, method: energy.method, coverage: energy.coverage, result });
   return result;
 }
 
 /** The stored figures of a run, as GET /v1/runs/:id/energy shows them; null when none exist. */
-export async function runEnergyView(db: Database, runId: string): Promise<Record<string, unknown> | null> {
+export async function runEnergyView(db: Database, runId: string): Promise<RunEnergyView | null> {
   const r = await findRunEnergy(db, runId);
-  return r ? { runId, computedAt: r.computedAt.toISOString(), ...r.result } : null;
+  // Only refreshRunEnergy writes these records, so the stored JSON has its type; the API's
+  // response schema checks it again on the way out.
+  return r ? { runId, computedAt: r.computedAt.toISOString(), ...(r.result as StoredRunEnergy) } : null;
 }

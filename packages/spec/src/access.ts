@@ -91,3 +91,12 @@ export const Me = z
     projects: z.array(z.object({ name: z.string(), role: RoleName })),
   })
   .meta({ id: 'Me' });
+
+/** GET /v1/projects. */
+export const ProjectList = z.object({ items: z.array(ProjectView) }).meta({ id: 'ProjectList' });
+
+/** GET /v1/users. */
+export const UserList = z.object({ items: z.array(UserView) }).meta({ id: 'UserList' });
+
+/** GET /v1/tokens. */
+export const TokenList = z.object({ items: z.array(TokenView) }).meta({ id: 'TokenList' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunState } from './run-state';
+import { RunState } from './run-state-schema';
 import type { SpecIssue } from './issues';
 
 /**
@@ -145,7 +145,12 @@ export const ClusterView = z
   .meta({ id: 'Cluster' });
 export type ClusterView = z.infer<typeof ClusterView>;
 
+/** A campaign's state, derived from its runs' (and whether a cancel was asked for). */
 export const CampaignState = z.enum(['pending', 'running', 'cancelling', 'completed', 'failed', 'cancelled']);
+export type CampaignState = z.infer<typeof CampaignState>;
+
+/** Campaign states that no longer change. */
+export const TERMINAL_CAMPAIGN_STATES = ['completed', 'failed', 'cancelled'] as const satisfies readonly CampaignState[];
 
 export const RunSummary = z
   .object({
@@ -254,99 +259,19 @@ export const ProjectQuery = z.object({
 export const IdParams = z.object({ id: z.uuid({ error: 'not an id (expected a UUID)' }) });
 export const NameParams = z.object({ name: ClusterName });
 
-/** Repetitions of one figure summarised (see @erg/energy's summarize). */
-export const Summary = z
-  .object({
-    n: z.number().describe('values counted (runs that measured this figure)'),
-    mean: z.number().nullable(),
-    std: z.number().nullable(),
-    ci95: z.tuple([z.number(), z.number()]).nullable().describe('two-sided 95 % Student-t interval of the mean'),
-    cv: z.number().nullable().describe('coefficient of variation std / |mean|'),
-    min: z.number().nullable(),
-    max: z.number().nullable(),
-  })
-  .meta({ id: 'Summary' });
+/** GET /v1/clusters. */
+export const ClusterList = z.object({ items: z.array(ClusterView) }).meta({ id: 'ClusterList' });
 
-export const ConfigurationResult = z
-  .object({
-    key: z.string(),
-    parameters: z.record(z.string(), z.unknown()),
-    n: z.number().describe('completed runs with energy figures'),
-    timeS: Summary,
-    energyJ: Summary,
-    edpJs: Summary,
-    ed2pJs2: Summary,
-    avgPowerW: Summary,
-    metrics: z.record(z.string(), Summary),
-    components: z
-      .record(z.string(), Summary)
-      .describe('energy (J) per component kind (gpu, cpu, memory, module, …) over the runs: the terms that add up to energyJ'),
-    point: z.object({ timeS: z.number(), energyJ: z.number(), n: z.number() }).nullable().describe('mean time and energy over the runs that measured both'),
-    paretoOptimal: z.boolean(),
-  })
-  .meta({ id: 'ConfigurationResult' });
+/** GET /v1/campaigns: one page, newest first. */
+export const CampaignPage = z
+  .object({ items: z.array(CampaignView), next: z.string().nullable().describe('cursor of the next page; null on the last') })
+  .meta({ id: 'CampaignPage' });
 
-export const CampaignResults = z
-  .object({
-    campaignId: z.string(),
-    configurations: z.array(ConfigurationResult),
-    paretoFront: z.array(z.string()).describe('keys of the Pareto-optimal configurations on (mean time, mean energy), by time'),
-    best: z.object({ time: z.string(), energy: z.string(), edp: z.string() }).nullable().describe('runtime-, energy- and EDP-optimal configuration keys'),
-    tradeoff: z
-      .object({
-        fastest: z.string(),
-        mostFrugal: z.string(),
-        energySavedJ: z.number(),
-        energySavedPct: z.number().nullable(),
-        timeLostS: z.number(),
-        timeLostPct: z.number().nullable(),
-      })
-      .nullable(),
-    excluded: z.array(z.object({ key: z.string(), why: z.string() })),
-  })
-  .meta({ id: 'CampaignResults' });
+/** GET /v1/campaigns/:id/runs: one page of a campaign's runs and how many match in all. */
+export const RunSummaryPage = z.object({ items: z.array(RunSummary), total: z.number() }).meta({ id: 'RunSummaryPage' });
 
-export const VerdictStatus = z.enum(['pass', 'regressed', 'improved', 'inconclusive']);
+/** GET /healthz: the process answers. */
+export const Liveness = z.object({ ok: z.literal(true) }).meta({ id: 'Liveness' });
 
-export const RegressionPolicy = z
-  .object({
-    threshold: z.number().min(0).max(10).default(0.05).describe('relative change that counts, e.g. 0.05 = 5 %'),
-    alpha: z.number().gt(0).lt(1).default(0.05).describe('significance level of the one-sided Welch test'),
-    minRepetitions: z.int().min(2).max(1000).default(3).describe('fewest repetitions per side for a verdict'),
-    maxCv: z.number().gt(0).max(10).default(0.25).describe('largest coefficient of variation per side for a verdict'),
-  })
-  .strict()
-  .meta({ id: 'RegressionPolicy' });
-export type RegressionPolicyInput = z.input<typeof RegressionPolicy>;
-export type RegressionPolicyOutput = z.output<typeof RegressionPolicy>;
-
-export const MetricVerdict = z
-  .object({
-    metric: z.enum(['time', 'energy']),
-    status: VerdictStatus,
-    reason: z.enum(['too_few_repetitions', 'too_noisy']).optional().describe('set exactly when status is inconclusive'),
-    change: z.number().nullable().describe('mean(candidate) / mean(baseline) − 1'),
-    ci95: z.tuple([z.number(), z.number()]).nullable().describe('95 % interval of the change'),
-    p: z.number().nullable().describe('one-sided Welch p-value in the direction of the change'),
-    nBaseline: z.number(),
-    nCandidate: z.number(),
-    cvBaseline: z.number().nullable(),
-    cvCandidate: z.number().nullable(),
-  })
-  .meta({ id: 'MetricVerdict' });
-
-export const CampaignVerdictView = z
-  .object({
-    campaignId: z.string(),
-    baselineId: z.string(),
-    policy: z.object({ threshold: z.number(), alpha: z.number(), minRepetitions: z.number(), maxCv: z.number() }),
-    status: VerdictStatus,
-    counts: z.object({ pass: z.number(), regressed: z.number(), improved: z.number(), inconclusive: z.number() }),
-    reasons: z.array(z.enum(['too_few_repetitions', 'too_noisy', 'no_verdicts'])).describe('why the campaign is inconclusive, most frequent first'),
-    worst: z.array(z.object({ key: z.string(), verdict: MetricVerdict })).describe('the verdicts that decided the status'),
-    configurations: z.array(z.object({ key: z.string(), verdicts: z.array(MetricVerdict) })),
-    onlyInCandidate: z.array(z.string()),
-    onlyInBaseline: z.array(z.string()),
-  })
-  .meta({ id: 'CampaignVerdict' });
-export type CampaignVerdictView = z.infer<typeof CampaignVerdictView>;
+/** GET /readyz: whether Postgres and Redis answer ('ok', else what went wrong); 503 when either does not. */
+export const Readiness = z.object({ ok: z.boolean(), postgres: z.string(), redis: z.string() }).meta({ id: 'Readiness' });

@@ -34,7 +34,9 @@ export const AuditEntryView = z
   .meta({ id: 'AuditEntry' });
 export type AuditEntryView = z.infer<typeof AuditEntryView>;
 
-export const AuditPage = z.object({
-  items: z.array(AuditEntryView),
-  next: z.string().nullable().describe('cursor of the next page; null on the last'),
-});
+export const AuditPage = z
+  .object({
+    items: z.array(AuditEntryView),
+    next: z.string().nullable().describe('cursor of the next page; null on the last'),
+  })
+  .meta({ id: 'AuditPage' });

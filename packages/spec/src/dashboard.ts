@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ClusterName } from './api';
-import { RunState, UnfinishedRunState } from './run-state';
+import { RunState, UnfinishedRunState } from './run-state-schema';
 
 /**
  * Bodies of the admins' dashboard: the queue across clusters (GET /v1/queue) and the live event
@@ -108,3 +108,9 @@ export const EventNotification = z.discriminatedUnion('type', [
   PowerEvent.extend({ type: z.literal('power') }),
 ]);
 export type EventNotification = z.infer<typeof EventNotification>;
+
+/** GET /v1/events: what the `data:` line of each event holds (the body itself is text/event-stream). */
+export const EventData = z
+  .union([HelloEvent, RunStateEvent, PowerEvent])
+  .describe('the `data:` of `hello`, `run` and `power` events respectively (the body is text/event-stream)')
+  .meta({ id: 'EventData' });

@@ -26,6 +26,8 @@
 //   method             how a figure was obtained: `counter` (hardware energy counter), `integrated`
 //                      (power integrated over time) or `model` (an estimate, not a measurement).
 export * from './api';
+export * from './results';
+export * from './verdict';
 export * from './suite';
 export * from './dashboard';
 export * from './audit';
@@ -90,8 +92,9 @@ export {
   type SpecFormat,
 } from './parse';
 export { Resources } from './resources';
+export { RunState, UnfinishedRunState } from './run-state-schema';
 export {
-  RunState, TERMINAL_RUN_STATES, type TerminalRunState, isTerminalRunState, UNFINISHED_RUN_STATES, UnfinishedRunState,
+  RUN_STATES, TERMINAL_RUN_STATES, type TerminalRunState, isTerminalRunState, UNFINISHED_RUN_STATES, isUnfinishedRunState,
   RUN_STATES_HOLDING_A_SLOT, type SlotHoldingRunState, SLURM_PROGRESS_RUN_STATES, type SlurmProgressRunState,
   RUN_STATE_TRANSITIONS, isRunStateTransition,
 } from './run-state';
@@ -114,5 +117,6 @@ export {
   normalizeBatch, type Quantity, type TelemetryBatchInput, type SeriesChunk, type NormalizedBatch,
   MAX_BATCH_SERIES, MAX_BATCH_SENSORS, MAX_BATCH_DEPTH, decodeTelemetryBatch, decodeTelemetryValue, type DecodedBatch,
   sampleTimeBounds, SAMPLE_CLOCK_SKEW_MS, IMPORT_EARLIEST_MS, type SampleTimeBounds,
+  TelemetryAccepted, TelemetrySeries, RunTelemetry,
 } from './telemetry';
 export * from './access';

@@ -1,14 +1,14 @@
-import { z } from 'zod';
-
 /**
  * A run's lifecycle: pending → submitting → queued → running → completing → one terminal state.
  * `submitting` exists so that a crash between "decided to submit" and "sbatch answered" is
  * visible, and the run can be matched to its job by name instead of being submitted twice.
  *
  * The state sets below are the only ones: every package (the database's transitions and
- * concurrency limits, the API's queue, the CLI, the web app) takes them from here.
+ * concurrency limits, the API's queue, the CLI, the web app) takes them from here. This module
+ * has no dependencies (no zod), so the web app's bundle imports it as `@erg/spec/run-state`;
+ * the zod schemas of the states are in run-state-schema.ts.
  */
-export const RunState = z.enum([
+export const RUN_STATES = [
   'pending',
   'submitting',
   'queued',
@@ -20,8 +20,8 @@ export const RunState = z.enum([
   'timeout',
   'node_fail',
   'oom',
-]);
-export type RunState = z.infer<typeof RunState>;
+] as const;
+export type RunState = (typeof RUN_STATES)[number];
 
 /** States a run never leaves. */
 export const TERMINAL_RUN_STATES = ['completed', 'failed', 'cancelled', 'timeout', 'node_fail', 'oom'] as const satisfies readonly RunState[];
@@ -33,8 +33,11 @@ export function isTerminalRunState(state: RunState): state is TerminalRunState {
 
 /** Every state before a terminal one: the run is not over yet (what the queue shows). */
 export const UNFINISHED_RUN_STATES = ['pending', 'submitting', 'queued', 'running', 'completing'] as const satisfies readonly RunState[];
-export const UnfinishedRunState = z.enum(UNFINISHED_RUN_STATES);
-export type UnfinishedRunState = z.infer<typeof UnfinishedRunState>;
+export type UnfinishedRunState = (typeof UNFINISHED_RUN_STATES)[number];
+
+export function isUnfinishedRunState(state: RunState): state is UnfinishedRunState {
+  return (UNFINISHED_RUN_STATES as readonly RunState[]).includes(state);
+}
 
 /**
  * States in which a run holds a place on its cluster: claimed for submission, or its job in

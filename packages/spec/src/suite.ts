@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CampaignView, CampaignVerdictView, ClusterName, RegressionPolicy } from './api';
+import { CampaignView, ClusterName } from './api';
+import { CampaignVerdictView, DEFAULT_REGRESSION_POLICY, RegressionPolicy } from './verdict';
 import { CampaignSpec } from './campaign';
 
 /**
@@ -84,7 +85,7 @@ export const SuiteFields = z
     campaign: z.unknown(),
     schedule: SuiteSchedule.nullable().default(null).describe('null: the suite runs only when triggered'),
     baseline: BaselinePolicy.default({ policy: 'last-passing' }),
-    regression: RegressionPolicy.default(RegressionPolicy.parse({})),
+    regression: RegressionPolicy.default({ ...DEFAULT_REGRESSION_POLICY }),
     webhook: SuiteWebhook.nullable().default(null).describe('POSTed with the verdict when a run of the suite finishes'),
   })
   .strict();
@@ -146,3 +147,9 @@ export const SuiteView = z
   .meta({ id: 'Suite' });
 export type SuiteView = z.infer<typeof SuiteView>;
 
+
+/** GET /v1/suites. */
+export const SuiteList = z.object({ items: z.array(SuiteView) }).meta({ id: 'SuiteList' });
+
+/** GET /v1/suites/:name/runs: one page of a suite's runs, newest first, and how many there are. */
+export const SuiteRunPage = z.object({ items: z.array(SuiteRunView), total: z.number() }).meta({ id: 'SuiteRunPage' });

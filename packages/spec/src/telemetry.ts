@@ -34,6 +34,7 @@ export function quantityOf(sensor: string): Quantity | null {
 }
 
 export const SensorSource = z.enum(['nvml', 'nvidia-smi', 'hwmon', 'rapl', 'procfs', 'model', 'import']);
+export type SensorSource = z.infer<typeof SensorSource>;
 
 export const SensorDescription = z
   .object({
@@ -111,6 +112,30 @@ export type TelemetryBatchInput = z.infer<typeof TelemetryBatch>;
  * twice, once through zod, was the largest cost of ingest.
  */
 export const TelemetryBatchWire = batchSchema(z.custom<number[]>((x) => Array.isArray(x), { error: 'an array of numbers' }));
+
+/** POST /v1/runs/:id/telemetry: what one batch did. */
+export const TelemetryAccepted = z
+  .object({ accepted: z.number().describe('samples stored'), duplicate: z.boolean().describe('this (node, seq) was stored before; nothing changed') })
+  .meta({ id: 'TelemetryAccepted' });
+export type TelemetryAccepted = z.infer<typeof TelemetryAccepted>;
+
+/** One sensor's series of a run, downsampled for plotting; t in Unix ms, v in the sensor's unit. */
+export const TelemetrySeries = z
+  .object({
+    node: z.string(),
+    sensor: z.string(),
+    source: z.string().nullable(),
+    unit: z.string().nullable(),
+    samples: z.number().describe('samples in the range before downsampling'),
+    t: z.array(z.number()),
+    v: z.array(z.number()),
+  })
+  .meta({ id: 'TelemetrySeries' });
+export type TelemetrySeries = z.infer<typeof TelemetrySeries>;
+
+/** GET /v1/runs/:id/telemetry. */
+export const RunTelemetry = z.object({ runId: z.string(), series: z.array(TelemetrySeries) }).meta({ id: 'RunTelemetry' });
+export type RunTelemetry = z.infer<typeof RunTelemetry>;
 
 export interface SeriesChunk {
   sensor: string;

@@ -6,8 +6,8 @@ import {
   type ApiTokenRecord, type ProjectRecord, type Role, type ScopeExcess, type TokenIdentity, type TokenScope, type UserRecord,
 } from '@erg/db';
 import {
-  ErrorBody, IdParams, Me, MemberParams, MemberPut, MemberView, ProjectCreate, ProjectDetail, ProjectView, TokenCreate, TokenCreated,
-  TokenView, UserCreate, UserView, type SpecIssue,
+  ErrorBody, IdParams, Me, MemberParams, MemberPut, MemberView, ProjectCreate, ProjectDetail, ProjectList, ProjectView, TokenCreate, TokenCreated,
+  TokenList, TokenView, UserCreate, UserList, UserView, type SpecIssue,
 } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access, visibleProjects } from '../access';
@@ -75,7 +75,7 @@ export const accessRoutes =
 
     app.get(
       '/projects',
-      { config: access.listing('project.read'), schema: { tags: ['access'], description: 'The projects you have a role in (admins: all).', response: { 200: z.object({ items: z.array(ProjectView) }) } } },
+      { config: access.listing('project.read'), schema: { tags: ['access'], description: 'The projects you have a role in (admins: all).', response: { 200: ProjectList } } },
       async (req) => ({ items: (await listProjects(deps.db, visibleProjects(req.identity!))).map((p) => projectView(p, req.identity!)) }),
     );
 
@@ -137,7 +137,7 @@ export const accessRoutes =
       },
     );
 
-    app.get('/users', { config: access.none('user.manage'), schema: { tags: ['access'], response: { 200: z.object({ items: z.array(UserView) }) } } }, async () => ({
+    app.get('/users', { config: access.none('user.manage'), schema: { tags: ['access'], response: { 200: UserList } } }, async () => ({
       items: (await listUsers(deps.db)).map(userView),
     }));
 
@@ -164,7 +164,7 @@ export const accessRoutes =
             'Your tokens (never their secrets) that lie within the calling token\'s bounds: a narrowed token sees only tokens it could have ' +
             'created; your full token sees all of yours. Admins see everyone\'s with ?all=true.',
           querystring: z.object({ all: z.enum(['true', 'false']).default('false') }),
-          response: { 200: z.object({ items: z.array(TokenView) }) },
+          response: { 200: TokenList },
         },
       },
       async (req) => {

@@ -6,7 +6,7 @@ import {
 } from '@erg/db';
 import { enqueue, withinDeadline } from '@erg/queue';
 import {
-  ProjectQuery, CampaignCancelled, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, RegressionPolicy, CampaignSpec, CampaignView, ErrorBody, IdParams, RunSummary, RunState,
+  ProjectQuery, CampaignCancelled, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, RegressionPolicy, CampaignSpec, CampaignPage, ErrorBody, IdParams, RunSummaryPage, RunState,
 } from '@erg/spec';
 import { campaignResultsView, campaignVerdictView } from '@erg/results';
 import { validateCampaign, validateCampaignText } from '@erg/sweep';
@@ -124,7 +124,7 @@ export const campaignRoutes =
             limit: z.coerce.number().int().min(1).max(500).default(50),
             cursor: z.string().max(200).optional().describe('the `next` of the previous page'),
           }),
-          response: { 200: z.object({ items: z.array(CampaignView), next: z.string().nullable().describe('cursor of the next page; null on the last') }), 400: ErrorBody },
+          response: { 200: CampaignPage, 400: ErrorBody },
         },
       },
       async (req) => {
@@ -155,7 +155,7 @@ export const campaignRoutes =
             limit: z.coerce.number().int().min(1).max(10_000).default(1000),
             offset: z.coerce.number().int().min(0).default(0),
           }),
-          response: { 200: z.object({ items: z.array(RunSummary), total: z.number() }), 404: ErrorBody },
+          response: { 200: RunSummaryPage, 404: ErrorBody },
         },
       },
       async (req) => {

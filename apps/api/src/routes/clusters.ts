@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { ClusterExistsError, createCluster, findClusterByName, listClusters, upsertCluster } from '@erg/db';
 import { checkPrivateKey } from '@erg/slurm';
-import { ClusterCreate, clusterBodyIssues, ClusterView, ErrorBody, NameParams, ProjectQuery, type SpecIssue } from '@erg/spec';
+import { ClusterCreate, clusterBodyIssues, ClusterList, ClusterView, ErrorBody, NameParams, ProjectQuery, type SpecIssue } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access, chooseProject, isVisible, requireRole, visibleProjects } from '../access';
 import { errors } from '../errors';
@@ -111,7 +110,7 @@ export const clusterRoutes =
 
     app.get(
       '/clusters',
-      { config: access.listing('cluster.read'), schema: { tags: ['clusters'], description: 'The clusters of your projects.', response: { 200: z.object({ items: z.array(ClusterView) }) } } },
+      { config: access.listing('cluster.read'), schema: { tags: ['clusters'], description: 'The clusters of your projects.', response: { 200: ClusterList } } },
       async (req) => ({ items: (await listClusters(deps.db, visibleProjects(req.identity!))).map(clusterView) }),
     );
 

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
-import { z } from 'zod';
 import { findCampaignProject } from '@erg/db';
-import { ErrorBody, EventsQuery, HelloEvent, PowerEvent, RunStateEvent } from '@erg/spec';
+import { ErrorBody, EventData, EventsQuery } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access, visibleProjects } from '../access';
 import { EventHub, type HubEvent } from '../event-hub';
@@ -42,9 +41,7 @@ export const eventRoutes =
             'every 15 s. Each event has an `id:`. Events that happen while the API reconnects to Postgres are not replayed.',
           querystring: EventsQuery,
           response: {
-            200: z
-              .union([HelloEvent, RunStateEvent, PowerEvent])
-              .describe('the `data:` of `hello`, `run` and `power` events respectively (the body is text/event-stream)'),
+            200: EventData,
             400: ErrorBody,
           },
         },

@@ -6,7 +6,7 @@ import {
   createSuite, deleteSuite, findCampaign, findClusterByName, findSuiteByName, findSuiteRun, lastSuiteRuns, listClusters, listSuiteRuns,
   listSuites, projectWebhookPolicy, replaceSuite, type SuiteInput,
 } from '@erg/db';
-import { ErrorBody, NameParams, SuiteCreate, SuiteRunView, SuiteView } from '@erg/spec';
+import { ErrorBody, NameParams, SuiteCreate, SuiteList, SuiteRunPage, SuiteRunView, SuiteView } from '@erg/spec';
 import {
   applySchedule, removeSchedule, suiteRunView, suiteView, SuiteError, triggerSuite, validateSuite, validateSuiteText, webhookUrlIssues, type ValidSuite,
 } from '@erg/suites';
@@ -147,7 +147,7 @@ export const suiteRoutes =
       },
     );
 
-    app.get('/suites', { config: access.listing('suite.read'), schema: { tags: ['suites'], response: { 200: z.object({ items: z.array(SuiteView) }) } } }, async (req) => {
+    app.get('/suites', { config: access.listing('suite.read'), schema: { tags: ['suites'], response: { 200: SuiteList } } }, async (req) => {
       const suites = await listSuites(deps.db, visibleProjects(req.identity!));
       const last = await lastSuiteRuns(deps.db, suites.map((s) => s.id));
       return { items: suites.map((s) => suiteView(s, last.get(s.id) ?? null)) };
@@ -210,7 +210,7 @@ export const suiteRoutes =
           description: 'The suite\'s runs, newest first, each with its campaign, baseline, status and verdict.',
           params: NameParams,
           querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(20), offset: z.coerce.number().int().min(0).default(0) }),
-          response: { 200: z.object({ items: z.array(SuiteRunView), total: z.number() }), 404: ErrorBody },
+          response: { 200: SuiteRunPage, 404: ErrorBody },
         },
       },
       async (req) => {

@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { findRunIngestTarget, findRunProgress, readRunSensors, readRunSeries, type TelemetryWriter } from '@erg/db';
 import { lttb } from '@erg/energy';
 import { refreshRunEnergy, runEnergyView } from '@erg/results';
-import { decodeTelemetryBatch, ErrorBody, IdParams, sampleTimeBounds, TelemetryBatch, TERMINAL_RUN_STATES } from '@erg/spec';
+import {
+  decodeTelemetryBatch, ErrorBody, IdParams, RunEnergyView, RunTelemetry, sampleTimeBounds, TelemetryAccepted, TelemetryBatch, TERMINAL_RUN_STATES,
+} from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access } from '../access';
 import type { ApiMetrics } from '../metrics';
@@ -41,7 +43,7 @@ export const telemetryRoutes =
           params: IdParams,
           body: TelemetryBatch,
           response: {
-            200: z.object({ accepted: z.number().describe('samples stored'), duplicate: z.boolean().describe('this (node, seq) was stored before; nothing changed') }),
+            200: TelemetryAccepted,
             400: ErrorBody, 403: ErrorBody, 404: ErrorBody,
           },
         },
@@ -100,13 +102,7 @@ export const telemetryRoutes =
             maxPoints: z.coerce.number().int().min(3).max(100_000).default(2000),
           }),
           response: {
-            200: z.object({
-              runId: z.string(),
-              series: z.array(z.object({
-                node: z.string(), sensor: z.string(), source: z.string().nullable(), unit: z.string().nullable(),
-                samples: z.number().describe('samples in the range before downsampling'), t: z.array(z.number()), v: z.array(z.number()),
-              })),
-            }),
+            200: RunTelemetry,
             404: ErrorBody,
           },
         },
@@ -139,7 +135,7 @@ export const telemetryRoutes =
           tags: ['telemetry'],
           description: 'Time, energy, EDP, ED²P, average power, method, coverage and components of a finished run, over its workload window.',
           params: IdParams,
-          response: { 200: z.record(z.string(), z.unknown()), 404: ErrorBody, 409: ErrorBody },
+          response: { 200: RunEnergyView, 404: ErrorBody, 409: ErrorBody },
         },
       },
       async (req) => {

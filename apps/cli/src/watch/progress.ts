@@ -1,12 +1,12 @@
 // The pure part of `erg watch`: how far a campaign is, when it will likely end, and the line that
 // says so. Polling and drawing live in commands/watch.ts.
-import { RunState, TERMINAL_RUN_STATES } from '@erg/spec';
+import { RunState, TERMINAL_CAMPAIGN_STATES, TERMINAL_RUN_STATES } from '@erg/spec';
 import type { Campaign } from '@erg/client';
 import type { Colors } from '../output/color';
 import { formatElapsed, formatPercent } from '@erg/format';
 
 /** Campaign states that no longer change. */
-export const FINAL_CAMPAIGN_STATES: readonly Campaign['state'][] = ['completed', 'failed', 'cancelled'];
+export const FINAL_CAMPAIGN_STATES: readonly Campaign['state'][] = TERMINAL_CAMPAIGN_STATES;
 
 export function isFinal(state: Campaign['state']): boolean {
   return FINAL_CAMPAIGN_STATES.includes(state);

@@ -24,10 +24,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
+                        "application/json": components["schemas"]["Liveness"];
                     };
                 };
             };
@@ -62,11 +59,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            ok: boolean;
-                            postgres: string;
-                            redis: string;
-                        };
+                        "application/json": components["schemas"]["Readiness"];
                     };
                 };
                 /** @description Default Response */
@@ -75,11 +68,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            ok: boolean;
-                            postgres: string;
-                            redis: string;
-                        };
+                        "application/json": components["schemas"]["Readiness"];
                     };
                 };
             };
@@ -115,9 +104,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["Cluster"][];
-                        };
+                        "application/json": components["schemas"]["ClusterList"];
                     };
                 };
             };
@@ -370,11 +357,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["Campaign"][];
-                            /** @description cursor of the next page; null on the last */
-                            next: string | null;
-                        };
+                        "application/json": components["schemas"]["CampaignPage"];
                     };
                 };
                 /** @description Default Response */
@@ -605,10 +588,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["RunSummary"][];
-                            total: number;
-                        };
+                        "application/json": components["schemas"]["RunSummaryPage"];
                     };
                 };
                 /** @description Default Response */
@@ -1003,9 +983,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["Suite"][];
-                        };
+                        "application/json": components["schemas"]["SuiteList"];
                     };
                 };
             };
@@ -1301,10 +1279,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["SuiteRun"][];
-                            total: number;
-                        };
+                        "application/json": components["schemas"]["SuiteRunPage"];
                     };
                 };
                 /** @description Default Response */
@@ -1432,9 +1407,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["Project"][];
-                        };
+                        "application/json": components["schemas"]["ProjectList"];
                     };
                 };
             };
@@ -1648,9 +1621,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["User"][];
-                        };
+                        "application/json": components["schemas"]["UserList"];
                     };
                 };
             };
@@ -1738,9 +1709,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["Token"][];
-                        };
+                        "application/json": components["schemas"]["TokenList"];
                     };
                 };
             };
@@ -2028,13 +1997,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description the `data:` of `hello`, `run` and `power` events respectively (the body is text/event-stream) */
+                /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["HelloEvent"] | components["schemas"]["RunStateEvent"] | components["schemas"]["PowerEvent"];
+                        "application/json": components["schemas"]["EventData"];
                     };
                 };
                 /** @description Default Response */
@@ -2092,11 +2061,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["AuditEntry"][];
-                            /** @description cursor of the next page; null on the last */
-                            next: string | null;
-                        };
+                        "application/json": components["schemas"]["AuditPage"];
                     };
                 };
                 /** @description Default Response */
@@ -2160,19 +2125,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            runId: string;
-                            series: {
-                                node: string;
-                                sensor: string;
-                                source: string | null;
-                                unit: string | null;
-                                /** @description samples in the range before downsampling */
-                                samples: number;
-                                t: number[];
-                                v: number[];
-                            }[];
-                        };
+                        "application/json": components["schemas"]["RunTelemetry"];
                     };
                 };
                 /** @description Default Response */
@@ -2209,12 +2162,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description samples stored */
-                            accepted: number;
-                            /** @description this (node, seq) was stored before; nothing changed */
-                            duplicate: boolean;
-                        };
+                        "application/json": components["schemas"]["TelemetryAccepted"];
                     };
                 };
                 /** @description Default Response */
@@ -2277,9 +2225,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["RunEnergy"];
                     };
                 };
                 /** @description Default Response */
@@ -2537,17 +2483,122 @@ export interface components {
                 }[];
             };
         };
+        ClusterListInput: {
+            items: components["schemas"]["ClusterInput"][];
+        };
+        CampaignPageInput: {
+            items: components["schemas"]["CampaignInput"][];
+            /** @description cursor of the next page; null on the last */
+            next: string | null;
+        };
+        RunSummaryPageInput: {
+            items: components["schemas"]["RunSummaryInput"][];
+            total: number;
+        };
+        LivenessInput: {
+            /** @constant */
+            ok: true;
+        };
+        ReadinessInput: {
+            ok: boolean;
+            postgres: string;
+            redis: string;
+        };
+        TimeWindowInput: {
+            startMs: number;
+            endMs: number;
+        };
+        SensorGapInput: {
+            fromMs: number;
+            toMs: number;
+            node: string;
+            sensor: string;
+        };
+        NodeEnergyInput: {
+            node: string;
+            energyJ: number;
+            /** @enum {string} */
+            method: "counter" | "integrated" | "model";
+            /** @description 0–1: the minimum over the sensors used of the share of the window they cover; 0 when a GPU or module could not be measured at all */
+            coverage: number;
+            /** @description the sensors whose energy makes up energyJ, e.g. ['module0.energy', 'module1.power'] */
+            sensorsUsed: string[];
+            /** @description J per component kind (module, gpu, cpu, grace, memory): exactly the terms that add up to energyJ */
+            components: {
+                [key: string]: number;
+            };
+            /** @description J per component kind for sensors measured but NOT counted in energyJ, for information only: on a module node the parts inside the modules (gpu, grace, cpu, sysio, memory and dram_estimate = Grace − CPU − SysIO); elsewhere a whole-node meter (node). Never add these to energyJ */
+            breakdown: {
+                [key: string]: number;
+            };
+        };
+        IdleEnergyInput: {
+            /** @description mean power over the baseline window, summed over nodes, by the same selection rules as the run */
+            powerW: number;
+            /** @description powerW × timeS: what the nodes would have used idling for the run’s duration */
+            energyJ: number;
+            /** @description the run’s energyJ − this idle energy */
+            netEnergyJ: number;
+            /** @description coverage of the baseline window, as for the run */
+            coverage: number;
+            /** @enum {string} */
+            method: "counter" | "integrated" | "model";
+        };
+        RunEnergyInput: {
+            /** @description T, time-to-solution: the workload window’s length */
+            timeS: number;
+            /** @description E, energy-to-solution, summed over nodes */
+            energyJ: number;
+            /** @description EDP = E · T */
+            edpJs: number;
+            /** @description ED²P = E · T² */
+            ed2pJs2: number;
+            /** @description E / T */
+            avgPowerW: number;
+            /**
+             * @description the weakest method over the nodes: model, else integrated, else counter
+             * @enum {string}
+             */
+            method: "counter" | "integrated" | "model";
+            /** @description 0–1: the minimum over the nodes (and so over every sensor used); 0 with no nodes */
+            coverage: number;
+            /** @description J per component kind summed over nodes and indices; the values add up to energyJ */
+            components: {
+                [key: string]: number;
+            };
+            /** @description informational energies not counted in energyJ (see NodeEnergy.breakdown), summed over nodes */
+            breakdown: {
+                [key: string]: number;
+            };
+            nodes: components["schemas"]["NodeEnergyInput"][];
+            gaps: components["schemas"]["SensorGapInput"][];
+            warnings: string[];
+            idle?: components["schemas"]["IdleEnergyInput"];
+            runId: string;
+            /** @description when the figures were computed (ISO 8601); late telemetry recomputes them */
+            computedAt: string;
+            /** @description J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it) */
+            energyPerUnit: {
+                [key: string]: number | null;
+            };
+            /** @description the workload window, as the job script measured it */
+            window: components["schemas"]["TimeWindowInput"];
+            /** @description the idle baseline window; null when the campaign has none */
+            idleWindow: components["schemas"]["TimeWindowInput"] | null;
+        };
         SummaryInput: {
             /** @description values counted (runs that measured this figure) */
             n: number;
+            /** @description null only when n = 0, as are std, ci95, min and max */
             mean: number | null;
+            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
             std: number | null;
-            /** @description two-sided 95 % Student-t interval of the mean */
+            /** @description two-sided 95 % Student-t interval of the mean; [mean, mean] when n = 1 */
             ci95: [
                 number,
                 number
             ] | null;
-            /** @description coefficient of variation std / |mean| */
+            /** @description coefficient of variation std / |mean|; null when n = 0 or the mean is 0 */
             cv: number | null;
             min: number | null;
             max: number | null;
@@ -2584,18 +2635,24 @@ export interface components {
             configurations: components["schemas"]["ConfigurationResultInput"][];
             /** @description keys of the Pareto-optimal configurations on (mean time, mean energy), by time */
             paretoFront: string[];
-            /** @description runtime-, energy- and EDP-optimal configuration keys */
             best: {
+                /** @description least time; ties broken by less energy, then by key */
                 time: string;
+                /** @description least energy; ties broken by less time, then by key */
                 energy: string;
+                /** @description least energy-delay product; ties broken by less time, then less energy, then key */
                 edp: string;
             } | null;
             tradeoff: {
                 fastest: string;
                 mostFrugal: string;
+                /** @description E(fastest) − E(mostFrugal), ≥ 0 */
                 energySavedJ: number;
+                /** @description energySavedJ as a percentage of the fastest configuration’s energy; null when that is 0 */
                 energySavedPct: number | null;
+                /** @description T(mostFrugal) − T(fastest), ≥ 0 */
                 timeLostS: number;
+                /** @description timeLostS as a percentage of the fastest configuration’s time; null when that is 0 */
                 timeLostPct: number | null;
             } | null;
             excluded: {
@@ -2635,31 +2692,26 @@ export interface components {
              * @enum {string}
              */
             reason?: "too_few_repetitions" | "too_noisy";
-            /** @description mean(candidate) / mean(baseline) − 1 */
+            /** @description mean(candidate) / mean(baseline) − 1; null when either side is empty */
             change: number | null;
-            /** @description 95 % interval of the change */
+            /** @description 95 % interval of the change (delta method on log means); null when a side has fewer than 2 values */
             ci95: [
                 number,
                 number
             ] | null;
-            /** @description one-sided Welch p-value in the direction of the change */
+            /** @description one-sided Welch p-value in the direction of the change; null when a side has fewer than 2 values */
             p: number | null;
             nBaseline: number;
             nCandidate: number;
+            /** @description std / mean of the baseline; null when it is empty */
             cvBaseline: number | null;
+            /** @description std / mean of the candidate; null when it is empty */
             cvCandidate: number | null;
         };
         CampaignVerdictInput: {
-            campaignId: string;
-            baselineId: string;
-            policy: {
-                threshold: number;
-                alpha: number;
-                minRepetitions: number;
-                maxCv: number;
-            };
             /** @enum {string} */
             status: "pass" | "regressed" | "improved" | "inconclusive";
+            /** @description verdicts per status, over all configurations and metrics */
             counts: {
                 pass: number;
                 regressed: number;
@@ -2673,6 +2725,14 @@ export interface components {
                 key: string;
                 verdict: components["schemas"]["MetricVerdictInput"];
             }[];
+            campaignId: string;
+            baselineId: string;
+            policy: {
+                threshold: number;
+                alpha: number;
+                minRepetitions: number;
+                maxCv: number;
+            };
             configurations: {
                 key: string;
                 verdicts: components["schemas"]["MetricVerdictInput"][];
@@ -2910,6 +2970,13 @@ export interface components {
             createdAt: string;
             updatedAt: string;
         };
+        SuiteListInput: {
+            items: components["schemas"]["SuiteInput"][];
+        };
+        SuiteRunPageInput: {
+            items: components["schemas"]["SuiteRunInput"][];
+            total: number;
+        };
         QueueClusterInput: {
             name: string;
             /** @description every run of the cluster's unfinished campaigns, by state */
@@ -2974,6 +3041,8 @@ export interface components {
             /** @description total power in W, as powerW in the queue */
             w: number;
         };
+        /** @description the `data:` of `hello`, `run` and `power` events respectively (the body is text/event-stream) */
+        EventDataInput: components["schemas"]["HelloEventInput"] | components["schemas"]["RunStateEventInput"] | components["schemas"]["PowerEventInput"];
         AuditEntryInput: {
             /** @description increasing with time */
             id: string;
@@ -2992,6 +3061,11 @@ export interface components {
             userAgent: string | null;
             requestId: string | null;
         };
+        AuditPageInput: {
+            items: components["schemas"]["AuditEntryInput"][];
+            /** @description cursor of the next page; null on the last */
+            next: string | null;
+        };
         TelemetryBatchInput: {
             node: string;
             seq: number;
@@ -3008,6 +3082,26 @@ export interface components {
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
                 wrapAt?: number;
             }[];
+        };
+        TelemetryAcceptedInput: {
+            /** @description samples stored */
+            accepted: number;
+            /** @description this (node, seq) was stored before; nothing changed */
+            duplicate: boolean;
+        };
+        TelemetrySeriesInput: {
+            node: string;
+            sensor: string;
+            source: string | null;
+            unit: string | null;
+            /** @description samples in the range before downsampling */
+            samples: number;
+            t: number[];
+            v: number[];
+        };
+        RunTelemetryInput: {
+            runId: string;
+            series: components["schemas"]["TelemetrySeriesInput"][];
         };
         /** @enum {string} */
         RoleInput: "viewer" | "researcher" | "maintainer";
@@ -3124,6 +3218,15 @@ export interface components {
                 name: string;
                 role: components["schemas"]["RoleInput"];
             }[];
+        };
+        ProjectListInput: {
+            items: components["schemas"]["ProjectInput"][];
+        };
+        UserListInput: {
+            items: components["schemas"]["UserInput"][];
+        };
+        TokenListInput: {
+            items: components["schemas"]["TokenInput"][];
         };
         ClusterCreate: {
             name: string;
@@ -3348,17 +3451,122 @@ export interface components {
                 }[];
             };
         };
+        ClusterList: {
+            items: components["schemas"]["Cluster"][];
+        };
+        CampaignPage: {
+            items: components["schemas"]["Campaign"][];
+            /** @description cursor of the next page; null on the last */
+            next: string | null;
+        };
+        RunSummaryPage: {
+            items: components["schemas"]["RunSummary"][];
+            total: number;
+        };
+        Liveness: {
+            /** @constant */
+            ok: true;
+        };
+        Readiness: {
+            ok: boolean;
+            postgres: string;
+            redis: string;
+        };
+        TimeWindow: {
+            startMs: number;
+            endMs: number;
+        };
+        SensorGap: {
+            fromMs: number;
+            toMs: number;
+            node: string;
+            sensor: string;
+        };
+        NodeEnergy: {
+            node: string;
+            energyJ: number;
+            /** @enum {string} */
+            method: "counter" | "integrated" | "model";
+            /** @description 0–1: the minimum over the sensors used of the share of the window they cover; 0 when a GPU or module could not be measured at all */
+            coverage: number;
+            /** @description the sensors whose energy makes up energyJ, e.g. ['module0.energy', 'module1.power'] */
+            sensorsUsed: string[];
+            /** @description J per component kind (module, gpu, cpu, grace, memory): exactly the terms that add up to energyJ */
+            components: {
+                [key: string]: number;
+            };
+            /** @description J per component kind for sensors measured but NOT counted in energyJ, for information only: on a module node the parts inside the modules (gpu, grace, cpu, sysio, memory and dram_estimate = Grace − CPU − SysIO); elsewhere a whole-node meter (node). Never add these to energyJ */
+            breakdown: {
+                [key: string]: number;
+            };
+        };
+        IdleEnergy: {
+            /** @description mean power over the baseline window, summed over nodes, by the same selection rules as the run */
+            powerW: number;
+            /** @description powerW × timeS: what the nodes would have used idling for the run’s duration */
+            energyJ: number;
+            /** @description the run’s energyJ − this idle energy */
+            netEnergyJ: number;
+            /** @description coverage of the baseline window, as for the run */
+            coverage: number;
+            /** @enum {string} */
+            method: "counter" | "integrated" | "model";
+        };
+        RunEnergy: {
+            /** @description T, time-to-solution: the workload window’s length */
+            timeS: number;
+            /** @description E, energy-to-solution, summed over nodes */
+            energyJ: number;
+            /** @description EDP = E · T */
+            edpJs: number;
+            /** @description ED²P = E · T² */
+            ed2pJs2: number;
+            /** @description E / T */
+            avgPowerW: number;
+            /**
+             * @description the weakest method over the nodes: model, else integrated, else counter
+             * @enum {string}
+             */
+            method: "counter" | "integrated" | "model";
+            /** @description 0–1: the minimum over the nodes (and so over every sensor used); 0 with no nodes */
+            coverage: number;
+            /** @description J per component kind summed over nodes and indices; the values add up to energyJ */
+            components: {
+                [key: string]: number;
+            };
+            /** @description informational energies not counted in energyJ (see NodeEnergy.breakdown), summed over nodes */
+            breakdown: {
+                [key: string]: number;
+            };
+            nodes: components["schemas"]["NodeEnergy"][];
+            gaps: components["schemas"]["SensorGap"][];
+            warnings: string[];
+            idle?: components["schemas"]["IdleEnergy"];
+            runId: string;
+            /** @description when the figures were computed (ISO 8601); late telemetry recomputes them */
+            computedAt: string;
+            /** @description J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it) */
+            energyPerUnit: {
+                [key: string]: number | null;
+            };
+            /** @description the workload window, as the job script measured it */
+            window: components["schemas"]["TimeWindow"];
+            /** @description the idle baseline window; null when the campaign has none */
+            idleWindow: components["schemas"]["TimeWindow"] | null;
+        };
         Summary: {
             /** @description values counted (runs that measured this figure) */
             n: number;
+            /** @description null only when n = 0, as are std, ci95, min and max */
             mean: number | null;
+            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
             std: number | null;
-            /** @description two-sided 95 % Student-t interval of the mean */
+            /** @description two-sided 95 % Student-t interval of the mean; [mean, mean] when n = 1 */
             ci95: [
                 number,
                 number
             ] | null;
-            /** @description coefficient of variation std / |mean| */
+            /** @description coefficient of variation std / |mean|; null when n = 0 or the mean is 0 */
             cv: number | null;
             min: number | null;
             max: number | null;
@@ -3395,18 +3603,24 @@ export interface components {
             configurations: components["schemas"]["ConfigurationResult"][];
             /** @description keys of the Pareto-optimal configurations on (mean time, mean energy), by time */
             paretoFront: string[];
-            /** @description runtime-, energy- and EDP-optimal configuration keys */
             best: {
+                /** @description least time; ties broken by less energy, then by key */
                 time: string;
+                /** @description least energy; ties broken by less time, then by key */
                 energy: string;
+                /** @description least energy-delay product; ties broken by less time, then less energy, then key */
                 edp: string;
             } | null;
             tradeoff: {
                 fastest: string;
                 mostFrugal: string;
+                /** @description E(fastest) − E(mostFrugal), ≥ 0 */
                 energySavedJ: number;
+                /** @description energySavedJ as a percentage of the fastest configuration’s energy; null when that is 0 */
                 energySavedPct: number | null;
+                /** @description T(mostFrugal) − T(fastest), ≥ 0 */
                 timeLostS: number;
+                /** @description timeLostS as a percentage of the fastest configuration’s time; null when that is 0 */
                 timeLostPct: number | null;
             } | null;
             excluded: {
@@ -3446,31 +3660,26 @@ export interface components {
              * @enum {string}
              */
             reason?: "too_few_repetitions" | "too_noisy";
-            /** @description mean(candidate) / mean(baseline) − 1 */
+            /** @description mean(candidate) / mean(baseline) − 1; null when either side is empty */
             change: number | null;
-            /** @description 95 % interval of the change */
+            /** @description 95 % interval of the change (delta method on log means); null when a side has fewer than 2 values */
             ci95: [
                 number,
                 number
             ] | null;
-            /** @description one-sided Welch p-value in the direction of the change */
+            /** @description one-sided Welch p-value in the direction of the change; null when a side has fewer than 2 values */
             p: number | null;
             nBaseline: number;
             nCandidate: number;
+            /** @description std / mean of the baseline; null when it is empty */
             cvBaseline: number | null;
+            /** @description std / mean of the candidate; null when it is empty */
             cvCandidate: number | null;
         };
         CampaignVerdict: {
-            campaignId: string;
-            baselineId: string;
-            policy: {
-                threshold: number;
-                alpha: number;
-                minRepetitions: number;
-                maxCv: number;
-            };
             /** @enum {string} */
             status: "pass" | "regressed" | "improved" | "inconclusive";
+            /** @description verdicts per status, over all configurations and metrics */
             counts: {
                 pass: number;
                 regressed: number;
@@ -3484,6 +3693,14 @@ export interface components {
                 key: string;
                 verdict: components["schemas"]["MetricVerdict"];
             }[];
+            campaignId: string;
+            baselineId: string;
+            policy: {
+                threshold: number;
+                alpha: number;
+                minRepetitions: number;
+                maxCv: number;
+            };
             configurations: {
                 key: string;
                 verdicts: components["schemas"]["MetricVerdict"][];
@@ -3719,6 +3936,13 @@ export interface components {
             createdAt: string;
             updatedAt: string;
         };
+        SuiteList: {
+            items: components["schemas"]["Suite"][];
+        };
+        SuiteRunPage: {
+            items: components["schemas"]["SuiteRun"][];
+            total: number;
+        };
         QueueCluster: {
             name: string;
             /** @description every run of the cluster's unfinished campaigns, by state */
@@ -3783,6 +4007,8 @@ export interface components {
             /** @description total power in W, as powerW in the queue */
             w: number;
         };
+        /** @description the `data:` of `hello`, `run` and `power` events respectively (the body is text/event-stream) */
+        EventData: components["schemas"]["HelloEvent"] | components["schemas"]["RunStateEvent"] | components["schemas"]["PowerEvent"];
         AuditEntry: {
             /** @description increasing with time */
             id: string;
@@ -3801,6 +4027,11 @@ export interface components {
             userAgent: string | null;
             requestId: string | null;
         };
+        AuditPage: {
+            items: components["schemas"]["AuditEntry"][];
+            /** @description cursor of the next page; null on the last */
+            next: string | null;
+        };
         TelemetryBatch: {
             node: string;
             seq: number;
@@ -3817,6 +4048,26 @@ export interface components {
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
                 wrapAt?: number;
             }[];
+        };
+        TelemetryAccepted: {
+            /** @description samples stored */
+            accepted: number;
+            /** @description this (node, seq) was stored before; nothing changed */
+            duplicate: boolean;
+        };
+        TelemetrySeries: {
+            node: string;
+            sensor: string;
+            source: string | null;
+            unit: string | null;
+            /** @description samples in the range before downsampling */
+            samples: number;
+            t: number[];
+            v: number[];
+        };
+        RunTelemetry: {
+            runId: string;
+            series: components["schemas"]["TelemetrySeries"][];
         };
         /** @enum {string} */
         Role: "viewer" | "researcher" | "maintainer";
@@ -3933,6 +4184,15 @@ export interface components {
                 name: string;
                 role: components["schemas"]["Role"];
             }[];
+        };
+        ProjectList: {
+            items: components["schemas"]["Project"][];
+        };
+        UserList: {
+            items: components["schemas"]["User"][];
+        };
+        TokenList: {
+            items: components["schemas"]["Token"][];
         };
     };
     responses: never;

@@ -7,6 +7,7 @@ import { debounce } from '../../queue';
 import { halfWidth, markLetters, marksOf, MARK_LEGEND, measuredConfigurations, parameterNames, parameterText, resultsCsv } from '../../results';
 import { hrefRun } from '../../route';
 import type { CampaignDetail, CampaignResults, RunSummary, Summary } from '../../types';
+import { TERMINAL_RUN_STATES } from '../../types';
 import { EffectsPlot } from '../charts/EffectsPlot';
 import { ParetoPlot } from '../charts/ParetoPlot';
 import { StackedBar } from '../charts/StackedBar';
@@ -33,7 +34,7 @@ export function CampaignPage({ id }: { id: string }) {
   if (!c) return <p>Loading…</p>;
   const r = results.data;
   const name = `erg-${c.name}-${c.id.slice(0, 8)}`;
-  const finished = Object.entries(c.runCounts).filter(([s]) => ['completed', 'failed', 'cancelled', 'timeout', 'node_fail', 'oom'].includes(s)).reduce((a, [, n]) => a + n, 0);
+  const finished = Object.entries(c.runCounts).filter(([s]) => (TERMINAL_RUN_STATES as readonly string[]).includes(s)).reduce((a, [, n]) => a + n, 0);
 
   return (
     <article aria-labelledby="campaign-title">

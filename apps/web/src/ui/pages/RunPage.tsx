@@ -5,7 +5,7 @@ import { NO_VALUE, toMs } from '../../format';
 import { hrefCampaign } from '../../route';
 import { lastTime, type Band } from '../../series';
 import type { Run, RunLogs } from '../../types';
-import { ACTIVE_STATES } from '../../types';
+import { isUnfinishedRunState } from '../../types';
 import { PowerChart } from '../charts/PowerChart';
 import { useEvents, useGet } from '../context';
 import { EnergyFigures } from '../run/EnergyFigures';
@@ -46,7 +46,7 @@ export function RunPage({ id }: { id: string }) {
   if (run.error) return <p className="error" role="alert">{run.error.message}</p>;
   if (!r) return <p>Loading…</p>;
   const name = `erg-run-${r.id.slice(0, 8)}`;
-  const active = ACTIVE_STATES.includes(r.state);
+  const active = isUnfinishedRunState(r.state);
   const series = power.series;
   const bands = bandsOf(r, series ? lastTime(series) : null);
 

@@ -2,7 +2,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { FILTER_KEYS, queueCsv, type QueueFilters } from '../../queue';
 import { formatHash } from '../../route';
-import { ACTIVE_STATES, type Queue } from '../../types';
+import { UNFINISHED_RUN_STATES, type Queue } from '../../types';
 import { downloadCsv } from '../exporting';
 
 export function QueueFilterForm({ filters, queue }: { filters: QueueFilters; queue: Queue | null }) {
@@ -37,7 +37,7 @@ export function QueueFilterForm({ filters, queue }: { filters: QueueFilters; que
       <label>State{' '}
         <select value={filters.state ?? ''} onChange={(e) => setFilter('state', e.target.value)}>
           <option value="">queued and running</option>
-          {ACTIVE_STATES.map((s) => <option key={s} value={s}>{s}</option>)}
+          {UNFINISHED_RUN_STATES.map((s) => <option key={s} value={s}>{s}</option>)}
         </select>
       </label>
       <OwnerFilter value={filters.owner ?? ''} onChange={(v) => setFilter('owner', v)} />

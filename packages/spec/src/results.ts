@@ -1,0 +1,160 @@
+import { z } from 'zod';
+
+/**
+ * Energy results: one run's figures (what @erg/energy's computeRunEnergy returns and the API's
+ * GET /v1/runs/:id/energy shows) and a campaign's (summaries per configuration, Pareto front,
+ * best picks). @erg/energy computes them with these types; the API serves them with these
+ * schemas; the web app and the CLI read them through the generated client. The contract for
+ * every figure is docs/design.md, "Energy definitions".
+ */
+
+/**
+ * How a figure was obtained, from the strongest claim to the weakest: every term read from a
+ * hardware energy counter; at least one term integrated from power readings; at least one term
+ * from a sensor whose source is a model (an estimate, not a measurement). Where nothing was
+ * measured at all the method is 'integrated' (no claim of a counter) and coverage is 0.
+ */
+export const EnergyMethod = z.enum(['counter', 'integrated', 'model']);
+export type EnergyMethod = z.infer<typeof EnergyMethod>;
+
+/** A time interval in Unix milliseconds. */
+export const TimeWindow = z.object({ startMs: z.number(), endMs: z.number() }).meta({ id: 'TimeWindow' });
+export type TimeWindow = z.infer<typeof TimeWindow>;
+
+/** A stretch of one sensor's window without usable samples: reported, never filled in. */
+export const SensorGap = z
+  .object({ fromMs: z.number(), toMs: z.number(), node: z.string(), sensor: z.string() })
+  .meta({ id: 'SensorGap' });
+export type SensorGap = z.infer<typeof SensorGap>;
+
+const Joules = z.record(z.string(), z.number());
+
+/** One node's energy over the run window. */
+export const NodeEnergy = z
+  .object({
+    node: z.string(),
+    energyJ: z.number(),
+    method: EnergyMethod,
+    coverage: z.number().describe('0–1: the minimum over the sensors used of the share of the window they cover; 0 when a GPU or module could not be measured at all'),
+    sensorsUsed: z.array(z.string()).describe("the sensors whose energy makes up energyJ, e.g. ['module0.energy', 'module1.power']"),
+    components: Joules.describe('J per component kind (module, gpu, cpu, grace, memory): exactly the terms that add up to energyJ'),
+    breakdown: Joules.describe(
+      'J per component kind for sensors measured but NOT counted in energyJ, for information only: on a module node the parts inside the modules ' +
+        '(gpu, grace, cpu, sysio, memory and dram_estimate = Grace − CPU − SysIO); elsewhere a whole-node meter (node). Never add these to energyJ',
+    ),
+  })
+  .meta({ id: 'NodeEnergy' });
+export type NodeEnergy = z.infer<typeof NodeEnergy>;
+
+/** The idle baseline and the energy net of it. */
+export const IdleEnergy = z
+  .object({
+    powerW: z.number().describe('mean power over the baseline window, summed over nodes, by the same selection rules as the run'),
+    energyJ: z.number().describe('powerW × timeS: what the nodes would have used idling for the run’s duration'),
+    netEnergyJ: z.number().describe('the run’s energyJ − this idle energy'),
+    coverage: z.number().describe('coverage of the baseline window, as for the run'),
+    method: EnergyMethod,
+  })
+  .meta({ id: 'IdleEnergy' });
+export type IdleEnergy = z.infer<typeof IdleEnergy>;
+
+/** A run's energy figures over its window, as @erg/energy computes them. */
+export const RunEnergy = z.object({
+  timeS: z.number().describe('T, time-to-solution: the workload window’s length'),
+  energyJ: z.number().describe('E, energy-to-solution, summed over nodes'),
+  edpJs: z.number().describe('EDP = E · T'),
+  ed2pJs2: z.number().describe('ED²P = E · T²'),
+  avgPowerW: z.number().describe('E / T'),
+  method: EnergyMethod.describe('the weakest method over the nodes: model, else integrated, else counter'),
+  coverage: z.number().describe('0–1: the minimum over the nodes (and so over every sensor used); 0 with no nodes'),
+  components: Joules.describe('J per component kind summed over nodes and indices; the values add up to energyJ'),
+  breakdown: Joules.describe('informational energies not counted in energyJ (see NodeEnergy.breakdown), summed over nodes'),
+  nodes: z.array(NodeEnergy),
+  gaps: z.array(SensorGap),
+  warnings: z.array(z.string()),
+  idle: IdleEnergy.optional(),
+});
+export type RunEnergy = z.infer<typeof RunEnergy>;
+
+/** GET /v1/runs/:id/energy: the stored figures of a finished run, with what they were computed over. */
+export const RunEnergyView = RunEnergy.extend({
+  runId: z.string(),
+  computedAt: z.string().describe('when the figures were computed (ISO 8601); late telemetry recomputes them'),
+  energyPerUnit: z
+    .record(z.string(), z.number().nullable())
+    .describe('J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it)'),
+  window: TimeWindow.describe('the workload window, as the job script measured it'),
+  idleWindow: TimeWindow.nullable().describe('the idle baseline window; null when the campaign has none'),
+}).meta({ id: 'RunEnergy' });
+export type RunEnergyView = z.infer<typeof RunEnergyView>;
+
+/** Repetitions of one figure summarised (see @erg/energy's summarize). */
+export const Summary = z
+  .object({
+    n: z.number().describe('values counted (runs that measured this figure)'),
+    mean: z.number().nullable().describe('null only when n = 0, as are std, ci95, min and max'),
+    std: z.number().nullable().describe('sample standard deviation (divisor n − 1); 0 when n = 1'),
+    ci95: z.tuple([z.number(), z.number()]).nullable().describe('two-sided 95 % Student-t interval of the mean; [mean, mean] when n = 1'),
+    cv: z.number().nullable().describe('coefficient of variation std / |mean|; null when n = 0 or the mean is 0'),
+    min: z.number().nullable(),
+    max: z.number().nullable(),
+  })
+  .meta({ id: 'Summary' });
+export type Summary = z.infer<typeof Summary>;
+
+export const ConfigurationResult = z
+  .object({
+    key: z.string(),
+    parameters: z.record(z.string(), z.unknown()),
+    n: z.number().describe('completed runs with energy figures'),
+    timeS: Summary,
+    energyJ: Summary,
+    edpJs: Summary,
+    ed2pJs2: Summary,
+    avgPowerW: Summary,
+    metrics: z.record(z.string(), Summary),
+    components: z
+      .record(z.string(), Summary)
+      .describe('energy (J) per component kind (gpu, cpu, memory, module, …) over the runs: the terms that add up to energyJ'),
+    point: z.object({ timeS: z.number(), energyJ: z.number(), n: z.number() }).nullable().describe('mean time and energy over the runs that measured both'),
+    paretoOptimal: z.boolean(),
+  })
+  .meta({ id: 'ConfigurationResult' });
+export type ConfigurationResult = z.infer<typeof ConfigurationResult>;
+
+/** The configurations that are best by one criterion each. */
+export const BestOf = z
+  .object({
+    time: z.string().describe('least time; ties broken by less energy, then by key'),
+    energy: z.string().describe('least energy; ties broken by less time, then by key'),
+    edp: z.string().describe('least energy-delay product; ties broken by less time, then less energy, then key'),
+  })
+  .describe('runtime-, energy- and EDP-optimal configuration keys');
+export type BestOf = z.infer<typeof BestOf>;
+
+/** What choosing the most frugal configuration over the fastest one costs and saves. */
+export const Tradeoff = z.object({
+  fastest: z.string(),
+  mostFrugal: z.string(),
+  energySavedJ: z.number().describe('E(fastest) − E(mostFrugal), ≥ 0'),
+  energySavedPct: z.number().nullable().describe('energySavedJ as a percentage of the fastest configuration’s energy; null when that is 0'),
+  timeLostS: z.number().describe('T(mostFrugal) − T(fastest), ≥ 0'),
+  timeLostPct: z.number().nullable().describe('timeLostS as a percentage of the fastest configuration’s time; null when that is 0'),
+});
+export type Tradeoff = z.infer<typeof Tradeoff>;
+
+/** A configuration left out of the front and the best-of picks, and why. */
+export const Exclusion = z.object({ key: z.string(), why: z.string() });
+export type Exclusion = z.infer<typeof Exclusion>;
+
+export const CampaignResults = z
+  .object({
+    campaignId: z.string(),
+    configurations: z.array(ConfigurationResult),
+    paretoFront: z.array(z.string()).describe('keys of the Pareto-optimal configurations on (mean time, mean energy), by time'),
+    best: BestOf.nullable(),
+    tradeoff: Tradeoff.nullable(),
+    excluded: z.array(Exclusion),
+  })
+  .meta({ id: 'CampaignResults' });
+export type CampaignResults = z.infer<typeof CampaignResults>;
