@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TERMINAL_RUN_STATES } from '@erg/spec';
+import { TERMINAL_RUN_STATES, type CampaignState } from '@erg/spec';
 import { asTransaction, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
 
 export interface NewCampaign {
@@ -97,8 +97,6 @@ const CAMPAIGN_COLUMNS = {
 } as const;
 
 const TERMINAL = new Set<string>(TERMINAL_RUN_STATES);
-
-export type CampaignState = 'pending' | 'running' | 'cancelling' | 'completed' | 'failed' | 'cancelled';
 
 /** A campaign's state is derived from its runs, so it can never disagree with them. */
 export function campaignState(counts: Record<string, number>, cancelRequested: boolean): CampaignState {
