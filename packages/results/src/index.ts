@@ -1,3 +1,6 @@
-export { refreshRunEnergy, runEnergyView } from './run-energy';
-export { campaignResultsView } from './campaign-results';
-export { campaignVerdictView } from './campaign-verdict';
+// @erg/results — the glue between the database and the pure math: loads a run's telemetry or a
+// campaign's figures through @erg/db, computes with @erg/energy and @erg/regress, stores or
+// returns what the API serves.
+export { refreshRunEnergy, runEnergyView } from './store-run-energy';
+export { campaignResultsView } from './load-campaign-results';
+export { campaignVerdictView } from './judge-campaign';
