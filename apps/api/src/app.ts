@@ -72,7 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   observeRequests(app, metrics);
   installAuthentication(app, deps.db);
   // After the auth hook: only identified callers are counted, per token and per user.
-  installRateLimits(app, deps.redis, {
+  await installRateLimits(app, deps.redis, {
     mutations: deps.config.ERG_RATE_LIMIT_MUTATIONS, telemetry: deps.config.ERG_RATE_LIMIT_TELEMETRY,
     userMutations: deps.config.ERG_RATE_LIMIT_USER_MUTATIONS, userTelemetry: deps.config.ERG_RATE_LIMIT_USER_TELEMETRY,
     prefix: deps.config.ERG_QUEUE_PREFIX,

@@ -1,3 +1,5 @@
+import fastifyRateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import RedisStore from '@fastify/rate-limit/store/RedisStore';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { withinDeadline } from '@erg/queue';
 import type { Redis } from 'ioredis';
@@ -8,15 +10,15 @@ import { errors } from './errors';
  * Each request counts against two buckets: its token's and its user's (all of the user's tokens
  * together), so that minting a new token does not buy a fresh allowance. Run tokens count against
  * their run's bucket (they are minted by the scheduler, one per run, never by a user). A fixed
- * window of one minute per bucket:
+ * window of one minute per bucket, which lets a client send up to twice the limit across a window
+ * boundary: acceptable for abuse protection. A refused request still counts (in both buckets):
+ * hammering does not refill either.
  *
- *   MULTI; (SET key 0 PX 60000 NX; INCR key; PTTL key) per bucket; EXEC
- *
- * The first request of a window creates the key with its expiry, later ones only count, and the
- * key's remaining life (from Redis' clock, so instances with skewed clocks agree) is when the
- * window resets. One round trip, atomic; no Lua, no extra dependency. A fixed window lets a client
- * send up to twice the limit across a window boundary, which is acceptable for abuse protection.
- * A refused request still counts (in both buckets): hammering does not refill either.
+ * @fastify/rate-limit counts (its Redis store: one Lua script per bucket, INCR and PEXPIRE on the
+ * window's first request, the key's PTTL after, so instances with skewed clocks agree on the reset).
+ * erg answers: the library's own headers and refusal describe one bucket, and erg's describe the
+ * two buckets together (the one closest to its limit) with erg's error body. So each bucket is a
+ * `createRateLimit()` limiter (it counts and reports, and sets no header), called from the hook below.
  *
  * Requests are keyed by token id and user id (never by IP: many users share a NAT, one CI runner
  * is one user). Unauthenticated requests never get here: the auth hook refuses them first.
@@ -29,6 +31,8 @@ export type Bucket = 'mutations' | 'telemetry';
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const TELEMETRY_ROUTE = '/v1/runs/:id/telemetry';
 const WINDOW_MS = 60_000;
+/** How long a request waits for Redis before it is let through uncounted. */
+const REDIS_DEADLINE_MS = 1_000;
 
 /** Which bucket a request counts against; null: not limited (reads, and everything outside /v1). */
 export function bucketOf(method: string, routeUrl: string | undefined, path: string): Bucket | null {
@@ -47,86 +51,136 @@ export interface RateLimits {
   prefix: string;
 }
 
-/** One bucket a request counts against: whose it is, and its limit. */
-interface Counter {
-  key: string;
+type RateLimitScope = { kind: 'token' } | { kind: 'user'; name: string };
+
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+
+/** One bucket's limiter; the token's also counts run tokens, each run on its own key. */
+interface BucketLimiter {
   limit: number;
-  /** For the refusal: with this token, or by this user. */
+  check: Limiter;
+}
+
+interface BucketLimiters {
+  token?: BucketLimiter;
+  user?: BucketLimiter;
+}
+
+/** What one bucket said about one request. */
+interface Counted {
+  limit: number;
+  remaining: number;
+  exceeded: boolean;
+  resetMs: number;
   scope: RateLimitScope;
 }
 
-export type RateLimitScope = { kind: 'token' } | { kind: 'user'; name: string };
-
-export interface Counted {
-  count: number;
-  resetMs: number;
+/**
+ * The library's Redis store, keys under `nameSpace`, built on the first request: building it
+ * defines its Lua commands on the client, and building the app must not touch Redis (the OpenAPI
+ * document is generated from an app whose Redis throws on any use, scripts/generate-client.js).
+ * Every limiter shares it: `child()`, which the library calls for each `createRateLimit(options)`,
+ * would put a route into the keys; erg's keys name their bucket and holder already.
+ */
+function lazyRedisStore(redis: Redis, nameSpace: string): FastifyRateLimitStoreCtor {
+  return class LazyRedisStore implements FastifyRateLimitStore {
+    private store: RedisStore | undefined;
+    incr: FastifyRateLimitStore['incr'] = (key, callback, timeWindow, max) =>
+      (this.store ??= new RedisStore(false, false, redis, nameSpace)).incr(key, callback, timeWindow, max);
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  };
 }
 
-/** Counts one request in the current window of each key, in one transaction. */
-export async function countRequest(redis: Redis, keys: string[]): Promise<Counted[]> {
-  let multi = redis.multi();
-  for (const key of keys) multi = multi.set(key, '0', 'PX', WINDOW_MS, 'NX').incr(key).pttl(key);
-  const results = await multi.exec();
-  if (!results) throw new Error('rate-limit transaction was aborted');
-  for (const [err] of results) if (err) throw err;
-  return keys.map((_, i) => {
-    const count = Number(results[3 * i + 1]![1]);
-    const pttl = Number(results[3 * i + 2]![1]);
-    return { count, resetMs: pttl > 0 ? pttl : WINDOW_MS };
+export async function installRateLimits(app: FastifyInstance, redis: Redis, limits: RateLimits): Promise<void> {
+  await app.register(fastifyRateLimit, {
+    // No route gets the plugin's own hook (its headers and refusal describe one bucket); erg's hook
+    // below calls a limiter per bucket and answers for both.
+    global: false,
+    // The same keys as the counting erg did by hand before: a rolling upgrade keeps the windows.
+    store: lazyRedisStore(redis, `${limits.prefix}:ratelimit:`),
+    timeWindow: WINDOW_MS,
+    // A Redis failure must reach the hook below, which lets the request through without
+    // headers and logs it; skipOnError would answer with headers claiming a full allowance.
+    skipOnError: false,
   });
-}
-
-function setHeaders(reply: FastifyReply, limit: number, counted: Counted): number {
-  const resetS = Math.max(1, Math.ceil(counted.resetMs / 1000));
-  // IETF draft "RateLimit header fields for HTTP" (the combined -Limit/-Remaining/-Reset form).
-  reply.header('RateLimit-Limit', limit);
-  reply.header('RateLimit-Remaining', Math.max(0, limit - counted.count));
-  reply.header('RateLimit-Reset', resetS);
-  reply.header('RateLimit-Policy', `${limit};w=${WINDOW_MS / 1000}`);
-  return resetS;
-}
-
-/** The buckets a request counts against (none limited: empty). */
-function countersFor(req: FastifyRequest, bucket: Bucket, limits: RateLimits): Counter[] {
-  const base = `${limits.prefix}:ratelimit:${bucket}`;
-  const perToken = limits[bucket];
-  const perUser = bucket === 'telemetry' ? limits.userTelemetry : limits.userMutations;
-  const counters: Counter[] = [];
-  if (req.runTokenFor) {
-    if (perToken > 0) counters.push({ key: `${base}:run:${req.runTokenFor}`, limit: perToken, scope: { kind: 'token' } });
-    return counters;
+  const limiter = (limit: number, keyGenerator: (req: FastifyRequest) => string): BucketLimiter => ({
+    limit,
+    check: app.createRateLimit({ max: limit, keyGenerator }),
+  });
+  const limiters: Record<Bucket, BucketLimiters> = { mutations: {}, telemetry: {} };
+  for (const bucket of ['mutations', 'telemetry'] as const) {
+    const perToken = limits[bucket];
+    const perUser = bucket === 'telemetry' ? limits.userTelemetry : limits.userMutations;
+    // A limit of 0 is no limit: no limiter, so nothing is counted or sent for that bucket.
+    if (perToken > 0) {
+      limiters[bucket].token = limiter(perToken, (req) => `${bucket}:${req.runTokenFor ? `run:${req.runTokenFor}` : `token:${req.identity!.id}`}`);
+    }
+    if (perUser > 0) limiters[bucket].user = limiter(perUser, (req) => `${bucket}:user:${req.identity!.userId}`);
   }
-  const identity = req.identity;
-  if (!identity) return counters;
-  if (perToken > 0) counters.push({ key: `${base}:token:${identity.id}`, limit: perToken, scope: { kind: 'token' } });
-  if (perUser > 0) counters.push({ key: `${base}:user:${identity.userId}`, limit: perUser, scope: { kind: 'user', name: identity.userName } });
-  return counters;
-}
 
-export function installRateLimits(app: FastifyInstance, redis: Redis, limits: RateLimits): void {
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const bucket = bucketOf(req.method, req.routeOptions.url, req.url.split('?')[0] ?? '');
     if (!bucket) return;
-    const counters = countersFor(req, bucket, limits);
-    if (counters.length === 0) return;
+    const checks = checksFor(req, limiters[bucket]);
+    if (checks.length === 0) return;
     let counted: Counted[];
     try {
-      // While Redis is away, let requests through at once instead of each waiting for a reconnect.
+      // While Redis is away, let requests through at once instead of each waiting for a reconnect
+      // (ioredis queues commands while it reconnects; the library would wait with them).
       if (redis.status !== 'ready') throw new Error(`Redis connection is ${redis.status}`);
-      counted = await withinDeadline(countRequest(redis, counters.map((c) => c.key)), 1_000);
+      counted = await withinDeadline(Promise.all(checks.map((c) => count(req, c))), REDIS_DEADLINE_MS);
     } catch (err) {
       req.log.warn({ err }, 'rate limit not checked: Redis failed; letting the request through');
       return;
     }
-    // The headers describe the bucket closest to its limit: the one that will refuse first.
-    let binding = 0;
-    for (let i = 1; i < counters.length; i++) {
-      if (counters[i]!.limit - counted[i]!.count < counters[binding]!.limit - counted[binding]!.count) binding = i;
-    }
-    const resetS = setHeaders(reply, counters[binding]!.limit, counted[binding]!);
-    if (counted[binding]!.count > counters[binding]!.limit) {
+    const binding = closestToLimit(counted);
+    const resetS = setHeaders(reply, binding);
+    if (binding.exceeded) {
       reply.header('Retry-After', resetS);
-      throw errors.rateLimited(bucket, counters[binding]!.limit, resetS, counters[binding]!.scope);
+      throw errors.rateLimited(bucket, binding.limit, resetS, binding.scope);
     }
   });
+}
+
+/** The buckets a request counts against, token's first (none limited: empty). */
+function checksFor(req: FastifyRequest, limiters: BucketLimiters): { limiter: BucketLimiter; scope: RateLimitScope }[] {
+  if (req.runTokenFor) return limiters.token ? [{ limiter: limiters.token, scope: { kind: 'token' } }] : [];
+  const identity = req.identity;
+  if (!identity) return [];
+  const checks: { limiter: BucketLimiter; scope: RateLimitScope }[] = [];
+  if (limiters.token) checks.push({ limiter: limiters.token, scope: { kind: 'token' } });
+  if (limiters.user) checks.push({ limiter: limiters.user, scope: { kind: 'user', name: identity.userName } });
+  return checks;
+}
+
+async function count(req: FastifyRequest, { limiter, scope }: { limiter: BucketLimiter; scope: RateLimitScope }): Promise<Counted> {
+  const result = await limiter.check(req);
+  // Only with an allowList, which erg does not give.
+  if (result.isAllowed) throw new Error('rate limiter let the request through without counting it');
+  // A key without an expiry (not one this code writes) reads as a fresh window rather than a reset of 0.
+  return { limit: limiter.limit, remaining: result.remaining, exceeded: result.isExceeded, resetMs: result.ttl > 0 ? result.ttl : WINDOW_MS, scope };
+}
+
+/**
+ * The bucket the headers describe: the one closest to its limit, that is the one that will refuse
+ * first, and a bucket over its limit before one exactly at it. When both are over their limits the
+ * token's is named: the library reports `remaining` as 0 for both, not by how much each is over.
+ */
+function closestToLimit(counted: Counted[]): Counted {
+  const distance = (c: Counted) => (c.exceeded ? -1 : c.remaining);
+  let binding = counted[0]!;
+  for (const c of counted.slice(1)) if (distance(c) < distance(binding)) binding = c;
+  return binding;
+}
+
+function setHeaders(reply: FastifyReply, counted: Counted): number {
+  const resetS = Math.max(1, Math.ceil(counted.resetMs / 1000));
+  // IETF draft "RateLimit header fields for HTTP" (the combined -Limit/-Remaining/-Reset form).
+  reply.header('RateLimit-Limit', counted.limit);
+  reply.header('RateLimit-Remaining', counted.remaining);
+  reply.header('RateLimit-Reset', resetS);
+  reply.header('RateLimit-Policy', `${counted.limit};w=${WINDOW_MS / 1000}`);
+  return resetS;
 }
