@@ -12,10 +12,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const pino = require('pino');
-const { findClusterByName, listCampaignRuns, runCountsByCampaign, TelemetryWriter } = require('@erg/db');
+const { findClusterByName, listCampaignRuns, runCountsByCampaign } = require('@erg/db');
 const { startBenchApi } = require('./lib/bench-api');
 const { ClusterConnection, SlurmClient, submitManyCommand, parseSubmitMany, raiseFenceCommand, parseRaiseFence } = require('@erg/slurm');
-const { startScheduler, runCycle, ClusterLinks, SpecCache, SchedulerConfig, AgentBundle, UserRegexRunner, createSchedulerMetrics, AbsenceSightings } = require('@erg/scheduler');
+const { startScheduler, runCycle, createSchedulerContext, SchedulerConfig } = require('@erg/scheduler');
 const { secretBoxFrom } = require('@erg/secrets');
 
 const { values: opts } = parseArgs({
@@ -76,12 +76,7 @@ async function main() {
   const countsOf = async (id) => (await runCountsByCampaign(db, [id])).get(id) ?? {};
 
   const schedConfig = SchedulerConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, ERG_POLL_INTERVAL_MS: '1000', LOG_LEVEL: 'warn' });
-  const secrets = secretBoxFrom(schedConfig);
-  const links = new ClusterLinks(schedConfig.ERG_SSH_MAX_SESSIONS, secrets);
-  const ctx = {
-    config: schedConfig, db, redis, links, specs: new SpecCache(db), log: pino({ level: 'warn' }),
-    agent: new AgentBundle(), telemetry: new TelemetryWriter(db), secrets, regexes: new UserRegexRunner(), metrics: createSchedulerMetrics(), absences: new AbsenceSightings(),
-  };
+  const ctx = createSchedulerContext({ config: schedConfig, db, redis, secrets: secretBoxFrom(schedConfig), log: pino({ level: 'warn' }) });
   const scheduler = await startScheduler(ctx);
   const conn = new ClusterConnection({ ...connectOptions, maxSessions: 2 });
   const slurm = new SlurmClient(conn);
@@ -185,7 +180,7 @@ async function main() {
 
   await conn.exec(`rm -rf '${workDir}'`);
   await conn.close();
-  await links.closeAll();
+  await ctx.close();
   await bench.close();
 }
 

@@ -1,17 +1,16 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Database } from '@erg/db';
+import { TelemetryWriter, type Database } from '@erg/db';
 import type { SecretBox } from '@erg/secrets';
 import type { SchedulerConfig } from './config';
-import type { ClusterLinks } from './connections';
-import type { AgentBundle } from './agent-bundle';
-import type { SpecCache } from './spec-cache';
-import type { TelemetryWriter } from '@erg/db';
-import type { SchedulerMetrics } from './metrics';
-import type { UserRegexRunner } from './regex-runner';
-import type { AbsenceSightings } from './absence-sightings';
+import { ClusterLinks } from './connections';
+import { AgentBundle } from './agent-bundle';
+import { SpecCache } from './spec-cache';
+import { createSchedulerMetrics, type SchedulerMetrics } from './metrics';
+import { UserRegexRunner } from './regex-runner';
+import { AbsenceSightings } from './absence-sightings';
 
-/** Everything a cycle needs, built once in main.ts and passed down. */
+/** Everything a cycle needs, built once (createSchedulerContext) and passed down. */
 export interface SchedulerContext {
   config: SchedulerConfig;
   db: Database;
@@ -31,4 +30,39 @@ export interface SchedulerContext {
   secrets: SecretBox;
   /** Runs in doubt Slurm did not list, kept between reconciles: an absence counts once confirmed. */
   absences: AbsenceSightings;
+}
+
+/** What the caller owns and hands in: it opened them, it closes them. */
+export interface SchedulerHandles {
+  config: SchedulerConfig;
+  db: Database;
+  redis: Redis;
+  secrets: SecretBox;
+  log: Logger;
+}
+
+/**
+ * The one place a scheduler's context is assembled (main.ts, the test harness and the submit
+ * benchmark all build theirs here), from the handles the caller owns. What it makes itself —
+ * SSH links, regex worker threads — `close()` releases; the database and Redis stay the caller's.
+ */
+export function createSchedulerContext(handles: SchedulerHandles): SchedulerContext & { close(): Promise<void> } {
+  const { config, db, secrets } = handles;
+  const links = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS, secrets);
+  // Workers start on first use; idle ones do not keep the process alive.
+  const regexes = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS });
+  return {
+    ...handles,
+    links,
+    specs: new SpecCache(db),
+    agent: config.ERG_TELEMETRY === 'on' ? new AgentBundle() : null,
+    telemetry: new TelemetryWriter(db),
+    metrics: createSchedulerMetrics(),
+    regexes,
+    absences: new AbsenceSightings(),
+    async close() {
+      await links.closeAll();
+      await regexes.close();
+    },
+  };
 }

@@ -8,5 +8,5 @@ export { runCycle } from './cycle';
 export { scanMetrics, localLogSource, clusterLogSource, type LogSource, type MetricScanLimits, type MetricScanOutcome } from './metric-scan';
 export { UserRegexRunner, RegexBudget, RegexBudgetExceededError } from './regex-runner';
 export { createSchedulerMetrics } from './metrics';
-export type { SchedulerContext } from './context';
+export { type SchedulerContext, type SchedulerHandles, createSchedulerContext } from './context';
 export { AbsenceSightings } from './absence-sightings';

@@ -1,17 +1,13 @@
 #!/usr/bin/env node
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { checkDatabase, createDatabase, ensureDatabase, migrate, TelemetryWriter } from '@erg/db';
-import { AgentBundle } from './agent-bundle';
+import { checkDatabase, createDatabase, ensureDatabase, migrate } from '@erg/db';
 import { checkRedis, redisConnection } from '@erg/queue';
 import { LOG_REDACTION, secretBoxFrom } from '@erg/secrets';
 import { parseSchedulerConfig } from './config';
-import { ClusterLinks } from './connections';
-import { createSchedulerMetrics, startMetricsServer, type MetricsServer } from './metrics';
-import { SpecCache } from './spec-cache';
-import { UserRegexRunner } from './regex-runner';
+import { createSchedulerContext } from './context';
+import { startMetricsServer, type MetricsServer } from './metrics';
 import { startScheduler } from './worker';
-import { AbsenceSightings } from './absence-sightings';
 
 async function main(): Promise<void> {
   const config = parseSchedulerConfig(process.env);
@@ -24,15 +20,9 @@ async function main(): Promise<void> {
   const redis = new Redis(redisConnection(config.REDIS_URL) as object);
   // ioredis reconnects by itself; without a listener it would print every failed attempt.
   redis.on('error', () => undefined);
-  const links = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS, secrets);
-  const agent = config.ERG_TELEMETRY === 'on' ? new AgentBundle() : null;
-  const telemetry = new TelemetryWriter(db);
-  const metrics = createSchedulerMetrics();
-  // Workers start on first use; idle ones do not keep the process alive.
-  const regexes = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS });
-  const handle = await startScheduler({
-    config, db, redis, links, specs: new SpecCache(db), log, agent, telemetry, metrics, secrets, regexes, absences: new AbsenceSightings(),
-  });
+  const ctx = createSchedulerContext({ config, db, redis, secrets, log });
+  const { metrics } = ctx;
+  const handle = await startScheduler(ctx);
   let metricsServer: MetricsServer | null = null;
   if (config.ERG_METRICS_PORT !== 0) {
     // A taken port costs the metrics, not the scheduling: say so loudly and keep running.
@@ -55,9 +45,8 @@ async function main(): Promise<void> {
     closing = true;
     log.info({ signal }, 'shutting down');
     await handle.close();
-    await regexes.close();
     await metricsServer?.close();
-    await links.closeAll();
+    await ctx.close();
     redis.disconnect();
     await db.close();
     process.exit(0);

@@ -6,18 +6,14 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, ApiConfig, ClusterFiles } from '@erg/api';
-import { createApiToken, createDatabase, listActiveSlurmJobIds, TelemetryWriter, type Database } from '@erg/db';
+import { createApiToken, createDatabase, listActiveSlurmJobIds, type Database } from '@erg/db';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
 import { ClusterConnection, SlurmClient, type SlurmJob } from '@erg/slurm';
 import { LOG_REDACTION, secretBoxFrom, type SecretBox } from '@erg/secrets';
 import { createTestDatabase, loadLocalCluster, repoRoot, TEST_SECRET_KEY, uniqueName, waitFor, type LocalCluster, type TestDatabase } from '@erg/testkit';
-import { AgentBundle } from '../src/agent-bundle';
-import { ClusterLinks } from '../src/connections';
-import { UserRegexRunner } from '../src/regex-runner';
-import { AbsenceSightings } from '../src/absence-sightings';
+import { createSchedulerContext, type SchedulerContext } from '../src/context';
 import { SchedulerConfig } from '../src/config';
-import { createSchedulerMetrics, type SchedulerMetrics } from '../src/metrics';
-import { SpecCache } from '../src/spec-cache';
+import type { SchedulerMetrics } from '../src/metrics';
 import { startScheduler, type SchedulerHandle } from '../src/worker';
 
 /**
@@ -50,8 +46,7 @@ export class Harness {
   /** The in-process scheduler's metrics (a fresh registry per start). */
   schedulerMetrics: SchedulerMetrics | null = null;
   private scheduler: SchedulerHandle | null = null;
-  private schedulerLinks: ClusterLinks | null = null;
-  private regexes: UserRegexRunner | null = null;
+  private schedulerContext: (SchedulerContext & { close(): Promise<void> }) | null = null;
   private slurmConnection: ClusterConnection | null = null;
   private apiQueue!: ReturnType<typeof createSchedulerQueue>;
   private apiConfig!: ApiConfig;
@@ -104,14 +99,10 @@ export class Harness {
   /** `extra`: scheduler settings of this test (e.g. a shorter regex budget). */
   async startInProcessScheduler(extra: Record<string, string> = {}): Promise<void> {
     const config = SchedulerConfig.parse(this.schedulerEnv(extra));
-    this.schedulerLinks = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS, this.secrets);
-    this.schedulerMetrics = createSchedulerMetrics();
-    this.scheduler = await startScheduler({
-      config, db: this.db, redis: this.redis, links: this.schedulerLinks, specs: new SpecCache(this.db),
-      log: this.logSink ? pino({ level: 'info', redact: LOG_REDACTION }, this.logSink) : pino({ level: 'warn', redact: LOG_REDACTION }),
-      agent: new AgentBundle(), telemetry: new TelemetryWriter(this.db), metrics: this.schedulerMetrics, secrets: this.secrets,
-      regexes: this.regexes = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS }), absences: new AbsenceSightings(),
-    });
+    const log = this.logSink ? pino({ level: 'info', redact: LOG_REDACTION }, this.logSink) : pino({ level: 'warn', redact: LOG_REDACTION });
+    this.schedulerContext = createSchedulerContext({ config, db: this.db, redis: this.redis, secrets: this.secrets, log });
+    this.schedulerMetrics = this.schedulerContext.metrics;
+    this.scheduler = await startScheduler(this.schedulerContext);
   }
 
   /** The built scheduler (apps/scheduler/dist) as a child process; its output goes to test-artifacts/. */
@@ -242,10 +233,9 @@ export class Harness {
 
   async stopInProcessScheduler(): Promise<void> {
     await this.scheduler?.close();
-    await this.schedulerLinks?.closeAll();
-    await this.regexes?.close();
+    await this.schedulerContext?.close();
     this.scheduler = null;
-    this.regexes = null;
+    this.schedulerContext = null;
   }
 
   async stop(): Promise<void> {
