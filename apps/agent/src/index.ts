@@ -1,9 +1,8 @@
-import path from 'node:path';
-
 // @erg/agent — the telemetry agent erg starts on every node of a job. It ships as ONE file,
 // dist/erg-agent.js (esbuild bundle, runs with plain `node`, no node_modules), which the
 // scheduler stages beside the job script. This module is for the rest of erg: where that file
 // is, its version, and the wire types.
+import path from 'node:path';
 
 /** Absolute path of the self-contained bundle (built by `npm run build -w @erg/agent`). */
 export const AGENT_BUNDLE_PATH = path.resolve(__dirname, '..', 'dist', 'erg-agent.js');

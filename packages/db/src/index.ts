@@ -1,3 +1,5 @@
+// @erg/db — Postgres access for erg, closed: every read and write is a named function here (Prisma
+// and the pg pool never leave the package), one function per run state transition, and the migrator.
 export { createDatabase, type Database, type DatabaseOptions, type Transaction } from './client';
 export { migrate, ensureDatabase, dropDatabase, listMigrations, defaultMigrationsDir } from './migrate';
 export {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { nestsDeeperThan } from './document';
 import { humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
+import { QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
 
 /**
  * The telemetry wire format: what agents (and importers) POST to /v1/runs/:id/telemetry.
@@ -10,30 +11,9 @@ import { humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
  * batch: sending it again changes nothing.
  */
 
-export const COMPONENTS = ['gpu', 'cpu', 'grace', 'module', 'memory', 'sysio', 'node'] as const;
+export { COMPONENTS, QUANTITIES, SENSOR_NAME, quantityOf, type Quantity } from './sensors';
 
-/** Every quantity with its unit and the values a sane sensor can report. */
-export const QUANTITIES = {
-  power: { unit: 'W', min: 0, max: 100_000 },
-  energy: { unit: 'J', min: 0, max: Number.MAX_SAFE_INTEGER },
-  util: { unit: '%', min: 0, max: 100 },
-  clock: { unit: 'MHz', min: 0, max: 100_000 },
-  mem_used: { unit: 'B', min: 0, max: 2 ** 60 },
-  pcie_tx: { unit: 'B/s', min: 0, max: 2 ** 50 },
-  pcie_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
-  c2c_tx: { unit: 'B/s', min: 0, max: 2 ** 50 },
-  c2c_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
-} as const;
-export type Quantity = keyof typeof QUANTITIES;
-
-export const SENSOR_NAME = new RegExp(`^(${COMPONENTS.join('|')})(\\d{1,3})\\.(${Object.keys(QUANTITIES).join('|')})$`);
-
-export function quantityOf(sensor: string): Quantity | null {
-  const m = SENSOR_NAME.exec(sensor);
-  return m ? (m[3] as Quantity) : null;
-}
-
-export const SensorSource = z.enum(['nvml', 'nvidia-smi', 'hwmon', 'rapl', 'procfs', 'model', 'import']);
+export const SensorSource = z.enum(SENSOR_SOURCES);
 export type SensorSource = z.infer<typeof SensorSource>;
 
 export const SensorDescription = z
@@ -106,6 +86,11 @@ function batchSchema(numbers: z.ZodType<number[]>) {
 export const TelemetryBatch = batchSchema(z.array(z.number())).meta({ id: 'TelemetryBatch' });
 export type TelemetryBatchInput = z.infer<typeof TelemetryBatch>;
 
+// What an agent sends (the plain types of sensors.ts, which its bundle uses) is a batch this
+// schema accepts: the line fails to compile when the two drift apart.
+const agentBatchesAreAccepted = (batch: TelemetryBatchShape): TelemetryBatchInput => batch;
+void agentBatchesAreAccepted;
+
 /**
  * The same envelope for the ingest hot path: sample columns are only checked to be arrays here,
  * because normalizeBatch checks every number anyway (finite, in range) — checking each element
@@ -118,6 +103,11 @@ export const TelemetryAccepted = z
   .object({ accepted: z.number().describe('samples stored'), duplicate: z.boolean().describe('this (node, seq) was stored before; nothing changed') })
   .meta({ id: 'TelemetryAccepted' });
 export type TelemetryAccepted = z.infer<typeof TelemetryAccepted>;
+// The agent reads the answer with the plain type of sensors.ts: the two must be the same shape.
+const ackIsAccepted = (a: TelemetryAck): TelemetryAccepted => a;
+const acceptedIsAck = (a: TelemetryAccepted): TelemetryAck => a;
+void ackIsAccepted;
+void acceptedIsAck;
 
 /** One sensor's series of a run, downsampled for plotting; t in Unix ms, v in the sensor's unit. */
 export const TelemetrySeries = z

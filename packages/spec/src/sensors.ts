@@ -1,0 +1,83 @@
+/**
+ * Sensors and the telemetry wire format, without zod: the names, units and sources every sensor
+ * uses, and the plain types of a batch. The agent's bundle imports this module as
+ * `@erg/spec/sensors` (it cannot carry zod's RSS on compute nodes); telemetry.ts builds the
+ * API's zod schemas from the same constants, so the agent and the API cannot drift apart.
+ *
+ * - sensor: one measured quantity on one node, named `<component><index>.<quantity>`, e.g.
+ *   `gpu0.power`, `module0.power`, `cpu0.energy`, `node0.mem_used`.
+ * - sample: one reading (t, v) of one sensor; t in Unix milliseconds (fractions allowed), v in
+ *   the quantity's unit.
+ * - batch: the samples one node collected during one batch window, columnar per sensor,
+ *   numbered by `seq` = 0, 1, 2, … per node and run.
+ */
+
+/** The physical things a sensor can measure. */
+export const COMPONENTS = ['gpu', 'cpu', 'grace', 'module', 'memory', 'sysio', 'node'] as const;
+export type Component = (typeof COMPONENTS)[number];
+
+/** Every quantity with its unit and the values a sane sensor can report. `energy` is a monotonic hardware counter (it may wrap at `wrapAt`). */
+export const QUANTITIES = {
+  power: { unit: 'W', min: 0, max: 100_000 },
+  energy: { unit: 'J', min: 0, max: Number.MAX_SAFE_INTEGER },
+  util: { unit: '%', min: 0, max: 100 },
+  clock: { unit: 'MHz', min: 0, max: 100_000 },
+  mem_used: { unit: 'B', min: 0, max: 2 ** 60 },
+  pcie_tx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  pcie_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  c2c_tx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  c2c_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+} as const;
+export type Quantity = keyof typeof QUANTITIES;
+export type Unit = (typeof QUANTITIES)[Quantity]['unit'];
+
+/** A valid sensor name: a known component, a 1–3 digit index, a known quantity. */
+export const SENSOR_NAME = new RegExp(`^(${COMPONENTS.join('|')})(\\d{1,3})\\.(${Object.keys(QUANTITIES).join('|')})$`);
+
+/** The quantity of a valid sensor name; null for any other string. */
+export function quantityOf(sensor: string): Quantity | null {
+  const m = SENSOR_NAME.exec(sensor);
+  return m ? (m[3] as Quantity) : null;
+}
+
+/** Builds a sensor name from its parts. */
+export function sensorName(component: Component, index: number, quantity: Quantity): string {
+  return `${component}${index}.${quantity}`;
+}
+
+/** Where a sensor's values come from; `model` marks an estimate, not a measurement; `import` marks values measured elsewhere and imported. */
+export const SENSOR_SOURCES = ['nvml', 'nvidia-smi', 'hwmon', 'rapl', 'procfs', 'model', 'import'] as const;
+export type SensorSource = (typeof SENSOR_SOURCES)[number];
+
+/** What a batch says about one sensor (on the first batch of an agent process, and whenever its sensor set changes). */
+export interface SensorInfo {
+  /** `<component><index>.<quantity>` */
+  sensor: string;
+  source: SensorSource;
+  unit: Unit;
+  /** Counters only: the value (in `unit`) at which the raw counter wraps back to 0. */
+  wrapAt?: number;
+}
+
+/** All samples of one sensor in one batch; `t` (Unix ms, fractional) and `v` have equal length. */
+export interface SampleColumn {
+  sensor: string;
+  t: number[];
+  v: number[];
+}
+
+/** A batch as an agent sends it (the API also accepts single samples `{ sensor, t, v }` with numbers). */
+export interface TelemetryBatchShape {
+  node: string;
+  seq: number;
+  sensors?: SensorInfo[];
+  samples: SampleColumn[];
+}
+
+/** The API's answer to an accepted batch. */
+export interface TelemetryAck {
+  /** Samples stored. */
+  accepted: number;
+  /** This (node, seq) was stored before; nothing changed. */
+  duplicate: boolean;
+}
