@@ -77,9 +77,12 @@ export const RunEnergy = z.object({
 export type RunEnergy = z.infer<typeof RunEnergy>;
 
 /** GET /v1/runs/:id/energy: the stored figures of a finished run, with what they were computed over. */
-export const RunEnergyView = RunEnergy.extend({
+// runId and computedAt first: the serializer writes keys in the schema's order, and the answer
+// has always begun with them.
+export const RunEnergyView = z.object({
   runId: z.string(),
   computedAt: z.string().describe('when the figures were computed (ISO 8601); late telemetry recomputes them'),
+  ...RunEnergy.shape,
   energyPerUnit: z
     .record(z.string(), z.number().nullable())
     .describe('J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it)'),

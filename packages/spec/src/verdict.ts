@@ -68,11 +68,12 @@ export const CampaignVerdict = z.object({
 });
 export type CampaignVerdict = z.infer<typeof CampaignVerdict>;
 
-/** GET /v1/campaigns/:id/verdict. */
-export const CampaignVerdictView = CampaignVerdict.extend({
+/** GET /v1/campaigns/:id/verdict (keys in the order the answer has always had them: the serializer follows the schema). */
+export const CampaignVerdictView = z.object({
   campaignId: z.string(),
   baselineId: z.string(),
   policy: z.object({ threshold: z.number(), alpha: z.number(), minRepetitions: z.number(), maxCv: z.number() }),
+  ...CampaignVerdict.shape,
   configurations: z.array(z.object({ key: z.string(), verdicts: z.array(MetricVerdict) })),
   onlyInCandidate: z.array(z.string()),
   onlyInBaseline: z.array(z.string()),

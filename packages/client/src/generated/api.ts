@@ -2545,6 +2545,9 @@ export interface components {
             method: "counter" | "integrated" | "model";
         };
         RunEnergyInput: {
+            runId: string;
+            /** @description when the figures were computed (ISO 8601); late telemetry recomputes them */
+            computedAt: string;
             /** @description T, time-to-solution: the workload window’s length */
             timeS: number;
             /** @description E, energy-to-solution, summed over nodes */
@@ -2574,9 +2577,6 @@ export interface components {
             gaps: components["schemas"]["SensorGapInput"][];
             warnings: string[];
             idle?: components["schemas"]["IdleEnergyInput"];
-            runId: string;
-            /** @description when the figures were computed (ISO 8601); late telemetry recomputes them */
-            computedAt: string;
             /** @description J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it) */
             energyPerUnit: {
                 [key: string]: number | null;
@@ -2709,6 +2709,14 @@ export interface components {
             cvCandidate: number | null;
         };
         CampaignVerdictInput: {
+            campaignId: string;
+            baselineId: string;
+            policy: {
+                threshold: number;
+                alpha: number;
+                minRepetitions: number;
+                maxCv: number;
+            };
             /** @enum {string} */
             status: "pass" | "regressed" | "improved" | "inconclusive";
             /** @description verdicts per status, over all configurations and metrics */
@@ -2725,14 +2733,6 @@ export interface components {
                 key: string;
                 verdict: components["schemas"]["MetricVerdictInput"];
             }[];
-            campaignId: string;
-            baselineId: string;
-            policy: {
-                threshold: number;
-                alpha: number;
-                minRepetitions: number;
-                maxCv: number;
-            };
             configurations: {
                 key: string;
                 verdicts: components["schemas"]["MetricVerdictInput"][];
@@ -3513,6 +3513,9 @@ export interface components {
             method: "counter" | "integrated" | "model";
         };
         RunEnergy: {
+            runId: string;
+            /** @description when the figures were computed (ISO 8601); late telemetry recomputes them */
+            computedAt: string;
             /** @description T, time-to-solution: the workload window’s length */
             timeS: number;
             /** @description E, energy-to-solution, summed over nodes */
@@ -3542,9 +3545,6 @@ export interface components {
             gaps: components["schemas"]["SensorGap"][];
             warnings: string[];
             idle?: components["schemas"]["IdleEnergy"];
-            runId: string;
-            /** @description when the figures were computed (ISO 8601); late telemetry recomputes them */
-            computedAt: string;
             /** @description J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it) */
             energyPerUnit: {
                 [key: string]: number | null;
@@ -3677,6 +3677,14 @@ export interface components {
             cvCandidate: number | null;
         };
         CampaignVerdict: {
+            campaignId: string;
+            baselineId: string;
+            policy: {
+                threshold: number;
+                alpha: number;
+                minRepetitions: number;
+                maxCv: number;
+            };
             /** @enum {string} */
             status: "pass" | "regressed" | "improved" | "inconclusive";
             /** @description verdicts per status, over all configurations and metrics */
@@ -3693,14 +3701,6 @@ export interface components {
                 key: string;
                 verdict: components["schemas"]["MetricVerdict"];
             }[];
-            campaignId: string;
-            baselineId: string;
-            policy: {
-                threshold: number;
-                alpha: number;
-                minRepetitions: number;
-                maxCv: number;
-            };
             configurations: {
                 key: string;
                 verdicts: components["schemas"]["MetricVerdict"][];

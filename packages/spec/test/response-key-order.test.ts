@@ -1,0 +1,28 @@
+import { CampaignResults, CampaignVerdictView, ConfigurationResult, RunEnergyView, Summary } from '@erg/spec';
+
+// The API's serializer writes a response's keys in its schema's order. Moving these schemas into
+// @erg/spec (and building them from shared parts) must not reorder what clients have always read.
+describe('response schemas keep the key order the API has always answered with', () => {
+  // Its figures came out of jsonb before, in jsonb's key order (by length); now in the schema's. The
+  // run id and the time of computing still lead.
+  test('GET /v1/runs/:id/energy starts with the run id and when it was computed, then the figures', () => {
+    expect(Object.keys(RunEnergyView.shape)).toEqual([
+      'runId', 'computedAt', 'timeS', 'energyJ', 'edpJs', 'ed2pJs2', 'avgPowerW', 'method', 'coverage', 'components', 'breakdown',
+      'nodes', 'gaps', 'warnings', 'idle', 'energyPerUnit', 'window', 'idleWindow',
+    ]);
+  });
+
+  test('GET /v1/campaigns/:id/verdict', () => {
+    expect(Object.keys(CampaignVerdictView.shape)).toEqual([
+      'campaignId', 'baselineId', 'policy', 'status', 'counts', 'reasons', 'worst', 'configurations', 'onlyInCandidate', 'onlyInBaseline',
+    ]);
+  });
+
+  test('GET /v1/campaigns/:id/results', () => {
+    expect(Object.keys(CampaignResults.shape)).toEqual(['campaignId', 'configurations', 'paretoFront', 'best', 'tradeoff', 'excluded']);
+    expect(Object.keys(ConfigurationResult.shape)).toEqual([
+      'key', 'parameters', 'n', 'timeS', 'energyJ', 'edpJs', 'ed2pJs2', 'avgPowerW', 'metrics', 'components', 'point', 'paretoOptimal',
+    ]);
+    expect(Object.keys(Summary.shape)).toEqual(['n', 'mean', 'std', 'ci95', 'cv', 'min', 'max']);
+  });
+});
