@@ -55,7 +55,9 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Agen
     await Promise.all(detection.active.map(({ source }) => source.stop()));
     throw new AgentStartError(`no sensor found on this node (see ${files.meta} for what was tried)`);
   }
-  log.info('agent started', { node: config.node, sensors: sensors.map((s) => s.sensor), spool: files.spool, push: config.apiUrl ?? null });
+  // Each sensor with what it covers: on a GH200 the NVML counter is the module's (moduleN.energy).
+  const scopes = sensors.map((s) => (s.scope ? `${s.sensor} (${s.scope})` : s.sensor));
+  log.info('agent started', { node: config.node, sensors: scopes, spool: files.spool, push: config.apiUrl ?? null });
 
   const run = new AgentRun({ config, log, files, startedAt, cpuAtStart, detection, droppedSensors, spool, token });
   run.start();

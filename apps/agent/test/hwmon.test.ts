@@ -13,10 +13,10 @@ describe('hwmon source (GH200 fixture)', () => {
     const source = detectHwmon(ctx);
     expect(source).not.toBeNull();
     expect(source?.sensors).toEqual([
-      { sensor: 'module0.power', source: 'hwmon', unit: 'W' },
-      { sensor: 'grace0.power', source: 'hwmon', unit: 'W' },
-      { sensor: 'cpu0.power', source: 'hwmon', unit: 'W' },
-      { sensor: 'sysio0.power', source: 'hwmon', unit: 'W' },
+      { sensor: 'module0.power', source: 'hwmon', unit: 'W', scope: 'module' },
+      { sensor: 'grace0.power', source: 'hwmon', unit: 'W', scope: 'grace' },
+      { sensor: 'cpu0.power', source: 'hwmon', unit: 'W', scope: 'cpu' },
+      { sensor: 'sysio0.power', source: 'hwmon', unit: 'W', scope: 'sysio' },
     ]);
     const sink = recordingSink();
     source?.read(1000, sink);

@@ -31,16 +31,16 @@ describe('nvidia-smi source (fake nvidia-smi)', () => {
     const ctx = detectContext({ 'nvidia-smi': FAKE, 'interval-ms': 50 });
     const source = detectNvidiaSmi(ctx);
     expect(source?.sensors).toEqual([
-      { sensor: 'gpu0.power', source: 'nvidia-smi', unit: 'W' },
-      { sensor: 'module0.power', source: 'nvidia-smi', unit: 'W' },
-      { sensor: 'gpu0.util', source: 'nvidia-smi', unit: '%' },
-      { sensor: 'gpu0.clock', source: 'nvidia-smi', unit: 'MHz' },
-      { sensor: 'gpu0.mem_used', source: 'nvidia-smi', unit: 'B' },
+      { sensor: 'gpu0.power', source: 'nvidia-smi', unit: 'W', scope: 'gpu' },
+      { sensor: 'module0.power', source: 'nvidia-smi', unit: 'W', scope: 'module' },
+      { sensor: 'gpu0.util', source: 'nvidia-smi', unit: '%', scope: 'gpu' },
+      { sensor: 'gpu0.clock', source: 'nvidia-smi', unit: 'MHz', scope: 'gpu' },
+      { sensor: 'gpu0.mem_used', source: 'nvidia-smi', unit: 'B', scope: 'gpu' },
       // GPU 1 reports [N/A] module power: no module1.power sensor
-      { sensor: 'gpu1.power', source: 'nvidia-smi', unit: 'W' },
-      { sensor: 'gpu1.util', source: 'nvidia-smi', unit: '%' },
-      { sensor: 'gpu1.clock', source: 'nvidia-smi', unit: 'MHz' },
-      { sensor: 'gpu1.mem_used', source: 'nvidia-smi', unit: 'B' },
+      { sensor: 'gpu1.power', source: 'nvidia-smi', unit: 'W', scope: 'gpu' },
+      { sensor: 'gpu1.util', source: 'nvidia-smi', unit: '%', scope: 'gpu' },
+      { sensor: 'gpu1.clock', source: 'nvidia-smi', unit: 'MHz', scope: 'gpu' },
+      { sensor: 'gpu1.mem_used', source: 'nvidia-smi', unit: 'B', scope: 'gpu' },
     ]);
     expect(source?.details).toMatchObject({ query: '--query-gpu=index,power.draw.instant,module.power.draw.instant,utilization.gpu,clocks.sm,memory.used', loopMs: 50 });
     const sink = recordingSink();

@@ -24,29 +24,32 @@ beforeAll(() => {
 afterAll(cleanupTempDirs);
 
 describe('nvml source (fake NVML library)', () => {
-  test('2 GPUs: names, units converted (mW→W, mJ→J, KB/s→B/s), driver version, unsupported sensors dropped', async () => {
+  test('GH200 (C2C superchip): the energy counter is the module\'s, GPU power is the GPU-scope field; every sensor says its scope', async () => {
     const ctx = detectContext({ 'nvml-lib': lib });
     const source = detectNvml(ctx);
     expect(source).not.toBeNull();
     expect(source?.sensors).toEqual([
-      { sensor: 'gpu0.power', source: 'nvml', unit: 'W' },
-      { sensor: 'gpu0.energy', source: 'nvml', unit: 'J' },
-      { sensor: 'gpu0.clock', source: 'nvml', unit: 'MHz' },
-      { sensor: 'gpu0.util', source: 'nvml', unit: '%' },
-      { sensor: 'gpu0.mem_used', source: 'nvml', unit: 'B' },
-      { sensor: 'module0.power', source: 'nvml', unit: 'W' },
-      { sensor: 'gpu0.pcie_tx', source: 'nvml', unit: 'B/s' },
-      { sensor: 'gpu0.pcie_rx', source: 'nvml', unit: 'B/s' },
-      { sensor: 'gpu1.power', source: 'nvml', unit: 'W' },
-      { sensor: 'gpu1.energy', source: 'nvml', unit: 'J' },
-      { sensor: 'gpu1.clock', source: 'nvml', unit: 'MHz' },
-      { sensor: 'gpu1.util', source: 'nvml', unit: '%' },
-      { sensor: 'gpu1.mem_used', source: 'nvml', unit: 'B' },
+      { sensor: 'gpu0.power', source: 'nvml', unit: 'W', scope: 'gpu' },
+      { sensor: 'module0.energy', source: 'nvml', unit: 'J', scope: 'module' },
+      { sensor: 'gpu0.clock', source: 'nvml', unit: 'MHz', scope: 'gpu' },
+      { sensor: 'gpu0.util', source: 'nvml', unit: '%', scope: 'gpu' },
+      { sensor: 'gpu0.mem_used', source: 'nvml', unit: 'B', scope: 'gpu' },
+      { sensor: 'module0.power', source: 'nvml', unit: 'W', scope: 'module' },
+      { sensor: 'gpu0.pcie_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+      { sensor: 'gpu0.pcie_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+      { sensor: 'gpu1.power', source: 'nvml', unit: 'W', scope: 'gpu' },
+      { sensor: 'module1.energy', source: 'nvml', unit: 'J', scope: 'module' },
+      { sensor: 'gpu1.clock', source: 'nvml', unit: 'MHz', scope: 'gpu' },
+      { sensor: 'gpu1.util', source: 'nvml', unit: '%', scope: 'gpu' },
+      { sensor: 'gpu1.mem_used', source: 'nvml', unit: 'B', scope: 'gpu' },
     ]);
     expect(source?.details).toMatchObject({
       driverVersion: '550.54.15-fake',
       gpuCount: 2,
-      devices: [{ index: 0, name: 'NVIDIA GH200 480GB (fake)' }, { index: 1, name: 'NVIDIA GH200 480GB (fake)' }],
+      devices: [
+        { index: 0, name: 'NVIDIA GH200 480GB (fake)', superchip: true, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' },
+        { index: 1, name: 'NVIDIA GH200 480GB (fake)', superchip: true, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' },
+      ],
     });
     // GPU 1 has no module-scope power and no PCIe counters in the fake: those sensors do not exist.
     expect(ctx.notes).toEqual(expect.arrayContaining(['module1.power: NVML_ERROR_NOT_SUPPORTED', 'gpu1.pcie_tx/rx: NVML_ERROR_NOT_SUPPORTED']));
@@ -58,19 +61,19 @@ describe('nvml source (fake NVML library)', () => {
     source?.read(2000, sink);
     // Detection made call 0 of each counter; these reads are calls 1 and 2.
     expect(values(1000)).toMatchObject({
-      'gpu0.power': 101, // 100000 + 1000·1 mW
-      'gpu0.energy': 5000000.25, // 5000000000 + 250·1 mJ — past 2^32 mJ
+      'gpu0.power': 300, // GPU scope (field 186, scope 0), not nvmlDeviceGetPowerUsage
+      'module0.energy': 5000000.25, // 5000000000 + 250·1 mJ — past 2^32 mJ
       'gpu0.clock': 1980,
       'gpu0.util': 50,
       'gpu0.mem_used': 1024 ** 3,
       'module0.power': 450,
-      'gpu1.power': 111,
-      'gpu1.energy': 5001000.25,
+      'gpu1.power': 310,
+      'module1.energy': 5001000.25,
       'gpu1.clock': 1970,
       'gpu1.util': 51,
       'gpu1.mem_used': 2 * 1024 ** 3,
     });
-    expect(values(2000)).toMatchObject({ 'gpu0.power': 102, 'gpu0.energy': 5000000.5, 'gpu1.power': 112 });
+    expect(values(2000)).toMatchObject({ 'gpu0.power': 300, 'module0.energy': 5000000.5, 'gpu1.power': 310 });
     // PCIe throughput runs on koffi's worker threads (the call blocks 20 ms) and carries the time
     // of the cycle that started it; a new round starts only once the last one finished.
     await waitFor(() => sink.samples.filter((s) => names[s.local]?.startsWith('gpu0.pcie')).length >= 2, { timeoutMs: 5000, intervalMs: 10 });
@@ -80,6 +83,36 @@ describe('nvml source (fake NVML library)', () => {
       { local: names.indexOf('gpu0.pcie_rx'), t: 1000, v: 2000 * 1000 },
     ]));
     expect(sink.dropped).toEqual([]);
+    await source?.stop();
+  });
+
+  test('H100 (discrete): the counter is the GPU\'s and power is nvmlDeviceGetPowerUsage, as before', async () => {
+    const ctx = detectContext({ 'nvml-lib': compile('libfake-nvml-h100.so', '-DFAKE_H100') });
+    const source = detectNvml(ctx);
+    expect(source?.sensors.filter((s) => s.sensor.startsWith('gpu0.') || s.sensor.startsWith('module'))).toEqual([
+      { sensor: 'gpu0.power', source: 'nvml', unit: 'W', scope: 'gpu' },
+      { sensor: 'gpu0.energy', source: 'nvml', unit: 'J', scope: 'gpu' },
+      { sensor: 'gpu0.clock', source: 'nvml', unit: 'MHz', scope: 'gpu' },
+      { sensor: 'gpu0.util', source: 'nvml', unit: '%', scope: 'gpu' },
+      { sensor: 'gpu0.mem_used', source: 'nvml', unit: 'B', scope: 'gpu' },
+      { sensor: 'gpu0.pcie_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+      { sensor: 'gpu0.pcie_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+    ]);
+    expect(source?.details).toMatchObject({ devices: [{ index: 0, name: 'NVIDIA H100 80GB HBM3 (fake)', superchip: false }, { index: 1, superchip: false }] });
+    const sink = recordingSink();
+    const names = source?.sensors.map((s) => s.sensor) ?? [];
+    source?.read(1000, sink);
+    const at = Object.fromEntries(sink.samples.map((s) => [names[s.local], s.v]));
+    expect(at).toMatchObject({ 'gpu0.power': 101, 'gpu0.energy': 5000000.25, 'gpu1.energy': 5001000.25 });
+    await source?.stop();
+  });
+
+  test('without nvmlDeviceGetC2cModeInfoV (older drivers) a superchip is told by its name', async () => {
+    const ctx = detectContext({ 'nvml-lib': compile('libfake-nvml-no-c2c.so', '-DNO_C2C_CALL') });
+    const source = detectNvml(ctx);
+    expect(source?.sensors.map((s) => s.sensor)).toEqual(expect.arrayContaining(['module0.energy', 'module1.energy']));
+    expect(source?.sensors.map((s) => s.sensor)).not.toContain('gpu0.energy');
+    expect(source?.details).toMatchObject({ devices: [{ superchip: true, superchipFrom: 'name' }, { superchip: true, superchipFrom: 'name' }] });
     await source?.stop();
   });
 
@@ -123,7 +156,8 @@ describe('nvml source (fake NVML library)', () => {
   test('the bundled agent with --nvml-lib pointing at the fake spools GPU samples and records the driver in meta', async () => {
     const spool = tempDir();
     // The bundle leaves koffi external: point NODE_PATH at the repository's node_modules to find it.
-    const agent = await spawnAgent(agentArgs(spool, tempDir(), ['--nvml-lib', lib, '--interval-ms', '50', '--batch-ms', '200', '--sources', 'nvml']), { NODE_PATH: REPO_NODE_MODULES });
+    const h100 = compile('libfake-nvml-h100-bundle.so', '-DFAKE_H100');
+    const agent = await spawnAgent(agentArgs(spool, tempDir(), ['--nvml-lib', h100, '--interval-ms', '50', '--batch-ms', '200', '--sources', 'nvml']), { NODE_PATH: REPO_NODE_MODULES });
     await waitFor(() => readSpool(spool).length >= 2, { what: 'two spooled batches', timeoutMs: 15_000 });
     agent.child.kill('SIGTERM');
     expect((await agent.exited).code).toBe(0);

@@ -20,8 +20,8 @@ describe('procfs source', () => {
     rewrite(stat, STAT_LINE(1000, 9000));
     const source = detectProcfs(detectContext({ 'procfs-root': root }));
     expect(source?.sensors).toEqual([
-      { sensor: 'cpu0.util', source: 'procfs', unit: '%' },
-      { sensor: 'node0.mem_used', source: 'procfs', unit: 'B' },
+      { sensor: 'cpu0.util', source: 'procfs', unit: '%', scope: 'cpu' },
+      { sensor: 'node0.mem_used', source: 'procfs', unit: 'B', scope: 'node' },
     ]);
     const sink = recordingSink();
     rewrite(stat, STAT_LINE(1025, 9075)); // 25 busy of 100 jiffies
@@ -57,7 +57,7 @@ describe('model source', () => {
   test('cpu0.power = idleW + (maxW − idleW) × util/100, labelled as a model', () => {
     let util = 40;
     const source = detectModel(detectContext({ 'model-idle-w': 50, 'model-max-w': 250 }), () => util);
-    expect(source?.sensors).toEqual([{ sensor: 'cpu0.power', source: 'model', unit: 'W' }]);
+    expect(source?.sensors).toEqual([{ sensor: 'cpu0.power', source: 'model', unit: 'W', scope: 'cpu' }]);
     expect(source?.details).toMatchObject({ method: 'model', idleW: 50, maxW: 250 });
     const sink = recordingSink();
     source?.read(1, sink);
@@ -80,9 +80,9 @@ describe('detectSources', () => {
     const d = detectSources(config, log, () => {});
     expect(d.active.map((a) => a.source.name)).toEqual(['procfs', 'model']);
     expect(d.store.sensors()).toEqual([
-      { sensor: 'cpu0.util', source: 'procfs', unit: '%' },
-      { sensor: 'node0.mem_used', source: 'procfs', unit: 'B' },
-      { sensor: 'cpu0.power', source: 'model', unit: 'W' },
+      { sensor: 'cpu0.util', source: 'procfs', unit: '%', scope: 'cpu' },
+      { sensor: 'node0.mem_used', source: 'procfs', unit: 'B', scope: 'node' },
+      { sensor: 'cpu0.power', source: 'model', unit: 'W', scope: 'cpu' },
     ]);
     expect(d.notes.nvml?.join()).toMatch(/nonexistent/);
     expect(d.notes['nvidia-smi']?.join()).toContain('not found');

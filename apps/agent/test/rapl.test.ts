@@ -10,8 +10,8 @@ describe('rapl source (x86 fixture)', () => {
   test('package-0 → cpu0.energy and its dram subzone → memory0.energy, µJ as J, wrapAt from max_energy_range_uj', () => {
     const source = detectRapl(detectContext({ 'sysfs-root': path.join(FIXTURES, 'x86-rapl') }));
     expect(source?.sensors).toEqual([
-      { sensor: 'cpu0.energy', source: 'rapl', unit: 'J', wrapAt: 262143.32885 },
-      { sensor: 'memory0.energy', source: 'rapl', unit: 'J', wrapAt: 65712.999613 },
+      { sensor: 'cpu0.energy', source: 'rapl', unit: 'J', scope: 'cpu', wrapAt: 262143.32885 },
+      { sensor: 'memory0.energy', source: 'rapl', unit: 'J', scope: 'memory', wrapAt: 65712.999613 },
     ]);
     const sink = recordingSink();
     source?.read(42, sink);

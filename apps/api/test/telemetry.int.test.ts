@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { issueRunToken, telemetrySummary } from '@erg/db';
+import { issueRunToken, readRunSensors, telemetrySummary } from '@erg/db';
 import { startTestApi, type TestApi } from './helpers';
 
 /** Import campaigns need no cluster: their runs take telemetry and POST /finish. */
@@ -125,6 +125,33 @@ describe('telemetry ingest, energy and results (Postgres + Redis)', () => {
     const after = (await call('GET', `/v1/runs/${run.id}/energy`)).body;
     expect(after.energyJ).toBeCloseTo(1500, 3);
     expect(after.nodes.map((n: { node: string }) => n.node).sort()).toEqual(['n1', 'n2']);
+  });
+
+  test('a sensor\'s declared scope is stored, and its energy counts under that scope (a GH200 counter sent as gpu0.energy is the module\'s)', async () => {
+    const created = await call('POST', '/v1/campaigns', { ...IMPORT_SPEC, name: 'scoped', repetitions: 1, parameters: {} });
+    const run = created.body.runs[0] as { id: string };
+    const start = Date.now() - 120_000;
+    const ts = Array.from({ length: 121 }, (_, i) => start - 1000 + i * 100);
+    const batch = {
+      node: 'gh', seq: 0,
+      samples: [
+        { sensor: 'gpu0.energy', t: ts, v: ts.map((x) => 1e6 + (450 * (x - start)) / 1000) },
+        { sensor: 'gpu0.power', t: ts, v: ts.map(() => 300) },
+      ],
+      sensors: [
+        { sensor: 'gpu0.energy', source: 'nvml', unit: 'J', scope: 'module' },
+        { sensor: 'gpu0.power', source: 'nvml', unit: 'W', scope: 'gpu' },
+      ],
+    };
+    expect((await call('POST', `/v1/runs/${run.id}/telemetry`, batch)).status).toBe(200);
+    expect((await readRunSensors(t.db, run.id)).map((s) => [s.sensor, s.scope])).toEqual([['gpu0.energy', 'module'], ['gpu0.power', 'gpu']]);
+    await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
+    const energy = (await call('GET', `/v1/runs/${run.id}/energy`)).body;
+    expect(energy.nodes[0].sensorsUsed).toEqual(['module0.energy']);
+    expect(energy.energyJ).toBeCloseTo(4500, 3);
+    expect(energy.method).toBe('counter');
+    expect(energy.breakdown.gpu).toBeCloseTo(3000, 3);
+    expect(energy.warnings).toContain('gh: gpu0.energy covers the module (its source says so); counted as module0.energy');
   });
 
   test('downsampled series keep their peak', async () => {

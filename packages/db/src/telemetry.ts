@@ -84,7 +84,7 @@ export class TelemetryWriter {
     }
     const batches = [...firsts.values()];
     const chunkCols = { run: [] as string[], node: [] as string[], sensor: [] as string[], seq: [] as number[], tFirst: [] as number[], tLast: [] as number[], n: [] as number[], t: [] as Buffer[], v: [] as Buffer[] };
-    const sensorCols = { run: [] as string[], node: [] as string[], sensor: [] as string[], source: [] as string[], unit: [] as (string | null)[], wrapAt: [] as (number | null)[] };
+    const sensorCols: SensorColumns = { run: [], node: [], sensor: [], source: [], unit: [], scope: [], wrapAt: [] };
     for (const { runId, batch } of batches) {
       for (const s of batch.series) {
         chunkCols.run.push(runId);
@@ -123,10 +123,10 @@ export class TelemetryWriter {
       }
       if (sensorCols.run.length > 0) {
         await client.query(
-          `INSERT INTO telemetry_sensors (run_id, node, sensor, source, unit, wrap_at)
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[])
-           ON CONFLICT (run_id, node, sensor) DO UPDATE SET source = EXCLUDED.source, unit = EXCLUDED.unit, wrap_at = EXCLUDED.wrap_at`,
-          [sensorCols.run, sensorCols.node, sensorCols.sensor, sensorCols.source, sensorCols.unit, sensorCols.wrapAt],
+          `INSERT INTO telemetry_sensors (run_id, node, sensor, source, unit, scope, wrap_at)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[])
+           ON CONFLICT (run_id, node, sensor) DO UPDATE SET source = EXCLUDED.source, unit = EXCLUDED.unit, scope = EXCLUDED.scope, wrap_at = EXCLUDED.wrap_at`,
+          [sensorCols.run, sensorCols.node, sensorCols.sensor, sensorCols.source, sensorCols.unit, sensorCols.scope, sensorCols.wrapAt],
         );
       }
       return accepted;
@@ -149,12 +149,24 @@ function copyIn(client: pg.PoolClient, sql: string, data: Buffer): Promise<void>
   });
 }
 
-function pushSensor(cols: { run: string[]; node: string[]; sensor: string[]; source: string[]; unit: (string | null)[]; wrapAt: (number | null)[] }, runId: string, node: string, d: SensorDescription) {
+/** telemetry_sensors' columns for one unnest() insert. */
+interface SensorColumns {
+  run: string[];
+  node: string[];
+  sensor: string[];
+  source: string[];
+  unit: (string | null)[];
+  scope: (string | null)[];
+  wrapAt: (number | null)[];
+}
+
+function pushSensor(cols: SensorColumns, runId: string, node: string, d: SensorDescription) {
   cols.run.push(runId);
   cols.node.push(node);
   cols.sensor.push(d.sensor);
   cols.source.push(d.source);
   cols.unit.push(d.unit ?? null);
+  cols.scope.push(d.scope ?? null);
   cols.wrapAt.push(d.wrapAt ?? null);
 }
 
@@ -182,6 +194,8 @@ export interface StoredSensor {
   sensor: string;
   source: string;
   unit: string | null;
+  /** What the readings cover, as the agent said; null: the component its name begins with. */
+  scope: string | null;
   wrapAt: number | null;
 }
 
@@ -232,11 +246,11 @@ function concatSorted(parts: { t: Float64Array; v: Float64Array }[]): { t: Float
 }
 
 export async function readRunSensors(db: Database, runId: string): Promise<StoredSensor[]> {
-  const rows = await poolOf(db).query<{ node: string; sensor: string; source: string; unit: string | null; wrap_at: number | null }>(
-    `SELECT node, sensor, source, unit, wrap_at FROM telemetry_sensors WHERE run_id = $1 ORDER BY node, sensor`,
+  const rows = await poolOf(db).query<{ node: string; sensor: string; source: string; unit: string | null; scope: string | null; wrap_at: number | null }>(
+    `SELECT node, sensor, source, unit, scope, wrap_at FROM telemetry_sensors WHERE run_id = $1 ORDER BY node, sensor`,
     [runId],
   );
-  return rows.rows.map((r) => ({ node: r.node, sensor: r.sensor, source: r.source, unit: r.unit, wrapAt: r.wrap_at }));
+  return rows.rows.map((r) => ({ node: r.node, sensor: r.sensor, source: r.source, unit: r.unit, scope: r.scope, wrapAt: r.wrap_at }));
 }
 
 /** How much telemetry a run has: batches and samples per node. */

@@ -40,19 +40,39 @@ export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeInd
     if (!set) devices.set(name.component, (set = new Set()));
     set.add(name.index);
   };
+  // Every sensor counts under the scope its source declared, so no figure mixes one scope into
+  // another's term (a module-wide counter named as a GPU's would count the module as the GPU).
+  const declared = new Map<string, SensorInfo>();
+  for (const d of telemetry.sensors) if (!declared.has(d.sensor)) declared.set(d.sensor, d);
+  const renamed = new Map<string, string>();
+  for (const d of declared.values()) {
+    const as = scopedName(d);
+    if (as === d.sensor) continue;
+    renamed.set(d.sensor, as);
+    warnings.push(`${telemetry.node}: ${d.sensor} covers the ${d.scope} (its source says so); counted as ${as}`);
+  }
   for (const s of telemetry.series) {
-    if (series.has(s.sensor)) {
-      warnings.push(`${telemetry.node}: ${s.sensor} appears in more than one series; the first is used`);
+    const sensor = renamed.get(s.sensor) ?? s.sensor;
+    if (series.has(sensor)) {
+      warnings.push(`${telemetry.node}: ${sensor} appears in more than one series; the first is used`);
       continue;
     }
-    series.set(s.sensor, s);
-    see(s.sensor);
+    series.set(sensor, sensor === s.sensor ? s : { ...s, sensor });
+    see(sensor);
   }
-  for (const d of telemetry.sensors) {
-    if (!info.has(d.sensor)) info.set(d.sensor, d);
-    see(d.sensor);
+  for (const d of declared.values()) {
+    const sensor = renamed.get(d.sensor) ?? d.sensor;
+    if (!info.has(sensor)) info.set(sensor, sensor === d.sensor ? d : { ...d, sensor });
+    see(sensor);
   }
   return { node: telemetry.node, series, info, devices };
+}
+
+/** The name a sensor counts under: its own, or its declared scope's where that differs (`gpu0.energy`, scope module → `module0.energy`). */
+function scopedName(d: SensorInfo): string {
+  const name = parseSensorName(d.sensor);
+  if (!d.scope || !name || name.component === d.scope || !/^[a-z]+$/.test(d.scope)) return d.sensor;
+  return `${d.scope}${name.index}.${name.quantity}`;
 }
 
 function indicesOf(index: NodeIndex, component: string): string[] {

@@ -23,6 +23,12 @@ export interface SensorInfo {
   sensor: string;
   /** 'nvml' | 'nvidia-smi' | 'hwmon' | 'rapl' | 'procfs' | 'model' | 'import' (a plain string so importers can pass through what they read). */
   source: SensorSource | (string & {});
+  /**
+   * What the readings cover, where the source said so (`module` for a GH200's NVML energy
+   * counter). A sensor whose scope differs from its name's component counts under its scope:
+   * `gpu0.energy` with scope `module` is module0's energy, never the GPU's.
+   */
+  scope?: string;
   /** Counter range in the sensor's unit (RAPL `max_energy_range_uj` converted to J). */
   wrapAt?: number;
 }

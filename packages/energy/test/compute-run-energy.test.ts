@@ -283,3 +283,27 @@ describe("computeRunEnergy's result is the API's RunEnergy", () => {
     expect(IdleEnergy.strict().parse(r.idle)).toEqual(r.idle);
   });
 });
+
+describe('sensor scopes', () => {
+  // A GH200's NVML counter covers the whole module; an agent or importer that sends it under a GPU's
+  // name but says its scope must not have the module's energy counted as the GPU's.
+  it('counts a sensor under the scope its source declared, with a warning, and the GPU from GPU-scope power', () => {
+    const series = [counter('gpu0.energy', 450), power('gpu0.power', 300), power('grace0.power', 100)];
+    const sensors = [info('gpu0.energy', 'nvml'), info('gpu0.power', 'nvml'), info('grace0.power', 'hwmon')];
+    sensors[0] = { ...sensors[0]!, scope: 'module' };
+    const r = computeRunEnergy({ window: RUN, nodes: [{ node: 'gh', series, sensors }] });
+    expect(r.nodes[0]!.sensorsUsed).toEqual(['module0.energy']);
+    expect(r.energyJ).toBeCloseTo(450 * 120, 6);
+    expect(r.components).toEqual({ module: expect.closeTo(450 * 120, 6) });
+    expect(r.breakdown.gpu).toBeCloseTo(300 * 120, 6);
+    expect(r.warnings).toEqual(expect.arrayContaining(['gh: gpu0.energy covers the module (its source says so); counted as module0.energy']));
+  });
+
+  it('leaves a sensor whose scope is its own component as it is', () => {
+    const series = [counter('gpu0.energy', 300)];
+    const r = computeRunEnergy({ window: RUN, nodes: [{ node: 'h100', series, sensors: [{ ...info('gpu0.energy', 'nvml'), scope: 'gpu' }] }] });
+    expect(r.nodes[0]!.sensorsUsed).toEqual(['gpu0.energy']);
+    expect(r.components.gpu).toBeCloseTo(300 * 120, 6);
+    expect(r.warnings.filter((w) => w.includes('covers the'))).toEqual([]);
+  });
+});

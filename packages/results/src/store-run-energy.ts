@@ -35,7 +35,7 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
     const node = nodes.get(s.node) ?? { node: s.node, series: [], sensors: [] };
     node.series.push({ sensor: s.sensor, t: s.t, v: s.v });
     const d = sensors.find((x) => x.node === s.node && x.sensor === s.sensor);
-    node.sensors.push({ sensor: s.sensor, source: (d?.source ?? fallbackSource) as SensorInfo['source'], ...(d?.wrapAt ? { wrapAt: d.wrapAt } : {}) });
+    node.sensors.push({ sensor: s.sensor, source: (d?.source ?? fallbackSource) as SensorInfo['source'], ...(d?.scope ? { scope: d.scope } : {}), ...(d?.wrapAt ? { wrapAt: d.wrapAt } : {}) });
     nodes.set(s.node, node);
   }
   const energy = computeRunEnergy({ window, nodes: [...nodes.values()], ...(idle ? { idleBaseline: idle } : {}) });

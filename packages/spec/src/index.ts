@@ -119,5 +119,5 @@ export {
   sampleTimeBounds, SAMPLE_CLOCK_SKEW_MS, IMPORT_EARLIEST_MS, type SampleTimeBounds,
   TelemetryAccepted, TelemetrySeries, RunTelemetry,
 } from './telemetry';
-export { SENSOR_SOURCES, sensorName, type Component, type Unit, type SampleColumn, type TelemetryBatchShape } from './sensors';
+export { SENSOR_SOURCES, sensorName, componentOf, type Component, type Unit, type SampleColumn, type TelemetryBatchShape } from './sensors';
 export * from './access';

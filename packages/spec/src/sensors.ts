@@ -40,6 +40,12 @@ export function quantityOf(sensor: string): Quantity | null {
   return m ? (m[3] as Quantity) : null;
 }
 
+/** The component of a valid sensor name; null for any other string. */
+export function componentOf(sensor: string): Component | null {
+  const m = SENSOR_NAME.exec(sensor);
+  return m ? (m[1] as Component) : null;
+}
+
 /** Builds a sensor name from its parts. */
 export function sensorName(component: Component, index: number, quantity: Quantity): string {
   return `${component}${index}.${quantity}`;
@@ -55,6 +61,14 @@ export interface SensorInfo {
   sensor: string;
   source: SensorSource;
   unit: Unit;
+  /**
+   * What the reading covers, stated by the source that knows it: `gpu` the GPU alone, `module` a
+   * whole superchip (on GH200: GPU + Grace + memory — NVML's energy counter there), `grace` /
+   * `cpu` / `sysio` / `memory` those parts, `node` the whole node. A sensor's name begins with its
+   * scope (the agent names a GH200's counter `moduleN.energy`, never `gpuN.energy`); results read
+   * the scope, so a figure never mixes one scope into another's term.
+   */
+  scope?: Component;
   /** Counters only: the value (in `unit`) at which the raw counter wraps back to 0. */
   wrapAt?: number;
 }

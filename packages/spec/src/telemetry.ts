@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { nestsDeeperThan } from './document';
 import { humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
-import { QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
+import { COMPONENTS, QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
 
 /**
  * The telemetry wire format: what agents (and importers) POST to /v1/runs/:id/telemetry.
@@ -21,6 +21,7 @@ export const SensorDescription = z
     sensor: z.string().regex(SENSOR_NAME, { error: 'a sensor name like gpu0.power: <component><index>.<quantity>' }),
     source: SensorSource,
     unit: z.string().max(16).optional(),
+    scope: z.enum(COMPONENTS).optional().describe('what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with'),
     wrapAt: z.number().positive().optional().describe('counter range in the sensor unit (RAPL max_energy_range_uj in J)'),
   })
   .strict();

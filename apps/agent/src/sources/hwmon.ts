@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { FileReader } from '../read-file';
 import type { SampleSink } from '../samples';
-import { sensorName, type Component, type SensorInfo } from '../wire';
+import { namedSensor, sensorName, type Component, type SensorInfo } from '../wire';
 import type { DetectContext, Source } from './types';
 
 // ACPI power meters exposed through hwmon (acpi_power_meter), as on GH200 nodes:
@@ -99,7 +99,7 @@ function describeMeters(classDir: string, entries: string[], reader: FileReader,
       found.ignored.push({ hwmon, label: `${label} (duplicate)` });
       continue;
     }
-    found.sensors.push({ sensor, source: 'hwmon', unit: 'W' });
+    found.sensors.push(namedSensor(sensor, 'hwmon', 'W'));
     found.meters.push({ hwmon, file, label, averageIntervalMs, last: Number.NaN, lastChangeT: Number.NEGATIVE_INFINITY, cachedRepeats: 0, readErrors: 0 });
   }
   return found;

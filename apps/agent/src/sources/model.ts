@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { SampleSink } from '../samples';
+import { namedSensor } from '../wire';
 import type { DetectContext, Source } from './types';
 import { CpuStat } from './procfs';
 
@@ -26,7 +27,7 @@ export function detectModel(ctx: DetectContext, utilFromProcfs?: () => number): 
   const utilNow = util;
   return {
     name: 'model',
-    sensors: [{ sensor: 'cpu0.power', source: 'model', unit: 'W' }],
+    sensors: [namedSensor('cpu0.power', 'model', 'W')],
     details: { method: 'model', formula: 'idleW + (maxW - idleW) * util / 100', idleW, maxW, util: 'cpu0.util from /proc/stat' },
     read(t: number, sink: SampleSink) {
       const u = utilNow();

@@ -2,7 +2,7 @@ import type { execFileSync as execFileSyncType } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SampleSink } from '../samples';
-import { sensorName, type SensorInfo } from '../wire';
+import { namedSensor, sensorName, type SensorInfo } from '../wire';
 import { NvidiaSmiLoop, type NvidiaSmiSlots } from './nvidia-smi-loop';
 import { FORMAT, NVIDIA_SMI_FIELDS, NVIDIA_SMI_FIELDS_OLD, parseNvidiaSmiLine, queryArg, type NvidiaSmiField } from './nvidia-smi-query';
 import type { DetectContext, Source } from './types';
@@ -88,7 +88,7 @@ function describeSensors(output: string, fields: readonly NvidiaSmiField[]): { s
     const map = new Int32Array(fields.length).fill(-1);
     fields.forEach((f, j) => {
       if (Number.isFinite(parsed.values[j])) {
-        sensors.push({ sensor: sensorName(f.component, parsed.gpu, f.quantity), source: 'nvidia-smi', unit: f.unit });
+        sensors.push(namedSensor(sensorName(f.component, parsed.gpu, f.quantity), 'nvidia-smi', f.unit));
         map[j] = sensors.length - 1;
       }
     });

@@ -14,7 +14,9 @@ const NVML_CLOCK_SM = 1;
 export const NVML_PCIE_UTIL_TX_BYTES = 0;
 export const NVML_PCIE_UTIL_RX_BYTES = 1;
 const NVML_FI_DEV_POWER_INSTANT = 186;
-const NVML_SCOPE_MODULE = 1;
+/** nvmlFieldValue_t.scopeId of the power fields: the GPU alone, or the whole module (GPU + Grace + memory on GH200). */
+const NVML_POWER_SCOPE_GPU = 0;
+const NVML_POWER_SCOPE_MODULE = 1;
 /** sizeof(nvmlFieldValue_t): fieldId, scopeId (u32), timestamp, latencyUsec (i64), valueType, nvmlReturn (i32), value (8-byte union). */
 const FIELD_VALUE_SIZE = 40;
 /** Room for the strings NVML returns (driver version, device name), as its headers size them. */
@@ -48,10 +50,11 @@ interface NvmlFunctions {
   getMemory?: NvmlFn;
   getPcie?: NvmlFn;
   getFields?: NvmlFn;
+  getC2cModeInfo?: NvmlFn;
 }
 
 /** How one sensor is read: which call. */
-export type ReadKind = 'power' | 'energy' | 'clock' | 'util' | 'mem_used' | 'module_power';
+export type ReadKind = 'power' | 'energy' | 'clock' | 'util' | 'mem_used' | 'gpu_power' | 'module_power';
 
 /** Loads koffi if it can be required; a string says why not. */
 function loadKoffi(): typeof Koffi | string {
@@ -87,6 +90,8 @@ function bindFunctions(lib: Koffi.LibraryHandle, missing: string[]): NvmlFunctio
     getMemory: fn('int nvmlDeviceGetMemoryInfo(void *device, void *memory)'),
     getPcie: fn('int nvmlDeviceGetPcieThroughput(void *device, int counter, void *value)'),
     getFields: fn('int nvmlDeviceGetFieldValues(void *device, int count, void *values)'),
+    // Since R535-ish; older libraries lack it and superchips are then told by their name.
+    getC2cModeInfo: fn('int nvmlDeviceGetC2cModeInfoV(void *device, void *info)'),
   };
 }
 
@@ -180,9 +185,25 @@ export class NvmlLibrary {
         code = fns.getMemory ? fns.getMemory(handle, scratch) : CALL_UNAVAILABLE;
         this.value = scratch.readUInt32LE(16) + scratch.readUInt32LE(20) * 4294967296; // nvmlMemory_t.used, bytes
         return code;
+      case 'gpu_power':
+        return this.readPowerField(handle, NVML_POWER_SCOPE_GPU);
       case 'module_power':
-        return this.readModulePower(handle);
+        return this.readPowerField(handle, NVML_POWER_SCOPE_MODULE);
     }
+  }
+
+  /**
+   * Whether the GPU is joined to its CPU by NVLink-C2C (a superchip: GH200, GB200, GB10), from
+   * nvmlDeviceGetC2cModeInfoV: true or false where the call answered (NOT_SUPPORTED: not a C2C
+   * device), null where the library lacks the call or it failed otherwise.
+   */
+  c2cEnabled(handle: bigint): boolean | null {
+    const { getC2cModeInfo } = this.fns;
+    if (!getC2cModeInfo) return null;
+    this.scratch.fill(0);
+    const code = getC2cModeInfo(handle, this.scratch);
+    if (code === NVML_SUCCESS) return this.scratch.readUInt32LE(0) !== 0; // nvmlC2cModeInfo_v1_t.isC2cEnabled
+    return code === NVML_ERROR_NOT_SUPPORTED ? false : null;
   }
 
   /** PCIe throughput (KB/s, into `out`), measured over 20 ms: the call blocks that long. */
@@ -199,13 +220,13 @@ export class NvmlLibrary {
     this.fns.shutdown?.();
   }
 
-  /** nvmlDeviceGetFieldValues(NVML_FI_DEV_POWER_INSTANT, module scope): the whole module's power (GH200). */
-  private readModulePower(handle: bigint): number {
+  /** nvmlDeviceGetFieldValues(NVML_FI_DEV_POWER_INSTANT) at one scope: the GPU alone, or the whole module (GH200). */
+  private readPowerField(handle: bigint, scope: number): number {
     const { fns, field } = this;
     if (!fns.getFields) return CALL_UNAVAILABLE;
     field.fill(0);
     field.writeUInt32LE(NVML_FI_DEV_POWER_INSTANT, 0);
-    field.writeUInt32LE(NVML_SCOPE_MODULE, 4);
+    field.writeUInt32LE(scope, 4);
     const code = fns.getFields(handle, 1, field);
     if (code !== NVML_SUCCESS) return code;
     const valueRc = field.readInt32LE(28);

@@ -40,8 +40,11 @@ interface PcieGpu {
   rxBuf: Buffer;
 }
 
-/** What a GPU may offer, in sensor order; PCIe (two counters, one call each) comes after these. */
-const KINDS: [ReadKind, Component, Quantity, SensorInfo['unit']][] = [
+/** One sensor a GPU may offer: the call that reads it, and the sensor's name parts (its component is its scope). */
+type Kind = [ReadKind, Component, Quantity, SensorInfo['unit']];
+
+/** What a discrete GPU may offer, in sensor order; PCIe (two counters, one call each) comes after these. */
+const DISCRETE_KINDS: Kind[] = [
   ['power', 'gpu', 'power', 'W'],
   ['energy', 'gpu', 'energy', 'J'],
   ['clock', 'gpu', 'clock', 'MHz'],
@@ -50,12 +53,37 @@ const KINDS: [ReadKind, Component, Quantity, SensorInfo['unit']][] = [
   ['module_power', 'module', 'power', 'W'],
 ];
 
+/**
+ * What a C2C superchip (GH200) may offer. Its NVML energy counter counts the whole module — GPU,
+ * Grace and memory — so it is `moduleN.energy`; the GPU's own power is the GPU-scope power field
+ * (its energy is that power integrated). Naming the counter `gpuN.energy` would put the module's
+ * energy into the GPU's column of every breakdown.
+ */
+const SUPERCHIP_KINDS: Kind[] = [
+  ['gpu_power', 'gpu', 'power', 'W'],
+  ['energy', 'module', 'energy', 'J'],
+  ['clock', 'gpu', 'clock', 'MHz'],
+  ['util', 'gpu', 'util', '%'],
+  ['mem_used', 'gpu', 'mem_used', 'B'],
+  ['module_power', 'module', 'power', 'W'],
+];
+
+/** Device names of NVLink-C2C superchips, for libraries without nvmlDeviceGetC2cModeInfoV. */
+const SUPERCHIP_NAME = /\b(GH200|GB200|GB300|GB10)\b|Grace/i;
+
+/** Whether a GPU is a C2C superchip, and how erg knows. */
+function superchipOf(nvml: NvmlLibrary, handle: bigint, name: string | null): { superchip: boolean; superchipFrom: 'nvmlDeviceGetC2cModeInfoV' | 'name' } {
+  const c2c = nvml.c2cEnabled(handle);
+  if (c2c !== null) return { superchip: c2c, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' };
+  return { superchip: name !== null && SUPERCHIP_NAME.test(name), superchipFrom: 'name' };
+}
+
 /** The GPUs' sensors as found by one call each. */
 interface NvmlGpus {
   sensors: SensorInfo[];
   readers: Reader[];
   pcie: PcieGpu[];
-  devices: { index: number; name: string | null }[];
+  devices: { index: number; name: string | null; superchip: boolean; superchipFrom: 'nvmlDeviceGetC2cModeInfoV' | 'name' }[];
   /** Sensors (or GPUs) that did not answer, and NVML's reason. */
   unsupported: string[];
 }
@@ -96,7 +124,7 @@ export function detectNvml(ctx: DetectContext): Source | null {
 function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
   const found: NvmlGpus = { sensors: [], readers: [], pcie: [], devices: [], unsupported: [] };
   const add = (component: Component, index: number, quantity: Quantity, unit: SensorInfo['unit']): number => {
-    found.sensors.push({ sensor: sensorName(component, index, quantity), source: 'nvml', unit });
+    found.sensors.push({ sensor: sensorName(component, index, quantity), source: 'nvml', unit, scope: component });
     return found.sensors.length - 1;
   };
   for (let gpu = 0; gpu < count; gpu += 1) {
@@ -106,10 +134,19 @@ function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
       continue;
     }
     const { handle } = device;
-    found.devices.push({ index: gpu, name: nvml.deviceName(handle) });
-    for (const [kind, component, quantity, unit] of KINDS) {
-      const code = nvml.read(kind, handle);
-      if (code === NVML_SUCCESS) found.readers.push({ kind, gpu, handle, local: add(component, gpu, quantity, unit), errors: 0 });
+    const name = nvml.deviceName(handle);
+    const chip = superchipOf(nvml, handle, name);
+    found.devices.push({ index: gpu, name, ...chip });
+    for (const kind of chip.superchip ? SUPERCHIP_KINDS : DISCRETE_KINDS) {
+      let [call, component, quantity, unit] = kind;
+      let code = nvml.read(call, handle);
+      if (call === 'gpu_power' && code !== NVML_SUCCESS) {
+        // No GPU-scope field on this superchip: nvmlDeviceGetPowerUsage is the GPU's reading then.
+        found.unsupported.push(`gpu${gpu}.power: GPU-scope power field ${code === CALL_UNAVAILABLE ? 'unavailable' : nvmlReturnName(code)}; nvmlDeviceGetPowerUsage instead`);
+        call = 'power';
+        code = nvml.read(call, handle);
+      }
+      if (code === NVML_SUCCESS) found.readers.push({ kind: call, gpu, handle, local: add(component, gpu, quantity, unit), errors: 0 });
       else found.unsupported.push(`${sensorName(component, gpu, quantity)}: ${code === CALL_UNAVAILABLE ? 'call unavailable' : nvmlReturnName(code)}`);
     }
     if (nvml.hasPcie) {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { FileReader } from '../read-file';
 import type { SampleSink } from '../samples';
-import type { SensorInfo } from '../wire';
+import { namedSensor, type SensorInfo } from '../wire';
 import type { DetectContext, Source } from './types';
 
 // Node-wide CPU utilisation from /proc/stat deltas and memory in use from /proc/meminfo.
@@ -65,7 +65,7 @@ export function detectProcfs(ctx: DetectContext): ProcfsSource | null {
   try {
     cpu.sample(); // baseline, so the first cycle already has a delta
     hasCpu = true;
-    sensors.push({ sensor: 'cpu0.util', source: 'procfs', unit: '%' });
+    sensors.push(namedSensor('cpu0.util', 'procfs', '%'));
   } catch (err) {
     ctx.note(`${statFile}: ${(err as Error).message}`);
   }
@@ -81,7 +81,7 @@ export function detectProcfs(ctx: DetectContext): ProcfsSource | null {
   try {
     if (!Number.isFinite(readMemUsed())) throw new Error('no MemTotal/MemAvailable');
     hasMem = true;
-    sensors.push({ sensor: 'node0.mem_used', source: 'procfs', unit: 'B' });
+    sensors.push(namedSensor('node0.mem_used', 'procfs', 'B'));
   } catch (err) {
     ctx.note(`${meminfoFile}: ${(err as Error).message}`);
   }

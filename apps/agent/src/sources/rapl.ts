@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { FileReader } from '../read-file';
 import type { SampleSink } from '../samples';
-import { sensorName, type SensorInfo } from '../wire';
+import { namedSensor, sensorName, type SensorInfo } from '../wire';
 import type { DetectContext, Source } from './types';
 
 // Intel/AMD RAPL through powercap: /sys/class/powercap/intel-rapl:N (package-N) and its subzones
@@ -116,7 +116,7 @@ function describeZones(dirs: Map<string, string>, reader: FileReader): RaplZones
       continue;
     }
     const maxUj = maxEnergyRangeUj(reader, dir);
-    const info: SensorInfo = { sensor, source: 'rapl', unit: 'J' };
+    const info: SensorInfo = namedSensor(sensor, 'rapl', 'J');
     if (Number.isFinite(maxUj) && maxUj > 0) info.wrapAt = maxUj / 1e6;
     found.sensors.push(info);
     found.zones.push({ zone, name, file, readErrors: 0 });

@@ -3079,6 +3079,11 @@ export interface components {
                 /** @enum {string} */
                 source: "nvml" | "nvidia-smi" | "hwmon" | "rapl" | "procfs" | "model" | "import";
                 unit?: string;
+                /**
+                 * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
+                 * @enum {string}
+                 */
+                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
                 wrapAt?: number;
             }[];
@@ -4045,6 +4050,11 @@ export interface components {
                 /** @enum {string} */
                 source: "nvml" | "nvidia-smi" | "hwmon" | "rapl" | "procfs" | "model" | "import";
                 unit?: string;
+                /**
+                 * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
+                 * @enum {string}
+                 */
+                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
                 wrapAt?: number;
             }[];
