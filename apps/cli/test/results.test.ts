@@ -112,6 +112,21 @@ describe('results as Markdown', () => {
   });
 });
 
+describe('runs left out', () => {
+  test('the table and the Markdown name each run whose figures do not count, and why', () => {
+    const results = resultsFixture();
+    const key = results.configurations[0]!.key;
+    results.runsLeftOut = [
+      { runId: '00000000-0000-4000-8000-000000000003', key, repetition: 3, leftOut: 'energy', why: 'no power samples inside its window' },
+      { runId: '00000000-0000-4000-8000-000000000004', key, repetition: 4, leftOut: 'run', why: 'its workload window is empty (0 s)' },
+    ];
+    const table = stripAnsi(resultsTable(results, plain));
+    expect(table).toContain(`Runs left out (2):\n  run 3 of ${key}: energy not counted (its time is) — no power samples inside its window\n  run 4 of ${key}: not counted — its workload window is empty (0 s)`);
+    expect(resultsMarkdown(results)).toContain(`**Runs left out (2):**\n\n- run 3 of ${key}: energy not counted (its time is) — no power samples inside its window`);
+    expect(resultsTable(resultsFixture(), plain)).not.toContain('Runs left out');
+  });
+});
+
 describe('erg results', () => {
   const api = routes({ [`GET /v1/campaigns/${CAMPAIGN_ID}/results`]: { status: 200, body: resultsFixture() } });
 

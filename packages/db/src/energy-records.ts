@@ -76,6 +76,7 @@ export interface ConfigurationEnergyRow {
   parameters: Record<string, unknown>;
   position: number;
   runId: string | null;
+  repetition: number | null;
   metrics: Record<string, number | null> | null;
   result: Record<string, unknown> | null;
 }
@@ -83,10 +84,10 @@ export interface ConfigurationEnergyRow {
 /** Every configuration of a campaign with its completed runs' figures, by position and repetition; one statement. */
 export async function listConfigurationEnergies(db: Database, campaignId: string): Promise<ConfigurationEnergyRow[]> {
   const rows = await poolOf(db).query<{
-    key: string; parameters: Record<string, unknown>; position: number; run_id: string | null;
+    key: string; parameters: Record<string, unknown>; position: number; run_id: string | null; repetition: number | null;
     metrics: Record<string, number | null> | null; result: Record<string, unknown> | null;
   }>(
-    `SELECT c.key, c.parameters, c.position, r.id AS run_id, r.metrics, e.result
+    `SELECT c.key, c.parameters, c.position, r.id AS run_id, r.repetition, r.metrics, e.result
      FROM configurations c
      LEFT JOIN runs r ON r.configuration_id = c.id AND r.state = 'completed'
      LEFT JOIN run_energy e ON e.run_id = r.id
@@ -94,24 +95,5 @@ export async function listConfigurationEnergies(db: Database, campaignId: string
      ORDER BY c.position, r.repetition`,
     [campaignId],
   );
-  return rows.rows.map((r) => ({ key: r.key, parameters: r.parameters, position: r.position, runId: r.run_id, metrics: r.metrics, result: r.result }));
-}
-
-/** Time and energy of a completed, measured run (both above zero), with its configuration's key. */
-export interface MeasuredRun {
-  key: string;
-  timeS: number;
-  energyJ: number;
-}
-
-/** A campaign's completed, measured runs, by configuration position and repetition. */
-export async function listMeasuredRuns(db: Database, campaignId: string): Promise<MeasuredRun[]> {
-  const rows = await poolOf(db).query<{ key: string; time_s: number; energy_j: number }>(
-    `SELECT c.key, e.time_s, e.energy_j
-     FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id
-     WHERE r.campaign_id = $1 AND r.state = 'completed' AND e.time_s > 0 AND e.energy_j > 0
-     ORDER BY c.position, r.repetition`,
-    [campaignId],
-  );
-  return rows.rows.map((r) => ({ key: r.key, timeS: r.time_s, energyJ: r.energy_j }));
+  return rows.rows.map((r) => ({ key: r.key, parameters: r.parameters, position: r.position, runId: r.run_id, repetition: r.repetition, metrics: r.metrics, result: r.result }));
 }

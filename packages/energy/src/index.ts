@@ -25,6 +25,7 @@ export {
   perUnit,
 } from './compute-run-energy';
 export { type Summary, summarize } from './stats';
+export { type CountedFigures, type StoredFigures, countedFigures } from './counted-figures';
 export { studentTQuantile, studentTCdf, studentTTwoSided, regularizedBeta, lnGamma } from './student-t';
 export { type BestOf, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, tradeoff } from './pareto';
 export {

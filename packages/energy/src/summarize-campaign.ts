@@ -30,7 +30,7 @@ export interface ConfigurationRuns<P = Record<string, unknown>> {
 export type ConfigurationResult<P = Record<string, unknown>> = Omit<ConfigurationResultView, 'parameters'> & { parameters: P };
 
 /** A campaign's results (the API's CampaignResults without the campaign id): per configuration, the Pareto front and the best configurations. */
-export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations'> & { configurations: ConfigurationResult<P>[] };
+export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut'> & { configurations: ConfigurationResult<P>[] };
 
 /** A configuration left out of the front and the best-of picks, and why. */
 export type { Exclusion } from '@erg/spec';
@@ -71,7 +71,7 @@ export function campaignResults<P = Record<string, unknown>>(configs: readonly C
     } else {
       excluded.push({
         key: c.key,
-        why: runs.length === 0 ? 'no runs' : `none of its ${runs.length} run(s) has both a measured time and a measured energy`,
+        why: runs.length === 0 ? 'no completed runs' : `none of its ${runs.length} completed run(s) has both a measured time and a measured energy (see the runs left out)`,
       });
     }
     return {

@@ -51,8 +51,8 @@ describe('campaignResults', () => {
 
   it('leaves configurations without a run measuring both time and energy out of the comparison, saying why', () => {
     expect(results.excluded).toEqual([
-      { key: 'offload=none;sp=2', why: 'none of its 2 run(s) has both a measured time and a measured energy' },
-      { key: 'offload=none;sp=4', why: 'no runs' },
+      { key: 'offload=none;sp=2', why: 'none of its 2 completed run(s) has both a measured time and a measured energy (see the runs left out)' },
+      { key: 'offload=none;sp=4', why: 'no completed runs' },
     ]);
     const partial = results.configurations[3]!;
     expect(partial.point).toBeNull();
@@ -104,7 +104,7 @@ describe("campaignResults' result is the API's CampaignResults", () => {
     ]);
     expect(r.tradeoff).not.toBeNull();
     expect(r.excluded).toHaveLength(1);
-    const view = { campaignId: 'c', ...r };
+    const view = { campaignId: 'c', ...r, runsLeftOut: [] };
     expect(CampaignResults.strict().parse(view)).toEqual(view);
     for (const c of r.configurations) expect(ConfigurationResult.strict().parse(c)).toEqual(c);
   });

@@ -1,15 +1,17 @@
-import { listMeasuredRuns, type Database } from '@erg/db';
+import { listConfigurationEnergies, type Database } from '@erg/db';
 import { campaignVerdict, verdictFor, type RegressionPolicy, type Verdict } from '@erg/regress';
+import { countedRuns } from './load-campaign-results';
 
-/** Completed runs' time and energy per configuration key of one campaign. */
+/** Per configuration key, the times and energies that count — by the same rule as the campaign's results. */
 async function measuredByKey(db: Database, campaignId: string): Promise<Map<string, { time: number[]; energy: number[] }>> {
-  const runs = await listMeasuredRuns(db, campaignId);
+  const { configs } = countedRuns(await listConfigurationEnergies(db, campaignId));
   const byKey = new Map<string, { time: number[]; energy: number[] }>();
-  for (const run of runs) {
-    const m = byKey.get(run.key) ?? { time: [], energy: [] };
-    m.time.push(run.timeS);
-    m.energy.push(run.energyJ);
-    byKey.set(run.key, m);
+  for (const c of configs) {
+    if (c.runs.length === 0) continue;
+    byKey.set(c.key, {
+      time: c.runs.flatMap((r) => (r.timeS === null ? [] : [r.timeS])),
+      energy: c.runs.flatMap((r) => (r.energyJ === null ? [] : [r.energyJ])),
+    });
   }
   return byKey;
 }

@@ -150,6 +150,16 @@ export type Tradeoff = z.infer<typeof Tradeoff>;
 export const Exclusion = z.object({ key: z.string(), why: z.string() });
 export type Exclusion = z.infer<typeof Exclusion>;
 
+/** A completed run left out of its configuration's statistics, wholly or its energy figures only, and why. */
+export const RunLeftOut = z.object({
+  runId: z.string(),
+  key: z.string(),
+  repetition: z.number(),
+  leftOut: z.enum(['run', 'energy']).describe('run: every figure; energy: energy, EDP, ED²P, power and components (its time still counts)'),
+  why: z.string().describe('e.g. "no power samples inside its window"'),
+});
+export type RunLeftOut = z.infer<typeof RunLeftOut>;
+
 export const CampaignResults = z
   .object({
     campaignId: z.string(),
@@ -158,6 +168,9 @@ export const CampaignResults = z
     best: BestOf.nullable(),
     tradeoff: Tradeoff.nullable(),
     excluded: z.array(Exclusion),
+    runsLeftOut: z
+      .array(RunLeftOut)
+      .describe('completed runs whose figures do not count (the same rule regression verdicts use): a run never enters the statistics as 0 J'),
   })
   .meta({ id: 'CampaignResults' });
 export type CampaignResults = z.infer<typeof CampaignResults>;

@@ -19,7 +19,7 @@ describe('response schemas keep the key order the API has always answered with',
   });
 
   test('GET /v1/campaigns/:id/results', () => {
-    expect(Object.keys(CampaignResults.shape)).toEqual(['campaignId', 'configurations', 'paretoFront', 'best', 'tradeoff', 'excluded']);
+    expect(Object.keys(CampaignResults.shape)).toEqual(['campaignId', 'configurations', 'paretoFront', 'best', 'tradeoff', 'excluded', 'runsLeftOut']);
     expect(Object.keys(ConfigurationResult.shape)).toEqual([
       'key', 'parameters', 'n', 'timeS', 'energyJ', 'edpJs', 'ed2pJs2', 'avgPowerW', 'metrics', 'components', 'point', 'paretoOptimal',
     ]);

@@ -15,6 +15,8 @@ export interface HumanResults {
   legend: string;
   /** Configurations without measurements, `key: why`. */
   excluded: { key: string; why: string }[];
+  /** Completed runs whose figures (or energy figures) do not count: `run N of key: what, why`. */
+  runsLeftOut: string[];
   /** One sentence on the fastest against the most frugal configuration, when they differ. */
   tradeoff: string | null;
 }
@@ -67,5 +69,8 @@ export function humanResults(results: CampaignResults): HumanResults {
           t.energySavedPct === null ? null : t.energySavedPct / 100,
         )}) against the fastest (${t.fastest}) and takes ${formatTime(t.timeLostS)} (${formatPercent(t.timeLostPct === null ? null : t.timeLostPct / 100)}) longer.`
       : null;
-  return { columns, rows, marks, legend: `Marks: ${MARK_LEGEND}; ± is the half-width of the 95 % interval of the mean.`, excluded: results.excluded, tradeoff };
+  const runsLeftOut = (results.runsLeftOut ?? []).map(
+    (r) => `run ${r.repetition} of ${r.key}: ${r.leftOut === 'energy' ? 'energy not counted (its time is)' : 'not counted'} — ${r.why}`,
+  );
+  return { columns, rows, marks, legend: `Marks: ${MARK_LEGEND}; ± is the half-width of the 95 % interval of the mean.`, excluded: results.excluded, runsLeftOut, tradeoff };
 }

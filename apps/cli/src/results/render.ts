@@ -26,6 +26,7 @@ export function resultsTable(results: CampaignResults, color: Colors): string {
   if (human.excluded.length > 0) {
     lines.push('', `Without measurements (${human.excluded.length}):`, ...human.excluded.map((e) => `  ${e.key}: ${e.why}`));
   }
+  if (human.runsLeftOut.length > 0) lines.push('', `Runs left out (${human.runsLeftOut.length}):`, ...human.runsLeftOut.map((r) => `  ${r}`));
   return lines.join('\n') + '\n';
 }
 
@@ -43,6 +44,7 @@ export function resultsMarkdown(results: CampaignResults): string {
   if (human.excluded.length > 0) {
     parts.push('', `**Without measurements (${human.excluded.length}):**`, '', ...human.excluded.map((e) => `- ${mdCode(e.key)}: ${mdCell(e.why)}`));
   }
+  if (human.runsLeftOut.length > 0) parts.push('', `**Runs left out (${human.runsLeftOut.length}):**`, '', ...human.runsLeftOut.map((r) => `- ${mdCell(r)}`));
   return parts.join('\n') + '\n';
 }
 

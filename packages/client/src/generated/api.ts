@@ -2659,6 +2659,19 @@ export interface components {
                 key: string;
                 why: string;
             }[];
+            /** @description completed runs whose figures do not count (the same rule regression verdicts use): a run never enters the statistics as 0 J */
+            runsLeftOut: {
+                runId: string;
+                key: string;
+                repetition: number;
+                /**
+                 * @description run: every figure; energy: energy, EDP, ED²P, power and components (its time still counts)
+                 * @enum {string}
+                 */
+                leftOut: "run" | "energy";
+                /** @description e.g. "no power samples inside its window" */
+                why: string;
+            }[];
         };
         RegressionPolicyInput: {
             /**
@@ -3630,6 +3643,19 @@ export interface components {
             } | null;
             excluded: {
                 key: string;
+                why: string;
+            }[];
+            /** @description completed runs whose figures do not count (the same rule regression verdicts use): a run never enters the statistics as 0 J */
+            runsLeftOut: {
+                runId: string;
+                key: string;
+                repetition: number;
+                /**
+                 * @description run: every figure; energy: energy, EDP, ED²P, power and components (its time still counts)
+                 * @enum {string}
+                 */
+                leftOut: "run" | "energy";
+                /** @description e.g. "no power samples inside its window" */
                 why: string;
             }[];
         };

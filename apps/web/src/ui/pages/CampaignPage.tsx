@@ -114,6 +114,18 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
           {formatTime(results.tradeoff.timeLostS)} longer.
         </p>
       )}
+      {results.runsLeftOut.length > 0 && (
+        <details className="runs-left-out">
+          <summary>Runs left out of these figures ({results.runsLeftOut.length})</summary>
+          <ul>
+            {results.runsLeftOut.map((r) => (
+              <li key={r.runId}>
+                <a href={hrefRun(r.runId)}>run {r.repetition} of {r.key}</a>: {r.leftOut === 'energy' ? 'energy not counted (its time is)' : 'not counted'} — {r.why}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
     </>
   );
 }

@@ -1,0 +1,26 @@
+import { countedFigures, type StoredFigures } from '../src';
+
+const measured: StoredFigures = { timeS: 10, energyJ: 1000, edpJs: 10_000, ed2pJs2: 100_000, avgPowerW: 100, coverage: 1, components: { gpu: 1000 } };
+
+describe('countedFigures: the one rule for which runs count in results and verdicts', () => {
+  test('a measured run counts with every figure', () => {
+    expect(countedFigures(measured)).toEqual({ figures: { timeS: 10, energyJ: 1000, edpJs: 10_000, ed2pJs2: 100_000, avgPowerW: 100, components: { gpu: 1000 } }, leftOut: null });
+  });
+
+  test('a run without power samples in its window keeps its time, never 0 J', () => {
+    const unmeasured = { ...measured, energyJ: 0, edpJs: 0, ed2pJs2: 0, avgPowerW: 0, coverage: 0, components: {} };
+    expect(countedFigures(unmeasured)).toEqual({
+      figures: { timeS: 10, energyJ: null, edpJs: null, ed2pJs2: null, avgPowerW: null },
+      leftOut: { what: 'energy', why: 'no power samples inside its window' },
+    });
+  });
+
+  test('a measured 0 J is left out too, saying so', () => {
+    expect(countedFigures({ ...measured, energyJ: 0 }).leftOut).toEqual({ what: 'energy', why: 'its measured energy is 0 J' });
+  });
+
+  test('a run with no stored figures, or an empty window, is left out whole', () => {
+    expect(countedFigures(null)).toEqual({ figures: { timeS: null, energyJ: null, edpJs: null, ed2pJs2: null, avgPowerW: null }, leftOut: { what: 'run', why: 'no telemetry reached erg for its window, so it has no figures' } });
+    expect(countedFigures({ ...measured, timeS: 0 }).leftOut).toEqual({ what: 'run', why: 'its workload window is empty (0 s)' });
+  });
+});
