@@ -154,6 +154,55 @@ describe('telemetry ingest, energy and results (Postgres + Redis)', () => {
     expect(energy.warnings).toContain('gh: gpu0.energy covers the module (its source says so); counted as module0.energy');
   });
 
+  test('energy does not depend on how samples were split into batches: slow meters and rarely read counters, one batch or one sample per batch', async () => {
+    // A hwmon meter averaging over 90 s and an energy counter read as rarely: the samples that
+    // bracket the window lie 80 s before its start and 70 s after its end.
+    const start = Date.now() - 1_800_000;
+    const ts = [-80, 10, 100, 190, 280, 370].map((s) => start + s * 1000);
+    const power = ts.map((_, i) => 200 + 20 * i);
+    const counter = ts.map((x) => 5e6 + (400 * (x - start)) / 1000);
+    const energyOf = async (batches: { seq: number; samples: { sensor: string; t: number[]; v: number[] }[] }[]) => {
+      const created = await call('POST', '/v1/campaigns', { ...IMPORT_SPEC, name: 'split', repetitions: 1, parameters: {} });
+      const run = created.body.runs[0] as { id: string };
+      for (const b of batches) expect((await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n', ...b })).status).toBe(200);
+      await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 300_000).toISOString() });
+      return (await call('GET', `/v1/runs/${run.id}/energy`)).body;
+    };
+    const whole = await energyOf([{ seq: 0, samples: [{ sensor: 'module0.power', t: ts, v: power }, { sensor: 'gpu0.energy', t: ts, v: counter }] }]);
+    const split = await energyOf(ts.map((t, i) => ({ seq: i, samples: [{ sensor: 'module0.power', t: [t], v: [power[i]!] }, { sensor: 'gpu0.energy', t: [t], v: [counter[i]!] }] })));
+    expect(whole.coverage).toBeGreaterThan(0);
+    expect(split.energyJ).toBeCloseTo(whole.energyJ, 6);
+    expect(split.breakdown).toEqual(whole.breakdown);
+    expect(split.coverage).toBeCloseTo(whole.coverage, 9);
+    expect(split.method).toBe(whole.method);
+    expect(split.warnings).toEqual(whole.warnings);
+  });
+
+  test('an empty batch is refused with 400 and does not use up its sequence number', async () => {
+    const run = runs[4]!;
+    const empty = await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'e', seq: 7, samples: [] });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.issues[0]).toMatchObject({ path: 'samples' });
+    const real = await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'e', seq: 7, samples: [trace(Date.now() - 5000, 1, 70)] });
+    expect(real).toEqual({ status: 200, body: { accepted: 11, duplicate: false } });
+  });
+
+  test('a sensor a batch declares but never samples is a warning and lowers coverage', async () => {
+    const created = await call('POST', '/v1/campaigns', { ...IMPORT_SPEC, name: 'silent-sensor', repetitions: 1, parameters: {} });
+    const run = created.body.runs[0] as { id: string };
+    const start = Date.now() - 200_000;
+    const batch = {
+      node: 'g', seq: 0, samples: [trace(start - 1000, 12, 300, 'gpu0.power')],
+      sensors: [{ sensor: 'gpu0.power', source: 'nvml', unit: 'W' }, { sensor: 'gpu1.power', source: 'nvml', unit: 'W' }],
+    };
+    expect((await call('POST', `/v1/runs/${run.id}/telemetry`, batch)).status).toBe(200);
+    await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
+    const energy = (await call('GET', `/v1/runs/${run.id}/energy`)).body;
+    expect(energy.coverage).toBe(0);
+    expect(energy.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^g: gpu1 .*unknown \(not 0\), coverage 0/)]));
+    expect(energy.energyJ).toBeCloseTo(3000, 3);
+  });
+
   test('downsampled series keep their peak', async () => {
     const run = runs[2]!;
     const start = Date.now() - 200_000;

@@ -201,18 +201,31 @@ export interface StoredSensor {
 
 /**
  * A run's series, each time-sorted, optionally only one sensor/node and only chunks that overlap
- * [fromMs, toMs] (whole chunks: callers clip).
+ * [fromMs, toMs] (whole chunks: callers clip). With `bracket`, each series also gets the chunk
+ * holding its last sample before fromMs and the one holding its first after toMs, however far out:
+ * the samples that bracket a window's edges, so that a figure computed over it does not depend on
+ * how the samples were split into batches (a slow meter's one sample a minute before the window
+ * arrives in its own batch, or in one with later samples).
  */
 export async function readRunSeries(
   db: Database,
   runId: string,
-  filter: { sensor?: string | undefined; node?: string | undefined; fromMs?: number | undefined; toMs?: number | undefined } = {},
+  filter: { sensor?: string | undefined; node?: string | undefined; fromMs?: number | undefined; toMs?: number | undefined; bracket?: boolean } = {},
 ): Promise<StoredSeries[]> {
+  const where = 'run_id = $1 AND ($2::text IS NULL OR sensor = $2) AND ($3::text IS NULL OR node = $3)';
+  const inRange = `SELECT node, sensor, t_first, seq, t, v FROM telemetry_chunks
+     WHERE ${where} AND ($4::float8 IS NULL OR t_last >= $4) AND ($5::float8 IS NULL OR t_first <= $5)`;
+  // The three sets are disjoint: t_last < from, t_first > to, and the chunks overlapping [from, to].
+  const brackets = `
+     UNION ALL
+     (SELECT DISTINCT ON (node, sensor) node, sensor, t_first, seq, t, v FROM telemetry_chunks
+      WHERE ${where} AND t_last < $4 ORDER BY node, sensor, t_last DESC, seq DESC)
+     UNION ALL
+     (SELECT DISTINCT ON (node, sensor) node, sensor, t_first, seq, t, v FROM telemetry_chunks
+      WHERE ${where} AND t_first > $5 ORDER BY node, sensor, t_first, seq)`;
+  const bracket = filter.bracket === true && filter.fromMs !== undefined && filter.toMs !== undefined;
   const rows = await poolOf(db).query<{ node: string; sensor: string; t: Buffer; v: Buffer }>(
-    `SELECT node, sensor, t, v FROM telemetry_chunks
-     WHERE run_id = $1 AND ($2::text IS NULL OR sensor = $2) AND ($3::text IS NULL OR node = $3)
-       AND ($4::float8 IS NULL OR t_last >= $4) AND ($5::float8 IS NULL OR t_first <= $5)
-     ORDER BY node, sensor, t_first, seq`,
+    `SELECT node, sensor, t, v FROM (${inRange}${bracket ? brackets : ''}) chunks ORDER BY node, sensor, t_first, seq`,
     [runId, filter.sensor ?? null, filter.node ?? null, filter.fromMs ?? null, filter.toMs ?? null],
   );
   const grouped = new Map<string, { node: string; sensor: string; parts: { t: Float64Array; v: Float64Array }[] }>();

@@ -22,7 +22,9 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
   const idle = run.idleStartNs !== null && run.idleEndNs !== null ? { startMs: nsToMs(run.idleStartNs), endMs: nsToMs(run.idleEndNs) } : undefined;
   const from = Math.min(window.startMs, idle?.startMs ?? window.startMs) - EDGE_MARGIN_MS;
   const [series, sensors] = await Promise.all([
-    readRunSeries(db, runId, { fromMs: from, toMs: window.endMs + EDGE_MARGIN_MS }),
+    // With the samples that bracket the window however far out, so that the figures do not depend
+    // on how the samples were split into batches (a slow meter's last sample before the window).
+    readRunSeries(db, runId, { fromMs: from, toMs: window.endMs + EDGE_MARGIN_MS, bracket: true }),
     readRunSensors(db, runId),
   ]);
   if (series.length === 0) {
@@ -30,14 +32,27 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
     return null;
   }
   const fallbackSource = (run.campaign.execution === 'import' ? 'import' : 'unknown') as SensorInfo['source'];
+  const described = new Map(sensors.map((d) => [`${d.node}\u0000${d.sensor}`, d]));
+  const infoOf = (node: string, sensor: string): SensorInfo => {
+    const d = described.get(`${node}\u0000${sensor}`);
+    return { sensor, source: (d?.source ?? fallbackSource) as SensorInfo['source'], ...(d?.scope ? { scope: d.scope } : {}), ...(d?.wrapAt ? { wrapAt: d.wrapAt } : {}) };
+  };
   const nodes = new Map<string, NodeTelemetry>();
+  const nodeOf = (name: string): NodeTelemetry => {
+    let node = nodes.get(name);
+    if (!node) nodes.set(name, (node = { node: name, series: [], sensors: [] }));
+    return node;
+  };
+  const sampled = new Set<string>();
   for (const s of series) {
-    const node = nodes.get(s.node) ?? { node: s.node, series: [], sensors: [] };
+    const node = nodeOf(s.node);
     node.series.push({ sensor: s.sensor, t: s.t, v: s.v });
-    const d = sensors.find((x) => x.node === s.node && x.sensor === s.sensor);
-    node.sensors.push({ sensor: s.sensor, source: (d?.source ?? fallbackSource) as SensorInfo['source'], ...(d?.scope ? { scope: d.scope } : {}), ...(d?.wrapAt ? { wrapAt: d.wrapAt } : {}) });
-    nodes.set(s.node, node);
+    node.sensors.push(infoOf(s.node, s.sensor));
+    sampled.add(`${s.node}\u0000${s.sensor}`);
   }
+  // Sensors an agent declared that never delivered a sample: the energy math must hear of them
+  // (a GPU declared and never measured is a warning and coverage 0), not miss them silently.
+  for (const d of sensors) if (!sampled.has(`${d.node}\u0000${d.sensor}`)) nodeOf(d.node).sensors.push(infoOf(d.node, d.sensor));
   const energy = computeRunEnergy({ window, nodes: [...nodes.values()], ...(idle ? { idleBaseline: idle } : {}) });
 
   // Energy per unit of work, for every metric the spec marks as counting work.
