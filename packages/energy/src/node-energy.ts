@@ -95,22 +95,35 @@ function evaluate(index: NodeIndex, sensor: string, window: Window, gapFactor: n
   return { ...common, joules: r.joules, coverage: r.coveredMs / windowMs, spanMs: r.spanMs, gaps: r.gaps, integrated: true, resets: 0 };
 }
 
+/** How much better another source's coverage must be before it replaces the preferred one (edge effects aside). */
+const BETTER_COVERAGE = 0.01;
+
 /**
- * The first candidate with samples in the window; else the first that exists at all, whose
- * coverage is then 0 (with a warning); else null. Warnings go to `warnings` only for the
- * sensor chosen.
+ * The first candidate with samples in the window (a counter before power, by the callers' order);
+ * else the first that exists at all, whose coverage is then 0 (with a warning); else null. A
+ * counter that covers only part of the window is not silently preferred: a later candidate of the
+ * same component that covers clearly more of it (integrated power reaching where the counter was
+ * not read) is used instead, and a warning says which and why. Warnings go to `warnings` only for
+ * the sensor chosen.
  */
 function pick(index: NodeIndex, candidates: string[], window: Window, gapFactor: number, warnings: string[]): Term | null {
   let chosen: Term | null = null;
+  let firstPresent: Term | null = null;
   for (const sensor of candidates) {
     const term = evaluate(index, sensor, window, gapFactor);
     if (!term) continue;
-    if (term.spanMs > 0) {
+    firstPresent ??= term;
+    if (term.spanMs === 0) continue;
+    if (!chosen) chosen = term;
+    else if (term.kind === chosen.kind && term.coverage > chosen.coverage + BETTER_COVERAGE) {
+      warnings.push(
+        `${index.node}: ${chosen.sensor} covers ${percent(chosen.coverage)} of the window and ${term.sensor} ${percent(term.coverage)}; ` +
+          `the better-covered ${term.sensor} is used`,
+      );
       chosen = term;
-      break;
     }
-    chosen ??= term;
   }
+  chosen ??= firstPresent;
   if (!chosen) return null;
   if (chosen.spanMs === 0) warnings.push(`${index.node}: ${chosen.sensor} has no samples in the window`);
   if (chosen.resets > 0) {
@@ -119,6 +132,10 @@ function pick(index: NodeIndex, candidates: string[], window: Window, gapFactor:
     );
   }
   return chosen;
+}
+
+function percent(x: number): string {
+  return `${(100 * x).toFixed(1)} %`;
 }
 
 /**

@@ -307,3 +307,28 @@ describe('sensor scopes', () => {
     expect(r.warnings.filter((w) => w.includes('covers the'))).toEqual([]);
   });
 });
+
+describe('a counter that covers only part of the window', () => {
+  // The counter was read for the first 48 s of the 120 s window only; power covers all of it.
+  const partial = (s: Series): Series => {
+    const keep = Array.from(s.t).map((t, i) => [t, i] as const).filter(([t]) => t <= T0 + 48_000).map(([, i]) => i);
+    return { sensor: s.sensor, t: keep.map((i) => s.t[i]!), v: keep.map((i) => s.v[i]!) };
+  };
+
+  it('is not silently preferred: the better-covered power is used, and method and a warning say so', () => {
+    const series = [partial(counter('gpu0.energy', 300)), power('gpu0.power', 300), counter('cpu0.energy', 50)];
+    const r = computeRunEnergy({ window: RUN, nodes: [{ node: 'x', series, sensors: describeAll(series, () => 'nvml') }] });
+    expect(r.nodes[0]!.sensorsUsed).toEqual(['gpu0.power', 'cpu0.energy']);
+    expect(r.method).toBe('integrated');
+    expect(r.coverage).toBeCloseTo(1, 9);
+    expect(r.components.gpu).toBeCloseTo(300 * 120, 6);
+    expect(r.warnings).toContain('x: gpu0.energy covers 40.0 % of the window and gpu0.power 100.0 %; the better-covered gpu0.power is used');
+  });
+
+  it('a counter covering the window as well as power stays preferred', () => {
+    const series = [counter('gpu0.energy', 300), power('gpu0.power', 999)];
+    const r = computeRunEnergy({ window: RUN, nodes: [{ node: 'x', series, sensors: describeAll(series, () => 'nvml') }] });
+    expect(r.nodes[0]!.sensorsUsed).toContain('gpu0.energy');
+    expect(r.warnings.filter((w) => w.includes('better-covered'))).toEqual([]);
+  });
+});
