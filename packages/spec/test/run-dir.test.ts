@@ -114,6 +114,14 @@ describe('the agents\' lines in job.sh', () => {
     expect(agentStartLines(launch)).not.toContain('--gpus-per-node');
   });
 
+  test('one agent per node, however many ranks the workload starts there: node-level meters are never read twice', () => {
+    // The agents' step is its own srun: one task on each of the job's nodes, overlapping the
+    // workload's steps, whatever --ntasks-per-node the job itself asked for.
+    const srun = agentStartLines(launch).split('\n').find((l) => l.startsWith('srun '))!;
+    expect(srun).toMatch(/^srun --overlap --ntasks-per-node=1 --nodes="\$\{SLURM_JOB_NUM_NODES:-1\}" /);
+    expect(srun).not.toMatch(/--ntasks(=| )/);
+  });
+
   test('start with an idle baseline ends with its lines', () => {
     expect(agentStartLines({ ...launch, idleBaselineS: 5 }).endsWith(idleBaselineLines(5).join('\n'))).toBe(true);
   });
