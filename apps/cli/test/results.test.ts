@@ -125,6 +125,15 @@ describe('runs left out', () => {
     expect(resultsMarkdown(results)).toContain(`**Runs left out (2):**\n\n- run 3 of ${key}: energy not counted (its time is) — no power samples inside its window`);
     expect(resultsTable(resultsFixture(), plain)).not.toContain('Runs left out');
   });
+
+  test('configurations with flagged runs are named with how many of their runs carry each flag', () => {
+    const results = resultsFixture();
+    const c = results.configurations[0]!;
+    c.flaggedRuns = { shared_node: 2, too_short: 1 };
+    const table = stripAnsi(resultsTable(results, plain));
+    expect(table).toContain(`Runs to read with care (see each run's warnings):\n  ${c.key}: shared_node 2 of ${c.n} run(s), too_short 1 of ${c.n} run(s)`);
+    expect(resultsTable(resultsFixture(), plain)).not.toContain('read with care');
+  });
 });
 
 describe('erg results', () => {

@@ -13,6 +13,7 @@ export function config(key: string, parameters: Record<string, unknown>, timeS: 
     components: energyJ === null ? {} : { cpu: summary(energyJ * 0.75), memory: summary(energyJ * 0.25) },
     point: timeS === null || energyJ === null ? null : { timeS, energyJ, n: 3 },
     paretoOptimal: false,
+    flaggedRuns: {},
     ...extra,
   };
 }

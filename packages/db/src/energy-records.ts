@@ -12,6 +12,8 @@ export interface RunEnergyInputs {
   idleStartNs: bigint | null;
   idleEndNs: bigint | null;
   metrics: Record<string, number | null> | null;
+  /** Slurm's node list of its job (a hostlist expression); null for an import or before it ran. */
+  nodeList: string | null;
   campaign: { spec: unknown; execution: 'slurm' | 'import' };
 }
 
@@ -19,7 +21,7 @@ export async function findRunEnergyInputs(db: Database, runId: string): Promise<
   const run = await prismaOf(db).run.findUnique({
     where: { id: runId },
     select: {
-      workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true,
+      workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true, nodeList: true,
       campaign: { select: { spec: true, execution: true } },
     },
   });
@@ -29,6 +31,30 @@ export async function findRunEnergyInputs(db: Database, runId: string): Promise<
     metrics: run.metrics as RunEnergyInputs['metrics'],
     campaign: { spec: run.campaign.spec, execution: run.campaign.execution as RunEnergyInputs['campaign']['execution'] },
   };
+}
+
+/** Another job on the same cluster whose time there overlapped a window, with its node list. */
+export interface NeighbourJob {
+  runId: string;
+  nodeList: string;
+}
+
+/**
+ * The other runs on a run's cluster whose jobs were on nodes during [fromMs, toMs] (started before
+ * its end, not ended before its start), with their node lists; callers intersect the lists.
+ */
+export async function listNeighbourJobs(db: Database, runId: string, fromMs: number, toMs: number): Promise<NeighbourJob[]> {
+  const rows = await poolOf(db).query<{ id: string; node_list: string }>(
+    `SELECT o.id, o.node_list
+     FROM runs r
+     JOIN campaigns c ON c.id = r.campaign_id
+     JOIN runs o ON o.id <> r.id AND o.node_list IS NOT NULL AND o.started_at IS NOT NULL
+       AND o.started_at < to_timestamp($3 / 1000.0) AND (o.ended_at IS NULL OR o.ended_at > to_timestamp($2 / 1000.0))
+     JOIN campaigns oc ON oc.id = o.campaign_id AND oc.cluster_id = c.cluster_id
+     WHERE r.id = $1`,
+    [runId, fromMs, toMs],
+  );
+  return rows.rows.map((r) => ({ runId: r.id, nodeList: r.node_list }));
 }
 
 /** A run's figures as stored: the indexed columns and the whole result. */

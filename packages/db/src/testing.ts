@@ -26,6 +26,11 @@ export async function setRunWindows(
   await prismaOf(db).run.update({ where: { id: runId }, data: windows });
 }
 
+/** Sets a run's job facts as Slurm would have reported them: its node list and when it started and ended. */
+export async function setRunJob(db: Database, runId: string, job: { nodeList: string; startedAt: Date; endedAt: Date | null }): Promise<void> {
+  await prismaOf(db).run.update({ where: { id: runId }, data: job });
+}
+
 /** Replaces a run's warnings. */
 export async function setRunWarnings(db: Database, runId: string, warnings: string[]): Promise<void> {
   await prismaOf(db).run.update({ where: { id: runId }, data: { warnings } });

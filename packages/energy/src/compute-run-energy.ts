@@ -70,12 +70,14 @@ export function computeRunEnergy(input: RunEnergyInput): RunEnergy {
   const gaps: SensorGap[] = [];
   const components: Record<string, number> = {};
   const breakdown: Record<string, number> = {};
+  let slowestIntervalMs = 0;
   for (const telemetry of nodes) {
     const index = indexNode(telemetry, warnings);
     const result = nodeEnergy(index, window, gapFactor);
     warnings.push(...result.warnings);
     warnings.push(...powerChecks(index, window));
     for (const term of result.terms) for (const g of term.gaps) gaps.push({ node: telemetry.node, sensor: term.sensor, ...g });
+    for (const term of result.terms) slowestIntervalMs = Math.max(slowestIntervalMs, term.medianIntervalMs ?? 0);
     addInto(components, result.node.components);
     addInto(breakdown, result.node.breakdown);
     perNode.push(result.node);
@@ -94,7 +96,14 @@ export function computeRunEnergy(input: RunEnergyInput): RunEnergy {
     nodes: perNode,
     gaps,
     warnings,
+    flags: [],
   };
+  if (slowestIntervalMs > 0 && timeS * 1000 < MIN_INTERVALS_PER_RUN * slowestIntervalMs) {
+    out.flags.push('too_short');
+    warnings.push(
+      `the run lasted ${timeS.toPrecision(3)} s, fewer than ${MIN_INTERVALS_PER_RUN} sampling intervals (${slowestIntervalMs.toPrecision(3)} ms): too few samples to trust its energy`,
+    );
+  }
   if (idleBaseline) {
     let powerW = 0;
     let coverage = nodes.length === 0 ? 0 : 1;
@@ -110,9 +119,19 @@ export function computeRunEnergy(input: RunEnergyInput): RunEnergy {
     }
     const idleJ = powerW * timeS;
     out.idle = { powerW, energyJ: idleJ, netEnergyJ: energyJ - idleJ, coverage, method: weakest(methods) };
+    if (out.idle.netEnergyJ < 0) {
+      out.flags.push('negative_net_energy');
+      warnings.push(
+        `its net energy is negative (${out.idle.netEnergyJ.toPrecision(3)} J): the idle baseline drew ${powerW.toPrecision(3)} W, more than the run's ` +
+          `${out.avgPowerW.toPrecision(3)} W on average — was something else running during the baseline?`,
+      );
+    }
   }
   return out;
 }
+
+/** A run shorter than this many sampling intervals of its slowest sensor is flagged too_short. */
+export const MIN_INTERVALS_PER_RUN = 10;
 
 /** Energy per unit of work (J/step, J/sample, J/token); null when the count is not a positive number. */
 export function perUnit(energyJ: number, count: number | null | undefined): number | null {

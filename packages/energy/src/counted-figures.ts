@@ -1,3 +1,4 @@
+import type { RunFlag } from '@erg/spec';
 import type { RunFigures } from './summarize-campaign';
 
 /** A run's stored energy figures, as far as statistics need them. */
@@ -9,6 +10,8 @@ export interface StoredFigures {
   avgPowerW: number;
   coverage: number;
   components?: Record<string, number>;
+  /** Stored with figures computed since runs carry flags; absent on older ones. */
+  flags?: RunFlag[];
 }
 
 /** What one completed run adds to its configuration's statistics, and why anything is left out. */
@@ -31,9 +34,10 @@ const NONE = { timeS: null, energyJ: null, edpJs: null, ed2pJs2: null, avgPowerW
 export function countedFigures(stored: StoredFigures | null): CountedFigures {
   if (stored === null) return { figures: NONE, leftOut: { what: 'run', why: 'no telemetry reached erg for its window, so it has no figures' } };
   if (!(stored.timeS > 0)) return { figures: NONE, leftOut: { what: 'run', why: `its workload window is empty (${stored.timeS} s)` } };
-  const time = { ...NONE, timeS: stored.timeS };
+  const flags = stored.flags && stored.flags.length > 0 ? { flags: stored.flags } : {};
+  const time = { ...NONE, timeS: stored.timeS, ...flags };
   if (!(stored.coverage > 0)) return { figures: time, leftOut: { what: 'energy', why: 'no power samples inside its window' } };
   if (!(stored.energyJ > 0)) return { figures: time, leftOut: { what: 'energy', why: `its measured energy is ${stored.energyJ} J` } };
   const { timeS, energyJ, edpJs, ed2pJs2, avgPowerW, components } = stored;
-  return { figures: { timeS, energyJ, edpJs, ed2pJs2, avgPowerW, ...(components ? { components } : {}) }, leftOut: null };
+  return { figures: { timeS, energyJ, edpJs, ed2pJs2, avgPowerW, ...(components ? { components } : {}), ...flags }, leftOut: null };
 }

@@ -27,6 +27,8 @@ export interface Term {
   model: boolean;
   /** Counter resets met inside the window (a decrease with no wrapAt known). */
   resets: number;
+  /** The series' median sampling interval; null with fewer than two samples. */
+  medianIntervalMs: number | null;
 }
 
 export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeIndex {
@@ -89,10 +91,10 @@ function evaluate(index: NodeIndex, sensor: string, window: Window, gapFactor: n
   const common = { sensor, kind: name?.component ?? sensor, model: info?.source === 'model' };
   if (name?.quantity === 'energy') {
     const r = counterEnergy(series, window, { gapFactor, wrapAt: info?.wrapAt });
-    return { ...common, joules: r.joules, coverage: r.coveredMs / windowMs, spanMs: r.spanMs, gaps: r.gaps, integrated: false, resets: r.resets };
+    return { ...common, joules: r.joules, coverage: r.coveredMs / windowMs, spanMs: r.spanMs, gaps: r.gaps, integrated: false, resets: r.resets, medianIntervalMs: r.medianIntervalMs };
   }
   const r = integratePower(series, window, { gapFactor });
-  return { ...common, joules: r.joules, coverage: r.coveredMs / windowMs, spanMs: r.spanMs, gaps: r.gaps, integrated: true, resets: 0 };
+  return { ...common, joules: r.joules, coverage: r.coveredMs / windowMs, spanMs: r.spanMs, gaps: r.gaps, integrated: true, resets: 0, medianIntervalMs: r.medianIntervalMs };
 }
 
 /** How much better another source's coverage must be before it replaces the preferred one (edge effects aside). */

@@ -1,4 +1,4 @@
-import type { CampaignResults as CampaignResultsView, ConfigurationResult as ConfigurationResultView, Exclusion } from '@erg/spec';
+import type { CampaignResults as CampaignResultsView, ConfigurationResult as ConfigurationResultView, Exclusion, RunFlag } from '@erg/spec';
 import { EnergyInputError } from './errors';
 import { bestOf, paretoFront, tradeoff, type BestOf, type Tradeoff, type TradeoffPoint } from './pareto';
 import { summarize, type Summary } from './stats';
@@ -14,6 +14,8 @@ export interface RunFigures {
   metrics: Record<string, number | null>;
   /** J per component kind (gpu, cpu, module, …) that added up to energyJ; absent when not known. */
   components?: Record<string, number>;
+  /** Why its figures cannot be fully trusted (shared_node, too_short, …); absent: none. */
+  flags?: readonly RunFlag[];
 }
 
 /** One configuration with its runs (repetitions). */
@@ -87,12 +89,20 @@ export function campaignResults<P = Record<string, unknown>>(configs: readonly C
       components,
       point,
       paretoOptimal: false,
+      flaggedRuns: countFlags(runs),
     };
   });
   const front = paretoFront(points);
   const onFront = new Set(front);
   for (const c of configurations) c.paretoOptimal = onFront.has(c.key);
   return { configurations, paretoFront: front, best: bestOf(points), tradeoff: tradeoff(points), excluded };
+}
+
+/** How many runs carry each flag; only flags some run carries. */
+function countFlags(runs: readonly RunFigures[]): Partial<Record<RunFlag, number>> {
+  const counts: Partial<Record<RunFlag, number>> = {};
+  for (const r of runs) for (const f of new Set(r.flags ?? [])) counts[f] = (counts[f] ?? 0) + 1;
+  return counts;
 }
 
 function isNumber(x: number | null | undefined): x is number {

@@ -332,3 +332,24 @@ describe('a counter that covers only part of the window', () => {
     expect(r.warnings.filter((w) => w.includes('better-covered'))).toEqual([]);
   });
 });
+
+describe('figures that cannot be trusted say so', () => {
+  it('a run shorter than 10 sampling intervals is flagged too_short', () => {
+    // 200 ms sampling, a 0.5 s run: two or three samples.
+    const times = sampleTimes(T0 - 1000, T0 + 1500, 200);
+    const short = computeRunEnergy({ window: win(0, 0.5), nodes: [{ node: 'q', series: [powerSeries('cpu0.power', times, () => 200)], sensors: [] }] });
+    expect(short.flags).toEqual(['too_short']);
+    expect(short.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^the run lasted 0\.500 s, fewer than 10 sampling intervals \(200 ms\)/)]));
+    const long = computeRunEnergy({ window: RUN, nodes: [{ node: 'q', series: [power('cpu0.power', 200)], sensors: [] }] });
+    expect(long.flags).toEqual([]);
+  });
+
+  it('a negative net energy is flagged, with the baseline and run power in its warning', () => {
+    // Idle baseline 245 W (something else ran), the run 211 W on average.
+    const series = [power('cpu0.power', 211, 245)];
+    const r = computeRunEnergy({ window: RUN, nodes: [{ node: 'q', series, sensors: [] }], idleBaseline: IDLE });
+    expect(r.idle!.netEnergyJ).toBeLessThan(0);
+    expect(r.flags).toEqual(['negative_net_energy']);
+    expect(r.warnings).toEqual(expect.arrayContaining([expect.stringContaining('its net energy is negative (-4.08e+3 J): the idle baseline drew 245 W, more than the run\'s 211 W')]));
+  });
+});

@@ -1,5 +1,6 @@
-import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
-import { computeRunEnergy, perUnit, type NodeTelemetry, type SensorInfo } from '@erg/energy';
+import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
+import { expandHostlist } from '@erg/slurm';
+import { computeRunEnergy, perUnit, type NodeTelemetry, type RunEnergy, type SensorInfo, type Window } from '@erg/energy';
 import { CampaignSpec, type RunEnergyView } from '@erg/spec';
 
 /** What is stored per run: the view without the run id and the time it was computed (those are columns). */
@@ -54,6 +55,7 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
   // (a GPU declared and never measured is a warning and coverage 0), not miss them silently.
   for (const d of sensors) if (!sampled.has(`${d.node}\u0000${d.sensor}`)) nodeOf(d.node).sensors.push(infoOf(d.node, d.sensor));
   const energy = computeRunEnergy({ window, nodes: [...nodes.values()], ...(idle ? { idleBaseline: idle } : {}) });
+  await flagSharedNodes(db, runId, run.nodeList, window, idle, energy);
 
   // Energy per unit of work, for every metric the spec marks as counting work.
   const spec = CampaignSpec.safeParse(run.campaign.spec);
@@ -65,6 +67,41 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
   const result: StoredRunEnergy = { ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null };
   await storeRunEnergy(db, runId, { timeS: energy.timeS, energyJ: energy.energyJ, method: energy.method, coverage: energy.coverage, result });
   return result;
+}
+
+/**
+ * Node-level sensors (module, Grace, RAPL package, the power model) measure everything on their
+ * node: where other jobs ran on this run's nodes during its window, or its idle baseline, its
+ * figures include their work. Say so — flags and warnings — rather than attribute it silently.
+ */
+async function flagSharedNodes(db: Database, runId: string, nodeList: string | null, window: Window, idle: Window | undefined, energy: RunEnergy): Promise<void> {
+  const mine = new Set(nodeList ? (expandHostlist(nodeList) ?? []) : []);
+  if (mine.size === 0) return;
+  const shared = async (w: Window) => {
+    const nodes = new Set<string>();
+    let jobs = 0;
+    for (const n of await listNeighbourJobs(db, runId, w.startMs, w.endMs)) {
+      const common = (expandHostlist(n.nodeList) ?? []).filter((name) => mine.has(name));
+      if (common.length === 0) continue;
+      jobs += 1;
+      for (const name of common) nodes.add(name);
+    }
+    return { jobs, nodes: [...nodes].sort().join(', ') };
+  };
+  const during = await shared(window);
+  if (during.jobs > 0) {
+    energy.flags.push('shared_node');
+    energy.warnings.push(
+      `shared node(s) ${during.nodes} with ${during.jobs} other job(s) during its window: node-level sensors (module, Grace, RAPL package, the power model) ` +
+        'also measured their work, so its energy includes theirs',
+    );
+  }
+  if (!idle) return;
+  const baseline = await shared(idle);
+  if (baseline.jobs > 0) {
+    energy.flags.push('shared_idle_baseline');
+    energy.warnings.push(`${baseline.jobs} other job(s) ran on ${baseline.nodes} during its idle baseline: the baseline, and its net energy, include their work`);
+  }
 }
 
 /** The stored figures of a run, as GET /v1/runs/:id/energy shows them; null when none exist. */

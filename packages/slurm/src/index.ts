@@ -6,6 +6,7 @@
  */
 export * from './errors';
 export { shellQuote } from './shell';
+export { expandHostlist, MAX_HOSTLIST_NAMES } from './hostlist';
 export { classifySbatchFailure, CONTROLLER_NOT_ANSWERING, type SbatchFailure } from './sbatch-failure';
 export { checkPrivateKey, type PrivateKeyCheck } from './private-key';
 export {

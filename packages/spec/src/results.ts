@@ -58,6 +58,17 @@ export const IdleEnergy = z
   .meta({ id: 'IdleEnergy' });
 export type IdleEnergy = z.infer<typeof IdleEnergy>;
 
+/**
+ * Why a run's figures cannot be fully trusted (each comes with a warning that says why):
+ * - too_short: the run lasted fewer than 10 sampling intervals, too few samples for its energy;
+ * - negative_net_energy: idle-subtracted energy below 0 — the baseline drew more than the run;
+ * - shared_node: other jobs ran on its node(s) during its window, so node-level sensors (module,
+ *   Grace, RAPL package, the model) measured their work too;
+ * - shared_idle_baseline: other jobs ran there during its idle baseline.
+ */
+export const RunFlag = z.enum(['too_short', 'negative_net_energy', 'shared_node', 'shared_idle_baseline']);
+export type RunFlag = z.infer<typeof RunFlag>;
+
 /** A run's energy figures over its window, as @erg/energy computes them. */
 export const RunEnergy = z.object({
   timeS: z.number().describe('T, time-to-solution: the workload window’s length'),
@@ -72,6 +83,7 @@ export const RunEnergy = z.object({
   nodes: z.array(NodeEnergy),
   gaps: z.array(SensorGap),
   warnings: z.array(z.string()),
+  flags: z.array(RunFlag).describe('why its figures cannot be fully trusted; a warning says more about each'),
   idle: IdleEnergy.optional(),
 });
 export type RunEnergy = z.infer<typeof RunEnergy>;
@@ -121,6 +133,7 @@ export const ConfigurationResult = z
       .describe('energy (J) per component kind (gpu, cpu, memory, module, …) over the runs: the terms that add up to energyJ'),
     point: z.object({ timeS: z.number(), energyJ: z.number(), n: z.number() }).nullable().describe('mean time and energy over the runs that measured both'),
     paretoOptimal: z.boolean(),
+    flaggedRuns: z.partialRecord(RunFlag, z.number()).describe('how many of its counted runs carry each flag (only flags some run carries), e.g. { shared_node: 3 }'),
   })
   .meta({ id: 'ConfigurationResult' });
 export type ConfigurationResult = z.infer<typeof ConfigurationResult>;

@@ -17,6 +17,8 @@ export interface HumanResults {
   excluded: { key: string; why: string }[];
   /** Completed runs whose figures (or energy figures) do not count: `run N of key: what, why`. */
   runsLeftOut: string[];
+  /** Configurations with runs whose figures cannot be fully trusted: `key: shared_node 2 of 3 runs, …`. */
+  flagged: string[];
   /** One sentence on the fastest against the most frugal configuration, when they differ. */
   tradeoff: string | null;
 }
@@ -72,5 +74,8 @@ export function humanResults(results: CampaignResults): HumanResults {
   const runsLeftOut = (results.runsLeftOut ?? []).map(
     (r) => `run ${r.repetition} of ${r.key}: ${r.leftOut === 'energy' ? 'energy not counted (its time is)' : 'not counted'} — ${r.why}`,
   );
-  return { columns, rows, marks, legend: `Marks: ${MARK_LEGEND}; ± is the half-width of the 95 % interval of the mean.`, excluded: results.excluded, runsLeftOut, tradeoff };
+  const flagged = results.configurations
+    .filter((c) => Object.keys(c.flaggedRuns ?? {}).length > 0)
+    .map((c) => `${c.key}: ${Object.entries(c.flaggedRuns).map(([flag, n]) => `${flag} ${n} of ${c.n} run(s)`).join(', ')}`);
+  return { columns, rows, marks, legend: `Marks: ${MARK_LEGEND}; ± is the half-width of the 95 % interval of the mean.`, excluded: results.excluded, runsLeftOut, flagged, tradeoff };
 }

@@ -27,6 +27,7 @@ export function resultsTable(results: CampaignResults, color: Colors): string {
     lines.push('', `Without measurements (${human.excluded.length}):`, ...human.excluded.map((e) => `  ${e.key}: ${e.why}`));
   }
   if (human.runsLeftOut.length > 0) lines.push('', `Runs left out (${human.runsLeftOut.length}):`, ...human.runsLeftOut.map((r) => `  ${r}`));
+  if (human.flagged.length > 0) lines.push('', `Runs to read with care (see each run's warnings):`, ...human.flagged.map((f) => `  ${f}`));
   return lines.join('\n') + '\n';
 }
 
@@ -45,6 +46,7 @@ export function resultsMarkdown(results: CampaignResults): string {
     parts.push('', `**Without measurements (${human.excluded.length}):**`, '', ...human.excluded.map((e) => `- ${mdCode(e.key)}: ${mdCell(e.why)}`));
   }
   if (human.runsLeftOut.length > 0) parts.push('', `**Runs left out (${human.runsLeftOut.length}):**`, '', ...human.runsLeftOut.map((r) => `- ${mdCell(r)}`));
+  if (human.flagged.length > 0) parts.push('', `**Runs to read with care** (see each run's warnings):`, '', ...human.flagged.map((f) => `- ${mdCell(f)}`));
   return parts.join('\n') + '\n';
 }
 

@@ -2576,6 +2576,8 @@ export interface components {
             nodes: components["schemas"]["NodeEnergyInput"][];
             gaps: components["schemas"]["SensorGapInput"][];
             warnings: string[];
+            /** @description why its figures cannot be fully trusted; a warning says more about each */
+            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline")[];
             idle?: components["schemas"]["IdleEnergyInput"];
             /** @description J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it) */
             energyPerUnit: {
@@ -2629,6 +2631,10 @@ export interface components {
                 n: number;
             } | null;
             paretoOptimal: boolean;
+            /** @description how many of its counted runs carry each flag (only flags some run carries), e.g. { shared_node: 3 } */
+            flaggedRuns: {
+                [key: string]: number;
+            };
         };
         CampaignResultsInput: {
             campaignId: string;
@@ -3562,6 +3568,8 @@ export interface components {
             nodes: components["schemas"]["NodeEnergy"][];
             gaps: components["schemas"]["SensorGap"][];
             warnings: string[];
+            /** @description why its figures cannot be fully trusted; a warning says more about each */
+            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline")[];
             idle?: components["schemas"]["IdleEnergy"];
             /** @description J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it) */
             energyPerUnit: {
@@ -3615,6 +3623,10 @@ export interface components {
                 n: number;
             } | null;
             paretoOptimal: boolean;
+            /** @description how many of its counted runs carry each flag (only flags some run carries), e.g. { shared_node: 3 } */
+            flaggedRuns: {
+                [key: string]: number;
+            };
         };
         CampaignResults: {
             campaignId: string;

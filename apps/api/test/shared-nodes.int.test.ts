@@ -1,0 +1,67 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { forceRunEnd, setRunJob, setRunWindows } from '@erg/db/testing';
+import { refreshRunEnergy } from '@erg/results';
+import { startTestApi, type TestApi } from './helpers';
+
+// No Slurm here: the test plays the scheduler's part — it records each run's job (node list, start,
+// end) and windows as a poll and job.sh would have — and posts each run's telemetry as its agent
+// would. Two campaigns' jobs overlap on node gh002 during one run's window.
+const PRIVATE_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const CLUSTER = {
+  name: 'shared', host: '127.0.0.1', port: 2222, user: 'root', privateKey: PRIVATE_KEY,
+  hostKeySha256: 'SHA256:' + 'A'.repeat(43), defaultPartition: 'gh200', workDir: '/var/lib/erg-test',
+};
+const ns = (ms: number) => BigInt(Math.round(ms)) * 1_000_000n;
+
+describe('runs that share a node (Postgres + Redis)', () => {
+  let t: TestApi;
+  async function call(method: string, url: string, body?: unknown) {
+    const res = await t.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${t.token}` }, ...(body ? { payload: body as object } : {}) });
+    return { status: res.statusCode, body: JSON.parse(res.body) };
+  }
+
+  /** A finished run: its job on `nodeList` during [jobFrom, jobTo], idle [idleFrom, workFrom], workload [workFrom, workTo], 200 W on module0. */
+  async function finishedRun(runId: string, nodeList: string, times: { jobFrom: number; idleFrom: number; workFrom: number; workTo: number; jobTo: number }) {
+    await setRunJob(t.db, runId, { nodeList, startedAt: new Date(times.jobFrom), endedAt: new Date(times.jobTo) });
+    await setRunWindows(t.db, runId, { idleStartNs: ns(times.idleFrom), idleEndNs: ns(times.workFrom), workloadStartNs: ns(times.workFrom), workloadEndNs: ns(times.workTo) });
+    const ts = Array.from({ length: Math.round((times.jobTo - times.jobFrom) / 100) + 1 }, (_, i) => times.jobFrom + i * 100);
+    expect((await call('POST', `/v1/runs/${runId}/telemetry`, { node: nodeList.replace(/\[.*/, '002'), seq: 0, samples: [{ sensor: 'module0.power', t: ts, v: ts.map(() => 200) }] })).status).toBe(200);
+    await forceRunEnd(t.db, runId, 'completed');
+    await setRunJob(t.db, runId, { nodeList, startedAt: new Date(times.jobFrom), endedAt: new Date(times.jobTo) });
+  }
+
+  beforeAll(async () => {
+    t = await startTestApi();
+    expect((await call('POST', '/v1/clusters', CLUSTER)).status).toBe(201);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  test('a run whose node another job used during its window is flagged shared_node, its neighbours\' only where they overlapped, and the results count it', async () => {
+    const spec = { name: 'sharing', cluster: 'shared', repetitions: 1, parameters: { a: [1, 2, 3] }, run: 'true' };
+    const created = await call('POST', '/v1/campaigns', spec);
+    expect(created.status).toBe(201);
+    const [alone, victim, neighbour] = created.body.runs as { id: string }[];
+    const t0 = Date.now() - 300_000; // inside the window of sample times the API accepts for a run created now
+    // alone: gh001 only, long before the others; victim: gh[002-003]; neighbour: gh002, starting during victim's workload.
+    await finishedRun(alone!.id, 'gh001', { jobFrom: t0, idleFrom: t0 + 1000, workFrom: t0 + 2000, workTo: t0 + 12_000, jobTo: t0 + 13_000 });
+    await finishedRun(victim!.id, 'gh[002-003]', { jobFrom: t0 + 100_000, idleFrom: t0 + 101_000, workFrom: t0 + 102_000, workTo: t0 + 112_000, jobTo: t0 + 113_000 });
+    await finishedRun(neighbour!.id, 'gh002', { jobFrom: t0 + 105_000, idleFrom: t0 + 106_000, workFrom: t0 + 107_000, workTo: t0 + 117_000, jobTo: t0 + 118_000 });
+    for (const r of [alone, victim, neighbour]) await refreshRunEnergy(t.db, r!.id);
+
+    const energyOf = async (id: string) => (await call('GET', `/v1/runs/${id}/energy`)).body;
+    const a = await energyOf(alone!.id);
+    const v = await energyOf(victim!.id);
+    const n = await energyOf(neighbour!.id);
+    expect(a.flags).toEqual([]);
+    expect(v.flags).toEqual(['shared_node']);
+    expect(v.warnings).toContain('shared node(s) gh002 with 1 other job(s) during its window: node-level sensors (module, Grace, RAPL package, the power model) also measured their work, so its energy includes theirs');
+    // The neighbour's idle baseline and workload both overlap the victim's job.
+    expect(n.flags).toEqual(['shared_node', 'shared_idle_baseline']);
+
+    const results = (await call('GET', `/v1/campaigns/${created.body.id}/results`)).body;
+    const flagged = Object.fromEntries(results.configurations.map((c: { key: string; flaggedRuns: Record<string, number> }) => [c.key, c.flaggedRuns]));
+    expect(flagged).toEqual({ 'a=1': {}, 'a=2': { shared_node: 1 }, 'a=3': { shared_node: 1, shared_idle_baseline: 1 } });
+  });
+});
