@@ -64,4 +64,18 @@ describe('runs that share a node (Postgres + Redis)', () => {
     const flagged = Object.fromEntries(results.configurations.map((c: { key: string; flaggedRuns: Record<string, number> }) => [c.key, c.flaggedRuns]));
     expect(flagged).toEqual({ 'a=1': {}, 'a=2': { shared_node: 1 }, 'a=3': { shared_node: 1, shared_idle_baseline: 1 } });
   });
+
+  test('back-to-back jobs on one node are not flagged, though Slurm\'s whole-second times touch', async () => {
+    const created = await call('POST', '/v1/campaigns', { name: 'in-turn', cluster: 'shared', repetitions: 2, parameters: {}, run: 'true', resources: { exclusive: true } });
+    const [first, second] = created.body.runs as { id: string }[];
+    const t0 = Math.floor((Date.now() - 200_000) / 1000) * 1000;
+    // first's workload ends at t0 + 10.8 s; second's job starts right after, which Slurm reports as
+    // t0 + 10 s (whole seconds). second has no measured windows (its job script never wrote them),
+    // so only Slurm's times say when it was there.
+    await finishedRun(first!.id, 'gh009', { jobFrom: t0, idleFrom: t0 + 500, workFrom: t0 + 1500, workTo: t0 + 10_800, jobTo: t0 + 11_000 });
+    await setRunJob(t.db, first!.id, { nodeList: 'gh009', startedAt: new Date(t0), endedAt: new Date(t0 + 10_000) });
+    await setRunJob(t.db, second!.id, { nodeList: 'gh009', startedAt: new Date(t0 + 10_000), endedAt: new Date(t0 + 21_000) });
+    await refreshRunEnergy(t.db, first!.id);
+    expect((await call('GET', `/v1/runs/${first!.id}/energy`)).body.flags).toEqual([]);
+  });
 });

@@ -33,28 +33,51 @@ export async function findRunEnergyInputs(db: Database, runId: string): Promise<
   };
 }
 
-/** Another job on the same cluster whose time there overlapped a window, with its node list. */
+/** Another job on the same cluster that may have been on nodes during a window, with its node list and when it loaded them. */
 export interface NeighbourJob {
   runId: string;
   nodeList: string;
+  /**
+   * When it loaded its nodes (Unix ms): its idle baseline and workload as its job script measured
+   * them where known (to the nanosecond); else Slurm's start and end (whole seconds; end: now while it runs).
+   */
+  busyFromMs: number;
+  busyToMs: number;
+  /** Whether busyFromMs/busyToMs are the job script's measurements rather than Slurm's whole seconds. */
+  measured: boolean;
 }
 
+/** Slurm reports job start and end in whole seconds: candidates are found with this much slack. */
+const SLURM_TIME_RESOLUTION_MS = 1000;
+
 /**
- * The other runs on a run's cluster whose jobs were on nodes during [fromMs, toMs] (started before
- * its end, not ended before its start), with their node lists; callers intersect the lists.
+ * The other runs on a run's cluster whose jobs may have been on nodes during [fromMs, toMs], with
+ * their node lists and busy times; callers intersect the node lists and the precise times.
  */
 export async function listNeighbourJobs(db: Database, runId: string, fromMs: number, toMs: number): Promise<NeighbourJob[]> {
-  const rows = await poolOf(db).query<{ id: string; node_list: string }>(
-    `SELECT o.id, o.node_list
+  const rows = await poolOf(db).query<{
+    id: string; node_list: string; started_ms: number; ended_ms: number | null; from_ns: string | null; to_ns: string | null;
+  }>(
+    `SELECT o.id, o.node_list, extract(epoch FROM o.started_at) * 1000 AS started_ms, extract(epoch FROM o.ended_at) * 1000 AS ended_ms,
+            coalesce(o.idle_start_ns, o.workload_start_ns)::text AS from_ns, o.workload_end_ns::text AS to_ns
      FROM runs r
      JOIN campaigns c ON c.id = r.campaign_id
      JOIN runs o ON o.id <> r.id AND o.node_list IS NOT NULL AND o.started_at IS NOT NULL
-       AND o.started_at < to_timestamp($3 / 1000.0) AND (o.ended_at IS NULL OR o.ended_at > to_timestamp($2 / 1000.0))
+       AND o.started_at < to_timestamp(($3::float8 + $4::float8) / 1000.0) AND (o.ended_at IS NULL OR o.ended_at > to_timestamp(($2::float8 - $4::float8) / 1000.0))
      JOIN campaigns oc ON oc.id = o.campaign_id AND oc.cluster_id = c.cluster_id
      WHERE r.id = $1`,
-    [runId, fromMs, toMs],
+    [runId, fromMs, toMs, SLURM_TIME_RESOLUTION_MS],
   );
-  return rows.rows.map((r) => ({ runId: r.id, nodeList: r.node_list }));
+  return rows.rows.map((r) => {
+    const measured = r.from_ns !== null && r.to_ns !== null;
+    return {
+      runId: r.id,
+      nodeList: r.node_list,
+      busyFromMs: measured ? Number(BigInt(r.from_ns!) / 1000n) / 1000 : Number(r.started_ms),
+      busyToMs: measured ? Number(BigInt(r.to_ns!) / 1000n) / 1000 : r.ended_ms === null ? Date.now() : Number(r.ended_ms),
+      measured,
+    };
+  });
 }
 
 /** A run's figures as stored: the indexed columns and the whole result. */

@@ -119,7 +119,8 @@ export function computeRunEnergy(input: RunEnergyInput): RunEnergy {
     }
     const idleJ = powerW * timeS;
     out.idle = { powerW, energyJ: idleJ, netEnergyJ: energyJ - idleJ, coverage, method: weakest(methods) };
-    if (out.idle.netEnergyJ < 0) {
+    // Below zero by more than rounding: an idle draw equal to the run's is 0 J net, not a flag.
+    if (out.idle.netEnergyJ < -1e-9 * Math.abs(energyJ)) {
       out.flags.push('negative_net_energy');
       warnings.push(
         `its net energy is negative (${out.idle.netEnergyJ.toPrecision(3)} J): the idle baseline drew ${powerW.toPrecision(3)} W, more than the run's ` +

@@ -81,6 +81,10 @@ async function flagSharedNodes(db: Database, runId: string, nodeList: string | n
     const nodes = new Set<string>();
     let jobs = 0;
     for (const n of await listNeighbourJobs(db, runId, w.startMs, w.endMs)) {
+      // Slurm's whole seconds could make back-to-back exclusive jobs look overlapping: only the job
+      // script's measurements count to the millisecond; Slurm's times get a second of slack.
+      const slack = n.measured ? 0 : 1000;
+      if (!(n.busyFromMs + slack < w.endMs && n.busyToMs - slack > w.startMs)) continue;
       const common = (expandHostlist(n.nodeList) ?? []).filter((name) => mine.has(name));
       if (common.length === 0) continue;
       jobs += 1;
