@@ -162,7 +162,14 @@ function objectArbitrary(schema: JsonSchema, o: Options, depth: number): fc.Arbi
   if (!extra || typeof extra !== 'object' || shallow) return fixed;
   // A record (z.record): keys from propertyNames, values from additionalProperties.
   const names = schema['propertyNames'] as JsonSchema | undefined;
-  const key = names ? (stringArbitrary({ type: 'string', ...resolve(names, o) }, o) as fc.Arbitrary<string>) : fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme-ascii' });
+  const nameSchema = names ? resolve(names, o) : undefined;
+  const nameEnum = nameSchema?.['enum'] as string[] | undefined;
+  // An enum of key names (z.partialRecord over a z.enum) picks among them; else a string of that shape.
+  const key = nameEnum
+    ? fc.constantFrom(...nameEnum)
+    : nameSchema
+      ? (stringArbitrary({ type: 'string', ...nameSchema }, o) as fc.Arbitrary<string>)
+      : fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme-ascii' });
   const minProps = num(schema, 'minProperties') ?? 0;
   const entries = fc.dictionary(key.filter((k) => !(k in properties) && k !== '__proto__'), build(extra as JsonSchema, o, depth + 1), {
     minKeys: minProps,
