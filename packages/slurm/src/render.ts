@@ -13,6 +13,7 @@
 import {
   canonicalValue,
   FILE_NAME,
+  expandSlurmOptions,
   IDENTIFIER,
   isSafeValue,
   renderTemplate,
@@ -202,7 +203,8 @@ function directives(input: RenderInput): Array<[string, string | null]> {
   out.push(['--time', resources.time]);
   if (resources.constraint !== undefined) out.push(['--constraint', resources.constraint]);
   if (resources.exclusive === true) out.push(['--exclusive', null]);
-  const slurm: Readonly<Record<string, unknown>> = input.spec.slurm ?? {};
+  // Templated options (gpuFreq: "{{clock}}") take this configuration's values; validation checked them.
+  const slurm: Readonly<Record<string, unknown>> = input.spec.slurm ? expandSlurmOptions(input.spec.slurm, input.parameters) : {};
   // Flag-table order, not spec order, so the same spec always renders the same script.
   for (const key of Object.keys(SLURM_OPTION_FLAGS) as SlurmOptionKey[]) {
     const value = slurm[key];

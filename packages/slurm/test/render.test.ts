@@ -122,6 +122,15 @@ describe('renderRunFiles', () => {
     expect(renderJobScript(renderInput())).not.toContain('--partition');
   });
 
+  it('renders templated sbatch options with the configuration\'s values: one directive per configuration', () => {
+    const spec = { ...renderInput().spec, slurm: { gpuFreq: '{{clock}},memory=high', cpuFreq: 'Performance' } };
+    const fast = renderJobScript(renderInput({ spec, parameters: { clock: 1980 } }));
+    const slow = renderJobScript(renderInput({ spec, parameters: { clock: 1410 } }));
+    expect(directives(fast)).toContain('#SBATCH --gpu-freq=1980,memory=high');
+    expect(directives(slow)).toContain('#SBATCH --gpu-freq=1410,memory=high');
+    expect(directives(slow)).toContain('#SBATCH --cpu-freq=Performance');
+  });
+
   it('leaves a marked, empty agent hook by default and renders a given one around the timed window', () => {
     const plain = renderJobScript(renderInput());
     expect(plain).toContain('# >>> erg agent start\n# (no telemetry agent for this run)\n# <<< erg agent start');

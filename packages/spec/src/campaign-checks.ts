@@ -22,6 +22,8 @@ export interface SpecView {
   exclude: ReadonlyArray<Readonly<Record<string, ExcludeValue | undefined>> | undefined> | undefined;
   run: string | undefined;
   files: Readonly<Record<string, string | undefined>> | undefined;
+  /** Templated sbatch option values (`gpuFreq: "{{clock}}"`), by option name. */
+  slurmTemplates: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -46,7 +48,16 @@ export function viewOfSpec(spec: CampaignSpec): SpecView {
     exclude: spec.exclude,
     run: spec.run,
     files: spec.files,
+    slurmTemplates: templatedOptions(spec.slurm),
   };
+}
+
+/** The sbatch options whose values hold {{placeholders}}. */
+export function templatedOptions(slurm: unknown): Record<string, string> | undefined {
+  if (typeof slurm !== 'object' || slurm === null) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(slurm)) if (typeof value === 'string' && value.includes('{{')) out[key] = value;
+  return out;
 }
 
 function showValue(value: ParamValue): string {
@@ -273,5 +284,17 @@ function templateIssues(view: SpecView, defs: Definitions): CheckIssue[] {
   };
   check(view.run, ['run']);
   for (const [name, text] of Object.entries(view.files ?? {})) check(text, ['files', name]);
+  // sbatch options are the same for every run of a configuration: parameters only, no built-ins.
+  for (const [key, text] of Object.entries(view.slurmTemplates ?? {})) {
+    if (!defs.complete) break;
+    for (const name of new Set(scanTemplate(text).segments.flatMap((s) => (typeof s === 'string' ? [] : [s.name])))) {
+      if (defs.names.includes(name)) continue;
+      issues.push({
+        path: ['slurm', key],
+        code: 'unknown_placeholder',
+        message: `uses {{${name}}}, which is not a parameter; sbatch options take parameters only (defined: ${listOrNone(defs.names)})`,
+      });
+    }
+  }
   return issues;
 }

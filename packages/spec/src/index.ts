@@ -98,7 +98,9 @@ export {
   RUN_STATES_HOLDING_A_SLOT, type SlotHoldingRunState, SLURM_PROGRESS_RUN_STATES, type SlurmProgressRunState,
   RUN_STATE_TRANSITIONS, isRunStateTransition,
 } from './run-state';
-export { SLURM_OPTION_FLAGS, SlurmOptions, type SlurmOptionKey } from './slurm-options';
+export {
+  SLURM_OPTION_FLAGS, SlurmOptions, type SlurmOptionKey, isTemplatedOption, slurmOptionValueIssue, expandSlurmOptions, slurmOptionIssues,
+} from './slurm-options';
 export { SlurmTime, SlurmTimeError, parseSlurmTime, isSlurmTime } from './slurm-time';
 export {
   TEMPLATE_BUILTINS,

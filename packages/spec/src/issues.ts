@@ -20,6 +20,7 @@ export const ISSUE_CODES = [
   'required',
   'syntax_error',
   'invalid_slurm_time',
+  'invalid_slurm_option',
   'invalid_regex',
   'duplicate_metric',
   'reserved_name',

@@ -1,6 +1,6 @@
 import { Composer, Parser, YAMLParseError, type Document } from 'yaml';
 import { CampaignSpecFields, Execution, FileName, FileTemplate, ParamAxis } from './campaign';
-import { crossFieldIssues, MAX_REPORTED_ISSUES, viewOfSpec, type CheckIssue, type SpecView } from './campaign-checks';
+import { crossFieldIssues, MAX_REPORTED_ISSUES, templatedOptions, viewOfSpec, type CheckIssue, type SpecView } from './campaign-checks';
 import { documentIssue, yamlNestingIssue } from './document';
 import { ROOT_PATH, formatPath, humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
 import { Identifier, ParamValue } from './param-value';
@@ -81,6 +81,7 @@ function salvageView(input: unknown): SpecView | undefined {
     exclude: salvageArray(input['exclude'], (entry) => (isPlainObject(entry) ? salvageRecord(entry, Identifier, values) : undefined)),
     run: valid(CampaignSpecFields.shape.run, input['run']),
     files: salvageRecord(input['files'], FileName, FileTemplate),
+    slurmTemplates: templatedOptions(input['slurm']),
   };
 }
 

@@ -1,4 +1,4 @@
-import { decodeCampaignText, parseCampaignSpec, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
+import { decodeCampaignText, isTemplatedOption, MAX_REPORTED_ISSUES, parseCampaignSpec, slurmOptionIssues, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
 import { measureCampaign, type SizeLimits } from './campaign-size';
 import { configurationsOf, type Configuration } from './expand';
 import { SpaceIndex } from './space-index';
@@ -27,7 +27,28 @@ export function validateCampaign(input: unknown, limits: SizeLimits): ValidateCa
       issues: [{ path: 'exclude', code: 'nothing_to_run', message: 'the excludes remove every configuration; nothing would run' }],
     };
   }
-  return { ok: true, spec, configurations: configurationsOf(index) };
+  const configurations = configurationsOf(index);
+  const optionIssues = templatedOptionIssues(spec, configurations);
+  if (optionIssues.length > 0) return { ok: false, issues: optionIssues };
+  return { ok: true, spec, configurations };
+}
+
+/**
+ * Slurm options with {{parameter}} placeholders (the power knobs a study sweeps: gpuFreq,
+ * cpuFreq), expanded for every configuration and checked as a plain value would be, so that a
+ * value Slurm would refuse is a 400 naming the configuration and the field, not a failed job.
+ * Costs configurations × templated options, both already bounded by the size limit.
+ */
+function templatedOptionIssues(spec: CampaignSpec, configurations: readonly Configuration[]): SpecIssue[] {
+  if (!spec.slurm || !Object.values(spec.slurm).some(isTemplatedOption)) return [];
+  const issues: SpecIssue[] = [];
+  for (const c of configurations) {
+    for (const issue of slurmOptionIssues(spec.slurm, c.key, c.parameters)) {
+      issues.push({ ...issue, code: 'invalid_slurm_option' });
+      if (issues.length >= MAX_REPORTED_ISSUES) return issues;
+    }
+  }
+  return issues;
 }
 
 /** validateCampaign for a spec still in YAML or JSON text; syntax errors come back as issues too. */

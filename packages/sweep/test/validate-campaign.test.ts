@@ -70,3 +70,39 @@ describe('validateCampaign', () => {
     expect(result).toEqual({ ok: false, issues: [expect.objectContaining({ path: '(root)', code: 'syntax_error' })] });
   });
 });
+
+describe('templated sbatch options: the power knobs a study sweeps', () => {
+  const sweep = (slurm: Record<string, unknown>, clocks: (string | number)[] = [1980, 1410]) =>
+    validateCampaign({ name: 'clocks', cluster: 'local', run: 'srun ./app', parameters: { clock: clocks, mode: ['a', 'b'] }, slurm }, { maxRuns: 1000 });
+
+  test('gpuFreq and cpuFreq take a configuration\'s parameters and are checked per configuration', () => {
+    expect(sweep({ gpuFreq: '{{clock}}', cpuFreq: 'high' }).ok).toBe(true);
+    expect(sweep({ gpuFreq: '{{clock}},memory=high' }).ok).toBe(true);
+  });
+
+  test('a value Slurm would reject is refused with the field and the configuration it came from', () => {
+    const result = sweep({ gpuFreq: '{{clock}}' }, [1980, 'turbo']);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toEqual([
+      expect.objectContaining({ path: 'slurm.gpuFreq', code: 'invalid_slurm_option', message: expect.stringMatching(/^configuration clock=turbo;mode=a: "turbo" is not a --gpu-freq value/) }),
+      expect.objectContaining({ path: 'slurm.gpuFreq', message: expect.stringMatching(/^configuration clock=turbo;mode=b:/) }),
+    ]);
+  });
+
+  test('a placeholder that names no parameter, or a built-in, is refused before any expansion', () => {
+    for (const name of ['nope', 'run_id']) {
+      const result = sweep({ gpuFreq: `{{${name}}}` });
+      expect(result.ok).toBe(false);
+      if (result.ok) continue;
+      expect(result.issues).toEqual([expect.objectContaining({ path: 'slurm.gpuFreq', code: 'unknown_placeholder' })]);
+    }
+  });
+
+  test('plain values keep their format checks; a template may not smuggle other characters', () => {
+    for (const slurm of [{ gpuFreq: 'fastest' }, { cpuFreq: '2400000-1:Turbo' }, { gpuFreq: '{{clock}} --wrap=x' }]) {
+      const result = sweep(slurm);
+      expect(result.ok).toBe(false);
+    }
+  });
+});
