@@ -114,6 +114,20 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
           {formatTime(results.tradeoff.timeLostS)} longer.
         </p>
       )}
+      {results.configurations.some((c) => Object.keys(c.flaggedRuns).length > 0) && (
+        <details className="runs-flagged">
+          <summary>Runs to read with care (see each run&apos;s warnings)</summary>
+          <ul>
+            {results.configurations
+              .filter((c) => Object.keys(c.flaggedRuns).length > 0)
+              .map((c) => (
+                <li key={c.key}>
+                  {c.key}: {Object.entries(c.flaggedRuns).map(([flag, n]) => `${flag.replace(/_/g, ' ')} ${n} of ${c.n} run(s)`).join(', ')}
+                </li>
+              ))}
+          </ul>
+        </details>
+      )}
       {results.runsLeftOut.length > 0 && (
         <details className="runs-left-out">
           <summary>Runs left out of these figures ({results.runsLeftOut.length})</summary>
