@@ -33,26 +33,26 @@ export async function findRunEnergyInputs(db: Database, runId: string): Promise<
   };
 }
 
-/** Another job on the same cluster that may have been on nodes during a window, with its node list and when it loaded them. */
+/** Another job on the same cluster that may have been on nodes during a span, with its node list and when it surely loaded them. */
 export interface NeighbourJob {
   runId: string;
   nodeList: string;
   /**
-   * When it loaded its nodes (Unix ms): its idle baseline and workload as its job script measured
-   * them where known (to the nanosecond); else Slurm's start and end (whole seconds; end: now while it runs).
+   * When it surely loaded its nodes (Unix ms): its idle baseline and workload as its job script
+   * measured them, where known (to the nanosecond); else Slurm's start and end, which are whole
+   * seconds, each moved a second inward (end: now while it runs) — so that back-to-back jobs,
+   * whose Slurm times touch, do not look overlapping.
    */
   busyFromMs: number;
   busyToMs: number;
-  /** Whether busyFromMs/busyToMs are the job script's measurements rather than Slurm's whole seconds. */
-  measured: boolean;
 }
 
-/** Slurm reports job start and end in whole seconds: candidates are found with this much slack. */
+/** Slurm reports job start and end in whole seconds. */
 const SLURM_TIME_RESOLUTION_MS = 1000;
 
 /**
  * The other runs on a run's cluster whose jobs may have been on nodes during [fromMs, toMs], with
- * their node lists and busy times; callers intersect the node lists and the precise times.
+ * their node lists and busy times; callers intersect the node lists and the busy times.
  */
 export async function listNeighbourJobs(db: Database, runId: string, fromMs: number, toMs: number): Promise<NeighbourJob[]> {
   const rows = await poolOf(db).query<{
@@ -69,14 +69,11 @@ export async function listNeighbourJobs(db: Database, runId: string, fromMs: num
     [runId, fromMs, toMs, SLURM_TIME_RESOLUTION_MS],
   );
   return rows.rows.map((r) => {
-    const measured = r.from_ns !== null && r.to_ns !== null;
-    return {
-      runId: r.id,
-      nodeList: r.node_list,
-      busyFromMs: measured ? Number(BigInt(r.from_ns!) / 1000n) / 1000 : Number(r.started_ms),
-      busyToMs: measured ? Number(BigInt(r.to_ns!) / 1000n) / 1000 : r.ended_ms === null ? Date.now() : Number(r.ended_ms),
-      measured,
-    };
+    if (r.from_ns !== null && r.to_ns !== null) {
+      return { runId: r.id, nodeList: r.node_list, busyFromMs: Number(BigInt(r.from_ns) / 1000n) / 1000, busyToMs: Number(BigInt(r.to_ns) / 1000n) / 1000 };
+    }
+    const endedMs = r.ended_ms === null ? Date.now() : Number(r.ended_ms);
+    return { runId: r.id, nodeList: r.node_list, busyFromMs: Number(r.started_ms) + SLURM_TIME_RESOLUTION_MS, busyToMs: endedMs - SLURM_TIME_RESOLUTION_MS };
   });
 }
 

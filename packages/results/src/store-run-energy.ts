@@ -77,22 +77,15 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
 async function flagSharedNodes(db: Database, runId: string, nodeList: string | null, window: Window, idle: Window | undefined, energy: RunEnergy): Promise<void> {
   const mine = new Set(nodeList ? (expandHostlist(nodeList) ?? []) : []);
   if (mine.size === 0) return;
-  const shared = async (w: Window) => {
-    const nodes = new Set<string>();
-    let jobs = 0;
-    for (const n of await listNeighbourJobs(db, runId, w.startMs, w.endMs)) {
-      // Slurm's whole seconds could make back-to-back exclusive jobs look overlapping: only the job
-      // script's measurements count to the millisecond; Slurm's times get a second of slack.
-      const slack = n.measured ? 0 : 1000;
-      if (!(n.busyFromMs + slack < w.endMs && n.busyToMs - slack > w.startMs)) continue;
-      const common = (expandHostlist(n.nodeList) ?? []).filter((name) => mine.has(name));
-      if (common.length === 0) continue;
-      jobs += 1;
-      for (const name of common) nodes.add(name);
-    }
-    return { jobs, nodes: [...nodes].sort().join(', ') };
+  // One look at the cluster's jobs over both windows (the baseline comes right before the workload).
+  const neighbours = (await listNeighbourJobs(db, runId, Math.min(window.startMs, idle?.startMs ?? window.startMs), window.endMs))
+    .map((n) => ({ ...n, common: (expandHostlist(n.nodeList) ?? []).filter((name) => mine.has(name)) }))
+    .filter((n) => n.common.length > 0);
+  const shared = (w: Window) => {
+    const during = neighbours.filter((n) => n.busyFromMs < w.endMs && n.busyToMs > w.startMs);
+    return { jobs: during.length, nodes: [...new Set(during.flatMap((n) => n.common))].sort().join(', ') };
   };
-  const during = await shared(window);
+  const during = shared(window);
   if (during.jobs > 0) {
     energy.flags.push('shared_node');
     energy.warnings.push(
@@ -101,7 +94,7 @@ async function flagSharedNodes(db: Database, runId: string, nodeList: string | n
     );
   }
   if (!idle) return;
-  const baseline = await shared(idle);
+  const baseline = shared(idle);
   if (baseline.jobs > 0) {
     energy.flags.push('shared_idle_baseline');
     energy.warnings.push(`${baseline.jobs} other job(s) ran on ${baseline.nodes} during its idle baseline: the baseline, and its net energy, include their work`);
