@@ -265,36 +265,27 @@ function excludeIssues(view: SpecView, defs: Definitions): CheckIssue[] {
 
 function templateIssues(view: SpecView, defs: Definitions): CheckIssue[] {
   const issues: CheckIssue[] = [];
-  const known = new Set([...defs.names, ...BUILTINS]);
-  const check = (text: string | undefined, path: PropertyKey[]) => {
+  const withBuiltins = new Set([...defs.names, ...BUILTINS]);
+  const parametersOnly = new Set(defs.names);
+  /** Syntax problems (unless the field's own schema reports them) and each placeholder that names nothing `known`, once. */
+  const check = (text: string | undefined, path: PropertyKey[], known: ReadonlySet<string>, unknown: (name: string) => string, syntax = true) => {
     if (text === undefined) return;
     const { segments, problems } = scanTemplate(text);
-    for (const problem of problems) issues.push({ path, code: 'template_syntax', message: problem.message });
+    if (syntax) for (const problem of problems) issues.push({ path, code: 'template_syntax', message: problem.message });
     if (!defs.complete) return;
     const reported = new Set<string>();
     for (const s of segments) {
       if (typeof s === 'string' || known.has(s.name) || reported.has(s.name)) continue;
       reported.add(s.name);
-      issues.push({
-        path,
-        code: 'unknown_placeholder',
-        message: `template uses {{${s.name}}}, which is not a parameter; defined: ${listOrNone(defs.names)}; built-ins: ${BUILTINS.join(', ')}`,
-      });
+      issues.push({ path, code: 'unknown_placeholder', message: unknown(s.name) });
     }
   };
-  check(view.run, ['run']);
-  for (const [name, text] of Object.entries(view.files ?? {})) check(text, ['files', name]);
+  const scriptMessage = (name: string) => `template uses {{${name}}}, which is not a parameter; defined: ${listOrNone(defs.names)}; built-ins: ${BUILTINS.join(', ')}`;
+  check(view.run, ['run'], withBuiltins, scriptMessage);
+  for (const [name, text] of Object.entries(view.files ?? {})) check(text, ['files', name], withBuiltins, scriptMessage);
   // sbatch options are the same for every run of a configuration: parameters only, no built-ins.
-  for (const [key, text] of Object.entries(view.slurmTemplates ?? {})) {
-    if (!defs.complete) break;
-    for (const name of new Set(scanTemplate(text).segments.flatMap((s) => (typeof s === 'string' ? [] : [s.name])))) {
-      if (defs.names.includes(name)) continue;
-      issues.push({
-        path: ['slurm', key],
-        code: 'unknown_placeholder',
-        message: `uses {{${name}}}, which is not a parameter; sbatch options take parameters only (defined: ${listOrNone(defs.names)})`,
-      });
-    }
-  }
+  // Their syntax is the option schema's to report (TEMPLATED_VALUE).
+  const optionMessage = (name: string) => `uses {{${name}}}, which is not a parameter; sbatch options take parameters only (defined: ${listOrNone(defs.names)})`;
+  for (const [key, text] of Object.entries(view.slurmTemplates ?? {})) check(text, ['slurm', key], parametersOnly, optionMessage, false);
   return issues;
 }
