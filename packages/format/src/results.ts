@@ -128,3 +128,18 @@ export function resultsCsvRows<C extends ConfigurationFields>(results: ResultsFi
   });
   return [header, ...rows];
 }
+
+/** What of a run left out of the statistics does not count, and why: `energy not counted (its time is) — no power samples inside its window`. */
+export function leftOutText(r: { leftOut: 'run' | 'energy'; why: string }): string {
+  return `${r.leftOut === 'energy' ? 'energy not counted (its time is)' : 'not counted'} — ${r.why}`;
+}
+
+/** The configurations with runs that carry flags, each with how many of its runs carry which: `shared_node 2 of 3 run(s), …`. */
+export function flaggedConfigurations<C extends { key: string; n: number; flaggedRuns?: Partial<Record<string, number>> }>(
+  configurations: readonly C[],
+  flagName: (flag: string) => string = (flag) => flag,
+): { configuration: C; text: string }[] {
+  return configurations
+    .filter((c) => Object.keys(c.flaggedRuns ?? {}).length > 0)
+    .map((c) => ({ configuration: c, text: Object.entries(c.flaggedRuns ?? {}).map(([flag, n]) => `${flagName(flag)} ${n} of ${c.n} run(s)`).join(', ') }));
+}

@@ -1,8 +1,8 @@
 // The results as a person reads them, before they become a terminal table or Markdown: one row per
 // measured configuration with formatted figures, then the lines that go under the table.
 import {
-  formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh, halfWidth, markLetters, marksOf, MARK_LEGEND, measuredConfigurations,
-  NO_VALUE, parameterHeaders, parameterNames, parameterText, whIsHelpful,
+  flaggedConfigurations, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh, halfWidth, leftOutText, markLetters, marksOf, MARK_LEGEND,
+  measuredConfigurations, NO_VALUE, parameterHeaders, parameterNames, parameterText, whIsHelpful,
 } from '@erg/format';
 import type { Column } from '../output/table';
 import { isNumericParameter, type CampaignResults } from './model';
@@ -71,11 +71,7 @@ export function humanResults(results: CampaignResults): HumanResults {
           t.energySavedPct === null ? null : t.energySavedPct / 100,
         )}) against the fastest (${t.fastest}) and takes ${formatTime(t.timeLostS)} (${formatPercent(t.timeLostPct === null ? null : t.timeLostPct / 100)}) longer.`
       : null;
-  const runsLeftOut = (results.runsLeftOut ?? []).map(
-    (r) => `run ${r.repetition} of ${r.key}: ${r.leftOut === 'energy' ? 'energy not counted (its time is)' : 'not counted'} — ${r.why}`,
-  );
-  const flagged = results.configurations
-    .filter((c) => Object.keys(c.flaggedRuns ?? {}).length > 0)
-    .map((c) => `${c.key}: ${Object.entries(c.flaggedRuns).map(([flag, n]) => `${flag} ${n} of ${c.n} run(s)`).join(', ')}`);
+  const runsLeftOut = (results.runsLeftOut ?? []).map((r) => `run ${r.repetition} of ${r.key}: ${leftOutText(r)}`);
+  const flagged = flaggedConfigurations(results.configurations).map(({ configuration, text }) => `${configuration.key}: ${text}`);
   return { columns, rows, marks, legend: `Marks: ${MARK_LEGEND}; ± is the half-width of the 95 % interval of the mean.`, excluded: results.excluded, runsLeftOut, flagged, tradeoff };
 }

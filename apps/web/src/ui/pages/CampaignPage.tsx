@@ -4,7 +4,9 @@
 import { useEffect, useMemo } from 'react';
 import { formatCount, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, NO_VALUE } from '../../format';
 import { debounce } from '../../queue';
-import { halfWidth, markLetters, marksOf, MARK_LEGEND, measuredConfigurations, parameterNames, parameterText, resultsCsv } from '../../results';
+import {
+  flaggedConfigurations, halfWidth, leftOutText, markLetters, marksOf, MARK_LEGEND, measuredConfigurations, parameterNames, parameterText, resultsCsv,
+} from '../../results';
 import { hrefRun } from '../../route';
 import type { CampaignDetail, CampaignResults, RunSummary, Summary } from '../../types';
 import { TERMINAL_RUN_STATES } from '../../types';
@@ -73,6 +75,7 @@ export function CampaignPage({ id }: { id: string }) {
 function ResultsTable({ results, name }: { results: CampaignResults; name: string }) {
   const names = parameterNames(results.configurations);
   const measured = new Set(measuredConfigurations(results).map((c) => c.key));
+  const flagged = flaggedConfigurations(results.configurations, (flag) => flag.replace(/_/g, ' '));
   return (
     <>
       <div className="toolbar">
@@ -114,17 +117,13 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
           {formatTime(results.tradeoff.timeLostS)} longer.
         </p>
       )}
-      {results.configurations.some((c) => Object.keys(c.flaggedRuns).length > 0) && (
+      {flagged.length > 0 && (
         <details className="runs-flagged">
           <summary>Runs to read with care (see each run&apos;s warnings)</summary>
           <ul>
-            {results.configurations
-              .filter((c) => Object.keys(c.flaggedRuns).length > 0)
-              .map((c) => (
-                <li key={c.key}>
-                  {c.key}: {Object.entries(c.flaggedRuns).map(([flag, n]) => `${flag.replace(/_/g, ' ')} ${n} of ${c.n} run(s)`).join(', ')}
-                </li>
-              ))}
+            {flagged.map(({ configuration, text }) => (
+              <li key={configuration.key}>{configuration.key}: {text}</li>
+            ))}
           </ul>
         </details>
       )}
@@ -134,7 +133,7 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
           <ul>
             {results.runsLeftOut.map((r) => (
               <li key={r.runId}>
-                <a href={hrefRun(r.runId)}>run {r.repetition} of {r.key}</a>: {r.leftOut === 'energy' ? 'energy not counted (its time is)' : 'not counted'} — {r.why}
+                <a href={hrefRun(r.runId)}>run {r.repetition} of {r.key}</a>: {leftOutText(r)}
               </li>
             ))}
           </ul>
