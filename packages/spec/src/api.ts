@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { POWER_KNOBS } from './node-info';
 import { RunState } from './run-state-schema';
+import { NodeFingerprintSchema, PowerRecordSchema } from './telemetry';
 import type { SpecIssue } from './issues';
 
 /**
@@ -64,6 +66,23 @@ function isHost(host: string): boolean {
   return HOSTNAME.safeParse(host).success || IPV6.safeParse(host).success;
 }
 
+/** Where deploy/node-helper/install.sh puts the helper. */
+export const DEFAULT_POWER_HELPER = '/usr/local/sbin/erg-power-helper';
+
+/** What erg found out about a cluster by itself, when it first reached it (and again every so often). */
+export const ClusterCapabilities = z
+  .object({
+    probedAt: z.string().describe('when the scheduler last probed the cluster (ISO 8601)'),
+    slurmVersion: z.string().nullable().describe('`sinfo --version` on the login node, e.g. "slurm 22.05.8"'),
+    powerHelper: z
+      .object({ version: z.number(), knobs: z.array(z.enum(POWER_KNOBS)).describe('the power knobs the site allows') })
+      .nullable()
+      .describe('the node helper, when installed at the cluster\'s powerHelper path and answering; null: campaigns with `power` are refused'),
+    powerHelperProblem: z.string().nullable().describe('why there is no helper, in the probe\'s words (null when there is one)'),
+  })
+  .meta({ id: 'ClusterCapabilities' });
+export type ClusterCapabilities = z.infer<typeof ClusterCapabilities>;
+
 export const ClusterCreate = z
   .object({
     name: ClusterName,
@@ -110,6 +129,13 @@ export const ClusterCreate = z
       .nullable()
       .default(null)
       .describe('most runs submitting, queued, running or completing at once on this cluster; null: no limit'),
+    powerHelper: z
+      .string()
+      .max(512)
+      .regex(/^(\/[A-Za-z0-9._+-]+)+$/, { error: 'an absolute path of the node helper on the cluster, e.g. /usr/local/sbin/erg-power-helper' })
+      .refine((p) => !p.split('/').some((s) => s === '.' || s === '..'), { error: 'must not contain "." or ".." segments' })
+      .default(DEFAULT_POWER_HELPER)
+      .describe('where the site installed erg\'s node helper (deploy/node-helper), which sets the `power` a campaign asks for; erg probes it when it first reaches the cluster'),
     workDir: z
       .string()
       .max(800)
@@ -138,6 +164,8 @@ export const ClusterView = z
     modelIdleW: z.number(),
     modelMaxW: z.number(),
     maxConcurrentRuns: z.number().nullable(),
+    powerHelper: z.string(),
+    capabilities: ClusterCapabilities.nullable().describe('null until the scheduler has reached the cluster'),
     lastError: z.string().nullable().describe('the last SSH failure seen by the scheduler; null once it reaches the cluster again'),
     lastContactAt: z.string().nullable(),
     createdAt: z.string(),
@@ -228,6 +256,16 @@ export const RunView = z
       .array(z.string())
       .describe('what erg could not do in full for the run without failing it, e.g. metrics read from only the end of a huge stdout.log, or a metric regex stopped at its time budget'),
     jobScript: z.string().nullable().describe('the exact rendered sbatch script'),
+    nodes: z
+      .array(
+        z.object({
+          node: z.string(),
+          fingerprintId: z.string().nullable().describe('the stored fingerprint (one per distinct content, shared by runs)'),
+          fingerprint: NodeFingerprintSchema.nullable().describe('what exactly was measured on this node, as its agent saw it at start'),
+          power: PowerRecordSchema.nullable().describe("the node helper's record of the power state it set; null when the campaign set none"),
+        }),
+      )
+      .describe('the nodes whose agents reported, with their provenance'),
   })
   .meta({ id: 'Run' });
 

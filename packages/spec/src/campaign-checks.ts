@@ -1,6 +1,7 @@
 import type { CampaignSpec } from './campaign';
 import type { IssueCode } from './issues';
 import { canonicalValue, type ParamValue } from './param-value';
+import { powerTemplates } from './power';
 import { TEMPLATE_BUILTINS, scanTemplate } from './template';
 
 /**
@@ -24,6 +25,8 @@ export interface SpecView {
   files: Readonly<Record<string, string | undefined>> | undefined;
   /** Templated sbatch option values (`gpuFreq: "{{clock}}"`), by option name. */
   slurmTemplates: Readonly<Record<string, string>> | undefined;
+  /** Templated power values (`gpuPowerLimitW: "{{cap}}"`), by their path under `power` (`gpuLockedClocksMHz[1]`). */
+  powerTemplates: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -49,6 +52,7 @@ export function viewOfSpec(spec: CampaignSpec): SpecView {
     run: spec.run,
     files: spec.files,
     slurmTemplates: templatedOptions(spec.slurm),
+    powerTemplates: powerTemplates(spec.power),
   };
 }
 
@@ -287,5 +291,11 @@ function templateIssues(view: SpecView, defs: Definitions): CheckIssue[] {
   // Their syntax is the option schema's to report (TEMPLATED_VALUE).
   const optionMessage = (name: string) => `uses {{${name}}}, which is not a parameter; sbatch options take parameters only (defined: ${listOrNone(defs.names)})`;
   for (const [key, text] of Object.entries(view.slurmTemplates ?? {})) check(text, ['slurm', key], parametersOnly, optionMessage, false);
+  // Power values too: the same for every run of a configuration, and their syntax is PowerBlock's.
+  const powerMessage = (name: string) => `uses {{${name}}}, which is not a parameter; power values take parameters only (defined: ${listOrNone(defs.names)})`;
+  for (const [key, text] of Object.entries(view.powerTemplates ?? {})) {
+    const m = /^(\w+)(?:\[(\d)\])?$/.exec(key)!;
+    check(text, m[2] === undefined ? ['power', m[1]!] : ['power', m[1]!, Number(m[2])], parametersOnly, powerMessage, false);
+  }
   return issues;
 }

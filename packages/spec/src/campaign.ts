@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { crossFieldIssues, viewOfSpec } from './campaign-checks';
 import { Metrics } from './metrics';
+import { PowerBlock } from './power';
 import { Identifier, ParamValue, quoteForMessage } from './param-value';
 import { Resources } from './resources';
 import { RUN_DIR_FILES } from './run-dir';
@@ -73,6 +74,8 @@ export const Telemetry = z
   .strictObject({
     intervalMs: z.int().min(10).max(60_000).default(1000),
     idleBaselineS: z.number().min(0).max(3600).default(0),
+    /** A run whose GPUs were throttled by power or heat for more than this share of its window is flagged `throttled`. */
+    maxThrottledShare: z.number().min(0).max(1).default(0.1),
   })
   .prefault({});
 export type Telemetry = z.infer<typeof Telemetry>;
@@ -99,6 +102,18 @@ export const CampaignSpecFields = z.strictObject({
   exclude: z.array(ExcludeEntry).max(1000).default([]),
   resources: Resources,
   slurm: SlurmOptions.optional(),
+  /** The power state every node of a run is put in by the site's node helper (power.ts); templated per configuration. */
+  power: PowerBlock.optional(),
+  /**
+   * Where the workload's code lives on the cluster (absolute): exported as ERG_WORKLOAD_DIR, and
+   * its git commit is part of every run's provenance when it is a git work tree.
+   */
+  workloadDir: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._,:=+@-]+)+\/?$/, { error: (iss) => `${quoteForMessage(String(iss.input))} is not an absolute path of letters, digits and . _ , : = + @ -` })
+    .max(1024)
+    .refine((p) => !p.split('/').some((seg) => seg === '.' || seg === '..'), { error: 'must not contain "." or ".." segments' })
+    .optional(),
   files: atMostKeys(z.record(FileName, FileTemplate), MAX_NAMES, 'files').default({}),
   run: z.string().min(1).max(65_536).optional(),
   metrics: Metrics,

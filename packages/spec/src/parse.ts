@@ -1,5 +1,6 @@
 import { Composer, Parser, YAMLParseError, type Document } from 'yaml';
 import { CampaignSpecFields, Execution, FileName, FileTemplate, ParamAxis } from './campaign';
+import { powerTemplates } from './power';
 import { crossFieldIssues, MAX_REPORTED_ISSUES, templatedOptions, viewOfSpec, type CheckIssue, type SpecView } from './campaign-checks';
 import { documentIssue, yamlNestingIssue } from './document';
 import { ROOT_PATH, formatPath, humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
@@ -82,6 +83,7 @@ function salvageView(input: unknown): SpecView | undefined {
     run: valid(CampaignSpecFields.shape.run, input['run']),
     files: salvageRecord(input['files'], FileName, FileTemplate),
     slurmTemplates: templatedOptions(input['slurm']),
+    powerTemplates: powerTemplates(input['power']),
   };
 }
 

@@ -18,7 +18,9 @@ export const Resources = z
     time: SlurmTime.default('01:00:00'),
     // A feature expression such as "gh200&(ib|roce)"; safe because it only ever appears in an #SBATCH line.
     constraint: pattern(/^[A-Za-z0-9_&|()[\]*:,.!-]{1,256}$/, 'a Slurm constraint expression').optional(),
-    exclusive: z.boolean().optional(),
+    // Whole nodes by default: node-level sensors (module, Grace, RAPL package) measure every job on
+    // the node, so an energy figure is only a run's own when no other job shares its nodes.
+    exclusive: z.boolean().default(true).describe('whole nodes (sbatch --exclusive); false lets other jobs share the nodes, and their energy then shows in node-level sensors (runs flagged shared_node)'),
   })
   .prefault({});
 export type Resources = z.infer<typeof Resources>;

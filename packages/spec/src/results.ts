@@ -65,9 +65,53 @@ export type IdleEnergy = z.infer<typeof IdleEnergy>;
  * - shared_node: other jobs ran on its node(s) during its window, so node-level sensors (module,
  *   Grace, RAPL package, the model) measured their work too;
  * - shared_idle_baseline: other jobs ran there during its idle baseline.
+ * - power_state_mismatch: the power state in force (the agents' enforced-limit and clock sensors,
+ *   or the node helper's read-back) differs from what the campaign asked for;
+ * - power_state_unverified: the campaign asked for a power state but nothing recorded what was in force;
+ * - throttled: its GPUs were held down by power or heat (clock-event reasons) for more than the
+ *   campaign's telemetry.maxThrottledShare of its window.
  */
-export const RunFlag = z.enum(['too_short', 'negative_net_energy', 'shared_node', 'shared_idle_baseline']);
+export const RunFlag = z.enum(['too_short', 'negative_net_energy', 'shared_node', 'shared_idle_baseline', 'power_state_mismatch', 'power_state_unverified', 'throttled']);
 export type RunFlag = z.infer<typeof RunFlag>;
+
+/** One GPU's power state over a run's window, from its agent's sensors. Nulls: no such sensor. */
+export const GpuPowerObserved = z
+  .object({
+    node: z.string(),
+    gpu: z.number(),
+    powerLimitW: z.number().nullable().describe('the enforced power limit in force for most of the window (its median)'),
+    moduleLimitW: z.number().nullable().describe('the enforced module power limit (GH200), median'),
+    smClockMaxMHz: z.number().nullable().describe('the highest SM clock sampled in the window'),
+    appClockMHz: z.number().nullable().describe('the applications graphics clock, median'),
+    maxTempC: z.number().nullable(),
+    throttledShare: z.number().nullable().describe('0–1: share of the window with a throttling clock-event reason set (power cap — unless the campaign set one —, thermal, HW slowdown, power brake)'),
+    throttleReasons: z.array(z.string()).describe('the throttling reasons seen, e.g. ["sw_thermal_slowdown"]'),
+  })
+  .meta({ id: 'GpuPowerObserved' });
+export type GpuPowerObserved = z.infer<typeof GpuPowerObserved>;
+
+/** What the run asked of the hardware and what was in force. */
+export const RunPowerState = z
+  .object({
+    requested: z
+      .object({ gpuPowerLimitW: z.number().optional(), gpuLockedClocksMHz: z.tuple([z.number(), z.number()]).optional(), moduleLimitW: z.number().optional(), cpuFreqKHz: z.number().optional() })
+      .nullable()
+      .describe("the campaign's power block for this configuration; null: it set none (the nodes ran in whatever state they were in)"),
+    gpus: z.array(GpuPowerObserved),
+    cpuMaxFreqKHz: z.record(z.string(), z.number().nullable()).describe("per node, the CPUs' maximum frequency the node helper read back (only when cpuFreqKHz was asked for)"),
+  })
+  .meta({ id: 'RunPowerState' });
+export type RunPowerState = z.infer<typeof RunPowerState>;
+
+/** What Slurm's own energy accounting says of the run, beside erg's figure. */
+export const SlurmEnergy = z
+  .object({
+    energyJ: z.number().nullable().describe("sacct's ConsumedEnergyRaw; null when Slurm accounts no energy there"),
+    ratio: z.number().nullable().describe("Slurm's figure / erg's energyJ"),
+    note: z.string().describe('what the two figures mean side by side, or why Slurm has none'),
+  })
+  .meta({ id: 'SlurmEnergy' });
+export type SlurmEnergy = z.infer<typeof SlurmEnergy>;
 
 /** A run's energy figures over its window, as @erg/energy computes them. */
 export const RunEnergy = z.object({
@@ -85,6 +129,7 @@ export const RunEnergy = z.object({
   warnings: z.array(z.string()),
   flags: z.array(RunFlag).describe('why its figures cannot be fully trusted; a warning says more about each'),
   idle: IdleEnergy.optional(),
+  power: RunPowerState.optional().describe('the power state asked for and in force; absent when neither was recorded'),
 });
 export type RunEnergy = z.infer<typeof RunEnergy>;
 
@@ -100,6 +145,7 @@ export const RunEnergyView = z.object({
     .describe('J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it)'),
   window: TimeWindow.describe('the workload window, as the job script measured it'),
   idleWindow: TimeWindow.nullable().describe('the idle baseline window; null when the campaign has none'),
+  slurmEnergy: SlurmEnergy,
 }).meta({ id: 'RunEnergy' });
 export type RunEnergyView = z.infer<typeof RunEnergyView>;
 
@@ -134,6 +180,11 @@ export const ConfigurationResult = z
     point: z.object({ timeS: z.number(), energyJ: z.number(), n: z.number() }).nullable().describe('mean time and energy over the runs that measured both'),
     paretoOptimal: z.boolean(),
     flaggedRuns: z.partialRecord(RunFlag, z.number()).describe('how many of its counted runs carry each flag (only flags some run carries), e.g. { shared_node: 3 }'),
+    fingerprints: z.number().describe('distinct kinds of machine (fingerprint classes: hardware and software, not node names) its runs ran on'),
+    fingerprintDifferences: z
+      .array(z.string())
+      .describe('how the kinds differ, e.g. "driverVersion: 550.54.15 (2 runs) vs 535.104.05 (1 run)"; empty when all runs ran on one kind'),
+    fingerprint: z.string().nullable().describe('with ?groupBy=fingerprint: the fingerprint class these runs share; null otherwise'),
   })
   .meta({ id: 'ConfigurationResult' });
 export type ConfigurationResult = z.infer<typeof ConfigurationResult>;
@@ -184,6 +235,14 @@ export const CampaignResults = z
     runsLeftOut: z
       .array(RunLeftOut)
       .describe('completed runs whose figures do not count (the same rule regression verdicts use): a run never enters the statistics as 0 J'),
+    groupedBy: z.enum(['configuration', 'fingerprint']).describe('configuration: one entry per configuration; fingerprint: one per configuration and kind of machine'),
+    power: z
+      .object({
+        requested: z.boolean().describe('whether the campaign has a power block'),
+        controlled: z.boolean().describe('whether erg set the power state (through the cluster\'s node helper)'),
+        note: z.string(),
+      })
+      .describe('whether the figures were measured at a power state erg set, or at whatever state the nodes were in'),
   })
   .meta({ id: 'CampaignResults' });
 export type CampaignResults = z.infer<typeof CampaignResults>;

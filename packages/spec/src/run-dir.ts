@@ -16,9 +16,12 @@
  *     <node>.spool            one telemetry batch per line                  → readSpool
  *     <node>.acked            the highest settled seq                        → parseAcked
  *     <node>.ready, <node>.meta.json, <node>.stats.json
+ *     <node>.power.json       the node helper's record of the power state  → parsePowerRecord
+ *     power.log               what srun and the helpers printed (powerStartLines)
  *
- * It imports nothing: the agent bundles this file alone (`@erg/spec/run-dir`), without zod.
+ * It imports only node-info (itself dependency-free): the agent bundles this file alone (`@erg/spec/run-dir`), without zod.
  */
+import { parsePowerRecord, POWER_HELPER_OPTIONS, POWER_KNOBS, type PowerState } from './node-info';
 
 /** The names erg uses at the top of a run directory; the spec reserves every one of them in `files`. */
 export const RUN_DIR_FILES = {
@@ -31,6 +34,8 @@ export const RUN_DIR_FILES = {
   timing: 'erg.timing',
   timingTmp: 'erg.timing.tmp',
   idle: 'erg.idle',
+  /** Written by job.sh when the node helper could not apply the power state: the failing records, one per line. */
+  powerFailed: 'erg.power-failed',
   runToken: 'erg.token',
   /** A folder: TELEMETRY_DIR_FILES and each node's NODE_FILE_SUFFIXES. */
   telemetryDir: 'telemetry',
@@ -39,6 +44,7 @@ export const RUN_DIR_FILES = {
 /** Names in the telemetry folder that belong to no one node. */
 export const TELEMETRY_DIR_FILES = {
   agentLog: 'agent.log',
+  powerLog: 'power.log',
 } as const;
 
 /** What one node's agent writes in the telemetry folder: `<node><suffix>`. */
@@ -53,6 +59,8 @@ export const NODE_FILE_SUFFIXES = {
   ready: '.ready',
   /** What the agent did, written when it stops. */
   stats: '.stats.json',
+  /** The node helper's PowerRecord (one JSON line), when the campaign sets a power state. */
+  power: '.power.json',
 } as const;
 export type NodeFile = keyof typeof NODE_FILE_SUFFIXES;
 
@@ -63,8 +71,8 @@ export function runDirPath(workDir: string, campaignId: string, runId: string): 
 
 /** The names of one node's files in the telemetry folder. */
 export function nodeTelemetryFiles(node: string): Record<NodeFile, string> {
-  const { spool, acked, meta, ready, stats } = NODE_FILE_SUFFIXES;
-  return { spool: `${node}${spool}`, acked: `${node}${acked}`, meta: `${node}${meta}`, ready: `${node}${ready}`, stats: `${node}${stats}` };
+  const { spool, acked, meta, ready, stats, power } = NODE_FILE_SUFFIXES;
+  return { spool: `${node}${spool}`, acked: `${node}${acked}`, meta: `${node}${meta}`, ready: `${node}${ready}`, stats: `${node}${stats}`, power: `${node}${power}` };
 }
 
 /** A spool's name as the agent writes it: the node's name (a host name) and `.spool`. */
@@ -189,6 +197,85 @@ export function agentStopLines(): string {
     'wait "$erg_agent_pid" 2>/dev/null',
     'kill "$erg_guard" 2>/dev/null',
   ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The power state: set on every node by the site's node helper before the agents start, held
+// while the job runs and restored after it (deploy/node-helper/erg-power-helper).
+
+/** Seconds job.sh waits for every node's helper to apply the power state. */
+export const POWER_APPLY_TIMEOUT_S = 60;
+/** job.sh's exit code when the power state could not be applied: the workload did not run. */
+export const POWER_NOT_APPLIED_EXIT_CODE = 97;
+
+/** The helper's options for a power state: numbers only, in POWER_KNOBS order. */
+export function powerHelperArgs(state: PowerState): string[] {
+  const args: string[] = [];
+  for (const knob of POWER_KNOBS) {
+    const value = state[knob];
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(',') : String(value);
+    // Validated integers by now (spec/power.ts); checked again because this becomes a shell line.
+    if (!/^\d{1,9}(,\d{1,9})?$/.test(text)) throw new RangeError(`power ${knob}: ${JSON.stringify(text)} is not a whole number`);
+    args.push(POWER_HELPER_OPTIONS[knob], text);
+  }
+  return args;
+}
+
+/**
+ * job.sh's lines that set the power state before the agents start: the helper runs in `hold` mode
+ * on every node as an overlapping step — it applies the state, prints its PowerRecord to
+ * `<node>.power.json` and stays until it is signalled (then, or when the job is killed, it
+ * restores what it changed). The workload runs only when every node's record says ok; otherwise
+ * the failing records go to erg.power-failed and the job ends with POWER_NOT_APPLIED_EXIT_CODE.
+ * `helper` is the helper's path, already shell-quoted by the caller; the options are numbers.
+ */
+export function powerStartLines(helper: string, state: PowerState): string {
+  const nodes = '"${SLURM_JOB_NUM_NODES:-1}"';
+  const records = `"$erg_telemetry"/*${NODE_FILE_SUFFIXES.power}`;
+  const ok = `'^{"ergPower":1,"ok":true,'`;
+  const ticks = POWER_APPLY_TIMEOUT_S * 10;
+  // The record's file is named on the node, by its host name: the agent's default node name.
+  const hold = `'exec "$0" hold --job "$SLURM_JOB_ID" "$@" >"$ERG_RUN_DIR/${RUN_DIR_FILES.telemetryDir}/$(hostname)${NODE_FILE_SUFFIXES.power}"'`;
+  return [
+    `erg_telemetry="$ERG_RUN_DIR/${RUN_DIR_FILES.telemetryDir}"`,
+    'mkdir -p "$erg_telemetry"',
+    `srun --overlap --ntasks-per-node=1 --nodes=${nodes} --kill-on-bad-exit=0 bash -c ${hold} ${helper} ${powerHelperArgs(state).join(' ')} >"$erg_telemetry/${TELEMETRY_DIR_FILES.powerLog}" 2>&1 &`,
+    'erg_power_pid=$!',
+    'erg_i=0',
+    `while [ "$(cat ${records} 2>/dev/null | grep -c '^{"ergPower"')" -lt ${nodes} ] && kill -0 "$erg_power_pid" 2>/dev/null && [ $erg_i -lt ${ticks} ]; do sleep 0.1; erg_i=$((erg_i + 1)); done`,
+    `if [ "$(cat ${records} 2>/dev/null | grep -c ${ok})" -lt ${nodes} ]; then`,
+    `  { cat ${records} 2>/dev/null | grep -v ${ok}; echo "records from $(cat ${records} 2>/dev/null | grep -c '^{"ergPower"') of ${nodes.slice(1, -1)} node(s)"; } >${RUN_DIR_FILES.powerFailed}`,
+    `  echo "erg: the power state could not be applied on every node (see ${RUN_DIR_FILES.powerFailed} and ${RUN_DIR_FILES.telemetryDir}/${TELEMETRY_DIR_FILES.powerLog}); the workload did not run" >&2`,
+    '  kill -USR2 "$erg_power_pid" 2>/dev/null',
+    '  wait "$erg_power_pid" 2>/dev/null',
+    `  exit ${POWER_NOT_APPLIED_EXIT_CODE}`,
+    'fi',
+  ].join('\n');
+}
+
+/** job.sh's lines after the agents stopped: signal the helpers to restore the previous state, and wait for them (at most AGENT_STOP_TIMEOUT_S). */
+export function powerStopLines(): string {
+  return [
+    'kill -USR2 "$erg_power_pid" 2>/dev/null',
+    `( sleep ${AGENT_STOP_TIMEOUT_S}; kill -KILL "$erg_power_pid" 2>/dev/null ) & erg_power_guard=$!`,
+    'wait "$erg_power_pid" 2>/dev/null',
+    'kill "$erg_power_guard" 2>/dev/null',
+  ].join('\n');
+}
+
+/** What erg.power-failed says, as a sentence for the run's reason: each failing node's error, then how many nodes answered. */
+export function describePowerFailure(text: string): string {
+  const parts: string[] = [];
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '') continue;
+    const record = parsePowerRecord(trimmed);
+    if (record) parts.push(`${record.node}: ${record.error ?? 'not applied'}`);
+    else if (/^records from \d+ of \d+ node\(s\)$/.test(trimmed)) parts.push(trimmed);
+    if (parts.length >= 8) break;
+  }
+  return `the power state could not be applied, so the workload did not run — ${parts.length > 0 ? parts.join('; ') : 'the helper left no record'}`;
 }
 
 // ---------------------------------------------------------------------------------------------

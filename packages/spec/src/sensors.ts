@@ -11,6 +11,7 @@
  * - batch: the samples one node collected during one batch window, columnar per sensor,
  *   numbered by `seq` = 0, 1, 2, … per node and run.
  */
+import type { NodeFingerprint, PowerRecord } from './node-info';
 
 /** The physical things a sensor can measure. */
 export const COMPONENTS = ['gpu', 'cpu', 'grace', 'module', 'memory', 'sysio', 'node'] as const;
@@ -27,9 +28,43 @@ export const QUANTITIES = {
   pcie_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
   c2c_tx: { unit: 'B/s', min: 0, max: 2 ** 50 },
   c2c_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  // The state the hardware was in (issue 13 §3): what a power-state study must be able to defend.
+  /** The power limit in force (NVML's enforced limit: the lowest of every limit set, in- or out-of-band). */
+  power_limit: { unit: 'W', min: 0, max: 100_000 },
+  /** The applications (target) graphics clock; `clock` is the SM clock actually running. */
+  clock_app: { unit: 'MHz', min: 0, max: 100_000 },
+  temp: { unit: '°C', min: -60, max: 250 },
+  /** Why clocks are held down, as NVML's clocks-event-reasons bitmask (CLOCK_EVENT_REASONS). */
+  clock_events: { unit: 'bitmask', min: 0, max: Number.MAX_SAFE_INTEGER },
 } as const;
 export type Quantity = keyof typeof QUANTITIES;
 export type Unit = (typeof QUANTITIES)[Quantity]['unit'];
+
+/**
+ * The bits of NVML's clocks-event (formerly "throttle") reasons (nvmlClocksEventReason*): a
+ * `gpuN.clock_events` sample is their OR. THROTTLING_REASONS are those that mean the GPU ran
+ * slower than asked because of power or heat; the others are idling or settings.
+ */
+export const CLOCK_EVENT_REASONS = {
+  gpu_idle: 0x1,
+  applications_clocks_setting: 0x2,
+  sw_power_cap: 0x4,
+  hw_slowdown: 0x8,
+  sync_boost: 0x10,
+  sw_thermal_slowdown: 0x20,
+  hw_thermal_slowdown: 0x40,
+  hw_power_brake_slowdown: 0x80,
+  display_clock_setting: 0x100,
+} as const;
+export type ClockEventReason = keyof typeof CLOCK_EVENT_REASONS;
+export const THROTTLING_REASONS: readonly ClockEventReason[] = ['sw_power_cap', 'hw_slowdown', 'sw_thermal_slowdown', 'hw_thermal_slowdown', 'hw_power_brake_slowdown'];
+
+/** The reasons set in a clocks-event bitmask, by name. */
+export function clockEventReasons(mask: number): ClockEventReason[] {
+  const out: ClockEventReason[] = [];
+  for (const [name, bit] of Object.entries(CLOCK_EVENT_REASONS)) if (Math.floor(mask / bit) % 2 === 1) out.push(name as ClockEventReason);
+  return out;
+}
 
 /** A valid sensor name: a known component, a 1–3 digit index, a known quantity. */
 export const SENSOR_NAME = new RegExp(`^(${COMPONENTS.join('|')})(\\d{1,3})\\.(${Object.keys(QUANTITIES).join('|')})$`);
@@ -86,6 +121,10 @@ export interface TelemetryBatchShape {
   seq: number;
   sensors?: SensorInfo[];
   samples: SampleColumn[];
+  /** What exactly was measured (node-info.ts): sent with `sensors`, on an agent process's first batch. */
+  fingerprint?: NodeFingerprint;
+  /** The power state the node helper applied for the run, when the campaign asked for one: sent with the fingerprint. */
+  power?: PowerRecord;
 }
 
 /** The API's answer to an accepted batch. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { nestsDeeperThan } from './document';
 import { humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
+import type { NodeFingerprint, PowerRecord } from './node-info';
 import { COMPONENTS, QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
 
 /**
@@ -61,6 +62,63 @@ export const MAX_BATCH_SENSORS = 512;
 /** Deepest JSON nesting of a batch (`samples[0].t[0]` is 3). */
 export const MAX_BATCH_DEPTH = 8;
 
+const text = (max: number) => z.string().max(max);
+
+/** A node's fingerprint as an agent sends it (node-info.ts's NodeFingerprint), every string and list bounded. */
+export const NodeFingerprintSchema = z
+  .object({
+    node: text(128),
+    hostname: text(256),
+    kernel: text(512),
+    arch: text(64),
+    cpuModel: text(256).nullable(),
+    cpuCount: z.int().min(0).max(1_000_000),
+    gpus: z.array(z.object({ index: z.int().min(0).max(1024), name: text(256).nullable(), uuid: text(128).nullable(), vbios: text(128).nullable() }).strict()).max(256),
+    driverVersion: text(64).nullable(),
+    cudaVersion: text(64).nullable(),
+    nvmlVersion: text(64).nullable(),
+    slurmVersion: text(128).nullable(),
+    container: z.object({ image: text(1024), digest: text(256).nullable() }).strict().nullable(),
+    modules: z.array(text(256)).max(512),
+    workload: z.object({ dir: text(1024), gitCommit: text(64).nullable(), gitDirty: z.boolean().nullable() }).strict().nullable(),
+    agentVersion: text(64),
+  })
+  .strict()
+  .meta({ id: 'NodeFingerprint' });
+
+const whole = z.int().min(0).max(1_000_000_000);
+const PowerStateSchema = z
+  .object({ gpuPowerLimitW: whole.optional(), gpuLockedClocksMHz: z.tuple([whole, whole]).optional(), moduleLimitW: whole.optional(), cpuFreqKHz: whole.optional() })
+  .strict()
+  .meta({ id: 'PowerState' });
+const NodePowerSettingsSchema = z
+  .object({
+    gpus: z
+      .array(
+        z
+          .object({ index: z.int().min(0).max(1024), powerLimitW: z.number().min(0).max(100_000).nullable().optional(), moduleLimitW: z.number().min(0).max(100_000).nullable().optional(), lockedClocksMHz: z.tuple([whole, whole]).nullable().optional() })
+          .strict(),
+      )
+      .max(256),
+    cpuMaxFreqKHz: whole.nullable().optional(),
+  })
+  .strict();
+
+/** The node helper's record of a run's power state (node-info.ts's PowerRecord). */
+export const PowerRecordSchema = z
+  .object({
+    ergPower: z.literal(1),
+    ok: z.boolean(),
+    node: text(128),
+    job: text(64),
+    requested: PowerStateSchema,
+    previous: NodePowerSettingsSchema.nullable(),
+    applied: NodePowerSettingsSchema.nullable(),
+    error: text(2000).nullable(),
+  })
+  .strict()
+  .meta({ id: 'PowerRecord' });
+
 function batchSchema(numbers: z.ZodType<number[]>) {
   return z
     .object({
@@ -79,6 +137,8 @@ function batchSchema(numbers: z.ZodType<number[]>) {
         .min(1)
         .max(MAX_BATCH_SERIES),
       sensors: z.array(SensorDescription).max(512).optional(),
+      fingerprint: NodeFingerprintSchema.optional(),
+      power: PowerRecordSchema.optional(),
     })
     .strict();
 }
@@ -91,6 +151,11 @@ export type TelemetryBatchInput = z.infer<typeof TelemetryBatch>;
 // schema accepts: the line fails to compile when the two drift apart.
 const agentBatchesAreAccepted = (batch: TelemetryBatchShape): TelemetryBatchInput => batch;
 void agentBatchesAreAccepted;
+// And the API's view of a fingerprint and a power record is the agent's.
+const fingerprintsAgree = (f: z.infer<typeof NodeFingerprintSchema>): NodeFingerprint => f;
+const powerRecordsAgree = (r: z.infer<typeof PowerRecordSchema>): PowerRecord => r;
+void fingerprintsAgree;
+void powerRecordsAgree;
 
 /**
  * The same envelope for the ingest hot path: sample columns are only checked to be arrays here,
@@ -140,6 +205,8 @@ export interface NormalizedBatch {
   series: SeriesChunk[];
   sensors: SensorDescription[];
   sampleCount: number;
+  fingerprint?: NodeFingerprint;
+  power?: PowerRecord;
 }
 
 /**
@@ -215,7 +282,14 @@ export function normalizeBatch(
   if (issues.length > 0) return { ok: false, issues };
   const series: SeriesChunk[] = [];
   for (const [sensor, col] of columns) series.push(sortedChunk(sensor, col.t, col.v));
-  return { ok: true, batch: { node: batch.node, seq: batch.seq, series, sensors: batch.sensors ?? [], sampleCount: total } };
+  return {
+    ok: true,
+    batch: {
+      node: batch.node, seq: batch.seq, series, sensors: batch.sensors ?? [], sampleCount: total,
+      ...(batch.fingerprint ? { fingerprint: batch.fingerprint } : {}),
+      ...(batch.power ? { power: batch.power } : {}),
+    },
+  };
 }
 
 

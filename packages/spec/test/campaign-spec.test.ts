@@ -13,10 +13,10 @@ describe('parseCampaignSpec: fields', () => {
       parameters: {},
       zip: [],
       exclude: [],
-      resources: { nodes: 1, time: '01:00:00' },
+      resources: { nodes: 1, time: '01:00:00', exclusive: true },
       files: {},
       metrics: [],
-      telemetry: { intervalMs: 1000, idleBaselineS: 0 },
+      telemetry: { intervalMs: 1000, idleBaselineS: 0, maxThrottledShare: 0.1 },
     });
   });
 

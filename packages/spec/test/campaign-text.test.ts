@@ -13,14 +13,14 @@ describe('parseCampaignText', () => {
     expect(spec.parameters).toEqual({ offload: ['none', 'cpu'], sp: [1, 2, 4] });
     expect(spec.zip).toEqual([{ micro_batch: [8, 4, 2], seq_len: [4096, 8192, 16384] }]);
     expect(spec.exclude).toEqual([{ offload: 'none', sp: 4 }]);
-    expect(spec.resources).toEqual({ partition: 'gh200', nodes: 1, gpusPerNode: 4, time: '00:30:00' });
+    expect(spec.resources).toEqual({ partition: 'gh200', nodes: 1, gpusPerNode: 4, time: '00:30:00', exclusive: true });
     expect(spec.slurm).toEqual({ gpuFreq: 'high', account: 'proj42' });
     expect(spec.files['ds_config.json']).toContain('"device": "{{offload}}"');
     expect(spec.metrics.map((m) => [m.name, m.reduce, m.source])).toEqual([
       ['samples_per_s', 'last', 'stdout'],
       ['steps', 'last', 'stdout'],
     ]);
-    expect(spec.telemetry).toEqual({ intervalMs: 100, idleBaselineS: 30 });
+    expect(spec.telemetry).toEqual({ intervalMs: 100, idleBaselineS: 30, maxThrottledShare: 0.1 });
     expect(result.raw).toMatchObject({ name: 'offload-vs-sp', repetitions: 3 });
   });
 

@@ -63,7 +63,10 @@ describe('the run directory has one owner', () => {
     ]);
   });
 
-  test('the owner imports nothing, so the agent can bundle it alone', () => {
-    expect(fs.readFileSync(OWNER, 'utf8')).not.toMatch(/^\s*import\s|\brequire\(/m);
+  test('the owner imports only node-info, which imports nothing, so the agent can bundle it alone', () => {
+    const imports = [...fs.readFileSync(OWNER, 'utf8').matchAll(/^\s*import\s[^;]*?from\s+'([^']+)'|\brequire\('([^']+)'\)/gm)].map((m) => m[1] ?? m[2]);
+    expect(imports).toEqual(['./node-info']);
+    const nodeInfo = fs.readFileSync(path.join(path.dirname(OWNER), 'node-info.ts'), 'utf8');
+    expect(nodeInfo).not.toMatch(/^\s*import\s|\brequire\(/m);
   });
 });

@@ -34,11 +34,11 @@ describe('names', () => {
   test('the names of a run directory, which running jobs and staged agents already use, stay as they are', () => {
     expect(RUN_DIR_FILES).toEqual({
       jobScript: 'job.sh', runScript: 'run.sh', stdout: 'stdout.log', stderr: 'stderr.log', slurmOut: 'slurm.out', slurmErr: 'slurm.err',
-      timing: 'erg.timing', timingTmp: 'erg.timing.tmp', idle: 'erg.idle', runToken: 'erg.token', telemetryDir: 'telemetry',
+      timing: 'erg.timing', timingTmp: 'erg.timing.tmp', idle: 'erg.idle', powerFailed: 'erg.power-failed', runToken: 'erg.token', telemetryDir: 'telemetry',
     });
-    expect(TELEMETRY_DIR_FILES).toEqual({ agentLog: 'agent.log' });
+    expect(TELEMETRY_DIR_FILES).toEqual({ agentLog: 'agent.log', powerLog: 'power.log' });
     expect(nodeTelemetryFiles('gh-001')).toEqual({
-      spool: 'gh-001.spool', acked: 'gh-001.acked', meta: 'gh-001.meta.json', ready: 'gh-001.ready', stats: 'gh-001.stats.json',
+      spool: 'gh-001.spool', acked: 'gh-001.acked', meta: 'gh-001.meta.json', ready: 'gh-001.ready', stats: 'gh-001.stats.json', power: 'gh-001.power.json',
     });
     expect(Object.keys(NODE_FILE_SUFFIXES)).toEqual(Object.keys(nodeTelemetryFiles('n')));
   });
