@@ -4,6 +4,7 @@ import { BatchCloser } from './batch-closer';
 import { sourceCounters, type AgentStats, type DroppedSensor } from './agent-stats';
 import { spoolFiles, writeFileAtomic } from './files';
 import { errorMessage, type Logger } from './log';
+import { nodeInfoMembers, type NodeInfo } from './meta';
 import type { Pusher } from './push';
 import type { SampleStore } from './samples';
 import { Sampler } from './sampler';
@@ -25,6 +26,8 @@ export interface AgentRunParts {
   spool: Spool;
   /** The bearer token for the API; unused without `config.apiUrl`. */
   token: string;
+  /** The node's fingerprint and the helper's power record: sent with the first batch that declares the sensors. */
+  nodeInfo: NodeInfo;
 }
 
 /**
@@ -56,7 +59,7 @@ export class AgentRun {
   /** Set by the first stop(); later calls get the same promise. */
   private stopping: Promise<AgentStats> | undefined;
 
-  constructor({ config, log, files, startedAt, cpuAtStart, detection, droppedSensors, spool, token }: AgentRunParts) {
+  constructor({ config, log, files, startedAt, cpuAtStart, detection, droppedSensors, spool, token, nodeInfo }: AgentRunParts) {
     this.config = config;
     this.log = log;
     this.files = files;
@@ -69,7 +72,7 @@ export class AgentRun {
     this.ackedSeq = spool.recovery.ackedSeq;
     this.pusher = config.apiUrl === undefined ? undefined : this.createPusher(config.apiUrl, token);
     this.sampler = new Sampler(this.active, this.store, files.ready, log);
-    this.batches = new BatchCloser(config.node, this.store, spool, this.pusher, log);
+    this.batches = new BatchCloser(config.node, this.store, spool, this.pusher, log, nodeInfoMembers(nodeInfo));
     this.nextBatchAt = startedAt + config.batchMs;
   }
 

@@ -4,15 +4,19 @@ import type { AgentStats, DroppedSensor } from './agent-stats';
 import { nowMs } from './clock';
 import type { AgentConfig } from './config';
 import { spoolFiles, writeFileAtomic } from './files';
+import { collectFingerprint, startFingerprintProbes } from './fingerprint';
 import { errorMessage, type Logger } from './log';
-import { agentMeta } from './meta';
-import { detectSources } from './sources';
+import { agentMeta, type NodeInfo } from './meta';
+import { readPowerRecord } from './power-record';
+import { detectSources, type Detection } from './sources';
+import type { GpuStackIdentity } from './sources/types';
 import { Spool } from './spool';
 import { ErgError } from '@erg/spec/errors';
 
-// One agent run on one node: detect sensors → write meta → sample on a drift-free schedule →
-// every batch window, spool the batch (then push it) → on stop, a last sample, drain, stats.
-// startAgent does what comes before the first sample; AgentRun does the rest.
+// One agent run on one node: detect sensors, take the node's fingerprint, read the power record →
+// write meta → sample on a drift-free schedule → every batch window, spool the batch (then push
+// it) → on stop, a last sample, drain, stats. startAgent does what comes before the first sample;
+// AgentRun does the rest.
 
 export interface AgentHandle {
   /** Takes a last sample, spools and fsyncs it, pushes for at most `drainMs`, writes `.acked` and `.stats.json`. */
@@ -35,6 +39,8 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Agen
   // `.ready` means "this agent process is sampling": one left by an earlier process says nothing.
   fs.rmSync(files.ready, { force: true });
   const token = readToken(config);
+  // srun and git run while the sensors are detected; each answers within its timeout (fingerprint.ts).
+  const probes = startFingerprintProbes(config);
 
   const droppedSensors: DroppedSensor[] = [];
   const detection = detectSources(config, log, (sensor, reason) => {
@@ -48,7 +54,11 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Agen
   if (recovery.existing > 0) {
     log.info('resuming an existing spool', { batches: recovery.existing, nextSeq: recovery.nextSeq, unacked: recovery.unacked.length });
   }
-  writeFileAtomic(files.meta, `${JSON.stringify(agentMeta(config, startedAt, detection, recovery), null, 2)}\n`, { fsync: true });
+  const nodeInfo: NodeInfo = {
+    fingerprint: await collectFingerprint(config, gpuStackOf(detection, log), probes),
+    power: readPowerRecord(files.power, log),
+  };
+  writeFileAtomic(files.meta, `${JSON.stringify(agentMeta(config, startedAt, detection, recovery, nodeInfo), null, 2)}\n`, { fsync: true });
 
   if (sensors.length === 0) {
     spool.close();
@@ -58,13 +68,32 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Agen
   // Each sensor with what it covers: on a GH200 the NVML counter is the module's (moduleN.energy).
   const scopes = sensors.map((s) => (s.scope ? `${s.sensor} (${s.scope})` : s.sensor));
   log.info('agent started', { node: config.node, sensors: scopes, spool: files.spool, push: config.apiUrl ?? null });
+  const { fingerprint, power } = nodeInfo;
+  log.info('node fingerprint', {
+    driver: fingerprint.driverVersion,
+    gpus: fingerprint.gpus.map((g) => g.name),
+    powerRecord: power.record ? { found: true, ok: power.record.ok } : { found: false, ...(power.status === 'ignored' ? { ignored: power.reason } : {}) },
+  });
 
-  const run = new AgentRun({ config, log, files, startedAt, cpuAtStart, detection, droppedSensors, spool, token });
+  const run = new AgentRun({ config, log, files, startedAt, cpuAtStart, detection, droppedSensors, spool, token, nodeInfo });
   run.start();
   return {
     files,
     stop: () => run.stop(),
   };
+}
+
+/** What the GPU source (NVML, else nvidia-smi) says of the GPUs and the driver; null without one. */
+function gpuStackOf(detection: Detection, log: Logger): GpuStackIdentity | null {
+  for (const { source } of detection.active) {
+    if (!source.identity) continue;
+    try {
+      return source.identity();
+    } catch (err) {
+      log.warn('GPU identity failed', { source: source.name, error: errorMessage(err) });
+    }
+  }
+  return null;
 }
 
 /** The API's bearer token from `--token-file`; '' when the agent does not push. */

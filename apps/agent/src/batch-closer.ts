@@ -15,6 +15,8 @@ export class BatchCloser {
   spoolErrors = 0;
   /** Store version the last spooled batch described; the first batch of a process, and any after the sensor set changed, carry `sensors`. */
   private sentVersion = -1;
+  /** Whether the node's fingerprint and power record still have to be spooled: they go with the process's first batch that carries `sensors`. */
+  private nodeInfoPending = true;
 
   constructor(
     private readonly node: string,
@@ -22,6 +24,8 @@ export class BatchCloser {
     private readonly spool: Spool,
     private readonly pusher: Pusher | undefined,
     private readonly log: Logger,
+    /** `,"fingerprint":{…}[,"power":{…}]`: JSON members for that batch. */
+    private readonly nodeInfo: string,
   ) {
     this.seq = spool.recovery.nextSeq;
     this.firstSeq = this.seq;
@@ -34,7 +38,8 @@ export class BatchCloser {
 
   /** Spools and queues the samples collected since the last batch; nothing when there are none. */
   close(): void {
-    const line = this.store.takeBatch(this.node, this.seq, this.store.version !== this.sentVersion);
+    const withSensors = this.store.version !== this.sentVersion;
+    const line = this.store.takeBatch(this.node, this.seq, withSensors, withSensors && this.nodeInfoPending ? this.nodeInfo : '');
     if (line === null) return;
     // The batch is on disk (appended; fsync'd within a second) before it is ever sent.
     let spooled;
@@ -48,6 +53,7 @@ export class BatchCloser {
       return;
     }
     this.sentVersion = this.store.version;
+    if (withSensors) this.nodeInfoPending = false;
     this.seq += 1;
     this.spooled += 1;
     this.pusher?.enqueue(spooled);

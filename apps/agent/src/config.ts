@@ -9,7 +9,8 @@ import { ErgError } from '@erg/spec/errors';
 
 // The agent's whole configuration: command-line options, each of which may also come from the
 // environment as ERG_AGENT_<OPTION> (e.g. --spool-dir ↔ ERG_AGENT_SPOOL_DIR; the command line
-// wins). Parsed once, at start-up, by the one schema below; nothing else reads argv or env.
+// wins), and what the job's environment says of the job for the node's fingerprint (`job`:
+// JOB_ENVIRONMENT). Parsed once, at start-up, by the one schema below; nothing else reads argv or env.
 
 const required = (what: string) => (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : what);
 
@@ -36,6 +37,41 @@ const Sources = z.pipe(
     return [...new Set(names)] as SourceName[];
   }),
 );
+
+/**
+ * The job's environment variables the fingerprint reads. LOADEDMODULES: the environment modules
+ * loaded (Environment Modules and Lmod, ':'-separated). The container the job runs in, the first
+ * of: ERG_CONTAINER_IMAGE (set by the job script or the user: an image path or name, with
+ * ERG_CONTAINER_DIGEST its digest when known), APPTAINER_CONTAINER / SINGULARITY_CONTAINER (the
+ * image Apptainer/Singularity runs, set inside the container), SLURM_CONTAINER (srun/sbatch
+ * --container: the OCI bundle), PYXIS_CONTAINER_IMAGE (pyxis's default --container-image).
+ */
+export const JOB_ENVIRONMENT = {
+  modules: 'LOADEDMODULES',
+  containerImage: ['ERG_CONTAINER_IMAGE', 'APPTAINER_CONTAINER', 'SINGULARITY_CONTAINER', 'SLURM_CONTAINER', 'PYXIS_CONTAINER_IMAGE'],
+  containerDigest: 'ERG_CONTAINER_DIGEST',
+} as const;
+type ContainerVariable = (typeof JOB_ENVIRONMENT.containerImage)[number];
+
+const Job = z.object({
+  /** LOADEDMODULES, in load order. */
+  loadedModules: z.array(z.string()),
+  /** The container image and where it was named; null: the job runs in none erg can tell. */
+  container: z.nullable(z.object({ image: z.string(), digest: z.nullable(z.string()), from: z.enum(JOB_ENVIRONMENT.containerImage) })),
+});
+export type JobEnvironment = z.infer<typeof Job>;
+
+/** What the job's environment (JOB_ENVIRONMENT) says of the job. */
+export function jobEnvironment(env: NodeJS.ProcessEnv): JobEnvironment {
+  const value = (name: string): string | undefined => {
+    const v = env[name]?.trim();
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const loadedModules = (value(JOB_ENVIRONMENT.modules) ?? '').split(':').filter((m) => m !== '');
+  const from = JOB_ENVIRONMENT.containerImage.find((name) => value(name) !== undefined) as ContainerVariable | undefined;
+  const container = from === undefined ? null : { image: value(from) as string, digest: value(JOB_ENVIRONMENT.containerDigest) ?? null, from };
+  return { loadedModules, container };
+}
 
 export const AgentConfig = z
   .object({
@@ -72,8 +108,14 @@ export const AgentConfig = z
     drainMs: z._default(int(0, 600_000), 3000),
     /** A batch is closed early once it holds this many samples (the API takes at most 200 000: spec's MAX_BATCH_SAMPLES). */
     maxBatchSamples: z._default(int(1, 200_000), 50_000),
+    /** srun, asked once (`srun --version`) for Slurm's version in the node's fingerprint. */
+    srun: z._default(path('must be a program path or name'), 'srun'),
+    /** The campaign's workload directory (job.sh passes ERG_WORKLOAD_DIR): its git commit goes into the fingerprint. Empty: none. */
+    workloadDir: z.optional(z.pipe(z.string(), z.transform((s: string) => (s.trim() === '' ? undefined : s)))),
     /** The environment's PATH, where a bare --nvidia-smi name is looked up. */
     path: z.optional(z.string()),
+    /** What the job's environment says of the job (not an option: JOB_ENVIRONMENT). */
+    job: z._default(Job, () => ({ loadedModules: [], container: null })),
     /** stderr log level; quiet (warnings and errors only) by default. */
     logLevel: z._default(z.enum(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'warn'),
   })
@@ -101,6 +143,8 @@ const OPTIONS = {
   'procfs-root': 'procfsRoot',
   'nvml-lib': 'nvmlLib',
   'nvidia-smi': 'nvidiaSmi',
+  srun: 'srun',
+  'workload-dir': 'workloadDir',
   sources: 'sources',
   'drain-ms': 'drainMs',
   'max-batch-samples': 'maxBatchSamples',
@@ -115,7 +159,7 @@ Usage:
 
 Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGENT_SPOOL_DIR):
   --run-id <uuid>            erg's run id (required)
-  --spool-dir <dir>          where <node>${Object.values(NODE_FILE_SUFFIXES).join('/')} go (required)
+  --spool-dir <dir>          where <node>${Object.entries(NODE_FILE_SUFFIXES).filter(([file]) => file !== 'power').map(([, suffix]) => suffix).join('/')} go (required)
   --api-url <url>            erg's API; without it the agent only spools
   --token-file <file>        file holding the run's bearer token (required with --api-url)
   --interval-ms <ms>         sampling period (default 1000)
@@ -127,6 +171,8 @@ Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGE
   --procfs-root <dir>        procfs mount (default /proc)
   --nvml-lib <path>          NVML library (default libnvidia-ml.so.1)
   --nvidia-smi <path>        nvidia-smi binary, used when NVML is unavailable (default nvidia-smi)
+  --srun <path>              srun binary, asked once for Slurm's version (default srun)
+  --workload-dir <dir>       the campaign's workload directory; its git commit goes into the node's fingerprint
   --sources auto|<list>      sources to use: auto, or a list of nvml,nvidia-smi,hwmon,rapl,procfs,model
   --drain-ms <ms>            on SIGTERM, push unacknowledged batches for at most this long (default 3000)
   --max-batch-samples <n>    close a batch early at this many samples (default 50000, at most 200000)
@@ -136,6 +182,12 @@ Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGE
 Sources (autodetected): nvml (needs the koffi package resolvable, e.g. through NODE_PATH),
 nvidia-smi, hwmon (GH200 power meters), rapl, procfs, and a labelled CPU power model used only
 when no power sensor exists.
+
+The node's fingerprint (sent with the first batch, and in <node>${NODE_FILE_SUFFIXES.meta}) also reads the job's
+environment: ${JOB_ENVIRONMENT.modules}, and the container from the first of
+  ${JOB_ENVIRONMENT.containerImage.join(', ')}
+(its digest from ${JOB_ENVIRONMENT.containerDigest}). The node helper's <node>${NODE_FILE_SUFFIXES.power} in the spool
+directory, when there is one, is sent with it.
 
 Signals: SIGTERM, SIGINT or SIGUSR2 (what ${RUN_DIR_FILES.jobScript} sends: srun forwards it) take a last sample,
 spool it, push for at most --drain-ms, write <node>${NODE_FILE_SUFFIXES.stats} and exit 0.
@@ -169,6 +221,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     if (value !== undefined) raw[key] = value;
   }
   if (env.PATH !== undefined) raw.path = env.PATH;
+  raw.job = jobEnvironment(env);
   const result = AgentConfig.safeParse(raw);
   if (!result.success) {
     const byKey = Object.fromEntries(Object.entries(OPTIONS).map(([o, k]) => [k, o]));

@@ -14,8 +14,8 @@ export function writeFileAtomic(file: string, data: string, options: { fsync?: b
   fs.renameSync(tmp, file);
 }
 
-/** The paths of the files one agent writes for one node in its spool directory (the run's telemetry folder). */
+/** The paths of one node's files in the agent's spool directory (the run's telemetry folder): those the agent writes, and the node helper's power record it reads. */
 export function spoolFiles(dir: string, node: string): Record<NodeFile, string> {
   const names = nodeTelemetryFiles(node);
-  return { spool: `${dir}/${names.spool}`, acked: `${dir}/${names.acked}`, meta: `${dir}/${names.meta}`, ready: `${dir}/${names.ready}`, stats: `${dir}/${names.stats}` };
+  return Object.fromEntries(Object.entries(names).map(([file, name]) => [file, `${dir}/${name}`])) as Record<NodeFile, string>;
 }

@@ -89,12 +89,13 @@ export class SampleStore {
   /**
    * Closes the current batch: returns it as one JSON line (no newline) and empties the columns,
    * or returns null when nothing was collected. The line is built by hand from the typed arrays
-   * (join) so no per-sample objects are made.
+   * (join) so no per-sample objects are made. `withSensors`: the batch declares the sensor set,
+   * followed by `nodeInfo` — further members as JSON text (`,"fingerprint":{…}`), or ''.
    */
-  takeBatch(node: string, seq: number, withSensors: boolean): string | null {
+  takeBatch(node: string, seq: number, withSensors: boolean, nodeInfo = ''): string | null {
     if (this.pending === 0) return null;
     const parts: string[] = [spoolLineHead(node, seq)];
-    if (withSensors) parts.push(`,"sensors":${JSON.stringify(this.sensors())}`);
+    if (withSensors) parts.push(`,"sensors":${JSON.stringify(this.sensors())}`, nodeInfo);
     parts.push(',"samples":[');
     let first = true;
     for (let id = 0; id < this.infos.length; id += 1) {

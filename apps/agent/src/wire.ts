@@ -3,7 +3,7 @@
 // zod), from which the API's TelemetryBatch schema is built too. Words are defined there.
 import { componentOf, QUANTITIES, SENSOR_SOURCES, type Quantity, type SensorInfo, type SensorSource, type TelemetryBatchShape } from '@erg/spec/sensors';
 
-export { sensorName, type Component, type Quantity, type SampleColumn, type SensorInfo, type TelemetryAck, type Unit } from '@erg/spec/sensors';
+export { quantityOf, sensorName, type Component, type Quantity, type SampleColumn, type SensorInfo, type TelemetryAck, type Unit } from '@erg/spec/sensors';
 
 /** Every quantity's unit. */
 export const QUANTITY_UNITS = Object.fromEntries(Object.entries(QUANTITIES).map(([q, d]) => [q, d.unit])) as { [Q in Quantity]: (typeof QUANTITIES)[Q]['unit'] };

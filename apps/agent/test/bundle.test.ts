@@ -35,6 +35,13 @@ describe('the bundle', () => {
     expect(required.has('koffi')).toBe(true);
   });
 
+  test('carries zod/mini only, never zod\'s classic API or the spec\'s zod schemas (about 10 MB more RSS on every node)', () => {
+    const modules = [...fs.readFileSync(AGENT_BUNDLE_PATH, 'utf8').matchAll(/^\/\/ (\S+)$/gm)].map((m) => m[1] ?? '');
+    expect(modules.some((m) => m.includes('node_modules/zod/v4/mini/'))).toBe(true);
+    expect(modules.filter((m) => m.includes('zod/v4/classic') || m.includes('zod/v3'))).toEqual([]);
+    expect(modules.filter((m) => /packages\/spec\/(src|dist)\/(telemetry|index)\./.test(m))).toEqual([]);
+  });
+
   test('--help prints the usage and exits 0', () => {
     const out = execFileSync(process.execPath, [copy, '--help'], { encoding: 'utf8' });
     expect(out).toContain('Usage:');

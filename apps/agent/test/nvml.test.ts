@@ -35,6 +35,12 @@ describe('nvml source (fake NVML library)', () => {
       { sensor: 'gpu0.util', source: 'nvml', unit: '%', scope: 'gpu' },
       { sensor: 'gpu0.mem_used', source: 'nvml', unit: 'B', scope: 'gpu' },
       { sensor: 'module0.power', source: 'nvml', unit: 'W', scope: 'module' },
+      // The state in force: the GPU's enforced limit, applications clock, temperature, clock-event reasons, and the module's limit.
+      { sensor: 'gpu0.power_limit', source: 'nvml', unit: 'W', scope: 'gpu' },
+      { sensor: 'gpu0.clock_app', source: 'nvml', unit: 'MHz', scope: 'gpu' },
+      { sensor: 'gpu0.temp', source: 'nvml', unit: '°C', scope: 'gpu' },
+      { sensor: 'gpu0.clock_events', source: 'nvml', unit: 'bitmask', scope: 'gpu' },
+      { sensor: 'module0.power_limit', source: 'nvml', unit: 'W', scope: 'module' },
       { sensor: 'gpu0.pcie_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
       { sensor: 'gpu0.pcie_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
       { sensor: 'gpu1.power', source: 'nvml', unit: 'W', scope: 'gpu' },
@@ -42,10 +48,16 @@ describe('nvml source (fake NVML library)', () => {
       { sensor: 'gpu1.clock', source: 'nvml', unit: 'MHz', scope: 'gpu' },
       { sensor: 'gpu1.util', source: 'nvml', unit: '%', scope: 'gpu' },
       { sensor: 'gpu1.mem_used', source: 'nvml', unit: 'B', scope: 'gpu' },
+      { sensor: 'gpu1.power_limit', source: 'nvml', unit: 'W', scope: 'gpu' },
+      { sensor: 'gpu1.clock_app', source: 'nvml', unit: 'MHz', scope: 'gpu' },
+      { sensor: 'gpu1.temp', source: 'nvml', unit: '°C', scope: 'gpu' },
+      { sensor: 'gpu1.clock_events', source: 'nvml', unit: 'bitmask', scope: 'gpu' },
+      { sensor: 'module1.power_limit', source: 'nvml', unit: 'W', scope: 'module' },
     ]);
     expect(source?.details).toMatchObject({
       driverVersion: '550.54.15-fake',
       gpuCount: 2,
+      clockEventsCall: 'nvmlDeviceGetCurrentClocksEventReasons',
       devices: [
         { index: 0, name: 'NVIDIA GH200 480GB (fake)', superchip: true, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' },
         { index: 1, name: 'NVIDIA GH200 480GB (fake)', superchip: true, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' },
@@ -72,8 +84,28 @@ describe('nvml source (fake NVML library)', () => {
       'gpu1.clock': 1970,
       'gpu1.util': 51,
       'gpu1.mem_used': 2 * 1024 ** 3,
+      // The fake's defaults without ERG_FAKE_GPU_STATE: nothing set, nothing held down.
+      'gpu0.power_limit': 900,
+      'gpu0.clock_app': 1980,
+      'gpu0.temp': 45,
+      'gpu0.clock_events': 0,
+      'module0.power_limit': 1000,
+      'gpu1.temp': 46,
     });
-    expect(values(2000)).toMatchObject({ 'gpu0.power': 300, 'module0.energy': 5000000.5, 'gpu1.power': 310 });
+    expect(values(2000)).toMatchObject({ 'gpu0.power': 300, 'module0.energy': 5000000.5, 'gpu1.power': 310, 'gpu0.power_limit': 900 });
+    // The state sensors are read at most once a second: a cycle 100 ms later reads only the others.
+    source?.read(2100, sink);
+    expect(Object.keys(values(2100))).toContain('gpu0.power');
+    expect(Object.keys(values(2100)).filter((n) => /\.(power_limit|clock_app|temp|clock_events)$/.test(n))).toEqual([]);
+    expect(source?.identity?.()).toEqual({
+      driverVersion: '550.54.15-fake',
+      cudaVersion: '12.4',
+      nvmlVersion: '12.550.54.15',
+      gpus: [
+        { index: 0, name: 'NVIDIA GH200 480GB (fake)', uuid: 'GPU-fake0000-0000-0000-0000-000000000000', vbios: '96.00.9F.00.01' },
+        { index: 1, name: 'NVIDIA GH200 480GB (fake)', uuid: 'GPU-fake0000-0000-0000-0000-000000000001', vbios: '96.00.9F.00.01' },
+      ],
+    });
     // PCIe throughput runs on koffi's worker threads (the call blocks 20 ms) and carries the time
     // of the cycle that started it; a new round starts only once the last one finished.
     await waitFor(() => sink.samples.filter((s) => names[s.local]?.startsWith('gpu0.pcie')).length >= 2, { timeoutMs: 5000, intervalMs: 10 });
@@ -86,7 +118,7 @@ describe('nvml source (fake NVML library)', () => {
     await source?.stop();
   });
 
-  test('H100 (discrete): the counter is the GPU\'s and power is nvmlDeviceGetPowerUsage, as before', async () => {
+  test('H100 (discrete): the counter is the GPU\'s and power is nvmlDeviceGetPowerUsage, as before; no module power limit', async () => {
     const ctx = detectContext({ 'nvml-lib': compile('libfake-nvml-h100.so', '-DFAKE_H100') });
     const source = detectNvml(ctx);
     expect(source?.sensors.filter((s) => s.sensor.startsWith('gpu0.') || s.sensor.startsWith('module'))).toEqual([
@@ -95,15 +127,20 @@ describe('nvml source (fake NVML library)', () => {
       { sensor: 'gpu0.clock', source: 'nvml', unit: 'MHz', scope: 'gpu' },
       { sensor: 'gpu0.util', source: 'nvml', unit: '%', scope: 'gpu' },
       { sensor: 'gpu0.mem_used', source: 'nvml', unit: 'B', scope: 'gpu' },
+      { sensor: 'gpu0.power_limit', source: 'nvml', unit: 'W', scope: 'gpu' },
+      { sensor: 'gpu0.clock_app', source: 'nvml', unit: 'MHz', scope: 'gpu' },
+      { sensor: 'gpu0.temp', source: 'nvml', unit: '°C', scope: 'gpu' },
+      { sensor: 'gpu0.clock_events', source: 'nvml', unit: 'bitmask', scope: 'gpu' },
       { sensor: 'gpu0.pcie_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
       { sensor: 'gpu0.pcie_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
     ]);
+    expect(source?.sensors.map((s) => s.sensor).filter((n) => n.endsWith('.power_limit'))).toEqual(['gpu0.power_limit', 'gpu1.power_limit']);
     expect(source?.details).toMatchObject({ devices: [{ index: 0, name: 'NVIDIA H100 80GB HBM3 (fake)', superchip: false }, { index: 1, superchip: false }] });
     const sink = recordingSink();
     const names = source?.sensors.map((s) => s.sensor) ?? [];
     source?.read(1000, sink);
     const at = Object.fromEntries(sink.samples.map((s) => [names[s.local], s.v]));
-    expect(at).toMatchObject({ 'gpu0.power': 101, 'gpu0.energy': 5000000.25, 'gpu1.energy': 5001000.25 });
+    expect(at).toMatchObject({ 'gpu0.power': 101, 'gpu0.energy': 5000000.25, 'gpu1.energy': 5001000.25, 'gpu0.power_limit': 700 });
     await source?.stop();
   });
 
@@ -113,6 +150,18 @@ describe('nvml source (fake NVML library)', () => {
     expect(source?.sensors.map((s) => s.sensor)).toEqual(expect.arrayContaining(['module0.energy', 'module1.energy']));
     expect(source?.sensors.map((s) => s.sensor)).not.toContain('gpu0.energy');
     expect(source?.details).toMatchObject({ devices: [{ superchip: true, superchipFrom: 'name' }, { superchip: true, superchipFrom: 'name' }] });
+    await source?.stop();
+  });
+
+  test('a library without nvmlDeviceGetCurrentClocksEventReasons (before the rename) reads the reasons with the throttle-reasons call', async () => {
+    const ctx = detectContext({ 'nvml-lib': compile('libfake-nvml-old-reasons.so', '-DNO_CLOCK_EVENTS_CALL') });
+    const source = detectNvml(ctx);
+    expect(source?.sensors.map((s) => s.sensor)).toEqual(expect.arrayContaining(['gpu0.clock_events', 'gpu1.clock_events']));
+    expect(source?.details).toMatchObject({ clockEventsCall: 'nvmlDeviceGetCurrentClocksThrottleReasons', missingFunctions: ['nvmlDeviceGetCurrentClocksEventReasons'] });
+    const sink = recordingSink();
+    source?.read(1000, sink);
+    const names = source?.sensors.map((s) => s.sensor) ?? [];
+    expect(sink.samples.find((s) => names[s.local] === 'gpu0.clock_events')?.v).toBe(0);
     await source?.stop();
   });
 

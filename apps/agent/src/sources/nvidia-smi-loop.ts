@@ -2,6 +2,7 @@ import type { ChildProcess, spawn as spawnType } from 'node:child_process';
 import type { Logger } from '../log';
 import type { SampleSink } from '../samples';
 import { FORMAT, parseNvidiaSmiLine, queryArg, type NvidiaSmiField } from './nvidia-smi-query';
+import type { StateCadence } from './state-cadence';
 
 /** gpu index → the local sensor index of each field (-1: that GPU has no value for it). */
 export type NvidiaSmiSlots = Map<number, Int32Array>;
@@ -11,6 +12,9 @@ export interface NvidiaSmiLoopOptions {
   fields: readonly NvidiaSmiField[];
   slots: NvidiaSmiSlots;
   sensorCount: number;
+  /** 1 for the sensors of the state in force (power limit, …), taken at most once a second by `stateCadence`. */
+  stateSensors: Uint8Array;
+  stateCadence: StateCadence;
   /** nvidia-smi's `-lms` period. */
   intervalMs: number;
   log: Logger;
@@ -54,10 +58,13 @@ export class NvidiaSmiLoop {
     c.on('exit', (code, signal) => this.onExit(code, signal));
   }
 
-  /** Pushes each sensor's newest value that arrived since the previous call, stamped `t`. */
+  /** Pushes each sensor's newest value that arrived since the previous call, stamped `t`; a state sensor's only when its once-a-second turn came. */
   takeFresh(t: number, sink: SampleSink): void {
+    const { stateSensors, stateCadence } = this.options;
+    // The cadence is asked only once a state value is there to take, so a turn is never spent on nothing.
+    let stateDue: boolean | undefined;
     for (let i = 0; i < this.latest.length; i += 1) {
-      if (this.fresh[i] === 1) {
+      if (this.fresh[i] === 1 && (stateSensors[i] !== 1 || (stateDue ??= stateCadence.due(t)))) {
         this.fresh[i] = 0;
         sink.push(i, t, this.latest[i] as number);
       }

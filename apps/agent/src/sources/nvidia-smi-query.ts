@@ -5,34 +5,59 @@ import { type Component, type Quantity, type SensorInfo } from '../wire';
 
 export interface NvidiaSmiField {
   query: string;
+  /** The field's name on older drivers, tried when the driver does not know `query`; without one the field is left out there. */
+  older?: string;
   component: Component;
   quantity: Quantity;
   unit: SensorInfo['unit'];
   /** Multiplier from nvidia-smi's `nounits` value to the sensor's unit. */
   scale: number;
 }
-const F = (query: string, component: Component, quantity: Quantity, unit: SensorInfo['unit'], scale = 1): NvidiaSmiField => ({ query, component, quantity, unit, scale });
+const F = (query: string, component: Component, quantity: Quantity, unit: SensorInfo['unit'], options: { scale?: number; older?: string } = {}): NvidiaSmiField => ({
+  query,
+  ...(options.older ? { older: options.older } : {}),
+  component,
+  quantity,
+  unit,
+  scale: options.scale ?? 1,
+});
 
-/** Current drivers (power.draw.instant and module power exist since R530-ish). */
-export const NVIDIA_SMI_FIELDS: NvidiaSmiField[] = [
-  F('power.draw.instant', 'gpu', 'power', 'W'),
+/**
+ * Every field erg asks for, by its current name. A driver that does not know one says
+ * `Field "<name>" is not a valid field to query.`: the probe then asks for its older name, or
+ * leaves it out (probeFields in nvidia-smi.ts). power.draw.instant and module power exist since
+ * R530-ish; R535 renamed clocks_throttle_reasons.* to clocks_event_reasons.*.
+ */
+export const NVIDIA_SMI_FIELDS: readonly NvidiaSmiField[] = [
+  F('power.draw.instant', 'gpu', 'power', 'W', { older: 'power.draw' }),
   F('module.power.draw.instant', 'module', 'power', 'W'),
   F('utilization.gpu', 'gpu', 'util', '%'),
   F('clocks.sm', 'gpu', 'clock', 'MHz'),
-  F('memory.used', 'gpu', 'mem_used', 'B', 1024 * 1024), // MiB
+  F('memory.used', 'gpu', 'mem_used', 'B', { scale: 1024 * 1024 }), // MiB
+  // The state in force (read at most once a second: state-cadence.ts).
+  F('enforced.power.limit', 'gpu', 'power_limit', 'W'),
+  F('clocks.applications.graphics', 'gpu', 'clock_app', 'MHz'),
+  F('temperature.gpu', 'gpu', 'temp', '°C'),
+  // A hex bitmask, e.g. 0x0000000000000004 (sw_power_cap): NVML's clocks-event reason bits.
+  F('clocks_event_reasons.active', 'gpu', 'clock_events', 'bitmask', { older: 'clocks_throttle_reasons.active' }),
 ];
-/** Older drivers that reject the fields above. */
-export const NVIDIA_SMI_FIELDS_OLD: NvidiaSmiField[] = [
-  F('power.draw', 'gpu', 'power', 'W'),
-  F('utilization.gpu', 'gpu', 'util', '%'),
-  F('clocks.sm', 'gpu', 'clock', 'MHz'),
-  F('memory.used', 'gpu', 'mem_used', 'B', 1024 * 1024),
-];
+
+/** The GPUs' identity for the node's fingerprint: text, so asked once with `--format=csv,noheader`. */
+export const NVIDIA_SMI_IDENTITY_QUERY = '--query-gpu=index,name,uuid,vbios_version,driver_version';
+export const IDENTITY_FORMAT = '--format=csv,noheader';
 
 export const queryArg = (fields: readonly NvidiaSmiField[]) => `--query-gpu=index,${fields.map((f) => f.query).join(',')}`;
 export const FORMAT = '--format=csv,noheader,nounits';
 
-/** Parses one CSV line: [gpu index, values…]; a value that is not a number (`[N/A]`, `[Not Supported]`) is NaN. */
+/** The field a driver refused, from its answer (`Field "x" is not a valid field to query.`); undefined when it named none. */
+export function unknownField(answer: string): string | undefined {
+  return /Field "([^"]+)" is not a valid field to query/.exec(answer)?.[1];
+}
+
+/**
+ * Parses one CSV line: [gpu index, values…]; a value that is not a number (`[N/A]`,
+ * `[Not Supported]`) is NaN. Hex values (the clocks-event bitmask, `0x…`) are numbers too.
+ */
 export function parseNvidiaSmiLine(line: string, fieldCount: number): { gpu: number; values: number[] } | null {
   const cells = line.split(',');
   if (cells.length !== fieldCount + 1) return null;

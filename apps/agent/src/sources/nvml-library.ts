@@ -10,16 +10,20 @@ export const NVML_ERROR_NOT_SUPPORTED = 3;
 export const NVML_ERROR_GPU_IS_LOST = 15;
 /** What `read` returns when this library lacks the call. */
 export const CALL_UNAVAILABLE = -1;
+const NVML_CLOCK_GRAPHICS = 0;
 const NVML_CLOCK_SM = 1;
+const NVML_TEMPERATURE_GPU = 0;
 export const NVML_PCIE_UTIL_TX_BYTES = 0;
 export const NVML_PCIE_UTIL_RX_BYTES = 1;
 const NVML_FI_DEV_POWER_INSTANT = 186;
+/** "The power limit currently enforced" (mW), per scope. */
+const NVML_FI_DEV_POWER_CURRENT_LIMIT = 190;
 /** nvmlFieldValue_t.scopeId of the power fields: the GPU alone, or the whole module (GPU + Grace + memory on GH200). */
 const NVML_POWER_SCOPE_GPU = 0;
 const NVML_POWER_SCOPE_MODULE = 1;
 /** sizeof(nvmlFieldValue_t): fieldId, scopeId (u32), timestamp, latencyUsec (i64), valueType, nvmlReturn (i32), value (8-byte union). */
 const FIELD_VALUE_SIZE = 40;
-/** Room for the strings NVML returns (driver version, device name), as its headers size them. */
+/** Room for the strings NVML returns (driver and NVML versions, device name, UUID, VBIOS), as its headers size them (96 at most). */
 const STRING_LENGTH = 96;
 
 const RETURN_NAMES: Record<number, string> = {
@@ -40,12 +44,21 @@ interface NvmlFunctions {
   init?: NvmlFn;
   shutdown?: NvmlFn;
   getDriverVersion?: NvmlFn;
+  getNvmlVersion?: NvmlFn;
+  getCudaVersion?: NvmlFn;
   getCount?: NvmlFn;
   getHandle?: NvmlFn;
   getName?: NvmlFn;
+  getUuid?: NvmlFn;
+  getVbios?: NvmlFn;
   getPower?: NvmlFn;
   getEnergy?: NvmlFn;
   getClock?: NvmlFn;
+  getAppClock?: NvmlFn;
+  getPowerLimit?: NvmlFn;
+  getTemperature?: NvmlFn;
+  /** nvmlDeviceGetCurrentClocksEventReasons, or on older libraries its former name (same signature and bits). */
+  getClockEvents?: NvmlFn;
   getUtil?: NvmlFn;
   getMemory?: NvmlFn;
   getPcie?: NvmlFn;
@@ -54,7 +67,23 @@ interface NvmlFunctions {
 }
 
 /** How one sensor is read: which call. */
-export type ReadKind = 'power' | 'energy' | 'clock' | 'util' | 'mem_used' | 'gpu_power' | 'module_power';
+export type ReadKind =
+  | 'power'
+  | 'energy'
+  | 'clock'
+  | 'util'
+  | 'mem_used'
+  | 'gpu_power'
+  | 'module_power'
+  | 'power_limit'
+  | 'clock_app'
+  | 'temp'
+  | 'clock_events'
+  | 'module_power_limit';
+
+/** The clocks-event reasons call and its name before NVML renamed "throttle" reasons (R535). */
+export const CLOCK_EVENTS_CALL = 'nvmlDeviceGetCurrentClocksEventReasons';
+export const CLOCK_THROTTLE_CALL = 'nvmlDeviceGetCurrentClocksThrottleReasons';
 
 /** Loads koffi if it can be required; a string says why not. */
 function loadKoffi(): typeof Koffi | string {
@@ -67,25 +96,42 @@ function loadKoffi(): typeof Koffi | string {
 }
 
 /** Binds every function erg calls; the names of those the library lacks go to `missing`. */
-function bindFunctions(lib: Koffi.LibraryHandle, missing: string[]): NvmlFunctions {
-  const fn = (proto: string): NvmlFn | undefined => {
+function bindFunctions(lib: Koffi.LibraryHandle, missing: string[]): NvmlFunctions & { clockEventsCall: string | null } {
+  const bind = (proto: string): NvmlFn | undefined => {
     try {
       return lib.func(proto) as unknown as NvmlFn;
     } catch {
-      missing.push(/(\w+)\(/.exec(proto)?.[1] ?? proto);
       return undefined;
     }
   };
+  const fn = (proto: string): NvmlFn | undefined => {
+    const f = bind(proto);
+    if (!f) missing.push(/(\w+)\(/.exec(proto)?.[1] ?? proto);
+    return f;
+  };
+  // The renamed call first; only where it is missing its older name (still exported by newer
+  // libraries, but deprecated) — `missing` then names the new one, which says how old the library is.
+  const clockEvents = fn(`int ${CLOCK_EVENTS_CALL}(void *device, void *reasons)`);
+  const clockThrottle = clockEvents ? undefined : bind(`int ${CLOCK_THROTTLE_CALL}(void *device, void *reasons)`);
   return {
     init: fn('int nvmlInit_v2()'),
     shutdown: fn('int nvmlShutdown()'),
     getDriverVersion: fn('int nvmlSystemGetDriverVersion(void *version, unsigned int length)'),
+    getNvmlVersion: fn('int nvmlSystemGetNVMLVersion(void *version, unsigned int length)'),
+    getCudaVersion: fn('int nvmlSystemGetCudaDriverVersion_v2(void *version)'),
     getCount: fn('int nvmlDeviceGetCount_v2(void *count)'),
     getHandle: fn('int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void *device)'),
     getName: fn('int nvmlDeviceGetName(void *device, void *name, unsigned int length)'),
+    getUuid: fn('int nvmlDeviceGetUUID(void *device, void *uuid, unsigned int length)'),
+    getVbios: fn('int nvmlDeviceGetVbiosVersion(void *device, void *version, unsigned int length)'),
     getPower: fn('int nvmlDeviceGetPowerUsage(void *device, void *power)'),
     getEnergy: fn('int nvmlDeviceGetTotalEnergyConsumption(void *device, void *energy)'),
     getClock: fn('int nvmlDeviceGetClockInfo(void *device, int type, void *clock)'),
+    getAppClock: fn('int nvmlDeviceGetApplicationsClock(void *device, int type, void *clock)'),
+    getPowerLimit: fn('int nvmlDeviceGetEnforcedPowerLimit(void *device, void *limit)'),
+    getTemperature: fn('int nvmlDeviceGetTemperature(void *device, int sensor, void *temp)'),
+    getClockEvents: clockEvents ?? clockThrottle,
+    clockEventsCall: clockEvents ? CLOCK_EVENTS_CALL : clockThrottle ? CLOCK_THROTTLE_CALL : null,
     getUtil: fn('int nvmlDeviceGetUtilizationRates(void *device, void *utilization)'),
     getMemory: fn('int nvmlDeviceGetMemoryInfo(void *device, void *memory)'),
     getPcie: fn('int nvmlDeviceGetPcieThroughput(void *device, int counter, void *value)'),
@@ -106,7 +152,7 @@ export function openNvml(libPath: string): NvmlLibrary | string {
     return `${libPath}: ${(err as Error).message}`;
   }
   const missing: string[] = [];
-  const fns = bindFunctions(lib, missing);
+  const { clockEventsCall, ...fns } = bindFunctions(lib, missing);
   if (!fns.init || !fns.getCount || !fns.getHandle) {
     lib.unload();
     return `${libPath} lacks ${missing.join(', ')}`;
@@ -116,7 +162,7 @@ export function openNvml(libPath: string): NvmlLibrary | string {
     lib.unload();
     return `nvmlInit_v2: ${nvmlReturnName(rc)}`;
   }
-  return new NvmlLibrary(lib, fns, missing);
+  return new NvmlLibrary(lib, fns, missing, clockEventsCall);
 }
 
 /** An initialised NVML: the calls erg makes, each answering an NVML return code. */
@@ -132,6 +178,8 @@ export class NvmlLibrary {
     private readonly fns: NvmlFunctions,
     /** Functions the library lacks (their sensors are absent). */
     readonly missing: readonly string[],
+    /** The call that reads the clocks-event reasons (CLOCK_EVENTS_CALL, or CLOCK_THROTTLE_CALL on older libraries); null: neither. */
+    readonly clockEventsCall: string | null,
   ) {}
 
   get hasPcie(): boolean {
@@ -139,8 +187,20 @@ export class NvmlLibrary {
   }
 
   driverVersion(): string | null {
-    const { getDriverVersion } = this.fns;
-    return getDriverVersion && getDriverVersion(this.scratch, STRING_LENGTH) === NVML_SUCCESS ? cString(this.scratch) : null;
+    return this.text(this.fns.getDriverVersion);
+  }
+
+  /** The NVML library's own version, e.g. "12.550.54.15". */
+  nvmlVersion(): string | null {
+    return this.text(this.fns.getNvmlVersion);
+  }
+
+  /** The CUDA version the driver supports, e.g. "12.4" (NVML answers 12040: major × 1000 + minor × 10). */
+  cudaVersion(): string | null {
+    const { getCudaVersion } = this.fns;
+    if (!getCudaVersion || getCudaVersion(this.scratch) !== NVML_SUCCESS) return null;
+    const v = this.scratch.readInt32LE(0);
+    return v > 0 ? `${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}` : null;
   }
 
   /** Number of GPUs; null when NVML cannot say. */
@@ -156,8 +216,15 @@ export class NvmlLibrary {
   }
 
   deviceName(handle: bigint): string | null {
-    const { getName } = this.fns;
-    return getName && getName(handle, this.scratch, STRING_LENGTH) === NVML_SUCCESS ? cString(this.scratch) : null;
+    return this.text(this.fns.getName, handle);
+  }
+
+  deviceUuid(handle: bigint): string | null {
+    return this.text(this.fns.getUuid, handle);
+  }
+
+  vbiosVersion(handle: bigint): string | null {
+    return this.text(this.fns.getVbios, handle);
   }
 
   /** Reads one value with the call of `kind`; returns the NVML return code (CALL_UNAVAILABLE when the library lacks the call), the value in `value`. */
@@ -186,9 +253,27 @@ export class NvmlLibrary {
         this.value = scratch.readUInt32LE(16) + scratch.readUInt32LE(20) * 4294967296; // nvmlMemory_t.used, bytes
         return code;
       case 'gpu_power':
-        return this.readPowerField(handle, NVML_POWER_SCOPE_GPU);
+        return this.readPowerField(handle, NVML_FI_DEV_POWER_INSTANT, NVML_POWER_SCOPE_GPU);
       case 'module_power':
-        return this.readPowerField(handle, NVML_POWER_SCOPE_MODULE);
+        return this.readPowerField(handle, NVML_FI_DEV_POWER_INSTANT, NVML_POWER_SCOPE_MODULE);
+      case 'power_limit':
+        code = fns.getPowerLimit ? fns.getPowerLimit(handle, scratch) : CALL_UNAVAILABLE;
+        this.value = scratch.readUInt32LE(0) / 1000; // mW → W
+        return code;
+      case 'clock_app':
+        code = fns.getAppClock ? fns.getAppClock(handle, NVML_CLOCK_GRAPHICS, scratch) : CALL_UNAVAILABLE;
+        this.value = scratch.readUInt32LE(0); // MHz
+        return code;
+      case 'temp':
+        code = fns.getTemperature ? fns.getTemperature(handle, NVML_TEMPERATURE_GPU, scratch) : CALL_UNAVAILABLE;
+        this.value = scratch.readUInt32LE(0); // °C
+        return code;
+      case 'clock_events':
+        code = fns.getClockEvents ? fns.getClockEvents(handle, scratch) : CALL_UNAVAILABLE;
+        this.value = scratch.readUInt32LE(0) + scratch.readUInt32LE(4) * 4294967296; // unsigned long long bitmask
+        return code;
+      case 'module_power_limit':
+        return this.readPowerField(handle, NVML_FI_DEV_POWER_CURRENT_LIMIT, NVML_POWER_SCOPE_MODULE);
     }
   }
 
@@ -220,12 +305,19 @@ export class NvmlLibrary {
     this.fns.shutdown?.();
   }
 
-  /** nvmlDeviceGetFieldValues(NVML_FI_DEV_POWER_INSTANT) at one scope: the GPU alone, or the whole module (GH200). */
-  private readPowerField(handle: bigint, scope: number): number {
+  /** A string NVML writes into a buffer (`call(…args, buffer, length)`); null when the call is missing or fails. */
+  private text(call: NvmlFn | undefined, ...args: unknown[]): string | null {
+    if (!call) return null;
+    this.scratch.fill(0, 0, STRING_LENGTH);
+    return call(...args, this.scratch, STRING_LENGTH) === NVML_SUCCESS ? cString(this.scratch.subarray(0, STRING_LENGTH)) || null : null;
+  }
+
+  /** nvmlDeviceGetFieldValues of one power field (mW) at one scope: the GPU alone, or the whole module (GH200). */
+  private readPowerField(handle: bigint, fieldId: number, scope: number): number {
     const { fns, field } = this;
     if (!fns.getFields) return CALL_UNAVAILABLE;
     field.fill(0);
-    field.writeUInt32LE(NVML_FI_DEV_POWER_INSTANT, 0);
+    field.writeUInt32LE(fieldId, 0);
     field.writeUInt32LE(scope, 4);
     const code = fns.getFields(handle, 1, field);
     if (code !== NVML_SUCCESS) return code;

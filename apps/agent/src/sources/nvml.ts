@@ -1,5 +1,6 @@
 import type { SampleSink } from '../samples';
 import { sensorName, type Component, type Quantity, type SensorInfo } from '../wire';
+import { StateCadence, STATE_PERIOD_MS, STATE_QUANTITIES } from './state-cadence';
 import {
   CALL_UNAVAILABLE,
   NVML_ERROR_GPU_IS_LOST,
@@ -12,11 +13,13 @@ import {
   type NvmlLibrary,
   type ReadKind,
 } from './nvml-library';
-import type { DetectContext, Source } from './types';
+import type { DetectContext, GpuStackIdentity, Source } from './types';
 
 // NVIDIA GPUs through NVML (nvml-library.ts: koffi, the calls, their units). detectNvml opens the
 // library, asks every GPU for every sensor once (describeGpus: a sensor exists where the call
-// answered) and returns NvmlSource, which reads them each cycle.
+// answered) and returns NvmlSource, which reads them each cycle — the state sensors (power limit,
+// application clock, temperature, clock-event reasons) at most once a second (state-cadence.ts).
+// It also names the GPUs and the driver for the node's fingerprint (identity()).
 
 export { nvmlReturnName } from './nvml-library';
 
@@ -28,6 +31,8 @@ interface Reader {
   /** Index in the source's sensors; -1 once the sensor was dropped. */
   local: number;
   errors: number;
+  /** A state sensor: read at most once a second. */
+  state: boolean;
 }
 
 /** A GPU's two PCIe counters (sensors `tx` and `rx`) and the buffers their asynchronous calls write. */
@@ -43,6 +48,14 @@ interface PcieGpu {
 /** One sensor a GPU may offer: the call that reads it, and the sensor's name parts (its component is its scope). */
 type Kind = [ReadKind, Component, Quantity, SensorInfo['unit']];
 
+/** The state in force on every GPU: what a power-state study must be able to show was set (read at most once a second). */
+const STATE_KINDS: Kind[] = [
+  ['power_limit', 'gpu', 'power_limit', 'W'],
+  ['clock_app', 'gpu', 'clock_app', 'MHz'],
+  ['temp', 'gpu', 'temp', '°C'],
+  ['clock_events', 'gpu', 'clock_events', 'bitmask'],
+];
+
 /** What a discrete GPU may offer, in sensor order; PCIe (two counters, one call each) comes after these. */
 const DISCRETE_KINDS: Kind[] = [
   ['power', 'gpu', 'power', 'W'],
@@ -51,6 +64,7 @@ const DISCRETE_KINDS: Kind[] = [
   ['util', 'gpu', 'util', '%'],
   ['mem_used', 'gpu', 'mem_used', 'B'],
   ['module_power', 'module', 'power', 'W'],
+  ...STATE_KINDS,
 ];
 
 /**
@@ -66,6 +80,9 @@ const SUPERCHIP_KINDS: Kind[] = [
   ['util', 'gpu', 'util', '%'],
   ['mem_used', 'gpu', 'mem_used', 'B'],
   ['module_power', 'module', 'power', 'W'],
+  ...STATE_KINDS,
+  // The module's cap (GPU + Grace + memory), which a superchip enforces beside the GPU's own limit.
+  ['module_power_limit', 'module', 'power_limit', 'W'],
 ];
 
 /** Device names of NVLink-C2C superchips, for libraries without nvmlDeviceGetC2cModeInfoV. */
@@ -84,6 +101,8 @@ interface NvmlGpus {
   readers: Reader[];
   pcie: PcieGpu[];
   devices: { index: number; name: string | null; superchip: boolean; superchipFrom: 'nvmlDeviceGetC2cModeInfoV' | 'name' }[];
+  /** Every GPU NVML counts, named as far as it could be (nulls where a call failed). */
+  identities: GpuStackIdentity['gpus'];
   /** Sensors (or GPUs) that did not answer, and NVML's reason. */
   unsupported: string[];
 }
@@ -114,15 +133,18 @@ export function detectNvml(ctx: DetectContext): Source | null {
     driverVersion,
     gpuCount: count,
     devices: gpus.devices,
+    clockEventsCall: nvml.clockEventsCall,
+    stateEveryMs: Math.max(STATE_PERIOD_MS, ctx.config.intervalMs),
     ...(gpus.unsupported.length > 0 ? { unsupported: gpus.unsupported } : {}),
     ...(missing.length > 0 ? { missingFunctions: missing } : {}),
   };
-  return new NvmlSource(nvml, gpus, details);
+  const identity: GpuStackIdentity = { gpus: gpus.identities, driverVersion, cudaVersion: nvml.cudaVersion(), nvmlVersion: nvml.nvmlVersion() };
+  return new NvmlSource(nvml, gpus, details, identity, new StateCadence(ctx.config.intervalMs));
 }
 
 /** Calls every sensor of every GPU once: a sensor exists where the call answered. */
 function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
-  const found: NvmlGpus = { sensors: [], readers: [], pcie: [], devices: [], unsupported: [] };
+  const found: NvmlGpus = { sensors: [], readers: [], pcie: [], devices: [], identities: [], unsupported: [] };
   const add = (component: Component, index: number, quantity: Quantity, unit: SensorInfo['unit']): number => {
     found.sensors.push({ sensor: sensorName(component, index, quantity), source: 'nvml', unit, scope: component });
     return found.sensors.length - 1;
@@ -131,12 +153,14 @@ function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
     const device = nvml.deviceHandle(gpu);
     if ('code' in device) {
       found.unsupported.push(`gpu${gpu}: nvmlDeviceGetHandleByIndex_v2 ${nvmlReturnName(device.code)}`);
+      found.identities.push({ index: gpu, name: null, uuid: null, vbios: null });
       continue;
     }
     const { handle } = device;
     const name = nvml.deviceName(handle);
     const chip = superchipOf(nvml, handle, name);
     found.devices.push({ index: gpu, name, ...chip });
+    found.identities.push({ index: gpu, name, uuid: nvml.deviceUuid(handle), vbios: nvml.vbiosVersion(handle) });
     for (const kind of chip.superchip ? SUPERCHIP_KINDS : DISCRETE_KINDS) {
       let [call, component, quantity, unit] = kind;
       let code = nvml.read(call, handle);
@@ -146,7 +170,7 @@ function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
         call = 'power';
         code = nvml.read(call, handle);
       }
-      if (code === NVML_SUCCESS) found.readers.push({ kind: call, gpu, handle, local: add(component, gpu, quantity, unit), errors: 0 });
+      if (code === NVML_SUCCESS) found.readers.push({ kind: call, gpu, handle, local: add(component, gpu, quantity, unit), errors: 0, state: STATE_QUANTITIES.has(quantity) });
       else found.unsupported.push(`${sensorName(component, gpu, quantity)}: ${code === CALL_UNAVAILABLE ? 'call unavailable' : nvmlReturnName(code)}`);
     }
     if (nvml.hasPcie) {
@@ -182,6 +206,8 @@ class NvmlSource implements Source {
     private readonly nvml: NvmlLibrary,
     gpus: NvmlGpus,
     readonly details: Record<string, unknown>,
+    private readonly gpuStack: GpuStackIdentity,
+    private readonly stateCadence: StateCadence,
   ) {
     this.sensors = gpus.sensors;
     this.readers = gpus.readers;
@@ -198,6 +224,10 @@ class NvmlSource implements Source {
     return { errors: this.errors };
   }
 
+  identity(): GpuStackIdentity {
+    return this.gpuStack;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     // Let in-flight PCIe calls return before the library is shut down.
@@ -207,9 +237,10 @@ class NvmlSource implements Source {
 
   private readSensors(t: number, sink: SampleSink): void {
     const { nvml, readers } = this;
+    const stateDue = this.stateCadence.due(t);
     for (let i = 0; i < readers.length; i += 1) {
       const r = readers[i] as Reader;
-      if (r.local < 0) continue;
+      if (r.local < 0 || (r.state && !stateDue)) continue;
       const code = nvml.read(r.kind, r.handle);
       if (code === NVML_SUCCESS) sink.push(r.local, t, nvml.value);
       else if (code === NVML_ERROR_NOT_SUPPORTED || code === NVML_ERROR_GPU_IS_LOST) {

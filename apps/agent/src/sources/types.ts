@@ -2,6 +2,10 @@ import type { AgentConfig } from '../config';
 import type { Logger } from '../log';
 import type { SampleSink } from '../samples';
 import type { SensorInfo, SourceName } from '../wire';
+import type { NodeFingerprint } from '@erg/spec/node-info';
+
+/** What a GPU source can say of the node for its fingerprint: its GPUs and the driver stack. */
+export type GpuStackIdentity = Pick<NodeFingerprint, 'gpus' | 'driverVersion' | 'cudaVersion' | 'nvmlVersion'>;
 
 /** What every source's `detect()` gets. */
 export interface DetectContext {
@@ -25,6 +29,8 @@ export interface Source {
   read(t: number, sink: SampleSink): void;
   /** Counters for stats.json. */
   stats?(): Record<string, unknown>;
+  /** The GPUs and driver it sees, for the node's fingerprint (GPU sources only; asked once, at start). */
+  identity?(): GpuStackIdentity;
   /** Releases what the source holds (child processes, libraries). */
   stop(): void | Promise<void>;
 }
