@@ -1,4 +1,4 @@
-// @erg/energy — pure energy math: integration, counters, data quality, run energy, statistics, Pareto front, downsampling.
+// @erg/energy — pure energy math: integration, counters, data quality, run energy, a run's power state, statistics, Pareto front, downsampling.
 export { type EnergyErrorCode, EnergyInputError } from './errors';
 export {
   type Gap,
@@ -24,17 +24,21 @@ export {
   computeRunEnergy,
   perUnit,
 } from './compute-run-energy';
+export { type PowerStateAssessment, type PowerStateInput, assessPowerState, LOCKED_CLOCK_SLACK_MHZ } from './power-state';
 export { type Summary, summarize } from './stats';
 export { type CountedFigures, type StoredFigures, countedFigures } from './counted-figures';
 export { studentTQuantile, studentTCdf, studentTTwoSided, regularizedBeta, lnGamma } from './student-t';
 export { type BestOf, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, tradeoff } from './pareto';
 export {
   type CampaignResults,
+  type CampaignResultsOptions,
   type ConfigurationResult,
   type ConfigurationRuns,
   type Exclusion,
   type RunFigures,
   campaignResults,
+  groupEntryId,
+  MAX_FINGERPRINT_DIFFERENCES,
 } from './summarize-campaign';
 export { type Downsampled, lttb } from './lttb';
 export { type PowerReading, livePower } from './live-power';

@@ -4,9 +4,8 @@
 import { counterEnergy } from './counter';
 import { integratePower } from './integrate';
 import { usableSamples, valueAt, type Samples } from './sampling';
-import { parseSensorName, type Gap, type NodeTelemetry, type SensorInfo, type Series, type Window } from './telemetry';
+import { parseSensorName, POWER_STATE_QUANTITIES, type Gap, type NodeTelemetry, type SensorInfo, type Series, type Window } from './telemetry';
 import type { EnergyMethod, NodeEnergy } from './compute-run-energy';
-
 
 export interface NodeIndex {
   node: string;
@@ -31,6 +30,11 @@ export interface Term {
   medianIntervalMs: number | null;
 }
 
+/**
+ * The sensors of one node that can bear on its energy, by the name they count under. Power-state
+ * sensors (POWER_STATE_QUANTITIES) are left out entirely — no series, no device, no warning — so a
+ * node that reports them gets exactly the energy, method, coverage and warnings it would without.
+ */
 export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeIndex {
   const series = new Map<string, Series>();
   const info = new Map<string, SensorInfo>();
@@ -45,7 +49,7 @@ export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeInd
   // Every sensor counts under the scope its source declared, so no figure mixes one scope into
   // another's term (a module-wide counter named as a GPU's would count the module as the GPU).
   const declared = new Map<string, SensorInfo>();
-  for (const d of telemetry.sensors) if (!declared.has(d.sensor)) declared.set(d.sensor, d);
+  for (const d of telemetry.sensors) if (!declared.has(d.sensor) && !isStateSensor(d.sensor)) declared.set(d.sensor, d);
   const renamed = new Map<string, string>();
   for (const d of declared.values()) {
     const as = scopedName(d);
@@ -54,6 +58,7 @@ export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeInd
     warnings.push(`${telemetry.node}: ${d.sensor} covers the ${d.scope} (its source says so); counted as ${as}`);
   }
   for (const s of telemetry.series) {
+    if (isStateSensor(s.sensor)) continue;
     const sensor = renamed.get(s.sensor) ?? s.sensor;
     if (series.has(sensor)) {
       warnings.push(`${telemetry.node}: ${sensor} appears in more than one series; the first is used`);
@@ -68,6 +73,11 @@ export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeInd
     see(sensor);
   }
   return { node: telemetry.node, series, info, devices };
+}
+
+function isStateSensor(sensor: string): boolean {
+  const name = parseSensorName(sensor);
+  return name !== null && POWER_STATE_QUANTITIES.includes(name.quantity);
 }
 
 /** The name a sensor counts under: its own, or its declared scope's where that differs (`gpu0.energy`, scope module → `module0.energy`). */

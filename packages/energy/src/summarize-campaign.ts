@@ -16,6 +16,12 @@ export interface RunFigures {
   components?: Record<string, number>;
   /** Why its figures cannot be fully trusted (shared_node, too_short, …); absent: none. */
   flags?: readonly RunFlag[];
+  /**
+   * An opaque id of the kind of machine the run ran on (its fingerprint class: hardware and
+   * software, not node names); for a multi-node run the caller combines its nodes' classes into
+   * one id. null or absent: not known.
+   */
+  fingerprintClass?: string | null;
 }
 
 /** One configuration with its runs (repetitions). */
@@ -31,8 +37,38 @@ export interface ConfigurationRuns<P = Record<string, unknown>> {
  */
 export type ConfigurationResult<P = Record<string, unknown>> = Omit<ConfigurationResultView, 'parameters'> & { parameters: P };
 
-/** A campaign's results (the API's CampaignResults without the campaign id): per configuration, the Pareto front and the best configurations. */
-export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut'> & { configurations: ConfigurationResult<P>[] };
+/**
+ * A campaign's results (the API's CampaignResults without the campaign id, the runs left out and
+ * the power note, which the caller adds): per configuration, the Pareto front and the best configurations.
+ */
+export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut' | 'power'> & {
+  configurations: ConfigurationResult<P>[];
+};
+
+/** How campaignResults groups runs, and what it knows of the fingerprint classes. */
+export interface CampaignResultsOptions {
+  /**
+   * configuration (the default): one entry per configuration. fingerprint: one entry per
+   * configuration and fingerprint class its runs ran on (runs of unknown class in one entry of
+   * their own), so that runs on different kinds of machine are never averaged together.
+   */
+  groupBy?: 'configuration' | 'fingerprint';
+  /** Per fingerprint class id, the class's fields flattened to strings (`driverVersion`, `gpus[0].name`, …): what fingerprintDifferences compares. */
+  fingerprintClasses?: ReadonlyMap<string, Readonly<Record<string, string>>>;
+}
+
+/** At most this many lines of fingerprintDifferences per configuration. */
+export const MAX_FINGERPRINT_DIFFERENCES = 20;
+
+/**
+ * The id an entry has in paretoFront, best, tradeoff and excluded when results are grouped by
+ * fingerprint: `<key>@<first 12 characters of its class>`, or `<key>@none` for runs of unknown
+ * class. (Grouped by configuration, those lists hold the configuration keys.) A client relates
+ * an entry to them by this function of its `key` and `fingerprint`.
+ */
+export function groupEntryId(key: string, fingerprint: string | null): string {
+  return `${key}@${fingerprint === null ? 'none' : fingerprint.slice(0, 12)}`;
+}
 
 /** A configuration left out of the front and the best-of picks, and why. */
 export type { Exclusion } from '@erg/spec';
@@ -42,60 +78,146 @@ export type { Exclusion } from '@erg/spec';
  * uses, per configuration, the mean time and mean energy over the runs that measured BOTH, so
  * that each point's T and E describe the same runs; a configuration without such a run is left
  * out of the comparison and listed in `excluded` with the reason.
+ *
+ * Each configuration also says on how many kinds of machine (fingerprint classes) its runs ran
+ * and how those differ. With `groupBy: 'fingerprint'` every configuration is split by class and
+ * the comparison is between those entries: paretoFront, best, tradeoff and excluded then name
+ * entries by groupEntryId (`<key>@<class prefix>`), not by configuration key.
  */
-export function campaignResults<P = Record<string, unknown>>(configs: readonly ConfigurationRuns<P>[]): CampaignResults<P> {
+export function campaignResults<P = Record<string, unknown>>(configs: readonly ConfigurationRuns<P>[], options: CampaignResultsOptions = {}): CampaignResults<P> {
+  const groupedBy = options.groupBy ?? 'configuration';
   const seen = new Set<string>();
   for (const c of configs) {
     if (seen.has(c.key)) throw new EnergyInputError('ERG_ENERGY_BAD_ARGUMENT', `configuration key ${JSON.stringify(c.key)} appears twice; keys must be unique`);
     seen.add(c.key);
   }
+  const entries = groupedBy === 'fingerprint' ? configs.flatMap(splitByFingerprint) : configs.map((c) => ({ ...c, id: c.key, fingerprint: null }));
+  const ids = new Set<string>();
+  for (const e of entries) {
+    // Only reachable by fingerprint: two classes sharing their first 12 characters, or a key that
+    // contains '@' meeting another's entry id.
+    if (ids.has(e.id)) throw new EnergyInputError('ERG_ENERGY_BAD_ARGUMENT', `entry id ${JSON.stringify(e.id)} appears twice when grouped by fingerprint; entry ids must be unique`);
+    ids.add(e.id);
+  }
   const excluded: Exclusion[] = [];
   const points: TradeoffPoint[] = [];
-  const configurations = configs.map((c): ConfigurationResult<P> => {
-    const runs = c.runs;
-    const names: string[] = [];
-    for (const r of runs) for (const name of Object.keys(r.metrics ?? {})) if (!names.includes(name)) names.push(name);
-    const metrics: Record<string, Summary> = {};
-    for (const name of names) metrics[name] = summarize(runs.map((r) => r.metrics?.[name]));
-    const kinds: string[] = [];
-    for (const r of runs) for (const kind of Object.keys(r.components ?? {})) if (!kinds.includes(kind)) kinds.push(kind);
-    const components: Record<string, Summary> = {};
-    for (const kind of kinds) components[kind] = summarize(runs.map((r) => r.components?.[kind]));
-    const complete = runs.filter((r) => isNumber(r.timeS) && isNumber(r.energyJ));
-    let point: ConfigurationResult<P>['point'] = null;
-    if (complete.length > 0) {
-      point = {
-        timeS: summarize(complete.map((r) => r.timeS)).mean!,
-        energyJ: summarize(complete.map((r) => r.energyJ)).mean!,
-        n: complete.length,
-      };
-      points.push({ key: c.key, timeS: point.timeS, energyJ: point.energyJ });
-    } else {
-      excluded.push({
-        key: c.key,
-        why: runs.length === 0 ? 'no completed runs' : `none of its ${runs.length} completed run(s) has both a measured time and a measured energy (see the runs left out)`,
-      });
-    }
-    return {
-      key: c.key,
-      parameters: c.parameters,
-      n: runs.length,
-      timeS: summarize(runs.map((r) => r.timeS)),
-      energyJ: summarize(runs.map((r) => r.energyJ)),
-      edpJs: summarize(runs.map((r) => r.edpJs)),
-      ed2pJs2: summarize(runs.map((r) => r.ed2pJs2)),
-      avgPowerW: summarize(runs.map((r) => r.avgPowerW)),
-      metrics,
-      components,
-      point,
-      paretoOptimal: false,
-      flaggedRuns: countFlags(runs),
-    };
+  const results = entries.map((e) => {
+    const { point, why } = tradeoffPoint(e.runs);
+    if (point) points.push({ key: e.id, timeS: point.timeS, energyJ: point.energyJ });
+    else excluded.push({ key: e.id, why: why! });
+    return { id: e.id, result: summarizeEntry(e, point, options.fingerprintClasses) };
   });
   const front = paretoFront(points);
   const onFront = new Set(front);
-  for (const c of configurations) c.paretoOptimal = onFront.has(c.key);
-  return { configurations, paretoFront: front, best: bestOf(points), tradeoff: tradeoff(points), excluded };
+  for (const r of results) r.result.paretoOptimal = onFront.has(r.id);
+  return { configurations: results.map((r) => r.result), paretoFront: front, best: bestOf(points), tradeoff: tradeoff(points), excluded, groupedBy };
+}
+
+/** One entry to summarise: a configuration, or its runs on one fingerprint class. */
+interface Entry<P> extends ConfigurationRuns<P> {
+  /** Its name in the front and the picks. */
+  id: string;
+  /** Its class when grouped by fingerprint; null otherwise and for runs of unknown class. */
+  fingerprint: string | null;
+}
+
+/** A configuration's entries by fingerprint class, in the order the classes first appear; one (of unknown class) when it has no runs. */
+function splitByFingerprint<P>(c: ConfigurationRuns<P>): Entry<P>[] {
+  const byClass = new Map<string | null, RunFigures[]>();
+  for (const r of c.runs) {
+    const cls = typeof r.fingerprintClass === 'string' ? r.fingerprintClass : null;
+    const runs = byClass.get(cls) ?? [];
+    runs.push(r);
+    byClass.set(cls, runs);
+  }
+  if (byClass.size === 0) byClass.set(null, []);
+  return [...byClass].map(([fingerprint, runs]) => ({ key: c.key, parameters: c.parameters, runs, id: groupEntryId(c.key, fingerprint), fingerprint }));
+}
+
+/** Mean time and energy over the runs that measured both; else why the entry cannot be compared. */
+function tradeoffPoint(runs: readonly RunFigures[]): { point: ConfigurationResultView['point']; why: string | null } {
+  const complete = runs.filter((r) => isNumber(r.timeS) && isNumber(r.energyJ));
+  if (complete.length > 0) {
+    const point = { timeS: summarize(complete.map((r) => r.timeS)).mean!, energyJ: summarize(complete.map((r) => r.energyJ)).mean!, n: complete.length };
+    return { point, why: null };
+  }
+  const why = runs.length === 0 ? 'no completed runs' : `none of its ${runs.length} completed run(s) has both a measured time and a measured energy (see the runs left out)`;
+  return { point: null, why };
+}
+
+function summarizeEntry<P>(e: Entry<P>, point: ConfigurationResultView['point'], classes: CampaignResultsOptions['fingerprintClasses']): ConfigurationResult<P> {
+  const runs = e.runs;
+  const names: string[] = [];
+  for (const r of runs) for (const name of Object.keys(r.metrics ?? {})) if (!names.includes(name)) names.push(name);
+  const metrics: Record<string, Summary> = {};
+  for (const name of names) metrics[name] = summarize(runs.map((r) => r.metrics?.[name]));
+  const kinds: string[] = [];
+  for (const r of runs) for (const kind of Object.keys(r.components ?? {})) if (!kinds.includes(kind)) kinds.push(kind);
+  const components: Record<string, Summary> = {};
+  for (const kind of kinds) components[kind] = summarize(runs.map((r) => r.components?.[kind]));
+  const runsPerClass = countClasses(runs);
+  return {
+    key: e.key,
+    parameters: e.parameters,
+    n: runs.length,
+    timeS: summarize(runs.map((r) => r.timeS)),
+    energyJ: summarize(runs.map((r) => r.energyJ)),
+    edpJs: summarize(runs.map((r) => r.edpJs)),
+    ed2pJs2: summarize(runs.map((r) => r.ed2pJs2)),
+    avgPowerW: summarize(runs.map((r) => r.avgPowerW)),
+    metrics,
+    components,
+    point,
+    paretoOptimal: false,
+    flaggedRuns: countFlags(runs),
+    fingerprints: runsPerClass.size,
+    fingerprintDifferences: fingerprintDifferences(runsPerClass, classes),
+    fingerprint: e.fingerprint,
+    id: e.id,
+  };
+}
+
+/** Runs per known fingerprint class, in the order the classes first appear. */
+function countClasses(runs: readonly RunFigures[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of runs) if (typeof r.fingerprintClass === 'string') counts.set(r.fingerprintClass, (counts.get(r.fingerprintClass) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * How the classes a configuration's runs ran on differ: per field (by name) whose value is not
+ * the same in all of them, each value with its runs, the most runs first —
+ * "driverVersion: 550.54.15 (2 runs) vs 535.104.05 (1 run)". A field one class lacks reads
+ * "(none)". Classes whose fields are not given cannot be compared; one line says so. At most
+ * MAX_FINGERPRINT_DIFFERENCES lines, the last saying how many more there were.
+ */
+function fingerprintDifferences(runsPerClass: ReadonlyMap<string, number>, classes: CampaignResultsOptions['fingerprintClasses']): string[] {
+  if (runsPerClass.size <= 1) return [];
+  const known = [...runsPerClass].filter(([cls]) => classes?.has(cls)).map(([cls, n]) => ({ fields: classes!.get(cls)!, n }));
+  const unknown = [...runsPerClass].filter(([cls]) => !classes?.has(cls));
+  const names = [...new Set(known.flatMap((k) => Object.keys(k.fields)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const lines: string[] = [];
+  for (const name of names) {
+    const runsPerValue = new Map<string, number>();
+    for (const k of known) {
+      const value = Object.hasOwn(k.fields, name) ? k.fields[name]! : '(none)';
+      runsPerValue.set(value, (runsPerValue.get(value) ?? 0) + k.n);
+    }
+    if (runsPerValue.size <= 1) continue;
+    const values = [...runsPerValue].sort(([va, na], [vb, nb]) => nb - na || (va < vb ? -1 : va > vb ? 1 : 0));
+    lines.push(`${name}: ${values.map(([v, n]) => `${v} (${runs(n)})`).join(' vs ')}`);
+  }
+  if (unknown.length > 0) {
+    const n = unknown.reduce((s, [, k]) => s + k, 0);
+    lines.push(`${runs(n)} ran on ${unknown.length === 1 ? 'a kind of machine' : `${unknown.length} kinds of machine`} whose fingerprint is not known (${unknown.map(([cls]) => cls.slice(0, 12)).join(', ')})`);
+  }
+  if (lines.length <= MAX_FINGERPRINT_DIFFERENCES) return lines;
+  const kept = lines.slice(0, MAX_FINGERPRINT_DIFFERENCES - 1);
+  return [...kept, `… and ${lines.length - kept.length} more differences`];
+}
+
+function runs(n: number): string {
+  return `${n} run${n === 1 ? '' : 's'}`;
 }
 
 /** How many runs carry each flag; only flags some run carries. */

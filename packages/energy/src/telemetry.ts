@@ -58,6 +58,14 @@ export interface SensorName {
 
 const SENSOR_NAME = /^([a-z]+)(\d*)\.([a-z0-9_]+)$/;
 
+/**
+ * Quantities that describe the state the hardware was in (enforced power limit, applications
+ * clock, temperature, clock-event reasons), read by assessPowerState. They are never energy:
+ * `moduleN.power_limit` is in watts like `moduleN.power`, and counting it — or letting it make a
+ * node look like it has modules — would change a run's energy, so the energy math skips them.
+ */
+export const POWER_STATE_QUANTITIES: readonly string[] = ['power_limit', 'clock_app', 'temp', 'clock_events'];
+
 /** Splits `<component><index>.<quantity>`; null for a name that does not have that shape. */
 export function parseSensorName(sensor: string): SensorName | null {
   const m = SENSOR_NAME.exec(sensor);

@@ -353,3 +353,54 @@ describe('figures that cannot be trusted say so', () => {
     expect(r.warnings).toEqual(expect.arrayContaining([expect.stringContaining('its net energy is negative (-4.08e+3 J): the idle baseline drew 245 W, more than the run\'s 211 W')]));
   });
 });
+
+describe('power-state sensors are never energy', () => {
+  // power_limit is in watts like power: counting it, or letting a module's limit make a node look
+  // like a module node, would change the run's energy. The state belongs to assessPowerState.
+  const stateSeries = (i: number): Series[] => [
+    power(`module${i}.power_limit`, 900),
+    power(`gpu${i}.power_limit`, 700),
+    power(`gpu${i}.clock_app`, 1980),
+    power(`gpu${i}.temp`, 71),
+    power(`gpu${i}.clock_events`, 0x24),
+  ];
+  const withState = (node: NodeTelemetry): NodeTelemetry => {
+    const extra = [0, 1, 2, 3].flatMap(stateSeries);
+    // Declared with a scope too, which for energy sensors would rename them.
+    const sensors = [...node.sensors, ...extra.map((s) => ({ ...info(s.sensor, 'nvml'), scope: 'module' }))];
+    return { node: node.node, series: [...node.series, ...extra], sensors };
+  };
+  const same = (a: ReturnType<typeof computeRunEnergy>, b: ReturnType<typeof computeRunEnergy>) => {
+    expect(a.energyJ).toBe(b.energyJ);
+    expect(a.method).toBe(b.method);
+    expect(a.coverage).toBe(b.coverage);
+    expect(a.components).toEqual(b.components);
+    expect(a.breakdown).toEqual(b.breakdown);
+    expect(a.nodes).toEqual(b.nodes);
+    expect(a.warnings).toEqual(b.warnings);
+    expect(a.flags).toEqual(b.flags);
+    expect(a.gaps).toEqual(b.gaps);
+  };
+
+  it('a GH200 node with module and GPU power limits has the same energy as without them', () => {
+    const plain = computeRunEnergy({ window: RUN, nodes: [gh200('gh-1')], idleBaseline: IDLE });
+    const limited = computeRunEnergy({ window: RUN, nodes: [withState(gh200('gh-1'))], idleBaseline: IDLE });
+    same(limited, plain);
+    expect(limited.nodes[0]!.sensorsUsed).toEqual(['module0.power', 'module1.power', 'module2.power', 'module3.power']);
+    expect(limited.energyJ).toBeCloseTo(4 * 500 * 120, 6);
+  });
+
+  it('a module power limit alone does not make a node without module power a module node', () => {
+    const series = [power('gpu0.power', 300), power('grace0.power', 120)];
+    const plain = computeRunEnergy({ window: RUN, nodes: [{ node: 'g', series, sensors: [] }] });
+    const limited = computeRunEnergy({ window: RUN, nodes: [{ node: 'g', series: [...series, ...stateSeries(0)], sensors: [] }] });
+    same(limited, plain);
+    expect(limited.nodes[0]!.sensorsUsed).toEqual(['gpu0.power', 'grace0.power']);
+  });
+
+  it('an x86 node with GPU power limits and clock events keeps its counters and warnings', () => {
+    const node = x86('x-1');
+    node.series.push(powerSeries('gpu4.power_limit', TIMES, () => 700), powerSeries('gpu4.temp', TIMES, () => 60));
+    same(computeRunEnergy({ window: RUN, nodes: [node] }), computeRunEnergy({ window: RUN, nodes: [x86('x-1')] }));
+  });
+});

@@ -1,4 +1,4 @@
-import { campaignResults, EnergyInputError, type RunFigures } from '../src';
+import { campaignResults, EnergyInputError, groupEntryId, MAX_FINGERPRINT_DIFFERENCES, type RunFigures } from '../src';
 import { CampaignResults, ConfigurationResult } from '@erg/spec';
 
 const run = (timeS: number | null, energyJ: number | null, metrics: Record<string, number | null> = {}): RunFigures => ({
@@ -67,7 +67,7 @@ describe('campaignResults', () => {
   });
 
   it('gives an empty comparison for no configurations', () => {
-    expect(campaignResults([])).toEqual({ configurations: [], paretoFront: [], best: null, tradeoff: null, excluded: [] });
+    expect(campaignResults([])).toEqual({ configurations: [], paretoFront: [], best: null, tradeoff: null, excluded: [], groupedBy: 'configuration' });
   });
 
   it('refuses duplicate configuration keys', () => {
@@ -104,8 +104,123 @@ describe("campaignResults' result is the API's CampaignResults", () => {
     ]);
     expect(r.tradeoff).not.toBeNull();
     expect(r.excluded).toHaveLength(1);
-    const view = { campaignId: 'c', ...r, runsLeftOut: [] };
+    expect(r.groupedBy).toBe('configuration');
+    // The power note is the caller's (it knows the campaign and the cluster).
+    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: false, controlled: false, note: 'no power block' } };
     expect(CampaignResults.strict().parse(view)).toEqual(view);
     for (const c of r.configurations) expect(ConfigurationResult.strict().parse(c)).toEqual(c);
+  });
+
+  it('has exactly the fields of the schema grouped by fingerprint too', () => {
+    const r = campaignResults(
+      [
+        { key: 'fast', parameters: { sp: 1 }, runs: [{ ...run(100, 60_000), fingerprintClass: 'aaaaaaaaaaaaaaaa' }, { ...run(102, 61_000), fingerprintClass: 'bbbbbbbbbbbbbbbb' }] },
+        { key: 'unmeasured', parameters: { sp: 4 }, runs: [run(120, null)] },
+      ],
+      { groupBy: 'fingerprint' },
+    );
+    expect(r.groupedBy).toBe('fingerprint');
+    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: true, controlled: true, note: 'set by the node helper' } };
+    expect(CampaignResults.strict().parse(view)).toEqual(view);
+    for (const c of r.configurations) expect(ConfigurationResult.strict().parse(c)).toEqual(c);
+  });
+});
+
+describe('campaignResults: kinds of machine (fingerprint classes)', () => {
+  const on = (cls: string | null, timeS: number, energyJ: number): RunFigures => ({ ...run(timeS, energyJ), fingerprintClass: cls });
+  const H100_550 = 'f00d550aaaaaaaaaaaaaaaaaaaaaaaaa';
+  const H100_535 = 'f00d535bbbbbbbbbbbbbbbbbbbbbbbbb';
+  const classes = new Map<string, Record<string, string>>([
+    [H100_550, { driverVersion: '550.54.15', cudaVersion: '12.4', 'gpus[0].name': 'NVIDIA H100 80GB HBM3', kernel: '6.8.0-1013' }],
+    [H100_535, { driverVersion: '535.104.05', cudaVersion: '12.4', 'gpus[0].name': 'NVIDIA H100 80GB HBM3', kernel: '6.8.0-1013' }],
+    ['same-as-550-but-another-id', { driverVersion: '550.54.15', cudaVersion: '12.4', 'gpus[0].name': 'NVIDIA H100 80GB HBM3', kernel: '6.8.0-1013' }],
+  ]);
+
+  it('counts the classes of a configuration and says how they differ, with run counts, the most runs first', () => {
+    const r = campaignResults([{ key: 'k', parameters: {}, runs: [on(H100_535, 10, 100), on(H100_550, 10, 100), on(H100_550, 11, 100), on(null, 12, 100)] }], { fingerprintClasses: classes });
+    const c = r.configurations[0]!;
+    expect(c.fingerprints).toBe(2);
+    expect(c.fingerprintDifferences).toEqual(['driverVersion: 550.54.15 (2 runs) vs 535.104.05 (1 run)']);
+    expect(c.fingerprint).toBeNull();
+    expect(c.n).toBe(4); // grouped by configuration, every run counts together
+  });
+
+  it('finds no differences between identical classes, and none with one class or none', () => {
+    const same = campaignResults([{ key: 'k', parameters: {}, runs: [on(H100_550, 10, 100), on('same-as-550-but-another-id', 10, 100)] }], { fingerprintClasses: classes });
+    expect(same.configurations[0]).toMatchObject({ fingerprints: 2, fingerprintDifferences: [] });
+    const one = campaignResults([{ key: 'k', parameters: {}, runs: [on(H100_550, 10, 100), on(H100_550, 11, 100)] }], { fingerprintClasses: classes });
+    expect(one.configurations[0]).toMatchObject({ fingerprints: 1, fingerprintDifferences: [] });
+    const none = campaignResults([{ key: 'k', parameters: {}, runs: [run(10, 100)] }]);
+    expect(none.configurations[0]).toMatchObject({ fingerprints: 0, fingerprintDifferences: [], fingerprint: null });
+  });
+
+  it('orders differing fields by name, marks a missing field, and names classes whose fields are not known', () => {
+    const more = new Map<string, Record<string, string>>([
+      ['x', { driverVersion: '550', kernel: 'a', slurmVersion: 'slurm 22.05' }],
+      ['y', { driverVersion: '535', kernel: 'b' }],
+    ]);
+    const r = campaignResults([{ key: 'k', parameters: {}, runs: [on('x', 1, 1), on('y', 1, 1), on('unlisted-class-id', 1, 1)] }], { fingerprintClasses: more });
+    expect(r.configurations[0]!.fingerprints).toBe(3);
+    expect(r.configurations[0]!.fingerprintDifferences).toEqual([
+      'driverVersion: 535 (1 run) vs 550 (1 run)',
+      'kernel: a (1 run) vs b (1 run)',
+      'slurmVersion: (none) (1 run) vs slurm 22.05 (1 run)',
+      '1 run ran on a kind of machine whose fingerprint is not known (unlisted-cla)',
+    ]);
+  });
+
+  it(`keeps at most ${MAX_FINGERPRINT_DIFFERENCES} lines, the last saying how many more`, () => {
+    const fields = (v: string) => Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${String(i).padStart(2, '0')}`, v]));
+    const r = campaignResults([{ key: 'k', parameters: {}, runs: [on('p', 1, 1), on('q', 1, 1)] }], { fingerprintClasses: new Map([['p', fields('1')], ['q', fields('2')]]) });
+    const lines = r.configurations[0]!.fingerprintDifferences;
+    expect(lines).toHaveLength(MAX_FINGERPRINT_DIFFERENCES);
+    expect(lines[0]).toBe('f00: 1 (1 run) vs 2 (1 run)');
+    expect(lines[MAX_FINGERPRINT_DIFFERENCES - 1]).toBe('… and 11 more differences');
+  });
+
+  describe('grouped by fingerprint', () => {
+    // cap=300 ran twice on the 550 driver (fast) and once on 535 (slow); cap=400 on 550 only, one run of unknown class.
+    const r = campaignResults(
+      [
+        { key: 'cap=300', parameters: { cap: 300 }, runs: [on(H100_550, 100, 40_000), on(H100_535, 130, 52_000), on(H100_550, 102, 40_000)] },
+        { key: 'cap=400', parameters: { cap: 400 }, runs: [on(H100_550, 90, 45_000), on(null, 95, 47_000)] },
+        { key: 'cap=500', parameters: { cap: 500 }, runs: [] },
+      ],
+      { groupBy: 'fingerprint', fingerprintClasses: classes },
+    );
+
+    it('splits each configuration into one entry per class, runs of unknown class in their own', () => {
+      expect(r.groupedBy).toBe('fingerprint');
+      expect(r.configurations.map((c) => [c.key, c.fingerprint, c.n])).toEqual([
+        ['cap=300', H100_550, 2],
+        ['cap=300', H100_535, 1],
+        ['cap=400', H100_550, 1],
+        ['cap=400', null, 1],
+        ['cap=500', null, 0],
+      ]);
+      expect(r.configurations.map((c) => c.fingerprints)).toEqual([1, 1, 1, 0, 0]);
+      expect(r.configurations.every((c) => c.fingerprintDifferences.length === 0)).toBe(true);
+      expect(r.configurations[0]!.timeS.mean).toBe(101);
+      expect(r.configurations[0]!.parameters).toEqual({ cap: 300 });
+    });
+
+    it('compares entries: the front, the picks, the trade-off and the exclusions name them by entry id', () => {
+      expect(groupEntryId('cap=300', H100_550)).toBe('cap=300@f00d550aaaaa');
+      expect(groupEntryId('cap=400', null)).toBe('cap=400@none');
+      // Points: 300@550 (101 s, 40 kJ), 300@535 (130 s, 52 kJ), 400@550 (90 s, 45 kJ), 400@none (95 s, 47 kJ).
+      expect(r.paretoFront).toEqual(['cap=400@f00d550aaaaa', 'cap=300@f00d550aaaaa']);
+      expect(r.configurations.map((c) => c.paretoOptimal)).toEqual([true, false, true, false, false]);
+      expect(r.best).toEqual({ time: 'cap=400@f00d550aaaaa', energy: 'cap=300@f00d550aaaaa', edp: 'cap=300@f00d550aaaaa' });
+      expect(r.tradeoff).toMatchObject({ fastest: 'cap=400@f00d550aaaaa', mostFrugal: 'cap=300@f00d550aaaaa', energySavedJ: 5_000, timeLostS: 11 });
+      expect(r.excluded).toEqual([{ key: 'cap=500@none', why: 'no completed runs' }]);
+    });
+
+    it('still refuses duplicate configuration keys, and entry ids that collide', () => {
+      expect(() => campaignResults([{ key: 'a', parameters: {}, runs: [] }, { key: 'a', parameters: {}, runs: [] }], { groupBy: 'fingerprint' })).toThrow(EnergyInputError);
+      // Two classes that share their first 12 characters would share an entry id.
+      const twins = [on('0123456789abXXXX', 1, 1), on('0123456789abYYYY', 1, 1)];
+      expect(() => campaignResults([{ key: 'a', parameters: {}, runs: twins }], { groupBy: 'fingerprint' })).toThrow(/entry id "a@0123456789ab" appears twice/);
+      expect(() => campaignResults([{ key: 'a', parameters: {}, runs: twins }])).not.toThrow();
+    });
   });
 });
