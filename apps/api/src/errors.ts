@@ -61,6 +61,15 @@ export const errors = {
       `${CLUSTER_NOT_REGISTERED(name)}${known.length ? ` (registered: ${known.join(', ')})` : ''}; register it with POST /v1/clusters`,
       { issues: [{ path, code: 'unknown_cluster', message: CLUSTER_NOT_REGISTERED(name) }] },
     ),
+  /** A campaign's power state that its cluster cannot set (capabilities from the scheduler's probe). */
+  powerUnsupported: (message: string) =>
+    new ApiError('ERG_POWER_UNSUPPORTED', message, { issues: [{ path: 'power', code: 'power_unsupported', message }] }),
+  /** A campaign's power state on a cluster not probed yet. */
+  clusterNotProbed: (name: string) =>
+    new ApiError(
+      'ERG_CLUSTER_NOT_PROBED',
+      `erg has not reached cluster "${name}" yet, so it does not know whether the cluster can set the power state this campaign asks for; the scheduler probes a new cluster within seconds: retry shortly (see GET /v1/clusters/${name} capabilities)`,
+    ),
   /** A suite's pinned baseline that is no campaign of the suite's project. */
   unknownBaselineCampaign: (campaignId: string) =>
     new ApiError('ERG_UNKNOWN_CAMPAIGN', `baseline campaign "${campaignId}" does not exist`, {

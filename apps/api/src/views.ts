@@ -1,4 +1,4 @@
-import type { CampaignCluster, ClusterRecord, QueueRunRow, RunDetail, RunSummaryRecord } from '@erg/db';
+import type { CampaignCluster, ClusterRecord, QueueRunRow, RunDetail, RunNodeRecord, RunSummaryRecord } from '@erg/db';
 import type { UnfinishedRunState } from '@erg/spec';
 
 /** Database rows → API bodies. Secrets (the private key) have no way out of here. */
@@ -21,6 +21,8 @@ export function clusterView(c: ClusterRecord) {
     modelIdleW: c.modelIdleW,
     modelMaxW: c.modelMaxW,
     maxConcurrentRuns: c.maxConcurrentRuns,
+    powerHelper: c.powerHelper,
+    capabilities: c.capabilities,
     lastError: c.lastError,
     lastContactAt: iso(c.lastContactAt),
     createdAt: c.createdAt.toISOString(),
@@ -57,7 +59,7 @@ export function runSummaryView(run: RunSummaryRecord, cluster: CampaignCluster |
   };
 }
 
-export function runView(run: RunDetail, cluster: CampaignCluster | null) {
+export function runView(run: RunDetail, cluster: CampaignCluster | null, nodes: readonly RunNodeRecord[]) {
   const timeS =
     run.workloadStartNs !== null && run.workloadEndNs !== null ? Number(run.workloadEndNs - run.workloadStartNs) / 1e9 : null;
   return {
@@ -81,6 +83,7 @@ export function runView(run: RunDetail, cluster: CampaignCluster | null) {
     metrics: run.metrics ?? null,
     warnings: run.warnings,
     jobScript: run.jobScript,
+    nodes: nodes.map((n) => ({ node: n.node, fingerprintId: n.fingerprintId, fingerprint: n.fingerprint, power: n.power })),
   };
 }
 

@@ -13,6 +13,8 @@ export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, bundlePath
   const options = [
     `--interval-ms ${intervalMs}`, `--model-idle-w ${cluster.modelIdleW}`, `--model-max-w ${cluster.modelMaxW}`,
     ...(cluster.agentApiUrl ? [`--api-url ${shellQuote(cluster.agentApiUrl)}`] : []),
+    // job.sh exports it (the renderer): the agent records the workload's git commit.
+    ...(spec.workloadDir !== undefined ? ['--workload-dir "$ERG_WORKLOAD_DIR"'] : []),
   ].join(' ');
   const start = agentStartLines({
     program: `${shellQuote(cluster.agentCommand)} ${shellQuote(bundlePath)}`,

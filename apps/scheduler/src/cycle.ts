@@ -1,6 +1,7 @@
 import { findClusterById, recordClusterContact, recordLearnedHostKey, tryTakeClusterLease, type ClusterRecord } from '@erg/db';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
+import { probeClusterIfDue } from './cluster-probe';
 import { CycleLease, LeaseLostError } from './cycle-lease';
 import { countCycleError } from './metrics';
 import { finalizeEndedRuns, reconcileCluster } from './reconcile';
@@ -25,11 +26,13 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
     try {
       // Inside the try: a key this process cannot open (ERG_SECRET_*) is the cluster's failure to show, like an SSH one.
       const link = ctx.links.get(cluster);
-      const cycle = new CycleLease(ctx.db, lease, cluster, link);
+      // First, so that a new cluster's capabilities are known within a cycle of its registration.
+      const capabilities = await probeClusterIfDue(ctx, cluster, link);
+      const cycle = new CycleLease(ctx.db, lease, { ...cluster, capabilities }, link);
       try {
         const ended = await reconcileCluster(ctx, cluster, link, cycle);
         try {
-          await submitPendingRuns(ctx, cluster, link, cycle);
+          await submitPendingRuns(ctx, { ...cluster, capabilities }, link, cycle);
         } finally {
           // After submitting (slow reads of one run's output never delay the others' jobs), and
           // even when submitting failed (a cluster that refuses new files still has runs to end).

@@ -1,7 +1,7 @@
 import type { FinishedRun, TrackedRun } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
 import { readJobFile, type JobFileContent, type SlurmJob } from '@erg/slurm';
-import { isTerminalRunState, parseIdleWindow, parseTiming, RUN_DIR_FILES } from '@erg/spec';
+import { describePowerFailure, isTerminalRunState, parseIdleWindow, parseTiming, RUN_DIR_FILES } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { clusterLogSource, scanMetrics, type LogSource } from './metric-scan';
@@ -12,6 +12,8 @@ import { pullSpool } from './spool';
 const STORED_TAIL_BYTES = 64 * 1024;
 /** erg.timing and erg.idle are a few short lines; anything longer is not theirs. */
 const SMALL_FILE_BYTES = 4096;
+/** erg.power-failed: one record per failing node; describePowerFailure reads the first few. */
+const POWER_FAILED_BYTES = 16 * 1024;
 
 /** What finalizing found, for the log line: the terminal update, and what came from the telemetry spool. */
 export interface Finalized {
@@ -33,14 +35,19 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
   const timeoutMs = ctx.config.ERG_RUN_FILE_TIMEOUT_MS;
   const read = (file: string, maxBytes: number): Promise<JobFileContent> =>
     run.runDir ? readJobFile(link.connection, { runDir: run.runDir, file, maxBytes, from: 'end', timeoutMs }) : Promise.resolve({ status: 'missing' });
-  const [timingFile, idleFile, stdout, stderr] = await Promise.all([
+  const [timingFile, idleFile, stdout, stderr, powerFailed] = await Promise.all([
     read(RUN_DIR_FILES.timing, SMALL_FILE_BYTES),
     read(RUN_DIR_FILES.idle, SMALL_FILE_BYTES),
     read(RUN_DIR_FILES.stdout, STORED_TAIL_BYTES),
     read(RUN_DIR_FILES.stderr, STORED_TAIL_BYTES),
+    // Only a campaign with a power state can leave one; a few lines per node, read from its start.
+    spec.power ? read(RUN_DIR_FILES.powerFailed, POWER_FAILED_BYTES) : Promise.resolve<JobFileContent>({ status: 'missing' }),
   ]);
   // What the job did to its directory, in the order a reader expects: the run fails with these.
-  const problems = [timingFile, idleFile, stdout, stderr].flatMap((f) => (f.status === 'refused' ? [f.error.message] : []));
+  const problems = [timingFile, idleFile, stdout, stderr, powerFailed].flatMap((f) => (f.status === 'refused' ? [f.error.message] : []));
+  // The node helper could not set the power state: the workload never ran at the state asked for.
+  const powerText = text(powerFailed);
+  if (powerText !== null) problems.push(describePowerFailure(powerText));
   const warnings: string[] = [];
 
   let metrics: Record<string, number | null> = Object.fromEntries(spec.metrics.map((m) => [m.name, null]));
@@ -82,6 +89,7 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
       startedAt,
       endedAt,
       nodeList: job.nodeList,
+      slurmEnergyJ: job.consumedEnergyJ ?? null,
       workloadStartNs: timing.startNs,
       workloadEndNs: timing.endNs,
       ...parseIdleWindow(text(idleFile)),

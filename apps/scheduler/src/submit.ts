@@ -6,6 +6,7 @@ import { redactSecrets } from '@erg/secrets';
 import { renderRunFiles, type RenderedFile, type SubmitResult } from '@erg/slurm';
 import { RUN_DIR_FILES, runDirPath, runTokenFile } from '@erg/spec';
 import { agentHook } from './agent-hook';
+import { powerHook } from './power-hook';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { LeaseLostError, type CycleLease } from './cycle-lease';
@@ -21,8 +22,10 @@ interface Prepared {
 async function renderRun(ctx: SchedulerContext, cluster: ClusterRecord, run: ClaimedRun, agentPath: string | null, token: string): Promise<Prepared> {
   const spec = await ctx.specs.get(run.campaignId);
   const runDir = runDirPath(cluster.workDir, run.campaignId, run.id);
+  const power = powerHook(cluster, spec, run.configurationKey, run.parameters);
   const files = renderRunFiles({
     ...(agentPath ? { agent: agentHook(cluster, spec, agentPath) } : {}),
+    ...(power ? { power } : {}),
     runId: run.id,
     campaignId: run.campaignId,
     repetition: run.repetition,
@@ -79,8 +82,9 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
     try {
       prepared.push(await renderRun(ctx, cluster, run, agentPath, tokens.get(run.id)!));
     } catch (err) {
-      // Validation on the way in makes this unreachable for stored specs; if it happens anyway,
-      // the run fails visibly instead of blocking the queue.
+      // Validation on the way in makes this unreachable for stored specs, but for a power state
+      // the cluster cannot set (its helper went away since the campaign was accepted): the run
+      // fails visibly, with the reason, instead of blocking the queue or running at another state.
       unrenderable.push({ runId: run.id, reason: `could not render the job: ${(err as Error).message}` });
       ctx.log.error({ runId: run.id, campaignId: run.campaignId, cluster: cluster.name, err: (err as Error).message }, 'run could not be rendered; failed');
     }

@@ -139,6 +139,7 @@ export class Harness {
     name: string,
     overrides: {
       port?: number; hostKeySha256?: string | null; hostKeyPolicy?: 'pinned' | 'trust-on-first-use'; agentApiUrl?: string | null; maxConcurrentRuns?: number | null;
+      powerHelper?: string; agentCommand?: string;
     } = {},
   ): Promise<void> {
     const res = await this.call('PUT', `/v1/clusters/${name}`, {
@@ -154,12 +155,21 @@ export class Harness {
       // Agents on the local cluster's node push to this harness's API.
       agentApiUrl: overrides.agentApiUrl === undefined ? this.url : overrides.agentApiUrl,
       ...(overrides.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: overrides.maxConcurrentRuns }),
+      ...(overrides.powerHelper === undefined ? {} : { powerHelper: overrides.powerHelper }),
+      ...(overrides.agentCommand === undefined ? {} : { agentCommand: overrides.agentCommand }),
     });
     if (res.status !== 200) throw new Error(`registering ${name} failed: ${JSON.stringify(res.body)}`);
   }
 
+  /**
+   * Submits a campaign. Runs share the one local node unless the spec says otherwise: these tests
+   * are about erg's mechanics (many small jobs side by side), not about whose energy a node
+   * measured, and whole nodes — erg's default — would queue every job behind the one before.
+   */
   async submit(spec: object): Promise<{ id: string; runs: { id: string; configurationKey: string; repetition: number }[] }> {
-    const res = await this.call('POST', '/v1/campaigns', spec);
+    const given = spec as { resources?: { exclusive?: boolean } };
+    const body = given.resources?.exclusive === undefined ? { ...spec, resources: { ...given.resources, exclusive: false } } : spec;
+    const res = await this.call('POST', '/v1/campaigns', body);
     if (res.status !== 201) throw new Error(`campaign refused: ${JSON.stringify(res.body)}`);
     return res.body;
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TERMINAL_RUN_STATES, type CampaignState } from '@erg/spec';
+import { TERMINAL_RUN_STATES, type CampaignState, type ClusterCapabilities } from '@erg/spec';
 import { asTransaction, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
 
 export interface NewCampaign {
@@ -243,4 +243,11 @@ export async function findCampaignSpec(db: Database, id: string): Promise<{ spec
 /** How many campaigns there are, in every project. */
 export async function countCampaigns(db: Database): Promise<number> {
   return prismaOf(db).campaign.count();
+}
+
+/** What a campaign's results say of its power state: its spec, and its cluster's name and capabilities. */
+export async function findCampaignPowerContext(db: Database, id: string): Promise<{ spec: unknown; cluster: { name: string; capabilities: ClusterCapabilities | null } | null } | null> {
+  const row = await prismaOf(db).campaign.findUnique({ where: { id }, select: { spec: true, cluster: { select: { name: true, capabilities: true } } } });
+  if (!row) return null;
+  return { spec: row.spec, cluster: row.cluster ? { name: row.cluster.name, capabilities: (row.cluster.capabilities ?? null) as ClusterCapabilities | null } : null };
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
 import { poolOf, prismaOf, type Database } from './client';
 import { clusterKeyContext } from './secrets';
-import { ErgError } from '@erg/spec';
+import { DEFAULT_POWER_HELPER, ErgError, type ClusterCapabilities } from '@erg/spec';
+import { Prisma } from './generated/client';
 
 /** A registered cluster as the API shows it and the scheduler reaches it; its private key as stored (sealed: openClusterKey opens it). */
 export interface ClusterRecord {
@@ -24,6 +25,10 @@ export interface ClusterRecord {
   modelIdleW: number;
   modelMaxW: number;
   maxConcurrentRuns: number | null;
+  /** Where the site installed erg's node helper on the cluster. */
+  powerHelper: string;
+  /** What the scheduler found out when it reached the cluster; null: not yet. */
+  capabilities: ClusterCapabilities | null;
   lastError: string | null;
   lastContactAt: Date | null;
   createdAt: Date;
@@ -32,7 +37,7 @@ export interface ClusterRecord {
 const CLUSTER_COLUMNS = {
   id: true, name: true, projectId: true, host: true, port: true, username: true, privateKey: true, hostKeySha256: true, hostKeyPolicy: true,
   defaultPartition: true, workDir: true, agentCommand: true, agentApiUrl: true, modelIdleW: true, modelMaxW: true, maxConcurrentRuns: true,
-  lastError: true, lastContactAt: true, createdAt: true,
+  powerHelper: true, capabilities: true, lastError: true, lastContactAt: true, createdAt: true,
 } as const;
 
 export interface NewCluster {
@@ -55,6 +60,8 @@ export interface NewCluster {
   modelMaxW?: number | undefined;
   /** Most active runs at once on the cluster (enforced by claimRunsForSubmission); null: no limit. */
   maxConcurrentRuns?: number | null | undefined;
+  /** Where the node helper is installed; default /usr/local/sbin/erg-power-helper. */
+  powerHelper?: string | undefined;
 }
 
 export class ClusterExistsError extends ErgError<'ERG_CLUSTER_EXISTS'> {
@@ -73,11 +80,16 @@ function clusterData(input: NewCluster, id: string, secrets: SecretBox) {
   };
 }
 
+/** The row as erg's record: capabilities are stored by recordClusterCapabilities in ClusterCapabilities' shape. */
+function recordOf<R extends { capabilities: unknown }>(row: R): Omit<R, 'capabilities'> & { capabilities: ClusterCapabilities | null } {
+  return { ...row, capabilities: (row.capabilities ?? null) as ClusterCapabilities | null };
+}
+
 export async function createCluster(db: Database, input: NewCluster, secrets: SecretBox): Promise<ClusterRecord> {
   // The id is chosen here, not by Postgres: the sealed key's context names it.
   const id = randomUUID();
   try {
-    return await prismaOf(db).cluster.create({ data: { ...clusterData(input, id, secrets), id }, select: CLUSTER_COLUMNS });
+    return recordOf(await prismaOf(db).cluster.create({ data: { ...clusterData(input, id, secrets), id }, select: CLUSTER_COLUMNS }));
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002') throw new ClusterExistsError(input.name);
     throw err;
@@ -91,7 +103,10 @@ export async function createCluster(db: Database, input: NewCluster, secrets: Se
  */
 export async function upsertCluster(db: Database, input: NewCluster, secrets: SecretBox): Promise<ClusterRecord> {
   for (let attempt = 0; ; attempt++) {
-    const existing = await prismaOf(db).cluster.findUnique({ where: { name: input.name }, select: { id: true, host: true, port: true, hostKeySha256: true } });
+    const existing = await prismaOf(db).cluster.findUnique({
+      where: { name: input.name },
+      select: { id: true, host: true, port: true, username: true, powerHelper: true, hostKeySha256: true },
+    });
     if (!existing) {
       try {
         return await createCluster(db, input, secrets);
@@ -103,25 +118,37 @@ export async function upsertCluster(db: Database, input: NewCluster, secrets: Se
     }
     const keep = input.hostKeySha256 == null && existing.host === input.host && existing.port === input.port;
     const data = clusterData(input, existing.id, secrets);
-    return prismaOf(db).cluster.update({
+    // What erg found out about the cluster holds while it is the same login and the same helper;
+    // otherwise the scheduler probes again (null: unknown until then).
+    const sameMachine = existing.host === input.host && existing.port === input.port && existing.username === input.username &&
+      existing.powerHelper === (input.powerHelper ?? DEFAULT_POWER_HELPER);
+    return recordOf(await prismaOf(db).cluster.update({
       where: { id: existing.id },
-      data: { ...data, hostKeySha256: keep ? existing.hostKeySha256 : data.hostKeySha256, lastError: null },
+      data: { ...data, hostKeySha256: keep ? existing.hostKeySha256 : data.hostKeySha256, lastError: null, ...(sameMachine ? {} : { capabilities: Prisma.DbNull }) },
       select: CLUSTER_COLUMNS,
-    });
+    }));
   }
 }
 
 /** Clusters of these projects (every cluster when `projectIds` is null or absent). */
-export function listClusters(db: Database, projectIds: string[] | null = null): Promise<ClusterRecord[]> {
-  return prismaOf(db).cluster.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, select: CLUSTER_COLUMNS, orderBy: { name: 'asc' } });
+export async function listClusters(db: Database, projectIds: string[] | null = null): Promise<ClusterRecord[]> {
+  const rows = await prismaOf(db).cluster.findMany({ where: projectIds === null ? {} : { projectId: { in: projectIds } }, select: CLUSTER_COLUMNS, orderBy: { name: 'asc' } });
+  return rows.map(recordOf);
 }
 
-export function findClusterByName(db: Database, name: string): Promise<ClusterRecord | null> {
-  return prismaOf(db).cluster.findUnique({ where: { name }, select: CLUSTER_COLUMNS });
+export async function findClusterByName(db: Database, name: string): Promise<ClusterRecord | null> {
+  const row = await prismaOf(db).cluster.findUnique({ where: { name }, select: CLUSTER_COLUMNS });
+  return row ? recordOf(row) : null;
 }
 
-export function findClusterById(db: Database, id: string): Promise<ClusterRecord | null> {
-  return prismaOf(db).cluster.findUnique({ where: { id }, select: CLUSTER_COLUMNS });
+export async function findClusterById(db: Database, id: string): Promise<ClusterRecord | null> {
+  const row = await prismaOf(db).cluster.findUnique({ where: { id }, select: CLUSTER_COLUMNS });
+  return row ? recordOf(row) : null;
+}
+
+/** Records what the scheduler's probe of the cluster found (Slurm version, the node helper). */
+export async function recordClusterCapabilities(db: Database, clusterId: string, capabilities: ClusterCapabilities): Promise<void> {
+  await poolOf(db).query('UPDATE clusters SET capabilities = $2::jsonb, updated_at = now() WHERE id = $1', [clusterId, JSON.stringify(capabilities)]);
 }
 
 /** Records the outcome of the scheduler's latest attempt to reach the cluster. */

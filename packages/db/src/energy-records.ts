@@ -14,6 +14,9 @@ export interface RunEnergyInputs {
   metrics: Record<string, number | null> | null;
   /** Slurm's node list of its job (a hostlist expression); null for an import or before it ran. */
   nodeList: string | null;
+  /** Slurm's own energy figure for the job (sacct ConsumedEnergyRaw, J); null: none. */
+  slurmEnergyJ: number | null;
+  configuration: { key: string; parameters: Record<string, string | number | boolean> };
   campaign: { spec: unknown; execution: 'slurm' | 'import' };
 }
 
@@ -21,7 +24,8 @@ export async function findRunEnergyInputs(db: Database, runId: string): Promise<
   const run = await prismaOf(db).run.findUnique({
     where: { id: runId },
     select: {
-      workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true, nodeList: true,
+      workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true, nodeList: true, slurmEnergyJ: true,
+      configuration: { select: { key: true, parameters: true } },
       campaign: { select: { spec: true, execution: true } },
     },
   });
@@ -29,6 +33,7 @@ export async function findRunEnergyInputs(db: Database, runId: string): Promise<
   return {
     ...run,
     metrics: run.metrics as RunEnergyInputs['metrics'],
+    configuration: { key: run.configuration.key, parameters: run.configuration.parameters as RunEnergyInputs['configuration']['parameters'] },
     campaign: { spec: run.campaign.spec, execution: run.campaign.execution as RunEnergyInputs['campaign']['execution'] },
   };
 }

@@ -13,6 +13,7 @@ export * from './runs';
 export * from './run-reads';
 export * from './energy-records';
 export * from './telemetry';
+export * from './run-nodes';
 export { issueRunToken, issueRunTokens, authenticateRunToken, RUN_TOKEN_PREFIX } from './run-tokens';
 export * from './suites';
 export * from './live-power';

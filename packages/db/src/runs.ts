@@ -357,6 +357,8 @@ export interface FinishedRun {
   stderrTail: string | null;
   /** What erg could not do in full for the run (metrics read from part of a huge log, a regex stopped at its budget), added to runs.warnings. */
   warnings?: string[];
+  /** Slurm's own energy figure for the job (sacct ConsumedEnergyRaw); null: Slurm measured none. */
+  slurmEnergyJ?: number | null;
 }
 
 /** any non-terminal → terminal, with everything fetched from the run directory. Returns false when already finished. */
@@ -366,11 +368,11 @@ export async function finishRun(db: Database, run: FinishedRun): Promise<boolean
     set: `state = $2, slurm_state = $3, reason = $4, exit_code = $5, signal = $6, started_at = COALESCE($7, runs.started_at),
           ended_at = $8, node_list = COALESCE($9, runs.node_list), workload_start_ns = $10, workload_end_ns = $11,
           metrics = $12, stdout_tail = $13, stderr_tail = $14, idle_start_ns = $15, idle_end_ns = $16, finalized_at = now(),
-          warnings = runs.warnings || $17::text[]`,
+          warnings = runs.warnings || $17::text[], slurm_energy_j = $18`,
     params: [
       run.runId, run.state, run.slurmState, run.reason, run.exitCode, run.signal, run.startedAt, run.endedAt, run.nodeList,
       run.workloadStartNs?.toString() ?? null, run.workloadEndNs?.toString() ?? null, JSON.stringify(run.metrics),
-      run.stdoutTail, run.stderrTail, run.idleStartNs?.toString() ?? null, run.idleEndNs?.toString() ?? null, run.warnings ?? [],
+      run.stdoutTail, run.stderrTail, run.idleStartNs?.toString() ?? null, run.idleEndNs?.toString() ?? null, run.warnings ?? [], run.slurmEnergyJ ?? null,
     ],
     detail: `'finished: ' || $3`,
   });
@@ -469,9 +471,17 @@ export async function finishImportedRun(db: Database, run: ImportedRunEnd): Prom
 
 /** Clusters that have runs waiting to be submitted or tracked: the scheduler's work list. */
 export async function clustersWithWork(db: Database): Promise<string[]> {
+  // Also clusters registered (or changed) in the last PROBE_NEW_CLUSTERS_FOR and not probed yet:
+  // their capabilities (is there a node helper?) decide whether campaigns with a power state are
+  // accepted. One that stays unreachable that long is tried again once it has work.
   const result = await poolOf(db).query<{ cluster_id: string }>(
-    `SELECT DISTINCT c.cluster_id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-     WHERE c.cluster_id IS NOT NULL AND r.state IN ${stateListSql(UNFINISHED_RUN_STATES)}`,
+    `SELECT c.cluster_id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+     WHERE c.cluster_id IS NOT NULL AND r.state IN ${stateListSql(UNFINISHED_RUN_STATES)}
+     UNION
+     SELECT id FROM clusters WHERE capabilities IS NULL AND updated_at > now() - interval '${PROBE_NEW_CLUSTERS_FOR}'`,
   );
   return result.rows.map((r) => r.cluster_id);
 }
+
+/** How long after its registration the scheduler keeps trying to reach a cluster that has no work, to probe it. */
+const PROBE_NEW_CLUSTERS_FOR = '10 minutes';

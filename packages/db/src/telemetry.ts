@@ -1,4 +1,5 @@
-import type { NormalizedBatch, SensorDescription } from '@erg/spec';
+import { createHash } from 'node:crypto';
+import { canonicalJson, fingerprintClass, type NodeFingerprint, type NormalizedBatch, type PowerRecord, type SensorDescription } from '@erg/spec';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { poolOf, withTransaction, type Database } from './client';
@@ -121,6 +122,7 @@ export class TelemetryWriter {
       if (rows.length > 0) {
         await copyIn(client, 'COPY telemetry_chunks (run_id, node, sensor, seq, t_first, t_last, n, t, v) FROM STDIN (FORMAT binary)', encodeCopyBinary(rows));
       }
+      await storeRunNodes(client, batches.filter((p) => accepted.has(`${p.runId}|${p.batch.node}|${p.batch.seq}`)));
       if (sensorCols.run.length > 0) {
         await client.query(
           `INSERT INTO telemetry_sensors (run_id, node, sensor, source, unit, scope, wrap_at)
@@ -137,6 +139,70 @@ export class TelemetryWriter {
       p.resolve({ accepted: isNew ? p.batch.sampleCount : 0, duplicate: !isNew });
     }
   }
+}
+
+/** A fingerprint's stored id: sha256 of its canonical JSON (equal content, equal id, whatever the key order). */
+export function fingerprintId(f: NodeFingerprint): string {
+  return createHash('sha256').update(canonicalJson(f)).digest('hex');
+}
+
+/** The id of a fingerprint's class (what it says of the kind of machine, not of the node): runs compare by it. */
+export function fingerprintClassId(f: NodeFingerprint): string {
+  return createHash('sha256').update(canonicalJson(fingerprintClass(f))).digest('hex');
+}
+
+/**
+ * The provenance the new batches carry (an agent's first batch has its node's fingerprint and,
+ * when the campaign set one, the power record): each distinct fingerprint stored once, and the
+ * run's node linked to it. A later agent process of the same node (a resumed agent) updates the
+ * link; a batch without them leaves it alone.
+ */
+async function storeRunNodes(client: pg.PoolClient, batches: readonly Pending[]): Promise<void> {
+  const rows = batches.filter((p) => p.batch.fingerprint || p.batch.power);
+  if (rows.length === 0) return;
+  const fingerprints = new Map<string, { classId: string; data: NodeFingerprint }>();
+  // One row per (run, node) per statement: ON CONFLICT DO UPDATE may not touch a row twice. The
+  // latest batch (highest seq) of a node in this flush wins; fields it lacks keep the earlier's.
+  const perNode = new Map<string, { run: string; node: string; seq: number; fingerprint: string | null; power: PowerRecord | null }>();
+  for (const { runId, batch } of [...rows].sort((a, b) => a.batch.seq - b.batch.seq)) {
+    let id: string | null = null;
+    if (batch.fingerprint) {
+      id = fingerprintId(batch.fingerprint);
+      fingerprints.set(id, { classId: fingerprintClassId(batch.fingerprint), data: batch.fingerprint });
+    }
+    const key = `${runId}|${batch.node}`;
+    const before = perNode.get(key);
+    perNode.set(key, { run: runId, node: batch.node, seq: batch.seq, fingerprint: id ?? before?.fingerprint ?? null, power: batch.power ?? before?.power ?? null });
+  }
+  const link = { run: [] as string[], node: [] as string[], fingerprint: [] as (string | null)[], power: [] as (string | null)[], seq: [] as number[] };
+  for (const r of perNode.values()) {
+    link.run.push(r.run);
+    link.node.push(r.node);
+    link.fingerprint.push(r.fingerprint);
+    link.power.push(r.power ? JSON.stringify(r.power) : null);
+    link.seq.push(r.seq);
+  }
+  if (fingerprints.size > 0) {
+    const ids = [...fingerprints.keys()];
+    await client.query(
+      `INSERT INTO node_fingerprints (id, class_id, data)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[])
+       ON CONFLICT (id) DO NOTHING`,
+      [ids, ids.map((id) => fingerprints.get(id)!.classId), ids.map((id) => JSON.stringify(fingerprints.get(id)!.data))],
+    );
+  }
+  // Flushes run concurrently: a batch of an earlier seq committing after a later one must not
+  // put back what the later one replaced.
+  await client.query(
+    `INSERT INTO run_nodes (run_id, node, fingerprint_id, power, seq)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::int[])
+     ON CONFLICT (run_id, node) DO UPDATE SET
+       fingerprint_id = COALESCE(EXCLUDED.fingerprint_id, run_nodes.fingerprint_id),
+       power = COALESCE(EXCLUDED.power, run_nodes.power),
+       seq = EXCLUDED.seq
+     WHERE EXCLUDED.seq >= run_nodes.seq`,
+    [link.run, link.node, link.fingerprint, link.power, link.seq],
+  );
 }
 
 /** Streams one buffer into a COPY … FROM STDIN on this client. */

@@ -1,9 +1,10 @@
-import { listConfigurationEnergies, type ConfigurationEnergyRow, type Database } from '@erg/db';
+import { findCampaignPowerContext, listCampaignRunNodes, listConfigurationEnergies, type ConfigurationEnergyRow, type Database } from '@erg/db';
 import { campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
-import type { RunLeftOut } from '@erg/spec';
+import { CampaignSpec, type CampaignResults, type RunLeftOut } from '@erg/spec';
+import { runFingerprintClasses } from './fingerprint-classes';
 
 /** Each configuration's completed runs with the figures that count (countedFigures), and the runs left out and why. */
-export function countedRuns(rows: readonly ConfigurationEnergyRow[]): {
+export function countedRuns(rows: readonly ConfigurationEnergyRow[], fingerprintOf: ReadonlyMap<string, string | null> = new Map()): {
   configs: { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }[];
   runsLeftOut: RunLeftOut[];
 } {
@@ -16,18 +17,42 @@ export function countedRuns(rows: readonly ConfigurationEnergyRow[]): {
     // Stored by refreshRunEnergy (store-run-energy.ts) in the shape of @erg/spec's RunEnergy.
     const counted = countedFigures(row.result as StoredFigures | null);
     if (counted.leftOut) runsLeftOut.push({ runId: row.runId, key: row.key, repetition: row.repetition ?? 0, leftOut: counted.leftOut.what, why: counted.leftOut.why });
-    c.runs.push({ ...counted.figures, metrics: row.metrics ?? {} });
+    c.runs.push({ ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass: fingerprintOf.get(row.runId) ?? null });
   }
   return { configs: [...configs.values()], runsLeftOut };
+}
+
+/** Whether the figures were measured at a power state erg set, in a sentence for the results. */
+function powerNote(context: Awaited<ReturnType<typeof findCampaignPowerContext>>): CampaignResults['power'] {
+  const spec = CampaignSpec.safeParse(context?.spec);
+  const requested = spec.success && spec.data.power !== undefined;
+  const cluster = context?.cluster;
+  if (requested) {
+    return { requested, controlled: true, note: `erg set each configuration's power state through ${cluster ? `cluster ${cluster.name}'s` : 'the'} node helper; see each run's power for what was in force` };
+  }
+  const knobs = cluster?.capabilities?.powerHelper ? 'has a node helper, but this campaign set no power state' : 'has no power knobs erg can set (no node helper)';
+  return {
+    requested,
+    controlled: false,
+    note: cluster ? `cluster ${cluster.name} ${knobs}: runs ran at whatever power state its nodes were in` : 'imported measurements: erg set no power state',
+  };
 }
 
 /**
  * A campaign's results: per configuration, statistics over its completed runs by the one rule of
  * which figures count (a run whose energy was not measured never enters them as 0 J); the Pareto
  * front on (mean time, mean energy); the best configurations and the trade-off between the fastest
- * and the most frugal; the runs left out and why. One query, whatever the number of runs.
+ * and the most frugal; the runs left out and why; how many kinds of machine each configuration
+ * ran on (grouped by them with groupBy 'fingerprint'); and whether erg set the power state. Three
+ * queries, whatever the number of runs.
  */
-export async function campaignResultsView(db: Database, campaignId: string) {
-  const { configs, runsLeftOut } = countedRuns(await listConfigurationEnergies(db, campaignId));
-  return { ...campaignResults(configs), runsLeftOut };
+export async function campaignResultsView(db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint' } = {}) {
+  const [rows, runNodes, context] = await Promise.all([
+    listConfigurationEnergies(db, campaignId),
+    listCampaignRunNodes(db, campaignId),
+    findCampaignPowerContext(db, campaignId),
+  ]);
+  const { byRun, classes } = runFingerprintClasses(runNodes);
+  const { configs, runsLeftOut } = countedRuns(rows, byRun);
+  return { ...campaignResults(configs, { groupBy: options.groupBy ?? 'configuration', fingerprintClasses: classes }), runsLeftOut, power: powerNote(context) };
 }

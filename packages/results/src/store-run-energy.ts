@@ -1,7 +1,7 @@
-import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
+import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
 import { expandHostlist } from '@erg/slurm';
-import { computeRunEnergy, perUnit, type NodeTelemetry, type RunEnergy, type SensorInfo, type Window } from '@erg/energy';
-import { CampaignSpec, type RunEnergyView } from '@erg/spec';
+import { assessPowerState, computeRunEnergy, perUnit, type NodeTelemetry, type RunEnergy, type SensorInfo, type Window } from '@erg/energy';
+import { CampaignSpec, expandPower, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
 
 /** What is stored per run: the view without the run id and the time it was computed (those are columns). */
 type StoredRunEnergy = Omit<RunEnergyView, 'runId' | 'computedAt'>;
@@ -56,17 +56,48 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
   for (const d of sensors) if (!sampled.has(`${d.node}\u0000${d.sensor}`)) nodeOf(d.node).sensors.push(infoOf(d.node, d.sensor));
   const energy = computeRunEnergy({ window, nodes: [...nodes.values()], ...(idle ? { idleBaseline: idle } : {}) });
   await flagSharedNodes(db, runId, run.nodeList, window, idle, energy);
+  const spec = CampaignSpec.safeParse(run.campaign.spec);
+
+  // The power state asked for and the one in force (the agents' state sensors, the helper's records).
+  const requested: PowerState | null = spec.success && spec.data.power ? expandPower(spec.data.power, run.configuration.key, run.configuration.parameters).state : null;
+  const records = new Map<string, PowerRecord>();
+  for (const n of await listRunNodes(db, runId)) if (n.power) records.set(n.node, n.power);
+  const assessed = assessPowerState({
+    window, requested, nodes: [...nodes.values()], records, maxThrottledShare: spec.success ? spec.data.telemetry.maxThrottledShare : 0.1,
+  });
+  if (assessed.power) energy.power = assessed.power;
+  energy.flags.push(...assessed.flags);
+  energy.warnings.push(...assessed.warnings);
 
   // Energy per unit of work, for every metric the spec marks as counting work.
-  const spec = CampaignSpec.safeParse(run.campaign.spec);
   const metrics = (run.metrics ?? {}) as Record<string, number | null>;
   const perUnitOfWork: Record<string, number | null> = {};
   for (const m of spec.success ? spec.data.metrics : []) {
     if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, metrics[m.name] ?? null);
   }
-  const result: StoredRunEnergy = { ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null };
+  const result: StoredRunEnergy = { ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null, slurmEnergy: slurmEnergyBeside(run.slurmEnergyJ, energy.energyJ) };
   await storeRunEnergy(db, runId, { timeS: energy.timeS, energyJ: energy.energyJ, method: energy.method, coverage: energy.coverage, result });
   return result;
+}
+
+/**
+ * Slurm's own figure beside erg's, where it has one: sacct's ConsumedEnergy comes from an
+ * acct_gather_energy plugin (IPMI, RAPL, pm_counters…) over the whole job — queue-side set-up, the
+ * agents' start and the idle baseline included — so a ratio a little above 1 is expected; erg's
+ * figure covers the workload window only. Where Slurm measured nothing it says so instead of 0.
+ */
+export function slurmEnergyBeside(slurmJ: number | null, ergJ: number): SlurmEnergy {
+  if (slurmJ === null) {
+    return {
+      energyJ: null, ratio: null,
+      note: "Slurm reported no energy for this job (sacct ConsumedEnergy empty or 0: no acct_gather_energy plugin measures these nodes — its gpu plugin records nothing for NVIDIA GPUs)",
+    };
+  }
+  const ratio = ergJ > 0 ? slurmJ / ergJ : null;
+  return {
+    energyJ: slurmJ, ratio,
+    note: `Slurm's acct_gather_energy measured ${slurmJ} J for the whole job${ratio === null ? '' : ` (${ratio.toFixed(3)} × erg's figure)`}; it covers the whole allocation — set-up, agents, idle baseline — where erg's covers the workload window, and its sensors may differ in scope`,
+  };
 }
 
 /**

@@ -43,6 +43,8 @@ export const SACCT_FIELDS = [
   'End',
   'ElapsedRaw',
   'NodeList',
+  // Joules, where an acct_gather_energy plugin measures the nodes; empty without one (22.05, 24.11).
+  'ConsumedEnergyRaw',
   'JobName',
 ] as const;
 

@@ -18,6 +18,7 @@ export {
   type RenderInput,
   type RunSpec,
   type AgentHook,
+  type PowerHook,
 } from './render';
 export { mapSlurmState, normalizeSlurmState, type SlurmRunState } from './run-state';
 export { JOB_NAME_PREFIX, jobNameForRun, runIdFromJobName, type SlurmJob } from './slurm-job';
@@ -75,3 +76,4 @@ export {
   type JobFileWindow,
   type StreamRunner,
 } from './job-files';
+export { probeCommand, parseProbe, type ClusterProbe } from './probe';

@@ -116,12 +116,24 @@ export function parseSqueue(stdout: string): SlurmJob[] {
   });
 }
 
+/**
+ * sacct ConsumedEnergyRaw (J) → a figure, or null where Slurm measured nothing: empty without an
+ * acct_gather_energy plugin, and 0 where a plugin reads nothing for these nodes (acct_gather_energy/gpu
+ * on NVIDIA GPUs) — a 0 there is "no figure", never "0 J".
+ */
+function consumedEnergy(raw: string): number | null {
+  const text = raw.trim();
+  if (!/^\d+(\.\d+)?$/.test(text)) return null;
+  const j = Number(text);
+  return j > 0 && Number.isFinite(j) ? j : null;
+}
+
 /** Output of `sacctCommand()` → jobs. */
 export function parseSacct(stdout: string): SlurmJob[] {
   return lines(stdout).map((line) => {
     const f = splitFields(line, SACCT_FIELDS.length, 'sacct');
-    const [jobId, displayId, stateRaw, exitCodeRaw, reason, submit, start, end, elapsedRaw, nodeList, name] = f as [
-      string, string, string, string, string, string, string, string, string, string, string,
+    const [jobId, displayId, stateRaw, exitCodeRaw, reason, submit, start, end, elapsedRaw, nodeList, energyRaw, name] = f as [
+      string, string, string, string, string, string, string, string, string, string, string, string,
     ];
     if (!/^\d+$/.test(jobId)) throw new SlurmParseError('sacct', line, `JobIDRaw ${JSON.stringify(jobId)} is not a number`);
     const state = normalizeSlurmState(stateRaw);
@@ -146,6 +158,7 @@ export function parseSacct(stdout: string): SlurmJob[] {
       endTime: parseSlurmTimestamp(end, 'sacct End'),
       elapsedS: /^\d+$/.test(elapsedRaw.trim()) ? Number(elapsedRaw.trim()) : null,
       nodeList: nodes,
+      consumedEnergyJ: consumedEnergy(energyRaw),
     };
   });
 }

@@ -40,7 +40,7 @@ export interface RenderedFile {
 }
 
 /** The parts of a campaign spec that shape a run's files. */
-export type RunSpec = Pick<CampaignSpec, 'resources' | 'slurm' | 'run' | 'files'>;
+export type RunSpec = Pick<CampaignSpec, 'resources' | 'slurm' | 'run' | 'files'> & Partial<Pick<CampaignSpec, 'workloadDir'>>;
 
 /**
  * Shell lines erg itself adds around the workload, e.g. to start the telemetry agent beside it
@@ -52,6 +52,19 @@ export interface AgentHook {
   start: string;
   /** Runs after the workload ended and erg.timing was written, before the job exits. */
   stop: string;
+}
+
+/**
+ * Shell lines that put the job's nodes in a power state (@erg/spec's powerStartLines and
+ * powerStopLines, with the cluster's helper and this configuration's numbers). Trusted erg code,
+ * rendered verbatim: the state is set before the agents start, so they record it from their
+ * first sample, and restored after they stopped.
+ */
+export interface PowerHook {
+  start: string;
+  stop: string;
+  /** erg.power-request's content (@erg/spec's powerRequestText), staged beside job.sh for sites that apply the state from a prolog. */
+  request: string;
 }
 
 export interface RenderInput {
@@ -71,6 +84,8 @@ export interface RenderInput {
   extraEnv?: Readonly<Record<string, string>>;
   /** Telemetry agent hook; absent → job.sh only marks where it would go. */
   agent?: AgentHook;
+  /** Power state hook; absent: the campaign sets none (the nodes run in the state they are in). */
+  power?: PowerHook;
 }
 
 /**
@@ -89,6 +104,7 @@ export function renderRunFiles(input: RenderInput): RenderedFile[] {
   const files: RenderedFile[] = [
     { name: RUN_DIR_FILES.jobScript, content: renderJobScript(input), mode: 0o755 },
     { name: RUN_DIR_FILES.runScript, content: renderRunScriptWith(input.spec.run, values), mode: 0o755 },
+    ...(input.power ? [{ name: RUN_DIR_FILES.powerRequest, content: input.power.request, mode: 0o644 }] : []),
   ];
   const extra = input.spec.files ?? {};
   for (const name of Object.keys(extra).sort()) {
@@ -157,6 +173,7 @@ export function renderJobScript(input: RenderInput): string {
     `export ERG_RUN_DIR=${shellQuote(input.runDir)}`,
     `export ERG_CONFIG_KEY=${shellQuote(input.configKey)}`,
   );
+  if (input.spec.workloadDir !== undefined) lines.push(`export ERG_WORKLOAD_DIR=${shellQuote(input.spec.workloadDir)}`);
   for (const [name, value] of Object.entries(input.parameters)) {
     checkIdentifier('parameter name', name);
     lines.push(`export ERG_PARAM_${name}=${shellQuote(canonicalValue(value))}`);
@@ -166,6 +183,7 @@ export function renderJobScript(input: RenderInput): string {
     // --chdir already put us here; cd again so a failed chdir cannot run the workload elsewhere.
     'cd "$ERG_RUN_DIR" || exit 1',
     '',
+    ...(input.power ? ['# >>> erg power state', input.power.start, '# <<< erg power state', ''] : []),
     '# >>> erg agent start',
     ...(input.agent ? [input.agent.start] : ['# (no telemetry agent for this run)']),
     '# <<< erg agent start',
@@ -176,6 +194,7 @@ export function renderJobScript(input: RenderInput): string {
     ...(input.agent ? [input.agent.stop] : ['# (no telemetry agent for this run)']),
     '# <<< erg agent stop',
     '',
+    ...(input.power ? ['# >>> erg power restore', input.power.stop, '# <<< erg power restore', ''] : []),
     'exit "$erg_exit_code"',
     '',
   );

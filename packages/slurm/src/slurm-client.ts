@@ -7,6 +7,7 @@ import { sacctCommand, scancelCommand, squeueCommand, submitManyCommand } from '
 import { SlurmCommandError } from './errors';
 import { parseRaiseFence, raiseFenceCommand, type Fence, type FenceRaise } from './fence';
 import { parseSacct, parseSqueue, parseSubmitMany, type SubmitResult } from './parse';
+import { parseProbe, probeCommand, type ClusterProbe } from './probe';
 import type { SlurmJob } from './slurm-job';
 import type { ExecOptions, ExecResult } from './ssh';
 
@@ -94,6 +95,13 @@ export class SlurmClient {
     const result = await this.query(sacctCommand({ since, user: this.options.user }));
     if (result.code !== 0) throw new SlurmCommandError('sacct', result.code, result.stderr);
     return parseSacct(result.stdout);
+  }
+
+  /** What the login node says of Slurm's version and of the node helper at `helperPath` (probe.ts). */
+  async probe(helperPath: string): Promise<ClusterProbe> {
+    const result = await this.query(probeCommand(helperPath));
+    if (result.code !== 0) throw new SlurmCommandError('probing the cluster', result.code, result.stderr);
+    return parseProbe(result.stdout, helperPath);
   }
 
   /** Cancels jobs; jobs that already ended count as cancelled (the call is idempotent). */

@@ -32,6 +32,8 @@ export interface SlurmJob {
   elapsedS: number | null;
   /** Compressed Slurm node list (`node[01-04]`), null when no node is allocated yet. */
   nodeList: string | null;
+  /** Slurm's own energy accounting of the job, J (sacct ConsumedEnergyRaw); null when Slurm measured none (sacct only). */
+  consumedEnergyJ?: number | null;
 }
 
 /** Every job erg submits is named `erg-<runId>`: a restarted scheduler finds its jobs by name. */

@@ -38,7 +38,7 @@ describe('sacctCommand', () => {
     expect(sacctCommand({ since })).toBe(
       "env TZ=UTC SLURM_TIME_FORMAT=standard sacct -X -n -P --starttime='2026-11-30T03:04:05' --endtime=now " +
         '--state=BF,CA,CD,DL,F,NF,OOM,PD,PR,R,RQ,RS,RV,S,TO ' +
-        "--format='JobIDRaw,JobID,State,ExitCode,Reason,Submit,Start,End,ElapsedRaw,NodeList,JobName'",
+        "--format='JobIDRaw,JobID,State,ExitCode,Reason,Submit,Start,End,ElapsedRaw,NodeList,ConsumedEnergyRaw,JobName'",
     );
     expect(sacctCommand({ since, user: 'bob' })).toContain(" --user='bob' ");
   });

@@ -12,7 +12,10 @@ import {
   type SlurmJob,
 } from '../src';
 
-// Real outputs of the local Slurm 22.05 cluster, captured with test/fixtures/capture.sh.
+// Real outputs of the local Slurm 22.05 cluster, captured with test/fixtures/capture.sh. sacct-mixed.txt
+// was captured before ConsumedEnergyRaw joined the format; its empty column was inserted by hand,
+// as the same sacct prints it on that cluster (no acct_gather_energy plugin: `sacct -X -P -o
+// JobIDRaw,ConsumedEnergyRaw` gives `1|`).
 const fixture = (name: string) => readFileSync(path.join(__dirname, 'fixtures', name), 'utf8');
 const byName = (jobs: SlurmJob[], name: string) => jobs.filter((j) => j.name === name);
 const utc = (s: string) => new Date(`${s}Z`);
@@ -121,7 +124,18 @@ describe('parseSacct (real output)', () => {
       endTime: utc('2026-11-30T02:55:13'),
       elapsedS: 0,
       nodeList: 'vm',
+      // The local cluster has no acct_gather_energy plugin: sacct leaves ConsumedEnergyRaw empty.
+      consumedEnergyJ: null,
     });
+  });
+
+  it('reads Slurm\'s own energy figure where a plugin measured one, and none — never 0 J — where it did not', () => {
+    const line = (energy: string) => `52|52|COMPLETED|0:0|None|2026-11-30T02:55:13|2026-11-30T02:55:13|2026-11-30T02:56:13|60|gh-[001-002]|${energy}|erg-e\n`;
+    expect(parseSacct(line('48213'))[0]!.consumedEnergyJ).toBe(48213);
+    // acct_gather_energy/gpu records nothing for NVIDIA GPUs: sacct prints 0.
+    expect(parseSacct(line('0'))[0]!.consumedEnergyJ).toBeNull();
+    expect(parseSacct(line(''))[0]!.consumedEnergyJ).toBeNull();
+    expect(parseSacct(line('n/a'))[0]!.consumedEnergyJ).toBeNull();
   });
 
   it('maps failed (exit 3), timeout and "CANCELLED by 0"', () => {
@@ -146,9 +160,9 @@ describe('parseSacct (real output)', () => {
   });
 
   it('gives no exit code to jobs that have not ended', () => {
-    const [running] = parseSacct('50|50|RUNNING|0:0|None|2026-11-30T02:55:13|2026-11-30T02:55:13|Unknown|12|vm|erg-x\n');
+    const [running] = parseSacct('50|50|RUNNING|0:0|None|2026-11-30T02:55:13|2026-11-30T02:55:13|Unknown|12|vm||erg-x\n');
     expect(running).toMatchObject({ runState: 'running', exitCode: null, endTime: null, elapsedS: 12, runId: 'x' });
-    const [pending] = parseSacct('51|51|PENDING|0:0|Priority|2026-11-30T02:55:13|Unknown|Unknown|0|None assigned|erg-y\n');
+    const [pending] = parseSacct('51|51|PENDING|0:0|Priority|2026-11-30T02:55:13|Unknown|Unknown|0|None assigned||erg-y\n');
     expect(pending).toMatchObject({ runState: 'queued', reason: 'Priority', startTime: null, nodeList: null });
   });
 });

@@ -99,6 +99,14 @@ export const ERROR_CATALOG = {
     status: 422, retryable: false, surface: 'response',
     meaning: 'a valid spec or suite names a cluster that is not registered (or that the caller cannot see); one issue at its path, code `unknown_cluster`',
   },
+  ERG_POWER_UNSUPPORTED: {
+    status: 422, retryable: false, surface: 'response',
+    meaning: "a campaign sets a `power` state its cluster cannot set: the scheduler's probe found no node helper there, or the helper does not allow a knob; one issue at `power`, code `power_unsupported`",
+  },
+  ERG_CLUSTER_NOT_PROBED: {
+    status: 409, retryable: true, surface: 'response',
+    meaning: 'a campaign sets a `power` state on a cluster the scheduler has not reached yet, so whether it can be set is not known; the scheduler probes a cluster within a cycle of its registration: retry (`Retry-After`)',
+  },
   ERG_UNKNOWN_CAMPAIGN: {
     status: 422, retryable: false, surface: 'response',
     meaning: "a suite's pinned baseline names a campaign that does not exist in the suite's project; one issue at `baseline.campaignId`",

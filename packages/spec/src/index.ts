@@ -53,7 +53,7 @@ export {
   RUN_DIR_FILES, TELEMETRY_DIR_FILES, NODE_FILE_SUFFIXES, type NodeFile, runDirPath, nodeTelemetryFiles, spoolNode, runTokenFile,
   type WorkloadTiming, TIMED_WORKLOAD_LINES, parseTiming, idleBaselineLines, parseIdleWindow,
   AGENT_READY_TIMEOUT_S, AGENT_STOP_TIMEOUT_S, type AgentLaunch, agentStartLines, agentStopLines,
-  POWER_APPLY_TIMEOUT_S, POWER_NOT_APPLIED_EXIT_CODE, powerHelperArgs, powerStartLines, powerStopLines, describePowerFailure,
+  POWER_APPLY_TIMEOUT_S, POWER_NOT_APPLIED_EXIT_CODE, powerHelperArgs, powerRequestText, powerStartLines, powerStopLines, describePowerFailure,
   spoolLineHead, SPOOL_LINE_HEAD_BYTES, spoolLineSeq, ackedText, parseAcked, MAX_SPOOL_LINE_BYTES, type SpoolLine, readSpool,
 } from './run-dir';
 export {
@@ -126,7 +126,7 @@ export {
   type GpuIdentity, type NodeFingerprint, FINGERPRINT_IDENTITY_FIELDS, fingerprintClass, canonicalJson, type PowerState, POWER_KNOBS, type PowerKnob,
   POWER_HELPER_OPTIONS, type GpuPowerSettings, type NodePowerSettings, type PowerRecord, parsePowerRecord,
 } from './node-info';
-export { PowerBlock, POWER_RANGES, powerTemplates, expandPower } from './power';
+export { PowerBlock, POWER_RANGES, powerTemplates, expandPower, powerKnobsOf, powerSupport } from './power';
 export {
   SENSOR_SOURCES, sensorName, componentOf, type Component, type Unit, type SampleColumn, type TelemetryBatchShape,
   CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons,

@@ -21,6 +21,8 @@ export const ISSUE_CODES = [
   'syntax_error',
   'invalid_slurm_time',
   'invalid_slurm_option',
+  'invalid_power_value',
+  'power_unsupported',
   'invalid_regex',
   'duplicate_metric',
   'reserved_name',

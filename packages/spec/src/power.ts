@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { PowerKnob, PowerState } from './node-info';
+import type { ClusterCapabilities } from './api';
+import { POWER_KNOBS, type PowerKnob, type PowerState } from './node-info';
 import { quoteForMessage } from './param-value';
 import { renderTemplate } from './template';
 
@@ -25,12 +26,18 @@ const TEMPLATED_NUMBER = /^(?:[0-9]|\{\{[ \t]*[A-Za-z_][A-Za-z0-9_]{0,63}[ \t]*\
 
 function knobValue(knob: PowerKnob) {
   const { min, max, unit } = POWER_RANGES[knob];
-  return z.union([
-    z.int().min(min).max(max).describe(`${unit}, ${min}–${max}`),
-    z.string().max(256).regex(TEMPLATED_NUMBER, {
-      error: (iss) => `${quoteForMessage(String(iss.input))} is not a whole number of ${unit} or a {{parameter}} template such as "{{cap}}"`,
-    }),
-  ]);
+  // One schema, not a union of two: a value wrong in either form gets a message about that form.
+  return z
+    .union([z.number(), z.string().max(256)])
+    .describe(`${unit}, ${min}–${max}, or a {{parameter}} template`)
+    .superRefine((value, ctx) => {
+      if (typeof value === 'number') {
+        if (!Number.isInteger(value)) ctx.addIssue({ code: 'custom', message: `${value} is not a whole number of ${unit}`, input: value, params: { code: 'invalid_power_value' } });
+        else if (value < min || value > max) ctx.addIssue({ code: 'custom', message: `${value} ${unit} is outside ${min}–${max} ${unit}`, input: value, params: { code: value < min ? 'too_small' : 'too_big' } });
+      } else if (!TEMPLATED_NUMBER.test(value)) {
+        ctx.addIssue({ code: 'invalid_format', format: 'regex', input: value, message: `${quoteForMessage(value)} is not a whole number of ${unit} or a {{parameter}} template such as "{{cap}}"` });
+      }
+    });
 }
 
 export const PowerBlock = z
@@ -99,4 +106,32 @@ export function expandPower(power: PowerBlock, configurationKey: string, paramet
     }
   }
   return { state, issues };
+}
+
+/** The knobs a power block sets. */
+export function powerKnobsOf(power: PowerBlock | PowerState): PowerKnob[] {
+  return POWER_KNOBS.filter((k) => power[k] !== undefined);
+}
+
+/**
+ * Whether a cluster can set what a power block asks, from what the scheduler's probe found:
+ * `unknown` while the cluster has not been probed; else why not, in words an admin can act on.
+ * The API asks before a campaign is accepted (422 / 409) and the scheduler again before each
+ * run is submitted — a run never starts at a state it did not ask for.
+ */
+export function powerSupport(cluster: { name: string; capabilities: ClusterCapabilities | null }, power: PowerBlock | PowerState): { ok: true } | { ok: false; unknown: boolean; message: string } {
+  const caps = cluster.capabilities;
+  if (caps === null) return { ok: false, unknown: true, message: `cluster ${cluster.name} has not been probed yet, so whether it can set a power state is not known` };
+  if (caps.powerHelper === null) {
+    return {
+      ok: false,
+      unknown: false,
+      message: `cluster ${cluster.name} cannot set a power state: ${caps.powerHelperProblem ?? 'no node helper answered'}; leave \`power\` out to measure at the nodes' own state, or ask the cluster's admins to install erg's node helper`,
+    };
+  }
+  const refused = powerKnobsOf(power).filter((k) => !caps.powerHelper!.knobs.includes(k));
+  if (refused.length > 0) {
+    return { ok: false, unknown: false, message: `cluster ${cluster.name}'s node helper does not allow ${refused.join(', ')} (it allows ${caps.powerHelper.knobs.join(', ') || 'no knob'})` };
+  }
+  return { ok: true };
 }

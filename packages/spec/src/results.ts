@@ -85,7 +85,7 @@ export const GpuPowerObserved = z
     appClockMHz: z.number().nullable().describe('the applications graphics clock, median'),
     maxTempC: z.number().nullable(),
     throttledShare: z.number().nullable().describe('0–1: share of the window with a throttling clock-event reason set (power cap — unless the campaign set one —, thermal, HW slowdown, power brake)'),
-    throttleReasons: z.array(z.string()).describe('the throttling reasons seen, e.g. ["sw_thermal_slowdown"]'),
+    throttleReasons: z.array(z.string()).describe('the throttling reasons that counted in throttledShare, e.g. ["sw_thermal_slowdown"] (a power cap the campaign set is expected, so not among them)'),
   })
   .meta({ id: 'GpuPowerObserved' });
 export type GpuPowerObserved = z.infer<typeof GpuPowerObserved>;
@@ -185,6 +185,9 @@ export const ConfigurationResult = z
       .array(z.string())
       .describe('how the kinds differ, e.g. "driverVersion: 550.54.15 (2 runs) vs 535.104.05 (1 run)"; empty when all runs ran on one kind'),
     fingerprint: z.string().nullable().describe('with ?groupBy=fingerprint: the fingerprint class these runs share; null otherwise'),
+    id: z
+      .string()
+      .describe('what paretoFront, best, tradeoff and excluded name this entry by: its key; with ?groupBy=fingerprint `<key>@<first 12 characters of its fingerprint class>` (`@none`: runs whose agents sent none)'),
   })
   .meta({ id: 'ConfigurationResult' });
 export type ConfigurationResult = z.infer<typeof ConfigurationResult>;
@@ -228,7 +231,7 @@ export const CampaignResults = z
   .object({
     campaignId: z.string(),
     configurations: z.array(ConfigurationResult),
-    paretoFront: z.array(z.string()).describe('keys of the Pareto-optimal configurations on (mean time, mean energy), by time'),
+    paretoFront: z.array(z.string()).describe('ids (configuration keys; see ConfigurationResult.id when grouped by fingerprint) of the Pareto-optimal configurations on (mean time, mean energy), by time'),
     best: BestOf.nullable(),
     tradeoff: Tradeoff.nullable(),
     excluded: z.array(Exclusion),

@@ -36,6 +36,8 @@ export const RUN_DIR_FILES = {
   idle: 'erg.idle',
   /** Written by job.sh when the node helper could not apply the power state: the failing records, one per line. */
   powerFailed: 'erg.power-failed',
+  /** Staged: the power state asked for, as the helper's options (one `--option value` per line), for sites whose Slurm prolog applies it. */
+  powerRequest: 'erg.power-request',
   runToken: 'erg.token',
   /** A folder: TELEMETRY_DIR_FILES and each node's NODE_FILE_SUFFIXES. */
   telemetryDir: 'telemetry',
@@ -223,6 +225,18 @@ export function powerHelperArgs(state: PowerState): string[] {
 }
 
 /**
+ * erg.power-request: the state as the helper's options, one `--option value` pair per line, staged
+ * beside job.sh. Sites that apply the state from a Slurm prolog (deploy/node-helper/slurm-prolog.sh)
+ * read it there, before the job starts; the helper's `hold` then finds the prolog's record.
+ */
+export function powerRequestText(state: PowerState): string {
+  const args = powerHelperArgs(state);
+  const lines: string[] = [];
+  for (let i = 0; i < args.length; i += 2) lines.push(`${args[i]} ${args[i + 1]}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
  * job.sh's lines that set the power state before the agents start: the helper runs in `hold` mode
  * on every node as an overlapping step — it applies the state, prints its PowerRecord to
  * `<node>.power.json` and stays until it is signalled (then, or when the job is killed, it
@@ -256,11 +270,14 @@ export function powerStartLines(helper: string, state: PowerState): string {
 
 /** job.sh's lines after the agents stopped: signal the helpers to restore the previous state, and wait for them (at most AGENT_STOP_TIMEOUT_S). */
 export function powerStopLines(): string {
+  const ticks = AGENT_STOP_TIMEOUT_S * 10;
+  // A polling wait rather than a background `sleep` guard: nothing is left behind when it ends.
   return [
     'kill -USR2 "$erg_power_pid" 2>/dev/null',
-    `( sleep ${AGENT_STOP_TIMEOUT_S}; kill -KILL "$erg_power_pid" 2>/dev/null ) & erg_power_guard=$!`,
+    'erg_i=0',
+    `while kill -0 "$erg_power_pid" 2>/dev/null && [ $erg_i -lt ${ticks} ]; do sleep 0.1; erg_i=$((erg_i + 1)); done`,
+    'kill -KILL "$erg_power_pid" 2>/dev/null',
     'wait "$erg_power_pid" 2>/dev/null',
-    'kill "$erg_power_guard" 2>/dev/null',
   ].join('\n');
 }
 

@@ -137,8 +137,10 @@ function batchSchema(numbers: z.ZodType<number[]>) {
         .min(1)
         .max(MAX_BATCH_SERIES),
       sensors: z.array(SensorDescription).max(512).optional(),
-      fingerprint: NodeFingerprintSchema.optional(),
-      power: PowerRecordSchema.optional(),
+      // Provenance never costs samples: a fingerprint or record the API cannot read is dropped (the
+      // run then says it has none — a power record missing is a flagged mismatch), the batch is kept.
+      fingerprint: NodeFingerprintSchema.optional().catch(undefined),
+      power: PowerRecordSchema.optional().catch(undefined),
     })
     .strict();
 }

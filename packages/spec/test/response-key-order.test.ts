@@ -22,7 +22,7 @@ describe('response schemas keep the key order the API has always answered with',
     expect(Object.keys(CampaignResults.shape)).toEqual(['campaignId', 'configurations', 'paretoFront', 'best', 'tradeoff', 'excluded', 'runsLeftOut', 'groupedBy', 'power']);
     expect(Object.keys(ConfigurationResult.shape)).toEqual([
       'key', 'parameters', 'n', 'timeS', 'energyJ', 'edpJs', 'ed2pJs2', 'avgPowerW', 'metrics', 'components', 'point', 'paretoOptimal', 'flaggedRuns',
-      'fingerprints', 'fingerprintDifferences', 'fingerprint',
+      'fingerprints', 'fingerprintDifferences', 'fingerprint', 'id',
     ]);
     expect(Object.keys(Summary.shape)).toEqual(['n', 'mean', 'std', 'ci95', 'cv', 'min', 'max']);
   });

@@ -34,7 +34,7 @@ describe('names', () => {
   test('the names of a run directory, which running jobs and staged agents already use, stay as they are', () => {
     expect(RUN_DIR_FILES).toEqual({
       jobScript: 'job.sh', runScript: 'run.sh', stdout: 'stdout.log', stderr: 'stderr.log', slurmOut: 'slurm.out', slurmErr: 'slurm.err',
-      timing: 'erg.timing', timingTmp: 'erg.timing.tmp', idle: 'erg.idle', powerFailed: 'erg.power-failed', runToken: 'erg.token', telemetryDir: 'telemetry',
+      timing: 'erg.timing', timingTmp: 'erg.timing.tmp', idle: 'erg.idle', powerFailed: 'erg.power-failed', powerRequest: 'erg.power-request', runToken: 'erg.token', telemetryDir: 'telemetry',
     });
     expect(TELEMETRY_DIR_FILES).toEqual({ agentLog: 'agent.log', powerLog: 'power.log' });
     expect(nodeTelemetryFiles('gh-001')).toEqual({

@@ -1,4 +1,4 @@
-import { decodeCampaignText, isTemplatedOption, MAX_REPORTED_ISSUES, parseCampaignSpec, slurmOptionIssues, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
+import { decodeCampaignText, expandPower, isTemplatedOption, MAX_REPORTED_ISSUES, parseCampaignSpec, slurmOptionIssues, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
 import { measureCampaign, type SizeLimits } from './campaign-size';
 import { configurationsOf, type Configuration } from './expand';
 import { SpaceIndex } from './space-index';
@@ -28,9 +28,26 @@ export function validateCampaign(input: unknown, limits: SizeLimits): ValidateCa
     };
   }
   const configurations = configurationsOf(index);
-  const optionIssues = templatedOptionIssues(spec, configurations);
+  const optionIssues = [...templatedOptionIssues(spec, configurations), ...powerIssues(spec, configurations)].slice(0, MAX_REPORTED_ISSUES);
   if (optionIssues.length > 0) return { ok: false, issues: optionIssues };
   return { ok: true, spec, configurations };
+}
+
+/**
+ * The power state of every configuration (templates expanded, each value a whole number in its
+ * knob's range, locked clocks min ≤ max), so that a value that cannot be applied is a 400 naming
+ * the configuration and the field. What the nodes support is the node helper's to check.
+ */
+function powerIssues(spec: CampaignSpec, configurations: readonly Configuration[]): SpecIssue[] {
+  if (!spec.power) return [];
+  const issues: SpecIssue[] = [];
+  for (const c of configurations) {
+    for (const issue of expandPower(spec.power, c.key, c.parameters).issues) {
+      issues.push({ ...issue, code: 'invalid_power_value' });
+      if (issues.length >= MAX_REPORTED_ISSUES) return issues;
+    }
+  }
+  return issues;
 }
 
 /**

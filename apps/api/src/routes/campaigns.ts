@@ -4,9 +4,9 @@ import {
   cancelPendingRuns, createCampaign, findCampaignRef, findClusterByName, findSuiteRunBaseline, type CampaignCursor, getCampaignSummary,
   listCampaignRuns, listCampaignSummaries, listClusters, requestCampaignCancel,
 } from '@erg/db';
-import { enqueue, withinDeadline } from '@erg/queue';
 import {
   ProjectQuery, CampaignCancelled, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, RegressionPolicy, CampaignSpec, CampaignPage, ErrorBody, IdParams, RunSummaryPage, RunState,
+  powerSupport,
 } from '@erg/spec';
 import { campaignResultsView, campaignVerdictView } from '@erg/results';
 import { validateCampaign, validateCampaignText } from '@erg/sweep';
@@ -19,6 +19,10 @@ import { bodySize } from '../validation';
 import { auditCreated } from '../audit';
 import { campaignView, runSummaryView } from '../views';
 import { BackgroundWork } from '../background';
+import { wakeScheduler } from '../wake-scheduler';
+
+/** Retry-After of a 409 for a cluster not probed yet: the scheduler reaches a new cluster within a cycle or two. */
+const PROBE_RETRY_AFTER_S = 5;
 
 const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
 
@@ -41,14 +45,6 @@ export const campaignRoutes =
   (deps: AppDeps & { offload: Offload }): FastifyPluginAsyncZod =>
   async (app) => {
     /** Wakes the scheduler for a cluster. Best effort: its periodic tick finds the work anyway. */
-    async function wakeScheduler(clusterId: string, reason: string, log: { warn: (o: object, m: string) => void }) {
-      try {
-        await withinDeadline(enqueue(deps.queue, 'cycle', { clusterId, reason }));
-      } catch (err) {
-        log.warn({ err }, 'could not enqueue a scheduler cycle; the next tick will pick the campaign up');
-      }
-    }
-
     app.post(
       '/campaigns',
       {
@@ -59,7 +55,7 @@ export const campaignRoutes =
             'cluster (you need the researcher role there); an import campaign goes to `?project=`.',
           querystring: ProjectQuery,
           body: CampaignSpec,
-          response: { 201: CampaignCreated, 400: ErrorBody, 403: ErrorBody, 422: ErrorBody },
+          response: { 201: CampaignCreated, 400: ErrorBody, 403: ErrorBody, 409: ErrorBody, 422: ErrorBody },
         },
         config: access.create('campaign.submit'),
         bodyLimit: BODY_LIMITS.spec,
@@ -92,6 +88,15 @@ export const campaignRoutes =
             throw errors.unknownCluster(spec.cluster!, (await listClusters(deps.db, visibleProjects(identity))).map((c) => c.name));
           }
           requireRole(identity, cluster.projectId, 'researcher', { kind: 'cluster', name: cluster.name });
+          // A power state the cluster cannot set is refused now, never run at the nodes' own state.
+          if (spec.power) {
+            const support = powerSupport(cluster, spec.power);
+            if (!support.ok && support.unknown) {
+              reply.header('retry-after', String(PROBE_RETRY_AFTER_S));
+              throw errors.clusterNotProbed(cluster.name);
+            }
+            if (!support.ok) throw errors.powerUnsupported(support.message);
+          }
           clusterId = cluster.id;
           projectId = cluster.projectId;
         } else {
@@ -103,7 +108,7 @@ export const campaignRoutes =
           projectId, createdByUserId: identity.userId,
           configurations, repetitions: spec.repetitions,
         });
-        if (clusterId) await wakeScheduler(clusterId, 'campaign created', req.log);
+        if (clusterId) await wakeScheduler(deps, clusterId, 'campaign created', req.log);
         const summary = await getCampaignSummary(deps.db, created.id);
         auditCreated(req, created.id);
         return reply.status(201).send({
@@ -174,15 +179,19 @@ export const campaignRoutes =
           tags: ['campaigns'],
           description:
             'Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; ' +
-            'the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal.',
+            'the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; ' +
+            'how many kinds of machine (fingerprint classes) each configuration ran on and how they differ. `?groupBy=fingerprint` gives one entry per configuration and kind of machine.',
           params: IdParams,
-          response: { 200: CampaignResults, 404: ErrorBody },
+          querystring: z.object({
+            groupBy: z.enum(['configuration', 'fingerprint']).default('configuration').describe('fingerprint: split each configuration by the kind of machine its runs ran on'),
+          }),
+          response: { 200: CampaignResults, 400: ErrorBody, 404: ErrorBody },
         },
       },
       async (req) => {
         const campaign = await findCampaignRef(deps.db, req.params.id);
         if (!campaign) throw errors.notFound('campaign', req.params.id);
-        return { campaignId: campaign.id, ...(await campaignResultsView(deps.db, campaign.id)) };
+        return { campaignId: campaign.id, ...(await campaignResultsView(deps.db, campaign.id, { groupBy: req.query.groupBy })) };
       },
     );
 
@@ -253,7 +262,7 @@ export const campaignRoutes =
         const later = cancelling.pending > deps.config.ERG_CANCEL_INLINE_RUNS;
         if (cancelling.pending > 0 && !later) await cancelPendingRuns(deps.db, campaign.id);
         // Queued and running jobs are cancelled by the scheduler (scancel over SSH).
-        if (campaign.clusterId) await wakeScheduler(campaign.clusterId, 'campaign cancelled', req.log);
+        if (campaign.clusterId) await wakeScheduler(deps, campaign.clusterId, 'campaign cancelled', req.log);
         const summary = (await getCampaignSummary(deps.db, campaign.id))!;
         if (later) {
           // A run and an event each: for thousands of runs that is seconds, not worth holding the answer for.

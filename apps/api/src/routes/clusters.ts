@@ -8,6 +8,7 @@ import { errors } from '../errors';
 import { BODY_LIMITS } from '../body-limits';
 import { auditCreated } from '../audit';
 import { clusterView } from '../views';
+import { wakeScheduler } from '../wake-scheduler';
 
 /** Cluster names are unique across erg: creating one tells the caller whether a name is taken, and nothing more. */
 function clusterNameTaken(name: string) {
@@ -51,6 +52,8 @@ export const clusterRoutes =
         try {
           const cluster = await createCluster(deps.db, { ...rest, username: user, projectId }, deps.secrets);
           auditCreated(req, cluster.name);
+          // A scheduler reaches it now, to find out what it can do (the node helper: power states).
+          await wakeScheduler(deps, cluster.id, 'cluster registered', req.log);
           return reply.status(201).send(clusterView(cluster));
         } catch (err) {
           if (err instanceof ClusterExistsError) throw clusterNameTaken(req.body.name);
@@ -84,7 +87,10 @@ export const clusterRoutes =
         // Who may, before the key is parsed; then the cluster is replaced in its project or created.
         const write = async (projectId: string, how: 'replace' | 'create') => {
           const cluster = { ...fields, privateKey: checkedPrivateKey(req.body), name, username: user, projectId };
-          return clusterView(how === 'replace' ? await upsertCluster(deps.db, cluster, deps.secrets) : await createCluster(deps.db, cluster, deps.secrets));
+          const stored = how === 'replace' ? await upsertCluster(deps.db, cluster, deps.secrets) : await createCluster(deps.db, cluster, deps.secrets);
+          // New, or its login or helper changed: a scheduler probes it now (see POST).
+          if (stored.capabilities === null) await wakeScheduler(deps, stored.id, 'cluster registered', req.log);
+          return clusterView(stored);
         };
         const replace = (projectId: string) => {
           requireRole(identity, projectId, 'maintainer', { kind: 'cluster', name });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findClusterById, findRunDetail, findRunLogSource, finishImportedRun } from '@erg/db';
+import { findClusterById, findRunDetail, findRunLogSource, finishImportedRun, listRunNodes } from '@erg/db';
 import { refreshRunEnergy } from '@erg/results';
 import { ErrorBody, IdParams, RunLogs, RunView } from '@erg/spec';
 import type { AppDeps } from '../app';
@@ -24,7 +24,7 @@ export const runRoutes =
 
     app.get('/runs/:id', { config: access.run('campaign.read'), schema: { tags: ['runs'], params: IdParams, response: { 200: RunView, 404: ErrorBody } } }, async (req) => {
       const run = await loadRun(req.params.id);
-      return runView(run, run.cluster);
+      return runView(run, run.cluster, await listRunNodes(deps.db, run.id));
     });
 
     app.post(
@@ -60,7 +60,7 @@ export const runRoutes =
         if (!done) throw errors.conflict(`run ${run.id} is already ${run.state}`);
         await refreshRunEnergy(deps.db, run.id);
         const updated = await loadRun(run.id);
-        return runView(updated, null);
+        return runView(updated, null, await listRunNodes(deps.db, run.id));
       },
     );
 

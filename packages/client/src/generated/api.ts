@@ -272,6 +272,11 @@ export interface paths {
                          * @default null
                          */
                         maxConcurrentRuns?: number | null;
+                        /**
+                         * @description where the site installed erg's node helper (deploy/node-helper), which sets the `power` a campaign asks for; erg probes it when it first reaches the cluster
+                         * @default /usr/local/sbin/erg-power-helper
+                         */
+                        powerHelper?: string;
                         workDir: string;
                     };
                 };
@@ -420,6 +425,10 @@ export interface paths {
                             /** @default 01:00:00 */
                             time?: string;
                             constraint?: string;
+                            /**
+                             * @description whole nodes (sbatch --exclusive); false lets other jobs share the nodes, and their energy then shows in node-level sensors (runs flagged shared_node)
+                             * @default true
+                             */
                             exclusive?: boolean;
                         };
                         slurm?: {
@@ -436,6 +445,20 @@ export interface paths {
                             threadsPerCore?: number;
                             signal?: string;
                         };
+                        power?: {
+                            /** @description every GPU’s power limit, W (nvidia-smi -pl) */
+                            gpuPowerLimitW?: number | string;
+                            /** @description every GPU’s locked graphics clocks, MHz: [min, max] or one value for both (nvidia-smi -lgc) */
+                            gpuLockedClocksMHz?: (number | string) | [
+                                number | string,
+                                number | string
+                            ];
+                            /** @description the GH200 module power cap, W: GPU + Grace + memory (nvidia-smi -pl --scope 1) */
+                            moduleLimitW?: number | string;
+                            /** @description every CPU’s maximum frequency, kHz (cpufreq scaling_max_freq) */
+                            cpuFreqKHz?: number | string;
+                        };
+                        workloadDir?: string;
                         /** @default {} */
                         files?: {
                             [key: string]: string;
@@ -465,6 +488,8 @@ export interface paths {
                             intervalMs?: number;
                             /** @default 0 */
                             idleBaselineS?: number;
+                            /** @default 0.1 */
+                            maxThrottledShare?: number;
                         };
                     };
                 };
@@ -490,6 +515,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -617,10 +651,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal. */
+        /** @description Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; how many kinds of machine (fingerprint classes) each configuration ran on and how they differ. `?groupBy=fingerprint` gives one entry per configuration and kind of machine. */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description fingerprint: split each configuration by the kind of machine its runs ran on */
+                    groupBy?: "configuration" | "fingerprint";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -636,6 +673,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["CampaignResults"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Default Response */
@@ -2260,6 +2306,135 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        NodeFingerprintInput: {
+            node: string;
+            hostname: string;
+            kernel: string;
+            arch: string;
+            cpuModel: string | null;
+            cpuCount: number;
+            gpus: {
+                index: number;
+                name: string | null;
+                uuid: string | null;
+                vbios: string | null;
+            }[];
+            driverVersion: string | null;
+            cudaVersion: string | null;
+            nvmlVersion: string | null;
+            slurmVersion: string | null;
+            container: {
+                image: string;
+                digest: string | null;
+            } | null;
+            modules: string[];
+            workload: {
+                dir: string;
+                gitCommit: string | null;
+                gitDirty: boolean | null;
+            } | null;
+            agentVersion: string;
+        };
+        PowerStateInput: {
+            gpuPowerLimitW?: number;
+            gpuLockedClocksMHz?: [
+                number,
+                number
+            ];
+            moduleLimitW?: number;
+            cpuFreqKHz?: number;
+        };
+        PowerRecordInput: {
+            /** @constant */
+            ergPower: 1;
+            ok: boolean;
+            node: string;
+            job: string;
+            requested: components["schemas"]["PowerStateInput"];
+            previous: {
+                gpus: {
+                    index: number;
+                    powerLimitW?: number | null;
+                    moduleLimitW?: number | null;
+                    lockedClocksMHz?: [
+                        number,
+                        number
+                    ] | null;
+                }[];
+                cpuMaxFreqKHz?: number | null;
+            } | null;
+            applied: {
+                gpus: {
+                    index: number;
+                    powerLimitW?: number | null;
+                    moduleLimitW?: number | null;
+                    lockedClocksMHz?: [
+                        number,
+                        number
+                    ] | null;
+                }[];
+                cpuMaxFreqKHz?: number | null;
+            } | null;
+            error: string | null;
+        };
+        TelemetryBatchInput: {
+            node: string;
+            seq: number;
+            samples: {
+                sensor: string;
+                t: number | number[];
+                v: number | number[];
+            }[];
+            sensors?: {
+                sensor: string;
+                /** @enum {string} */
+                source: "nvml" | "nvidia-smi" | "hwmon" | "rapl" | "procfs" | "model" | "import";
+                unit?: string;
+                /**
+                 * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
+                 * @enum {string}
+                 */
+                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
+                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
+                wrapAt?: number;
+            }[];
+            fingerprint?: components["schemas"]["NodeFingerprintInput"];
+            power?: components["schemas"]["PowerRecordInput"];
+        };
+        TelemetryAcceptedInput: {
+            /** @description samples stored */
+            accepted: number;
+            /** @description this (node, seq) was stored before; nothing changed */
+            duplicate: boolean;
+        };
+        TelemetrySeriesInput: {
+            node: string;
+            sensor: string;
+            source: string | null;
+            unit: string | null;
+            /** @description samples in the range before downsampling */
+            samples: number;
+            t: number[];
+            v: number[];
+        };
+        RunTelemetryInput: {
+            runId: string;
+            series: components["schemas"]["TelemetrySeriesInput"][];
+        };
+        ClusterCapabilitiesInput: {
+            /** @description when the scheduler last probed the cluster (ISO 8601) */
+            probedAt: string;
+            /** @description `sinfo --version` on the login node, e.g. "slurm 22.05.8" */
+            slurmVersion: string | null;
+            /** @description the node helper, when installed at the cluster's powerHelper path and answering; null: campaigns with `power` are refused */
+            powerHelper: {
+                version: number;
+                /** @description the power knobs the site allows */
+                knobs: ("gpuPowerLimitW" | "gpuLockedClocksMHz" | "moduleLimitW" | "cpuFreqKHz")[];
+            } | null;
+            /** @description why there is no helper, in the probe's words (null when there is one) */
+            powerHelperProblem: string | null;
+        };
         ClusterCreateInput: {
             name: string;
             host: string;
@@ -2300,6 +2475,11 @@ export interface components {
              * @default null
              */
             maxConcurrentRuns?: number | null;
+            /**
+             * @description where the site installed erg's node helper (deploy/node-helper), which sets the `power` a campaign asks for; erg probes it when it first reaches the cluster
+             * @default /usr/local/sbin/erg-power-helper
+             */
+            powerHelper?: string;
             workDir: string;
         };
         ClusterInput: {
@@ -2319,6 +2499,9 @@ export interface components {
             modelIdleW: number;
             modelMaxW: number;
             maxConcurrentRuns: number | null;
+            powerHelper: string;
+            /** @description null until the scheduler has reached the cluster */
+            capabilities: components["schemas"]["ClusterCapabilitiesInput"] | null;
             /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
             lastError: string | null;
             lastContactAt: string | null;
@@ -2460,6 +2643,16 @@ export interface components {
             warnings: string[];
             /** @description the exact rendered sbatch script */
             jobScript: string | null;
+            /** @description the nodes whose agents reported, with their provenance */
+            nodes: {
+                node: string;
+                /** @description the stored fingerprint (one per distinct content, shared by runs) */
+                fingerprintId: string | null;
+                /** @description what exactly was measured on this node, as its agent saw it at start */
+                fingerprint: components["schemas"]["NodeFingerprintInput"] | null;
+                /** @description the node helper's record of the power state it set; null when the campaign set none */
+                power: components["schemas"]["PowerRecordInput"] | null;
+            }[];
         };
         RunLogsInput: {
             runId: string;
@@ -2544,6 +2737,48 @@ export interface components {
             /** @enum {string} */
             method: "counter" | "integrated" | "model";
         };
+        GpuPowerObservedInput: {
+            node: string;
+            gpu: number;
+            /** @description the enforced power limit in force for most of the window (its median) */
+            powerLimitW: number | null;
+            /** @description the enforced module power limit (GH200), median */
+            moduleLimitW: number | null;
+            /** @description the highest SM clock sampled in the window */
+            smClockMaxMHz: number | null;
+            /** @description the applications graphics clock, median */
+            appClockMHz: number | null;
+            maxTempC: number | null;
+            /** @description 0–1: share of the window with a throttling clock-event reason set (power cap — unless the campaign set one —, thermal, HW slowdown, power brake) */
+            throttledShare: number | null;
+            /** @description the throttling reasons that counted in throttledShare, e.g. ["sw_thermal_slowdown"] (a power cap the campaign set is expected, so not among them) */
+            throttleReasons: string[];
+        };
+        RunPowerStateInput: {
+            /** @description the campaign's power block for this configuration; null: it set none (the nodes ran in whatever state they were in) */
+            requested: {
+                gpuPowerLimitW?: number;
+                gpuLockedClocksMHz?: [
+                    number,
+                    number
+                ];
+                moduleLimitW?: number;
+                cpuFreqKHz?: number;
+            } | null;
+            gpus: components["schemas"]["GpuPowerObservedInput"][];
+            /** @description per node, the CPUs' maximum frequency the node helper read back (only when cpuFreqKHz was asked for) */
+            cpuMaxFreqKHz: {
+                [key: string]: number | null;
+            };
+        };
+        SlurmEnergyInput: {
+            /** @description sacct's ConsumedEnergyRaw; null when Slurm accounts no energy there */
+            energyJ: number | null;
+            /** @description Slurm's figure / erg's energyJ */
+            ratio: number | null;
+            /** @description what the two figures mean side by side, or why Slurm has none */
+            note: string;
+        };
         RunEnergyInput: {
             runId: string;
             /** @description when the figures were computed (ISO 8601); late telemetry recomputes them */
@@ -2577,8 +2812,10 @@ export interface components {
             gaps: components["schemas"]["SensorGapInput"][];
             warnings: string[];
             /** @description why its figures cannot be fully trusted; a warning says more about each */
-            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline")[];
+            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "power_state_mismatch" | "power_state_unverified" | "throttled")[];
             idle?: components["schemas"]["IdleEnergyInput"];
+            /** @description the power state asked for and in force; absent when neither was recorded */
+            power?: components["schemas"]["RunPowerStateInput"];
             /** @description J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it) */
             energyPerUnit: {
                 [key: string]: number | null;
@@ -2587,6 +2824,7 @@ export interface components {
             window: components["schemas"]["TimeWindowInput"];
             /** @description the idle baseline window; null when the campaign has none */
             idleWindow: components["schemas"]["TimeWindowInput"] | null;
+            slurmEnergy: components["schemas"]["SlurmEnergyInput"];
         };
         SummaryInput: {
             /** @description values counted (runs that measured this figure) */
@@ -2635,11 +2873,19 @@ export interface components {
             flaggedRuns: {
                 [key: string]: number;
             };
+            /** @description distinct kinds of machine (fingerprint classes: hardware and software, not node names) its runs ran on */
+            fingerprints: number;
+            /** @description how the kinds differ, e.g. "driverVersion: 550.54.15 (2 runs) vs 535.104.05 (1 run)"; empty when all runs ran on one kind */
+            fingerprintDifferences: string[];
+            /** @description with ?groupBy=fingerprint: the fingerprint class these runs share; null otherwise */
+            fingerprint: string | null;
+            /** @description what paretoFront, best, tradeoff and excluded name this entry by: its key; with ?groupBy=fingerprint `<key>@<first 12 characters of its fingerprint class>` (`@none`: runs whose agents sent none) */
+            id: string;
         };
         CampaignResultsInput: {
             campaignId: string;
             configurations: components["schemas"]["ConfigurationResultInput"][];
-            /** @description keys of the Pareto-optimal configurations on (mean time, mean energy), by time */
+            /** @description ids (configuration keys; see ConfigurationResult.id when grouped by fingerprint) of the Pareto-optimal configurations on (mean time, mean energy), by time */
             paretoFront: string[];
             best: {
                 /** @description least time; ties broken by less energy, then by key */
@@ -2678,6 +2924,19 @@ export interface components {
                 /** @description e.g. "no power samples inside its window" */
                 why: string;
             }[];
+            /**
+             * @description configuration: one entry per configuration; fingerprint: one per configuration and kind of machine
+             * @enum {string}
+             */
+            groupedBy: "configuration" | "fingerprint";
+            /** @description whether the figures were measured at a power state erg set, or at whatever state the nodes were in */
+            power: {
+                /** @description whether the campaign has a power block */
+                requested: boolean;
+                /** @description whether erg set the power state (through the cluster's node helper) */
+                controlled: boolean;
+                note: string;
+            };
         };
         RegressionPolicyInput: {
             /**
@@ -2850,6 +3109,10 @@ export interface components {
                     /** @default 01:00:00 */
                     time?: string;
                     constraint?: string;
+                    /**
+                     * @description whole nodes (sbatch --exclusive); false lets other jobs share the nodes, and their energy then shows in node-level sensors (runs flagged shared_node)
+                     * @default true
+                     */
                     exclusive?: boolean;
                 };
                 slurm?: {
@@ -2866,6 +3129,20 @@ export interface components {
                     threadsPerCore?: number;
                     signal?: string;
                 };
+                power?: {
+                    /** @description every GPU’s power limit, W (nvidia-smi -pl) */
+                    gpuPowerLimitW?: number | string;
+                    /** @description every GPU’s locked graphics clocks, MHz: [min, max] or one value for both (nvidia-smi -lgc) */
+                    gpuLockedClocksMHz?: (number | string) | [
+                        number | string,
+                        number | string
+                    ];
+                    /** @description the GH200 module power cap, W: GPU + Grace + memory (nvidia-smi -pl --scope 1) */
+                    moduleLimitW?: number | string;
+                    /** @description every CPU’s maximum frequency, kHz (cpufreq scaling_max_freq) */
+                    cpuFreqKHz?: number | string;
+                };
+                workloadDir?: string;
                 /** @default {} */
                 files?: {
                     [key: string]: string;
@@ -2895,6 +3172,8 @@ export interface components {
                     intervalMs?: number;
                     /** @default 0 */
                     idleBaselineS?: number;
+                    /** @default 0.1 */
+                    maxThrottledShare?: number;
                 };
             };
             /**
@@ -3085,48 +3364,6 @@ export interface components {
             /** @description cursor of the next page; null on the last */
             next: string | null;
         };
-        TelemetryBatchInput: {
-            node: string;
-            seq: number;
-            samples: {
-                sensor: string;
-                t: number | number[];
-                v: number | number[];
-            }[];
-            sensors?: {
-                sensor: string;
-                /** @enum {string} */
-                source: "nvml" | "nvidia-smi" | "hwmon" | "rapl" | "procfs" | "model" | "import";
-                unit?: string;
-                /**
-                 * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
-                 * @enum {string}
-                 */
-                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
-                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
-                wrapAt?: number;
-            }[];
-        };
-        TelemetryAcceptedInput: {
-            /** @description samples stored */
-            accepted: number;
-            /** @description this (node, seq) was stored before; nothing changed */
-            duplicate: boolean;
-        };
-        TelemetrySeriesInput: {
-            node: string;
-            sensor: string;
-            source: string | null;
-            unit: string | null;
-            /** @description samples in the range before downsampling */
-            samples: number;
-            t: number[];
-            v: number[];
-        };
-        RunTelemetryInput: {
-            runId: string;
-            series: components["schemas"]["TelemetrySeriesInput"][];
-        };
         /** @enum {string} */
         RoleInput: "viewer" | "researcher" | "maintainer";
         ProjectCreateInput: {
@@ -3252,6 +3489,135 @@ export interface components {
         TokenListInput: {
             items: components["schemas"]["TokenInput"][];
         };
+        NodeFingerprint: {
+            node: string;
+            hostname: string;
+            kernel: string;
+            arch: string;
+            cpuModel: string | null;
+            cpuCount: number;
+            gpus: {
+                index: number;
+                name: string | null;
+                uuid: string | null;
+                vbios: string | null;
+            }[];
+            driverVersion: string | null;
+            cudaVersion: string | null;
+            nvmlVersion: string | null;
+            slurmVersion: string | null;
+            container: {
+                image: string;
+                digest: string | null;
+            } | null;
+            modules: string[];
+            workload: {
+                dir: string;
+                gitCommit: string | null;
+                gitDirty: boolean | null;
+            } | null;
+            agentVersion: string;
+        };
+        PowerState: {
+            gpuPowerLimitW?: number;
+            gpuLockedClocksMHz?: [
+                number,
+                number
+            ];
+            moduleLimitW?: number;
+            cpuFreqKHz?: number;
+        };
+        PowerRecord: {
+            /** @constant */
+            ergPower: 1;
+            ok: boolean;
+            node: string;
+            job: string;
+            requested: components["schemas"]["PowerState"];
+            previous: {
+                gpus: {
+                    index: number;
+                    powerLimitW?: number | null;
+                    moduleLimitW?: number | null;
+                    lockedClocksMHz?: [
+                        number,
+                        number
+                    ] | null;
+                }[];
+                cpuMaxFreqKHz?: number | null;
+            } | null;
+            applied: {
+                gpus: {
+                    index: number;
+                    powerLimitW?: number | null;
+                    moduleLimitW?: number | null;
+                    lockedClocksMHz?: [
+                        number,
+                        number
+                    ] | null;
+                }[];
+                cpuMaxFreqKHz?: number | null;
+            } | null;
+            error: string | null;
+        };
+        TelemetryBatch: {
+            node: string;
+            seq: number;
+            samples: {
+                sensor: string;
+                t: number | number[];
+                v: number | number[];
+            }[];
+            sensors?: {
+                sensor: string;
+                /** @enum {string} */
+                source: "nvml" | "nvidia-smi" | "hwmon" | "rapl" | "procfs" | "model" | "import";
+                unit?: string;
+                /**
+                 * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
+                 * @enum {string}
+                 */
+                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
+                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
+                wrapAt?: number;
+            }[];
+            fingerprint?: components["schemas"]["NodeFingerprint"];
+            power?: components["schemas"]["PowerRecord"];
+        };
+        TelemetryAccepted: {
+            /** @description samples stored */
+            accepted: number;
+            /** @description this (node, seq) was stored before; nothing changed */
+            duplicate: boolean;
+        };
+        TelemetrySeries: {
+            node: string;
+            sensor: string;
+            source: string | null;
+            unit: string | null;
+            /** @description samples in the range before downsampling */
+            samples: number;
+            t: number[];
+            v: number[];
+        };
+        RunTelemetry: {
+            runId: string;
+            series: components["schemas"]["TelemetrySeries"][];
+        };
+        ClusterCapabilities: {
+            /** @description when the scheduler last probed the cluster (ISO 8601) */
+            probedAt: string;
+            /** @description `sinfo --version` on the login node, e.g. "slurm 22.05.8" */
+            slurmVersion: string | null;
+            /** @description the node helper, when installed at the cluster's powerHelper path and answering; null: campaigns with `power` are refused */
+            powerHelper: {
+                version: number;
+                /** @description the power knobs the site allows */
+                knobs: ("gpuPowerLimitW" | "gpuLockedClocksMHz" | "moduleLimitW" | "cpuFreqKHz")[];
+            } | null;
+            /** @description why there is no helper, in the probe's words (null when there is one) */
+            powerHelperProblem: string | null;
+        };
         ClusterCreate: {
             name: string;
             host: string;
@@ -3292,6 +3658,11 @@ export interface components {
              * @default null
              */
             maxConcurrentRuns: number | null;
+            /**
+             * @description where the site installed erg's node helper (deploy/node-helper), which sets the `power` a campaign asks for; erg probes it when it first reaches the cluster
+             * @default /usr/local/sbin/erg-power-helper
+             */
+            powerHelper: string;
             workDir: string;
         };
         Cluster: {
@@ -3311,6 +3682,9 @@ export interface components {
             modelIdleW: number;
             modelMaxW: number;
             maxConcurrentRuns: number | null;
+            powerHelper: string;
+            /** @description null until the scheduler has reached the cluster */
+            capabilities: components["schemas"]["ClusterCapabilities"] | null;
             /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
             lastError: string | null;
             lastContactAt: string | null;
@@ -3452,6 +3826,16 @@ export interface components {
             warnings: string[];
             /** @description the exact rendered sbatch script */
             jobScript: string | null;
+            /** @description the nodes whose agents reported, with their provenance */
+            nodes: {
+                node: string;
+                /** @description the stored fingerprint (one per distinct content, shared by runs) */
+                fingerprintId: string | null;
+                /** @description what exactly was measured on this node, as its agent saw it at start */
+                fingerprint: components["schemas"]["NodeFingerprint"] | null;
+                /** @description the node helper's record of the power state it set; null when the campaign set none */
+                power: components["schemas"]["PowerRecord"] | null;
+            }[];
         };
         RunLogs: {
             runId: string;
@@ -3536,6 +3920,48 @@ export interface components {
             /** @enum {string} */
             method: "counter" | "integrated" | "model";
         };
+        GpuPowerObserved: {
+            node: string;
+            gpu: number;
+            /** @description the enforced power limit in force for most of the window (its median) */
+            powerLimitW: number | null;
+            /** @description the enforced module power limit (GH200), median */
+            moduleLimitW: number | null;
+            /** @description the highest SM clock sampled in the window */
+            smClockMaxMHz: number | null;
+            /** @description the applications graphics clock, median */
+            appClockMHz: number | null;
+            maxTempC: number | null;
+            /** @description 0–1: share of the window with a throttling clock-event reason set (power cap — unless the campaign set one —, thermal, HW slowdown, power brake) */
+            throttledShare: number | null;
+            /** @description the throttling reasons that counted in throttledShare, e.g. ["sw_thermal_slowdown"] (a power cap the campaign set is expected, so not among them) */
+            throttleReasons: string[];
+        };
+        RunPowerState: {
+            /** @description the campaign's power block for this configuration; null: it set none (the nodes ran in whatever state they were in) */
+            requested: {
+                gpuPowerLimitW?: number;
+                gpuLockedClocksMHz?: [
+                    number,
+                    number
+                ];
+                moduleLimitW?: number;
+                cpuFreqKHz?: number;
+            } | null;
+            gpus: components["schemas"]["GpuPowerObserved"][];
+            /** @description per node, the CPUs' maximum frequency the node helper read back (only when cpuFreqKHz was asked for) */
+            cpuMaxFreqKHz: {
+                [key: string]: number | null;
+            };
+        };
+        SlurmEnergy: {
+            /** @description sacct's ConsumedEnergyRaw; null when Slurm accounts no energy there */
+            energyJ: number | null;
+            /** @description Slurm's figure / erg's energyJ */
+            ratio: number | null;
+            /** @description what the two figures mean side by side, or why Slurm has none */
+            note: string;
+        };
         RunEnergy: {
             runId: string;
             /** @description when the figures were computed (ISO 8601); late telemetry recomputes them */
@@ -3569,8 +3995,10 @@ export interface components {
             gaps: components["schemas"]["SensorGap"][];
             warnings: string[];
             /** @description why its figures cannot be fully trusted; a warning says more about each */
-            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline")[];
+            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "power_state_mismatch" | "power_state_unverified" | "throttled")[];
             idle?: components["schemas"]["IdleEnergy"];
+            /** @description the power state asked for and in force; absent when neither was recorded */
+            power?: components["schemas"]["RunPowerState"];
             /** @description J per unit of work, for every metric the campaign marks as counting work (null where the workload did not report it) */
             energyPerUnit: {
                 [key: string]: number | null;
@@ -3579,6 +4007,7 @@ export interface components {
             window: components["schemas"]["TimeWindow"];
             /** @description the idle baseline window; null when the campaign has none */
             idleWindow: components["schemas"]["TimeWindow"] | null;
+            slurmEnergy: components["schemas"]["SlurmEnergy"];
         };
         Summary: {
             /** @description values counted (runs that measured this figure) */
@@ -3627,11 +4056,19 @@ export interface components {
             flaggedRuns: {
                 [key: string]: number;
             };
+            /** @description distinct kinds of machine (fingerprint classes: hardware and software, not node names) its runs ran on */
+            fingerprints: number;
+            /** @description how the kinds differ, e.g. "driverVersion: 550.54.15 (2 runs) vs 535.104.05 (1 run)"; empty when all runs ran on one kind */
+            fingerprintDifferences: string[];
+            /** @description with ?groupBy=fingerprint: the fingerprint class these runs share; null otherwise */
+            fingerprint: string | null;
+            /** @description what paretoFront, best, tradeoff and excluded name this entry by: its key; with ?groupBy=fingerprint `<key>@<first 12 characters of its fingerprint class>` (`@none`: runs whose agents sent none) */
+            id: string;
         };
         CampaignResults: {
             campaignId: string;
             configurations: components["schemas"]["ConfigurationResult"][];
-            /** @description keys of the Pareto-optimal configurations on (mean time, mean energy), by time */
+            /** @description ids (configuration keys; see ConfigurationResult.id when grouped by fingerprint) of the Pareto-optimal configurations on (mean time, mean energy), by time */
             paretoFront: string[];
             best: {
                 /** @description least time; ties broken by less energy, then by key */
@@ -3670,6 +4107,19 @@ export interface components {
                 /** @description e.g. "no power samples inside its window" */
                 why: string;
             }[];
+            /**
+             * @description configuration: one entry per configuration; fingerprint: one per configuration and kind of machine
+             * @enum {string}
+             */
+            groupedBy: "configuration" | "fingerprint";
+            /** @description whether the figures were measured at a power state erg set, or at whatever state the nodes were in */
+            power: {
+                /** @description whether the campaign has a power block */
+                requested: boolean;
+                /** @description whether erg set the power state (through the cluster's node helper) */
+                controlled: boolean;
+                note: string;
+            };
         };
         RegressionPolicy: {
             /**
@@ -3841,7 +4291,11 @@ export interface components {
                     /** @default 01:00:00 */
                     time: string;
                     constraint?: string;
-                    exclusive?: boolean;
+                    /**
+                     * @description whole nodes (sbatch --exclusive); false lets other jobs share the nodes, and their energy then shows in node-level sensors (runs flagged shared_node)
+                     * @default true
+                     */
+                    exclusive: boolean;
                 };
                 slurm?: {
                     account?: string;
@@ -3857,6 +4311,20 @@ export interface components {
                     threadsPerCore?: number;
                     signal?: string;
                 };
+                power?: {
+                    /** @description every GPU’s power limit, W (nvidia-smi -pl) */
+                    gpuPowerLimitW?: number | string;
+                    /** @description every GPU’s locked graphics clocks, MHz: [min, max] or one value for both (nvidia-smi -lgc) */
+                    gpuLockedClocksMHz?: (number | string) | [
+                        number | string,
+                        number | string
+                    ];
+                    /** @description the GH200 module power cap, W: GPU + Grace + memory (nvidia-smi -pl --scope 1) */
+                    moduleLimitW?: number | string;
+                    /** @description every CPU’s maximum frequency, kHz (cpufreq scaling_max_freq) */
+                    cpuFreqKHz?: number | string;
+                };
+                workloadDir?: string;
                 /** @default {} */
                 files: {
                     [key: string]: string;
@@ -3885,6 +4353,8 @@ export interface components {
                     intervalMs: number;
                     /** @default 0 */
                     idleBaselineS: number;
+                    /** @default 0.1 */
+                    maxThrottledShare: number;
                 };
             };
             /**
@@ -4074,48 +4544,6 @@ export interface components {
             items: components["schemas"]["AuditEntry"][];
             /** @description cursor of the next page; null on the last */
             next: string | null;
-        };
-        TelemetryBatch: {
-            node: string;
-            seq: number;
-            samples: {
-                sensor: string;
-                t: number | number[];
-                v: number | number[];
-            }[];
-            sensors?: {
-                sensor: string;
-                /** @enum {string} */
-                source: "nvml" | "nvidia-smi" | "hwmon" | "rapl" | "procfs" | "model" | "import";
-                unit?: string;
-                /**
-                 * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
-                 * @enum {string}
-                 */
-                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
-                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
-                wrapAt?: number;
-            }[];
-        };
-        TelemetryAccepted: {
-            /** @description samples stored */
-            accepted: number;
-            /** @description this (node, seq) was stored before; nothing changed */
-            duplicate: boolean;
-        };
-        TelemetrySeries: {
-            node: string;
-            sensor: string;
-            source: string | null;
-            unit: string | null;
-            /** @description samples in the range before downsampling */
-            samples: number;
-            t: number[];
-            v: number[];
-        };
-        RunTelemetry: {
-            runId: string;
-            series: components["schemas"]["TelemetrySeries"][];
         };
         /** @enum {string} */
         Role: "viewer" | "researcher" | "maintainer";

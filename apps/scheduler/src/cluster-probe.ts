@@ -1,0 +1,30 @@
+import { recordClusterCapabilities, type ClusterRecord } from '@erg/db';
+import type { ClusterCapabilities } from '@erg/spec';
+import type { ClusterLink } from './connections';
+import type { SchedulerContext } from './context';
+
+/** How long what a probe found is trusted before the cluster is asked again (a site may install the helper later). */
+export const PROBE_EVERY_MS = 10 * 60_000;
+
+/**
+ * What erg knows of a cluster by itself — its Slurm version, whether the site's node helper
+ * answers and which power knobs it allows — found out when the scheduler first reaches the
+ * cluster (capabilities null: new, or its login or helper path changed) and again every
+ * PROBE_EVERY_MS. The API refuses campaigns with a `power` block on clusters whose probe found no
+ * helper (422), instead of running them at whatever state the nodes are in. Returns the
+ * capabilities now recorded. SSH failures propagate: they are the cycle's to report.
+ */
+export async function probeClusterIfDue(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink, now = Date.now()): Promise<ClusterCapabilities | null> {
+  const known = cluster.capabilities;
+  if (known && now - Date.parse(known.probedAt) < PROBE_EVERY_MS) return known;
+  const probe = await link.slurm.probe(cluster.powerHelper);
+  const capabilities: ClusterCapabilities = { probedAt: new Date(now).toISOString(), ...probe };
+  await recordClusterCapabilities(ctx.db, cluster.id, capabilities);
+  if ((known?.powerHelper !== null) !== (capabilities.powerHelper !== null) || known === null) {
+    ctx.log.info(
+      { cluster: cluster.name, slurmVersion: capabilities.slurmVersion, powerHelper: capabilities.powerHelper, problem: capabilities.powerHelperProblem },
+      capabilities.powerHelper ? 'probed the cluster: the node helper answers' : 'probed the cluster: no node helper, so campaigns that set a power state are refused',
+    );
+  }
+  return capabilities;
+}

@@ -1,0 +1,55 @@
+import type { NodeFingerprint, PowerRecord } from '@erg/spec';
+import { poolOf, type Database } from './client';
+
+/**
+ * The nodes a run's agents reported from (run_nodes) and their provenance: each node's
+ * fingerprint (node_fingerprints, one row per distinct content) and the power record the node
+ * helper printed. Written by the telemetry writer (telemetry.ts) from the batches that carry them.
+ */
+
+/** One node of a run, with what its agent said of it. */
+export interface RunNodeRecord {
+  node: string;
+  fingerprintId: string | null;
+  /** The fingerprint's class (what it says of the kind of machine, not of the node). */
+  fingerprintClassId: string | null;
+  fingerprint: NodeFingerprint | null;
+  power: PowerRecord | null;
+}
+
+interface RunNodeRow {
+  run_id: string;
+  node: string;
+  fingerprint_id: string | null;
+  class_id: string | null;
+  data: NodeFingerprint | null;
+  power: PowerRecord | null;
+}
+
+function recordOf(row: RunNodeRow): RunNodeRecord {
+  return { node: row.node, fingerprintId: row.fingerprint_id, fingerprintClassId: row.class_id, fingerprint: row.data, power: row.power };
+}
+
+const SELECT = `SELECT n.run_id, n.node, n.fingerprint_id, f.class_id, f.data, n.power
+  FROM run_nodes n LEFT JOIN node_fingerprints f ON f.id = n.fingerprint_id`;
+
+/** A run's nodes, by name. */
+export async function listRunNodes(db: Database, runId: string): Promise<RunNodeRecord[]> {
+  const { rows } = await poolOf(db).query<RunNodeRow>(`${SELECT} WHERE n.run_id = $1 ORDER BY n.node`, [runId]);
+  return rows.map(recordOf);
+}
+
+/** The nodes of every run of a campaign, grouped by run id: one query, whatever the number of runs. */
+export async function listCampaignRunNodes(db: Database, campaignId: string): Promise<Map<string, RunNodeRecord[]>> {
+  const { rows } = await poolOf(db).query<RunNodeRow>(
+    `${SELECT} JOIN runs r ON r.id = n.run_id WHERE r.campaign_id = $1 ORDER BY n.run_id, n.node`,
+    [campaignId],
+  );
+  const out = new Map<string, RunNodeRecord[]>();
+  for (const row of rows) {
+    const list = out.get(row.run_id) ?? [];
+    list.push(recordOf(row));
+    out.set(row.run_id, list);
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+/**
+ * What erg finds out about a cluster by itself when it reaches it: the Slurm version on the login
+ * node and whether the site's node helper (deploy/node-helper) answers at the cluster's
+ * powerHelper path, with the knobs it allows. One remote command, bounded on the cluster.
+ */
+import { POWER_KNOBS, type PowerKnob } from '@erg/spec';
+import { shellQuote } from './shell';
+
+export interface ClusterProbe {
+  slurmVersion: string | null;
+  powerHelper: { version: number; knobs: PowerKnob[] } | null;
+  /** Why there is no helper, in words an admin can act on; null with a helper. */
+  powerHelperProblem: string | null;
+}
+
+/** Seconds the helper's `probe` may take on the login node. */
+const HELPER_PROBE_S = 10;
+/** Most bytes of the helper's answer read (one JSON line). */
+const HELPER_ANSWER_BYTES = 4096;
+
+/**
+ * The probe as one shell command (one `sh -c`, so that a deadline put in front of it bounds all of
+ * it); every line it prints starts with `erg-probe <what>`.
+ */
+export function probeCommand(helperPath: string): string {
+  const helper = shellQuote(helperPath);
+  const script = [
+    `printf 'erg-probe slurm %s\\n' "$(sinfo --version 2>&1 | head -n 1)"`,
+    `if [ -x ${helper} ] && [ -f ${helper} ]; then` +
+      ` out=$(timeout -k 2 ${HELPER_PROBE_S} ${helper} probe 2>&1 </dev/null | head -c ${HELPER_ANSWER_BYTES} | tr '\\n' ' ');` +
+      ` printf 'erg-probe helper %s\\n' "$out";` +
+      ` else printf 'erg-probe helper-missing\\n'; fi`,
+  ].join('; ');
+  return `sh -c ${shellQuote(script)}`;
+}
+
+/** The probe's output → what it found. */
+export function parseProbe(stdout: string, helperPath: string): ClusterProbe {
+  let slurmVersion: string | null = null;
+  let helperLine: string | null = null;
+  let missing = false;
+  for (const line of stdout.split('\n')) {
+    const m = /^erg-probe (slurm|helper|helper-missing)(?: (.*))?$/.exec(line);
+    if (!m) continue;
+    if (m[1] === 'slurm') {
+      // `slurm 24.11.5` upstream, `slurm-wlm 22.05.8` from Debian's packages: erg says `slurm <version>`.
+      const version = /^slurm(?:-wlm)?[ -]([0-9][0-9A-Za-z.-]*)/.exec(m[2]?.trim() ?? '')?.[1];
+      slurmVersion = version ? `slurm ${version}` : null;
+    }
+    else if (m[1] === 'helper') helperLine = (m[2] ?? '').trim();
+    else missing = true;
+  }
+  if (missing || helperLine === null) {
+    return { slurmVersion, powerHelper: null, powerHelperProblem: `no executable node helper at ${helperPath} on the login node (deploy/node-helper/install.sh installs it; docs/power-helper.md)` };
+  }
+  let answer: unknown;
+  try {
+    answer = JSON.parse(helperLine);
+  } catch {
+    return { slurmVersion, powerHelper: null, powerHelperProblem: `${helperPath} probe did not answer as erg's node helper: ${JSON.stringify(helperLine.slice(0, 200))}` };
+  }
+  const a = answer as { helper?: unknown; version?: unknown; knobs?: unknown };
+  if (a.helper !== 'erg-power-helper' || typeof a.version !== 'number' || !Array.isArray(a.knobs)) {
+    return { slurmVersion, powerHelper: null, powerHelperProblem: `${helperPath} probe did not answer as erg's node helper: ${JSON.stringify(helperLine.slice(0, 200))}` };
+  }
+  if (a.version !== 1) return { slurmVersion, powerHelper: null, powerHelperProblem: `${helperPath} speaks version ${a.version} of the helper protocol; this erg speaks version 1` };
+  const knobs = POWER_KNOBS.filter((k) => (a.knobs as unknown[]).includes(k));
+  return { slurmVersion, powerHelper: { version: 1, knobs }, powerHelperProblem: null };
+}

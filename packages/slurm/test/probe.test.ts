@@ -1,0 +1,53 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseProbe, probeCommand } from '../src';
+
+/** Runs the probe's command here (as the login node would), with a fake `sinfo` and helper on PATH. */
+function runProbe(helper: (dir: string) => string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erg-probe-'));
+  fs.writeFileSync(path.join(dir, 'sinfo'), '#!/bin/sh\necho "slurm 24.11.5"\n', { mode: 0o755 });
+  const out = execFileSync('sh', ['-c', probeCommand(helper(dir))], { env: { PATH: `${dir}:/usr/bin:/bin` }, encoding: 'utf8' });
+  fs.rmSync(dir, { recursive: true, force: true });
+  return out;
+}
+
+function script(dir: string, name: string, body: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return file;
+}
+
+describe('probing a cluster', () => {
+  test('finds the Slurm version and a helper that answers, with the knobs it allows', () => {
+    let helperPath = '';
+    const out = runProbe((dir) => (helperPath = script(dir, 'erg-power-helper', `echo '{"helper":"erg-power-helper","version":1,"knobs":["gpuPowerLimitW","cpuFreqKHz"]}'`)));
+    expect(parseProbe(out, helperPath)).toEqual({ slurmVersion: 'slurm 24.11.5', powerHelper: { version: 1, knobs: ['gpuPowerLimitW', 'cpuFreqKHz'] }, powerHelperProblem: null });
+  });
+
+  test('reads Debian\'s sinfo (slurm-wlm) as the same version', () => {
+    expect(parseProbe('erg-probe slurm slurm-wlm 22.05.8\nerg-probe helper-missing\n', '/h').slurmVersion).toBe('slurm 22.05.8');
+    expect(parseProbe('erg-probe slurm sh: sinfo: not found\nerg-probe helper-missing\n', '/h').slurmVersion).toBeNull();
+  });
+
+  test('says where it looked when no helper is installed', () => {
+    const out = runProbe((dir) => path.join(dir, 'nothing-here'));
+    const probe = parseProbe(out, '/usr/local/sbin/erg-power-helper');
+    expect(probe.powerHelper).toBeNull();
+    expect(probe.powerHelperProblem).toMatch(/no executable node helper at \/usr\/local\/sbin\/erg-power-helper/);
+  });
+
+  test('does not take another program at that path for the helper', () => {
+    const out = runProbe((dir) => script(dir, 'impostor', 'echo usage: impostor; exit 1'));
+    expect(parseProbe(out, '/x/impostor')).toMatchObject({ powerHelper: null, powerHelperProblem: expect.stringContaining('did not answer as erg\'s node helper') });
+    const newer = runProbe((dir) => script(dir, 'h', `echo '{"helper":"erg-power-helper","version":2,"knobs":[]}'`));
+    expect(parseProbe(newer, '/x/h').powerHelperProblem).toMatch(/version 2 .* version 1/);
+  });
+
+  test('a helper path with shell characters is one quoted word, never run as code', () => {
+    const marker = path.join(os.tmpdir(), `erg-probe-pwned-${process.pid}`);
+    runProbe(() => `/nonexistent/$(touch ${marker})`);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+});
