@@ -14,3 +14,5 @@ export type CampaignVerdict = AsReceived<Schemas['CampaignVerdict']>;
 export type MetricVerdict = AsReceived<Schemas['MetricVerdict']>;
 export type Suite = AsReceived<Schemas['Suite']>;
 export type SuiteRun = AsReceived<Schemas['SuiteRun']>;
+export type Run = AsReceived<Schemas['Run']>;
+export type RunEnergy = AsReceived<Schemas['RunEnergy']>;

@@ -43,6 +43,18 @@ export class CliError extends ErgError<(typeof CODE_OF_EXIT)[FailureExit]> {
   }
 }
 
+/**
+ * The error with each API issue about a field that a flag sets followed by that flag —
+ * `hostKeySha256: bad (--host-key)` — so the person knows what to change on the command line.
+ */
+export function withFlagNames(err: CliError, flagOf: Readonly<Record<string, string>>): CliError {
+  const details = err.details.map((line) => {
+    const flag = flagOf[line.split(':')[0]!];
+    return flag ? `${line} (${flag})` : line;
+  });
+  return new CliError(err.message, err.exitCode, { hint: err.hint, details, api: err.api });
+}
+
 /** A usage error: a bad argument or flag value (exit 2). */
 export function usageError(message: string, hint?: string): CliError {
   return new CliError(message, EXIT.UNDECIDED, { hint });

@@ -2,7 +2,7 @@
 // so that tests (and the lead's `erg regress`) can use the pieces.
 export { buildProgram, runCli, reportError, withExamples, jsonOption, type Act, type Action } from './program';
 export { CommandContext, processRuntime, createApi, REQUEST_TIMEOUT_MS, type Api, type CliRuntime, type GlobalOptions, type Output } from './context';
-export { CliError, EXIT, type ExitCode, fromApiFailure, usageError } from './errors';
+export { CliError, EXIT, type ExitCode, fromApiFailure, usageError, withFlagNames } from './errors';
 export {
   CliEnv, ConfigFile, QUICKSTART_API_URL, parseCliEnv, configFilePath, findQuickstartToken, readConfigFile, resolveConfig,
   requireApi, maskToken, writeConfigFile, checkApiUrl, type ResolvedConfig, type Setting, type SettingSource,
@@ -22,6 +22,9 @@ export { xmlAttr, xmlText } from './report/xml';
 export { EtaEstimator, progressText, progressBar, doneRuns, isFinal, countsText, type Progress } from './watch/progress';
 export { newOutput } from './commands/logs';
 export { waitingReasons } from './commands/status';
-export { clusterBody, ClusterFile } from './commands/clusters';
+export { clusterBody, ClusterFile, powerHelperText, slurmVersionText } from './commands/clusters';
 export { specFormat, DEFAULT_MAX_RUNS } from './commands/validate';
 export { watchCampaign, DEFAULT_INTERVAL_S } from './commands/watch';
+export { runReport, paintRunState, type RunEnergyAnswer, type RunReportOptions } from './run/render';
+export { ResultsGrouping } from './commands/results';
+export type { Run, RunEnergy } from './api-types';

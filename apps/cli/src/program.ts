@@ -9,6 +9,7 @@ import { registerClusters } from './commands/clusters';
 import { registerConfig, registerLogin } from './commands/login';
 import { registerLogs } from './commands/logs';
 import { registerResults } from './commands/results';
+import { registerRun } from './commands/run';
 import { registerRuns } from './commands/runs';
 import { registerStatus } from './commands/status';
 import { registerRegress } from './commands/regress';
@@ -83,6 +84,7 @@ export function buildProgram(runtime: CliRuntime, outcome: { code: ExitCode } = 
   registerStatus(program, act);
   registerWatch(program, act);
   registerRuns(program, act);
+  registerRun(program, act);
   registerLogs(program, act);
   registerCancel(program, act);
   registerResults(program, act);

@@ -157,10 +157,18 @@ describe('erg against a real API and the local Slurm cluster', () => {
     expect(stdout).toMatchObject({ code: 0, stdout: `steps=${first.parameters.steps}\n` });
     const stderr = await erg(['logs', first.id, '--stderr']);
     expect(stderr.stdout).toBe(`done ${first.parameters.steps}\n`);
+
+    const one = await erg(['run', first.id]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(/^State\s+completed$/m);
+    expect(one.stdout).toMatch(/^Provenance$/m);
+    expect(one.stdout).toMatch(/^Energy$/m);
+    expect(JSON.parse((await erg(['run', first.id, '--json'])).stdout)).toMatchObject({ run: { id: first.id }, energy: { runId: first.id } });
   });
 
   test('cancel a long-running campaign: it ends cancelled and its Slurm jobs go away', async () => {
-    const spec = specFile('long.json', JSON.stringify({ name: 'cli-long', cluster: 'local', repetitions: 2, run: 'sleep 600', resources: { time: '00:20:00' } }));
+    // Both at once on the one local node: the runs opt out of whole nodes.
+    const spec = specFile('long.json', JSON.stringify({ name: 'cli-long', cluster: 'local', repetitions: 2, run: 'sleep 600', resources: { time: '00:20:00', exclusive: false } }));
     const submitted = await erg(['submit', '-q', spec]);
     expect(submitted.code).toBe(0);
     const id = submitted.stdout.trim();

@@ -6,7 +6,8 @@ import { ANSI, CAMPAIGN_ID, erg, fakeRuntime, routes, RUN_ID, tempDir, type Hand
 const CLUSTER = {
   id: '5d0c9a7e-2f4b-4c1d-8e6a-1b3f5a7c9d21', name: 'local', host: '127.0.0.1', port: 2222, user: 'root', hostKeySha256: 'SHA256:' + 'A'.repeat(43),
   defaultPartition: 'gh200', workDir: '/var/lib/erg-local/work', agentCommand: 'node', agentApiUrl: null, modelIdleW: 60, modelMaxW: 250,
-  lastError: null, lastContactAt: null, createdAt: '2026-11-30T03:00:00.000Z',
+  lastError: null, lastContactAt: null, createdAt: '2026-11-30T03:00:00.000Z', powerHelper: '/usr/local/sbin/erg-power-helper',
+  capabilities: { probedAt: '2026-11-30T03:00:05.000Z', slurmVersion: 'slurm 22.05.8', powerHelper: null, powerHelperProblem: 'no executable node helper at /usr/local/sbin/erg-power-helper on the login node (deploy/node-helper/install.sh installs it; docs/power-helper.md)' },
 };
 const CAMPAIGN = {
   id: CAMPAIGN_ID, name: 'sweep', cluster: 'local', state: 'running', runCounts: { completed: 3, queued: 4, pending: 1 }, totalRuns: 8,
@@ -144,11 +145,25 @@ describe('clusters', () => {
   });
 
   test('list and show: a table, or the JSON with --json', async () => {
-    const api = routes({ 'GET /v1/clusters': { status: 200, body: { items: [CLUSTER] } }, 'GET /v1/clusters/local': { status: 200, body: CLUSTER } });
+    const gh = {
+      ...CLUSTER, name: 'gh', capabilities: { probedAt: '2026-11-30T03:01:00.000Z', slurmVersion: 'slurm 23.11.4', powerHelper: { version: 1, knobs: ['gpuPowerLimitW', 'cpuFreqKHz'] }, powerHelperProblem: null },
+    };
+    const fresh = { ...CLUSTER, name: 'fresh', capabilities: null };
+    const api = routes({ 'GET /v1/clusters': { status: 200, body: { items: [CLUSTER, gh, fresh] } }, 'GET /v1/clusters/local': { status: 200, body: CLUSTER }, 'GET /v1/clusters/gh': { status: 200, body: gh }, 'GET /v1/clusters/fresh': { status: 200, body: fresh } });
     const table = await erg(['clusters', 'list'], { api });
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+SSH\s+PARTITION\s+WORK DIR\s+LAST CONTACT\s+STATUS$/);
-    expect(table.stdout).toMatch(/^local\s+root@127\.0\.0\.1:2222\s+gh200\s+\/var\/lib\/erg-local\/work\s+never\s+ok$/m);
-    expect(JSON.parse((await erg(['clusters', 'list', '--json'], { api })).stdout)).toEqual({ items: [CLUSTER] });
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+SSH\s+PARTITION\s+WORK DIR\s+SLURM\s+POWER HELPER\s+LAST CONTACT\s+STATUS$/);
+    expect(table.stdout).toMatch(/^local\s+root@127\.0\.0\.1:2222\s+gh200\s+\/var\/lib\/erg-local\/work\s+slurm 22\.05\.8\s+none: no executable node helper at \/usr\/local\/sbin\/erg-power-helper on the login node .*\s+never\s+ok$/m);
+    expect(table.stdout).toMatch(/^gh\s+.*\s+slurm 23\.11\.4\s+version 1, knobs gpuPowerLimitW, cpuFreqKHz\s+never\s+ok$/m);
+    expect(table.stdout).toMatch(/^fresh\s+.*\s+not probed yet\s+not probed yet\s+never\s+ok$/m);
+    const show = (await erg(['clusters', 'show', 'gh'], { api })).stdout;
+    expect(show).toMatch(/^Slurm {9}slurm 23\.11\.4$/m);
+    expect(show).toMatch(/^Power helper {2}\/usr\/local\/sbin\/erg-power-helper: version 1, knobs gpuPowerLimitW, cpuFreqKHz$/m);
+    expect(show).toMatch(/^Probed {8}2026-11-30T03:01:00\.000Z$/m);
+    expect((await erg(['clusters', 'show', 'local'], { api })).stdout).toMatch(/^Power helper {2}\/usr\/local\/sbin\/erg-power-helper: none: no executable node helper at \/usr\/local\/sbin\/erg-power-helper on the login node \(deploy\/node-helper\/install\.sh installs it; docs\/power-helper\.md\)$/m);
+    const unprobed = (await erg(['clusters', 'show', 'fresh'], { api })).stdout;
+    expect(unprobed).toMatch(/^Slurm {9}not probed yet$/m);
+    expect(unprobed).toMatch(/^Probed {8}not yet \(the scheduler probes a cluster when it first reaches it\)$/m);
+    expect(JSON.parse((await erg(['clusters', 'list', '--json'], { api })).stdout)).toEqual({ items: [CLUSTER, gh, fresh] });
     expect(JSON.parse((await erg(['clusters', 'show', 'local', '--json'], { api })).stdout)).toEqual(CLUSTER);
     expect((await erg(['clusters', 'show', 'local'], { api })).stdout).toMatch(/^Host key\s+SHA256:A+$/m);
   });

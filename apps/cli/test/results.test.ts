@@ -1,5 +1,5 @@
 import { MARK_LEGEND, resultsCsv, resultsJson, resultsMarkdown, resultsTable, sortResults, colors, stripAnsi } from '@erg/cli';
-import { resultsFixture } from './fixtures/results';
+import { onMachine, resultsFixture } from './fixtures/results';
 import { ANSI, CAMPAIGN_ID, erg, parseCsv, routes } from './helpers';
 
 const plain = colors(false);
@@ -136,6 +136,62 @@ describe('runs left out', () => {
   });
 });
 
+describe('power state and machines under the table', () => {
+  const POWER_LINE = 'Power state: cluster erg-local has no power knobs erg can set (no node helper): runs ran at whatever power state its nodes were in';
+
+  test("the campaign's power note is the last line, under the table, which itself is unchanged", () => {
+    const results = resultsFixture();
+    const table = resultsTable(results, plain);
+    expect(table.endsWith(`\n\n${POWER_LINE}\n`)).toBe(true);
+    const { power: _power, ...withoutPower } = results;
+    const before = resultsTable(withoutPower as typeof results, plain);
+    expect(before).not.toContain('Power state');
+    expect(table.startsWith(before.trimEnd())).toBe(true);
+    expect(resultsMarkdown(results)).toContain(`\n\n${POWER_LINE}\n`);
+  });
+
+  test('configurations that ran on more than one kind of machine are listed with how the kinds differ', () => {
+    const results = resultsFixture();
+    const c = results.configurations[1]!;
+    c.fingerprints = 2;
+    c.fingerprintDifferences = ['driverVersion: 550.54.15 (2 runs) vs 535.104.05 (3 runs)', 'gpus[0].vbios: 96.00.74.00.01 (2 runs) vs 96.00.61.00.01 (3 runs)'];
+    const table = resultsTable(results, plain);
+    expect(table).toContain(
+      [
+        'Ran on differing machines (`erg run RUN` shows what each node was):',
+        `  ${c.key}: 2 kinds of machine`,
+        '    driverVersion: 550.54.15 (2 runs) vs 535.104.05 (3 runs)',
+        '    gpus[0].vbios: 96.00.74.00.01 (2 runs) vs 96.00.61.00.01 (3 runs)',
+      ].join('\n'),
+    );
+    expect(resultsMarkdown(results)).toContain(`**Ran on differing machines:**\n\n- mode=a,b;n=1: 2 kinds of machine\n  - driverVersion: 550.54.15 (2 runs) vs 535.104.05 (3 runs)`);
+    expect(resultsTable(resultsFixture(), plain)).not.toContain('differing machines');
+  });
+
+  test('grouped by fingerprint: a fingerprint column (first 12 characters), marks by entry id, CSV with the class', () => {
+    const results = resultsFixture();
+    const [frugal, fast, none, mid] = results.configurations;
+    const fastOther = { ...onMachine(fast!, 'ffff0000111122223333'), paretoOptimal: false };
+    results.configurations = [onMachine(frugal!, 'aaaa1111bbbb2222cccc'), onMachine(fast!, 'aaaa1111bbbb2222cccc'), fastOther, onMachine(none!, 'aaaa1111bbbb2222cccc'), onMachine(mid!, 'aaaa1111bbbb2222cccc')];
+    results.groupedBy = 'fingerprint';
+    const id = (i: number) => results.configurations[i]!.id;
+    results.best = { time: id(1), energy: id(0), edp: id(4) };
+    results.excluded = [{ key: id(3), why: 'no runs' }];
+    const lines = resultsTable(results, plain).split('\n');
+    expect(lines[0]).toMatch(/^marks\s+mode\s+param_n\s+fingerprint\s+n\s+time\s+/);
+    expect(lines[1]).toMatch(/^P E\s+z\s+3\s+aaaa1111bbbb\s+5\s+40\.0 s/);
+    expect(lines[2]).toMatch(/^P T\s+a,b\s+1\s+aaaa1111bbbb\s+5\s+10\.0 s/);
+    expect(lines[3]).toMatch(/^\s+a,b\s+1\s+ffff00001111\s+5\s+10\.0 s/);
+    expect(lines[4]).toMatch(/^P D\s+x=y\s+2\s+aaaa1111bbbb\s+5/);
+    const csv = parseCsv(resultsCsv(results));
+    expect(csv[0]!.slice(0, 4)).toEqual(['key', 'fingerprint', 'mode', 'param_n']);
+    expect(csv[3]!.slice(0, 2)).toEqual(['mode=a,b;n=1', 'ffff0000111122223333']);
+    expect(csv[2]![csv[0]!.indexOf('best_time')]).toBe('true');
+    expect(csv[3]![csv[0]!.indexOf('best_time')]).toBe('false');
+    expect(parseCsv(resultsCsv(resultsFixture()))[0]).not.toContain('fingerprint');
+  });
+});
+
 describe('erg results', () => {
   const api = routes({ [`GET /v1/campaigns/${CAMPAIGN_ID}/results`]: { status: 200, body: resultsFixture() } });
 
@@ -146,6 +202,26 @@ describe('erg results', () => {
     expect(out.stdout).not.toMatch(ANSI);
     if (format === 'json') expect(JSON.parse(out.stdout).campaignId).toBe(CAMPAIGN_ID);
     if (format === 'csv') expect(parseCsv(out.stdout)).toHaveLength(5);
+  });
+
+  test('--group-by fingerprint asks the API for ?groupBy=fingerprint; without it nothing is asked', async () => {
+    const grouped = await erg(['results', CAMPAIGN_ID, '--group-by', 'fingerprint'], { api });
+    expect(grouped.code).toBe(0);
+    expect(grouped.requests[0]!.query.get('groupBy')).toBe('fingerprint');
+    expect((await erg(['results', CAMPAIGN_ID], { api })).requests[0]!.query.has('groupBy')).toBe(false);
+    const bad = await erg(['results', CAMPAIGN_ID, '--group-by', 'node'], { api });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/expected one of configuration, fingerprint/);
+    expect(bad.requests).toEqual([]);
+  });
+
+  test('a refused groupBy names its flag', async () => {
+    const refuse = routes({
+      [`GET /v1/campaigns/${CAMPAIGN_ID}/results`]: { status: 400, body: { error: { code: 'ERG_VALIDATION', message: 'invalid request querystring: groupBy: bad', issues: [{ path: 'groupBy', message: 'bad', code: 'invalid_value' }] } } },
+    });
+    const out = await erg(['results', CAMPAIGN_ID, '--group-by', 'fingerprint'], { api: refuse });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('groupBy: bad (--group-by)');
   });
 
   test('an unknown format or sort key is a usage error (exit 2)', async () => {

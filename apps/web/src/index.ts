@@ -3,6 +3,7 @@
 export * from './format';
 export * from './csv';
 export * from './results';
+export * from './run-info';
 export * from './effects';
 export * from './scale';
 export * from './pareto';

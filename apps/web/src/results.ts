@@ -6,8 +6,8 @@ import type { CampaignResults, ConfigurationResult } from './types';
 
 // Marks, ±, parameter columns and the CSV's rows are the CLI's too: one definition in @erg/format.
 export {
-  CSV_FIGURES, flaggedConfigurations, halfWidth, interval, leftOutText, markLetters, MARK_LEGEND, marksOf, measuredConfigurations, parameterNames, parameterText,
-  type Marks,
+  CSV_FIGURES, differingMachines, entryId, flaggedConfigurations, groupedByFingerprint, halfWidth, interval, leftOutText, markLetters, MARK_LEGEND, marksOf,
+  measuredConfigurations, parameterNames, parameterText, powerNoteLine, type Marks,
 } from '@erg/format';
 
 /** The component kinds over all configurations (`gpu`, `cpu`, `module`, …), sorted. */

@@ -116,6 +116,8 @@ describe('web app on a live campaign', () => {
     for (const l of ['fastest', 'least energy', 'lowest EDP']) expect(labels).toContain(l);
     expect(await plot.locator('g.point').count()).toBe(api.body.configurations.filter((c: { point: unknown }) => c.point).length);
     await page.getByTestId('components-chart').waitFor();
+    // Whether erg set the power state, in the API's words, under the results table.
+    expect(await page.getByTestId('power-note').textContent()).toBe(`Power state: ${api.body.power.note}`);
     await shot('campaign', true);
 
     // Plots export as SVG (the labels are in it) and as PNG (a real PNG file).
@@ -149,6 +151,9 @@ describe('web app on a live campaign', () => {
     await page.goto(`${h.url}/#/runs/${target.id}`);
     await page.getByTestId('energy-figures').waitFor({ timeout: 30_000 });
     await page.getByTestId('power-chart').waitFor();
+    // What it was measured on (or that its agents said nothing), and Slurm's figure beside erg's.
+    await page.locator('[data-testid=run-nodes], [data-testid=no-provenance]').first().waitFor();
+    await page.getByTestId('slurm-energy').waitFor();
     await shot('run', true);
     const powerSvg = (await saved('Export power plot as SVG', 'power.svg')).toString('utf8');
     expect(powerSvg).toContain('<svg');

@@ -12,6 +12,10 @@ export interface SummaryFields {
 
 export interface ConfigurationFields {
   key: string;
+  /** What paretoFront, best and excluded name the entry by: its key, or `<key>@<12 chars>` when grouped by fingerprint. Absent: the key. */
+  id?: string;
+  /** The fingerprint class its runs share when grouped by fingerprint; null otherwise. */
+  fingerprint?: string | null;
   parameters: Record<string, unknown>;
   n: number;
   paretoOptimal: boolean;
@@ -25,6 +29,18 @@ export interface ResultsFields<C extends ConfigurationFields = ConfigurationFiel
   configurations: C[];
   best: { time: string; energy: string; edp: string } | null;
   excluded: { key: string }[];
+  /** configuration: one entry per configuration; fingerprint: one per configuration and kind of machine. Absent: configuration. */
+  groupedBy?: 'configuration' | 'fingerprint';
+}
+
+/** The name paretoFront, best, tradeoff and excluded give an entry: its id, which is its key unless results are grouped by fingerprint. */
+export function entryId(c: Pick<ConfigurationFields, 'key' | 'id'>): string {
+  return c.id ?? c.key;
+}
+
+/** Whether the results have one entry per configuration and kind of machine (`?groupBy=fingerprint`). */
+export function groupedByFingerprint(results: Pick<ResultsFields, 'groupedBy'>): boolean {
+  return results.groupedBy === 'fingerprint';
 }
 
 /** The two ends of a 95 % interval, or null when there is none (absent, or not finite). */
@@ -49,12 +65,13 @@ export interface Marks {
   bestEdp: boolean;
 }
 
-export function marksOf(results: Pick<ResultsFields, 'best'>, c: Pick<ConfigurationFields, 'key' | 'paretoOptimal'>): Marks {
+export function marksOf(results: Pick<ResultsFields, 'best'>, c: Pick<ConfigurationFields, 'key' | 'id' | 'paretoOptimal'>): Marks {
+  const id = entryId(c);
   return {
     pareto: c.paretoOptimal,
-    bestTime: results.best?.time === c.key,
-    bestEnergy: results.best?.energy === c.key,
-    bestEdp: results.best?.edp === c.key,
+    bestTime: results.best?.time === id,
+    bestEnergy: results.best?.energy === id,
+    bestEdp: results.best?.edp === id,
   };
 }
 
@@ -68,7 +85,7 @@ export const MARK_LEGEND = 'P on the Pareto front of (time, energy) · T fastest
 /** The configurations with measurements; the others are listed in `results.excluded`. */
 export function measuredConfigurations<C extends ConfigurationFields>(results: ResultsFields<C>): C[] {
   const excluded = new Set(results.excluded.map((e) => e.key));
-  return results.configurations.filter((c) => !excluded.has(c.key));
+  return results.configurations.filter((c) => !excluded.has(entryId(c)));
 }
 
 /** The parameter names over all configurations, in order of first appearance. */
@@ -106,17 +123,20 @@ export interface ExtraColumn<C> {
 
 /**
  * The rows of the results CSV, header first, one row per configuration (unmeasured ones with empty
- * figures): the key, one column per parameter (named after it, or `param_<name>` if that would
- * clash with another column), CSV_FIGURES as raw SI numbers and true/false, then `extra`.
+ * figures): the key — and, grouped by fingerprint, the `fingerprint` class of the entry's runs —,
+ * one column per parameter (named after it, or `param_<name>` if that would clash with another
+ * column), CSV_FIGURES as raw SI numbers and true/false, then `extra`.
  */
 export function resultsCsvRows<C extends ConfigurationFields>(results: ResultsFields<C>, extra: readonly ExtraColumn<C>[] = []): CsvValue[][] {
   const names = parameterNames(results.configurations);
+  const leading = groupedByFingerprint(results) ? ['key', 'fingerprint'] : ['key'];
   const trailing = [...CSV_FIGURES, ...extra.map((e) => e.header)];
-  const header = ['key', ...parameterHeaders(names, ['key', ...trailing]), ...trailing];
+  const header = [...leading, ...parameterHeaders(names, [...leading, ...trailing]), ...trailing];
   const rows = results.configurations.map((c): CsvValue[] => {
     const marks = marksOf(results, c);
     return [
       c.key,
+      ...(leading.length > 1 ? [c.fingerprint ?? null] : []),
       ...names.map((n) => parameterText(c.parameters[n])),
       c.n,
       c.timeS.mean, ...(interval(c.timeS.ci95) ?? [null, null]),

@@ -5,7 +5,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import type { Cluster, ClusterCreate } from '@erg/client';
 import type { CommandContext } from '../context';
-import { CliError, EXIT, usageError, type ExitCode } from '../errors';
+import { CliError, EXIT, usageError, withFlagNames, type ExitCode } from '../errors';
 import { renderFields, renderTable } from '../output/table';
 import { NO_VALUE } from '@erg/format';
 import { jsonOption, withExamples, type Act } from '../program';
@@ -112,6 +112,24 @@ export function clusterBody(flags: AddFlags, baseDir: string): ClusterCreate {
   };
 }
 
+/** The Slurm version the scheduler's probe found: `slurm 22.05.8`, or that it has not probed the cluster yet. */
+export function slurmVersionText(c: Pick<Cluster, 'capabilities'>): string {
+  if (!c.capabilities) return 'not probed yet';
+  return c.capabilities.slurmVersion ?? 'unknown (sinfo --version said nothing the probe could read)';
+}
+
+/**
+ * The node helper as the probe found it: the knobs it allows (what a campaign's `power` may set),
+ * or why there is none (campaigns with `power` are then refused); `not probed yet` before the scheduler reached the cluster.
+ */
+export function powerHelperText(c: Pick<Cluster, 'capabilities'>): string {
+  const caps = c.capabilities;
+  if (!caps) return 'not probed yet';
+  if (caps.powerHelper === null) return `none: ${caps.powerHelperProblem ?? 'no node helper answered'}`;
+  const { version, knobs } = caps.powerHelper;
+  return `version ${version}, ${knobs.length === 0 ? 'allows no knob' : `knobs ${knobs.join(', ')}`}`;
+}
+
 function clusterFields(c: Cluster): [string, string][] {
   return [
     ['Name', c.name],
@@ -121,6 +139,9 @@ function clusterFields(c: Cluster): [string, string][] {
     ['Work dir', c.workDir],
     ['Agent', `${c.agentCommand}; pushes to ${c.agentApiUrl ?? '(nothing: spool only, pulled at job end)'}`],
     ['Power model', `${c.modelIdleW} W idle, ${c.modelMaxW} W at full load (for nodes without sensors)`],
+    ['Slurm', slurmVersionText(c)],
+    ['Power helper', `${c.powerHelper}: ${powerHelperText(c)}`],
+    ['Probed', c.capabilities?.probedAt ?? 'not yet (the scheduler probes a cluster when it first reaches it)'],
     ['Last contact', c.lastContactAt ?? 'never'],
     ['Last error', c.lastError ?? 'none'],
     ['Created', c.createdAt],
@@ -136,23 +157,16 @@ async function list(ctx: CommandContext, opts: { json?: boolean }): Promise<void
     return;
   }
   const rows = body.items.map((c) => [
-    c.name, `${c.user}@${c.host}:${c.port}`, c.defaultPartition ?? NO_VALUE, c.workDir, c.lastContactAt ?? 'never',
+    c.name, `${c.user}@${c.host}:${c.port}`, c.defaultPartition ?? NO_VALUE, c.workDir, slurmVersionText(c), powerHelperText(c), c.lastContactAt ?? 'never',
     c.lastError ? ctx.color.red(`error: ${c.lastError}`) : ctx.color.green('ok'),
   ]);
-  ctx.stdout.write(renderTable([{ header: 'NAME' }, { header: 'SSH' }, { header: 'PARTITION' }, { header: 'WORK DIR' }, { header: 'LAST CONTACT' }, { header: 'STATUS' }], rows, { header: ctx.color.bold }));
+  const columns = ['NAME', 'SSH', 'PARTITION', 'WORK DIR', 'SLURM', 'POWER HELPER', 'LAST CONTACT', 'STATUS'].map((header) => ({ header }));
+  ctx.stdout.write(renderTable(columns, rows, { header: ctx.color.bold }));
 }
 
 async function show(ctx: CommandContext, name: string, opts: { json?: boolean }): Promise<void> {
   const cluster = await ctx.connect().call((c) => c.GET('/v1/clusters/{name}', { params: { path: { name } } }));
   ctx.stdout.write(opts.json ? JSON.stringify(cluster, null, 2) + '\n' : renderFields(clusterFields(cluster)));
-}
-
-function withFlagNames(err: CliError): CliError {
-  const details = err.details.map((line) => {
-    const field = line.split(':')[0]!;
-    return FLAG_OF[field] ? `${line} (${FLAG_OF[field]})` : line;
-  });
-  return new CliError(err.message, err.exitCode, { hint: err.hint, details, api: err.api });
 }
 
 async function add(ctx: CommandContext, flags: AddFlags): Promise<ExitCode> {
@@ -173,7 +187,7 @@ async function add(ctx: CommandContext, flags: AddFlags): Promise<ExitCode> {
         hint: `to replace its settings, run the same command with --update; \`erg clusters show ${body.name}\` shows the current ones`,
       });
     }
-    throw err instanceof CliError ? withFlagNames(err) : err;
+    throw err instanceof CliError ? withFlagNames(err, FLAG_OF) : err;
   }
   if (flags.json) {
     ctx.stdout.write(JSON.stringify(cluster, null, 2) + '\n');

@@ -1,14 +1,29 @@
-// erg results CAMPAIGN [--format table|csv|json|markdown] [--sort energy|time|edp]
+// erg results CAMPAIGN [--format table|csv|json|markdown] [--sort energy|time|edp] [--group-by configuration|fingerprint]
 import type { Command } from 'commander';
+import { CampaignResults } from '@erg/spec';
 import type { CommandContext } from '../context';
+import { CliError, withFlagNames } from '../errors';
 import { withExamples, type Act } from '../program';
 import { ResultsSort, sortResults } from '../results/model';
 import { renderResults, ResultsFormat } from '../results/render';
 import { parseChoice, parseId } from './args';
 
+/** `--group-by`: one entry per configuration (the API's default), or per configuration and kind of machine. */
+export const ResultsGrouping = CampaignResults.shape.groupedBy;
+export type ResultsGrouping = (typeof ResultsGrouping.options)[number];
+
+/** Which flag sets each query field, to name the flag when the API refuses a field. */
+const FLAG_OF: Record<string, string> = { groupBy: '--group-by' };
+
 /** Fetches a campaign's results and writes them to stdout in `format`. */
-export async function printResults(ctx: CommandContext, id: string, opts: { format: ResultsFormat; sort?: ResultsSort }): Promise<void> {
-  const results = await ctx.connect().call((c) => c.GET('/v1/campaigns/{id}/results', { params: { path: { id } } }));
+export async function printResults(ctx: CommandContext, id: string, opts: { format: ResultsFormat; sort?: ResultsSort; groupBy?: ResultsGrouping }): Promise<void> {
+  const query = opts.groupBy === undefined ? {} : { groupBy: opts.groupBy };
+  const results = await ctx
+    .connect()
+    .call((c) => c.GET('/v1/campaigns/{id}/results', { params: { path: { id }, query } }))
+    .catch((err: unknown) => {
+      throw err instanceof CliError ? withFlagNames(err, FLAG_OF) : err;
+    });
   ctx.stdout.write(renderResults(sortResults(results, opts.sort), opts.format, ctx.color));
 }
 
@@ -21,9 +36,11 @@ export function registerResults(program: Command, act: Act): void {
       .argument('<campaign>', 'campaign id', parseId('campaign'))
       .option('--format <format>', `output format: ${ResultsFormat.options.join(', ')}`, parseChoice(ResultsFormat), 'table')
       .option('--sort <by>', `sort by mean ${ResultsSort.options.join(', ')} (ascending); default: the spec's configuration order`, parseChoice(ResultsSort))
+      .option('--group-by <what>', 'configuration (default): one row per configuration; fingerprint: one per configuration and kind of machine its runs ran on', parseChoice(ResultsGrouping))
       .addHelpText('after', '\ntable and markdown use units with prefixes (kJ, ms, J·s); csv and json carry raw SI numbers (J, s, W, J·s).'),
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f',
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --format csv --sort energy > results.csv',
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --format markdown >> "$GITHUB_STEP_SUMMARY"',
+    'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --group-by fingerprint',
   ).action(act((ctx, cmd) => printResults(ctx, cmd.processedArgs[0] as string, cmd.opts())));
 }

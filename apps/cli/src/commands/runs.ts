@@ -7,20 +7,14 @@ import type { Colors } from '../output/color';
 import { renderTable } from '../output/table';
 import { NO_VALUE } from '@erg/format';
 import { jsonOption, withExamples, type Act } from '../program';
+import { paintRunState } from '../run/render';
 import { fetchRuns } from '../runs-query';
 import { parseChoice, parseId } from './args';
-
-function paintState(state: RunSummary['state'], color: Colors): string {
-  if (state === 'completed') return color.green(state);
-  if (state === 'cancelled') return color.yellow(state);
-  if (['failed', 'timeout', 'node_fail', 'oom'].includes(state)) return color.red(state);
-  return state;
-}
 
 /** The runs table: id, configuration, repetition, state, Slurm job, exit code, reason. */
 export function runsTable(runs: readonly RunSummary[], color: Colors): string {
   const rows = runs.map((r) => [
-    r.id, r.configurationKey, String(r.repetition), paintState(r.state, color), r.slurmJobId ?? NO_VALUE,
+    r.id, r.configurationKey, String(r.repetition), paintRunState(r.state, color), r.slurmJobId ?? NO_VALUE,
     r.exitCode === null ? NO_VALUE : String(r.exitCode), r.reason ?? '',
   ]);
   return renderTable(

@@ -1,8 +1,9 @@
 // The results as a person reads them, before they become a terminal table or Markdown: one row per
 // measured configuration with formatted figures, then the lines that go under the table.
 import {
-  flaggedConfigurations, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh, halfWidth, leftOutText, markLetters, marksOf, MARK_LEGEND,
-  measuredConfigurations, NO_VALUE, parameterHeaders, parameterNames, parameterText, whIsHelpful,
+  differingMachines, entryId, fingerprintPrefix, flaggedConfigurations, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh, groupedByFingerprint,
+  halfWidth, leftOutText, markLetters, marksOf, MARK_LEGEND, measuredConfigurations, NO_VALUE, parameterHeaders, parameterNames, parameterText, powerNoteLine,
+  whIsHelpful,
 } from '@erg/format';
 import type { Column } from '../output/table';
 import { isNumericParameter, type CampaignResults } from './model';
@@ -21,6 +22,10 @@ export interface HumanResults {
   flagged: string[];
   /** One sentence on the fastest against the most frugal configuration, when they differ. */
   tradeoff: string | null;
+  /** `Power state: …`: whether erg set the power state the figures were measured at; null from an API that does not say. */
+  power: string | null;
+  /** Configurations whose runs ran on more than one kind of machine, each with how the kinds differ. */
+  differingMachines: { label: string; differences: readonly string[] }[];
 }
 
 function plusMinus(value: number | null, format: (x: number) => string): string {
@@ -45,16 +50,21 @@ export function humanResults(results: CampaignResults): HumanResults {
     { header: 'avg power', align: 'right' },
     { header: 'EDP', align: 'right' },
   ];
-  const headers = parameterHeaders(names, ['marks', ...figures.map((f) => f.header)]);
+  // Grouped by fingerprint, a configuration has one row per kind of machine: the class tells them apart.
+  const byFingerprint = groupedByFingerprint(results);
+  const fingerprint: Column[] = byFingerprint ? [{ header: 'fingerprint' }] : [];
+  const headers = parameterHeaders(names, ['marks', ...fingerprint.map((f) => f.header), ...figures.map((f) => f.header)]);
   const columns: Column[] = [
     { header: 'marks' },
     ...names.map((name, i): Column => ({ header: headers[i]!, align: isNumericParameter(results.configurations, name) ? 'right' : 'left' })),
+    ...fingerprint,
     ...figures,
   ];
   const marks = configurations.map((c) => markLetters(marksOf(results, c)));
   const rows = configurations.map((c, i) => [
     marks[i]!,
     ...names.map((name) => parameterText(c.parameters[name])),
+    ...(byFingerprint ? [fingerprintPrefix(c.fingerprint)] : []),
     String(c.n),
     formatTime(c.timeS.mean),
     plusMinus(halfWidth(c.timeS), formatTime),
@@ -72,6 +82,9 @@ export function humanResults(results: CampaignResults): HumanResults {
         )}) against the fastest (${t.fastest}) and takes ${formatTime(t.timeLostS)} (${formatPercent(t.timeLostPct === null ? null : t.timeLostPct / 100)}) longer.`
       : null;
   const runsLeftOut = (results.runsLeftOut ?? []).map((r) => `run ${r.repetition} of ${r.key}: ${leftOutText(r)}`);
-  const flagged = flaggedConfigurations(results.configurations).map(({ configuration, text }) => `${configuration.key}: ${text}`);
-  return { columns, rows, marks, legend: `Marks: ${MARK_LEGEND}; ± is the half-width of the 95 % interval of the mean.`, excluded: results.excluded, runsLeftOut, flagged, tradeoff };
+  const flagged = flaggedConfigurations(results.configurations).map(({ configuration, text }) => `${entryId(configuration)}: ${text}`);
+  return {
+    columns, rows, marks, legend: `Marks: ${MARK_LEGEND}; ± is the half-width of the 95 % interval of the mean.`, excluded: results.excluded, runsLeftOut, flagged, tradeoff,
+    power: powerNoteLine(results.power), differingMachines: differingMachines(results.configurations),
+  };
 }

@@ -28,6 +28,11 @@ export function resultsTable(results: CampaignResults, color: Colors): string {
   }
   if (human.runsLeftOut.length > 0) lines.push('', `Runs left out (${human.runsLeftOut.length}):`, ...human.runsLeftOut.map((r) => `  ${r}`));
   if (human.flagged.length > 0) lines.push('', `Runs to read with care (see each run's warnings):`, ...human.flagged.map((f) => `  ${f}`));
+  if (human.differingMachines.length > 0) {
+    lines.push('', 'Ran on differing machines (`erg run RUN` shows what each node was):');
+    for (const d of human.differingMachines) lines.push(`  ${d.label}`, ...d.differences.map((line) => `    ${line}`));
+  }
+  if (human.power) lines.push('', human.power);
   return lines.join('\n') + '\n';
 }
 
@@ -47,6 +52,11 @@ export function resultsMarkdown(results: CampaignResults): string {
   }
   if (human.runsLeftOut.length > 0) parts.push('', `**Runs left out (${human.runsLeftOut.length}):**`, '', ...human.runsLeftOut.map((r) => `- ${mdCell(r)}`));
   if (human.flagged.length > 0) parts.push('', `**Runs to read with care** (see each run's warnings):`, '', ...human.flagged.map((f) => `- ${mdCell(f)}`));
+  if (human.differingMachines.length > 0) {
+    parts.push('', '**Ran on differing machines:**', '');
+    for (const d of human.differingMachines) parts.push(`- ${mdCell(d.label)}`, ...d.differences.map((line) => `  - ${mdCell(line)}`));
+  }
+  if (human.power) parts.push('', mdCell(human.power));
   return parts.join('\n') + '\n';
 }
 

@@ -5,8 +5,10 @@ import { useEffect, useMemo } from 'react';
 import { formatCount, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, NO_VALUE } from '../../format';
 import { debounce } from '../../queue';
 import {
-  flaggedConfigurations, halfWidth, leftOutText, markLetters, marksOf, MARK_LEGEND, measuredConfigurations, parameterNames, parameterText, resultsCsv,
+  differingMachines, entryId, flaggedConfigurations, halfWidth, leftOutText, markLetters, marksOf, MARK_LEGEND, measuredConfigurations, parameterNames, parameterText,
+  powerNoteLine, resultsCsv,
 } from '../../results';
+import { flagLabel } from '../../run-info';
 import { hrefRun } from '../../route';
 import type { CampaignDetail, CampaignResults, RunSummary, Summary } from '../../types';
 import { TERMINAL_RUN_STATES } from '../../types';
@@ -74,8 +76,10 @@ export function CampaignPage({ id }: { id: string }) {
 
 function ResultsTable({ results, name }: { results: CampaignResults; name: string }) {
   const names = parameterNames(results.configurations);
-  const measured = new Set(measuredConfigurations(results).map((c) => c.key));
-  const flagged = flaggedConfigurations(results.configurations, (flag) => flag.replace(/_/g, ' '));
+  const measured = new Set(measuredConfigurations(results).map(entryId));
+  const flagged = flaggedConfigurations(results.configurations, flagLabel);
+  const differing = differingMachines(results.configurations);
+  const power = powerNoteLine(results.power);
   return (
     <>
       <div className="toolbar">
@@ -92,18 +96,18 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
           </thead>
           <tbody>
             {results.configurations.map((c) => (
-              <tr key={c.key} data-key={c.key}>
+              <tr key={entryId(c)} data-key={c.key}>
                 <td className="marks">{markLetters(marksOf(results, c))}</td>
                 {names.map((n) => <td key={n} className="num">{parameterText(c.parameters[n])}</td>)}
                 <td className="num">{c.n}</td>
-                {measured.has(c.key) ? (
+                {measured.has(entryId(c)) ? (
                   <>
                     <td className="num">{formatTime(c.timeS.mean)}{pm(c.timeS, formatTime)}</td>
                     <td className="num">{formatEnergy(c.energyJ.mean)}{pm(c.energyJ, formatEnergy)}</td>
                     <td className="num">{formatPower(c.avgPowerW.mean)}{pm(c.avgPowerW, formatPower)}</td>
                     <td className="num">{formatEdp(c.edpJs.mean)}{pm(c.edpJs, formatEdp)}</td>
                   </>
-                ) : <td colSpan={4} className="small">{results.excluded.find((e) => e.key === c.key)?.why ?? 'no measurements yet'}</td>}
+                ) : <td colSpan={4} className="small">{results.excluded.find((e) => e.key === entryId(c))?.why ?? 'no measurements yet'}</td>}
               </tr>
             ))}
           </tbody>
@@ -122,7 +126,20 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
           <summary>Runs to read with care (see each run&apos;s warnings)</summary>
           <ul>
             {flagged.map(({ configuration, text }) => (
-              <li key={configuration.key}>{configuration.key}: {text}</li>
+              <li key={entryId(configuration)}>{entryId(configuration)}: {text}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {differing.length > 0 && (
+        <details className="runs-differing-machines" data-testid="differing-machines">
+          <summary>Ran on differing machines ({differing.length}; each run&apos;s page shows what its nodes were)</summary>
+          <ul>
+            {differing.map(({ configuration, label, differences }) => (
+              <li key={entryId(configuration)}>
+                {label}
+                <ul>{differences.map((d) => <li key={d}>{d}</li>)}</ul>
+              </li>
             ))}
           </ul>
         </details>
@@ -139,6 +156,7 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
           </ul>
         </details>
       )}
+      {power && <p className="small" data-testid="power-note">{power}</p>}
     </>
   );
 }

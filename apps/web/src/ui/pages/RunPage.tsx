@@ -1,6 +1,7 @@
 // One run: power over time per sensor (appended live from `power` events while it runs), the
-// workload window and idle baseline as bands, the energy figures (409 until ready), the stdout
-// and stderr tails and the exact job script.
+// workload window and idle baseline as bands, its nodes' provenance and the power state the node
+// helper set, the energy figures (409 until ready) with the state in force, flags and Slurm's
+// figure, the stdout and stderr tails and the exact job script.
 import { NO_VALUE, toMs } from '../../format';
 import { hrefCampaign } from '../../route';
 import { lastTime, type Band } from '../../series';
@@ -9,6 +10,7 @@ import { isUnfinishedRunState } from '../../types';
 import { PowerChart } from '../charts/PowerChart';
 import { useEvents, useGet } from '../context';
 import { EnergyFigures } from '../run/EnergyFigures';
+import { RunNodes } from '../run/RunNodes';
 import { RunOutput } from '../run/RunOutput';
 import { useRunEnergy } from '../run/useRunEnergy';
 import { useRunPower } from '../run/useRunPower';
@@ -69,6 +71,7 @@ export function RunPage({ id }: { id: string }) {
         {power.error && <p className="error">{power.error}</p>}
         {series && series.length > 0 ? <PowerChart series={series} bands={bands} name={name} /> : series ? <p data-testid="no-telemetry">No power samples yet.</p> : <p>Loading…</p>}
       </section>
+      <RunNodes run={r} />
       <section aria-labelledby="energy-title">
         <h2 id="energy-title">Energy</h2>
         <EnergyFigures figures={energy.figures} note={energy.note} />

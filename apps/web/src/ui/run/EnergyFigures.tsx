@@ -1,5 +1,7 @@
-// The energy figures of a run, with its method, coverage, components and idle baseline.
+// The energy figures of a run, with its method, coverage, components and idle baseline; its flags
+// and warnings; the power state in force per GPU; and Slurm's own figure beside erg's.
 import { formatEdp, formatEnergy, formatPercent, formatPower, formatTime } from '../../format';
+import { cpuMaxFreqText, flagLabels, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRequestedText, slurmEnergyFigure } from '../../run-info';
 import type { RunEnergy } from '../../types';
 
 export function EnergyFigures({ figures: f, note }: { figures: RunEnergy | null; note: string | null }) {
@@ -15,9 +17,39 @@ export function EnergyFigures({ figures: f, note }: { figures: RunEnergy | null;
           <div><dt>Coverage</dt><dd>{formatPercent(f.coverage)}</dd></div>
           {Object.entries(f.components).map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{formatEnergy(v)}</dd></div>)}
           {f.idle && <div><dt>Idle baseline</dt><dd>{formatPower(f.idle.powerW)}; net {formatEnergy(f.idle.netEnergyJ)}</dd></div>}
+          <div data-testid="slurm-energy"><dt>Slurm&apos;s figure</dt><dd>{slurmEnergyFigure(f.slurmEnergy)}</dd></div>
         </dl>
       ) : <p data-testid="energy-note">{note ?? 'Loading…'}</p>}
+      {f && <p className="small">{f.slurmEnergy.note}</p>}
+      {f && f.flags.length > 0 && (
+        <p className="flags" data-testid="run-flags">To read with care: {flagLabels(f).join(', ')} (the warnings below say why).</p>
+      )}
       {f?.warnings && f.warnings.length > 0 && <ul className="warnings">{f.warnings.map((w) => <li key={w}>{w}</li>)}</ul>}
+      {f && <PowerInForce figures={f} />}
     </>
+  );
+}
+
+function PowerInForce({ figures: f }: { figures: RunEnergy }) {
+  if (!f.power) return <p className="small" data-testid="power-in-force">Power state in force: not recorded (no power-state sensor on its nodes, and the campaign set no power state).</p>;
+  const rows = powerInForceRows(f.power);
+  const cpu = cpuMaxFreqText(f.power);
+  return (
+    <div data-testid="power-in-force">
+      <h3>Power state in force ({powerRequestedText(f.power)})</h3>
+      {rows.length > 0 ? (
+        <div className="tablewrap">
+          <table className="power-in-force">
+            <thead><tr>{POWER_IN_FORCE_COLUMNS.map((c) => <th key={c.field} scope="col">{c.header}</th>)}</tr></thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={`${r.node}-${r.gpu}`}>{POWER_IN_FORCE_COLUMNS.map((c) => <td key={c.field} className={c.numeric ? 'num' : undefined}>{r[c.field]}</td>)}</tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : <p className="small">No GPU sensor of the state in force.</p>}
+      {cpu && <p className="small">CPU max frequency read back: {cpu}</p>}
+    </div>
   );
 }

@@ -1,0 +1,116 @@
+// One run as `erg run` prints it: what happened to it (state, Slurm job, times), what it was
+// measured on (each node's provenance), at which power state (the node helper's record), and its
+// energy figures with the state in force and Slurm's own figure. Pure: the command fetches,
+// this renders; the words shared with the web app's run page come from @erg/format.
+import {
+  cpuMaxFreqText, fingerprintFacts, fingerprintPrefix, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, NO_NODE_PROVENANCE, NO_PROVENANCE,
+  POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRecordRows, powerRecordStatus, powerRequestedText, powerStateText, slurmEnergyFigure,
+} from '@erg/format';
+import type { Run, RunEnergy } from '../api-types';
+import type { Colors } from '../output/color';
+import { renderFields, renderTable, type Column } from '../output/table';
+
+/** The run's energy figures, or why there are none (the API's 409: not ended yet, no telemetry). */
+export type RunEnergyAnswer = { figures: RunEnergy } | { figures: null; why: string };
+
+export interface RunReportOptions {
+  /** Also GPU UUIDs (they identify cards, not a kind of machine). */
+  verbose?: boolean;
+}
+
+function indent(text: string, by = 2): string {
+  const pad = ' '.repeat(by);
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => (line === '' ? line : pad + line))
+    .join('\n');
+}
+
+/** Red for states that failed, green for completed, yellow for cancelled, as `erg runs` paints them. */
+export function paintRunState(state: Run['state'], color: Colors): string {
+  if (state === 'completed') return color.green(state);
+  if (state === 'cancelled') return color.yellow(state);
+  if (['failed', 'timeout', 'node_fail', 'oom'].includes(state)) return color.red(state);
+  return state;
+}
+
+function summaryFields(run: Run, color: Colors): [string, string][] {
+  const job = run.slurmJobId === null ? 'not submitted yet' : `${run.slurmJobId}${run.slurmState ? ` (${run.slurmState})` : ''}`;
+  const exit = run.exitCode === null ? '' : `, exit code ${run.exitCode}${run.signal === null ? '' : `, signal ${run.signal}`}`;
+  return [
+    ['Run', `${run.id} (campaign ${run.campaignName}, ${run.campaignId})`],
+    ['State', paintRunState(run.state, color)],
+    ...(run.reason === null ? [] : [['Reason', run.reason] as [string, string]]),
+    ['Configuration', `${run.configurationKey}, repetition ${run.repetition}`],
+    ['Slurm job', `${job}${exit}`],
+    ['Partition', run.partition ?? "(Slurm's default)"],
+    ['Nodes', run.nodeList ?? 'none allocated yet'],
+    ['Submitted', run.submittedAt ?? 'not yet'],
+    ['Started', run.startedAt ?? 'not yet'],
+    ['Ended', run.endedAt ?? 'not yet'],
+    ['Time', run.timeS === null ? 'not measured yet' : formatTime(run.timeS)],
+  ];
+}
+
+function provenanceSection(run: Run, options: RunReportOptions): string {
+  if (run.nodes.length === 0) return `Provenance\n  ${NO_PROVENANCE}`;
+  const blocks = run.nodes.map((n) => {
+    if (n.fingerprint === null) return `${n.node}: ${NO_NODE_PROVENANCE}`;
+    return `${n.node} (fingerprint ${fingerprintPrefix(n.fingerprintId)})\n${indent(renderFields(fingerprintFacts(n.fingerprint, options)))}`;
+  });
+  return ['Provenance', ...blocks.map((b) => indent(b))].join('\n');
+}
+
+const RECORD_COLUMNS: Column[] = [{ header: 'GPU' }, { header: 'SETTING' }, { header: 'REQUESTED', align: 'right' }, { header: 'BEFORE', align: 'right' }, { header: 'APPLIED', align: 'right' }];
+
+/** The node helper's records; null when no node has one (the campaign set no power state). */
+function powerRecordSection(run: Run, color: Colors): string | null {
+  const first = run.nodes.find((n) => n.power !== null)?.power;
+  if (!first) return null;
+  const blocks = run.nodes.map((n) => {
+    if (n.power === null) return `${n.node}: ${color.red('no record from the node helper: what was in force there is not known')}`;
+    const status = n.power.ok ? powerRecordStatus(n.power) : color.red(powerRecordStatus(n.power));
+    const rows = powerRecordRows(n.power).map((r) => [r.target, r.setting, r.requested, r.previous, r.applied]);
+    return rows.length === 0 ? `${n.node}: ${status}` : `${n.node}: ${status}\n${indent(renderTable(RECORD_COLUMNS, rows, { header: color.bold }))}`;
+  });
+  return [`Power state (requested: ${powerStateText(first.requested)})`, ...blocks.map((b) => indent(b))].join('\n');
+}
+
+function powerInForce(energy: RunEnergy, color: Colors): string {
+  const power = energy.power;
+  if (!power) return 'Power in force: not recorded (no power-state sensor on its nodes, and the campaign set no power state)';
+  const rows = powerInForceRows(power);
+  const columns: Column[] = POWER_IN_FORCE_COLUMNS.map((c) => ({ header: c.header.toUpperCase(), align: c.numeric ? 'right' : 'left' }));
+  const lines = [`Power in force (${powerRequestedText(power)})`];
+  if (rows.length > 0) lines.push(indent(renderTable(columns, rows.map((r) => POWER_IN_FORCE_COLUMNS.map((c) => r[c.field])), { header: color.bold })));
+  else lines.push('  no GPU sensor of the state in force');
+  const cpu = cpuMaxFreqText(power);
+  if (cpu !== null) lines.push(`  CPU max frequency read back: ${cpu}`);
+  return lines.join('\n');
+}
+
+function energySection(answer: RunEnergyAnswer, color: Colors): string {
+  if (answer.figures === null) return `Energy: no figures yet — ${answer.why}`;
+  const e = answer.figures;
+  const components = Object.entries(e.components).map(([k, j]) => `${k} ${formatEnergy(j)}`).join(', ');
+  const fields: [string, string][] = [
+    ['Energy', `${formatEnergy(e.energyJ)} · avg power ${formatPower(e.avgPowerW)} · EDP ${formatEdp(e.edpJs)}`],
+    ['Method', `${e.method}${e.method === 'model' ? ' (modelled: no power sensor)' : ''}, coverage ${formatPercent(e.coverage)}`],
+    ...(components === '' ? [] : [['Components', components] as [string, string]]),
+    ...(e.idle ? [['Idle baseline', `${formatPower(e.idle.powerW)}; net of it ${formatEnergy(e.idle.netEnergyJ)}`] as [string, string]] : []),
+    ['Slurm energy', slurmEnergyFigure(e.slurmEnergy)],
+    ['', e.slurmEnergy.note],
+    ['Flags', e.flags.length === 0 ? 'none' : color.yellow(e.flags.join(', '))],
+  ];
+  const lines = ['Energy', indent(renderFields(fields))];
+  if (e.warnings.length > 0) lines.push(`  Warnings (${e.warnings.length}):`, ...e.warnings.map((w) => `    ${w}`));
+  lines.push(indent(powerInForce(e, color)));
+  return lines.join('\n');
+}
+
+/** The whole report: summary, provenance, power state (when recorded), energy. */
+export function runReport(run: Run, energy: RunEnergyAnswer, color: Colors, options: RunReportOptions = {}): string {
+  const sections = [renderFields(summaryFields(run, color)).trimEnd(), provenanceSection(run, options), powerRecordSection(run, color), energySection(energy, color)];
+  return sections.filter((s): s is string => s !== null).join('\n\n') + '\n';
+}

@@ -1,0 +1,168 @@
+import { colors, NO_PROVENANCE, runReport, stripAnsi } from '@erg/cli';
+import { energyFixture, runFixture } from './fixtures/run';
+import { ANSI, erg, routes, RUN_ID } from './helpers';
+
+const plain = colors(false);
+
+describe('erg run: the report', () => {
+  const report = runReport(runFixture(), { figures: energyFixture() }, plain);
+
+  test('the run itself: state, configuration and repetition, Slurm job, partition, nodes, times', () => {
+    expect(report).toMatch(/^Run {12}6f1c2a9e-0b7d-4c1e-9a55-3f2d8e4b7c10 \(campaign power-sweep, 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f\)$/m);
+    expect(report).toMatch(/^State {10}completed$/m);
+    expect(report).toMatch(/^Configuration {2}limit=300, repetition 2$/m);
+    expect(report).toMatch(/^Slurm job {6}4242 \(COMPLETED\), exit code 0$/m);
+    expect(report).toMatch(/^Partition {6}gh200$/m);
+    expect(report).toMatch(/^Nodes {10}nid\[001-002\]$/m);
+    expect(report).toMatch(/^Submitted {6}2026-11-30T11:58:00\.000Z$/m);
+    expect(report).toMatch(/^Ended {10}2026-11-30T11:59:10\.000Z$/m);
+    expect(report).toMatch(/^Time {11}1 min 02 s$/m);
+    expect(report).not.toMatch(/^Reason/m);
+  });
+
+  test("each node's provenance, the workload commit marked when its tree had uncommitted changes, no UUIDs", () => {
+    expect(report).toContain(
+      [
+        'Provenance',
+        '  nid001 (fingerprint a1b2c3d4e5f6)',
+        '    GPUs       NVIDIA GH200 480GB × 2',
+        '    Driver     550.54.15',
+        '    CUDA       12.4',
+        '    NVML       12.550.54.15',
+        '    VBIOS      96.00.74.00.01',
+        '    CPU        Neoverse-V2 (72 CPUs)',
+        '    Kernel     6.8.0-1013-nvidia-64k (arm64)',
+        '    Slurm      slurm 22.05.8',
+        '    Container  nvcr.io/nvidia/pytorch:24.03-py3 @ sha256:4f1a',
+        '    Modules    cuda/12.4, nccl/2.20',
+        '    Workload   /home/alice/bench at git 3f2a9c1b4d5e6f708192a3b4c5d6e7f809102132 (uncommitted changes)',
+        '    Agent      erg agent 0.1.0',
+        '  nid002 (fingerprint ffeeddccbbaa)',
+        '    GPUs       NVIDIA GH200 480GB × 2',
+        '    Driver     535.104.05',
+      ].join('\n'),
+    );
+    expect(report).toContain('    Workload   /home/alice/bench at git 3f2a9c1b4d5e6f708192a3b4c5d6e7f809102132\n');
+    expect(report).not.toContain('GPU-nid001-0');
+  });
+
+  test('--verbose adds the GPU UUIDs', () => {
+    const verbose = runReport(runFixture(), { figures: energyFixture() }, plain, { verbose: true });
+    expect(verbose).toContain('    GPU UUIDs  gpu0 GPU-nid001-0, gpu1 GPU-nid001-1\n');
+  });
+
+  test('the power state: requested against before and applied per GPU, and the error where the helper failed', () => {
+    expect(report).toContain(
+      [
+        'Power state (requested: GPU power limit 300 W)',
+        '  nid001: applied by the node helper for job 4242',
+        '    GPU   SETTING      REQUESTED  BEFORE  APPLIED',
+        '    gpu0  power limit      300 W   700 W    300 W',
+        '    gpu1  power limit      300 W   700 W    300 W',
+        '  nid002: not applied: the node helper failed (nvidia-smi -pl 300: Insufficient Permissions); it restored what it had changed and the workload did not run',
+        '    GPU   SETTING      REQUESTED  BEFORE  APPLIED',
+        '    gpu0  power limit      300 W   700 W        —',
+      ].join('\n'),
+    );
+  });
+
+  test("the energy: figures, flags with their warnings, the state in force per GPU with its throttled share, Slurm's figure beside erg's", () => {
+    expect(report).toContain(
+      [
+        'Energy',
+        '  Energy        73.8 kJ · avg power 1.20 kW · EDP 4.54 MJ·s',
+        '  Method        counter, coverage 100.0 %',
+        '  Components    module 73.8 kJ',
+        "  Slurm energy  80.4 kJ (1.09 × erg's)",
+        "                Slurm's acct_gather_energy measured 80442 J for the whole job",
+      ].join('\n'),
+    );
+    expect(report).toMatch(/^ {2}Flags {9}power_state_mismatch, throttled$/m);
+    expect(report).toContain('  Warnings (2):\n    nid002: the node helper could not apply the power state');
+    expect(report).toContain(
+      [
+        '  Power in force (requested: GPU power limit 300 W)',
+        '    NODE    GPU   POWER LIMIT  MODULE LIMIT  SM CLOCK MAX  APP CLOCK  MAX TEMP  THROTTLED',
+        '    nid001  gpu0        300 W             —      1980 MHz   1755 MHz     71 °C  0.0 %',
+        '    nid001  gpu1        300 W             —      1830 MHz   1755 MHz     88 °C  23.0 % (sw_thermal_slowdown)',
+        '    nid002  gpu0        700 W             —      1980 MHz   1755 MHz     66 °C  —',
+      ].join('\n'),
+    );
+  });
+
+  test('where Slurm measured nothing, its note says so instead of a figure', () => {
+    const none = runReport(runFixture(), { figures: energyFixture({ slurmEnergy: { energyJ: null, ratio: null, note: 'Slurm reported no energy for this job (sacct ConsumedEnergy empty or 0)' } }) }, plain);
+    expect(none).toContain('  Slurm energy  none\n                Slurm reported no energy for this job (sacct ConsumedEnergy empty or 0)\n');
+  });
+
+  test('missing pieces are said plainly: no provenance, no power record, no figures yet, no state in force', () => {
+    const bare = runReport(
+      runFixture({ state: 'running', nodes: [], endedAt: null, timeS: null, exitCode: null, slurmState: 'RUNNING' }),
+      { figures: null, why: `run ${RUN_ID} is running: energy is computed over its workload window once it has ended` },
+      plain,
+    );
+    expect(bare).toContain(`Provenance\n  ${NO_PROVENANCE}\n`);
+    expect(NO_PROVENANCE).toBe("no provenance: the run's agents sent none (agent older than this erg, or the run never started)");
+    expect(bare).not.toContain('Power state');
+    expect(bare).toMatch(/^Ended {10}not yet$/m);
+    expect(bare).toMatch(/^Time {11}not measured yet$/m);
+    expect(bare).toContain(`Energy: no figures yet — run ${RUN_ID} is running: energy is computed over its workload window once it has ended\n`);
+
+    const oneSilent = runReport(runFixture({ nodes: [{ node: 'nid009', fingerprintId: null, fingerprint: null, power: null }] }), { figures: energyFixture({ power: undefined }) }, plain);
+    expect(oneSilent).toContain('Provenance\n  nid009: no provenance: its agent sent none (agent older than this erg)\n');
+    expect(oneSilent).toContain('  Power in force: not recorded (no power-state sensor on its nodes, and the campaign set no power state)\n');
+  });
+
+  test('a node without a record where others have one is named; a failed state and flags are coloured on a terminal only', () => {
+    const run = runFixture();
+    run.nodes[1]!.power = null;
+    const text = runReport(run, { figures: energyFixture() }, colors(true));
+    expect(stripAnsi(text)).toContain('  nid002: no record from the node helper: what was in force there is not known\n');
+    expect(text).toMatch(ANSI);
+    expect(report).not.toMatch(ANSI);
+  });
+});
+
+describe('erg run', () => {
+  const api = (energy: { status: number; body?: unknown }) =>
+    routes({ [`GET /v1/runs/${RUN_ID}`]: { status: 200, body: runFixture() }, [`GET /v1/runs/${RUN_ID}/energy`]: energy });
+
+  test('asks for the run and its energy, and prints the report', async () => {
+    const out = await erg(['run', RUN_ID], { api: api({ status: 200, body: energyFixture() }) });
+    expect(out.code).toBe(0);
+    expect(out.stderr).toBe('');
+    expect(out.requests.map((r) => r.path)).toEqual([`/v1/runs/${RUN_ID}`, `/v1/runs/${RUN_ID}/energy`]);
+    expect(out.stdout).toBe(runReport(runFixture(), { figures: energyFixture() }, plain));
+  });
+
+  test('energy not ready (409): the rest of the run, and why there are no figures; --json gives energy null', async () => {
+    const notReady = api({ status: 409, body: { error: { code: 'ERG_NOT_READY', message: `run ${RUN_ID} has no telemetry to compute energy from` } } });
+    const out = await erg(['run', RUN_ID], { api: notReady });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(`Energy: no figures yet — run ${RUN_ID} has no telemetry to compute energy from\n`);
+    expect(out.stdout).toContain('Provenance\n');
+    const json = await erg(['run', RUN_ID, '--json'], { api: notReady });
+    expect(JSON.parse(json.stdout)).toEqual({ run: runFixture(), energy: null });
+  });
+
+  test('--json prints { run, energy } as the API gave them', async () => {
+    const out = await erg(['run', RUN_ID, '--json'], { api: api({ status: 200, body: energyFixture() }) });
+    expect(JSON.parse(out.stdout)).toEqual({ run: runFixture(), energy: energyFixture() });
+  });
+
+  test('other failures are failures: an unknown run, a server error', async () => {
+    const unknown = await erg(['run', RUN_ID], { api: routes({}) });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    const broken = await erg(['run', RUN_ID], { api: api({ status: 500, body: { error: { code: 'ERG_INTERNAL', message: 'internal error' } } }) });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/the API failed \(500 ERG_INTERNAL\)/);
+  });
+
+  test('a malformed id is a usage error before any request', async () => {
+    const out = await erg(['run', 'nope'], { api: () => ({ status: 500 }) });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/not a run id/);
+    expect(out.requests).toEqual([]);
+  });
+});
