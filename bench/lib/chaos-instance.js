@@ -120,7 +120,8 @@ class ChaosInstance {
     const campaign = await this.call('POST', '/v1/campaigns', {
       name, cluster,
       parameters: { i: Array.from({ length: runs }, (_, k) => k + 1) },
-      resources: { cpusPerTask: 1, time: '00:05:00' },
+      // Side by side, as before whole nodes became the default: the suite measures recovery, not energy.
+      resources: { cpusPerTask: 1, time: '00:05:00', exclusive: false },
       telemetry: { intervalMs: 200 },
       run,
     });

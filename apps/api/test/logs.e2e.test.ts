@@ -82,7 +82,8 @@ beforeAll(async () => {
     defaultPartition: cluster.partition, workDir,
   });
   expect(registered.status).toBe(200);
-  const campaign = await call('POST', '/v1/campaigns', { name: 'logs', cluster: 'local', parameters: { v: ['big', 'fifo', 'small'] }, run: 'true' });
+  // Side by side on the one local node (erg's default is whole nodes): the test is about logs, not energy.
+  const campaign = await call('POST', '/v1/campaigns', { name: 'logs', cluster: 'local', parameters: { v: ['big', 'fifo', 'small'] }, run: 'true', resources: { exclusive: false } });
   expect(campaign.status).toBe(201);
   // No scheduler runs here: the runs stay pending, with run directories made by hand.
   for (const run of campaign.body.runs as { id: string; configurationKey: string }[]) {

@@ -1,4 +1,5 @@
 import { recordClusterCapabilities, type ClusterRecord } from '@erg/db';
+import { SlurmCommandError } from '@erg/slurm';
 import type { ClusterCapabilities } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
@@ -10,14 +11,23 @@ export const PROBE_EVERY_MS = 10 * 60_000;
  * What erg knows of a cluster by itself — its Slurm version, whether the site's node helper
  * answers and which power knobs it allows — found out when the scheduler first reaches the
  * cluster (capabilities null: new, or its login or helper path changed) and again every
- * PROBE_EVERY_MS. The API refuses campaigns with a `power` block on clusters whose probe found no
+ * PROBE_EVERY_MS, at the end of a cycle. The API refuses campaigns with a `power` block on clusters whose probe found no
  * helper (422), instead of running them at whatever state the nodes are in. Returns the
- * capabilities now recorded. SSH failures propagate: they are the cycle's to report.
+ * capabilities now recorded. SSH failures propagate (the cycle reports them); a probe that ran
+ * and failed is recorded as such.
  */
 export async function probeClusterIfDue(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink, now = Date.now()): Promise<ClusterCapabilities | null> {
   const known = cluster.capabilities;
   if (known && now - Date.parse(known.probedAt) < PROBE_EVERY_MS) return known;
-  const probe = await link.slurm.probe(cluster.powerHelper);
+  let probe: Omit<ClusterCapabilities, 'probedAt'>;
+  try {
+    probe = await link.slurm.probe(cluster.powerHelper);
+  } catch (err) {
+    // The login node answered but the probe's shell did not (a restricted shell, a missing
+    // `timeout`): say so, and try again with the next probe — the cycle's work goes on.
+    if (!(err instanceof SlurmCommandError)) throw err;
+    probe = { slurmVersion: null, powerHelper: null, powerHelperProblem: `the probe failed on the login node: ${err.message}` };
+  }
   const capabilities: ClusterCapabilities = { probedAt: new Date(now).toISOString(), ...probe };
   await recordClusterCapabilities(ctx.db, cluster.id, capabilities);
   if ((known?.powerHelper !== null) !== (capabilities.powerHelper !== null) || known === null) {

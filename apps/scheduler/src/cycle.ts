@@ -26,18 +26,20 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
     try {
       // Inside the try: a key this process cannot open (ERG_SECRET_*) is the cluster's failure to show, like an SSH one.
       const link = ctx.links.get(cluster);
-      // First, so that a new cluster's capabilities are known within a cycle of its registration.
-      const capabilities = await probeClusterIfDue(ctx, cluster, link);
-      const cycle = new CycleLease(ctx.db, lease, { ...cluster, capabilities }, link);
+      const cycle = new CycleLease(ctx.db, lease, cluster, link);
       try {
         const ended = await reconcileCluster(ctx, cluster, link, cycle);
         try {
-          await submitPendingRuns(ctx, { ...cluster, capabilities }, link, cycle);
+          await submitPendingRuns(ctx, cluster, link, cycle);
         } finally {
           // After submitting (slow reads of one run's output never delay the others' jobs), and
           // even when submitting failed (a cluster that refuses new files still has runs to end).
           await finalizeEndedRuns(ctx, cluster, link, ended);
         }
+        // Last, so it never delays or blocks the cycle's own work; a new cluster (no runs yet) gets
+        // cycles for this alone. Campaigns that set a power state are only accepted once it ran,
+        // so their runs are submitted with the capabilities known.
+        await probeClusterIfDue(ctx, cluster, link);
       } finally {
         await pinLearnedHostKey(ctx, cluster, link);
       }
