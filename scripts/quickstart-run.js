@@ -92,6 +92,7 @@ async function main() {
   console.log(`\n${table(rows)}\n`);
   console.log(`± is the 95 % confidence half-width over repetitions; energy method: ${methods.join(', ') || 'none'}` +
     (methods.includes('model') ? ' (this machine has no power sensors: CPU power is modelled from utilisation)' : ''));
+  if (results.power) console.log(`power state: ${results.power.note}`);
   if (results.tradeoff) {
     const t = results.tradeoff;
     console.log(`fastest: ${t.fastest}; most frugal: ${t.mostFrugal}; choosing the frugal one saves ${t.energySavedPct?.toFixed(1)} % energy for ${t.timeLostPct?.toFixed(1)} % more time`);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { GpuIdentity, NodeFingerprint } from '@erg/spec/node-info';
+import { slurmVersionOf, type GpuIdentity, type NodeFingerprint } from '@erg/spec/node-info';
 import type { AgentConfig, JobEnvironment } from './config';
 import type { GpuStackIdentity } from './sources/types';
 import { AGENT_VERSION } from './version';
@@ -67,7 +67,8 @@ export interface FingerprintProbes {
 /** Starts srun, git and the image's hash; none of them can fail (each answers null instead) or outlast its timeout. */
 export function startFingerprintProbes(config: Pick<AgentConfig, 'srun' | 'workloadDir' | 'job'>): FingerprintProbes {
   return {
-    slurmVersion: run(config.srun, ['--version'], SRUN_TIMEOUT_MS).then((out) => firstLine(out)),
+    // One spelling for every Slurm build (Debian's says slurm-wlm): see slurmVersionOf.
+    slurmVersion: run(config.srun, ['--version'], SRUN_TIMEOUT_MS).then((out) => slurmVersionOf(firstLine(out))),
     workload: config.workloadDir === undefined ? Promise.resolve(null) : workloadState(config.workloadDir),
     container: containerOf(config.job.container),
   };

@@ -3,7 +3,7 @@
  * node and whether the site's node helper (deploy/node-helper) answers at the cluster's
  * powerHelper path, with the knobs it allows. One remote command, bounded on the cluster.
  */
-import { POWER_KNOBS, type PowerKnob } from '@erg/spec';
+import { POWER_KNOBS, slurmVersionOf, type PowerKnob } from '@erg/spec';
 import { shellQuote } from './shell';
 
 export interface ClusterProbe {
@@ -42,11 +42,7 @@ export function parseProbe(stdout: string, helperPath: string): ClusterProbe {
   for (const line of stdout.split('\n')) {
     const m = /^erg-probe (slurm|helper|helper-missing)(?: (.*))?$/.exec(line);
     if (!m) continue;
-    if (m[1] === 'slurm') {
-      // `slurm 24.11.5` upstream, `slurm-wlm 22.05.8` from Debian's packages: erg says `slurm <version>`.
-      const version = /^slurm(?:-wlm)?[ -]([0-9][0-9A-Za-z.-]*)/.exec(m[2]?.trim() ?? '')?.[1];
-      slurmVersion = version ? `slurm ${version}` : null;
-    }
+    if (m[1] === 'slurm') slurmVersion = slurmVersionOf(m[2] ?? null);
     else if (m[1] === 'helper') helperLine = (m[2] ?? '').trim();
     else missing = true;
   }

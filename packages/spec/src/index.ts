@@ -124,7 +124,7 @@ export {
 } from './telemetry';
 export {
   type GpuIdentity, type NodeFingerprint, FINGERPRINT_IDENTITY_FIELDS, fingerprintClass, canonicalJson, type PowerState, POWER_KNOBS, type PowerKnob,
-  POWER_HELPER_OPTIONS, type GpuPowerSettings, type NodePowerSettings, type PowerRecord, parsePowerRecord,
+  POWER_HELPER_OPTIONS, type GpuPowerSettings, type NodePowerSettings, type PowerRecord, parsePowerRecord, slurmVersionOf,
 } from './node-info';
 export { PowerBlock, POWER_RANGES, powerTemplates, expandPower, powerKnobsOf, powerSupport } from './power';
 export {

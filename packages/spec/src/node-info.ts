@@ -47,6 +47,17 @@ export interface NodeFingerprint {
   agentVersion: string;
 }
 
+/**
+ * What `sinfo --version` / `srun --version` print, as erg writes a Slurm version: `slurm 24.11.5`
+ * upstream and `slurm-wlm 22.05.8` from Debian's packages are `slurm 24.11.5` and `slurm 22.05.8`;
+ * null for anything else (a shell's "not found"). One spelling, so fingerprints and a cluster's
+ * probe compare equal for the same Slurm.
+ */
+export function slurmVersionOf(text: string | null): string | null {
+  const version = /^slurm(?:-wlm)?[ -]([0-9][0-9A-Za-z.-]*)/.exec(text?.trim() ?? '')?.[1];
+  return version ? `slurm ${version}` : null;
+}
+
 /** The fields of a fingerprint that identify one node rather than a kind of machine. */
 export const FINGERPRINT_IDENTITY_FIELDS = ['node', 'hostname'] as const;
 
