@@ -152,7 +152,9 @@ describe('clusters', () => {
     const api = routes({ 'GET /v1/clusters': { status: 200, body: { items: [CLUSTER, gh, fresh] } }, 'GET /v1/clusters/local': { status: 200, body: CLUSTER }, 'GET /v1/clusters/gh': { status: 200, body: gh }, 'GET /v1/clusters/fresh': { status: 200, body: fresh } });
     const table = await erg(['clusters', 'list'], { api });
     expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+SSH\s+PARTITION\s+WORK DIR\s+SLURM\s+POWER HELPER\s+LAST CONTACT\s+STATUS$/);
-    expect(table.stdout).toMatch(/^local\s+root@127\.0\.0\.1:2222\s+gh200\s+\/var\/lib\/erg-local\/work\s+slurm 22\.05\.8\s+none: no executable node helper at \/usr\/local\/sbin\/erg-power-helper on the login node .*\s+never\s+ok$/m);
+    // The list says none; `clusters show` says why.
+    expect(table.stdout).toMatch(/^local\s+root@127\.0\.0\.1:2222\s+gh200\s+\/var\/lib\/erg-local\/work\s+slurm 22\.05\.8\s+none\s+never\s+ok$/m);
+    expect((await erg(['clusters', 'show', 'local'], { api })).stdout).toMatch(/none: no executable node helper at \/usr\/local\/sbin\/erg-power-helper on the login node/);
     expect(table.stdout).toMatch(/^gh\s+.*\s+slurm 23\.11\.4\s+version 1, knobs gpuPowerLimitW, cpuFreqKHz\s+never\s+ok$/m);
     expect(table.stdout).toMatch(/^fresh\s+.*\s+not probed yet\s+not probed yet\s+never\s+ok$/m);
     const show = (await erg(['clusters', 'show', 'gh'], { api })).stdout;

@@ -122,10 +122,11 @@ export function slurmVersionText(c: Pick<Cluster, 'capabilities'>): string {
  * The node helper as the probe found it: the knobs it allows (what a campaign's `power` may set),
  * or why there is none (campaigns with `power` are then refused); `not probed yet` before the scheduler reached the cluster.
  */
-export function powerHelperText(c: Pick<Cluster, 'capabilities'>): string {
+export function powerHelperText(c: Pick<Cluster, 'capabilities'>, brief = false): string {
   const caps = c.capabilities;
   if (!caps) return 'not probed yet';
-  if (caps.powerHelper === null) return `none: ${caps.powerHelperProblem ?? 'no node helper answered'}`;
+  // The list keeps one short cell; `erg clusters show` gives the probe's reason.
+  if (caps.powerHelper === null) return brief ? 'none' : `none: ${caps.powerHelperProblem ?? 'no node helper answered'}`;
   const { version, knobs } = caps.powerHelper;
   return `version ${version}, ${knobs.length === 0 ? 'allows no knob' : `knobs ${knobs.join(', ')}`}`;
 }
@@ -157,7 +158,7 @@ async function list(ctx: CommandContext, opts: { json?: boolean }): Promise<void
     return;
   }
   const rows = body.items.map((c) => [
-    c.name, `${c.user}@${c.host}:${c.port}`, c.defaultPartition ?? NO_VALUE, c.workDir, slurmVersionText(c), powerHelperText(c), c.lastContactAt ?? 'never',
+    c.name, `${c.user}@${c.host}:${c.port}`, c.defaultPartition ?? NO_VALUE, c.workDir, slurmVersionText(c), powerHelperText(c, true), c.lastContactAt ?? 'never',
     c.lastError ? ctx.color.red(`error: ${c.lastError}`) : ctx.color.green('ok'),
   ]);
   const columns = ['NAME', 'SSH', 'PARTITION', 'WORK DIR', 'SLURM', 'POWER HELPER', 'LAST CONTACT', 'STATUS'].map((header) => ({ header }));
