@@ -1,7 +1,7 @@
 import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
 import { expandHostlist } from '@erg/slurm';
 import { assessPowerState, computeRunEnergy, perUnit, type NodeTelemetry, type RunEnergy, type SensorInfo, type Window } from '@erg/energy';
-import { CampaignSpec, expandPower, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
+import { CampaignSpec, expandPower, Telemetry, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
 
 /** What is stored per run: the view without the run id and the time it was computed (those are columns). */
 type StoredRunEnergy = Omit<RunEnergyView, 'runId' | 'computedAt'>;
@@ -63,7 +63,7 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
   const records = new Map<string, PowerRecord>();
   for (const n of await listRunNodes(db, runId)) if (n.power) records.set(n.node, n.power);
   const assessed = assessPowerState({
-    window, requested, nodes: [...nodes.values()], records, maxThrottledShare: spec.success ? spec.data.telemetry.maxThrottledShare : 0.1,
+    window, requested, nodes: [...nodes.values()], records, maxThrottledShare: (spec.success ? spec.data.telemetry : Telemetry.parse({})).maxThrottledShare,
   });
   if (assessed.power) energy.power = assessed.power;
   energy.flags.push(...assessed.flags);

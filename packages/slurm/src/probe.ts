@@ -53,9 +53,9 @@ export function parseProbe(stdout: string, helperPath: string): ClusterProbe {
   try {
     answer = JSON.parse(helperLine);
   } catch {
-    return { slurmVersion, powerHelper: null, powerHelperProblem: `${helperPath} probe did not answer as erg's node helper: ${JSON.stringify(helperLine.slice(0, 200))}` };
+    answer = undefined;
   }
-  const a = answer as { helper?: unknown; version?: unknown; knobs?: unknown };
+  const a = (answer ?? {}) as { helper?: unknown; version?: unknown; knobs?: unknown };
   if (a.helper !== 'erg-power-helper' || typeof a.version !== 'number' || !Array.isArray(a.knobs)) {
     return { slurmVersion, powerHelper: null, powerHelperProblem: `${helperPath} probe did not answer as erg's node helper: ${JSON.stringify(helperLine.slice(0, 200))}` };
   }

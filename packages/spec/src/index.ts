@@ -120,7 +120,7 @@ export {
   normalizeBatch, type Quantity, type TelemetryBatchInput, type SeriesChunk, type NormalizedBatch,
   MAX_BATCH_SERIES, MAX_BATCH_SENSORS, MAX_BATCH_DEPTH, decodeTelemetryBatch, decodeTelemetryValue, type DecodedBatch,
   sampleTimeBounds, SAMPLE_CLOCK_SKEW_MS, IMPORT_EARLIEST_MS, type SampleTimeBounds,
-  TelemetryAccepted, TelemetrySeries, RunTelemetry, NodeFingerprintSchema, PowerRecordSchema,
+  TelemetryAccepted, TelemetrySeries, RunTelemetry, NodeFingerprintSchema, PowerRecordSchema, PowerStateSchema,
 } from './telemetry';
 export {
   type GpuIdentity, type NodeFingerprint, FINGERPRINT_IDENTITY_FIELDS, fingerprintClass, canonicalJson, type PowerState, POWER_KNOBS, type PowerKnob,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PowerStateSchema } from './telemetry';
 
 /**
  * Energy results: one run's figures (what @erg/energy's computeRunEnergy returns and the API's
@@ -93,8 +94,7 @@ export type GpuPowerObserved = z.infer<typeof GpuPowerObserved>;
 /** What the run asked of the hardware and what was in force. */
 export const RunPowerState = z
   .object({
-    requested: z
-      .object({ gpuPowerLimitW: z.number().optional(), gpuLockedClocksMHz: z.tuple([z.number(), z.number()]).optional(), moduleLimitW: z.number().optional(), cpuFreqKHz: z.number().optional() })
+    requested: PowerStateSchema
       .nullable()
       .describe("the campaign's power block for this configuration; null: it set none (the nodes ran in whatever state they were in)"),
     gpus: z.array(GpuPowerObserved),

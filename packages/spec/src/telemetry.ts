@@ -87,7 +87,8 @@ export const NodeFingerprintSchema = z
   .meta({ id: 'NodeFingerprint' });
 
 const whole = z.int().min(0).max(1_000_000_000);
-const PowerStateSchema = z
+/** What a campaign's power block asks of a configuration's nodes (node-info.ts's PowerState), expanded. */
+export const PowerStateSchema = z
   .object({ gpuPowerLimitW: whole.optional(), gpuLockedClocksMHz: z.tuple([whole, whole]).optional(), moduleLimitW: whole.optional(), cpuFreqKHz: whole.optional() })
   .strict()
   .meta({ id: 'PowerState' });

@@ -2756,15 +2756,7 @@ export interface components {
         };
         RunPowerStateInput: {
             /** @description the campaign's power block for this configuration; null: it set none (the nodes ran in whatever state they were in) */
-            requested: {
-                gpuPowerLimitW?: number;
-                gpuLockedClocksMHz?: [
-                    number,
-                    number
-                ];
-                moduleLimitW?: number;
-                cpuFreqKHz?: number;
-            } | null;
+            requested: components["schemas"]["PowerStateInput"] | null;
             gpus: components["schemas"]["GpuPowerObservedInput"][];
             /** @description per node, the CPUs' maximum frequency the node helper read back (only when cpuFreqKHz was asked for) */
             cpuMaxFreqKHz: {
@@ -3939,15 +3931,7 @@ export interface components {
         };
         RunPowerState: {
             /** @description the campaign's power block for this configuration; null: it set none (the nodes ran in whatever state they were in) */
-            requested: {
-                gpuPowerLimitW?: number;
-                gpuLockedClocksMHz?: [
-                    number,
-                    number
-                ];
-                moduleLimitW?: number;
-                cpuFreqKHz?: number;
-            } | null;
+            requested: components["schemas"]["PowerState"] | null;
             gpus: components["schemas"]["GpuPowerObserved"][];
             /** @description per node, the CPUs' maximum frequency the node helper read back (only when cpuFreqKHz was asked for) */
             cpuMaxFreqKHz: {
