@@ -45,7 +45,8 @@ function freePort() {
 }
 
 async function main() {
-  const cluster = JSON.parse(fs.readFileSync(path.join(root, '.erg', 'local-slurm', 'cluster.json'), 'utf8'));
+  // The local cluster ERG_E2E_SLURM names (22.05 by default; deploy/local-slurm).
+  const cluster = require('@erg/testkit').loadLocalCluster();
   const stamp = Date.now().toString(36);
   const database = `erg_bench_logs_${stamp}`;
   const dbUrl = `postgresql://postgres@127.0.0.1:5432/${database}`;

@@ -55,11 +55,13 @@ async function runCase() {
   let connection = null;
   if (opts.source === 'ssh') {
     const { ClusterConnection } = require(path.join(root, 'packages', 'slurm', 'dist'));
-    const cluster = JSON.parse(fs.readFileSync(path.join(root, '.erg', 'local-slurm', 'cluster.json'), 'utf8'));
+    const { loadLocalCluster, hostClusterPath } = require('@erg/testkit');
+    const cluster = loadLocalCluster();
     connection = new ClusterConnection({
       host: cluster.host, port: cluster.port, username: cluster.user, privateKey: fs.readFileSync(cluster.privateKeyPath), hostKeySha256: cluster.hostKeySha256,
     });
-    stdout = clusterLogSource(connection, path.dirname(opts.file), path.basename(opts.file), 600_000);
+    // opts.file is a path on this machine; the cluster names it without its root (24.11: a chroot).
+    stdout = clusterLogSource(connection, path.dirname(hostClusterPath(cluster, opts.file)), path.basename(opts.file), 600_000);
   } else {
     stdout = localLogSource(opts.file, 'stdout.log');
   }
@@ -112,12 +114,20 @@ function child(caseName, source, file) {
   return JSON.parse(out.trim().split('\n').at(-1));
 }
 
+/** The local cluster's work dir as a path on this machine (deploy/local-slurm's cluster.json). */
+function clusterWorkDirHere() {
+  const { loadLocalCluster, clusterHostPath } = require('@erg/testkit');
+  const cluster = loadLocalCluster();
+  return clusterHostPath(cluster, cluster.workDir);
+}
+
 function main() {
   const mb = opts.quick ? 8 : Number(opts.mb);
   const sources = opts.quick || !opts.ssh ? ['local'] : ['local', 'ssh'];
-  // Over SSH the file must be where the local cluster's login node sees it: its work dir is on this machine.
+  // Over SSH the file must be where the local cluster's login node sees it: its work dir, which is
+  // on this machine (under the cluster's root directory).
   const dir = opts.ssh && !opts.quick
-    ? fs.mkdtempSync(path.join(JSON.parse(fs.readFileSync(path.join(root, '.erg', 'local-slurm', 'cluster.json'), 'utf8')).workDir, 'bench-metrics-'))
+    ? fs.mkdtempSync(path.join(clusterWorkDirHere(), 'bench-metrics-'))
     : fs.mkdtempSync(path.join(os.tmpdir(), 'erg-metrics-bench-'));
   const file = path.join(dir, 'stdout.log');
   try {

@@ -4,7 +4,8 @@
 // run: a plain loop of sbatch calls on the cluster itself, erg's own submit loop (paths on stdin)
 // over one channel without and with the fence check, and one new SSH connection per sbatch.
 //
-//   node bench/submit.js [--runs 1000] [--loop 200] [--fresh 50]
+//   node bench/submit.js [--runs 1000] [--loop 200] [--fresh 50] [--arrays on|off]
+//   node bench/submit.js --runs 10000        (issue 14's target: ≥ 1,000 runs/s from POST to all queued)
 //
 // Needs the build (npx turbo run build), Postgres, Redis and deploy/local-slurm/up.sh.
 'use strict';
@@ -19,11 +20,16 @@ const { startScheduler, runCycle, createSchedulerContext, SchedulerConfig } = re
 const { secretBoxFrom } = require('@erg/secrets');
 
 const { values: opts } = parseArgs({
-  options: { runs: { type: 'string', default: '1000' }, loop: { type: 'string', default: '200' }, fresh: { type: 'string', default: '50' } },
+  options: {
+    runs: { type: 'string', default: '1000' }, loop: { type: 'string', default: '200' }, fresh: { type: 'string', default: '50' },
+    // on: runs that share resources go as array jobs (erg's default); off: one sbatch per run, as before issue 14.
+    arrays: { type: 'string', default: 'on' },
+  },
 });
 const RUNS = Number(opts.runs);
 const root = path.resolve(__dirname, '..');
-const local = JSON.parse(fs.readFileSync(path.join(root, '.erg', 'local-slurm', 'cluster.json'), 'utf8'));
+// The local cluster ERG_E2E_SLURM names (22.05 by default; deploy/local-slurm).
+const local = require('@erg/testkit').loadLocalCluster();
 const connectOptions = {
   host: local.host, port: local.port, username: local.user, privateKey: fs.readFileSync(local.privateKeyPath, 'utf8'),
   hostKeySha256: local.hostKeySha256,
@@ -75,7 +81,9 @@ async function main() {
   /** The campaign's runs by state. */
   const countsOf = async (id) => (await runCountsByCampaign(db, [id])).get(id) ?? {};
 
-  const schedConfig = SchedulerConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, ERG_POLL_INTERVAL_MS: '1000', LOG_LEVEL: 'warn' });
+  const schedConfig = SchedulerConfig.parse({
+    DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, ERG_POLL_INTERVAL_MS: '1000', LOG_LEVEL: 'warn', ERG_SUBMIT_ARRAYS: opts.arrays,
+  });
   const ctx = createSchedulerContext({ config: schedConfig, db, redis, secrets: secretBoxFrom(schedConfig), log: pino({ level: 'warn' }) });
   const scheduler = await startScheduler(ctx);
   const conn = new ClusterConnection({ ...connectOptions, maxSessions: 2 });
@@ -83,9 +91,12 @@ async function main() {
 
   // --- 1. POST → every run queued ---------------------------------------------------------
   const t0 = performance.now();
+  // Two axes (at most 100 × RUNS/100 values) rather than one of RUNS values.
+  const axisA = Math.min(RUNS, 100);
   const campaign = await call('POST', '/v1/campaigns', {
-    name: 'bench-1000', cluster: 'local',
-    parameters: { i: Array.from({ length: RUNS }, (_, k) => k + 1) },
+    name: `bench-${RUNS}`, cluster: 'local',
+    parameters: { a: Array.from({ length: axisA }, (_, k) => k + 1), b: Array.from({ length: Math.ceil(RUNS / axisA) }, (_, k) => k + 1) },
+    ...(RUNS % axisA === 0 ? {} : { exclude: Array.from({ length: axisA - (RUNS % axisA) }, (_, k) => ({ a: axisA - k, b: Math.ceil(RUNS / axisA) })) }),
     // As many at once as the node takes, like the plain sbatch loop it is compared with.
     resources: { time: '00:05:00', cpusPerTask: 1, exclusive: false },
     run: 'sleep 240',
@@ -113,8 +124,9 @@ async function main() {
   const rpcs = diff(after, before);
   const rpcTotal = Object.values(rpcs).reduce((a, b) => a + b, 0);
 
-  const jobIds = (await listCampaignRuns(db, campaign.id)).items.map((r) => r.slurmJobId).filter((id) => id !== null);
-  await slurm.scancel(jobIds);
+  // One scancel per array job (its tasks all go), one per job of its own.
+  const jobIds = new Set((await listCampaignRuns(db, campaign.id)).items.map((r) => r.slurmJobId?.split('_')[0]).filter((id) => id));
+  await slurm.scancel([...jobIds]);
 
   // --- 3. plain sbatch loop on the cluster itself ------------------------------------------
   const LOOP = Number(opts.loop);
@@ -160,6 +172,8 @@ async function main() {
 
   const result = {
     runs: RUNS,
+    arrays: opts.arrays,
+    sbatchCalls: jobIds.size,
     postMs: Math.round(tPost - t0),
     allQueuedS: Number(seconds.toFixed(2)),
     runsPerS: Math.round(RUNS / seconds),

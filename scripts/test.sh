@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (`npm test`, called by .ci/run):
-# installs dependencies, builds, makes sure Postgres, Redis and the local Slurm cluster are up,
+# installs dependencies, builds, makes sure Postgres, Redis and the local Slurm clusters are up,
 # then runs the unit, integration and end-to-end projects and prints one summary line.
+# The e2e project runs once per local cluster (deploy/local-slurm: Slurm 22.05 on this machine,
+# then Slurm 24.11 in its Debian 13 root), with ERG_E2E_SLURM naming the cluster; each run has
+# its own artifact, test-artifacts/e2e-<series>.json, and the summary adds them all up.
 #   scripts/test.sh [unit|integration|e2e]...   (default: all three)
+#   ERG_E2E_SLURM=24.11 scripts/test.sh e2e     (only that cluster; a space-separated list works too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 projects=("$@")
@@ -17,7 +21,12 @@ for p in "${projects[@]}"; do
   case "$p" in integration) needs_services=1 ;; e2e) needs_services=1; needs_cluster=1 ;; esac
 done
 [ "$needs_services" = 0 ] || bash scripts/services.sh
-[ "$needs_cluster" = 0 ] || bash deploy/local-slurm/up.sh
+# Which local clusters the e2e project runs against (and so which ones are brought up).
+read -r -a e2e_series <<<"${ERG_E2E_SLURM:-22.05 24.11}"
+for series in "${e2e_series[@]}"; do
+  case "$series" in 22.05 | 24.11) ;; *) echo "ERG_E2E_SLURM: unknown cluster $series (22.05, 24.11)" >&2; exit 2 ;; esac
+  [ "$needs_cluster" = 0 ] || bash deploy/local-slurm/up.sh --slurm "$series"
+done
 
 # The web app's browser tests drive Debian's Chromium (playwright-core cannot download a browser).
 install_chromium() {
@@ -44,17 +53,27 @@ for p in "${projects[@]}"; do [ "$p" != unit ] || install_compose_tools || true;
 
 mkdir -p test-artifacts
 status=0; passed=0; failed=0
+# One jest run: project $1, artifact test-artifacts/$2.json, further arguments to jest; adds its
+# counts to the totals.
+run_project() {
+  local p=$1 artifact=test-artifacts/$2.json np nf
+  shift 2
+  npx jest --selectProjects "$p" --ci --json --outputFile="$artifact" "$@" || status=1
+  read -r np nf < <(node -e 'const r=require(require("node:path").resolve(process.argv[1])); console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites)' "$artifact" 2>/dev/null || echo "0 1")
+  passed=$((passed + np)); failed=$((failed + nf))
+}
 for p in "${projects[@]}"; do
   case "$p" in
-    unit) args=() ;;
-    integration) args=(--maxWorkers=2) ;;
-    e2e) args=(--runInBand) ;;
+    unit) printf '\n=== unit tests ===\n'; run_project unit unit ;;
+    integration) printf '\n=== integration tests ===\n'; run_project integration integration --maxWorkers=2 ;;
+    e2e)
+      for series in "${e2e_series[@]}"; do
+        printf '\n=== e2e tests on the Slurm %s local cluster ===\n' "$series"
+        ERG_E2E_SLURM=$series run_project e2e "e2e-$series" --runInBand
+      done
+      ;;
     *) echo "unknown project $p (unit, integration, e2e)" >&2; exit 2 ;;
   esac
-  printf '\n=== %s tests ===\n' "$p"
-  npx jest --selectProjects "$p" --ci --json --outputFile="test-artifacts/$p.json" "${args[@]}" || status=1
-  read -r np nf < <(node -e 'const r=require(require("node:path").resolve(process.argv[1])); console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites)' "test-artifacts/$p.json" 2>/dev/null || echo "0 1")
-  passed=$((passed + np)); failed=$((failed + nf))
 done
 echo
 echo "tests: $passed passed, $failed failed"

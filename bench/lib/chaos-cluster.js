@@ -14,8 +14,6 @@ const { waitFor } = require('@erg/testkit');
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '..', '..');
 const UP_SH = path.join(root, 'deploy', 'local-slurm', 'up.sh');
-/** deploy/local-slurm/lib.sh: SLURMCTLD_PID. */
-const SLURMCTLD_PID_FILE = '/run/slurm/slurmctld.pid';
 
 /** The pid in `file` when it names a live process called `comm`, else null (lib.sh's pid_from_file). */
 function pidFromFile(file, comm) {
@@ -63,11 +61,14 @@ class LocalClusterOps {
   /** @param {import('@erg/testkit').LocalCluster} local */
   constructor(local) {
     this.local = local;
-    // up.sh keeps erg's key, sshd config and pid file in one state dir (lib.sh: STATE_DIR).
-    const stateDir = path.dirname(local.privateKeyPath);
-    this.sshdConfig = path.join(stateDir, 'sshd_config');
-    this.sshdPidFile = path.join(stateDir, 'sshd.pid');
-    this.sshdLog = path.join(stateDir, 'sshd.log');
+    // Where up.sh keeps erg's sshd and slurmctld pid files (host paths) and how it starts that
+    // sshd, from cluster.json: the same code serves the 22.05 cluster and the chrooted 24.11 one.
+    this.sshdPidFile = local.sshdPidFile;
+    this.sshdStartCommand = local.sshdStartCommand;
+    this.slurmctldPidFile = local.slurmctldPidFile;
+    /** up.sh with this cluster's selector (`--slurm 24.11`), as argv and as a shell line for watchdogs. */
+    this.upArgv = [UP_SH, ...local.upArgs];
+    this.upLine = this.upArgv.map((a) => `'${a}'`).join(' ');
     this.connection = new ClusterConnection({
       host: local.host, port: local.port, username: local.user, privateKey: local.privateKey,
       hostKeySha256: local.hostKeySha256, maxSessions: 2,
@@ -110,9 +111,9 @@ class LocalClusterOps {
    */
   async restartSshd({ clientPids, downMs }) {
     const master = pidFromFile(this.sshdPidFile, 'sshd');
-    if (master === null) throw new Error(`erg's sshd is not running (no live pid in ${this.sshdPidFile}): run deploy/local-slurm/up.sh`);
+    if (master === null) throw new Error(`erg's sshd is not running (no live pid in ${this.sshdPidFile}): run bash ${this.upLine}`);
     const sessions = await this.sessionsOf(clientPids);
-    const guard = this.guard(`sleep ${Math.ceil(downMs / 1000) + 30}; bash '${UP_SH}' >/dev/null 2>&1`);
+    const guard = this.guard(`sleep ${Math.ceil(downMs / 1000) + 30}; bash ${this.upLine} >/dev/null 2>&1`);
     this.sshdDown = true;
     try {
       process.kill(master, 'SIGTERM');
@@ -136,7 +137,8 @@ class LocalClusterOps {
   async startSshd() {
     if (pidFromFile(this.sshdPidFile, 'sshd') === null) {
       // sshd daemonizes: the command returns once it listens.
-      await run('/usr/sbin/sshd', ['-f', this.sshdConfig, '-E', this.sshdLog]).catch(() => undefined);
+      const [file, ...args] = this.sshdStartCommand;
+      await run(file, args).catch(() => undefined);
     }
     const probe = () =>
       waitFor(
@@ -157,7 +159,7 @@ class LocalClusterOps {
       await probe();
     } catch {
       // The direct start did not take: up.sh knows every way this can fail and says which.
-      await run('bash', [UP_SH], { timeout: 120_000 });
+      await run('bash', this.upArgv, { timeout: 120_000 });
       await probe();
     }
     this.sshdDown = false;
@@ -168,8 +170,8 @@ class LocalClusterOps {
    * SIGCONTs it. Synchronous up to the stop, so that it can be called from a log line's handler.
    */
   stopSlurmctldNow(durationMs) {
-    const pid = pidFromFile(SLURMCTLD_PID_FILE, 'slurmctld');
-    if (pid === null) throw new Error(`slurmctld is not running (no live pid in ${SLURMCTLD_PID_FILE})`);
+    const pid = pidFromFile(this.slurmctldPidFile, 'slurmctld');
+    if (pid === null) throw new Error(`slurmctld is not running (no live pid in ${this.slurmctldPidFile})`);
     const guard = this.guard(`sleep ${Math.ceil(durationMs / 1000) + 10}; kill -CONT ${pid}`);
     this.stoppedCtld = pid;
     process.kill(pid, 'SIGSTOP');

@@ -4,11 +4,13 @@
 # accounting database and the state dir stay, so the next up.sh is quick.
 # Idempotent: stopping something that is not running is not an error.
 #
-# Usage: sudo bash deploy/local-slurm/down.sh
+# Usage: sudo bash deploy/local-slurm/down.sh [--slurm 22.05|24.11]   (default 22.05; 24.11: 24.11/down.sh)
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# --slurm 24.11: the 24.11 cluster instead (24.11/down.sh); nothing below runs then.
+select_slurm down.sh "$@"
 
 main() {
   local pid

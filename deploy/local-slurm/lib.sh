@@ -1,5 +1,7 @@
 # shellcheck shell=bash disable=SC2034  # constants are used by the scripts sourcing this
-# Shared helpers for deploy/local-slurm/{up,down,status}.sh. Sourced, never executed.
+# Layout and helpers of the Slurm 22.05 cluster for deploy/local-slurm/{up,down,status}.sh
+# (generic helpers: common.sh; the Slurm 24.11 cluster beside it: 24.11/lib.sh). Sourced,
+# never executed.
 #
 # The local cluster is one Debian machine acting as Slurm controller, compute node and
 # accounting host at once, reached by erg over a dedicated sshd on 127.0.0.1:2222. There is no
@@ -77,76 +79,19 @@ readonly MUNGE_MARKER=$STATE_DIR/munged.started-by-erg
 NODE_NAME="$(uname -n)"
 NODE_NAME="${NODE_NAME%%.*}"
 
-# --- messages -----------------------------------------------------------------------------
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "$ERG_LS_DIR/common.sh"
 
-log() { printf '[local-slurm] %s\n' "$*"; }
-warn() { printf '[local-slurm] WARNING: %s\n' "$*" >&2; }
-die() {
-  printf '[local-slurm] ERROR: %s\n' "$*" >&2
-  exit 1
-}
-
-# Print the end of a log file to stderr so a failed start explains itself.
-log_tail() {
-  local file=$1
-  if [[ -r $file ]]; then
-    printf -- '--- last lines of %s ---\n' "$file" >&2
-    tail -n 25 "$file" >&2 || true
-    printf -- '---\n' >&2
-  else
-    printf '(no log at %s)\n' "$file" >&2
-  fi
-}
-
-# A daemon failed: name it, show its log, stop.
-die_daemon() {
-  local name=$1 logfile=$2
-  shift 2
-  printf '[local-slurm] ERROR: %s failed to start%s\n' "$name" "${*:+: $*}" >&2
-  log_tail "$logfile"
-  exit 1
-}
-
-have_cmd() { command -v "$1" >/dev/null 2>&1; }
-
-require_root() {
-  [[ $(id -u) -eq 0 ]] || die "must run as root (it installs packages and starts system daemons); try: sudo $0"
-}
-
-require_debian() {
-  if [[ ! -r /etc/debian_version ]] || ! have_cmd apt-get || ! have_cmd dpkg-query; then
-    die "this script supports Debian 12 (apt-get/dpkg) only; install slurm-wlm, slurmdbd, munge and openssh-server by hand elsewhere"
-  fi
-}
-
-# --- processes ----------------------------------------------------------------------------
-
-# True while $pid runs. A zombie counts as gone: daemons started by up.sh are reparented to
-# PID 1, which may take a while to reap them.
-pid_running() {
-  local stat
-  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
-  stat="${stat##*) }"
-  [[ ${stat:0:1} != Z ]]
-}
-
-# pid of a live process named $comm recorded in $pidfile, or nothing.
-pid_from_file() {
-  local pidfile=$1 comm=$2 pid
-  [[ -r $pidfile ]] || return 1
-  read -r pid <"$pidfile" 2>/dev/null || return 1
-  [[ $pid =~ ^[0-9]+$ ]] || return 1
-  [[ -r /proc/$pid/comm && $(<"/proc/$pid/comm") == "$comm" ]] && pid_running "$pid" || return 1
-  printf '%s\n' "$pid"
-}
+# --- processes (this cluster's) ------------------------------------------------------------
 
 # pid of a running system-wide daemon: its pid file first, else the single process by that
-# exact name (a daemon whose pid file was removed must not be started a second time).
+# exact name (a daemon whose pid file was removed must not be started a second time) — one
+# running on this machine's root: the 24.11 cluster's daemons of the same names run in a chroot.
 daemon_pid() {
   local pidfile=$1 comm=$2 pid
   pid_from_file "$pidfile" "$comm" && return 0
   for pid in $(pgrep -x "$comm"); do
-    if pid_running "$pid"; then
+    if pid_running "$pid" && pid_in_root "$pid" /; then
       printf '%s\n' "$pid"
       return 0
     fi
@@ -166,23 +111,6 @@ erg_sshd_pid() {
     fi
   done
   return 1
-}
-
-# SIGTERM, wait up to 20 s, then SIGKILL. Quiet when the process is already gone.
-stop_pid() {
-  local pid=$1 name=$2 i
-  [[ -n $pid ]] || return 0
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for ((i = 0; i < 200; i++)); do
-    pid_running "$pid" || {
-      log "stopped $name (pid $pid)"
-      return 0
-    }
-    sleep 0.1
-  done
-  warn "$name (pid $pid) ignored SIGTERM for 20 s; sending SIGKILL"
-  kill -KILL "$pid" 2>/dev/null || true
-  sleep 0.5
 }
 
 # --- health checks (all quick, all bounded by timeouts) -------------------------------------
@@ -207,6 +135,11 @@ node_state_ok() {
   [[ $1 =~ ^(idle|mixed|allocated\+?|completing|planned)-?$ ]]
 }
 
+# What `sinfo --version` prints ("slurm 22.05.8"): cluster.json's slurmVersion.
+slurm_version() {
+  sinfo --version 2>/dev/null | head -n 1
+}
+
 sacct_ok() {
   have_cmd sacct || return 1
   timeout 10 sacct -n -X -o JobIDRaw -S now-1minutes >/dev/null 2>&1
@@ -228,30 +161,6 @@ erg_ssh() {
 ssh_ok() {
   [[ -r $SSH_KEY && -r $KNOWN_HOSTS ]] || return 1
   erg_ssh true </dev/null >/dev/null 2>&1
-}
-
-# --- files --------------------------------------------------------------------------------
-
-# True when $file already holds exactly $content (as written by write_if_changed).
-same_content() {
-  local file=$1 content=$2
-  [[ -f $file ]] && [[ "$(<"$file")" == "$content" ]]
-}
-
-# Write $content (plus a final newline) to $file with $mode unless it is already identical.
-# Returns 0 when the file changed, 1 when it was left alone, so callers can restart only the
-# daemons whose configuration really moved.
-write_if_changed() {
-  local file=$1 mode=$2 content=$3 tmp
-  if same_content "$file" "$content"; then
-    chmod "$mode" "$file"
-    return 1
-  fi
-  tmp="$(mktemp "$file.XXXXXX")"
-  printf '%s\n' "$content" >"$tmp"
-  chmod "$mode" "$tmp"
-  mv -f "$tmp" "$file"
-  return 0
 }
 
 # SHA256 fingerprint of the ed25519 host key as OpenSSH prints it ("SHA256:<base64, no pad>").

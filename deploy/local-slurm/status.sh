@@ -3,11 +3,13 @@
 # Exit status 0 only when every part is up. Run as root to include the SSH login check
 # (erg's private key is readable by root only).
 #
-# Usage: bash deploy/local-slurm/status.sh
+# Usage: bash deploy/local-slurm/status.sh [--slurm 22.05|24.11]   (default 22.05; 24.11: 24.11/status.sh)
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# --slurm 24.11: the 24.11 cluster instead (24.11/status.sh); nothing below runs then.
+select_slurm status.sh "$@"
 
 failures=0
 

@@ -8,24 +8,24 @@
 # script would write, it exits within a second or so without touching anything. Otherwise it
 # installs what is missing, rewrites changed configuration and (re)starts only what needs it.
 #
+# Two local clusters live side by side: this one, Slurm 22.05 from Debian 12 on the machine
+# itself (the default), and Slurm 24.11 from Debian 13 in a root directory of its own, sshd on
+# 127.0.0.1:2223 (`--slurm 24.11`, which hands over to 24.11/up.sh). down.sh and status.sh take
+# the same selector. Both write a cluster.json with the same fields (see render_cluster_json).
+#
 # Usage: sudo bash deploy/local-slurm/up.sh       (state dir: $ERG_LOCAL_SLURM_DIR or
 #                                                  /var/lib/erg-local/state)
+#        sudo bash deploy/local-slurm/up.sh --slurm 24.11   (the 24.11 cluster; see 24.11/up.sh)
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# --slurm 24.11: the 24.11 cluster instead (24.11/up.sh); nothing below runs then.
+select_slurm up.sh "$@"
 
 readonly PACKAGES=(slurm-wlm slurmdbd munge openssh-server)
 
 # --- configuration rendering (pure: the fast path compares these with the files on disk) ---
-
-# RealMemory a little below what the kernel reports, so slurmd never registers with less
-# memory than slurm.conf promises (and the scheduler keeps some headroom for the daemons).
-real_memory_mib() {
-  local kib
-  kib="$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
-  echo $((kib * 95 / 100 / 1024))
-}
 
 render_slurm_conf() {
   cat <<EOF
@@ -165,8 +165,11 @@ render_known_hosts() {
   printf '[%s]:%s %s' "$SSH_HOST" "$SSH_PORT" "$(cut -d' ' -f1,2 "$HOST_KEY.pub")"
 }
 
+# The fields after slowSbatchPort are the same on the 24.11 cluster (24.11/up.sh), so that tests
+# need no version-specific code: rootDir (a path P on the cluster is rootDir + P on this
+# machine), the pid files and the sshd command line the chaos suite uses, up.sh's arguments.
 render_cluster_json() {
-  local fp=$1
+  local fp=$1 version=$2
   cat <<EOF
 {
   "name": "local",
@@ -178,7 +181,14 @@ render_cluster_json() {
   "partition": "$PARTITION",
   "workDir": "$WORK_DIR",
   "slurmClusterName": "$CLUSTER_NAME",
-  "slowSbatchPort": $SLOW_SSH_PORT
+  "slowSbatchPort": $SLOW_SSH_PORT,
+  "slurmSeries": "22.05",
+  "slurmVersion": "$version",
+  "rootDir": "/",
+  "sshdPidFile": "$SSHD_PID",
+  "sshdStartCommand": ["/usr/sbin/sshd", "-f", "$SSHD_CONFIG", "-E", "$SSHD_LOG"],
+  "slurmctldPidFile": "$SLURMCTLD_PID",
+  "upArgs": []
 }
 EOF
 }
@@ -204,7 +214,7 @@ already_up() {
   same_content "$SSHD_CONFIG" "$(render_sshd_config)" || return 1
   same_content "$SLOW_BIN/sbatch" "$(render_slow_sbatch)" || return 1
   same_content "$KNOWN_HOSTS" "$(render_known_hosts)" || return 1
-  same_content "$CLUSTER_JSON" "$(render_cluster_json "$(host_key_fingerprint)")" || return 1
+  same_content "$CLUSTER_JSON" "$(render_cluster_json "$(host_key_fingerprint)" "$(slurm_version)")" || return 1
   pub="$(<"$SSH_KEY.pub")"
   grep -qxF -- "$pub" "$(root_home)/.ssh/authorized_keys" 2>/dev/null || return 1
   # Processes first: slurmctld keeps reporting a dead slurmd's node as idle for minutes.
@@ -223,27 +233,6 @@ already_up() {
 
 # --- packages -----------------------------------------------------------------------------
 
-apt_install() {
-  local policy=/usr/sbin/policy-rc.d created_policy=0 rc=0
-  # Package scripts would start the daemons with their default configuration (and a system
-  # sshd on port 22). We start everything ourselves, so forbid that during the install.
-  if [[ ! -e $policy ]]; then
-    printf '#!/bin/sh\nexit 101\n' >"$policy"
-    chmod 755 "$policy"
-    created_policy=1
-  fi
-  log "apt-get install $*"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" || rc=$?
-  if [[ $rc -ne 0 ]]; then
-    # Most often a machine that never ran apt-get update: refresh once and retry.
-    warn "apt-get install failed (exit $rc); running apt-get update and retrying"
-    rc=0
-    DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" || rc=$?
-  fi
-  [[ $created_policy -eq 1 ]] && rm -f "$policy"
-  [[ $rc -eq 0 ]] || die "apt-get install $* failed (exit $rc)"
-}
-
 install_packages() {
   local p missing=()
   for p in "${PACKAGES[@]}"; do
@@ -253,39 +242,6 @@ install_packages() {
 }
 
 # --- MariaDB ------------------------------------------------------------------------------
-
-# Run SQL as the MariaDB superuser. A fresh Debian install only lets root in through the unix
-# socket; the shared dev machines allow root over TCP with an empty password. Try both.
-mariadb_root() {
-  local sql
-  sql="$(cat)"
-  mariadb -h"$DB_HOST" -P"$DB_PORT" -uroot <<<"$sql" 2>/dev/null || mariadb -uroot <<<"$sql"
-}
-
-mariadb_answers() {
-  have_cmd mariadb || return 1
-  mariadb -h"$DB_HOST" -P"$DB_PORT" -uroot -e 'select 1' >/dev/null 2>&1 ||
-    mariadb -uroot -e 'select 1' >/dev/null 2>&1
-}
-
-ensure_mariadb() {
-  local i
-  have_cmd mariadb || apt_install mariadb-client
-  mariadb_answers && return 0
-  # Nothing answers: install (if needed) and run our own MariaDB server.
-  if [[ ! -x /usr/sbin/mariadbd ]]; then apt_install mariadb-server; fi
-  log "starting MariaDB"
-  mkdir -p /run/mysqld /var/log/mysql
-  chown mysql:mysql /run/mysqld /var/log/mysql
-  start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd -- \
-    --user=mysql --log-error=/var/log/mysql/error.log </dev/null >/dev/null 2>&1 ||
-    die_daemon "MariaDB (mariadbd)" /var/log/mysql/error.log
-  for ((i = 0; i < 120; i++)); do
-    mariadb_answers && return 0
-    sleep 0.5
-  done
-  die_daemon "MariaDB (mariadbd)" /var/log/mysql/error.log "no answer within 60 s"
-}
 
 # Database, user and grants for slurmdbd. The password is generated once and kept in the
 # state dir; re-running re-applies it so the database and slurmdbd.conf always agree.
@@ -374,16 +330,6 @@ ensure_daemon() {
     pid=""
   fi
   [[ -n $pid ]] || start_daemon "$name" "$pidfile" "$logfile" "$@"
-}
-
-wait_for() {
-  local seconds=$1 i
-  shift
-  for ((i = 0; i < seconds * 5; i++)); do
-    "$@" && return 0
-    sleep 0.2
-  done
-  return 1
 }
 
 ensure_cluster_registered() {
@@ -535,7 +481,7 @@ main() {
   if write_if_changed "$SSHD_CONFIG" 644 "$(render_sshd_config)"; then sshd_changed=1; fi
   write_if_changed "$KNOWN_HOSTS" 644 "$(render_known_hosts)" || true
   ensure_sshd "$sshd_changed"
-  write_if_changed "$CLUSTER_JSON" 644 "$(render_cluster_json "$(host_key_fingerprint)")" || true
+  write_if_changed "$CLUSTER_JSON" 644 "$(render_cluster_json "$(host_key_fingerprint)" "$(slurm_version)")" || true
 
   # End to end, the way erg will use it: over SSH, with the pinned host key.
   erg_ssh sinfo </dev/null || die "ssh root@$SSH_HOST -p $SSH_PORT sinfo failed (see $SSHD_LOG)"

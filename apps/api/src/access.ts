@@ -76,7 +76,7 @@ declare module 'fastify' {
 
 export const access = {
   campaign: (action: Action, extra: Partial<AccessRule> = {}): { access: AccessRule } => ({ access: { action, target: { kind: 'campaign', param: 'id' }, ...extra } }),
-  run: (action: Action): { access: AccessRule } => ({ access: { action, target: { kind: 'run', param: 'id' } } }),
+  run: (action: Action, extra: Partial<AccessRule> = {}): { access: AccessRule } => ({ access: { action, target: { kind: 'run', param: 'id' }, ...extra } }),
   cluster: (action: Action): { access: AccessRule } => ({ access: { action, target: { kind: 'cluster', param: 'name' } } }),
   suite: (action: Action, extra: Partial<AccessRule> = {}): { access: AccessRule } => ({ access: { action, target: { kind: 'suite', param: 'name' }, ...extra } }),
   project: (action: Action): { access: AccessRule } => ({ access: { action, target: { kind: 'project', param: 'name' } } }),

@@ -10,6 +10,7 @@ import { validatorCompiler } from './validation';
 import { Offload } from './offload';
 import type { ClusterFiles } from './cluster-files';
 import { createApiMetrics, type ApiMetrics } from './metrics';
+import { certificateWarningPolicy } from './cluster-credentials';
 import { observeRequests } from './observe';
 import { installRateLimits } from './rate-limit';
 import { installAudit } from './audit';
@@ -66,7 +67,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   // Cluster names only behind ERG_METRICS_TOKEN: an open /metrics must not list them.
-  const metrics = deps.metrics ?? createApiMetrics({ db: deps.db, queue: deps.queue, clusterNames: deps.config.ERG_METRICS_TOKEN !== undefined });
+  const metrics = deps.metrics ?? createApiMetrics({
+    db: deps.db, queue: deps.queue, clusterNames: deps.config.ERG_METRICS_TOKEN !== undefined, certificateWarning: certificateWarningPolicy(deps.config),
+  });
   // The onRequest hooks run in the order they are added. Observation first: even a request the
   // auth hook refuses has its campaign or run id on its log lines.
   observeRequests(app, metrics);

@@ -23,6 +23,7 @@ export interface AuditTarget {
 export const ROUTES: Record<string, AuditTarget> = {
   'POST /v1/clusters': { action: 'cluster.create', resourceType: 'cluster' },
   'PUT /v1/clusters/:name': { action: 'cluster.update', resourceType: 'cluster', param: 'name' },
+  'PUT /v1/clusters/:name/credentials': { action: 'cluster.credentials', resourceType: 'cluster', param: 'name' },
   'POST /v1/campaigns': { action: 'campaign.create', resourceType: 'campaign' },
   'POST /v1/campaigns/:id/cancel': { action: 'campaign.cancel', resourceType: 'campaign', param: 'id' },
   'POST /v1/runs/:id/finish': { action: 'run.finish', resourceType: 'run', param: 'id' },
@@ -51,8 +52,8 @@ export function derive(method: string, pattern: string): AuditTarget {
   if (last.startsWith(':')) return { action: `${singular(before ?? 'unknown')}.${VERB[method] ?? 'update'}`, resourceType: singular(before ?? 'unknown'), param: last.slice(1) };
   if (before?.startsWith(':') && segments.length >= 3) {
     const type = singular(segments[segments.length - 3]!);
-    // A nested collection (POST /projects/:name/members) creates; anything else is a verb.
-    return last.endsWith('s') ? { action: `${singular(last)}.${VERB[method] ?? 'update'}`, resourceType: singular(last) } : { action: `${type}.${last}`, resourceType: type, param: before.slice(1) };
+    // A nested collection (POST /projects/:name/members) creates; anything else (PUT /clusters/:name/credentials) is a verb.
+    return method === 'POST' && last.endsWith('s') ? { action: `${singular(last)}.${VERB[method] ?? 'update'}`, resourceType: singular(last) } : { action: `${type}.${last}`, resourceType: type, param: before.slice(1) };
   }
   return { action: `${singular(last || 'unknown')}.${VERB[method] ?? 'update'}`, resourceType: singular(last || 'unknown') };
 }

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { openClusterKey, type ClusterRecord } from '@erg/db';
+import { openClusterCredentials, type ClusterRecord } from '@erg/db';
 import { StreamingRedactor, type SecretBox } from '@erg/secrets';
 import { ConnectionPool, openJobFile, type JobFile } from '@erg/slurm';
 import { ErgError, RUN_DIR_FILES } from '@erg/spec';
@@ -49,7 +49,7 @@ export class ClusterFiles {
   async openLogs(cluster: ClusterRecord, runId: string, runDir: string, options: { tailBytes: number; timeoutMs: number }): Promise<LogsBody> {
     // Trust on first use is the scheduler's to record; the API never trusts a key blindly.
     if (cluster.hostKeySha256 === null) throw new HostKeyUnknownError(cluster.name);
-    const connection = this.connections.get({ ...cluster, privateKey: openClusterKey(this.secrets, cluster) });
+    const connection = this.connections.get({ ...cluster, ...openClusterCredentials(this.secrets, cluster) });
     const open = (file: string, maxBytes: number) => openJobFile(connection, { runDir, file, from: 'end', maxBytes, timeoutMs: options.timeoutMs });
     // One channel at a time per request: stderr is looked at (no bytes) before stdout is opened.
     const stderrLook = await open(RUN_DIR_FILES.stderr, 0);

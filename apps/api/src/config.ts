@@ -54,6 +54,13 @@ export const ApiConfig = z.object({
   ERG_LOG_READS_PER_CLUSTER: z.coerce.number().int().min(1).max(64).default(4),
   /** Deadline of reading one log file from a cluster, streaming included; the remote read is killed at it. */
   ERG_LOG_READ_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  /**
+   * When a cluster's OpenSSH certificate starts to warn (cluster view `warnings`, /metrics
+   * erg_cluster_certificate_warning): this many seconds before it expires, or once less than this
+   * share of its validity is left, whichever comes later (a certificate valid 8 h warns 2 h before).
+   */
+  ERG_CERTIFICATE_WARNING_S: z.coerce.number().int().min(0).default(86_400),
+  ERG_CERTIFICATE_WARNING_SHARE: z.coerce.number().min(0).max(1).default(0.25),
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;
 

@@ -1,7 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { withinDeadline } from '@erg/queue';
 import type { Queue } from 'bullmq';
-import { countRunsByClusterAndState, type Database } from '@erg/db';
+import { countRunsByClusterAndState, listClusterCertificates, type Database } from '@erg/db';
+import { certificateStatus, DEFAULT_CERTIFICATE_WARNING, parseCertificate, type CertificateWarningPolicy } from '@erg/slurm';
 import { RunState } from '@erg/spec';
 
 /**
@@ -27,6 +28,8 @@ export interface MetricSources {
    * erg knows, while ids (random UUIDs) say nothing about them.
    */
   clusterNames?: boolean;
+  /** When certificates start to warn (ApiConfig ERG_CERTIFICATE_WARNING_*); default 24 h or the last quarter of the validity. */
+  certificateWarning?: CertificateWarningPolicy;
 }
 
 /** erg_runs is one GROUP BY over every run; rapid scrapes (several Prometheus replicas) reuse it. */
@@ -53,6 +56,33 @@ export function createApiMetrics(sources: MetricSources = {}): ApiMetrics {
       const clusters = new Set(rows.map((r) => r.cluster));
       for (const cluster of clusters) for (const state of RunState.options) this.set({ cluster, state }, 0);
       for (const r of rows) this.set({ cluster: r.cluster, state: r.state }, r.n);
+    },
+  });
+
+  // One read of every cluster's certificates serves both gauges of a scrape.
+  const readCertificates = cached(RUNS_CACHE_MS, () => certificateSeries(sources.db!, sources.clusterNames ?? false, sources.certificateWarning ?? DEFAULT_CERTIFICATE_WARNING));
+  new Gauge({
+    name: 'erg_cluster_certificate_expiry_seconds',
+    help: "Seconds until an OpenSSH certificate erg logs in with expires (negative: expired, erg no longer connects), by cluster and hop (login, jump1, jump2, …); certificates valid forever are left out",
+    labelNames: ['cluster', 'hop'],
+    registers: [registry],
+    async collect() {
+      if (!sources.db) return;
+      const series = await readCertificates();
+      this.reset();
+      for (const s of series) if (s.expiresInS !== null) this.set({ cluster: s.cluster, hop: s.hop }, s.expiresInS);
+    },
+  });
+  new Gauge({
+    name: 'erg_cluster_certificate_warning',
+    help: '1 while a certificate erg logs in with is in its warning window (ERG_CERTIFICATE_WARNING_S / _SHARE) or expired, else 0; by cluster and hop',
+    labelNames: ['cluster', 'hop'],
+    registers: [registry],
+    async collect() {
+      if (!sources.db) return;
+      const series = await readCertificates();
+      this.reset();
+      for (const s of series) this.set({ cluster: s.cluster, hop: s.hop }, s.warning ? 1 : 0);
     },
   });
 
@@ -103,6 +133,31 @@ export function createApiMetrics(sources: MetricSources = {}): ApiMetrics {
 async function countRuns(db: Database, byName: boolean): Promise<{ cluster: string; state: string; n: number }[]> {
   const rows = await countRunsByClusterAndState(db, byName ? 'name' : 'id');
   return rows.map((r) => ({ ...r, cluster: r.cluster ?? NO_CLUSTER }));
+}
+
+/**
+ * Every certificate of every cluster, one series each: the login node's (`login`) and each jump
+ * host's (`jump1` first): positions, not host names, which an open /metrics must not tell.
+ */
+async function certificateSeries(db: Database, byName: boolean, policy: CertificateWarningPolicy) {
+  const now = new Date();
+  const out: { cluster: string; hop: string; expiresInS: number | null; warning: boolean }[] = [];
+  for (const c of await listClusterCertificates(db)) {
+    const hops = [{ hop: 'login', text: c.certificate }, ...c.jumpHosts.map((j, i) => ({ hop: `jump${i + 1}`, text: j.certificate }))];
+    for (const { hop, text } of hops) {
+      const parsed = text ? parseCertificate(text) : null;
+      if (!parsed?.ok) continue;
+      const cert = parsed.certificate;
+      const status = certificateStatus(cert, now, policy);
+      out.push({
+        cluster: byName ? c.name : c.id,
+        hop,
+        expiresInS: cert.validBefore ? Math.round((cert.validBefore.getTime() - now.getTime()) / 1000) : null,
+        warning: status === 'expiring' || status === 'expired',
+      });
+    }
+  }
+  return out;
 }
 
 /** `fn`'s last answer for `ms`; concurrent callers share one call in flight. */

@@ -1,11 +1,14 @@
 import type { CampaignCluster, ClusterRecord, QueueRunRow, RunDetail, RunNodeRecord, RunSummaryRecord } from '@erg/db';
 import type { UnfinishedRunState } from '@erg/spec';
+import type { CertificateWarningPolicy } from '@erg/slurm';
+import { credentialsView } from './cluster-credentials';
 
 /** Database rows → API bodies. Secrets (the private key) have no way out of here. */
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-export function clusterView(c: ClusterRecord) {
+/** `policy`: the certificate warning window (ApiConfig, see cluster-credentials.ts). */
+export function clusterView(c: ClusterRecord, policy?: CertificateWarningPolicy) {
   return {
     id: c.id,
     name: c.name,
@@ -25,6 +28,8 @@ export function clusterView(c: ClusterRecord) {
     capabilities: c.capabilities,
     lastError: c.lastError,
     lastContactAt: iso(c.lastContactAt),
+    // Certificates, jump hosts (never their keys) and the warnings about them.
+    ...credentialsView(c, policy),
     createdAt: c.createdAt.toISOString(),
   };
 }
@@ -59,6 +64,12 @@ export function runSummaryView(run: RunSummaryRecord, cluster: CampaignCluster |
   };
 }
 
+/** `123_4` (a task of array job 123) → its parts; a job of its own has none. */
+function arrayTask(slurmJobId: string | null): { arrayJobId: string | null; arrayTaskId: number | null } {
+  const m = slurmJobId === null ? null : /^(\d+)_(\d+)$/.exec(slurmJobId);
+  return m ? { arrayJobId: m[1]!, arrayTaskId: Number(m[2]) } : { arrayJobId: null, arrayTaskId: null };
+}
+
 export function runView(run: RunDetail, cluster: CampaignCluster | null, nodes: readonly RunNodeRecord[]) {
   const timeS =
     run.workloadStartNs !== null && run.workloadEndNs !== null ? Number(run.workloadEndNs - run.workloadStartNs) / 1e9 : null;
@@ -66,6 +77,8 @@ export function runView(run: RunDetail, cluster: CampaignCluster | null, nodes: 
     ...runSummaryView(run, cluster),
     campaignId: run.campaignId,
     campaignName: run.campaign.name,
+    ...arrayTask(run.slurmJobId),
+    cancelRequestedAt: iso(run.cancelRequestedAt),
     slurmState: run.slurmState,
     signal: run.signal,
     submitAttempts: run.submitAttempts,

@@ -73,6 +73,8 @@ describe('permission matrix: every route × role × own / other project (Postgre
       return { method: 'PUT', url: `/v1/clusters/${s.cluster}`, body };
     },
     'GET /v1/clusters/:name': (s) => ({ method: 'GET', url: `/v1/clusters/${s.cluster}` }),
+    // Dropping a certificate the cluster does not have: valid for any cluster, changes nothing that matters.
+    'PUT /v1/clusters/:name/credentials': (s) => ({ method: 'PUT', url: `/v1/clusters/${s.cluster}/credentials`, body: { certificate: null } }),
     'POST /v1/campaigns': (s) => ({ method: 'POST', url: '/v1/campaigns', body: slurmCampaign(s.cluster) }),
     'GET /v1/campaigns': () => ({ method: 'GET', url: '/v1/campaigns' }),
     'GET /v1/campaigns/:id': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}` }),
@@ -83,6 +85,7 @@ describe('permission matrix: every route × role × own / other project (Postgre
     'GET /v1/runs/:id': (s) => ({ method: 'GET', url: `/v1/runs/${s.runId}` }),
     'POST /v1/runs/:id/finish': (s) => ({ method: 'POST', url: `/v1/runs/${s.importRunId}/finish`, body: { startedAt: new Date(Date.now() - 60_000).toISOString(), endedAt: new Date().toISOString() } }),
     'GET /v1/runs/:id/logs': (s) => ({ method: 'GET', url: `/v1/runs/${s.runId}/logs` }),
+    'POST /v1/runs/:id/cancel': (s) => ({ method: 'POST', url: `/v1/runs/${s.runId}/cancel` }),
     'POST /v1/runs/:id/telemetry': (s) => ({ method: 'POST', url: `/v1/runs/${s.importRunId}/telemetry`, body: { node: 'n1', seq: ++n, samples: [{ sensor: 'cpu0.power', t: [Date.now()], v: [100] }] } }),
     'GET /v1/runs/:id/telemetry': (s) => ({ method: 'GET', url: `/v1/runs/${s.runId}/telemetry` }),
     'GET /v1/runs/:id/energy': (s) => ({ method: 'GET', url: `/v1/runs/${s.runId}/energy` }),

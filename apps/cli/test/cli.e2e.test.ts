@@ -3,7 +3,7 @@
 // so these runs also check that non-terminal output carries no escape codes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { closedPort, repoRoot, waitFor } from '@erg/testkit';
+import { closedPort, localClusterFile, repoRoot, waitFor } from '@erg/testkit';
 import { Harness } from '../../scheduler/test/harness';
 import { ANSI, parseCsv, requireBuiltCli, spawnCli, tempDir, type CliResult } from './helpers';
 
@@ -44,9 +44,10 @@ describe('erg against a real API and the local Slurm cluster', () => {
   });
 
   test('clusters add --from the local cluster file, flags overriding; list; a second add is refused; --update replaces', async () => {
-    // The local cluster's description, pointed at this harness's own work dir.
-    const local = JSON.parse(readFileSync(path.join(repoRoot(), '.erg', 'local-slurm', 'cluster.json'), 'utf8'));
-    const file = specFile('cluster.json', JSON.stringify({ ...local, workDir: h.workDir }));
+    // The local cluster's description (the one ERG_E2E_SLURM picks), pointed at this harness's own
+    // work dir, under the name the specs below use.
+    const local = JSON.parse(readFileSync(localClusterFile(), 'utf8'));
+    const file = specFile('cluster.json', JSON.stringify({ ...local, name: 'local', workDir: h.workDir }));
     const add = await erg(['clusters', 'add', '--from', file, '--agent-api-url', h.url]);
     expect(add).toMatchObject({ code: 0 });
     expect(add.stdout).toBe(`Cluster local registered: ${local.user}@${local.host}:${local.port}, work dir ${h.workDir}\n`);

@@ -26,7 +26,7 @@ export async function probeClusterIfDue(ctx: SchedulerContext, cluster: ClusterR
     // The login node answered but the probe's shell did not (a restricted shell, a missing
     // `timeout`): say so, and try again with the next probe — the cycle's work goes on.
     if (!(err instanceof SlurmCommandError)) throw err;
-    probe = { slurmVersion: null, powerHelper: null, powerHelperProblem: `the probe failed on the login node: ${err.message}` };
+    probe = { slurmVersion: null, maxArraySize: null, maxJobCount: null, powerHelper: null, powerHelperProblem: `the probe failed on the login node: ${err.message}` };
   }
   const capabilities: ClusterCapabilities = { probedAt: new Date(now).toISOString(), ...probe };
   await recordClusterCapabilities(ctx.db, cluster.id, capabilities);

@@ -13,6 +13,12 @@ export const SchedulerConfig = z.object({
   ERG_POLL_INTERVAL_MS: z.coerce.number().int().min(200).default(2000),
   /** Runs claimed and submitted per batch. */
   ERG_SUBMIT_BATCH: z.coerce.number().int().min(1).max(5000).default(1000),
+  /**
+   * Runs of a campaign that ask for the same resources are submitted as array jobs of at most the
+   * cluster's MaxArraySize tasks (`on`), or each as a job of its own (`off`: for sites whose
+   * policies or tools do not want arrays).
+   */
+  ERG_SUBMIT_ARRAYS: z.enum(['on', 'off']).default('on'),
   /** Parallel sbatch loops per batch (each one SSH channel). */
   ERG_SUBMIT_LOOPS: z.coerce.number().int().min(1).max(8).default(4),
   /** Channels open at once on a cluster's connection; sshd allows 10 by default. */

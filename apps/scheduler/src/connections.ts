@@ -1,4 +1,4 @@
-import { openClusterKey, type ClusterRecord } from '@erg/db';
+import { openClusterCredentials, type ClusterRecord } from '@erg/db';
 import type { SecretBox } from '@erg/secrets';
 import { ConnectionPool, SlurmClient, type ClusterConnection } from '@erg/slurm';
 
@@ -9,7 +9,11 @@ export interface ClusterLink {
 
 /**
  * The scheduler's pooled connection to each cluster, with a SlurmClient over it. The cluster's
- * private key is opened here, for the connection only; the row passed around stays sealed.
+ * private keys (its own, its jump hosts') are opened here, for the connection only; the row
+ * passed around stays sealed. A row with a new credentialsVersion (a rotation) reconfigures the
+ * pooled connection: commands in flight finish on the old session, the cycle's next ones use the new
+ * credentials. An expired certificate fails the connection's next call with CertificateExpiredError
+ * before anything is sent; the cycle records it on the cluster, whose runs wait with it as their reason.
  */
 export class ClusterLinks {
   private readonly connections: ConnectionPool;
@@ -22,7 +26,7 @@ export class ClusterLinks {
   }
 
   get(cluster: ClusterRecord): ClusterLink {
-    const connection = this.connections.get({ ...cluster, privateKey: openClusterKey(this.secrets, cluster) });
+    const connection = this.connections.get({ ...cluster, ...openClusterCredentials(this.secrets, cluster) });
     return { connection, slurm: new SlurmClient(connection) };
   }
 

@@ -9,6 +9,7 @@ import { SpecCache } from './spec-cache';
 import { createSchedulerMetrics, type SchedulerMetrics } from './metrics';
 import { UserRegexRunner } from './regex-runner';
 import { AbsenceSightings } from './absence-sightings';
+import { SubmitLimits } from './submit-limits';
 
 /** Everything a cycle needs, built once (createSchedulerContext) and passed down. */
 export interface SchedulerContext {
@@ -30,6 +31,8 @@ export interface SchedulerContext {
   secrets: SecretBox;
   /** Runs in doubt Slurm did not list, kept between reconciles: an absence counts once confirmed. */
   absences: AbsenceSightings;
+  /** How much each cluster's site limits let the scheduler submit at once, learnt from refusals. */
+  submitLimits: SubmitLimits;
 }
 
 /** What the caller owns and hands in: it opened them, it closes them. */
@@ -60,6 +63,7 @@ export function createSchedulerContext(handles: SchedulerHandles): SchedulerCont
     metrics: createSchedulerMetrics(),
     regexes,
     absences: new AbsenceSightings(),
+    submitLimits: new SubmitLimits(),
     async close() {
       await links.closeAll();
       await regexes.close();

@@ -28,18 +28,22 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
       const link = ctx.links.get(cluster);
       const cycle = new CycleLease(ctx.db, lease, cluster, link);
       try {
-        const ended = await reconcileCluster(ctx, cluster, link, cycle);
+        // At first contact the probe comes first: the cluster's MaxArraySize decides how runs are
+        // grouped into arrays. Afterwards it comes last (below).
+        const firstContact = cluster.capabilities === null;
+        const known = firstContact ? { ...cluster, capabilities: await probeClusterIfDue(ctx, cluster, link) } : cluster;
+        const ended = await reconcileCluster(ctx, known, link, cycle);
         try {
-          await submitPendingRuns(ctx, cluster, link, cycle);
+          await submitPendingRuns(ctx, known, link, cycle);
         } finally {
           // After submitting (slow reads of one run's output never delay the others' jobs), and
           // even when submitting failed (a cluster that refuses new files still has runs to end).
           await finalizeEndedRuns(ctx, cluster, link, ended);
         }
-        // Last, so it never delays or blocks the cycle's own work; a new cluster (no runs yet) gets
-        // cycles for this alone. Campaigns that set a power state are only accepted once it ran,
+        // Last, so it never delays or blocks the cycle's own work (but at first contact, above); a
+        // new cluster (no runs yet) gets cycles for this alone. Campaigns that set a power state are only accepted once it ran,
         // so their runs are submitted with the capabilities known.
-        await probeClusterIfDue(ctx, cluster, link);
+        if (!firstContact) await probeClusterIfDue(ctx, cluster, link);
       } finally {
         await pinLearnedHostKey(ctx, cluster, link);
       }

@@ -1,8 +1,8 @@
 import {
-  finishRun, listTrackedRuns, markRunsQueued, recordSlurmProgress, returnRunsToPending, type ClusterRecord, type SlurmProgress,
+  endCancelledUnstartedRuns, finishRun, listTrackedRuns, markRunsQueued, recordSlurmProgress, returnRunsToPending, type ClusterRecord, type SlurmProgress,
   type TrackedRun,
 } from '@erg/db';
-import type { SlurmJob } from '@erg/slurm';
+import { arraySubmissionFromJobName, slurmJobKey, type SlurmJob } from '@erg/slurm';
 import { isTerminalRunState } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
@@ -36,7 +36,7 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: ClusterRe
   const [live, accounted] = await Promise.all([link.slurm.squeue(), link.slurm.sacct(since)]);
   const jobs = indexJobs(live, accounted);
 
-  const settled = await settleInDoubt(ctx, cluster, inDoubt, jobs.byRun, lease, { askedAt, answeredAt: Date.now() });
+  const settled = await settleInDoubt(ctx, cluster, inDoubt, jobs, lease, { askedAt, answeredAt: Date.now() });
   const withJobs = tracked
     .filter((r) => r.state !== 'submitting')
     .concat(settled);
@@ -44,16 +44,22 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: ClusterRe
   const progress: SlurmProgress[] = [];
   const toFinalize: EndedRun[] = [];
   const toCancel: string[] = [];
+  const vanished: string[] = [];
   for (const run of withJobs) {
     const job = run.slurmJobId ? jobs.byId.get(run.slurmJobId) : undefined;
+    // A pending array task cancelled alone leaves Slurm without a trace: once scancelled (when
+    // it was seen, in an earlier poll) and gone from both views, it has ended cancelled.
+    if (!job && run.cancelRequested && run.state === 'queued' && run.slurmJobId?.includes('_')) vanished.push(run.id);
     if (!job || !job.runState) continue;
     if (isTerminalRunState(job.runState)) {
-      const fromAccounting = accounted.some((j) => j.jobId === job.jobId && j.runState && isTerminalRunState(j.runState));
+      const key = slurmJobKey(job);
+      const fromAccounting = accounted.some((j) => slurmJobKey(j) === key && j.runState && isTerminalRunState(j.runState));
       const endedLongAgo = job.endTime !== null && Date.now() - job.endTime.getTime() > SACCT_GRACE_MS;
       if (fromAccounting || endedLongAgo) toFinalize.push({ run, job });
       continue;
     }
-    if (run.cancelRequested) toCancel.push(job.jobId);
+    // The run's own key (`123_4` for an array task): scancel of the job id would end the whole array.
+    if (run.cancelRequested && run.slurmJobId) toCancel.push(run.slurmJobId);
     progress.push({
       runId: run.id,
       state: job.runState as SlurmProgress['state'],
@@ -65,6 +71,8 @@ export async function reconcileCluster(ctx: SchedulerContext, cluster: ClusterRe
   }
   if (toCancel.length > 0) await link.slurm.scancel(toCancel);
   await recordSlurmProgress(ctx.db, progress);
+  const ended = await endCancelledUnstartedRuns(ctx.db, vanished);
+  if (ended.length > 0) ctx.metrics.runsFinished.inc({ cluster: cluster.name, state: 'cancelled' }, ended.length);
   return toFinalize;
 }
 
@@ -89,6 +97,8 @@ export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: ClusterR
       if (spooled.batches > 0) ctx.log.info({ ...about, ...spooled }, 'ingested spooled telemetry');
       // false: another cycle finished it first (the precondition held no more); count it once.
       if (await finishRun(ctx.db, finished)) {
+        // Its job left Slurm's queue: room under a site limit that held submissions back.
+        ctx.submitLimits.ended(cluster.id);
         ctx.metrics.runsFinished.inc({ cluster: cluster.name, state: finished.state });
         ctx.log.info({ ...about, state: finished.state, exitCode: finished.exitCode, warnings: finished.warnings?.length ?? 0 }, 'run finished');
       }
@@ -106,14 +116,16 @@ export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: ClusterR
 /**
  * Runs left in `submitting` are in doubt: sbatch may or may not have created their job. The fence
  * was raised before Slurm was asked, so no earlier lease's loop can still submit them; a job found
- * is final, an absence is final once a second reconcile confirms it (absence-sightings.ts). The
- * writes touch only runs of earlier leases (a newer lease's claims are its own).
+ * is final, an absence is final once a second reconcile confirms it (absence-sightings.ts). A run
+ * staged into an array is looked up by the array's name (one sbatch made all of its tasks or
+ * none) and takes task `arrayIndex` of it. The writes touch only runs of earlier leases (a newer
+ * lease's claims are its own).
  */
 async function settleInDoubt(
   ctx: SchedulerContext,
   cluster: ClusterRecord,
   inDoubt: TrackedRun[],
-  jobs: Map<string, SlurmJob[]>,
+  jobs: JobIndex,
   lease: CycleLease,
   asked: { askedAt: number; answeredAt: number },
 ): Promise<TrackedRun[]> {
@@ -125,17 +137,13 @@ async function settleInDoubt(
   const queued = [];
   const absent: string[] = [];
   for (const run of inDoubt) {
-    const candidates = (jobs.get(run.id) ?? []).sort((a, b) => Number(a.jobId) - Number(b.jobId));
-    const job = candidates[0];
-    if (!job) {
+    const slurmJobId = run.arraySubmission !== null ? arrayTaskOf(ctx, cluster, run, jobs.byArray) : jobOf(ctx, cluster, run, jobs.byRun);
+    if (slurmJobId === null) {
       absent.push(run.id);
       continue;
     }
-    if (candidates.length > 1) {
-      ctx.log.error({ runId: run.id, campaignId: run.campaignId, cluster: cluster.name, jobIds: candidates.map((j) => j.jobId) }, 'more than one Slurm job carries this run id');
-    }
-    queued.push({ runId: run.id, slurmJobId: job.jobId });
-    found.push({ ...run, state: 'queued', slurmJobId: job.jobId });
+    queued.push({ runId: run.id, slurmJobId });
+    found.push({ ...run, state: 'queued', slurmJobId });
   }
   const confirmedAbsent = ctx.absences.confirm(cluster.id, absent, asked.askedAt, asked.answeredAt);
   const earlier = await lease.earlier();
@@ -151,25 +159,60 @@ async function settleInDoubt(
   return found.filter((r) => marked.has(r.id));
 }
 
+/** The job carrying the run's id in its name (the oldest, should there be more), or null. */
+function jobOf(ctx: SchedulerContext, cluster: ClusterRecord, run: TrackedRun, byRun: Map<string, SlurmJob[]>): string | null {
+  const candidates = (byRun.get(run.id) ?? []).sort((a, b) => Number(a.jobId) - Number(b.jobId));
+  if (candidates.length > 1) {
+    ctx.log.error({ runId: run.id, campaignId: run.campaignId, cluster: cluster.name, jobIds: candidates.map((j) => j.jobId) }, 'more than one Slurm job carries this run id');
+  }
+  return candidates[0]?.jobId ?? null;
+}
+
+/** `<array job id>_<arrayIndex>` of the array the run was staged into, or null when Slurm has no such array. */
+function arrayTaskOf(ctx: SchedulerContext, cluster: ClusterRecord, run: TrackedRun, byArray: Map<string, string[]>): string | null {
+  const arrays = (byArray.get(run.arraySubmission!) ?? []).sort((a, b) => Number(a) - Number(b));
+  if (arrays.length > 1) {
+    ctx.log.error({ runId: run.id, campaignId: run.campaignId, cluster: cluster.name, arrayJobIds: arrays }, 'more than one Slurm array carries this submission id');
+  }
+  return arrays[0] === undefined || run.arrayIndex === null ? null : `${arrays[0]}_${run.arrayIndex}`;
+}
+
+interface JobIndex {
+  /** By slurmJobKey: the job id, or `<array job id>_<task>` for an array task (what runs store). */
+  byId: Map<string, SlurmJob>;
+  /** By the run id in the job name (`erg-<runId>`), for runs in doubt. */
+  byRun: Map<string, SlurmJob[]>;
+  /** Array job ids by the submission id in the array's name (`erg-a-<submission>`), for runs in doubt. */
+  byArray: Map<string, string[]>;
+}
+
 /**
  * squeue's view is live, sacct's is durable: a job's record merges both. Tracked runs are
- * matched by job id (sacct can briefly report a just-ended job under another name); runs in
- * doubt, which have no job id yet, by the run id in the job name, as squeue reports it.
+ * matched by job key (sacct can briefly report a just-ended job under another name); runs in
+ * doubt, which have no job id yet, by the run id or array submission in the job name.
  */
-function indexJobs(live: SlurmJob[], accounted: SlurmJob[]): { byId: Map<string, SlurmJob>; byRun: Map<string, SlurmJob[]> } {
+function indexJobs(live: SlurmJob[], accounted: SlurmJob[]): JobIndex {
   const byId = new Map<string, SlurmJob>();
-  for (const job of accounted) byId.set(job.jobId, job);
-  for (const job of live) byId.set(job.jobId, mergeJob(job, byId.get(job.jobId)));
+  for (const job of accounted) byId.set(slurmJobKey(job), job);
+  for (const job of live) byId.set(slurmJobKey(job), mergeJob(job, byId.get(slurmJobKey(job))));
   const byRun = new Map<string, SlurmJob[]>();
-  const add = (runId: string | null, job: SlurmJob) => {
-    if (!runId) return;
-    const list = byRun.get(runId) ?? [];
-    if (!list.some((j) => j.jobId === job.jobId)) list.push(job);
-    byRun.set(runId, list);
+  const byArray = new Map<string, string[]>();
+  const add = (job: SlurmJob) => {
+    const merged = byId.get(slurmJobKey(job))!;
+    const submission = arraySubmissionFromJobName(job.name);
+    if (submission !== null && job.arrayJobId !== null) {
+      const ids = byArray.get(submission) ?? [];
+      if (!ids.includes(job.arrayJobId)) ids.push(job.arrayJobId);
+      byArray.set(submission, ids);
+    }
+    if (!job.runId) return;
+    const list = byRun.get(job.runId) ?? [];
+    if (!list.some((j) => j.jobId === merged.jobId)) list.push(merged);
+    byRun.set(job.runId, list);
   };
-  for (const job of live) add(job.runId, byId.get(job.jobId)!);
-  for (const job of accounted) add(job.runId, byId.get(job.jobId)!);
-  return { byId, byRun };
+  for (const job of live) add(job);
+  for (const job of accounted) add(job);
+  return { byId, byRun, byArray };
 }
 
 /** squeue knows the live state; sacct knows exit codes. Keep the best of each. */

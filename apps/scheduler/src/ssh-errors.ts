@@ -1,9 +1,12 @@
-import { ClusterUnreachableError, HostKeyMismatchError, SshAuthError, SshError, type SshErrorCode } from '@erg/slurm';
+import { CertificateExpiredError, ClusterUnreachableError, HostKeyMismatchError, SshAuthError, SshError, type SshErrorCode } from '@erg/slurm';
 import { ErgError } from '@erg/spec';
 
-/** Failures to connect at all: no remote command ran, so nothing can have been submitted. */
+/**
+ * Failures to connect at all: no remote command ran, so nothing can have been submitted. An
+ * expired certificate is one: erg does not even try (its runs go back to pending, not to failed).
+ */
 export function isNothingRanError(err: unknown): boolean {
-  return err instanceof ClusterUnreachableError || err instanceof SshAuthError || err instanceof HostKeyMismatchError;
+  return err instanceof ClusterUnreachableError || err instanceof SshAuthError || err instanceof HostKeyMismatchError || err instanceof CertificateExpiredError;
 }
 
 /**
@@ -39,6 +42,7 @@ const SSH_ERROR_KINDS = {
   ERG_SSH_SFTP: 'sftp',
   ERG_SSH_CLOSED: 'closed',
   ERG_SSH_READ_FAILED: 'read_failed',
+  ERG_SSH_CERTIFICATE_EXPIRED: 'certificate_expired',
 } as const satisfies Record<SshErrorCode, string>;
 
 /** The kind of an SSH failure for metrics (`ERG_SSH_HOST_KEY_MISMATCH` → `host_key_mismatch`); null for anything that is not one. */

@@ -1,9 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import {
   cancelPendingRunsOnCluster, claimRunsForSubmission, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type ClusterRecord,
 } from '@erg/db';
 import { issueRunTokens } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
-import { renderRunFiles, type RenderedFile, type SubmitResult } from '@erg/slurm';
+import {
+  ARRAY_FILES, arrayDirPath, renderArrayJob, renderRunFiles, resourceDirectiveLines, type RenderedFile, type StageEntry, type SubmitResult,
+} from '@erg/slurm';
 import { RUN_DIR_FILES, runDirPath, runTokenFile } from '@erg/spec';
 import { agentHook } from './agent-hook';
 import { powerHook } from './power-hook';
@@ -12,17 +15,20 @@ import type { SchedulerContext } from './context';
 import { LeaseLostError, type CycleLease } from './cycle-lease';
 import { isNothingRanError } from './ssh-errors';
 
-interface Prepared {
+export interface Prepared {
   run: ClaimedRun;
   runDir: string;
   files: RenderedFile[];
   jobScript: string;
+  /** The run's resource `#SBATCH` lines: runs of a campaign with the same ones can share an array. */
+  resourceLines: string[];
 }
 
 async function renderRun(ctx: SchedulerContext, cluster: ClusterRecord, run: ClaimedRun, agentPath: string | null, token: string): Promise<Prepared> {
   const spec = await ctx.specs.get(run.campaignId);
   const runDir = runDirPath(cluster.workDir, run.campaignId, run.id);
   const power = powerHook(cluster, spec, run.configurationKey, run.parameters);
+  const defaultPartition = cluster.defaultPartition ?? undefined;
   const files = renderRunFiles({
     ...(agentPath ? { agent: agentHook(cluster, spec, agentPath) } : {}),
     ...(power ? { power } : {}),
@@ -33,12 +39,77 @@ async function renderRun(ctx: SchedulerContext, cluster: ClusterRecord, run: Cla
     parameters: run.parameters,
     spec,
     runDir,
-    defaultPartition: cluster.defaultPartition ?? undefined,
+    defaultPartition,
   });
   const jobScript = files.find((f) => f.name === RUN_DIR_FILES.jobScript)!.content;
   // The run's telemetry token, readable by the job's user only; never part of the stored script.
   files.push(runTokenFile(token));
-  return { run, runDir, files, jobScript };
+  return { run, runDir, files, jobScript, resourceLines: resourceDirectiveLines({ spec, parameters: run.parameters, defaultPartition }) };
+}
+
+/**
+ * What one sbatch submits: a run as a job of its own, or several runs of one campaign that ask
+ * for the same resources as one array job (array.ts), task i being `members[i]`.
+ */
+type Submission =
+  | { kind: 'job'; scriptPath: string; members: [Prepared] }
+  | { kind: 'array'; scriptPath: string; submissionId: string; arrayDir: string; members: Prepared[] };
+
+/**
+ * Groups a batch into submissions: runs of the same campaign with the same resource lines go into
+ * arrays of at most `maxArraySize` tasks (the cluster's MaxArraySize, from its probe); a run
+ * alone in its group, or every run on a cluster whose arrays are unknown or off, is a job.
+ */
+export function planSubmissions(workDir: string, prepared: readonly Prepared[], maxArraySize: number | null | undefined): Submission[] {
+  const single = (p: Prepared): Submission => ({ kind: 'job', scriptPath: `${p.runDir}/${RUN_DIR_FILES.jobScript}`, members: [p] });
+  if (!maxArraySize || maxArraySize < 2) return prepared.map(single);
+  const groups = new Map<string, Prepared[]>();
+  for (const p of prepared) {
+    const key = `${p.run.campaignId}\n${p.resourceLines.join('\n')}`;
+    const group = groups.get(key);
+    if (group) group.push(p);
+    else groups.set(key, [p]);
+  }
+  const out: Submission[] = [];
+  for (const group of groups.values()) {
+    for (const members of chunk(group, maxArraySize)) {
+      if (members.length === 1) {
+        out.push(single(members[0]!));
+        continue;
+      }
+      const submissionId = randomUUID();
+      const arrayDir = arrayDirPath(workDir, members[0]!.run.campaignId, submissionId);
+      out.push({ kind: 'array', scriptPath: `${arrayDir}/${ARRAY_FILES.script}`, submissionId, arrayDir, members });
+    }
+  }
+  return out;
+}
+
+/** Every file of the batch (run directories, array dispatchers) as one archive's entries, relative to the work dir. */
+function stageEntries(workDir: string, submissions: readonly Submission[]): StageEntry[] {
+  const relative = (dir: string) => dir.slice(workDir.length + 1);
+  const entries: StageEntry[] = [];
+  for (const s of submissions) {
+    for (const p of s.members) for (const f of p.files) entries.push({ ...f, name: `${relative(p.runDir)}/${f.name}` });
+    if (s.kind === 'array') {
+      const array = renderArrayJob({
+        submissionId: s.submissionId,
+        campaignId: s.members[0]!.run.campaignId,
+        arrayDir: s.arrayDir,
+        runDirs: s.members.map((p) => p.runDir),
+        resourceLines: s.members[0]!.resourceLines,
+      });
+      for (const e of array) entries.push({ ...e, name: `${relative(s.arrayDir)}/${e.name}` });
+    }
+  }
+  return entries;
+}
+
+/** The job key of each member once sbatch answered `jobId`: the job id, or `<array job>_<task>`. */
+function memberJobIds(s: Submission, jobId: string): { runId: string; slurmJobId: string }[] {
+  return s.kind === 'job'
+    ? [{ runId: s.members[0].run.id, slurmJobId: jobId }]
+    : s.members.map((p, i) => ({ runId: p.run.id, slurmJobId: `${jobId}_${i}` }));
 }
 
 /**
@@ -56,11 +127,14 @@ export async function submitPendingRuns(ctx: SchedulerContext, cluster: ClusterR
   let submitted = 0;
   for (;;) {
     if (lease.lost) throw new LeaseLostError(cluster.name, 'its database connection was lost');
-    const claimed = await claimRunsForSubmission(ctx.db, cluster.id, ctx.config.ERG_SUBMIT_BATCH, await lease.epoch());
+    // A site limit refused jobs lately: wait, then send fewer at a time (submit-limits.ts).
+    if (ctx.submitLimits.heldBack(cluster.id) !== null) return submitted;
+    const batch = Math.min(ctx.config.ERG_SUBMIT_BATCH, ctx.submitLimits.allowance(cluster.id));
+    const claimed = await claimRunsForSubmission(ctx.db, cluster.id, batch, await lease.epoch());
     if (claimed.length === 0) return submitted;
     ctx.log.debug({ cluster: cluster.name, phase: 'claim', runs: claimed.length }, 'cycle phase');
     submitted += await submitBatch(ctx, cluster, link, lease, claimed);
-    if (claimed.length < ctx.config.ERG_SUBMIT_BATCH) return submitted;
+    if (claimed.length < batch) return submitted;
   }
 }
 
@@ -92,8 +166,10 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
   await failRunsAtSubmission(ctx.db, unrenderable, own);
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'refused' }, unrenderable.length);
 
+  const submissions = planSubmissions(cluster.workDir, prepared, ctx.config.ERG_SUBMIT_ARRAYS === 'on' ? cluster.capabilities?.maxArraySize : null);
   try {
-    await mapLimit(prepared, 16, (p) => link.connection.writeFiles(p.runDir, p.files));
+    // One archive, one command: the whole batch's run directories and array dispatchers (stage.ts).
+    await link.slurm.stage(cluster.workDir, stageEntries(cluster.workDir, submissions));
     // Raised once per cycle, before its first sbatch: the loop below submits only while the fence holds this epoch.
     await lease.ensureFenceRaised();
   } catch (err) {
@@ -102,17 +178,29 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
     ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, prepared.length);
     throw err;
   }
-  // The cluster got the exact script; the stored copy (shown by GET /v1/runs/:id) has secrets a template put in it redacted.
-  await recordStagedRuns(ctx.db, prepared.map((p) => ({ runId: p.run.id, runDir: p.runDir, jobScript: redactSecrets(p.jobScript) })), own);
+  // The cluster got the exact script; the stored copy (shown by GET /v1/runs/:id) has secrets a
+  // template put in it redacted. Array members are recorded with their array before any sbatch.
+  await recordStagedRuns(
+    ctx.db,
+    submissions.flatMap((s) =>
+      s.members.map((p, index) => ({
+        runId: p.run.id,
+        runDir: p.runDir,
+        jobScript: redactSecrets(p.jobScript),
+        ...(s.kind === 'array' ? { array: { submissionId: s.submissionId, index } } : {}),
+      })),
+    ),
+    own,
+  );
   if (ctx.config.ERG_FAULT === 'exit-after-staging') process.exit(137);
 
-  const byPath = new Map(prepared.map((p) => [`${p.runDir}/${RUN_DIR_FILES.jobScript}`, p]));
+  const byPath = new Map(submissions.map((s) => [s.scriptPath, s]));
   const chunks = chunk([...byPath.keys()], Math.ceil(byPath.size / ctx.config.ERG_SUBMIT_LOOPS));
   const fence = lease.fence(own.epoch);
-  ctx.log.debug({ cluster: cluster.name, phase: 'sbatch', runs: byPath.size }, 'cycle phase');
+  ctx.log.debug({ cluster: cluster.name, phase: 'sbatch', runs: prepared.length, submissions: byPath.size }, 'cycle phase');
   const settled = await Promise.allSettled(chunks.map((paths) => link.slurm.submitMany(paths, fence)));
   if (ctx.config.ERG_FAULT === 'exit-after-sbatch') process.exit(137);
-  ctx.log.debug({ cluster: cluster.name, phase: 'recording', runs: byPath.size }, 'cycle phase');
+  ctx.log.debug({ cluster: cluster.name, phase: 'recording', runs: prepared.length }, 'cycle phase');
 
   const results: SubmitResult[] = [];
   let firstError: unknown = null;
@@ -121,7 +209,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
     else {
       firstError ??= s.reason;
       if (isNothingRanError(s.reason)) {
-        const ids = chunks[i]!.map((p) => byPath.get(p)!.run.id);
+        const ids = chunks[i]!.flatMap((p) => byPath.get(p)!.members.map((m) => m.run.id));
         await returnRunsToPending(ctx.db, ids, `could not reach the cluster: ${(s.reason as Error).message}`, own);
         ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, ids.length);
       }
@@ -130,35 +218,51 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
     }
   }
 
-  const queued = [];
-  const refused = [];
-  const retry = [];
+  const queued: { runId: string; slurmJobId: string }[] = [];
+  const refused: { runId: string; reason: string }[] = [];
+  const retry: string[] = [];
+  const limited: string[] = [];
+  let limitError: string | null = null;
   let inDoubt = 0;
   let fencedAt: string | null = null;
   for (const r of results) {
-    const p = byPath.get(r.path)!;
-    const about = { runId: p.run.id, campaignId: p.run.campaignId, cluster: cluster.name };
+    const s = byPath.get(r.path)!;
+    const ids = s.members.map((p) => p.run.id);
+    const about = {
+      runIds: ids.length > 1 ? ids.length : undefined,
+      runId: ids.length === 1 ? ids[0] : undefined,
+      campaignId: s.members[0]!.run.campaignId,
+      cluster: cluster.name,
+      ...(s.kind === 'array' ? { arraySubmission: s.submissionId } : {}),
+    };
     switch (r.status) {
       case 'ok':
-        queued.push({ runId: p.run.id, slurmJobId: r.jobId });
-        ctx.log.info({ ...about, slurmJobId: r.jobId }, 'run submitted');
+        queued.push(...memberJobIds(s, r.jobId));
+        ctx.submitLimits.accepted(cluster.id);
+        ctx.log.info({ ...about, slurmJobId: r.jobId }, s.kind === 'array' ? 'array submitted' : 'run submitted');
         break;
       case 'unsent':
-        retry.push(p.run.id);
-        ctx.log.info({ ...about, err: r.error }, 'sbatch deferred the run; back to pending');
+        retry.push(...ids);
+        ctx.log.info({ ...about, err: r.error }, 'sbatch deferred the submission; back to pending');
+        break;
+      case 'limited':
+        limited.push(...ids);
+        limitError ??= r.error;
+        ctx.submitLimits.refused(cluster.id, ids.length, r.error);
+        ctx.log.info({ ...about, err: r.error }, 'a site limit refused the submission; back to pending, fewer at a time');
         break;
       case 'err':
-        refused.push({ runId: p.run.id, reason: `sbatch refused the job: ${r.error}` });
-        ctx.log.warn({ ...about, err: r.error }, 'sbatch refused the run; failed');
+        refused.push(...ids.map((runId) => ({ runId, reason: `sbatch refused the job: ${r.error}` })));
+        ctx.log.warn({ ...about, err: r.error }, 'sbatch refused the submission; failed');
         break;
       // Left in doubt on purpose (still `submitting`): the next reconcile, a newer lease's when
-      // fenced, asks Slurm for the job by name before anything is sent again.
+      // fenced, asks Slurm for the job (or array) by name before anything is sent again.
       case 'unknown':
-        inDoubt++;
-        ctx.log.info({ ...about, err: r.error }, 'sbatch lost its answer; the run is in doubt until Slurm is asked');
+        inDoubt += ids.length;
+        ctx.log.info({ ...about, err: r.error }, 'sbatch lost its answer; the runs are in doubt until Slurm is asked');
         break;
       case 'fenced':
-        inDoubt++;
+        inDoubt += ids.length;
         fencedAt ??= r.fenceEpoch;
         break;
     }
@@ -166,13 +270,24 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
   await markRunsQueued(ctx.db, queued, own);
   await failRunsAtSubmission(ctx.db, refused, own);
   await returnRunsToPending(ctx.db, retry, 'Slurm controller busy or unreachable; will retry', own);
+  if (limitError !== null) await returnRunsToPending(ctx.db, limited, siteLimitReason(limitError), own);
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'queued' }, queued.length);
   ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'refused' }, refused.length);
-  ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, retry.length);
-  ctx.log[inDoubt > 0 ? 'warn' : 'info']({ cluster: cluster.name, queued: queued.length, refused: refused.length, retry: retry.length, inDoubt }, 'submitted batch');
+  ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, retry.length + limited.length);
+  ctx.log[inDoubt > 0 ? 'warn' : 'info'](
+    { cluster: cluster.name, queued: queued.length, refused: refused.length, retry: retry.length, limited: limited.length, inDoubt },
+    'submitted batch',
+  );
   if (fencedAt !== null) throw new LeaseLostError(cluster.name, `the sbatch loop found the fence at epoch ${fencedAt || '(none)'}, not ${own.epoch}`);
   if (firstError) throw firstError;
   return queued.length;
+}
+
+/** A waiting run's reason after a site limit refused it: Slurm's own words, and what erg does next. */
+export function siteLimitReason(error: string): string {
+  const words = /(QOS|Assoc)\w*Limit/.exec(error)?.[0];
+  const said = error.replace(/\s+/g, ' ').replace(/^sbatch: error: /, '').trim().slice(0, 300);
+  return `waiting: the site's Slurm limit${words ? ` ${words}` : ''} refused more jobs (${said}); erg submits more, fewer at a time, as earlier jobs end`;
 }
 
 function chunk<T>(items: T[], size: number): T[][] {

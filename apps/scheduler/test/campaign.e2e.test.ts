@@ -2,7 +2,7 @@
 // sbatch → squeue/sacct → stored results.
 import { existsSync } from 'node:fs';
 import { requestCampaignCancel } from '@erg/db';
-import { uniqueName, waitFor } from '@erg/testkit';
+import { clusterHostPath, uniqueName, waitFor } from '@erg/testkit';
 import { Harness, Relay } from './harness';
 
 jest.setTimeout(300_000);
@@ -43,7 +43,8 @@ describe('campaigns on the local Slurm cluster', () => {
     const runs = await h.waitForCampaignEnd(campaign.id);
     for (const run of runs) {
       expect(run).toMatchObject({ state: 'completed', exitCode: 0, reason: null });
-      expect(run.slurmJobId).toMatch(/^\d+$/);
+      // The eight runs ask for the same resources: one array job, each run one task of it.
+      expect(run.slurmJobId).toMatch(/^\d+_[0-7]$/);
       expect(run.timeS).toBeGreaterThan(0.9);
       expect(run.timeS).toBeLessThan(60);
       expect(run.metrics).toEqual({ steps: Number(run.parameters.a) * 10 });
@@ -52,6 +53,10 @@ describe('campaigns on the local Slurm cluster', () => {
       expect(run.jobScript).toContain(`#SBATCH --job-name=erg-${run.id}`);
       expect(run.jobScript).toContain('#SBATCH --gpus-per-node=1');
     }
+    expect(new Set(runs.map((r) => r.slurmJobId.split('_')[0])).size).toBe(1);
+    expect(new Set(runs.map((r) => r.slurmJobId)).size).toBe(8);
+    const detail = (await h.call('GET', `/v1/runs/${runs[0].id}`)).body;
+    expect(detail).toMatchObject({ arrayJobId: runs[0].slurmJobId.split('_')[0], arrayTaskId: Number(runs[0].slurmJobId.split('_')[1]) });
     const logs = await h.call('GET', `/v1/runs/${runs[0].id}/logs`);
     expect(logs.body.source).toBe('cluster');
     expect(logs.body.stdout).toContain(`mode=${runs[0].parameters.mode}`);
@@ -59,7 +64,7 @@ describe('campaigns on the local Slurm cluster', () => {
     expect(logs.body.stderr).toContain('done');
     const summary = await h.call('GET', `/v1/campaigns/${campaign.id}`);
     expect(summary.body).toMatchObject({ state: 'completed', runCounts: { completed: 8 } });
-    // Exactly once: Slurm holds exactly one job per run.
+    // Exactly once: Slurm holds exactly one job (array task) per run.
     const jobs = await h.slurmJobsFor(runs.map((r) => r.id));
     expect([...jobs.values()].map((j) => j.length)).toEqual(Array(8).fill(1));
   });
@@ -137,7 +142,8 @@ describe('campaigns on the local Slurm cluster', () => {
       expect(body.stdout).toContain(`env=[${v}]`);
       expect(body.stdout).toContain(`{ "v": "${v}" }`);
     }
-    expect(existsSync(canary)).toBe(false);
+    // The canary names a path on the cluster; here it is under the cluster's root.
+    expect(existsSync(clusterHostPath(h.local, canary))).toBe(false);
   });
 
   test('an unreachable cluster keeps runs pending with the reason; submission resumes when it is back', async () => {

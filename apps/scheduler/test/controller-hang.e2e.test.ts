@@ -10,8 +10,6 @@ import { Harness } from './harness';
 
 jest.setTimeout(300_000);
 
-const SLURMCTLD_PID_FILE = '/run/slurm/slurmctld.pid';
-
 describe('a slurmctld that hangs while sbatch calls are in flight', () => {
   const h = new Harness();
 
@@ -30,7 +28,8 @@ describe('a slurmctld that hangs while sbatch calls are in flight', () => {
     const runIds = campaign.runs.map((r) => r.id);
     const logFile = path.join(repoRoot(), 'test-artifacts', `${h.prefix}-hang.log`);
     const scheduler = h.spawnScheduler('hang', { ERG_SUBMIT_LOOPS: '1', LOG_LEVEL: 'info' });
-    const ctld = Number(readFileSync(SLURMCTLD_PID_FILE, 'utf8').trim());
+    // The cluster's slurmctld, by its pid file on this machine (deploy/local-slurm's cluster.json).
+    const ctld = Number(readFileSync(h.local.slurmctldPidFile, 'utf8').trim());
     // Whatever happens to this test, the controller wakes up again.
     const guard = spawn('sh', ['-c', `sleep 120; kill -CONT ${ctld}`], { detached: true, stdio: 'ignore' });
     guard.unref();

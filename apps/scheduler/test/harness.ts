@@ -3,12 +3,13 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, ApiConfig, ClusterFiles } from '@erg/api';
 import { createApiToken, createDatabase, listActiveSlurmJobIds, type Database } from '@erg/db';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
-import { ClusterConnection, SlurmClient, type SlurmJob } from '@erg/slurm';
+import { arraySubmissionFromJobName, ClusterConnection, SlurmClient, slurmJobKey, type SlurmJob } from '@erg/slurm';
 import { LOG_REDACTION, secretBoxFrom, type SecretBox } from '@erg/secrets';
 import { createTestDatabase, loadLocalCluster, repoRoot, TEST_SECRET_KEY, uniqueName, waitFor, type LocalCluster, type TestDatabase } from '@erg/testkit';
 import { createSchedulerContext, type SchedulerContext } from '../src/context';
@@ -192,15 +193,38 @@ export class Harness {
   }
 
   /** Every Slurm job whose name carries one of these run ids, straight from sacct and squeue. */
+  /** One SQL statement on the test's database, for what no @erg/db function reads or writes (a test's own setup). */
+  async sql<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    const client = new pg.Client({ connectionString: this.tdb.url });
+    await client.connect();
+    try {
+      return await client.query<R>(text, params);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /**
+   * Every Slurm job (or array task) carrying each run: jobs named `erg-<runId>`, and the tasks of
+   * arrays named after the submission the run was staged into (`erg-a-<submission>`) at the run's
+   * index — of every such array, so that an array submitted twice shows as two tasks of the run.
+   */
   async slurmJobsFor(runIds: string[]): Promise<Map<string, SlurmJob[]>> {
     const { slurm } = this.slurmLink();
     const wanted = new Set(runIds);
-    const byJob = new Map<string, SlurmJob>();
+    const staged = await this.sql<{ id: string; array_submission: string | null; array_index: number | null }>(
+      'SELECT id, array_submission, array_index FROM runs WHERE id = ANY($1::uuid[]) AND array_submission IS NOT NULL',
+      [runIds],
+    );
+    const byTask = new Map(staged.rows.map((r) => [`${r.array_submission}#${r.array_index}`, r.id]));
+    const byJob = new Map<string, { runId: string; job: SlurmJob }>();
     for (const job of [...(await slurm.sacct(new Date(Date.now() - 3600_000))), ...(await slurm.squeue())]) {
-      if (job.runId && wanted.has(job.runId)) byJob.set(job.jobId, job);
+      const submission = arraySubmissionFromJobName(job.name);
+      const runId = submission !== null ? byTask.get(`${submission}#${job.arrayTaskId}`) : job.runId;
+      if (runId && wanted.has(runId)) byJob.set(slurmJobKey(job), { runId, job });
     }
     const byRun = new Map<string, SlurmJob[]>(runIds.map((id) => [id, []]));
-    for (const job of byJob.values()) byRun.get(job.runId!)!.push(job);
+    for (const { runId, job } of byJob.values()) byRun.get(runId)!.push(job);
     return byRun;
   }
 
@@ -229,7 +253,7 @@ export class Harness {
       },
       { timeoutMs: 30_000, what: 'sacct to list every job' },
     );
-    for (const run of runs) expect({ run: run.id, jobs: jobs.get(run.id)!.map((j) => j.jobId) }).toEqual({ run: run.id, jobs: [run.slurmJobId] });
+    for (const run of runs) expect({ run: run.id, jobs: jobs.get(run.id)!.map(slurmJobKey) }).toEqual({ run: run.id, jobs: [run.slurmJobId] });
   }
 
   /** The test's own connection to the cluster, to check what Slurm really holds. */

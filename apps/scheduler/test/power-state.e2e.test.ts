@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { repoRoot, waitFor } from '@erg/testkit';
+import { clusterTempDir, repoRoot, waitFor } from '@erg/testkit';
 import { Harness } from './harness';
 
 // A campaign that sweeps the GPU power limit, end to end on the local Slurm cluster: the API
@@ -20,28 +19,44 @@ import { Harness } from './harness';
 const root = repoRoot();
 const helperDir = path.join(root, 'deploy', 'node-helper');
 const h = new Harness();
+/** The lab on this machine (written and read here) and the same folder as the cluster's jobs name it (24.11: inside its root). */
 let lab: string;
+let labOnCluster: string;
 let gpuState: string;
 
-/** A copy of the helper with its config beside it (as a site installs it), a fake GPU node, and an agent launcher that points NVML at the fake. */
+/**
+ * A copy of the helper with its config beside it (as a site installs it), a fake GPU node, and an
+ * agent launcher that points NVML at the fake. All of it in one folder that the cluster's jobs
+ * reach (clusterTempDir), self-contained: the fake nvidia-smi and the agent's native module are
+ * copied in, because the 24.11 cluster's jobs see nothing of this machine outside its root.
+ */
 function setUpLab(): void {
-  lab = fs.mkdtempSync(path.join(os.tmpdir(), 'erg-power-e2e-'));
+  ({ hostPath: lab, clusterPath: labOnCluster } = clusterTempDir(h.local, 'erg-power-e2e-'));
+  const onCluster = (...parts: string[]) => path.join(labOnCluster, ...parts);
   gpuState = path.join(lab, 'gpu-state');
   execFileSync(path.join(helperDir, 'test', 'fake-gpu-state'), ['init', gpuState, '--profile', 'gh200']);
   fs.writeFileSync(path.join(gpuState, 'gpu0', 'enforce_cap'), '450\n');
+  fs.copyFileSync(path.join(helperDir, 'test', 'fake-nvidia-smi'), path.join(lab, 'fake-nvidia-smi'));
+  fs.chmodSync(path.join(lab, 'fake-nvidia-smi'), 0o755);
   const fakeSmi = path.join(lab, 'nvidia-smi');
-  fs.writeFileSync(fakeSmi, `#!/bin/bash\nexport ERG_FAKE_GPU_STATE=${gpuState}\nexec ${path.join(helperDir, 'test', 'fake-nvidia-smi')} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(fakeSmi, `#!/bin/bash\nexport ERG_FAKE_GPU_STATE=${onCluster('gpu-state')}\nexec ${onCluster('fake-nvidia-smi')} "$@"\n`, { mode: 0o755 });
   fs.copyFileSync(path.join(helperDir, 'erg-power-helper'), path.join(lab, 'erg-power-helper'));
   fs.chmodSync(path.join(lab, 'erg-power-helper'), 0o755);
   fs.mkdirSync(path.join(lab, 'helper-state'), { mode: 0o700 });
   // Root-owned and not writable by others, or the helper refuses it (it runs as root on real nodes).
-  fs.writeFileSync(path.join(lab, 'power-helper.conf'), `NVIDIA_SMI=${fakeSmi}\nSTATE_DIR=${path.join(lab, 'helper-state')}\nALLOW=gpuPowerLimitW,gpuLockedClocksMHz,moduleLimitW\n`, { mode: 0o644 });
+  fs.writeFileSync(path.join(lab, 'power-helper.conf'), `NVIDIA_SMI=${onCluster('nvidia-smi')}\nSTATE_DIR=${onCluster('helper-state')}\nALLOW=gpuPowerLimitW,gpuLockedClocksMHz,moduleLimitW\n`, { mode: 0o644 });
   fs.chmodSync(path.join(lab, 'power-helper.conf'), 0o644);
   const nvml = path.join(lab, 'libfake-nvml.so');
   execFileSync('gcc', ['-shared', '-fPIC', '-O1', '-o', nvml, path.join(root, 'apps', 'agent', 'test', 'fixtures', 'fake-nvml', 'fake_nvml.c')]);
+  // The agent bundle keeps koffi (NVML's binding) external: the launcher's NODE_PATH finds it here.
+  for (const pkg of ['koffi', '@koromix']) {
+    fs.cpSync(path.join(root, 'node_modules', pkg), path.join(lab, 'node_modules', pkg), { recursive: true, dereference: true });
+  }
+  // The cluster's node: this test's own on the 22.05 cluster (same machine), the root's Debian nodejs on 24.11.
+  const node = h.local.rootDir === '/' ? process.execPath : '/usr/bin/node';
   fs.writeFileSync(
     path.join(lab, 'agent-node'),
-    `#!/bin/sh\nexport ERG_FAKE_GPU_STATE=${gpuState} ERG_AGENT_NVML_LIB=${nvml} NODE_PATH=${path.join(root, 'node_modules')}\nexec ${process.execPath} "$@"\n`,
+    `#!/bin/sh\nexport ERG_FAKE_GPU_STATE=${onCluster('gpu-state')} ERG_AGENT_NVML_LIB=${onCluster('libfake-nvml.so')} NODE_PATH=${onCluster('node_modules')}\nexec ${node} "$@"\n`,
     { mode: 0o755 },
   );
 }
@@ -51,8 +66,8 @@ const read = (file: string) => fs.readFileSync(path.join(gpuState, file), 'utf8'
 beforeAll(async () => {
   setUpLab();
   await h.start();
-  await h.registerCluster('with-helper', { powerHelper: path.join(lab, 'erg-power-helper'), agentCommand: path.join(lab, 'agent-node') });
-  await h.registerCluster('without-helper', { powerHelper: path.join(lab, 'no-helper-here') });
+  await h.registerCluster('with-helper', { powerHelper: path.join(labOnCluster, 'erg-power-helper'), agentCommand: path.join(labOnCluster, 'agent-node') });
+  await h.registerCluster('without-helper', { powerHelper: path.join(labOnCluster, 'no-helper-here') });
 }, 120_000);
 
 afterAll(async () => {

@@ -9,6 +9,8 @@ type Schemas = components['schemas'];
 /** Bodies the API accepts and returns, by their OpenAPI schema names. */
 export type Cluster = Schemas['Cluster'];
 export type ClusterCreate = Schemas['ClusterCreateInput'];
+export type ClusterCredentials = Schemas['ClusterCredentialsInput'];
+export type JumpHostCreate = Schemas['JumpHostCreateInput'];
 export type Campaign = Schemas['Campaign'];
 export type CampaignCreated = Schemas['CampaignCreated'];
 export type CampaignDetail = Schemas['CampaignDetail'];

@@ -1,11 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
 import { poolOf, prismaOf, type Database } from './client';
-import { clusterKeyContext } from './secrets';
+import { clusterKeyContext, openClusterKey } from './secrets';
 import { DEFAULT_POWER_HELPER, ErgError, type ClusterCapabilities } from '@erg/spec';
 import { Prisma } from './generated/client';
 
-/** A registered cluster as the API shows it and the scheduler reaches it; its private key as stored (sealed: openClusterKey opens it). */
+/** One jump host of a cluster as stored: its key sealed (jumpHostKeyContext); null: the cluster's key and certificate log in there. */
+export interface StoredJumpHost {
+  host: string;
+  port: number;
+  user: string;
+  privateKey: string | null;
+  certificate: string | null;
+  hostKeySha256: string;
+}
+
+/** One jump host as given (API body shape, key in plaintext). */
+export interface NewJumpHost {
+  host: string;
+  port: number;
+  user: string;
+  /** Plaintext; stored sealed. Absent: the cluster's key and certificate. */
+  privateKey?: string | undefined;
+  certificate?: string | undefined;
+  hostKeySha256: string;
+}
+
+/** A registered cluster as the API shows it and the scheduler reaches it; its private keys as stored (sealed: openClusterCredentials opens them). */
 export interface ClusterRecord {
   id: string;
   name: string;
@@ -29,6 +50,14 @@ export interface ClusterRecord {
   powerHelper: string;
   /** What the scheduler found out when it reached the cluster; null: not yet. */
   capabilities: ClusterCapabilities | null;
+  /** OpenSSH user certificate of privateKey (public, stored as given); null: the plain key. */
+  certificate: string | null;
+  /** Jump hosts in front of the login node, first hop first. */
+  jumpHosts: StoredJumpHost[];
+  /** Bumped by every change of the key, certificate or jump hosts. */
+  credentialsVersion: number;
+  /** When they last changed after registration; null: never. */
+  credentialsUpdatedAt: Date | null;
   lastError: string | null;
   lastContactAt: Date | null;
   createdAt: Date;
@@ -38,6 +67,7 @@ const CLUSTER_COLUMNS = {
   id: true, name: true, projectId: true, host: true, port: true, username: true, privateKey: true, hostKeySha256: true, hostKeyPolicy: true,
   defaultPartition: true, workDir: true, agentCommand: true, agentApiUrl: true, modelIdleW: true, modelMaxW: true, maxConcurrentRuns: true,
   powerHelper: true, capabilities: true, lastError: true, lastContactAt: true, createdAt: true,
+  certificate: true, jumpHosts: true, credentialsVersion: true, credentialsUpdatedAt: true,
 } as const;
 
 export interface NewCluster {
@@ -62,6 +92,24 @@ export interface NewCluster {
   maxConcurrentRuns?: number | null | undefined;
   /** Where the node helper is installed; default /usr/local/sbin/erg-power-helper. */
   powerHelper?: string | undefined;
+  /** OpenSSH user certificate of privateKey; absent or null: none. */
+  certificate?: string | null | undefined;
+  /** Default: none. */
+  jumpHosts?: readonly NewJumpHost[] | undefined;
+}
+
+/** The sealed-key context of a jump host's key: names the row and the hop (keys are sealed again whenever the chain changes). */
+export const jumpHostKeyContext = (clusterId: string, index: number): string => `cluster:${clusterId}:jump_host:${index}:private_key`;
+
+function sealJumpHosts(jumpHosts: readonly NewJumpHost[], clusterId: string, secrets: SecretBox): StoredJumpHost[] {
+  return jumpHosts.map((j, i) => ({
+    host: j.host,
+    port: j.port,
+    user: j.user,
+    privateKey: j.privateKey === undefined ? null : secrets.seal(j.privateKey, jumpHostKeyContext(clusterId, i)),
+    certificate: j.certificate ?? null,
+    hostKeySha256: j.hostKeySha256,
+  }));
 }
 
 export class ClusterExistsError extends ErgError<'ERG_CLUSTER_EXISTS'> {
@@ -75,14 +123,50 @@ function clusterData(input: NewCluster, id: string, secrets: SecretBox) {
   return {
     ...input,
     privateKey: secrets.seal(input.privateKey, clusterKeyContext(id)),
+    certificate: input.certificate ?? null,
+    jumpHosts: sealJumpHosts(input.jumpHosts ?? [], id, secrets) as unknown as Prisma.InputJsonValue,
     hostKeySha256: input.hostKeySha256 ?? null,
     defaultPartition: input.defaultPartition ?? null,
   };
 }
 
-/** The row as erg's record: capabilities are stored by recordClusterCapabilities in ClusterCapabilities' shape. */
-function recordOf<R extends { capabilities: unknown }>(row: R): Omit<R, 'capabilities'> & { capabilities: ClusterCapabilities | null } {
-  return { ...row, capabilities: (row.capabilities ?? null) as ClusterCapabilities | null };
+/**
+ * The row as erg's record: capabilities are stored by recordClusterCapabilities in
+ * ClusterCapabilities' shape, jump hosts by this module in StoredJumpHost's.
+ */
+function recordOf<R extends { capabilities: unknown; jumpHosts: unknown }>(
+  row: R,
+): Omit<R, 'capabilities' | 'jumpHosts'> & { capabilities: ClusterCapabilities | null; jumpHosts: StoredJumpHost[] } {
+  return { ...row, capabilities: (row.capabilities ?? null) as ClusterCapabilities | null, jumpHosts: jumpHostsOf(row.jumpHosts) };
+}
+
+function jumpHostsOf(json: unknown): StoredJumpHost[] {
+  return Array.isArray(json) ? (json as StoredJumpHost[]) : [];
+}
+
+/**
+ * Whether `input` logs in as `existing` does (same key, certificate and jump hosts), so that
+ * re-applying the same registration (the quickstart does) does not bump credentialsVersion and
+ * make every scheduler reconnect. Keys that cannot be opened count as changed.
+ */
+function sameCredentials(existing: Pick<ClusterRecord, 'id' | 'privateKey' | 'certificate' | 'jumpHosts'>, input: NewCluster, secrets: SecretBox): boolean {
+  try {
+    const open = openClusterCredentials(secrets, existing);
+    const given = input.jumpHosts ?? [];
+    return (
+      open.privateKey === input.privateKey &&
+      existing.certificate === (input.certificate ?? null) &&
+      existing.jumpHosts.length === given.length &&
+      existing.jumpHosts.every((j, i) => {
+        const g = given[i]!;
+        const key = j.privateKey === null ? null : secrets.openStored(j.privateKey, jumpHostKeyContext(existing.id, i));
+        return j.host === g.host && j.port === g.port && j.user === g.user && j.hostKeySha256 === g.hostKeySha256 &&
+          key === (g.privateKey ?? null) && j.certificate === (g.certificate ?? null);
+      })
+    );
+  } catch {
+    return false;
+  }
 }
 
 export async function createCluster(db: Database, input: NewCluster, secrets: SecretBox): Promise<ClusterRecord> {
@@ -105,7 +189,7 @@ export async function upsertCluster(db: Database, input: NewCluster, secrets: Se
   for (let attempt = 0; ; attempt++) {
     const existing = await prismaOf(db).cluster.findUnique({
       where: { name: input.name },
-      select: { id: true, host: true, port: true, username: true, powerHelper: true, hostKeySha256: true },
+      select: { id: true, host: true, port: true, username: true, powerHelper: true, hostKeySha256: true, privateKey: true, certificate: true, jumpHosts: true },
     });
     if (!existing) {
       try {
@@ -122,9 +206,13 @@ export async function upsertCluster(db: Database, input: NewCluster, secrets: Se
     // otherwise the scheduler probes again (null: unknown until then).
     const sameMachine = existing.host === input.host && existing.port === input.port && existing.username === input.username &&
       existing.powerHelper === (input.powerHelper ?? DEFAULT_POWER_HELPER);
+    const rotated = !sameCredentials({ ...existing, jumpHosts: jumpHostsOf(existing.jumpHosts) }, input, secrets);
     return recordOf(await prismaOf(db).cluster.update({
       where: { id: existing.id },
-      data: { ...data, hostKeySha256: keep ? existing.hostKeySha256 : data.hostKeySha256, lastError: null, ...(sameMachine ? {} : { capabilities: Prisma.DbNull }) },
+      data: {
+        ...data, hostKeySha256: keep ? existing.hostKeySha256 : data.hostKeySha256, lastError: null, ...(sameMachine ? {} : { capabilities: Prisma.DbNull }),
+        ...(rotated ? { credentialsVersion: { increment: 1 }, credentialsUpdatedAt: new Date() } : {}),
+      },
       select: CLUSTER_COLUMNS,
     }));
   }
@@ -144,6 +232,107 @@ export async function findClusterByName(db: Database, name: string): Promise<Clu
 export async function findClusterById(db: Database, id: string): Promise<ClusterRecord | null> {
   const row = await prismaOf(db).cluster.findUnique({ where: { id }, select: CLUSTER_COLUMNS });
   return row ? recordOf(row) : null;
+}
+
+/** What PUT /v1/clusters/:name/credentials changes: only the fields given (certificate null: none from now on). */
+export interface CredentialsChange {
+  /** Plaintext; stored sealed. */
+  privateKey?: string | undefined;
+  certificate?: string | null | undefined;
+  /** Replaces the whole chain. */
+  jumpHosts?: readonly NewJumpHost[] | undefined;
+}
+
+/**
+ * Rotates a cluster's credentials: seals what is given, keeps the rest, bumps credentialsVersion
+ * (connection pools then swap to the new credentials, letting sessions in flight finish) and
+ * clears the last SSH failure, which the new credentials may not have. Null when there is no
+ * such cluster.
+ */
+export async function updateClusterCredentials(db: Database, clusterId: string, change: CredentialsChange, secrets: SecretBox): Promise<ClusterRecord | null> {
+  try {
+    return recordOf(await prismaOf(db).cluster.update({
+      where: { id: clusterId },
+      data: {
+        ...(change.privateKey === undefined ? {} : { privateKey: secrets.seal(change.privateKey, clusterKeyContext(clusterId)) }),
+        ...(change.certificate === undefined ? {} : { certificate: change.certificate }),
+        ...(change.jumpHosts === undefined ? {} : { jumpHosts: sealJumpHosts(change.jumpHosts, clusterId, secrets) as unknown as Prisma.InputJsonValue }),
+        credentialsVersion: { increment: 1 },
+        credentialsUpdatedAt: new Date(),
+        lastError: null,
+      },
+      select: CLUSTER_COLUMNS,
+    }));
+  } catch (err) {
+    if ((err as { code?: string }).code === 'P2025') return null;
+    throw err;
+  }
+}
+
+/** A cluster's credentials opened, for the SSH connection that needs them (and nothing else); fits @erg/slurm's ClusterEndpoint. */
+export interface OpenedClusterCredentials {
+  privateKey: string;
+  certificate: string | null;
+  /** Each jump host with its key opened; one without its own key gets the cluster's key and certificate. */
+  jumpHosts: { host: string; port: number; user: string; privateKey: string; certificate: string | null; hostKeySha256: string }[];
+}
+
+/** Opens the cluster's sealed keys (its own and its jump hosts'). Throws the secret box's error when one does not open. */
+export function openClusterCredentials(secrets: SecretBox, cluster: Pick<ClusterRecord, 'id' | 'privateKey' | 'certificate' | 'jumpHosts'>): OpenedClusterCredentials {
+  const privateKey = openClusterKey(secrets, cluster);
+  return {
+    privateKey,
+    certificate: cluster.certificate,
+    jumpHosts: cluster.jumpHosts.map((j, i) => ({
+      host: j.host,
+      port: j.port,
+      user: j.user,
+      hostKeySha256: j.hostKeySha256,
+      ...(j.privateKey === null
+        ? { privateKey, certificate: cluster.certificate }
+        : { privateKey: secrets.openStored(j.privateKey, jumpHostKeyContext(cluster.id, i)), certificate: j.certificate }),
+    })),
+  };
+}
+
+/** Every cluster's certificates (its own and its jump hosts'), for /metrics: no secret read. */
+export async function listClusterCertificates(db: Database): Promise<{ id: string; name: string; certificate: string | null; jumpHosts: { certificate: string | null }[] }[]> {
+  const rows = await prismaOf(db).cluster.findMany({ select: { id: true, name: true, certificate: true, jumpHosts: true }, orderBy: { name: 'asc' } });
+  return rows.map((r) => {
+    const jumps = jumpHostsOf(r.jumpHosts);
+    // A jump host without its own key logs in with the cluster's certificate.
+    return { id: r.id, name: r.name, certificate: r.certificate, jumpHosts: jumps.map((j) => ({ certificate: j.privateKey === null ? r.certificate : j.certificate })) };
+  });
+}
+
+/**
+ * Seals every jump host key again with `reseal` (a secret-box key rotation: see sealStoredSecrets);
+ * returns how many keys were rewritten and the contexts that did not open.
+ */
+export async function resealJumpHostKeys(
+  db: Database,
+  needsSealing: (stored: string) => boolean,
+  reseal: (stored: string, context: string) => string | null,
+): Promise<number> {
+  let rewritten = 0;
+  const rows = await poolOf(db).query<{ id: string; jump_hosts: StoredJumpHost[] }>(`SELECT id, jump_hosts FROM clusters WHERE jsonb_array_length(jump_hosts) > 0`);
+  for (const row of rows.rows) {
+    let changed = 0;
+    const next = row.jump_hosts.map((j, i) => {
+      if (j.privateKey === null || !needsSealing(j.privateKey)) return j;
+      const sealed = reseal(j.privateKey, jumpHostKeyContext(row.id, i));
+      if (sealed === null) return j;
+      changed++;
+      return { ...j, privateKey: sealed };
+    });
+    if (changed === 0) continue;
+    // Only if the chain is still what was read: one rotated meanwhile was sealed by its writer.
+    const done = await poolOf(db).query(`UPDATE clusters SET jump_hosts = $2::jsonb, updated_at = now() WHERE id = $1 AND jump_hosts = $3::jsonb`, [
+      row.id, JSON.stringify(next), JSON.stringify(row.jump_hosts),
+    ]);
+    if (done.rowCount === 1) rewritten += changed;
+  }
+  return rewritten;
 }
 
 /** Records what the scheduler's probe of the cluster found (Slurm version, the node helper). */

@@ -41,6 +41,7 @@ export interface RunRecord extends RunSummaryRecord {
   metrics: Record<string, number | null> | null;
   warnings: string[];
   jobScript: string | null;
+  cancelRequestedAt: Date | null;
 }
 
 /** A run with its campaign's name, spec and execution, and its cluster. */
@@ -58,7 +59,7 @@ const RECORD_COLUMNS = {
   ...SUMMARY_COLUMNS,
   slurmState: true, signal: true, submitAttempts: true, createdAt: true, submittedAt: true, startedAt: true, endedAt: true, finalizedAt: true,
   workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, nodeList: true, runDir: true, metrics: true, warnings: true,
-  jobScript: true,
+  jobScript: true, cancelRequestedAt: true,
 } as const;
 
 function summaryOf<R extends { configuration: { key: string; parameters: unknown } }>(row: R) {

@@ -212,16 +212,29 @@ export interface StagedRun {
   runDir: string;
   /** The exact rendered sbatch script, kept for provenance. */
   jobScript: string;
+  /** The array submission (and task index) the run goes into; absent: a job of its own. */
+  array?: { submissionId: string; index: number };
 }
 
-/** Records where a claimed run's files were staged, before sbatch runs (no state change). */
+/**
+ * Records where a claimed run's files were staged, and into which array, before sbatch runs (no
+ * state change). Written before sbatch on purpose: after a crash the array is found by its name.
+ */
 export async function recordStagedRuns(db: Database, runs: StagedRun[], guard?: ClaimGuard): Promise<void> {
   if (runs.length === 0) return;
   await poolOf(db).query(
-    `UPDATE runs SET run_dir = v.run_dir, job_script = v.job_script, updated_at = now()
-     FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, run_dir, job_script)
-     WHERE runs.id = v.id AND runs.state = 'submitting' AND ${claimGuardSql(guard, 4)}`,
-    [runs.map((r) => r.runId), runs.map((r) => r.runDir), runs.map((r) => r.jobScript), ...guardParams(guard)],
+    `UPDATE runs SET run_dir = v.run_dir, job_script = v.job_script, array_submission = v.array_submission,
+            array_index = v.array_index, updated_at = now()
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::int[]) AS v(id, run_dir, job_script, array_submission, array_index)
+     WHERE runs.id = v.id AND runs.state = 'submitting' AND ${claimGuardSql(guard, 6)}`,
+    [
+      runs.map((r) => r.runId),
+      runs.map((r) => r.runDir),
+      runs.map((r) => r.jobScript),
+      runs.map((r) => r.array?.submissionId ?? null),
+      runs.map((r) => r.array?.index ?? null),
+      ...guardParams(guard),
+    ],
   );
 }
 
@@ -250,7 +263,8 @@ export async function returnRunsToPending(db: Database, runIds: string[], reason
   if (runIds.length === 0) return [];
   return transition(poolOf(db), {
     where: `runs.id = ANY($1::uuid[]) AND runs.state = 'submitting' AND ${claimGuardSql(guard, 3)}`,
-    set: `state = 'pending', reason = $2, claimed_at = NULL`,
+    // Out of its array too: the next claim may put it into another one.
+    set: `state = 'pending', reason = $2, claimed_at = NULL, array_submission = NULL, array_index = NULL`,
     params: [runIds, reason, ...guardParams(guard)],
     detail: `$2`,
   });
@@ -278,6 +292,10 @@ export interface TrackedRun {
   claimedAt: Date | null;
   submittedAt: Date | null;
   runDir: string | null;
+  /** The array submission the run was staged into, and its task index; null: a job of its own. */
+  arraySubmission: string | null;
+  arrayIndex: number | null;
+  /** Its campaign, or the run itself, was cancelled: its job is to be scancelled. */
   cancelRequested: boolean;
 }
 
@@ -285,17 +303,19 @@ export interface TrackedRun {
 export async function listTrackedRuns(db: Database, clusterId: string): Promise<TrackedRun[]> {
   const result = await poolOf(db).query<{
     id: string; campaign_id: string; state: string; slurm_job_id: string | null; created_at: Date; claimed_at: Date | null;
-    submitted_at: Date | null; run_dir: string | null; cancel_requested: boolean;
+    submitted_at: Date | null; run_dir: string | null; array_submission: string | null; array_index: number | null; cancel_requested: boolean;
   }>(
     `SELECT r.id, r.campaign_id, r.state::text AS state, r.slurm_job_id, r.created_at, r.claimed_at, r.submitted_at, r.run_dir,
-            c.cancel_requested_at IS NOT NULL AS cancel_requested
+            r.array_submission, r.array_index,
+            (c.cancel_requested_at IS NOT NULL OR r.cancel_requested_at IS NOT NULL) AS cancel_requested
      FROM runs r JOIN campaigns c ON c.id = r.campaign_id
      WHERE c.cluster_id = $1 AND r.state IN ${SLOT_HOLDING_SQL}`,
     [clusterId],
   );
   return result.rows.map((r) => ({
     id: r.id, campaignId: r.campaign_id, state: r.state, slurmJobId: r.slurm_job_id, createdAt: r.created_at, claimedAt: r.claimed_at,
-    submittedAt: r.submitted_at, runDir: r.run_dir, cancelRequested: r.cancel_requested,
+    submittedAt: r.submitted_at, runDir: r.run_dir, arraySubmission: r.array_submission, arrayIndex: r.array_index,
+    cancelRequested: r.cancel_requested,
   }));
 }
 
@@ -439,6 +459,47 @@ export async function cancelPendingRunsOnCluster(db: Database, clusterId: string
     detail: `'cancelled by request'`,
   });
   return ids.length;
+}
+
+/** What cancelling one run did: ended it at once (it was pending), asked the scheduler to scancel its job, or nothing (already over). */
+export type RunCancelOutcome = 'cancelled' | 'cancelling' | 'ended';
+
+/**
+ * Cancels one run, the rest of its campaign going on: a pending run ends at once (never
+ * submitted); a run that holds a job is marked, and the scheduler's next cycle scancels its job
+ * (for an array task, that task alone). A run in doubt (`submitting`) is marked too: its job is
+ * cancelled once the scheduler has found it. Idempotent.
+ */
+export async function requestRunCancel(db: Database, runId: string): Promise<RunCancelOutcome> {
+  const cancelled = await transition(poolOf(db), {
+    where: `runs.id = $1 AND runs.state = 'pending'`,
+    set: `state = 'cancelled', reason = 'cancelled before submission', ended_at = now(), finalized_at = now(), cancel_requested_at = now()`,
+    params: [runId],
+    detail: `'cancelled by request'`,
+  });
+  if (cancelled.length > 0) return 'cancelled';
+  const marked = await poolOf(db).query(
+    `UPDATE runs SET cancel_requested_at = COALESCE(cancel_requested_at, now()), updated_at = now()
+     WHERE id = $1 AND state IN ${SLOT_HOLDING_SQL}`,
+    [runId],
+  );
+  return (marked.rowCount ?? 0) > 0 ? 'cancelling' : 'ended';
+}
+
+/**
+ * queued → cancelled for runs whose array task was cancelled before it started: Slurm keeps no
+ * record of such a task (neither squeue nor sacct lists it, checked on 22.05), so nothing will ever
+ * report its end. Only runs whose cancel was requested; there is nothing to finalize (it never ran).
+ */
+export async function endCancelledUnstartedRuns(db: Database, runIds: string[]): Promise<string[]> {
+  if (runIds.length === 0) return [];
+  return transition(poolOf(db), {
+    where: `runs.id = ANY($1::uuid[]) AND runs.state = 'queued' AND runs.started_at IS NULL
+            AND (runs.cancel_requested_at IS NOT NULL OR EXISTS (SELECT 1 FROM campaigns c WHERE c.id = runs.campaign_id AND c.cancel_requested_at IS NOT NULL))`,
+    set: `state = 'cancelled', reason = 'cancelled before it started (its array task left Slurm without a record)', ended_at = now(), finalized_at = now()`,
+    params: [runIds],
+    detail: `'cancelled by request'`,
+  });
 }
 
 export interface ImportedRunEnd {

@@ -1,6 +1,6 @@
 import type { SecretBox } from '@erg/secrets';
 import { poolOf, type Database } from './client';
-import type { ClusterRecord } from './clusters';
+import { resealJumpHostKeys, type ClusterRecord } from './clusters';
 import type { SuiteRecord } from './suites';
 
 /**
@@ -52,6 +52,8 @@ export async function sealStoredSecrets(db: Database, secrets: SecretBox): Promi
     const done = await poolOf(db).query(`UPDATE clusters SET private_key = $2, updated_at = now() WHERE id = $1 AND private_key = $3`, [row.id, sealed, row.private_key]);
     report.clusters += done.rowCount ?? 0;
   }
+  // Jump hosts' keys are cluster private keys too (clusters.ts seals them in the jump_hosts list).
+  report.clusters += await resealJumpHostKeys(db, (stored) => secrets.needsSealing(stored), reseal);
   const suites = await poolOf(db).query<{ id: string; webhook_secret: string }>(`SELECT id, webhook_secret FROM suites WHERE webhook_secret IS NOT NULL`);
   for (const row of suites.rows) {
     if (!secrets.needsSealing(row.webhook_secret)) continue;

@@ -4,17 +4,20 @@
  * shellQuote. The output formats here and the parsers in parse.ts are one contract: change them
  * together.
  *
- * All Slurm queries run under `env TZ=UTC SLURM_TIME_FORMAT=standard`, so timestamps come back as
+ * All Slurm queries run under `env TZ=UTC SLURM_TIME_FORMAT=standard SLURM_BITSTR_LEN=0`, so timestamps come back as
  * `YYYY-MM-DDTHH:MM:SS` in UTC whatever the login node's time zone or the user's environment, and
  * `sacct -S` reads our UTC `since` the same way. `env` (rather than `VAR=x cmd`) also works when
  * the login shell is not POSIX.
  */
 import { InvalidCommandInputError } from './errors';
 import { fenceCheck, type Fence } from './fence';
-import { CONTROLLER_NOT_ANSWERING } from './sbatch-failure';
+import { CONTROLLER_NOT_ANSWERING, SITE_LIMIT } from './sbatch-failure';
 import { shellQuote } from './shell';
 
-const SLURM_ENV = 'env TZ=UTC SLURM_TIME_FORMAT=standard';
+// SLURM_BITSTR_LEN=0: array task lists in full. By default squeue cuts %i at 31 and %K / sacct's
+// JobID at 64 characters (`…,42...%1`) — the task list of an array whose tasks were cancelled
+// one by one would be misread (test/fixtures/versions/22.05, the fragmented array).
+const SLURM_ENV = 'env TZ=UTC SLURM_TIME_FORMAT=standard SLURM_BITSTR_LEN=0';
 
 /** Field separator of squeue/sacct output; job names are the only free text and come last. */
 export const FIELD_SEPARATOR = '|';
@@ -118,8 +121,9 @@ export interface SubmitManyCommand {
  * path ever needs quoting. sbatch's stdin is /dev/null so it cannot eat the rest of the list.
  * Each result line is written with one printf, so a dropped channel loses whole lines only.
  *
- * Once a sbatch fails because slurmctld is not answering (sbatch-failure.ts), the scripts after it
- * are not sent into the outage: each gets `<path>\tskipped\t` and can be submitted again later.
+ * Once a sbatch fails because slurmctld is not answering or a site limit is reached
+ * (sbatch-failure.ts), the scripts after it are not sent: each gets `<path>\tskipped\t` and can
+ * be submitted again later.
  *
  * With a fence (fence.ts), each sbatch runs only while the cluster's fence still holds this
  * loop's epoch; when it does not, the loop prints `<path>\tfenced\t<epoch found>` and stops, and
@@ -135,7 +139,8 @@ export function submitManyCommand(scriptPaths: readonly string[], fence: Fence |
     }
   }
   const fenced = fence ? fenceCheck(fence) : { open: '', before: '', after: '' };
-  const notAnswering = CONTROLLER_NOT_ANSWERING.map((text) => `*${shellQuote(text)}*`).join('|');
+  // After these the rest of the loop is not sent: it would wait out the outage, or be refused by the same limit.
+  const notAnswering = [...CONTROLLER_NOT_ANSWERING, ...SITE_LIMIT].map((text) => `*${shellQuote(text)}*`).join('|');
   // One line, no newlines inside the quotes: csh/tcsh login shells reject multi-line quoted strings.
   const script =
     fenced.open +

@@ -26,6 +26,7 @@ import { ErgError } from '@erg/spec';
  * | ERG_SSH_SFTP                        | SftpError                  | no        |
  * | ERG_SSH_CLOSED                      | ConnectionClosedError      | no        |
  * | ERG_SSH_READ_FAILED                 | JobFileReadError           | yes       |
+ * | ERG_SSH_CERTIFICATE_EXPIRED         | CertificateExpiredError    | no        |
  * | ERG_JOB_FILE_REFUSED                | JobFileRefusedError        | no        |
  *
  * The ERG_SSH_* ones are SshError: the connection's failures, which the scheduler counts by kind.
@@ -41,7 +42,8 @@ export type SlurmErrorCode =
 /** The codes of the SSH connection's failures (SshError). */
 export type SshErrorCode =
   | 'ERG_SSH_HOST_KEY_MISMATCH' | 'ERG_SSH_UNREACHABLE' | 'ERG_SSH_AUTH' | 'ERG_SSH_CONNECTION_LOST' | 'ERG_SSH_CHANNEL_REFUSED'
-  | 'ERG_SSH_CHANNEL_FAILED' | 'ERG_SSH_TIMEOUT' | 'ERG_SSH_OUTPUT_TOO_LARGE' | 'ERG_SSH_SFTP' | 'ERG_SSH_CLOSED' | 'ERG_SSH_READ_FAILED';
+  | 'ERG_SSH_CHANNEL_FAILED' | 'ERG_SSH_TIMEOUT' | 'ERG_SSH_OUTPUT_TOO_LARGE' | 'ERG_SSH_SFTP' | 'ERG_SSH_CLOSED' | 'ERG_SSH_READ_FAILED'
+  | 'ERG_SSH_CERTIFICATE_EXPIRED';
 
 /** Base class: every error of this package; its code's catalog entry gives its status and retry verdict. */
 export abstract class ErgSlurmError<C extends SlurmErrorCode = SlurmErrorCode> extends ErgError<C> {}
@@ -130,18 +132,43 @@ export class SlurmCommandError extends ErgSlurmError<'ERG_SLURM_COMMAND_FAILED'>
   }
 }
 
-/** The server presented a host key other than the pinned one: possibly a man in the middle. */
+/**
+ * The server presented a host key other than the pinned one: possibly a man in the middle.
+ * `hostPort` names the hop: the login node (`login.example.org:22`) or a jump host in front of it
+ * (`jump host bastion.example.org:22`); `field` is the cluster setting that pins it.
+ */
 export class HostKeyMismatchError extends SshError<'ERG_SSH_HOST_KEY_MISMATCH'> {
   constructor(
     readonly hostPort: string,
     readonly expected: string,
     readonly actual: string,
+    readonly field: string = 'hostKeySha256',
   ) {
     super(
       'ERG_SSH_HOST_KEY_MISMATCH',
       `host key of ${hostPort} does not match: expected ${expected}, got ${actual}. erg refused to connect. ` +
-        `If the cluster's host key really changed, confirm the new fingerprint with the cluster admins ` +
-        `(ssh-keyscan -p <port> <host> | ssh-keygen -lf -) and update the cluster's hostKeySha256.`,
+        `If the host key really changed, confirm the new fingerprint with the cluster admins ` +
+        `(ssh-keyscan -p <port> <host> | ssh-keygen -lf -) and update the cluster's ${field}.`,
+    );
+  }
+}
+
+/**
+ * The OpenSSH certificate erg would log in with has expired: erg does not try to connect (the
+ * server would refuse it, and a login node's fail2ban counts refusals). Lasts until someone
+ * rotates the certificate (PUT /v1/clusters/:name/credentials).
+ */
+export class CertificateExpiredError extends SshError<'ERG_SSH_CERTIFICATE_EXPIRED'> {
+  constructor(
+    /** Whose certificate: `erg@login.example.org:22`, or `erg@bastion.example.org:22 (jump host 1)`. */
+    readonly hop: string,
+    readonly validBefore: Date,
+    /** What to run to rotate it. */
+    readonly rotate: string,
+  ) {
+    super(
+      'ERG_SSH_CERTIFICATE_EXPIRED',
+      `certificate expired (the certificate for ${hop} was valid until ${validBefore.toISOString()}); rotate it: ${rotate}`,
     );
   }
 }

@@ -10,9 +10,25 @@ export { expandHostlist, MAX_HOSTLIST_NAMES } from './hostlist';
 export { classifySbatchFailure, CONTROLLER_NOT_ANSWERING, type SbatchFailure } from './sbatch-failure';
 export { checkPrivateKey, type PrivateKeyCheck } from './private-key';
 export {
+  parseCertificate,
+  certificateKeyProblem,
+  certificateStatus,
+  certificateExpired,
+  warningLeadMs,
+  CERTIFICATE_TYPES,
+  DEFAULT_CERTIFICATE_WARNING,
+  MAX_CERTIFICATE_CHARS,
+  type SshCertificate,
+  type CertificateParse,
+  type CertificateStatus,
+  type CertificateType,
+  type CertificateWarningPolicy,
+} from './certificate';
+export {
   renderRunFiles,
   renderJobScript,
   renderRunScript,
+  resourceDirectiveLines,
   DIRECTIVE_VALUE,
   type RenderedFile,
   type RenderInput,
@@ -21,7 +37,18 @@ export {
   type PowerHook,
 } from './render';
 export { mapSlurmState, normalizeSlurmState, type SlurmRunState } from './run-state';
-export { JOB_NAME_PREFIX, jobNameForRun, runIdFromJobName, type SlurmJob } from './slurm-job';
+export {
+  JOB_NAME_PREFIX,
+  ARRAY_JOB_NAME_PREFIX,
+  jobNameForRun,
+  runIdFromJobName,
+  arrayJobName,
+  arraySubmissionFromJobName,
+  slurmJobKey,
+  type SlurmJob,
+} from './slurm-job';
+export { renderArrayJob, arrayDirPath, expandArrayTasks, ARRAY_FILES, type ArrayEntry, type ArrayJobInput } from './array';
+export { stageArchive, stageCommand, type StageEntry } from './stage';
 export {
   squeueCommand,
   sacctCommand,
@@ -50,6 +77,8 @@ export { Semaphore } from './semaphore';
 export {
   ClusterConnection,
   type ClusterConnectionOptions,
+  type ClusterEndpointOptions,
+  type JumpHostOptions,
   type ConnectionState,
   type ChannelStats,
   type ExecOptions,
@@ -62,7 +91,7 @@ export {
 } from './ssh';
 export { SlurmClient, type CommandRunner, type SlurmClientOptions } from './slurm-client';
 export { raiseFenceCommand, parseRaiseFence, FENCE_BUSY_EXIT, FENCE_BROKEN_EXIT, type Fence, type FenceRaise } from './fence';
-export { ConnectionPool, type ClusterEndpoint } from './connection-pool';
+export { ConnectionPool, type ClusterEndpoint, type JumpHostEndpoint } from './connection-pool';
 export {
   openJobFile,
   readJobFile,

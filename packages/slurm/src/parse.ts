@@ -6,7 +6,8 @@
 import { FIELD_SEPARATOR, SACCT_FIELDS, SQUEUE_FIELDS } from './commands';
 import { SlurmParseError } from './errors';
 import { mapSlurmState, normalizeSlurmState, type SlurmRunState } from './run-state';
-import { runIdFromJobName, type SlurmJob } from './slurm-job';
+import { expandArrayTasks } from './array';
+import { arraySubmissionFromJobName, runIdFromJobName, type SlurmJob } from './slurm-job';
 import { classifySbatchFailure } from './sbatch-failure';
 
 /** A job id as `sbatch --parsable` prints it. */
@@ -80,40 +81,57 @@ function arrayParts(displayId: string): { arrayJobId: string | null; arrayTaskId
   return m?.[1] && m[2] ? { arrayJobId: m[1], arrayTaskId: m[2] } : { arrayJobId: null, arrayTaskId: null };
 }
 
-/** Output of `squeueCommand()` → jobs. */
+/**
+ * The pending rest of an array is one line (`123_[4-9%2]`); erg's own arrays (named `erg-a-…`)
+ * become one job per task, so that each run finds its task (`123_4`) whatever Slurm has split off
+ * yet. Other arrays stay one line: their ranges may be large and nobody asks for their tasks.
+ */
+function perTask(job: SlurmJob): SlurmJob[] {
+  if (job.arrayTaskId === null || /^\d+$/.test(job.arrayTaskId) || arraySubmissionFromJobName(job.name) === null) return [job];
+  const tasks = expandArrayTasks(job.arrayTaskId);
+  if (tasks === null) throw new SlurmParseError('array task list', job.displayId, 'expected ranges such as 0-9, 1,3,5-7 or 0-99%4');
+  return tasks.map((t) => ({ ...job, displayId: `${job.arrayJobId}_${t}`, arrayTaskId: String(t) }));
+}
+
+/** Output of `squeueCommand()` → jobs (erg's pending array ranges one per task). */
 export function parseSqueue(stdout: string): SlurmJob[] {
-  return lines(stdout).map((line) => {
-    const f = splitFields(line, SQUEUE_FIELDS.length, 'squeue');
-    const [jobId, displayId, , , stateRaw, reason, submit, start, end, nodeList, name] = f as [
-      string, string, string, string, string, string, string, string, string, string, string,
-    ];
-    if (!/^\d+$/.test(jobId)) throw new SlurmParseError('squeue', line, `job id ${JSON.stringify(jobId)} is not a number`);
-    const state = normalizeSlurmState(stateRaw);
-    const runState = mapSlurmState(state);
-    // For a pending job squeue's %S/%e are the backfill scheduler's estimates, not facts; erg's
-    // SlurmJob times are observations, so estimates are dropped. A job cancelled while pending
-    // gets start = end = cancel time but never had nodes: it did not start either.
-    const nodes = orNull(nodeList);
-    const started = runState !== 'queued' && nodes !== null;
-    return {
-      jobId,
-      displayId,
-      ...arrayParts(displayId),
-      name,
-      runId: runIdFromJobName(name),
-      state,
-      runState,
-      reason: orNull(reason),
-      exitCode: null,
-      signal: null,
-      submitTime: parseSlurmTimestamp(submit, 'squeue submit time'),
-      startTime: started ? parseSlurmTimestamp(start, 'squeue start time') : null,
-      // For a live job %e is the time limit's expiry; only an ended job's end time is a fact.
-      endTime: isEnded(runState) ? parseSlurmTimestamp(end, 'squeue end time') : null,
-      elapsedS: null,
-      nodeList: nodes,
-    };
-  });
+  return lines(stdout).flatMap((line) => perTask(parseSqueueLine(line)));
+}
+
+function parseSqueueLine(line: string): SlurmJob {
+  const f = splitFields(line, SQUEUE_FIELDS.length, 'squeue');
+  const [jobId, displayId, , taskList, stateRaw, reason, submit, start, end, nodeList, name] = f as [
+    string, string, string, string, string, string, string, string, string, string, string,
+  ];
+  if (!/^\d+$/.test(jobId)) throw new SlurmParseError('squeue', line, `job id ${JSON.stringify(jobId)} is not a number`);
+  const state = normalizeSlurmState(stateRaw);
+  const runState = mapSlurmState(state);
+  // For a pending job squeue's %S/%e are the backfill scheduler's estimates, not facts; erg's
+  // SlurmJob times are observations, so estimates are dropped. A job cancelled while pending
+  // gets start = end = cancel time but never had nodes: it did not start either.
+  const nodes = orNull(nodeList);
+  const started = runState !== 'queued' && nodes !== null;
+  const array = arrayParts(displayId);
+  return {
+    jobId,
+    displayId,
+    ...array,
+    // %K is the task list itself (`4-9%2`); %i's copy of it is cut at 31 characters on 22.05.
+    ...(array.arrayTaskId !== null && !isNoValue(taskList) ? { arrayTaskId: taskList.trim() } : {}),
+    name,
+    runId: runIdFromJobName(name),
+    state,
+    runState,
+    reason: orNull(reason),
+    exitCode: null,
+    signal: null,
+    submitTime: parseSlurmTimestamp(submit, 'squeue submit time'),
+    startTime: started ? parseSlurmTimestamp(start, 'squeue start time') : null,
+    // For a live job %e is the time limit's expiry; only an ended job's end time is a fact.
+    endTime: isEnded(runState) ? parseSlurmTimestamp(end, 'squeue end time') : null,
+    elapsedS: null,
+    nodeList: nodes,
+  };
 }
 
 /**
@@ -128,39 +146,41 @@ function consumedEnergy(raw: string): number | null {
   return j > 0 && Number.isFinite(j) ? j : null;
 }
 
-/** Output of `sacctCommand()` → jobs. */
+/** Output of `sacctCommand()` → jobs (erg's pending array ranges one per task). */
 export function parseSacct(stdout: string): SlurmJob[] {
-  return lines(stdout).map((line) => {
-    const f = splitFields(line, SACCT_FIELDS.length, 'sacct');
-    const [jobId, displayId, stateRaw, exitCodeRaw, reason, submit, start, end, elapsedRaw, nodeList, energyRaw, name] = f as [
-      string, string, string, string, string, string, string, string, string, string, string, string,
-    ];
-    if (!/^\d+$/.test(jobId)) throw new SlurmParseError('sacct', line, `JobIDRaw ${JSON.stringify(jobId)} is not a number`);
-    const state = normalizeSlurmState(stateRaw);
-    const runState = mapSlurmState(state);
-    // sacct prints 0:0 for jobs that have not ended; only a finished job has an exit code.
-    const { exitCode, signal } = isEnded(runState) ? parseExitCode(exitCodeRaw) : { exitCode: null, signal: null };
-    // sacct reports start = end for a job cancelled while pending ("None assigned" nodes): it never started.
-    const nodes = orNull(nodeList);
-    return {
-      jobId,
-      displayId,
-      ...arrayParts(displayId),
-      name,
-      runId: runIdFromJobName(name),
-      state,
-      runState,
-      reason: orNull(reason),
-      exitCode,
-      signal,
-      submitTime: parseSlurmTimestamp(submit, 'sacct Submit'),
-      startTime: nodes === null ? null : parseSlurmTimestamp(start, 'sacct Start'),
-      endTime: parseSlurmTimestamp(end, 'sacct End'),
-      elapsedS: /^\d+$/.test(elapsedRaw.trim()) ? Number(elapsedRaw.trim()) : null,
-      nodeList: nodes,
-      consumedEnergyJ: consumedEnergy(energyRaw),
-    };
-  });
+  return lines(stdout).flatMap((line) => perTask(parseSacctLine(line)));
+}
+
+function parseSacctLine(line: string): SlurmJob {
+  const f = splitFields(line, SACCT_FIELDS.length, 'sacct');
+  const [jobId, displayId, stateRaw, exitCodeRaw, reason, submit, start, end, elapsedRaw, nodeList, energyRaw, name] = f as [
+    string, string, string, string, string, string, string, string, string, string, string, string,
+  ];
+  if (!/^\d+$/.test(jobId)) throw new SlurmParseError('sacct', line, `JobIDRaw ${JSON.stringify(jobId)} is not a number`);
+  const state = normalizeSlurmState(stateRaw);
+  const runState = mapSlurmState(state);
+  // sacct prints 0:0 for jobs that have not ended; only a finished job has an exit code.
+  const { exitCode, signal } = isEnded(runState) ? parseExitCode(exitCodeRaw) : { exitCode: null, signal: null };
+  // sacct reports start = end for a job cancelled while pending ("None assigned" nodes): it never started.
+  const nodes = orNull(nodeList);
+  return {
+    jobId,
+    displayId,
+    ...arrayParts(displayId),
+    name,
+    runId: runIdFromJobName(name),
+    state,
+    runState,
+    reason: orNull(reason),
+    exitCode,
+    signal,
+    submitTime: parseSlurmTimestamp(submit, 'sacct Submit'),
+    startTime: nodes === null ? null : parseSlurmTimestamp(start, 'sacct Start'),
+    endTime: parseSlurmTimestamp(end, 'sacct End'),
+    elapsedS: /^\d+$/.test(elapsedRaw.trim()) ? Number(elapsedRaw.trim()) : null,
+    nodeList: nodes,
+    consumedEnergyJ: consumedEnergy(energyRaw),
+  };
 }
 
 /** One line of `submitManyCommand()` output. */
@@ -174,6 +194,11 @@ export type SubmitResult =
    * an earlier one. Submit it again later.
    */
   | { path: string; status: 'unsent'; error: string }
+  /**
+   * No job was created: a site limit on queued jobs or array size (sbatch-failure.ts SITE_LIMIT).
+   * Submit it again once earlier jobs ended, or with fewer at a time.
+   */
+  | { path: string; status: 'limited'; error: string }
   /**
    * The loop stopped before this script: the cluster's fence holds another epoch (a newer lease
    * took over). No job was created for it or for the scripts after it (those come back `unknown`);
@@ -193,6 +218,8 @@ function sbatchFailed(path: string, error: string): SubmitResult {
       return { path, status: 'err', error };
     case 'unsent':
       return { path, status: 'unsent', error };
+    case 'limited':
+      return { path, status: 'limited', error };
     case 'in-doubt':
       return { path, status: 'unknown', error: `sbatch got no answer from slurmctld, which may still create the job: ${error}` };
   }
@@ -216,7 +243,7 @@ export function parseSubmitMany(stdout: string, expectedPaths?: readonly string[
     if (status === 'fenced') {
       result = { path, status: 'fenced', fenceEpoch: text };
     } else if (status === 'skipped') {
-      result = { path, status: 'unsent', error: 'not sent: slurmctld did not answer an earlier sbatch of the same loop' };
+      result = { path, status: 'unsent', error: 'not sent: an earlier sbatch of the same loop found slurmctld not answering, or a site limit reached' };
     } else if (status === 'err') {
       result = sbatchFailed(path, text || 'sbatch failed without a message');
     } else {

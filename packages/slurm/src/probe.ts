@@ -8,6 +8,10 @@ import { shellQuote } from './shell';
 
 export interface ClusterProbe {
   slurmVersion: string | null;
+  /** `scontrol show config`'s MaxArraySize (an array's indices run 0..MaxArraySize-1; 0: no arrays); null when not read. */
+  maxArraySize: number | null;
+  /** `scontrol show config`'s MaxJobCount: the most jobs slurmctld holds at once (every array task counts); null when not read. */
+  maxJobCount: number | null;
   powerHelper: { version: number; knobs: PowerKnob[] } | null;
   /** Why there is no helper, in words an admin can act on; null with a helper. */
   powerHelperProblem: string | null;
@@ -26,6 +30,8 @@ export function probeCommand(helperPath: string): string {
   const helper = shellQuote(helperPath);
   const script = [
     `printf 'erg-probe slurm %s\\n' "$(sinfo --version 2>&1 | head -n 1)"`,
+    // Only the two lines erg reads; the whole config is long and says more than erg needs to keep.
+    `scontrol show config 2>/dev/null | awk '$1 == "MaxArraySize" || $1 == "MaxJobCount" { print "erg-probe config", $1, $3 }'`,
     `if [ -x ${helper} ] && [ -f ${helper} ]; then` +
       ` out=$(timeout -k 2 ${HELPER_PROBE_S} ${helper} probe 2>&1 </dev/null | head -c ${HELPER_ANSWER_BYTES} | tr '\\n' ' ');` +
       ` printf 'erg-probe helper %s\\n' "$out";` +
@@ -39,15 +45,19 @@ export function parseProbe(stdout: string, helperPath: string): ClusterProbe {
   let slurmVersion: string | null = null;
   let helperLine: string | null = null;
   let missing = false;
+  const config: { MaxArraySize?: number; MaxJobCount?: number } = {};
   for (const line of stdout.split('\n')) {
+    const c = /^erg-probe config (MaxArraySize|MaxJobCount) (\d+)$/.exec(line);
+    if (c) config[c[1] as 'MaxArraySize' | 'MaxJobCount'] = Number(c[2]);
     const m = /^erg-probe (slurm|helper|helper-missing)(?: (.*))?$/.exec(line);
     if (!m) continue;
     if (m[1] === 'slurm') slurmVersion = slurmVersionOf(m[2] ?? null);
     else if (m[1] === 'helper') helperLine = (m[2] ?? '').trim();
     else missing = true;
   }
+  const limits = { maxArraySize: config.MaxArraySize ?? null, maxJobCount: config.MaxJobCount ?? null };
   if (missing || helperLine === null) {
-    return { slurmVersion, powerHelper: null, powerHelperProblem: `no executable node helper at ${helperPath} on the login node (deploy/node-helper/install.sh installs it; docs/power-helper.md)` };
+    return { slurmVersion, ...limits, powerHelper: null, powerHelperProblem: `no executable node helper at ${helperPath} on the login node (deploy/node-helper/install.sh installs it; docs/power-helper.md)` };
   }
   let answer: unknown;
   try {
@@ -57,9 +67,9 @@ export function parseProbe(stdout: string, helperPath: string): ClusterProbe {
   }
   const a = (answer ?? {}) as { helper?: unknown; version?: unknown; knobs?: unknown };
   if (a.helper !== 'erg-power-helper' || typeof a.version !== 'number' || !Array.isArray(a.knobs)) {
-    return { slurmVersion, powerHelper: null, powerHelperProblem: `${helperPath} probe did not answer as erg's node helper: ${JSON.stringify(helperLine.slice(0, 200))}` };
+    return { slurmVersion, ...limits, powerHelper: null, powerHelperProblem: `${helperPath} probe did not answer as erg's node helper: ${JSON.stringify(helperLine.slice(0, 200))}` };
   }
-  if (a.version !== 1) return { slurmVersion, powerHelper: null, powerHelperProblem: `${helperPath} speaks version ${a.version} of the helper protocol; this erg speaks version 1` };
+  if (a.version !== 1) return { slurmVersion, ...limits, powerHelper: null, powerHelperProblem: `${helperPath} speaks version ${a.version} of the helper protocol; this erg speaks version 1` };
   const knobs = POWER_KNOBS.filter((k) => (a.knobs as unknown[]).includes(k));
-  return { slurmVersion, powerHelper: { version: 1, knobs }, powerHelperProblem: null };
+  return { slurmVersion, ...limits, powerHelper: { version: 1, knobs }, powerHelperProblem: null };
 }

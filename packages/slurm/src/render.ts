@@ -203,14 +203,28 @@ export function renderJobScript(input: RenderInput): string {
 
 /** The `#SBATCH` flags and values (null: a flag without value) for a run, in a fixed order. */
 function directives(input: RenderInput): Array<[string, string | null]> {
-  const { resources } = input.spec;
-  const out: Array<[string, string | null]> = [
+  return [
     ['--job-name', jobNameForRun(input.runId)],
     ['--comment', `erg:${input.campaignId}:${input.runId}`],
     ['--output', `${input.runDir}/${RUN_DIR_FILES.slurmOut}`],
     ['--error', `${input.runDir}/${RUN_DIR_FILES.slurmErr}`],
     ['--chdir', input.runDir],
+    ...resourceDirectives(input),
   ];
+}
+
+/**
+ * The `#SBATCH` lines of a run that say what it asks Slurm for (partition, nodes, time, options),
+ * without the lines naming the run itself (name, comment, output files, directory). Runs with the
+ * same lines can share one array job (array.ts): each task gets exactly what its own job would.
+ */
+export function resourceDirectiveLines(input: Pick<RenderInput, 'spec' | 'parameters' | 'defaultPartition'>): string[] {
+  return resourceDirectives(input).map(([flag, value]) => directiveLine(flag, value));
+}
+
+function resourceDirectives(input: Pick<RenderInput, 'spec' | 'parameters' | 'defaultPartition'>): Array<[string, string | null]> {
+  const { resources } = input.spec;
+  const out: Array<[string, string | null]> = [];
   const partition = resources.partition ?? input.defaultPartition;
   if (partition !== undefined) out.push(['--partition', partition]);
   out.push(['--nodes', String(resources.nodes)]);
@@ -238,13 +252,13 @@ function directives(input: RenderInput): Array<[string, string | null]> {
   return out;
 }
 
-function directiveLine(flag: string, value: string | null): string {
+export function directiveLine(flag: string, value: string | null): string {
   if (value === null) return `#SBATCH ${flag}`;
   if (!DIRECTIVE_VALUE.test(value)) throw new UnsafeDirectiveValueError(flag, value);
   return `#SBATCH ${flag}=${value}`;
 }
 
-function checkRunDir(runDir: string): void {
+export function checkRunDir(runDir: string): void {
   if (!RUN_DIR.test(runDir) || runDir.split('/').some((s) => s === '.' || s === '..')) {
     throw new InvalidRenderInputError(
       'runDir',

@@ -8,12 +8,32 @@
  *  - `in-doubt`: the request may sit in slurmctld's socket or be half processed. A hung
  *    controller (stopped, swapping, stuck on its state save) carries such a request out when it
  *    wakes, after sbatch gave up with "Socket timed out". Only Slurm can say, by job name.
- *  - `refused`: slurmctld answered with a reason about the job (bad partition, limits, …).
+ *  - `limited`: a site limit on queued jobs or array size (SITE_LIMIT): no job exists; submitting
+ *    again, with fewer at a time or once earlier jobs ended, is safe.
+ *  - `refused`: slurmctld answered with a reason about the job (bad partition or account, …).
  *
  * In-doubt patterns win over unsent ones: sbatch prints "temporarily unable … retrying" on each
  * retry, and a later attempt may still time out.
  */
-export type SbatchFailure = 'unsent' | 'in-doubt' | 'refused';
+export type SbatchFailure = 'unsent' | 'in-doubt' | 'limited' | 'refused';
+
+/**
+ * Site limits on how much a user may have queued: no job was created, and one will be taken once
+ * earlier jobs end (QOS / association MaxSubmitJobs, the controller's MaxJobCount), or once erg
+ * asks with fewer at a time (an array larger than the site allows). The reason words come first in
+ * sbatch's stderr (`sbatch: error: QOSMaxSubmitJobPerUserLimit`), Slurm's sentence after them.
+ */
+export const SITE_LIMIT = [
+  'QOSMaxSubmitJobPerUserLimit',
+  'QOSMaxSubmitJobPerAccountLimit',
+  'QOSMaxSubmitJobLimit',
+  'AssocMaxSubmitJobLimit',
+  'AssocGrpSubmitJobsLimit',
+  'QOSGrpSubmitJobsLimit',
+  'Slurm job queue full', // MaxJobCount reached: sbatch retries, then gives up with the next line
+  'Unable to create job record', // "…, try again": MaxJobCount reached
+  'Invalid job array specification', // more tasks than the site's MaxArraySize (or a QOS's)
+];
 
 /** The request may have reached slurmctld: a send or receive failed after connecting. */
 const IN_DOUBT = [
@@ -54,6 +74,7 @@ export function classifySbatchFailure(text: string): SbatchFailure {
   const lower = text.toLowerCase();
   const has = (pattern: string) => lower.includes(pattern.toLowerCase());
   if (IN_DOUBT.some(has)) return 'in-doubt';
+  if (SITE_LIMIT.some(has)) return 'limited';
   if (UNSENT.some(has)) return 'unsent';
   return 'refused';
 }

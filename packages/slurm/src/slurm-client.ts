@@ -8,6 +8,7 @@ import { SlurmCommandError } from './errors';
 import { parseRaiseFence, raiseFenceCommand, type Fence, type FenceRaise } from './fence';
 import { parseSacct, parseSqueue, parseSubmitMany, type SubmitResult } from './parse';
 import { parseProbe, probeCommand, type ClusterProbe } from './probe';
+import { stageArchive, stageCommand, type StageEntry } from './stage';
 import type { SlurmJob } from './slurm-job';
 import type { ExecOptions, ExecResult } from './ssh';
 
@@ -68,6 +69,18 @@ export class SlurmClient {
     const result = await this.runner.exec(command, { stdin, timeoutMs: this.submitTimeoutMs });
     if (result.code !== 0) throw new SlurmCommandError('sbatch loop', result.code, result.stderr);
     return parseSubmitMany(result.stdout, scriptPaths);
+  }
+
+  /**
+   * Writes `entries` under `baseDir` on the cluster in one command (stage.ts): one round trip
+   * and one archive for a whole batch of run directories. Files that exist are replaced. A
+   * failure leaves an unknown subset written; staging again writes them all.
+   */
+  async stage(baseDir: string, entries: readonly StageEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const archive = await stageArchive(entries);
+    const result = await this.runner.exec(stageCommand(baseDir), { stdin: archive, timeoutMs: this.submitTimeoutMs });
+    if (result.code !== 0) throw new SlurmCommandError(`staging ${entries.length} files under ${baseDir}`, result.code, result.stderr);
   }
 
   /**

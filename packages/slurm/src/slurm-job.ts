@@ -44,8 +44,32 @@ export function jobNameForRun(runId: string): string {
   return `${JOB_NAME_PREFIX}${runId}`;
 }
 
-/** The run id a job name carries, or null when the job is not erg's. */
+/** Array jobs (array.ts) are named `erg-a-<submission id>`; a run id (a UUID) never starts with `a-`. */
+export const ARRAY_JOB_NAME_PREFIX = `${JOB_NAME_PREFIX}a-`;
+
+/** The Slurm job name of an array submission. */
+export function arrayJobName(submissionId: string): string {
+  return `${ARRAY_JOB_NAME_PREFIX}${submissionId}`;
+}
+
+/** The array submission id a job name carries, or null when the job is not one of erg's arrays. */
+export function arraySubmissionFromJobName(name: string): string | null {
+  if (!name.startsWith(ARRAY_JOB_NAME_PREFIX) || name.length === ARRAY_JOB_NAME_PREFIX.length) return null;
+  return name.slice(ARRAY_JOB_NAME_PREFIX.length);
+}
+
+/** The run id a job name carries, or null when the job is not erg's (or is an array: its tasks' runs are known by index). */
 export function runIdFromJobName(name: string): string | null {
   if (!name.startsWith(JOB_NAME_PREFIX) || name.length === JOB_NAME_PREFIX.length) return null;
+  if (arraySubmissionFromJobName(name) !== null) return null;
   return name.slice(JOB_NAME_PREFIX.length);
+}
+
+/**
+ * How erg names the job of one run: the job id, or `<array job id>_<task>` for an array task —
+ * what runs store as their slurm job id, and what scancel takes to cancel that task alone. A
+ * task's own job id (squeue %A) is no key: the pending rest of an array shares the array's id.
+ */
+export function slurmJobKey(job: Pick<SlurmJob, 'jobId' | 'arrayJobId' | 'arrayTaskId'>): string {
+  return job.arrayJobId !== null && job.arrayTaskId !== null ? `${job.arrayJobId}_${job.arrayTaskId}` : job.jobId;
 }

@@ -20,12 +20,34 @@
  *   for a channel fails with ConnectionLostError (retryable); the next call reconnects at once.
  * - `state` and `lastError` say where the connection stands, for the scheduler to show as the
  *   pending reason of the runs it cannot submit.
+ *
+ * Jump hosts (bastions)
+ * - With `jumpHosts`, a session is a chain: erg connects to the first jump host, asks it to
+ *   forward a TCP connection to the next hop (`direct-tcpip`, what `ssh -J` does), runs the next
+ *   SSH connection inside it, and so on to the login node. Every hop has its own user, key,
+ *   certificate and pinned host key; jump hosts have no trust on first use.
+ * - The chain is one connect attempt: any hop's failure fails it, classified as above and naming
+ *   the hop (`jump host bastion.example.org:22`), and the backoff applies to the whole chain.
+ * - A hop that drops ends the session (ConnectionLostError naming the hop); closing the session
+ *   closes every hop.
+ *
+ * Certificates and rotation
+ * - A hop with an OpenSSH user certificate offers it first, then the plain key (certificate-auth.ts).
+ *   A certificate past its validity is never offered: erg does not connect (CertificateExpiredError,
+ *   no attempt, no backoff), and a live session whose certificate expires is retired (below).
+ * - `reconfigure` swaps the credentials (or the whole endpoint) without downtime: the live session
+ *   is retired — operations on it run to their end, and it closes once the last has — while new
+ *   operations open a session with the new settings.
  */
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { Backoff, type BackoffOptions } from '@erg/backoff';
+import type { Duplex } from 'node:stream';
 import { Client, type ClientChannel, type SFTPWrapper, type Stats } from 'ssh2';
+import { certificateExpired, parseCertificate, type SshCertificate } from './certificate';
+import { installCertificateAuth, publickeyAuthHandler } from './certificate-auth';
 import {
+  CertificateExpiredError,
   ChannelError,
   ChannelOpenError,
   ClusterUnreachableError,
@@ -42,6 +64,20 @@ import { fingerprintsEqual, hostKeyFingerprint } from './host-key';
 import type { RenderedFile } from './render';
 import { Semaphore } from './semaphore';
 
+/** One jump host (bastion) in front of the login node. */
+export interface JumpHostOptions {
+  host: string;
+  /** Default 22. */
+  port?: number;
+  username: string;
+  /** OpenSSH-format private key for this hop. */
+  privateKey: string | Buffer;
+  /** An OpenSSH user certificate of privateKey (the one line of its `-cert.pub`); offered before the plain key. */
+  certificate?: string | null;
+  /** Pinned host key fingerprint (`SHA256:…`); jump hosts have no trust on first use. */
+  hostKeySha256: string;
+}
+
 export interface ClusterConnectionOptions {
   host: string;
   /** Default 22. */
@@ -50,6 +86,15 @@ export interface ClusterConnectionOptions {
   /** OpenSSH-format private key. */
   privateKey: string | Buffer;
   passphrase?: string;
+  /** An OpenSSH user certificate of privateKey (the one line of its `-cert.pub`); offered before the plain key. */
+  certificate?: string | null;
+  /**
+   * Jump hosts in front of the login node, in the order erg passes them (the first is the one
+   * erg reaches directly, as in `ssh -J first,second login`). Default: none.
+   */
+  jumpHosts?: readonly JumpHostOptions[];
+  /** The cluster's name in erg, for messages that say what to run (rotating a certificate). */
+  clusterName?: string;
   /**
    * Pinned host key fingerprint, `SHA256:<base64>` as `ssh-keygen -lf` prints it. null: trust on
    * first use, only for clusters registered with that policy: the first successful connection
@@ -162,8 +207,42 @@ export interface ChannelStats {
   waiting: number;
 }
 
+/** The settings `reconfigure` may change: where to connect, and with what. */
+export type ClusterEndpointOptions = Pick<
+  ClusterConnectionOptions,
+  'host' | 'port' | 'username' | 'privateKey' | 'passphrase' | 'certificate' | 'jumpHosts' | 'hostKeySha256' | 'clusterName'
+>;
+
+/** One SSH connection of a chain, as connect() walks it. */
+interface Hop {
+  /** How messages name it: `login.example.org:22`, or `jump host bastion.example.org:22`. */
+  label: string;
+  /** Whose login it is, for certificate messages: `erg@login.example.org:22`, `erg@bastion.example.org:22 (jump host 1)`. */
+  account: string;
+  host: string;
+  port: number;
+  username: string;
+  privateKey: string | Buffer;
+  passphrase: string | undefined;
+  certificate: SshCertificate | null;
+  /** Why the configured certificate cannot be used (does not parse); null when fine or none. */
+  certificateProblem: string | null;
+  /** The fingerprint required of it; null: trust on first use (the login node only). */
+  pin: string | null;
+  /** The cluster setting that pins it, for the mismatch message. */
+  pinField: string;
+  /** What to run to rotate its certificate. */
+  rotate: string;
+}
+
 interface Session {
   client: Client;
+  /** The jump hosts' connections the client runs through, first hop first; empty without jump hosts. */
+  via: Client[];
+  /** Callers using the session now (see useSession); a retired session closes when this drops to 0. */
+  users: number;
+  /** Superseded by reconfigure, or its certificate expired: no new operation starts on it. */
+  retired: boolean;
   channels: Semaphore;
   sftp: Promise<SFTPWrapper> | null;
   alive: boolean;
@@ -181,10 +260,17 @@ const READ_CHUNK = 64 * 1024;
 
 /** One shared, lazily connected, self-healing SSH connection to a cluster. */
 export class ClusterConnection {
-  readonly hostPort: string;
-  private readonly options: Required<Omit<ClusterConnectionOptions, 'passphrase' | 'backoff'>> &
-    Pick<ClusterConnectionOptions, 'passphrase' | 'backoff'>;
+  private options: Required<Omit<ClusterConnectionOptions, 'passphrase' | 'backoff' | 'certificate' | 'jumpHosts' | 'clusterName'>> &
+    Pick<ClusterConnectionOptions, 'passphrase' | 'backoff' | 'certificate' | 'jumpHosts' | 'clusterName'>;
   private current: Session | null = null;
+  /** Bumped by reconfigure: a connect attempt started before it yields a session that is retired at once. */
+  private generation = 0;
+  /** The generation `connecting` connects with. */
+  private connectingGeneration = 0;
+  /** Retired sessions still finishing their operations. */
+  private readonly retiring = new Set<Session>();
+  /** Certificates of the current settings, parsed once (session() looks at their expiry on every call). */
+  private certificates = new Map<string, ReturnType<typeof parseCertificate>>();
   private connecting: Promise<Session> | null = null;
   /** Failed connect attempts in a row, and how long the next one waits. */
   private readonly reconnect: Backoff;
@@ -211,12 +297,41 @@ export class ClusterConnection {
       ...options,
     };
     this.reconnect = new Backoff({ ...SSH_RECONNECT_BACKOFF, ...options.backoff });
-    this.hostPort = `${this.options.host}:${this.options.port}`;
     this.pinned = this.options.hostKeySha256;
     // The semaphore validates maxSessions too, but fail here, at configuration time.
     if (!Number.isInteger(this.options.maxSessions) || this.options.maxSessions < 1) {
       throw new RangeError(`maxSessions must be a positive integer, got ${this.options.maxSessions}`);
     }
+  }
+
+  /** The login node, `host:port`, as messages name it. */
+  get hostPort(): string {
+    return `${this.options.host}:${this.options.port ?? 22}`;
+  }
+
+  /**
+   * Replaces where and how the connection connects (new credentials, a rotated certificate,
+   * another login node) without dropping anything: the live session is retired — what runs on it
+   * finishes, and it closes after its last operation — and the next operation connects with the
+   * new settings, at once (a backoff of the old settings does not delay it).
+   */
+  reconfigure(endpoint: ClusterEndpointOptions): void {
+    if (this.closed) return;
+    this.options = {
+      ...this.options,
+      ...endpoint,
+      port: endpoint.port ?? 22,
+      passphrase: endpoint.passphrase,
+      certificate: endpoint.certificate,
+      jumpHosts: endpoint.jumpHosts,
+      clusterName: endpoint.clusterName ?? this.options.clusterName,
+    };
+    this.certificates = new Map();
+    this.pinned = endpoint.hostKeySha256;
+    this.generation++;
+    this.reconnect.succeeded();
+    this.nextAttempt = 0;
+    if (this.current) this.retire(this.current);
   }
 
   /** The pinned fingerprint: configured, or learned by the first successful connection (trust on first use); null before that. */
@@ -250,10 +365,12 @@ export class ClusterConnection {
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const timeoutMs = options.timeoutMs ?? this.options.execTimeoutMs;
     const maxOutputBytes = options.maxOutputBytes ?? this.options.maxOutputBytes;
-    const { session, channel } = await this.openCommand(command);
-    return this.track(session, (resolve, reject) =>
-      this.collect(session, channel, command, { timeoutMs, maxOutputBytes, stdin: options.stdin }, resolve, reject),
-    );
+    return this.useSession(async (session) => {
+      const channel = await this.openCommand(session, command);
+      return this.track(session, (resolve, reject) =>
+        this.collect(session, channel, command, { timeoutMs, maxOutputBytes, stdin: options.stdin }, resolve, reject),
+      );
+    });
   }
 
   /**
@@ -264,8 +381,17 @@ export class ClusterConnection {
   async execStream(command: string, options: ExecStreamOptions = {}): Promise<ExecStream> {
     const timeoutMs = options.timeoutMs ?? this.options.execTimeoutMs;
     const maxStderrBytes = options.maxStderrBytes ?? 64 * 1024;
-    const { session, channel } = await this.openCommand(command);
-    return new StreamedCommand(this.hostPort, session, channel, command, timeoutMs, maxStderrBytes);
+    const session = await this.session();
+    // The stream uses the session until it settles, not until this call returns.
+    session.users++;
+    let channel: ClientChannel;
+    try {
+      channel = await this.openCommand(session, command);
+    } catch (err) {
+      this.leave(session);
+      throw err;
+    }
+    return new StreamedCommand(this.hostPort, session, channel, command, timeoutMs, maxStderrBytes, () => this.leave(session));
   }
 
   /**
@@ -280,18 +406,19 @@ export class ClusterConnection {
         throw new SftpError(this.hostPort, 'writeFiles', file.name, { cause: new Error('file name must be a relative path inside the directory') });
       }
     }
-    const session = await this.session();
-    const sftp = await this.sftp(session);
-    const dirs = new Set([dir, ...files.map((f) => path.posix.dirname(path.posix.join(dir, f.name)))]);
-    for (const d of [...dirs].sort()) await this.ensureDir(session, sftp, d);
-    await Promise.all(
-      files.map(async (file) => {
-        const target = path.posix.join(dir, file.name);
-        await this.sftpCall<void>(session, sftp, 'write', target, (cb) => sftp.writeFile(target, file.content, { mode: file.mode }, cb));
-        // open() applies the mode only to new files, minus the server's umask: set it explicitly.
-        await this.sftpCall<void>(session, sftp, 'chmod', target, (cb) => sftp.chmod(target, file.mode, cb));
-      }),
-    );
+    await this.useSession(async (session) => {
+      const sftp = await this.sftp(session);
+      const dirs = new Set([dir, ...files.map((f) => path.posix.dirname(path.posix.join(dir, f.name)))]);
+      for (const d of [...dirs].sort()) await this.ensureDir(session, sftp, d);
+      await Promise.all(
+        files.map(async (file) => {
+          const target = path.posix.join(dir, file.name);
+          await this.sftpCall<void>(session, sftp, 'write', target, (cb) => sftp.writeFile(target, file.content, { mode: file.mode }, cb));
+          // open() applies the mode only to new files, minus the server's umask: set it explicitly.
+          await this.sftpCall<void>(session, sftp, 'chmod', target, (cb) => sftp.chmod(target, file.mode, cb));
+        }),
+      );
+    });
   }
 
   /**
@@ -300,8 +427,11 @@ export class ClusterConnection {
    * is read with openJobFile (job-files.ts), which neither follows links nor waits on a FIFO.
    */
   async readFile(remotePath: string, options: ReadFileOptions = {}): Promise<ReadFileResult | null> {
+    return this.useSession((session) => this.readFileOn(session, remotePath, options));
+  }
+
+  private async readFileOn(session: Session, remotePath: string, options: ReadFileOptions): Promise<ReadFileResult | null> {
     const maxBytes = options.maxBytes ?? 1024 * 1024;
-    const session = await this.session();
     const sftp = await this.sftp(session);
     let handle: Buffer;
     try {
@@ -341,115 +471,315 @@ export class ClusterConnection {
     this.closed = true;
     const session = this.current ?? (await this.connecting?.catch(() => null)) ?? null;
     this.current = null;
-    if (session) {
-      const closedError = new ConnectionClosedError(this.hostPort);
-      this.endSession(session, closedError);
-      await new Promise<void>((resolve) => {
-        session.client.once('close', () => resolve());
-        session.client.end();
-        // 'close' normally follows end() at once; do not hang a test's afterAll on a dead socket.
-        setTimeout(resolve, 2000).unref();
-      });
-    }
+    const sessions = new Set([...this.retiring, ...(session ? [session] : [])]);
+    this.retiring.clear();
+    await Promise.all([...sessions].map((s) => this.shut(s, new ConnectionClosedError(this.hostPort))));
   }
 
   // --- connection -----------------------------------------------------------------------------
 
   private async session(): Promise<Session> {
     if (this.closed) throw new ConnectionClosedError(this.hostPort);
-    if (this.current?.alive) return this.current;
-    if (this.connecting) return this.connecting;
+    if (this.current?.alive) {
+      // A certificate that expired while the session lived: no new work on it (the site meant
+      // erg's access to end there); what runs on it finishes. The connect below then says why.
+      if (!this.expiredHop(this.hops())) return this.current;
+      this.retire(this.current);
+    }
+    // An attempt with settings reconfigure has replaced serves those who waited for it, not new callers.
+    if (this.connecting && this.connectingGeneration === this.generation) return this.connecting;
     if (this.reconnect.failures > 0 && Date.now() < this.nextAttempt && this.error) throw this.error;
     const attempt = this.connect().finally(() => {
       if (this.connecting === attempt) this.connecting = null;
     });
     this.connecting = attempt;
+    this.connectingGeneration = this.generation;
     return attempt;
   }
 
-  private connect(): Promise<Session> {
-    const { host, port, username, privateKey, passphrase } = this.options;
-    const hostKeySha256 = this.pinned;
-    return new Promise<Session>((resolve, reject) => {
+  /**
+   * Runs `body` with a session, counted as one of its users: a session retired meanwhile
+   * (reconfigure, an expired certificate) stays up until its last user is done.
+   */
+  private async useSession<T>(body: (session: Session) => Promise<T>): Promise<T> {
+    const session = await this.session();
+    session.users++;
+    try {
+      return await body(session);
+    } finally {
+      this.leave(session);
+    }
+  }
+
+  private leave(session: Session): void {
+    session.users--;
+    if (session.retired && session.users === 0) void this.shut(session, new ConnectionClosedError(this.hostPort));
+  }
+
+  /** Takes the session out of use: new operations get another; it closes once its users are done. */
+  private retire(session: Session): void {
+    if (session.retired) return;
+    session.retired = true;
+    if (this.current === session) this.current = null;
+    if (!session.alive) return;
+    this.retiring.add(session);
+    // Callers that were handed the session in this tick count themselves as users in a later microtask.
+    setImmediate(() => {
+      if (session.users === 0) void this.shut(session, new ConnectionClosedError(this.hostPort));
+    });
+  }
+
+  /** Ends the session (failing what is still in flight with `err`) and closes every hop of it. */
+  private async shut(session: Session, err: ErgSlurmError): Promise<void> {
+    this.retiring.delete(session);
+    this.endSession(session, err);
+    await new Promise<void>((resolve) => {
+      session.client.once('close', () => resolve());
+      session.client.end();
+      for (const hop of session.via) hop.end();
+      // 'close' normally follows end() at once; do not hang a test's afterAll on a dead socket.
+      setTimeout(resolve, 2000).unref();
+    });
+  }
+
+  /** The chain of this connection's settings: its jump hosts, then the login node. */
+  private hops(): Hop[] {
+    const o = this.options;
+    const name = o.clusterName ?? 'NAME';
+    const certificateOf = (text: string | null | undefined) => {
+      if (!text) return { certificate: null, certificateProblem: null };
+      let parsed = this.certificates.get(text);
+      if (!parsed) this.certificates.set(text, (parsed = parseCertificate(text)));
+      return parsed.ok ? { certificate: parsed.certificate, certificateProblem: null } : { certificate: null, certificateProblem: parsed.message };
+    };
+    const clusterRotate = `erg clusters credentials ${name} --cert FILE`;
+    const jumps = (o.jumpHosts ?? []).map((j, i): Hop => {
+      const port = j.port ?? 22;
+      return {
+        label: `jump host ${j.host}:${port}`,
+        account: `${j.username}@${j.host}:${port} (jump host ${i + 1})`,
+        host: j.host,
+        port,
+        username: j.username,
+        privateKey: j.privateKey,
+        passphrase: undefined,
+        ...certificateOf(j.certificate),
+        pin: j.hostKeySha256,
+        pinField: `jumpHosts[${i}].hostKeySha256`,
+        // A jump host that logs in with the cluster's certificate is fixed by rotating that one.
+        rotate: j.certificate && j.certificate === o.certificate
+          ? clusterRotate
+          : `erg clusters credentials ${name} --jump 'USER@HOST:PORT,host-key=SHA256:…,key=FILE,cert=FILE' (every jump host, in order, jump host ${i + 1} with its new cert)`,
+      };
+    });
+    const target: Hop = {
+      label: this.hostPort,
+      account: `${o.username}@${this.hostPort}`,
+      host: o.host,
+      port: o.port,
+      username: o.username,
+      privateKey: o.privateKey,
+      passphrase: o.passphrase,
+      ...certificateOf(o.certificate),
+      pin: this.pinned,
+      pinField: 'hostKeySha256',
+      rotate: clusterRotate,
+    };
+    return [...jumps, target];
+  }
+
+  /** The first hop whose certificate has expired, if any. */
+  private expiredHop(hops: Hop[], now = new Date()): Hop | undefined {
+    return hops.find((h) => h.certificate !== null && certificateExpired(h.certificate, now));
+  }
+
+  private async connect(): Promise<Session> {
+    const generation = this.generation;
+    const hops = this.hops();
+    const expired = this.expiredHop(hops);
+    if (expired) {
+      // Not an attempt: nothing was sent, so no backoff; the next call checks again (a rotation may have come).
+      const err = new CertificateExpiredError(expired.account, expired.certificate!.validBefore!, expired.rotate);
+      this.error = err;
+      throw err;
+    }
+    const opened: Client[] = [];
+    let presented: string | null = null;
+    try {
+      let sock: Duplex | undefined;
+      for (const [i, hop] of hops.entries()) {
+        const hopConnected = await this.connectHop(hop, sock);
+        opened.push(hopConnected.client);
+        presented = hopConnected.presented;
+        const next = hops[i + 1];
+        if (next) sock = await this.forward(hopConnected.client, hop, next);
+      }
+    } catch (err) {
+      for (const client of opened) client.end();
+      this.nextAttempt = Date.now() + this.reconnect.next();
+      this.error = err as ErgSlurmError;
+      throw err;
+    }
+    const client = opened.pop()!;
+    if (this.closed) {
+      client.end();
+      for (const hop of opened) hop.end();
+      throw new ConnectionClosedError(this.hostPort);
+    }
+    const session: Session = {
+      client,
+      via: opened,
+      users: 0,
+      retired: false,
+      channels: new Semaphore(this.options.maxSessions),
+      sftp: null,
+      alive: true,
+      endedBy: null,
+      inFlight: new Set(),
+      lastClientError: null,
+    };
+    this.reconnect.succeeded();
+    this.nextAttempt = 0;
+    this.error = null;
+    const lost = (why: string, cause?: Error | null) => {
+      this.endSession(session, new ConnectionLostError(this.hostPort, why, { cause: cause ?? undefined }));
+      // Closing the login node's connection closes the chain, and a jump host that drops takes it with it.
+      client.end();
+      for (const hop of opened) hop.end();
+      this.retiring.delete(session);
+    };
+    client.on('error', (err: Error) => {
+      session.lastClientError = err;
+    });
+    client.on('close', () => lost(session.lastClientError?.message ?? 'the server closed the connection', session.lastClientError));
+    for (const [i, hop] of opened.entries()) {
+      let hopError: Error | null = null;
+      hop.on('error', (err: Error) => {
+        hopError = err;
+      });
+      hop.on('close', () => lost(`${hops[i]!.label} closed the connection${hopError ? ` (${hopError.message})` : ''}`, hopError));
+    }
+    if (generation !== this.generation) {
+      // Settings changed while this one connected: it serves whoever waited for it, then closes.
+      this.retire(session);
+      return session;
+    }
+    this.current = session;
+    // Trust on first use ends here: authentication succeeded with this key, so pin it.
+    this.pinned ??= presented;
+    return session;
+  }
+
+  /** One SSH handshake and login: to `hop.host` directly, or inside `sock` (a connection forwarded by the hop before it). */
+  private connectHop(hop: Hop, sock: Duplex | undefined): Promise<{ client: Client; presented: string | null }> {
+    return new Promise((resolve, reject) => {
+      if (hop.certificateProblem) {
+        reject(new SshAuthError(hop.label, hop.username, `cannot use the certificate for ${hop.username}@${hop.label}: ${hop.certificateProblem}`));
+        return;
+      }
       const client = new Client();
       let presented: string | null = null;
       let hostKeyRejected = false;
       let settled = false;
+      const mismatch = () => new HostKeyMismatchError(hop.label, hop.pin ?? '(none)', presented ?? '(none)', hop.pinField);
       const fail = (err: ErgSlurmError) => {
         if (settled) return;
         settled = true;
-        this.nextAttempt = Date.now() + this.reconnect.next();
-        this.error = err;
         client.end();
         reject(err);
       };
       client.on('ready', () => {
         if (settled) return;
         settled = true;
-        if (this.closed) {
-          client.end();
-          reject(new ConnectionClosedError(this.hostPort));
-          return;
-        }
-        const session: Session = {
-          client,
-          channels: new Semaphore(this.options.maxSessions),
-          sftp: null,
-          alive: true,
-          endedBy: null,
-          inFlight: new Set(),
-          lastClientError: null,
-        };
-        this.reconnect.succeeded();
-        this.nextAttempt = 0;
-        this.error = null;
-        this.current = session;
-        // Trust on first use ends here: authentication succeeded with this key, so pin it.
-        this.pinned ??= presented;
-        client.on('close', () => {
-          const why = session.lastClientError?.message ?? 'the server closed the connection';
-          this.endSession(session, new ConnectionLostError(this.hostPort, why, { cause: session.lastClientError ?? undefined }));
-        });
-        resolve(session);
+        resolve({ client, presented });
       });
       client.on('error', (err: Error & { level?: string }) => {
-        if (settled) {
-          if (this.current?.client === client) this.current.lastClientError = err;
-          return;
-        }
-        if (hostKeyRejected) fail(new HostKeyMismatchError(this.hostPort, hostKeySha256 ?? '(none)', presented ?? '(none)'));
-        else if (err.level === 'client-authentication') fail(new SshAuthError(this.hostPort, username, undefined, { cause: err }));
-        else fail(new ClusterUnreachableError(this.hostPort, describeConnectError(err), { cause: err }));
+        if (settled) return;
+        if (hostKeyRejected) fail(mismatch());
+        else if (err.level === 'client-authentication') fail(this.authError(hop, err));
+        else fail(new ClusterUnreachableError(hop.label, describeConnectError(err), { cause: err }));
       });
-      client.on('close', () =>
-        fail(
-          hostKeyRejected
-            ? new HostKeyMismatchError(this.hostPort, hostKeySha256 ?? '(none)', presented ?? '(none)')
-            : new ClusterUnreachableError(this.hostPort, 'connection closed during handshake'),
-        ),
-      );
+      client.on('close', () => fail(hostKeyRejected ? mismatch() : new ClusterUnreachableError(hop.label, 'connection closed during handshake')));
       try {
         client.connect({
-          host,
-          port,
-          username,
-          privateKey,
-          passphrase,
-          // Only publickey: never fall back to password/keyboard prompts on a scheduler.
-          authHandler: ['publickey'],
+          host: hop.host,
+          port: hop.port,
+          ...(sock ? { sock } : {}),
+          username: hop.username,
+          privateKey: hop.privateKey,
+          passphrase: hop.passphrase,
+          // Only publickey (the certificate first, when there is one): never fall back to
+          // password/keyboard prompts on a scheduler.
+          authHandler: hop.certificate ? publickeyAuthHandler(hop.username, hop.privateKey, hop.certificate) : ['publickey'],
           hostVerifier: (key: Buffer) => {
             presented = hostKeyFingerprint(key);
-            hostKeyRejected = hostKeySha256 !== null && !fingerprintsEqual(hostKeySha256, presented);
+            hostKeyRejected = hop.pin !== null && !fingerprintsEqual(hop.pin, presented);
             return !hostKeyRejected;
           },
           readyTimeout: this.options.connectTimeoutMs,
           keepaliveInterval: this.options.keepaliveIntervalMs,
           keepaliveCountMax: this.options.keepaliveCountMax,
         });
+        if (hop.certificate) installCertificateAuth(client);
       } catch (err) {
         // ssh2 throws synchronously for an unusable private key: a configuration error.
-        fail(new SshAuthError(this.hostPort, username, `cannot use the private key for ${username}@${this.hostPort}: ${(err as Error).message}`, { cause: err }));
+        fail(new SshAuthError(hop.label, hop.username, `cannot use the private key for ${hop.username}@${hop.label}: ${(err as Error).message}`, { cause: err }));
       }
+    });
+  }
+
+  private authError(hop: Hop, err: Error): SshAuthError {
+    const where = hop.host;
+    if (hop.certificate) {
+      const c = hop.certificate;
+      return new SshAuthError(
+        hop.label,
+        hop.username,
+        `authentication as ${hop.username} at ${hop.label} failed with the certificate (key id ${JSON.stringify(c.keyId)}, serial ${c.serial}, ` +
+          `principals ${c.principals.join(',') || '(any)'}, signed by ${c.signingKeySha256}) and with the plain key: check that ${where} trusts that CA ` +
+          `(TrustedUserCAKeys) and that a principal matches ${hop.username}, or that the key is in ${hop.username}'s ~/.ssh/authorized_keys there`,
+        { cause: err },
+      );
+    }
+    if (hop.label !== this.hostPort) {
+      return new SshAuthError(hop.label, hop.username, `authentication as ${hop.username} at ${hop.label} failed: check that the jump host's key is in ${hop.username}'s ~/.ssh/authorized_keys on ${where}`, { cause: err });
+    }
+    return new SshAuthError(hop.label, hop.username, undefined, { cause: err });
+  }
+
+  /** Asks `via` (connected) to open a TCP connection to `next`, for the next hop's SSH to run inside. */
+  private forward(via: Client, hop: Hop, next: Hop): Promise<Duplex> {
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        via.removeListener('close', onClose);
+        fn();
+      };
+      const timeoutMs = this.options.connectTimeoutMs;
+      const timer = setTimeout(
+        () => settle(() => reject(new ClusterUnreachableError(next.label, `${hop.label} did not open a forwarded connection to it within ${timeoutMs} ms`))),
+        timeoutMs,
+      );
+      const onClose = () => settle(() => reject(new ClusterUnreachableError(next.label, `${hop.label} closed the connection while forwarding to it`)));
+      via.once('close', onClose);
+      via.forwardOut('127.0.0.1', 0, next.host, next.port, (err, stream) => {
+        if (err) {
+          settle(() =>
+            reject(
+              new ClusterUnreachableError(
+                next.label,
+                `${hop.label} refused to forward a connection to it (${err.message}): the jump host must allow TCP forwarding there (sshd: AllowTcpForwarding, PermitOpen)`,
+                { cause: err },
+              ),
+            ),
+          );
+          return;
+        }
+        settle(() => resolve(stream));
+      });
     });
   }
 
@@ -459,7 +789,8 @@ export class ClusterConnection {
     session.alive = false;
     session.endedBy = err;
     if (this.current === session) this.current = null;
-    if (!(err instanceof ConnectionClosedError)) this.error = err;
+    // A retired session's end is no failure of the connection's current settings.
+    if (!(err instanceof ConnectionClosedError) && !session.retired) this.error = err;
     session.channels.abort(err);
     for (const failOp of [...session.inFlight]) failOp(err);
     session.inFlight.clear();
@@ -472,8 +803,7 @@ export class ClusterConnection {
    * channel is closed on both sides, which is when sshd stops counting it — not when the caller's
    * call settles (a timed-out command's channel is still open).
    */
-  private async openCommand(command: string): Promise<{ session: Session; channel: ClientChannel }> {
-    const session = await this.session();
+  private async openCommand(session: Session, command: string): Promise<ClientChannel> {
     const release = await this.acquireChannel(session);
     const channel = await this.track<ClientChannel>(session, (resolve, reject) => {
       session.client.exec(command, (err, stream) => {
@@ -483,10 +813,16 @@ export class ClusterConnection {
           return;
         }
         stream.on('close', () => release());
+        // Listened for here, in the callback: a fast command's exit-status can arrive before the
+        // caller (after an await) attaches its listeners, and ssh2 would emit it to nobody — the
+        // command would read as killed (exit null). Seen against the 24.11 cluster's sshd.
+        stream.on('exit', (code: number | null, signal?: string) => {
+          exitStatus.set(stream, { code: typeof code === 'number' ? code : null, signal: signal ?? null });
+        });
         resolve(stream);
       });
     });
-    return { session, channel };
+    return channel;
   }
 
   private async acquireChannel(session: Session): Promise<() => void> {
@@ -591,13 +927,13 @@ export class ClusterConnection {
     });
     stream.on('data', onData(stdout));
     stream.stderr.on('data', onData(stderr));
-    stream.on('exit', (exitCode: number | null, exitSignal?: string) => {
-      exited = true;
-      code = typeof exitCode === 'number' ? exitCode : null;
-      signal = exitSignal ?? null;
-    });
     stream.on('close', () => {
       clearTimeout(timer);
+      const exit = exitStatus.get(stream);
+      if (exit) {
+        exited = true;
+        ({ code, signal } = exit);
+      }
       if (abandoned) return;
       if (!exited && !session.alive) {
         reject(session.endedBy ?? new ConnectionLostError(this.hostPort, 'channel closed'));
@@ -721,6 +1057,9 @@ function describeConnectError(err: Error & { level?: string; code?: string }): s
  * "closed by the server" and "given up" (timeout, connection lost, cancel) happens; both settle
  * `done` and finish `stdout`.
  */
+/** The exit status of each exec channel, recorded the moment ssh2 reports it (see openCommand). */
+const exitStatus = new WeakMap<ClientChannel, { code: number | null; signal: string | null }>();
+
 class StreamedCommand implements ExecStream {
   readonly stdout: Readable;
   readonly done: Promise<ExecExit>;
@@ -740,6 +1079,8 @@ class StreamedCommand implements ExecStream {
     command: string,
     timeoutMs: number,
     private readonly maxStderrBytes: number,
+    /** Called once, when the command has settled (the connection counts the stream as a user until then). */
+    private readonly onSettled: () => void = () => undefined,
   ) {
     this.done = new Promise<ExecExit>((resolve, reject) => {
       this.resolveDone = resolve;
@@ -769,9 +1110,6 @@ class StreamedCommand implements ExecStream {
       this.stderr.push(chunk.subarray(0, room));
       this.stderrBytes += Math.min(room, chunk.length);
     });
-    channel.on('exit', (code: number | null, signal?: string) => {
-      this.exit = { code: typeof code === 'number' ? code : null, signal: signal ?? null };
-    });
     channel.on('error', (err: Error) => this.giveUp(session.alive ? new ChannelError(hostPort, err.message, { cause: err }) : session.endedBy!));
     channel.on('close', () => this.closed());
     this.timer = setTimeout(() => this.giveUp(new SshTimeoutError(hostPort, timeoutMs, command)), timeoutMs);
@@ -787,6 +1125,7 @@ class StreamedCommand implements ExecStream {
 
   private closed(): void {
     if (this.settled) return;
+    this.exit = exitStatus.get(this.channel) ?? null;
     if (!this.exit && !this.session.alive) {
       this.giveUp(this.session.endedBy ?? new ConnectionLostError(this.hostPort, 'channel closed'));
       return;
@@ -825,5 +1164,6 @@ class StreamedCommand implements ExecStream {
     this.settled = true;
     clearTimeout(this.timer);
     this.session.inFlight.delete(this.onSessionEnd);
+    this.onSettled();
   }
 }

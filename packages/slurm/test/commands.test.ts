@@ -22,7 +22,7 @@ function standInSbatch(dir: string, body: string[]): NodeJS.ProcessEnv {
 describe('squeueCommand', () => {
   it('asks once for all of the user\'s jobs, in the parsable format parse.ts reads, times in UTC', () => {
     expect(squeueCommand()).toBe(
-      "env TZ=UTC SLURM_TIME_FORMAT=standard squeue --me --noheader --states=all --format='%A|%i|%F|%K|%T|%r|%V|%S|%e|%N|%j'",
+      "env TZ=UTC SLURM_TIME_FORMAT=standard SLURM_BITSTR_LEN=0 squeue --me --noheader --states=all --format='%A|%i|%F|%K|%T|%r|%V|%S|%e|%N|%j'",
     );
     expect(squeueCommand({ user: 'alice' })).toContain("--user='alice'");
   });
@@ -36,7 +36,7 @@ describe('sacctCommand', () => {
   it('selects allocations since a UTC time, every state, untruncated fields', () => {
     const since = new Date(Date.UTC(2026, 10, 30, 3, 4, 5, 678));
     expect(sacctCommand({ since })).toBe(
-      "env TZ=UTC SLURM_TIME_FORMAT=standard sacct -X -n -P --starttime='2026-11-30T03:04:05' --endtime=now " +
+      "env TZ=UTC SLURM_TIME_FORMAT=standard SLURM_BITSTR_LEN=0 sacct -X -n -P --starttime='2026-11-30T03:04:05' --endtime=now " +
         '--state=BF,CA,CD,DL,F,NF,OOM,PD,PR,R,RQ,RS,RV,S,TO ' +
         "--format='JobIDRaw,JobID,State,ExitCode,Reason,Submit,Start,End,ElapsedRaw,NodeList,ConsumedEnergyRaw,JobName'",
     );

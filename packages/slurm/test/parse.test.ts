@@ -217,7 +217,7 @@ describe('parseSubmitMany (real output)', () => {
       error: 'sbatch got no answer from slurmctld, which may still create the job: sbatch: error: Batch job submission failed: Socket timed out on send/recv operation',
     });
     for (const skipped of [skipped1, skipped2]) {
-      expect(skipped).toEqual({ path: '/WORK/hang-2.sh', status: 'unsent', error: 'not sent: slurmctld did not answer an earlier sbatch of the same loop' });
+      expect(skipped).toEqual({ path: '/WORK/hang-2.sh', status: 'unsent', error: 'not sent: an earlier sbatch of the same loop found slurmctld not answering, or a site limit reached' });
     }
   });
 });
@@ -233,7 +233,13 @@ describe('classifySbatchFailure', () => {
     ['sbatch: error: Batch job submission failed: Rate limit exceeded, please retry momentarily', 'unsent'],
     ['sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying sbatch: error: Batch job submission failed: Resource temporarily unavailable', 'unsent'],
     ['sbatch: error: Batch job submission failed: Invalid partition name specified', 'refused'],
+    // The policy sentence alone also covers size and time limits, which waiting does not cure.
     ['sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user\'s size and/or time limits)', 'refused'],
+    ['sbatch: error: QOSMaxSubmitJobPerUserLimit sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user\'s size and/or time limits)', 'limited'],
+    ['sbatch: error: AssocMaxSubmitJobLimit sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user\'s size and/or time limits)', 'limited'],
+    ['sbatch: error: Slurm job queue full, sleeping and retrying sbatch: error: Batch job submission failed: Unable to create job record, try again', 'limited'],
+    ['sbatch: error: Batch job submission failed: Invalid job array specification', 'limited'],
+    ['sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified', 'refused'],
   ])('%s → %s', (text, kind) => {
     expect(classifySbatchFailure(text)).toBe(kind);
   });

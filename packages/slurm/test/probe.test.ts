@@ -8,6 +8,9 @@ import { parseProbe, probeCommand } from '../src';
 function runProbe(helper: (dir: string) => string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erg-probe-'));
   fs.writeFileSync(path.join(dir, 'sinfo'), '#!/bin/sh\necho "slurm 24.11.5"\n', { mode: 0o755 });
+  // As `scontrol show config` prints them (24.11), among ~200 other lines.
+  const config = 'Configuration data as of 2026-12-01T12:00:00\nMaxArraySize            = 1001\nMaxBatchRequeue         = 5\nMaxJobCount             = 10000\nMaxJobId                = 67043328\n';
+  fs.writeFileSync(path.join(dir, 'scontrol'), `#!/bin/sh\n[ "$1 $2" = "show config" ] && printf '%s' '${config}'\n`, { mode: 0o755 });
   const out = execFileSync('sh', ['-c', probeCommand(helper(dir))], { env: { PATH: `${dir}:/usr/bin:/bin` }, encoding: 'utf8' });
   fs.rmSync(dir, { recursive: true, force: true });
   return out;
@@ -23,7 +26,18 @@ describe('probing a cluster', () => {
   test('finds the Slurm version and a helper that answers, with the knobs it allows', () => {
     let helperPath = '';
     const out = runProbe((dir) => (helperPath = script(dir, 'erg-power-helper', `echo '{"helper":"erg-power-helper","version":1,"knobs":["gpuPowerLimitW","cpuFreqKHz"]}'`)));
-    expect(parseProbe(out, helperPath)).toEqual({ slurmVersion: 'slurm 24.11.5', powerHelper: { version: 1, knobs: ['gpuPowerLimitW', 'cpuFreqKHz'] }, powerHelperProblem: null });
+    expect(parseProbe(out, helperPath)).toEqual({
+      slurmVersion: 'slurm 24.11.5',
+      maxArraySize: 1001,
+      maxJobCount: 10000,
+      powerHelper: { version: 1, knobs: ['gpuPowerLimitW', 'cpuFreqKHz'] },
+      powerHelperProblem: null,
+    });
+  });
+
+  test('reads the array and job limits from scontrol show config, null where it says nothing', () => {
+    expect(parseProbe('erg-probe slurm slurm 24.11.5\nerg-probe config MaxArraySize 0\nerg-probe helper-missing\n', '/h')).toMatchObject({ maxArraySize: 0, maxJobCount: null });
+    expect(parseProbe('erg-probe slurm slurm 24.11.5\nerg-probe helper-missing\n', '/h')).toMatchObject({ maxArraySize: null, maxJobCount: null });
   });
 
   test('reads Debian\'s sinfo (slurm-wlm) as the same version', () => {

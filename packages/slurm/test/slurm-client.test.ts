@@ -31,7 +31,7 @@ describe('SlurmClient.findJobsByName', () => {
   it('asks sacct once for the names squeue does not know; unknown names map to []', async () => {
     const runner = scripted((c) => (c.includes(' squeue ') ? { stdout: '' } : { stdout: fixture('sacct-mixed.txt') }));
     const found = await new SlurmClient(runner).findJobsByName(['erg-fixture-held', 'erg-nope'], { since: new Date() });
-    expect(runner.commands.map((c) => c.split(' ')[7])).toEqual(['squeue', 'sacct']);
+    expect(runner.commands.map((c) => c.split(' ')[8])).toEqual(['squeue', 'sacct']);
     // Queries are bounded on the cluster too, inside the SSH deadline (60 s by default).
     expect(runner.commands[0]).toMatch(/^timeout -k 2 58 env TZ=UTC /);
     expect(found.get('erg-fixture-held')?.[0]?.runState).toBe('cancelled');

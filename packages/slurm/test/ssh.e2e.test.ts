@@ -54,6 +54,21 @@ describe('exec', () => {
     expect(await conn.exec('echo out; echo err >&2; exit 7')).toEqual({ code: 7, signal: null, stdout: 'out\n', stderr: 'err\n' });
   });
 
+  it("never loses a fast command's exit status (it can arrive before the caller listens)", async () => {
+    // 300 commands that end at once, 8 at a time: before the fix a few came back with exit null
+    // on the 24.11 cluster's sshd (exit-status sent within the channel-open round trip).
+    const c = connect();
+    const codes: (number | null)[] = [];
+    for (let i = 0; i < 300; i += 8) {
+      const batch = await Promise.all(Array.from({ length: 8 }, () => c.exec('exit 7')));
+      codes.push(...batch.map((r) => r.code));
+      const streamed = await c.execStream('exit 5');
+      streamed.stdout.resume();
+      codes.push(((await streamed.done).code ?? -1) - 5 + 7);
+    }
+    expect(codes.filter((code) => code !== 7)).toEqual([]);
+  }, 120_000);
+
   it('feeds stdin and closes it', async () => {
     expect((await conn.exec('cat; echo end', { stdin: 'line 1\nline 2\n' })).stdout).toBe('line 1\nline 2\nend\n');
     expect((await conn.exec('cat; echo end')).stdout).toBe('end\n');

@@ -59,6 +59,22 @@ export function clusterBodyIssues(body: { hostKeyPolicy: HostKeyPolicy; hostKeyS
   return issues;
 }
 
+/**
+ * The rule a jump host cannot carry itself: a certificate belongs to the jump host's own key.
+ * `at` is the body path of the list (`jumpHosts`). Empty when fine.
+ */
+export function jumpHostIssues(jumpHosts: readonly { privateKey?: string | undefined; certificate?: string | undefined }[], at = 'jumpHosts'): SpecIssue[] {
+  return jumpHosts.flatMap((j, i) =>
+    j.certificate !== undefined && j.privateKey === undefined
+      ? [{
+          path: `${at}[${i}].privateKey`,
+          code: 'required',
+          message: "required with a certificate: a jump host's certificate is for its own key (without privateKey and certificate, it uses the cluster's)",
+        }]
+      : [],
+  );
+}
+
 const HOSTNAME = z.hostname();
 const IPV6 = z.ipv6();
 /** A DNS name or an IP address, as ssh would be given it (no leading "-", no empty labels). */
@@ -74,6 +90,12 @@ export const ClusterCapabilities = z
   .object({
     probedAt: z.string().describe('when the scheduler last probed the cluster (ISO 8601)'),
     slurmVersion: z.string().nullable().describe('`sinfo --version` on the login node, e.g. "slurm 22.05.8"'),
+    maxArraySize: z
+      .int()
+      .nullable()
+      .optional()
+      .describe("`scontrol show config`'s MaxArraySize: erg submits runs that share resources as arrays of at most this many tasks (0 or 1: one job per run)"),
+    maxJobCount: z.int().nullable().optional().describe("`scontrol show config`'s MaxJobCount: the most jobs the controller holds at once"),
     powerHelper: z
       .object({ version: z.number(), knobs: z.array(z.enum(POWER_KNOBS)).describe('the power knobs the site allows') })
       .nullable()
@@ -83,28 +105,65 @@ export const ClusterCapabilities = z
   .meta({ id: 'ClusterCapabilities' });
 export type ClusterCapabilities = z.infer<typeof ClusterCapabilities>;
 
+const SshHost = z
+  .string()
+  .regex(/^[A-Za-z0-9.:-]{1,253}$/, { error: 'a host name or IP address' })
+  .refine(isHost, { error: 'a host name (letters, digits and -, in dot-separated labels that neither start nor end with -) or an IP address' });
+const SshPort = z.int().min(1).max(65535).default(22);
+const SshUser = z.string().regex(/^[a-z_][a-z0-9_.-]{0,31}$/i, { error: 'a POSIX user name' });
+const SshPrivateKey = z
+  .string()
+  .max(16_384)
+  .regex(/^-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+-----END [A-Z ]*PRIVATE KEY-----\s*$/, {
+    error: 'an unencrypted private key in OpenSSH or PEM format (-----BEGIN … PRIVATE KEY-----)',
+  });
+const HostKeySha256 = z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, {
+  error: 'the host key fingerprint as ssh-keygen -lf prints it, e.g. SHA256:abc… (43 characters after SHA256:)',
+});
+
+/**
+ * An OpenSSH user certificate: the one line of `erg_key-cert.pub` that a site's CA makes with
+ * `ssh-keygen -s CA -I ID -n USER -V +8h erg_key.pub`. Public, but stored and rotated with its key.
+ * Whether it parses and certifies the key is the API's check (it needs the SSH code).
+ */
+export const SshCertificateText = z
+  .string()
+  .max(16_384)
+  .regex(/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521))-cert-v01@openssh\.com [A-Za-z0-9+/]+={0,2}( [^\r\n]*)?\s*$/, {
+    error: 'an OpenSSH user certificate: the one line of erg_key-cert.pub (ssh-ed25519-cert-v01@openssh.com AAAA…), as `ssh-keygen -s CA -I ID -n USER -V +8h erg_key.pub` writes it',
+  });
+
+/** One jump host (bastion) in front of a cluster's login node: `ssh -J user@host:port`. */
+export const JumpHostCreate = z
+  .object({
+    host: SshHost,
+    port: SshPort,
+    user: SshUser,
+    privateKey: SshPrivateKey.optional().describe("the jump host's own key; omitted: the cluster's privateKey (and certificate) log in there too"),
+    certificate: SshCertificateText.optional().describe("an OpenSSH user certificate of this jump host's privateKey (only with privateKey)"),
+    hostKeySha256: HostKeySha256.describe('required: a jump host is always pinned (no trust on first use)'),
+  })
+  .strict()
+  .meta({ id: 'JumpHostCreate' });
+export type JumpHostCreate = z.infer<typeof JumpHostCreate>;
+
+/** Most jump hosts in front of one login node. */
+export const MAX_JUMP_HOSTS = 4;
+const JumpHosts = z
+  .array(JumpHostCreate)
+  .max(MAX_JUMP_HOSTS)
+  .describe('jump hosts (bastions) in front of the login node, in the order erg passes them: the first is the one erg reaches directly (as in ssh -J first,second)');
+
 export const ClusterCreate = z
   .object({
     name: ClusterName,
-    host: z
-      .string()
-      .regex(/^[A-Za-z0-9.:-]{1,253}$/, { error: 'a host name or IP address' })
-      .refine(isHost, { error: 'a host name (letters, digits and -, in dot-separated labels that neither start nor end with -) or an IP address' }),
-    port: z.int().min(1).max(65535).default(22),
-    user: z.string().regex(/^[a-z_][a-z0-9_.-]{0,31}$/i, { error: 'a POSIX user name' }),
-    privateKey: z
-      .string()
-      .max(16_384)
-      .regex(/^-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+-----END [A-Z ]*PRIVATE KEY-----\s*$/, {
-        error: 'an unencrypted private key in OpenSSH or PEM format (-----BEGIN … PRIVATE KEY-----)',
-      }),
-    hostKeySha256: z
-      .string()
-      .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, {
-        error: 'the host key fingerprint as ssh-keygen -lf prints it, e.g. SHA256:abc… (43 characters after SHA256:)',
-      })
-      .optional()
-      .describe('required with hostKeyPolicy pinned; with trust-on-first-use, omit it to let the first connection record it'),
+    host: SshHost,
+    port: SshPort,
+    user: SshUser,
+    privateKey: SshPrivateKey,
+    certificate: SshCertificateText.optional().describe('an OpenSSH user certificate of privateKey, for sites that sign short-lived ones; rotate it with PUT /v1/clusters/{name}/credentials'),
+    jumpHosts: JumpHosts.default([]),
+    hostKeySha256: HostKeySha256.optional().describe('required with hostKeyPolicy pinned; with trust-on-first-use, omit it to let the first connection record it'),
     hostKeyPolicy: HostKeyPolicy.default('pinned'),
     defaultPartition: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional(),
     agentCommand: z
@@ -148,6 +207,35 @@ export const ClusterCreate = z
   .meta({ id: 'ClusterCreate' });
 export type ClusterCreate = z.infer<typeof ClusterCreate>;
 
+/** A certificate as the API shows it: what it says and where it stands now. */
+export const CertificateView = z
+  .object({
+    type: z.string().describe('e.g. ssh-ed25519-cert-v01@openssh.com'),
+    keyId: z.string(),
+    serial: z.string().describe('decimal (a uint64)'),
+    principals: z.array(z.string()),
+    validAfter: z.string().nullable().describe('ISO 8601; null: from the beginning'),
+    validBefore: z.string().nullable().describe('ISO 8601; null: forever'),
+    status: z.enum(['valid', 'expiring', 'expired', 'not-yet-valid']).describe('expiring: inside the warning window; expired: erg no longer connects with it, and runs wait'),
+    expiresInS: z.number().nullable().describe('seconds until validBefore (negative once expired); null: never expires'),
+    publicKeySha256: z.string().describe('the certified key, as ssh-keygen -lf prints it'),
+    signingKeySha256: z.string().describe('the CA key that signed it'),
+  })
+  .meta({ id: 'Certificate' });
+export type CertificateView = z.infer<typeof CertificateView>;
+
+export const JumpHostView = z
+  .object({
+    host: z.string(),
+    port: z.number(),
+    user: z.string(),
+    hostKeySha256: z.string(),
+    ownKey: z.boolean().describe("false: it logs in with the cluster's key and certificate"),
+    certificate: CertificateView.nullable().describe("its own certificate, or the cluster's when it has no key of its own; null: none"),
+  })
+  .meta({ id: 'JumpHost' });
+export type JumpHostView = z.infer<typeof JumpHostView>;
+
 export const ClusterView = z
   .object({
     id: z.string(),
@@ -168,10 +256,33 @@ export const ClusterView = z
     capabilities: ClusterCapabilities.nullable().describe('null until the scheduler has reached the cluster'),
     lastError: z.string().nullable().describe('the last SSH failure seen by the scheduler; null once it reaches the cluster again'),
     lastContactAt: z.string().nullable(),
+    certificate: CertificateView.nullable().describe("the cluster's OpenSSH user certificate; null: it logs in with the plain key"),
+    jumpHosts: z.array(JumpHostView).describe('the jump hosts in front of the login node, first hop first (their keys are never shown)'),
+    credentialsVersion: z.int().describe('bumped by every change of the key, certificate or jump hosts; the scheduler reconnects with the new ones without dropping work in flight'),
+    credentialsUpdatedAt: z.string().nullable().describe('when the credentials last changed after registration; null: never'),
+    warnings: z
+      .array(z.string())
+      .describe('what needs attention before it stops the cluster: a certificate in its warning window (ERG_CERTIFICATE_WARNING_S, ERG_CERTIFICATE_WARNING_SHARE) or expired'),
     createdAt: z.string(),
   })
   .meta({ id: 'Cluster' });
 export type ClusterView = z.infer<typeof ClusterView>;
+
+/**
+ * PUT /v1/clusters/{name}/credentials: rotates what erg logs in with, without downtime. Only the
+ * fields given change; at least one is needed.
+ */
+export const ClusterCredentials = z
+  .object({
+    privateKey: SshPrivateKey.optional().describe("the new key; omitted: keep the stored one"),
+    certificate: SshCertificateText.nullable()
+      .optional()
+      .describe('the new certificate; null: log in with the plain key from now on; omitted: keep the stored one (it must certify the key, new or kept)'),
+    jumpHosts: JumpHosts.optional().describe('replaces the whole chain ([]: none); omitted: keep it'),
+  })
+  .strict()
+  .meta({ id: 'ClusterCredentials' });
+export type ClusterCredentials = z.infer<typeof ClusterCredentials>;
 
 /** A campaign's state, derived from its runs' (and whether a cancel was asked for). */
 export const CampaignState = z.enum(['pending', 'running', 'cancelling', 'completed', 'failed', 'cancelled']);
@@ -225,6 +336,17 @@ export const CampaignCancelled = CampaignView.extend({
 }).meta({ id: 'CampaignCancelled' });
 export type CampaignCancelled = z.infer<typeof CampaignCancelled>;
 
+/** The answer to POST /v1/runs/{id}/cancel. */
+export const RunCancelled = z
+  .object({
+    id: z.string(),
+    outcome: z
+      .enum(['cancelled', 'cancelling', 'ended'])
+      .describe('cancelled: it was pending and ended at once; cancelling: the scheduler cancels its Slurm job (an array task alone) on its next cycle; ended: it had already ended, nothing to do'),
+  })
+  .meta({ id: 'RunCancelled' });
+export type RunCancelled = z.infer<typeof RunCancelled>;
+
 export const RunView = z
   .object({
     id: z.string(),
@@ -232,7 +354,10 @@ export const RunView = z
     campaignName: z.string(),
     state: RunState,
     reason: z.string().nullable().describe('why the run is waiting or how it ended: Slurm pending reason, SSH failure, sbatch error'),
-    slurmJobId: z.string().nullable(),
+    slurmJobId: z.string().nullable().describe('the Slurm job of the run: its id, or `<array job id>_<task id>` for a task of an array job (what `scancel` and `sacct -j` take)'),
+    arrayJobId: z.string().nullable().describe('the array job the run is a task of (runs of a campaign that ask for the same resources share arrays); null for a job of its own'),
+    arrayTaskId: z.int().nullable().describe('the run\'s task in that array (SLURM_ARRAY_TASK_ID); null for a job of its own'),
+    cancelRequestedAt: z.string().nullable().describe('when this run alone was cancelled (POST /v1/runs/{id}/cancel); null otherwise'),
     slurmState: z.string().nullable(),
     configurationKey: z.string(),
     parameters: z.record(z.string(), z.unknown()),

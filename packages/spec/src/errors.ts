@@ -253,6 +253,10 @@ export const ERROR_CATALOG = {
     status: 502, retryable: true, surface: 'internal',
     meaning: "reading a run directory's file failed on the cluster for a reason that is not the file's (a missing tool, an I/O error)",
   },
+  ERG_SSH_CERTIFICATE_EXPIRED: {
+    status: 502, retryable: false, surface: 'internal',
+    meaning: "the OpenSSH certificate erg logs in with (the cluster's, or a jump host's) has expired; erg does not connect, and the cluster's runs wait, until it is rotated (PUT /v1/clusters/{name}/credentials)",
+  },
   ERG_JOB_FILE_REFUSED: {
     status: 409, retryable: false, surface: 'internal',
     meaning: "a job left something erg does not read where a file of its run directory belongs (a FIFO, a sparse file, a symbolic link); the run's failure, never the cluster's",

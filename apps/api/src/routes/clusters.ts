@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ClusterExistsError, createCluster, findClusterByName, listClusters, upsertCluster } from '@erg/db';
-import { checkPrivateKey } from '@erg/slurm';
-import { ClusterCreate, clusterBodyIssues, ClusterList, ClusterView, ErrorBody, NameParams, ProjectQuery, type SpecIssue } from '@erg/spec';
+import {
+  ClusterExistsError, createCluster, findClusterByName, listClusters, openClusterCredentials, updateClusterCredentials, upsertCluster,
+} from '@erg/db';
+import { ClusterCreate, clusterBodyIssues, ClusterCredentials, ClusterList, ClusterView, ErrorBody, NameParams, ProjectQuery, type JumpHostCreate, type SpecIssue } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access, chooseProject, isVisible, requireRole, visibleProjects } from '../access';
 import { errors } from '../errors';
 import { BODY_LIMITS } from '../body-limits';
 import { auditCreated } from '../audit';
 import { clusterView } from '../views';
+import { certificateWarningPolicy, checkedCredentials, checkedRotation } from '../cluster-credentials';
 import { wakeScheduler } from '../wake-scheduler';
 
 /** Cluster names are unique across erg: creating one tells the caller whether a name is taken, and nothing more. */
@@ -16,21 +18,24 @@ function clusterNameTaken(name: string) {
 }
 
 /**
- * What the schema cannot check of a cluster body: fields that relate, and whether the private key
- * is one the scheduler's SSH client can use. Returns the key as it is to be stored (PKCS#8 keys
- * rewritten into a format the SSH client reads); throws a 400 naming every field at fault.
+ * What the schema cannot check of a cluster body: fields that relate, whether the private keys
+ * are ones the scheduler's SSH client can use, and whether each certificate is a current user
+ * certificate of its key (cluster-credentials.ts). Returns the credentials as they are to be
+ * stored (PKCS#8 keys rewritten into a format the SSH client reads); throws a 400 naming every
+ * field at fault.
  */
-function checkedPrivateKey(body: Parameters<typeof clusterBodyIssues>[0] & { privateKey: string }): string {
+function checkedBody(body: Parameters<typeof clusterBodyIssues>[0] & { privateKey: string; certificate?: string | undefined; jumpHosts: JumpHostCreate[] }) {
   const issues: SpecIssue[] = clusterBodyIssues(body);
-  const key = checkPrivateKey(body.privateKey);
-  if (!key.ok) issues.push({ path: 'privateKey', code: key.problem === 'encrypted' ? 'encrypted_key' : 'invalid_key', message: key.message });
-  if (issues.length > 0 || !key.ok) throw errors.validation('request body', issues);
-  return key.key;
+  const credentials = checkedCredentials(body);
+  issues.push(...credentials.issues);
+  if (issues.length > 0) throw errors.validation('request body', issues);
+  return { privateKey: credentials.privateKey, certificate: credentials.certificate, jumpHosts: credentials.jumpHosts };
 }
 
 export const clusterRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
+    const policy = certificateWarningPolicy(deps.config);
     app.post(
       '/clusters',
       {
@@ -48,13 +53,13 @@ export const clusterRoutes =
         const { user, ...fields } = req.body;
         // Who may, before the key is parsed.
         const projectId = await chooseProject(deps.db, req.identity!, req.query.project, 'maintainer');
-        const rest = { ...fields, privateKey: checkedPrivateKey(req.body) };
+        const rest = { ...fields, ...checkedBody(req.body) };
         try {
           const cluster = await createCluster(deps.db, { ...rest, username: user, projectId }, deps.secrets);
           auditCreated(req, cluster.name);
           // A scheduler reaches it now, to find out what it can do (the node helper: power states).
           await wakeScheduler(deps, cluster.id, 'cluster registered', req.log);
-          return reply.status(201).send(clusterView(cluster));
+          return reply.status(201).send(clusterView(cluster, policy));
         } catch (err) {
           if (err instanceof ClusterExistsError) throw clusterNameTaken(req.body.name);
           throw err;
@@ -86,11 +91,11 @@ export const clusterRoutes =
         const name = req.params.name;
         // Who may, before the key is parsed; then the cluster is replaced in its project or created.
         const write = async (projectId: string, how: 'replace' | 'create') => {
-          const cluster = { ...fields, privateKey: checkedPrivateKey(req.body), name, username: user, projectId };
+          const cluster = { ...fields, ...checkedBody(req.body), name, username: user, projectId };
           const stored = how === 'replace' ? await upsertCluster(deps.db, cluster, deps.secrets) : await createCluster(deps.db, cluster, deps.secrets);
           // New, or its login or helper changed: a scheduler probes it now (see POST).
           if (stored.capabilities === null) await wakeScheduler(deps, stored.id, 'cluster registered', req.log);
-          return clusterView(stored);
+          return clusterView(stored, policy);
         };
         const replace = (projectId: string) => {
           requireRole(identity, projectId, 'maintainer', { kind: 'cluster', name });
@@ -117,7 +122,7 @@ export const clusterRoutes =
     app.get(
       '/clusters',
       { config: access.listing('cluster.read'), schema: { tags: ['clusters'], description: 'The clusters of your projects.', response: { 200: ClusterList } } },
-      async (req) => ({ items: (await listClusters(deps.db, visibleProjects(req.identity!))).map(clusterView) }),
+      async (req) => ({ items: (await listClusters(deps.db, visibleProjects(req.identity!))).map((c) => clusterView(c, policy)) }),
     );
 
     app.get(
@@ -126,7 +131,46 @@ export const clusterRoutes =
       async (req) => {
         const cluster = await findClusterByName(deps.db, req.params.name);
         if (!cluster) throw errors.notFound('cluster', req.params.name);
-        return clusterView(cluster);
+        return clusterView(cluster, policy);
+      },
+    );
+
+    app.put(
+      '/clusters/:name/credentials',
+      {
+        config: access.cluster('cluster.manage'),
+        bodyLimit: BODY_LIMITS.cluster,
+        schema: {
+          tags: ['clusters'],
+          description:
+            'Rotate what erg logs in to the cluster with — the private key, its OpenSSH certificate, the jump hosts — without downtime: ' +
+            'fields left out are kept; the scheduler uses the new credentials for its next connection while commands in flight finish on the old one. ' +
+            'A certificate (given, or kept) must be a current user certificate of the key (given, or kept).',
+          params: NameParams,
+          body: ClusterCredentials,
+          response: { 200: ClusterView, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (req) => {
+        const cluster = await findClusterByName(deps.db, req.params.name);
+        if (!cluster) throw errors.notFound('cluster', req.params.name);
+        // What is kept is checked with what is given: a new key needs a certificate of its own.
+        let stored: { privateKey: string; certificate: string | null };
+        try {
+          stored = openClusterCredentials(deps.secrets, cluster);
+        } catch (err) {
+          // A stored key this API cannot open (ERG_SECRET_*) is no obstacle to replacing it.
+          if (req.body.privateKey === undefined) throw err;
+          stored = { privateKey: req.body.privateKey, certificate: cluster.certificate };
+        }
+        const { change, issues } = checkedRotation(req.body, stored);
+        if (issues.length > 0) throw errors.validation('request body', issues);
+        const updated = await updateClusterCredentials(deps.db, cluster.id, change, deps.secrets);
+        if (!updated) throw errors.notFound('cluster', req.params.name);
+        req.log.info({ cluster: cluster.name, credentialsVersion: updated.credentialsVersion, changed: Object.keys(change) }, 'cluster credentials rotated');
+        // Runs waiting for the cluster (an expired certificate) go now, not at the next tick.
+        await wakeScheduler(deps, updated.id, 'credentials rotated', req.log);
+        return clusterView(updated, policy);
       },
     );
   };

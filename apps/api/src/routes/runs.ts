@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findClusterById, findRunDetail, findRunLogSource, finishImportedRun, listRunNodes } from '@erg/db';
+import { findClusterById, findRunDetail, findRunLogSource, finishImportedRun, listRunNodes, requestRunCancel } from '@erg/db';
 import { refreshRunEnergy } from '@erg/results';
-import { ErrorBody, IdParams, RunLogs, RunView } from '@erg/spec';
+import { ErrorBody, IdParams, RunCancelled, RunLogs, RunView } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access } from '../access';
 import { errors } from '../errors';
 import { BODY_LIMITS } from '../body-limits';
 import { runView } from '../views';
+import { wakeScheduler } from '../wake-scheduler';
 import type { LogsBody } from '../cluster-files';
 
 /** The most of each log one request may ask for. */
@@ -26,6 +27,31 @@ export const runRoutes =
       const run = await loadRun(req.params.id);
       return runView(run, run.cluster, await listRunNodes(deps.db, run.id));
     });
+
+    app.post(
+      '/runs/:id/cancel',
+      {
+        config: access.run('campaign.cancel', { ownerMay: 'researcher' }),
+        bodyLimit: BODY_LIMITS.action,
+        schema: {
+          tags: ['runs'],
+          description:
+            'Cancels one run; the rest of its campaign goes on. A pending run ends at once; the Slurm job of a run that has one is ' +
+            'cancelled by the scheduler on its next cycle — for a task of an array job, that task alone (`scancel <array>_<task>`). ' +
+            'Idempotent: a run that already ended is left as it is (`outcome: ended`).',
+          params: IdParams,
+          response: { 202: RunCancelled, 404: ErrorBody },
+        },
+      },
+      async (req, reply) => {
+        const run = await loadRun(req.params.id);
+        const outcome = await requestRunCancel(deps.db, run.id);
+        // Its job is the scheduler's to scancel: wake it instead of waiting for its next tick.
+        const clusterId = outcome === 'cancelling' ? (await findRunLogSource(deps.db, run.id))?.clusterId : null;
+        if (clusterId) await wakeScheduler(deps, clusterId, 'run cancelled', req.log);
+        return reply.status(202).send({ id: run.id, outcome });
+      },
+    );
 
     app.post(
       '/runs/:id/finish',

@@ -5,7 +5,7 @@ import { IdParams } from '@erg/spec';
 import type { z } from 'zod';
 
 /** A campaign or run id: a UUID, checked with the API's own schema. */
-export function parseId(what: 'campaign' | 'run'): (value: string) => string {
+export function parseId(what: 'campaign' | 'run' | 'campaign or run'): (value: string) => string {
   return (value) => {
     if (!IdParams.shape.id.safeParse(value).success) {
       throw new InvalidArgumentError(`not a ${what} id (expected a UUID such as 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f)`);

@@ -1,9 +1,10 @@
-// erg clusters list | show NAME | add …
+// erg clusters list | show NAME | add … | credentials NAME …
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import type { Cluster, ClusterCreate } from '@erg/client';
+import type { Cluster, ClusterCreate, ClusterCredentials, JumpHostCreate } from '@erg/client';
 import type { CommandContext } from '../context';
 import { CliError, EXIT, usageError, withFlagNames, type ExitCode } from '../errors';
 import { renderFields, renderTable } from '../output/table';
@@ -44,13 +45,78 @@ interface AddFlags {
   project?: string;
   update?: boolean;
   json?: boolean;
+  cert?: string;
+  jump?: string[];
+}
+
+interface CredentialsFlags {
+  key?: string;
+  /** A file, or false for --no-cert. */
+  cert?: string | false;
+  /** Jump host specs; false for --no-jump. */
+  jump?: string[] | false;
+  json?: boolean;
 }
 
 /** Which flag sets each body field, to name the flag when the API refuses a field. */
 const FLAG_OF: Record<string, string> = {
   name: '--name', host: '--host', port: '--port', user: '--user', privateKey: '--key-file', hostKeySha256: '--host-key',
   workDir: '--work-dir', defaultPartition: '--partition', agentApiUrl: '--agent-api-url', agentCommand: '--agent-command',
+  certificate: '--cert', jumpHosts: '--jump',
 };
+
+/** The same for `erg clusters credentials`; issues of a jump host (`jumpHosts[1].privateKey: …`) name its --jump. */
+const CREDENTIAL_FLAG_OF: Record<string, string> = { privateKey: '--key', certificate: '--cert', jumpHosts: '--jump' };
+const JUMP_FLAG_OF: Record<string, string> = Object.fromEntries(
+  Array.from({ length: 8 }, (_, i) => ['', '.host', '.port', '.user', '.privateKey', '.certificate', '.hostKeySha256'].map((f) => [`jumpHosts[${i}]${f}`, `--jump #${i + 1}`])).flat(),
+);
+const flagNames = (err: CliError, flagOf: Record<string, string>) => withFlagNames(err, { ...flagOf, ...JUMP_FLAG_OF });
+
+function readText(file: string, flag: string, baseDir: string): string {
+  try {
+    // `key=~/.ssh/k` inside a quoted --jump is not expanded by the shell.
+    return readFileSync(path.resolve(baseDir, file.replace(/^~(?=\/)/, os.homedir())), 'utf8');
+  } catch (err) {
+    throw usageError(`${flag} ${file}: cannot read it: ${(err as Error).message}`);
+  }
+}
+
+/** What `--jump` takes: USER@HOST[:PORT],host-key=SHA256:…[,key=FILE[,cert=FILE]]. */
+export const JUMP_SPEC = 'USER@HOST[:PORT],host-key=SHA256:…[,key=FILE][,cert=FILE]';
+
+/**
+ * One `--jump` value as a jump host of the API body; key and certificate are read from their
+ * files here, so they never appear on a command line. Without key=, the jump host logs in with
+ * the cluster's key (and certificate).
+ */
+export function parseJumpSpec(spec: string, baseDir: string): JumpHostCreate {
+  const [target, ...attrs] = spec.split(',');
+  const m = /^([^@\s]+)@(\[[0-9A-Fa-f:]+\]|[^:@\s]+)(?::(\d+))?$/.exec(target ?? '');
+  if (!m) throw usageError(`--jump ${spec}: expected ${JUMP_SPEC}`, "e.g. --jump 'erg@bastion.example.org:22,host-key=SHA256:abc…'");
+  const fields: Record<string, string> = {};
+  for (const attr of attrs) {
+    const eq = attr.indexOf('=');
+    const name = eq < 0 ? attr : attr.slice(0, eq);
+    if (!['host-key', 'key', 'cert'].includes(name) || eq < 0) throw usageError(`--jump ${spec}: unknown part "${attr}"; expected ${JUMP_SPEC}`);
+    fields[name] = attr.slice(eq + 1);
+  }
+  if (!fields['host-key']) {
+    throw usageError(`--jump ${spec}: host-key= is required (jump hosts are always pinned)`, `get it with: ssh-keyscan -p ${m[3] ?? 22} ${m[2]} | ssh-keygen -lf -`);
+  }
+  if (fields.cert && !fields.key) throw usageError(`--jump ${spec}: cert= needs key= (a jump host's certificate is for its own key; without both it uses the cluster's)`);
+  const port = m[3] === undefined ? 22 : Number(m[3]);
+  if (port < 1 || port > 65535) throw usageError(`--jump ${spec}: port ${m[3]} is not a port number from 1 to 65535`);
+  return {
+    host: m[2]!.replace(/^\[|\]$/g, ''),
+    port,
+    user: m[1]!,
+    hostKeySha256: fields['host-key'],
+    ...(fields.key ? { privateKey: readText(fields.key, '--jump key=', baseDir) } : {}),
+    ...(fields.cert ? { certificate: readText(fields.cert, '--jump cert=', baseDir).trim() } : {}),
+  };
+}
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 function readClusterFile(file: string): ClusterFile {
   let raw: unknown;
@@ -97,6 +163,7 @@ export function clusterBody(flags: AddFlags, baseDir: string): ClusterCreate {
   }
   const partition = flags.partition ?? file.partition;
   const agentApiUrl = flags.agentApiUrl === 'none' ? null : flags.agentApiUrl;
+  const jumpHosts = (flags.jump ?? []).map((spec) => parseJumpSpec(spec, baseDir));
   return {
     name: required.name!,
     host: required.host!,
@@ -109,7 +176,35 @@ export function clusterBody(flags: AddFlags, baseDir: string): ClusterCreate {
     ...(partition === undefined ? {} : { defaultPartition: partition }),
     ...(agentApiUrl === undefined ? {} : { agentApiUrl }),
     ...(flags.agentCommand === undefined ? {} : { agentCommand: flags.agentCommand }),
+    ...(flags.cert === undefined ? {} : { certificate: readText(flags.cert, '--cert', baseDir).trim() }),
+    ...(jumpHosts.length === 0 ? {} : { jumpHosts }),
   };
+}
+
+/** The PUT /v1/clusters/NAME/credentials body from the flags (files read here); a usage error when there is nothing to change. */
+export function credentialsBody(flags: CredentialsFlags, baseDir: string): ClusterCredentials {
+  const body: ClusterCredentials = {
+    ...(flags.key === undefined ? {} : { privateKey: readText(flags.key, '--key', baseDir) }),
+    ...(flags.cert === undefined ? {} : { certificate: flags.cert === false ? null : readText(flags.cert, '--cert', baseDir).trim() }),
+    ...(flags.jump === undefined ? {} : { jumpHosts: flags.jump === false ? [] : flags.jump.map((spec) => parseJumpSpec(spec, baseDir)) }),
+  };
+  if (Object.keys(body).length === 0) {
+    throw usageError('nothing to change: give --key, --cert (or --no-cert) or --jump (or --no-jump)', 'what is left out is kept, e.g. erg clusters credentials gh --cert ~/.ssh/erg_key-cert.pub');
+  }
+  return body;
+}
+
+/** A certificate in one line: `valid until … (in 5 h)`, with its key id and serial. */
+export function certificateText(c: NonNullable<Cluster['certificate']> | null | undefined): string {
+  if (!c) return 'none (the plain key)';
+  const until = c.validBefore === null ? 'valid forever' : `${c.status === 'expired' ? 'EXPIRED' : 'valid until'} ${c.validBefore}${c.expiresInS === null ? '' : ` (${relative(c.expiresInS)})`}`;
+  return `${until}; key id ${JSON.stringify(c.keyId)}, serial ${c.serial}, principals ${c.principals.join(',') || '(any)'}`;
+}
+
+function relative(seconds: number): string {
+  const s = Math.abs(seconds);
+  const span = s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : s < 172_800 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86_400)} days`;
+  return seconds < 0 ? `${span} ago` : `in ${span}`;
 }
 
 /** The Slurm version the scheduler's probe found: `slurm 22.05.8`, or that it has not probed the cluster yet. */
@@ -136,6 +231,12 @@ function clusterFields(c: Cluster): [string, string][] {
     ['Name', c.name],
     ['SSH', `${c.user}@${c.host}:${c.port}`],
     ['Host key', c.hostKeySha256 ?? `not seen yet (${c.hostKeyPolicy}: pinned at the first connection)`],
+    ['Certificate', certificateText(c.certificate)],
+    ...(c.jumpHosts ?? []).map((j, i): [string, string] => [
+      `Jump host ${i + 1}`,
+      `${j.user}@${j.host}:${j.port}, host key ${j.hostKeySha256}, ${j.ownKey ? `own key, certificate ${j.certificate ? certificateText(j.certificate) : 'none'}` : "the cluster's key and certificate"}`,
+    ]),
+    ['Credentials', `version ${c.credentialsVersion ?? 1}${c.credentialsUpdatedAt ? `, rotated ${c.credentialsUpdatedAt}` : ''}`],
     ['Partition', c.defaultPartition ?? '(Slurm default)'],
     ['Work dir', c.workDir],
     ['Agent', `${c.agentCommand}; pushes to ${c.agentApiUrl ?? '(nothing: spool only, pulled at job end)'}`],
@@ -145,6 +246,7 @@ function clusterFields(c: Cluster): [string, string][] {
     ['Probed', c.capabilities?.probedAt ?? 'not yet (the scheduler probes a cluster when it first reaches it)'],
     ['Last contact', c.lastContactAt ?? 'never'],
     ['Last error', c.lastError ?? 'none'],
+    ...(c.warnings ?? []).map((w): [string, string] => ['Warning', w]),
     ['Created', c.createdAt],
   ];
 }
@@ -159,7 +261,11 @@ async function list(ctx: CommandContext, opts: { json?: boolean }): Promise<void
   }
   const rows = body.items.map((c) => [
     c.name, `${c.user}@${c.host}:${c.port}`, c.defaultPartition ?? NO_VALUE, c.workDir, slurmVersionText(c), powerHelperText(c, true), c.lastContactAt ?? 'never',
-    c.lastError ? ctx.color.red(`error: ${c.lastError}`) : ctx.color.green('ok'),
+    c.lastError
+      ? ctx.color.red(`error: ${c.lastError}`)
+      : (c.warnings ?? []).length > 0
+        ? ctx.color.yellow(`warning: ${c.warnings[0]}`)
+        : ctx.color.green('ok'),
   ]);
   const columns = ['NAME', 'SSH', 'PARTITION', 'WORK DIR', 'SLURM', 'POWER HELPER', 'LAST CONTACT', 'STATUS'].map((header) => ({ header }));
   ctx.stdout.write(renderTable(columns, rows, { header: ctx.color.bold }));
@@ -188,7 +294,7 @@ async function add(ctx: CommandContext, flags: AddFlags): Promise<ExitCode> {
         hint: `to replace its settings, run the same command with --update; \`erg clusters show ${body.name}\` shows the current ones`,
       });
     }
-    throw err instanceof CliError ? withFlagNames(err, FLAG_OF) : err;
+    throw err instanceof CliError ? flagNames(err, FLAG_OF) : err;
   }
   if (flags.json) {
     ctx.stdout.write(JSON.stringify(cluster, null, 2) + '\n');
@@ -196,6 +302,25 @@ async function add(ctx: CommandContext, flags: AddFlags): Promise<ExitCode> {
     ctx.stdout.write(`Cluster ${cluster.name} ${flags.update ? 'saved' : 'registered'}: ${cluster.user}@${cluster.host}:${cluster.port}, work dir ${cluster.workDir}\n`);
     ctx.stderr.write(`hint: submit a campaign with \`cluster: ${cluster.name}\`; the scheduler connects on its next cycle (\`erg clusters show ${cluster.name}\` shows its last contact)\n`);
   }
+  return EXIT.OK;
+}
+
+async function credentials(ctx: CommandContext, name: string, flags: CredentialsFlags): Promise<ExitCode> {
+  const body = credentialsBody(flags, ctx.runtime.cwd);
+  let cluster: Cluster;
+  try {
+    cluster = await ctx.connect().call((c) => c.PUT('/v1/clusters/{name}/credentials', { params: { path: { name } }, body }));
+  } catch (err) {
+    throw err instanceof CliError ? flagNames(err, CREDENTIAL_FLAG_OF) : err;
+  }
+  if (flags.json) {
+    ctx.stdout.write(JSON.stringify(cluster, null, 2) + '\n');
+    return EXIT.OK;
+  }
+  ctx.stdout.write(`Credentials of ${cluster.name} rotated (version ${cluster.credentialsVersion}): certificate ${certificateText(cluster.certificate)}` +
+    `${cluster.jumpHosts.length > 0 ? `; via ${cluster.jumpHosts.map((j) => `${j.user}@${j.host}:${j.port}`).join(' → ')}` : ''}\n`);
+  for (const w of cluster.warnings) ctx.stderr.write(`warning: ${w}\n`);
+  ctx.stderr.write(`hint: the scheduler uses them for its next connection; commands in flight finish on the old one (\`erg clusters show ${cluster.name}\` shows its last contact)\n`);
   return EXIT.OK;
 }
 
@@ -235,10 +360,30 @@ export function registerClusters(program: Command, act: Act): void {
       .option('--partition <name>', 'default partition for specs that name none')
       .option('--agent-api-url <url>', 'the API URL as compute nodes reach it, for live telemetry ("none": agents only spool)')
       .option('--agent-command <command>', 'how job scripts start the telemetry agent (default node)')
+      .option('--cert <file>', "an OpenSSH user certificate of the key (the site CA's erg_key-cert.pub)")
+      .option('--jump <spec>', `a jump host in front of the login node, ${JUMP_SPEC}; repeat for a chain, in the order erg passes them (as ssh -J)`, collect)
       .addOption(new Option('--update', 'replace the settings of an existing cluster of that name (PUT)'))
       .addOption(jsonOption("print the API's JSON of the cluster")),
     'erg clusters add --from .erg/local-slurm/cluster.json',
     'erg clusters add --name gh --host login.example.org --user alice --key-file ~/.ssh/erg_ed25519 \\\n      --host-key SHA256:abc… --work-dir /scratch/alice/erg --partition gh200',
     'erg clusters add --from .erg/local-slurm/cluster.json --agent-api-url http://127.0.0.1:8080 --update',
+    "erg clusters add --name gh --host login.example.org --user alice --key-file ~/.ssh/erg_ed25519 --cert ~/.ssh/erg_ed25519-cert.pub \\\n      --host-key SHA256:abc… --jump 'alice@bastion.example.org:22,host-key=SHA256:def…' --work-dir /scratch/alice/erg",
   ).action(act((ctx, cmd) => add(ctx, cmd.opts<AddFlags>())));
+
+  withExamples(
+    clusters
+      .command('credentials')
+      .summary("rotate a cluster's key, certificate or jump hosts")
+      .description("rotate what erg logs in with (PUT /v1/clusters/NAME/credentials), without downtime: what you leave out is kept")
+      .argument('<name>', 'cluster name')
+      .option('--key <file>', 'the new private key (unencrypted)')
+      .option('--cert <file>', 'the new OpenSSH user certificate of the key (new or kept)')
+      .option('--no-cert', 'log in with the plain key from now on')
+      .option('--jump <spec>', `the new jump hosts, ${JUMP_SPEC}; repeat for a chain (replaces the whole chain)`, collect)
+      .option('--no-jump', 'connect to the login node directly from now on')
+      .addOption(jsonOption("print the API's JSON of the cluster")),
+    'erg clusters credentials gh --cert ~/.ssh/erg_ed25519-cert.pub',
+    'erg clusters credentials gh --key ~/.ssh/erg_new --cert ~/.ssh/erg_new-cert.pub',
+    "erg clusters credentials gh --jump 'alice@bastion.example.org:22,host-key=SHA256:def…,key=~/.ssh/bastion_key'",
+  ).action(act((ctx, cmd) => credentials(ctx, cmd.processedArgs[0] as string, cmd.opts<CredentialsFlags>())));
 }

@@ -36,7 +36,8 @@ export function paintRunState(state: Run['state'], color: Colors): string {
 }
 
 function summaryFields(run: Run, color: Colors): [string, string][] {
-  const job = run.slurmJobId === null ? 'not submitted yet' : `${run.slurmJobId}${run.slurmState ? ` (${run.slurmState})` : ''}`;
+  const task = !run.arrayJobId ? '' : ` (task ${run.arrayTaskId} of array job ${run.arrayJobId})`;
+  const job = run.slurmJobId === null ? 'not submitted yet' : `${run.slurmJobId}${task}${run.slurmState ? ` (${run.slurmState})` : ''}`;
   const exit = run.exitCode === null ? '' : `, exit code ${run.exitCode}${run.signal === null ? '' : `, signal ${run.signal}`}`;
   return [
     ['Run', `${run.id} (campaign ${run.campaignName}, ${run.campaignId})`],

@@ -239,6 +239,13 @@ export interface paths {
                         port?: number;
                         user: string;
                         privateKey: string;
+                        /** @description an OpenSSH user certificate of privateKey, for sites that sign short-lived ones; rotate it with PUT /v1/clusters/{name}/credentials */
+                        certificate?: string;
+                        /**
+                         * @description jump hosts (bastions) in front of the login node, in the order erg passes them: the first is the one erg reaches directly (as in ssh -J first,second)
+                         * @default []
+                         */
+                        jumpHosts?: components["schemas"]["JumpHostCreateInput"][];
                         /** @description required with hostKeyPolicy pinned; with trust-on-first-use, omit it to let the first connection record it */
                         hostKeySha256?: string;
                         /**
@@ -320,6 +327,75 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/clusters/{name}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** @description Rotate what erg logs in to the cluster with — the private key, its OpenSSH certificate, the jump hosts — without downtime: fields left out are kept; the scheduler uses the new credentials for its next connection while commands in flight finish on the old one. A certificate (given, or kept) must be a current user certificate of the key (given, or kept). */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClusterCredentialsInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Cluster"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -856,6 +932,53 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Cancels one run; the rest of its campaign goes on. A pending run ends at once; the Slurm job of a run that has one is cancelled by the scheduler on its next cycle — for a task of an array job, that task alone (`scancel <array>_<task>`). Idempotent: a run that already ended is left as it is (`outcome: ended`). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunCancelled"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -2426,6 +2549,10 @@ export interface components {
             probedAt: string;
             /** @description `sinfo --version` on the login node, e.g. "slurm 22.05.8" */
             slurmVersion: string | null;
+            /** @description `scontrol show config`'s MaxArraySize: erg submits runs that share resources as arrays of at most this many tasks (0 or 1: one job per run) */
+            maxArraySize?: number | null;
+            /** @description `scontrol show config`'s MaxJobCount: the most jobs the controller holds at once */
+            maxJobCount?: number | null;
             /** @description the node helper, when installed at the cluster's powerHelper path and answering; null: campaigns with `power` are refused */
             powerHelper: {
                 version: number;
@@ -2435,6 +2562,18 @@ export interface components {
             /** @description why there is no helper, in the probe's words (null when there is one) */
             powerHelperProblem: string | null;
         };
+        JumpHostCreateInput: {
+            host: string;
+            /** @default 22 */
+            port?: number;
+            user: string;
+            /** @description the jump host's own key; omitted: the cluster's privateKey (and certificate) log in there too */
+            privateKey?: string;
+            /** @description an OpenSSH user certificate of this jump host's privateKey (only with privateKey) */
+            certificate?: string;
+            /** @description required: a jump host is always pinned (no trust on first use) */
+            hostKeySha256: string;
+        };
         ClusterCreateInput: {
             name: string;
             host: string;
@@ -2442,6 +2581,13 @@ export interface components {
             port?: number;
             user: string;
             privateKey: string;
+            /** @description an OpenSSH user certificate of privateKey, for sites that sign short-lived ones; rotate it with PUT /v1/clusters/{name}/credentials */
+            certificate?: string;
+            /**
+             * @description jump hosts (bastions) in front of the login node, in the order erg passes them: the first is the one erg reaches directly (as in ssh -J first,second)
+             * @default []
+             */
+            jumpHosts?: components["schemas"]["JumpHostCreateInput"][];
             /** @description required with hostKeyPolicy pinned; with trust-on-first-use, omit it to let the first connection record it */
             hostKeySha256?: string;
             /**
@@ -2482,6 +2628,39 @@ export interface components {
             powerHelper?: string;
             workDir: string;
         };
+        CertificateInput: {
+            /** @description e.g. ssh-ed25519-cert-v01@openssh.com */
+            type: string;
+            keyId: string;
+            /** @description decimal (a uint64) */
+            serial: string;
+            principals: string[];
+            /** @description ISO 8601; null: from the beginning */
+            validAfter: string | null;
+            /** @description ISO 8601; null: forever */
+            validBefore: string | null;
+            /**
+             * @description expiring: inside the warning window; expired: erg no longer connects with it, and runs wait
+             * @enum {string}
+             */
+            status: "valid" | "expiring" | "expired" | "not-yet-valid";
+            /** @description seconds until validBefore (negative once expired); null: never expires */
+            expiresInS: number | null;
+            /** @description the certified key, as ssh-keygen -lf prints it */
+            publicKeySha256: string;
+            /** @description the CA key that signed it */
+            signingKeySha256: string;
+        };
+        JumpHostInput: {
+            host: string;
+            port: number;
+            user: string;
+            hostKeySha256: string;
+            /** @description false: it logs in with the cluster's key and certificate */
+            ownKey: boolean;
+            /** @description its own certificate, or the cluster's when it has no key of its own; null: none */
+            certificate: components["schemas"]["CertificateInput"] | null;
+        };
         ClusterInput: {
             id: string;
             name: string;
@@ -2505,7 +2684,25 @@ export interface components {
             /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
             lastError: string | null;
             lastContactAt: string | null;
+            /** @description the cluster's OpenSSH user certificate; null: it logs in with the plain key */
+            certificate: components["schemas"]["CertificateInput"] | null;
+            /** @description the jump hosts in front of the login node, first hop first (their keys are never shown) */
+            jumpHosts: components["schemas"]["JumpHostInput"][];
+            /** @description bumped by every change of the key, certificate or jump hosts; the scheduler reconnects with the new ones without dropping work in flight */
+            credentialsVersion: number;
+            /** @description when the credentials last changed after registration; null: never */
+            credentialsUpdatedAt: string | null;
+            /** @description what needs attention before it stops the cluster: a certificate in its warning window (ERG_CERTIFICATE_WARNING_S, ERG_CERTIFICATE_WARNING_SHARE) or expired */
+            warnings: string[];
             createdAt: string;
+        };
+        ClusterCredentialsInput: {
+            /** @description the new key; omitted: keep the stored one */
+            privateKey?: string;
+            /** @description the new certificate; null: log in with the plain key from now on; omitted: keep the stored one (it must certify the key, new or kept) */
+            certificate?: string | null;
+            /** @description replaces the whole chain ([]: none); omitted: keep it */
+            jumpHosts?: components["schemas"]["JumpHostCreateInput"][];
         };
         RunSummaryInput: {
             id: string;
@@ -2603,6 +2800,14 @@ export interface components {
                 active: number;
             };
         };
+        RunCancelledInput: {
+            id: string;
+            /**
+             * @description cancelled: it was pending and ended at once; cancelling: the scheduler cancels its Slurm job (an array task alone) on its next cycle; ended: it had already ended, nothing to do
+             * @enum {string}
+             */
+            outcome: "cancelled" | "cancelling" | "ended";
+        };
         RunInput: {
             id: string;
             campaignId: string;
@@ -2611,7 +2816,14 @@ export interface components {
             state: "pending" | "submitting" | "queued" | "running" | "completing" | "completed" | "failed" | "cancelled" | "timeout" | "node_fail" | "oom";
             /** @description why the run is waiting or how it ended: Slurm pending reason, SSH failure, sbatch error */
             reason: string | null;
+            /** @description the Slurm job of the run: its id, or `<array job id>_<task id>` for a task of an array job (what `scancel` and `sacct -j` take) */
             slurmJobId: string | null;
+            /** @description the array job the run is a task of (runs of a campaign that ask for the same resources share arrays); null for a job of its own */
+            arrayJobId: string | null;
+            /** @description the run's task in that array (SLURM_ARRAY_TASK_ID); null for a job of its own */
+            arrayTaskId: number | null;
+            /** @description when this run alone was cancelled (POST /v1/runs/{id}/cancel); null otherwise */
+            cancelRequestedAt: string | null;
             slurmState: string | null;
             configurationKey: string;
             parameters: {
@@ -3601,6 +3813,10 @@ export interface components {
             probedAt: string;
             /** @description `sinfo --version` on the login node, e.g. "slurm 22.05.8" */
             slurmVersion: string | null;
+            /** @description `scontrol show config`'s MaxArraySize: erg submits runs that share resources as arrays of at most this many tasks (0 or 1: one job per run) */
+            maxArraySize?: number | null;
+            /** @description `scontrol show config`'s MaxJobCount: the most jobs the controller holds at once */
+            maxJobCount?: number | null;
             /** @description the node helper, when installed at the cluster's powerHelper path and answering; null: campaigns with `power` are refused */
             powerHelper: {
                 version: number;
@@ -3610,6 +3826,18 @@ export interface components {
             /** @description why there is no helper, in the probe's words (null when there is one) */
             powerHelperProblem: string | null;
         };
+        JumpHostCreate: {
+            host: string;
+            /** @default 22 */
+            port: number;
+            user: string;
+            /** @description the jump host's own key; omitted: the cluster's privateKey (and certificate) log in there too */
+            privateKey?: string;
+            /** @description an OpenSSH user certificate of this jump host's privateKey (only with privateKey) */
+            certificate?: string;
+            /** @description required: a jump host is always pinned (no trust on first use) */
+            hostKeySha256: string;
+        };
         ClusterCreate: {
             name: string;
             host: string;
@@ -3617,6 +3845,13 @@ export interface components {
             port: number;
             user: string;
             privateKey: string;
+            /** @description an OpenSSH user certificate of privateKey, for sites that sign short-lived ones; rotate it with PUT /v1/clusters/{name}/credentials */
+            certificate?: string;
+            /**
+             * @description jump hosts (bastions) in front of the login node, in the order erg passes them: the first is the one erg reaches directly (as in ssh -J first,second)
+             * @default []
+             */
+            jumpHosts: components["schemas"]["JumpHostCreate"][];
             /** @description required with hostKeyPolicy pinned; with trust-on-first-use, omit it to let the first connection record it */
             hostKeySha256?: string;
             /**
@@ -3657,6 +3892,39 @@ export interface components {
             powerHelper: string;
             workDir: string;
         };
+        Certificate: {
+            /** @description e.g. ssh-ed25519-cert-v01@openssh.com */
+            type: string;
+            keyId: string;
+            /** @description decimal (a uint64) */
+            serial: string;
+            principals: string[];
+            /** @description ISO 8601; null: from the beginning */
+            validAfter: string | null;
+            /** @description ISO 8601; null: forever */
+            validBefore: string | null;
+            /**
+             * @description expiring: inside the warning window; expired: erg no longer connects with it, and runs wait
+             * @enum {string}
+             */
+            status: "valid" | "expiring" | "expired" | "not-yet-valid";
+            /** @description seconds until validBefore (negative once expired); null: never expires */
+            expiresInS: number | null;
+            /** @description the certified key, as ssh-keygen -lf prints it */
+            publicKeySha256: string;
+            /** @description the CA key that signed it */
+            signingKeySha256: string;
+        };
+        JumpHost: {
+            host: string;
+            port: number;
+            user: string;
+            hostKeySha256: string;
+            /** @description false: it logs in with the cluster's key and certificate */
+            ownKey: boolean;
+            /** @description its own certificate, or the cluster's when it has no key of its own; null: none */
+            certificate: components["schemas"]["Certificate"] | null;
+        };
         Cluster: {
             id: string;
             name: string;
@@ -3680,7 +3948,25 @@ export interface components {
             /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
             lastError: string | null;
             lastContactAt: string | null;
+            /** @description the cluster's OpenSSH user certificate; null: it logs in with the plain key */
+            certificate: components["schemas"]["Certificate"] | null;
+            /** @description the jump hosts in front of the login node, first hop first (their keys are never shown) */
+            jumpHosts: components["schemas"]["JumpHost"][];
+            /** @description bumped by every change of the key, certificate or jump hosts; the scheduler reconnects with the new ones without dropping work in flight */
+            credentialsVersion: number;
+            /** @description when the credentials last changed after registration; null: never */
+            credentialsUpdatedAt: string | null;
+            /** @description what needs attention before it stops the cluster: a certificate in its warning window (ERG_CERTIFICATE_WARNING_S, ERG_CERTIFICATE_WARNING_SHARE) or expired */
+            warnings: string[];
             createdAt: string;
+        };
+        ClusterCredentials: {
+            /** @description the new key; omitted: keep the stored one */
+            privateKey?: string;
+            /** @description the new certificate; null: log in with the plain key from now on; omitted: keep the stored one (it must certify the key, new or kept) */
+            certificate?: string | null;
+            /** @description replaces the whole chain ([]: none); omitted: keep it */
+            jumpHosts?: components["schemas"]["JumpHostCreate"][];
         };
         RunSummary: {
             id: string;
@@ -3778,6 +4064,14 @@ export interface components {
                 active: number;
             };
         };
+        RunCancelled: {
+            id: string;
+            /**
+             * @description cancelled: it was pending and ended at once; cancelling: the scheduler cancels its Slurm job (an array task alone) on its next cycle; ended: it had already ended, nothing to do
+             * @enum {string}
+             */
+            outcome: "cancelled" | "cancelling" | "ended";
+        };
         Run: {
             id: string;
             campaignId: string;
@@ -3786,7 +4080,14 @@ export interface components {
             state: "pending" | "submitting" | "queued" | "running" | "completing" | "completed" | "failed" | "cancelled" | "timeout" | "node_fail" | "oom";
             /** @description why the run is waiting or how it ended: Slurm pending reason, SSH failure, sbatch error */
             reason: string | null;
+            /** @description the Slurm job of the run: its id, or `<array job id>_<task id>` for a task of an array job (what `scancel` and `sacct -j` take) */
             slurmJobId: string | null;
+            /** @description the array job the run is a task of (runs of a campaign that ask for the same resources share arrays); null for a job of its own */
+            arrayJobId: string | null;
+            /** @description the run's task in that array (SLURM_ARRAY_TASK_ID); null for a job of its own */
+            arrayTaskId: number | null;
+            /** @description when this run alone was cancelled (POST /v1/runs/{id}/cancel); null otherwise */
+            cancelRequestedAt: string | null;
             slurmState: string | null;
             configurationKey: string;
             parameters: {

@@ -1,0 +1,108 @@
+/**
+ * Job arrays: many runs that ask Slurm for the same resources, submitted as one array job.
+ *
+ * Each run keeps its own run directory and its own job.sh, rendered exactly as for a job of its
+ * own. The array job is a small dispatcher staged in `<workDir>/<campaign>/.arrays/<submission>/`:
+ *   - `array.sh`: the shared `#SBATCH` lines plus `--array=0-<n-1>`; task i reads line i+1 of
+ *     `tasks` (a run directory), changes there and execs that run's job.sh, so the run behaves as
+ *     it would in a job of its own (its telemetry, power state, timing, exit code).
+ *   - `tasks`: one run directory per line, in task order.
+ *   - `<i>.out` / `<i>.err`: symlinks to the run directory's slurm.out / slurm.err. Slurm opens
+ *     the array's `--output=…/%a.out` through them, so what slurmstepd itself writes (a cancel, a
+ *     time limit) lands in the run's own files, where erg reads it.
+ *
+ * The array job is named `erg-a-<submission>` (slurm-job.ts): the submission id is stored with
+ * every run of the array before sbatch, so a scheduler that crashed after sbatch finds the array
+ * by that name and maps task i back to its run (exactly once, as for single jobs).
+ */
+import { RUN_DIR_FILES } from '@erg/spec';
+import { InvalidRenderInputError } from './errors';
+import { checkRunDir, directiveLine } from './render';
+import { arrayJobName } from './slurm-job';
+
+/** The folder of one array submission, under the campaign's folder. */
+export function arrayDirPath(workDir: string, campaignId: string, submissionId: string): string {
+  return `${workDir}/${campaignId}/.arrays/${submissionId}`;
+}
+
+export const ARRAY_FILES = { script: 'array.sh', tasks: 'tasks' } as const;
+
+export interface ArrayJobInput {
+  submissionId: string;
+  campaignId: string;
+  /** Absolute folder of the array's own files (arrayDirPath). */
+  arrayDir: string;
+  /** The run directories, task 0 first. */
+  runDirs: readonly string[];
+  /** The resource `#SBATCH` lines every run of the array shares (resourceDirectiveLines). */
+  resourceLines: readonly string[];
+}
+
+/** A file or a symlink of an array submission, relative to its arrayDir. */
+export type ArrayEntry = { name: string; content: string; mode: number } | { name: string; linkTo: string };
+
+/** The files of one array submission: array.sh, tasks and the output links of every task. */
+export function renderArrayJob(input: ArrayJobInput): ArrayEntry[] {
+  checkRunDir(input.arrayDir);
+  if (input.runDirs.length === 0) throw new InvalidRenderInputError('runDirs', 'is empty: an array needs at least one run');
+  for (const dir of input.runDirs) checkRunDir(dir);
+  const last = input.runDirs.length - 1;
+  const script = [
+    '#!/bin/bash',
+    directiveLine('--job-name', arrayJobName(input.submissionId)),
+    directiveLine('--comment', `erg:${input.campaignId}:array:${input.submissionId}`),
+    directiveLine('--array', `0-${last}`),
+    // `%a` (the task index) is Slurm's; DIRECTIVE_VALUE keeps `%` out of user values, and the
+    // folder was checked above, so these two lines are written without it.
+    `#SBATCH --output=${input.arrayDir}/%a.out`,
+    `#SBATCH --error=${input.arrayDir}/%a.err`,
+    directiveLine('--chdir', input.arrayDir),
+    ...input.resourceLines,
+    '#',
+    `# Rendered by erg; do not edit. Array task i runs the run directory on line i+1 of ${ARRAY_FILES.tasks}`,
+    `# through that run's own ${RUN_DIR_FILES.jobScript}; <i>.out and <i>.err link to its ${RUN_DIR_FILES.slurmOut} and ${RUN_DIR_FILES.slurmErr}.`,
+    '',
+    'set -u',
+    `d=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" ${ARRAY_FILES.tasks})`,
+    `[ -n "$d" ] || { echo "erg: no run directory for array task $SLURM_ARRAY_TASK_ID" >&2; exit 98; }`,
+    'cd "$d" || exit 1',
+    `exec bash ./${RUN_DIR_FILES.jobScript}`,
+    '',
+  ].join('\n');
+  const entries: ArrayEntry[] = [
+    { name: ARRAY_FILES.script, content: script, mode: 0o755 },
+    { name: ARRAY_FILES.tasks, content: input.runDirs.map((d) => `${d}\n`).join(''), mode: 0o644 },
+  ];
+  input.runDirs.forEach((dir, i) => {
+    entries.push({ name: `${i}.out`, linkTo: `${dir}/${RUN_DIR_FILES.slurmOut}` });
+    entries.push({ name: `${i}.err`, linkTo: `${dir}/${RUN_DIR_FILES.slurmErr}` });
+  });
+  return entries;
+}
+
+/** Most task indices one array range may expand to (an erg array never has more than MaxArraySize). */
+export const MAX_EXPANDED_TASKS = 1_000_000;
+
+/**
+ * Slurm's task list of a pending array (squeue %K, or the `[...]` of `123_[0-9%2]`): ranges
+ * `a-b`, steps `a-b:s`, single indices, comma-separated, with an optional `%N` throttle at the
+ * end → the task indices. null when the text is not such a list.
+ */
+export function expandArrayTasks(spec: string): number[] | null {
+  const trimmed = spec.trim();
+  // A list Slurm cut short (`[0,2,4,…,18,2` or `…,42...%1`, see SLURM_BITSTR_LEN in commands.ts) is no list.
+  if (trimmed.startsWith('[') !== trimmed.endsWith(']') || trimmed.includes('...')) return null;
+  const text = trimmed.replace(/^\[|\]$/g, '').replace(/%\d+$/, '');
+  if (text === '') return null;
+  const out: number[] = [];
+  for (const part of text.split(',')) {
+    const m = /^(\d+)(?:-(\d+)(?::(\d+))?)?$/.exec(part);
+    if (!m) return null;
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    const step = m[3] === undefined ? 1 : Number(m[3]);
+    if (to < from || step < 1 || out.length + (to - from) / step + 1 > MAX_EXPANDED_TASKS) return null;
+    for (let i = from; i <= to; i += step) out.push(i);
+  }
+  return out;
+}
