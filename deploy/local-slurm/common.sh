@@ -221,3 +221,28 @@ select_slurm() {
     *) die "--slurm takes 22.05 or 24.11, not '$series'" ;;
   esac
 }
+
+# --- site limits for erg's tests ----------------------------------------------------------
+
+# A QOS that caps each user at LIMIT_QOS_MAX_SUBMIT jobs queued or running (every array task
+# counts), allowed for root: erg's site-limit tests submit with `slurm: { qos: erg-limit10 }` and
+# must finish every run exactly once under it. Jobs without that QOS are not limited.
+readonly LIMIT_QOS=erg-limit10
+readonly LIMIT_QOS_MAX_SUBMIT=10
+
+# ensure_limit_qos SACCTMGR...: creates the QOS and allows it for root, when not so already.
+ensure_limit_qos() {
+  local have
+  have="$(timeout 20 "$@" -n -P show qos "$LIMIT_QOS" format=name,maxsubmitjobsperuser 2>/dev/null || true)"
+  if [[ $have != "$LIMIT_QOS|$LIMIT_QOS_MAX_SUBMIT" ]]; then
+    log "creating QOS $LIMIT_QOS (MaxSubmitJobsPerUser=$LIMIT_QOS_MAX_SUBMIT) for erg's site-limit tests"
+    if [[ -z $have ]]; then
+      timeout 30 "$@" -i add qos "$LIMIT_QOS" >/dev/null || die "sacctmgr add qos $LIMIT_QOS failed"
+    fi
+    timeout 30 "$@" -i modify qos "$LIMIT_QOS" set MaxSubmitJobsPerUser="$LIMIT_QOS_MAX_SUBMIT" >/dev/null ||
+      die "sacctmgr modify qos $LIMIT_QOS failed"
+  fi
+  if ! timeout 20 "$@" -n -P show assoc user=root format=qos 2>/dev/null | tr ',' '\n' | grep -qxF "$LIMIT_QOS"; then
+    timeout 30 "$@" -i modify user root set qos+="$LIMIT_QOS" >/dev/null || die "sacctmgr could not allow QOS $LIMIT_QOS for root"
+  fi
+}

@@ -64,6 +64,9 @@ AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
 AccountingStoragePort=6819
 AccountingStorageTRES=gres/gpu
+# Enforce associations and QOS limits, as GH200 sites do: erg's site-limit tests run under a QOS
+# with MaxSubmitJobsPerUser (common.sh LIMIT_QOS), and an unknown account is refused.
+AccountingStorageEnforce=associations,limits,qos
 AccountingStoreFlags=job_comment
 JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=30
@@ -463,6 +466,7 @@ main() {
   ensure_daemon slurmdbd "$SLURMDBD_PID" "$SLURMDBD_LOG" "$dbd_changed" /usr/sbin/slurmdbd
   wait_for 30 dbd_ok || die_daemon slurmdbd "$SLURMDBD_LOG" "sacctmgr cannot reach it within 30 s"
   ensure_cluster_registered
+  ensure_limit_qos sacctmgr
 
   # A node definition change needs both daemons restarted (scontrol reconfigure does not
   # re-register node resources); stop slurmd first so it re-registers with the new controller.

@@ -1,0 +1,51 @@
+// Site limits on the local clusters (deploy/local-slurm enforces associations and QOS limits; QOS
+// erg-limit10 caps a user at 10 jobs queued or running, every array task counting): a 50-run
+// campaign under it finishes with every run exactly once, the runs Slurm refused waiting with the
+// limit's name meanwhile; an unknown account fails the runs with Slurm's own message.
+import { waitFor } from '@erg/testkit';
+import { Harness } from './harness';
+
+jest.setTimeout(420_000);
+
+describe('site limits', () => {
+  const h = new Harness();
+
+  beforeAll(async () => {
+    await h.start();
+    await h.registerCluster('local');
+    await h.startInProcessScheduler();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  test('a 50-run campaign on a QOS with MaxSubmitJobs=10 completes, every run exactly once', async () => {
+    const campaign = await h.submit({
+      name: 'qos-limited', cluster: 'local', parameters: { i: Array.from({ length: 50 }, (_, k) => k + 1) },
+      slurm: { qos: 'erg-limit10' }, resources: { time: '00:05:00' }, run: 'echo {{i}}',
+    });
+    // While Slurm refuses more, the waiting runs say why, in the limit's own name.
+    const ids = campaign.runs.map((r) => r.id);
+    await waitFor(
+      async () => {
+        const page = (await h.call('GET', `/v1/campaigns/${campaign.id}/runs?limit=100`)).body;
+        return page.items.some((r: { reason: string | null }) => /QOSMaxSubmitJobPerUserLimit/.test(r.reason ?? ''));
+      },
+      { timeoutMs: 60_000, intervalMs: 200, what: 'a run waiting with the QOS limit as its reason' },
+    );
+    const runs = await h.waitForCampaignEnd(campaign.id, 360_000);
+    expect(runs.map((r) => r.state)).toEqual(Array(50).fill('completed'));
+    expect(runs.map((r) => r.parameters.i).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, k) => k + 1));
+    await h.expectOneJobPerRun(runs);
+    expect(new Set(runs.map((r) => r.id))).toEqual(new Set(ids));
+  });
+
+  test('an account the site does not know fails the runs with Slurm\'s message', async () => {
+    const campaign = await h.submit({ name: 'bad-account', cluster: 'local', parameters: { i: [1, 2] }, slurm: { account: 'nosuchaccount' }, run: 'true' });
+    const runs = await h.waitForCampaignEnd(campaign.id);
+    for (const run of runs) {
+      expect(run).toMatchObject({ state: 'failed', slurmJobId: null });
+      expect(run.reason).toMatch(/sbatch refused the job: .*Invalid account or account\/partition combination specified/);
+    }
+  });
+});
