@@ -80,6 +80,10 @@ MessageTimeout=20
 ReturnToService=2
 MinJobAge=300
 MaxArraySize=1001
+# Slurm's default (10,000) counts every pending array task and every job kept for MinJobAge: a
+# 10,000-run campaign (bench/submit.js) would hit it with what earlier tests left. Sites with
+# GH200 partitions set it far higher; erg's backoff handles the refusal either way (site limits).
+MaxJobCount=200000
 InactiveLimit=0
 
 NodeName=$NODE_NAME NodeAddr=127.0.0.1 CPUs=$NODE_CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$NODE_CPUS ThreadsPerCore=1 RealMemory=$(real_memory_mib) Gres=gpu:$GPU_TYPE:$GPU_COUNT State=UNKNOWN

@@ -7,9 +7,11 @@
  *     `tasks` (a run directory), changes there and execs that run's job.sh, so the run behaves as
  *     it would in a job of its own (its telemetry, power state, timing, exit code).
  *   - `tasks`: one run directory per line, in task order.
- *   - `<i>.out` / `<i>.err`: symlinks to the run directory's slurm.out / slurm.err. Slurm opens
- *     the array's `--output=…/%a.out` through them, so what slurmstepd itself writes (a cancel, a
- *     time limit) lands in the run's own files, where erg reads it.
+ *   - `<i>.out` / `<i>.err`: Slurm's output files of task i (`--output=…/%a.out`), with what
+ *     slurmstepd itself writes (a cancel, a time limit). The task links the run directory's
+ *     slurm.out / slurm.err to them when it starts, so they are where a job of its own has them.
+ *     Links made by the task, not staged: every file staged is a file created before sbatch, and
+ *     file creation is what staging 10,000 runs costs most (docs/benchmarks.md).
  *
  * The array job is named `erg-a-<submission>` (slurm-job.ts): the submission id is stored with
  * every run of the array before sbatch, so a scheduler that crashed after sbatch finds the array
@@ -41,7 +43,7 @@ export interface ArrayJobInput {
 /** A file or a symlink of an array submission, relative to its arrayDir. */
 export type ArrayEntry = { name: string; content: string; mode: number } | { name: string; linkTo: string };
 
-/** The files of one array submission: array.sh, tasks and the output links of every task. */
+/** The files of one array submission: array.sh and tasks. */
 export function renderArrayJob(input: ArrayJobInput): ArrayEntry[] {
   checkRunDir(input.arrayDir);
   if (input.runDirs.length === 0) throw new InvalidRenderInputError('runDirs', 'is empty: an array needs at least one run');
@@ -60,12 +62,13 @@ export function renderArrayJob(input: ArrayJobInput): ArrayEntry[] {
     ...input.resourceLines,
     '#',
     `# Rendered by erg; do not edit. Array task i runs the run directory on line i+1 of ${ARRAY_FILES.tasks}`,
-    `# through that run's own ${RUN_DIR_FILES.jobScript}; <i>.out and <i>.err link to its ${RUN_DIR_FILES.slurmOut} and ${RUN_DIR_FILES.slurmErr}.`,
+    `# through that run's own ${RUN_DIR_FILES.jobScript}; its ${RUN_DIR_FILES.slurmOut} and ${RUN_DIR_FILES.slurmErr} link to <i>.out and <i>.err here.`,
     '',
     'set -u',
     `d=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" ${ARRAY_FILES.tasks})`,
     `[ -n "$d" ] || { echo "erg: no run directory for array task $SLURM_ARRAY_TASK_ID" >&2; exit 98; }`,
     'cd "$d" || exit 1',
+    `ln -sfn "${input.arrayDir}/$SLURM_ARRAY_TASK_ID.out" ${RUN_DIR_FILES.slurmOut}; ln -sfn "${input.arrayDir}/$SLURM_ARRAY_TASK_ID.err" ${RUN_DIR_FILES.slurmErr}`,
     `exec bash ./${RUN_DIR_FILES.jobScript}`,
     '',
   ].join('\n');
@@ -73,10 +76,6 @@ export function renderArrayJob(input: ArrayJobInput): ArrayEntry[] {
     { name: ARRAY_FILES.script, content: script, mode: 0o755 },
     { name: ARRAY_FILES.tasks, content: input.runDirs.map((d) => `${d}\n`).join(''), mode: 0o644 },
   ];
-  input.runDirs.forEach((dir, i) => {
-    entries.push({ name: `${i}.out`, linkTo: `${dir}/${RUN_DIR_FILES.slurmOut}` });
-    entries.push({ name: `${i}.err`, linkTo: `${dir}/${RUN_DIR_FILES.slurmErr}` });
-  });
   return entries;
 }
 

@@ -99,11 +99,13 @@ describe('the array dispatcher', () => {
     expect(script).toContain('#SBATCH --array=0-2');
     expect(script).toContain(`#SBATCH --output=${arrayDir}/%a.out`);
     expect(script).toContain('#SBATCH --time=00:05:00');
-    expect(fs.readlinkSync(`${arrayDir}/1.out`)).toBe(`${runDirs[1]}/slurm.out`);
-    expect(fs.readlinkSync(`${arrayDir}/2.err`)).toBe(`${runDirs[2]}/slurm.err`);
+    // Two files per array, none per run: the task makes its links itself.
+    expect(fs.readdirSync(arrayDir).sort()).toEqual(['array.sh', 'tasks']);
 
     execFileSync('bash', ['array.sh'], { cwd: arrayDir, env: { ...process.env, SLURM_ARRAY_TASK_ID: '1' } });
     expect(fs.readFileSync(`${runDirs[1]}/ran`, 'utf8').trim()).toBe(`run 1 in ${runDirs[1]}`);
+    expect(fs.readlinkSync(`${runDirs[1]}/slurm.out`)).toBe(`${arrayDir}/1.out`);
+    expect(fs.readlinkSync(`${runDirs[1]}/slurm.err`)).toBe(`${arrayDir}/1.err`);
     expect(fs.existsSync(`${runDirs[0]}/ran`)).toBe(false);
     // A task index outside the list runs nothing and says why.
     expect(() => execFileSync('bash', ['array.sh'], { cwd: arrayDir, env: { ...process.env, SLURM_ARRAY_TASK_ID: '3' }, stdio: 'pipe' })).toThrow(/no run directory for array task 3/);
