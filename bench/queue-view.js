@@ -8,9 +8,11 @@
 // prints how many table rows are in the DOM (the table renders only those on screen) and how long
 // a jump to the end of the list takes to paint.
 //
-//   npx turbo run build && node bench/queue-view.js [--loads 10] [--quick] [--json]
-// --quick: 600 runs (36 running), 2 loads (a test runs it); --json: one line of JSON at the end,
-// with the table's row counts (the text goes to stderr).
+//   npx turbo run build && node bench/queue-view.js [--loads 10] [--runs 10000] [--quick] [--json]
+// --runs: how many unfinished runs to seed, a multiple of 200 (100000 for issue 14's campaigns of
+// 100,000 runs: 20 campaigns of 5,000, 6,000 of them running); --quick: 600 runs (36 running), 2
+// loads (a test runs it); --json: one line of JSON at the end, with the table's row counts (the
+// text goes to stderr).
 'use strict';
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -21,10 +23,10 @@ const { median, startBenchApi } = require('./lib/bench-api');
 const { queueSeedShape, seedQueue } = require('./lib/queue-seed');
 
 const { values: opts } = parseArgs({
-  options: { loads: { type: 'string' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+  options: { loads: { type: 'string' }, runs: { type: 'string' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
 });
 const LOADS = Number(opts.loads ?? (opts.quick ? 2 : 10));
-const SHAPE = queueSeedShape(opts.quick ? 600 : 10_000);
+const SHAPE = queueSeedShape(Number(opts.runs ?? (opts.quick ? 600 : 10_000)));
 const log = opts.json ? console.error : console.log;
 const CHROMIUM = process.env.ERG_CHROMIUM || '/usr/bin/chromium';
 

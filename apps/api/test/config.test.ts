@@ -11,6 +11,10 @@ describe('API configuration', () => {
     for (const [key, value] of Object.entries(shared)) expect({ key, value: mine[key as keyof typeof mine] }).toEqual({ key, value });
   });
 
+  it('takes campaigns of up to 100,000 runs unless ERG_MAX_RUNS says otherwise', () => {
+    expect(parseApiConfig({}).ERG_MAX_RUNS).toBe(100_000);
+  });
+
   it('refuses a bad value, naming the variable and the app', () => {
     expect(() => parseApiConfig({ ERG_MAX_RUNS: '0' })).toThrow(/^invalid API configuration:\n {2}ERG_MAX_RUNS: /);
   });

@@ -41,7 +41,7 @@ describe('hostile requests (Postgres + Redis)', () => {
       const res = await send('POST', '/v1/campaigns?project=default', JSON.stringify(importSpec({ parameters: cube, exclude })));
       expect(res.status).toBe(400);
       expect(res.body.error.issues).toEqual([
-        { path: '(root)', code: 'campaign_too_large', message: expect.stringMatching(/^the campaign has 999,000 runs \(999,000 configurations × 1 repetitions\), more than the limit of 10,000/) },
+        { path: '(root)', code: 'campaign_too_large', message: expect.stringMatching(/^the campaign has 999,000 runs \(999,000 configurations × 1 repetitions\), more than the limit of 100,000/) },
       ]);
     });
 

@@ -37,7 +37,7 @@ export const SECRET_KEY = {
 
 /** Largest campaign (configurations × repetitions) erg accepts: the API for POSTs, the scheduler for suites. */
 export const CAMPAIGN_LIMITS = {
-  ERG_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  ERG_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
 };
 
 export const LOGGING = {

@@ -49,7 +49,11 @@ export interface QueueClusterRow {
   lastContactAt: Date | null;
 }
 
-/** Running (and completing) first, then queued and submitting, then pending. */
+/**
+ * Running (and completing) first, then queued and submitting, then pending. The index
+ * runs_queue_order_idx (migration 20261203120000_large_campaigns) leads with this very
+ * expression, so that the page is read in order rather than sorted: change both together.
+ */
 const RANK = `CASE r.state WHEN 'running' THEN 0 WHEN 'completing' THEN 0 WHEN 'queued' THEN 1 WHEN 'submitting' THEN 1 ELSE 2 END`;
 
 export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ runs: QueueRunRow[]; total: number }> {
@@ -59,20 +63,23 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
     partition: string | null; nodes: number | null; node_list: string | null; created_at: Date; submitted_at: Date | null;
     started_at: Date | null; reason: string | null; total: string; power: { node: string; sensor: string; t: number; v: string }[];
   }>(
-    // Campaign columns come from a small materialized set (the campaigns with matching runs), so
-    // each spec is read once per campaign, not once per run; the expensive columns (parameters,
-    // power) are computed for the page only.
-    `WITH camp AS MATERIALIZED (
+    // Campaign columns come from a small materialized set (the campaigns with matching runs, with
+    // how many match: one pass over the matching runs gives both the set and the total), so each
+    // spec is read once per campaign, not once per run. The page is read in RANK order from
+    // runs_queue_order_idx and stops at the limit; the expensive columns (parameters, power) are
+    // computed for the page only.
+    `WITH counts AS MATERIALIZED (
+       SELECT campaign_id, count(*) AS n FROM runs WHERE state = ANY($1::run_state[]) GROUP BY campaign_id
+     ), camp AS MATERIALIZED (
        SELECT c.id, c.name, c.created_by, cl.name AS cluster, cl.last_error,
               coalesce(c.spec->'resources'->>'partition', cl.default_partition) AS partition,
-              (c.spec->'resources'->>'nodes')::int AS nodes
-       FROM campaigns c LEFT JOIN clusters cl ON cl.id = c.cluster_id
-       WHERE c.id IN (SELECT DISTINCT campaign_id FROM runs WHERE state = ANY($1::run_state[]))
-         AND ($2::text IS NULL OR cl.name = $2) AND ($3::uuid IS NULL OR c.id = $3) AND ($4::text IS NULL OR c.created_by = $4)
+              (c.spec->'resources'->>'nodes')::int AS nodes, k.n
+       FROM counts k JOIN campaigns c ON c.id = k.campaign_id LEFT JOIN clusters cl ON cl.id = c.cluster_id
+       WHERE ($2::text IS NULL OR cl.name = $2) AND ($3::uuid IS NULL OR c.id = $3) AND ($4::text IS NULL OR c.created_by = $4)
          AND ($7::uuid[] IS NULL OR c.project_id = ANY($7::uuid[]))
      ), page AS (
        SELECT r.id, r.campaign_id, r.configuration_id, r.repetition, r.state, r.slurm_job_id, r.node_list, r.created_at,
-              r.submitted_at, r.started_at, r.reason, r.position, ${RANK} AS rank, count(*) OVER () AS total
+              r.submitted_at, r.started_at, r.reason, r.position, ${RANK} AS rank
        FROM runs r JOIN camp ON camp.id = r.campaign_id
        WHERE r.state = ANY($1::run_state[])
        ORDER BY rank, r.created_at, r.campaign_id, r.position
@@ -80,7 +87,7 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
      )
      SELECT p.id, p.campaign_id, camp.name AS campaign_name, camp.created_by AS owner, camp.cluster, camp.last_error,
             cf.key, cf.parameters, p.repetition, p.state::text AS state, p.slurm_job_id, camp.partition, camp.nodes, p.node_list,
-            p.created_at, p.submitted_at, p.started_at, p.reason, p.total,
+            p.created_at, p.submitted_at, p.started_at, p.reason, (SELECT sum(n) FROM camp) AS total,
             ${lastPowerSamplesSql('p.id', '$6::float8')} AS power
      FROM page p JOIN camp ON camp.id = p.campaign_id JOIN configurations cf ON cf.id = p.configuration_id
      ORDER BY p.rank, p.created_at, p.campaign_id, p.position`,

@@ -11,7 +11,7 @@ import { formatCount, plural } from '@erg/format';
 import { withExamples, type Act } from '../program';
 
 /** The API's default ERG_MAX_RUNS; a server may be configured with another limit. */
-export const DEFAULT_MAX_RUNS = 10_000;
+export const DEFAULT_MAX_RUNS = 100_000;
 
 /** YAML for .yaml/.yml, JSON for everything else (what `erg submit` sends as its Content-Type too). */
 export function specFormat(file: string): 'yaml' | 'json' {

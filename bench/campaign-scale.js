@@ -1,0 +1,381 @@
+#!/usr/bin/env node
+// Benchmark: a campaign of 100,000 runs through the API, beside a baseline of 10,000 runs measured
+// in the same run, so that each figure can be read as a ratio (10× the runs: 10× the time is
+// linear). Per size, a fresh database and a fresh API process (apps/api/dist/main.js, so that its
+// peak resident memory, VmHWM, is its own; it is reset before each step):
+//
+// 1. POST /v1/campaigns of a slurm campaign of that many runs (`--posts` times): latency, answer
+//    size, the API's peak RSS, and the worst /healthz latency meanwhile (a worker thread of this
+//    process polls /healthz every 10 ms: how long the API's event loop was held).
+// 2. The queue with the first campaign in it — a tenth of its runs claimed by "the scheduler", a
+//    twentieth queued, a hundredth running with a minute of telemetry each (the scheduler's own
+//    transitions): GET /v1/queue (the default page, the web app's limit=5000, one campaign's
+//    pending runs), GET /v1/campaigns/{id}, and the first and last pages of
+//    GET /v1/campaigns/{id}/runs, `--requests` times each (p50 / p95).
+// 3. Results: an import campaign of that many runs (`--reps` repetitions per configuration), every
+//    run but the last finished with energy figures (a few over HTTP — telemetry, then finish, which
+//    computes them — and the rest stored with the same figures, scaled, through @erg/db); then the
+//    last run's batch → finish → GET /v1/campaigns/{id}/results, and GET results alone
+//    `--requests` times.
+//
+//   npx turbo run build && node bench/campaign-scale.js [--runs 100000] [--baseline 10000] [--posts 3] [--requests 10] [--reps 10] [--quick] [--json]
+// --quick: 3,000 runs beside 300, 2 posts, 3 requests (a test runs it: big enough that the POST
+// answer and the results are streamed); --json: one line of JSON at the end (the text goes to stderr).
+'use strict';
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { generateKeyPairSync } = require('node:crypto');
+const { Worker } = require('node:worker_threads');
+const { parseArgs } = require('node:util');
+const {
+  claimRunsForSubmission, createApiToken, createDatabase, dropDatabase, ensureDatabase, findClusterByName, findRunEnergy, finishImportedRun,
+  markRunsQueued, migrate, recordSlurmProgress, storeRunEnergy,
+} = require('@erg/db');
+const { analyzeTables } = require('@erg/db/testing');
+const { median } = require('./lib/bench-api');
+
+const root = path.resolve(__dirname, '..');
+const { values: opts } = parseArgs({
+  options: {
+    runs: { type: 'string' }, baseline: { type: 'string' }, posts: { type: 'string' }, requests: { type: 'string' }, reps: { type: 'string' },
+    parts: { type: 'string', default: 'post,queue,results' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
+  },
+});
+const PARTS = new Set(opts.parts.split(','));
+const RUNS = Number(opts.runs ?? (opts.quick ? 3000 : 100_000));
+const BASELINE = Number(opts.baseline ?? (opts.quick ? 300 : 10_000));
+const POSTS = Number(opts.posts ?? (opts.quick ? 2 : 3));
+const REQUESTS = Number(opts.requests ?? (opts.quick ? 3 : 10));
+const REPS = Number(opts.reps ?? 10);
+/** Runs finished over HTTP (telemetry, then finish) before the rest are stored through @erg/db. */
+const FINISHED_OVER_HTTP = 20;
+const log = opts.json ? console.error : console.log;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const PRIVATE_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+/** p-th percentile (nearest rank) of some numbers. */
+function percentile(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+const stats = (xs) => ({ n: xs.length, p50Ms: round(median(xs)), p95Ms: round(percentile(xs, 95)), maxMs: round(Math.max(...xs)) });
+const round = (x) => Math.round(x * 10) / 10;
+const size = (bytes) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`);
+
+/** A grid of `configurations` points: a × b, a the largest divisor up to 1,000 (the schema's most values per list). */
+function grid(configurations) {
+  let a = Math.min(configurations, 1000);
+  while (configurations % a !== 0) a -= 1;
+  if (configurations / a > 1000) throw new Error(`${configurations} configurations do not make a grid of a × b with a, b ≤ 1000`);
+  const range = (n) => Array.from({ length: n }, (_, i) => i + 1);
+  return { a: range(a), b: range(configurations / a) };
+}
+
+function memoryOf(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)[1]) / 1024;
+  return { rssMb: round(mb('VmRSS')), peakMb: round(mb('VmHWM')) };
+}
+
+/** Resets the process's peak RSS (VmHWM) to its current RSS (Linux: clear_refs 5). */
+function resetPeak(pid) {
+  fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Polls `${url}/healthz` every 10 ms from a worker thread (its own event loop: this thread's
+ * JSON parsing does not delay it). `window()` starts a window; its `end()` gives the latencies seen.
+ */
+function healthPoller(url) {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const http = require('node:http');
+     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+     let samples = [];
+     let stop = false;
+     parentPort.on('message', (m) => {
+       if (m === 'start') samples = [];
+       else if (m === 'end') parentPort.postMessage(samples);
+       else if (m === 'stop') stop = true;
+     });
+     const once = () => new Promise((resolve) => {
+       const t0 = performance.now();
+       http.get(workerData + '/healthz', { agent }, (res) => { res.resume(); res.on('end', () => resolve(performance.now() - t0)); })
+         .on('error', () => resolve(null));
+     });
+     (async () => {
+       while (!stop) {
+         const ms = await once();
+         if (ms !== null) samples.push(ms);
+         await new Promise((r) => setTimeout(r, 10));
+       }
+       agent.destroy();
+       process.exit(0);
+     })();`,
+    { eval: true, workerData: url },
+  );
+  return {
+    window() {
+      worker.postMessage('start');
+      return {
+        end: () => new Promise((resolve) => {
+          worker.once('message', (samples) => resolve(samples.length ? { samples: samples.length, medianMs: round(median(samples)), worstMs: round(Math.max(...samples)) } : null));
+          worker.postMessage('end');
+        }),
+      };
+    },
+    stop: () => new Promise((resolve) => {
+      worker.once('exit', resolve);
+      worker.postMessage('stop');
+    }),
+  };
+}
+
+/** A fresh database and API process; `call` sends JSON with an admin token and says how long the answer took and how big it was. */
+async function startApi(name, env = {}) {
+  const stamp = `${Date.now().toString(36)}${process.pid}`;
+  const url = `postgresql://postgres@127.0.0.1:5432/erg_bench_${name}_${stamp}`;
+  await ensureDatabase(url);
+  await migrate(url);
+  const db = createDatabase(url, { max: 8 });
+  const port = await freePort();
+  const api = `http://127.0.0.1:${port}`;
+  // ERG_BENCH_API_NODE_ARGS: options for the API's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.ERG_BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'apps', 'api', 'dist', 'main.js')], {
+    env: {
+      ...process.env, DATABASE_URL: url, ERG_API_PORT: String(port), ERG_QUEUE_PREFIX: `ergbench_${name}_${stamp}`, LOG_LEVEL: 'warn',
+      ERG_RATE_LIMIT_MUTATIONS: '0', ERG_RATE_LIMIT_TELEMETRY: '0', ERG_RATE_LIMIT_USER_MUTATIONS: '0', ERG_RATE_LIMIT_USER_TELEMETRY: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  for (let i = 0; ; i++) {
+    if ((await fetch(`${api}/healthz`).catch(() => null))?.ok) break;
+    if (i > 150 || child.exitCode !== null) throw new Error('the API did not start');
+    await sleep(100);
+  }
+  const { token } = await createApiToken(db, 'bench');
+  async function call(method, route, body) {
+    const t0 = performance.now();
+    const res = await fetch(api + route, {
+      method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const ms = performance.now() - t0;
+    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text.slice(0, 2000)}`);
+    return { data: JSON.parse(text), ms, bytes: Buffer.byteLength(text) };
+  }
+  const health = healthPoller(api);
+  async function close() {
+    await health.stop();
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(10_000)]);
+    await db.close();
+    await dropDatabase(url);
+  }
+  return { db, api, pid: child.pid, call, health, close };
+}
+
+/** Runs `step()` with the API's peak RSS reset before it and /healthz watched; returns what it returned with both. */
+async function watched(bench, step) {
+  resetPeak(bench.pid);
+  const before = memoryOf(bench.pid).rssMb;
+  const w = bench.health.window();
+  const value = await step();
+  const healthz = await w.end();
+  return { value, rssBeforeMb: before, peakRssMb: memoryOf(bench.pid).peakMb, healthz };
+}
+
+/** `--requests` GETs of `route` after one warm-up, with the API's peak RSS and /healthz meanwhile. */
+async function timeGets(bench, route) {
+  await bench.call('GET', route);
+  const { value, ...around } = await watched(bench, async () => {
+    const times = [];
+    let last;
+    for (let i = 0; i < REQUESTS; i++) {
+      last = await bench.call('GET', route);
+      times.push(last.ms);
+    }
+    return { times, last };
+  });
+  return { route, ...stats(value.times), bytes: value.last.bytes, body: value.last.data, ...around };
+}
+
+async function measureSize(runs) {
+  const bench = await startApi('scale', runs > 100_000 ? { ERG_MAX_RUNS: String(runs) } : {});
+  const out = { runs };
+  try {
+    await bench.call('POST', '/v1/clusters', {
+      name: 'alpha', host: '127.0.0.1', port: 2222, user: 'root', privateKey: PRIVATE_KEY, hostKeySha256: 'SHA256:' + 'A'.repeat(43),
+      workDir: '/var/lib/erg-bench', defaultPartition: 'gpu',
+    });
+
+    // 1. POST: repetitions 2, runs/2 configurations.
+    const spec = (i) => ({
+      name: `scale-${runs}-${i}`, cluster: 'alpha', repetitions: 2, parameters: grid(runs / 2),
+      resources: { nodes: 1, time: '00:10:00' }, run: 'echo {{a}} {{b}}',
+    });
+    const posts = [];
+    let first;
+    for (let i = 0; i < POSTS; i++) {
+      const { value, ...around } = await watched(bench, () => bench.call('POST', '/v1/campaigns', spec(i)));
+      if (value.data.totalRuns !== runs) throw new Error(`POST created ${value.data.totalRuns} runs, not ${runs}`);
+      first ??= value.data;
+      posts.push({ ms: round(value.ms), bytes: value.bytes, ...around });
+      log(`${runs} runs: POST /v1/campaigns ${value.ms.toFixed(0)} ms, ${size(value.bytes)} answer, API peak RSS ${around.peakRssMb} MB (from ${around.rssBeforeMb}), /healthz worst ${around.healthz?.worstMs} ms`);
+      if (i === 0 && PARTS.has('queue')) out.queue = await measureQueue(bench, first, runs);
+    }
+    out.post = { ...stats(posts.map((p) => p.ms)), runsPerS: Math.round(runs / (median(posts.map((p) => p.ms)) / 1000)), each: posts };
+
+    // 3. Results of an import campaign of the same size.
+    if (PARTS.has('results')) out.results = await measureResults(bench, runs);
+  } finally {
+    await bench.close();
+  }
+  return out;
+}
+
+/** The scheduler's transitions over the first campaign; then the queue's and the campaign's reads. */
+async function measureQueue(bench, campaign, runs) {
+  const cluster = await findClusterByName(bench.db, 'alpha');
+  const claimed = await claimRunsForSubmission(bench.db, cluster.id, runs / 10);
+  const queued = claimed.slice(0, runs / 20);
+  await markRunsQueued(bench.db, queued.map((r, k) => ({ runId: r.id, slurmJobId: String(100000 + k) })));
+  const running = queued.slice(0, runs / 100);
+  await recordSlurmProgress(bench.db, running.map((r) => ({ runId: r.id, state: 'running', slurmState: 'RUNNING', reason: null, startedAt: new Date(), nodeList: 'node01' })));
+  const now = Date.now();
+  const t = Array.from({ length: 60 }, (_, k) => now - 60_000 + k * 1000);
+  let next = 0;
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (next < running.length) {
+      const r = running[next++];
+      await bench.call('POST', `/v1/runs/${r.id}/telemetry`, {
+        node: 'node01', seq: 0, samples: [{ sensor: 'gpu0.power', t, v: t.map(() => 300) }, { sensor: 'cpu0.power', t, v: t.map(() => 90) }],
+      });
+    }
+  }));
+  await analyzeTables(bench.db);
+  const queries = [];
+  const page = Math.min(1000, runs / 2);
+  for (const route of [
+    '/v1/queue', '/v1/queue?limit=5000', `/v1/queue?campaign=${campaign.id}&state=pending`,
+    `/v1/campaigns/${campaign.id}`, `/v1/campaigns/${campaign.id}/runs?limit=${page}`, `/v1/campaigns/${campaign.id}/runs?limit=${page}&offset=${runs - page}`,
+  ]) {
+    const { body, ...q } = await timeGets(bench, route);
+    const items = body.runs ?? body.items;
+    const withPower = body.runs ? { withPower: body.runs.filter((r) => r.powerW !== null).length } : {};
+    const shape = items ? { returned: items.length, total: body.total, ...withPower } : { totalRuns: body.totalRuns, runCounts: body.runCounts };
+    queries.push({ ...q, ...shape });
+    log(`${runs} runs: GET ${route.replace(campaign.id, '{id}').padEnd(48)} p50 ${q.p50Ms} ms, p95 ${q.p95Ms} ms, ${size(q.bytes)}, API peak RSS ${q.peakRssMb} MB, /healthz worst ${q.healthz?.worstMs} ms`);
+  }
+  return { claimed: claimed.length, queued: queued.length, running: running.length, queries };
+}
+
+/** The i-th run's figures: its start, duration and constant power; the larger a and b, the slower and the more frugal. */
+function plan(run, i, base) {
+  const [, a, b] = /a=(\d+);b=(\d+)/.exec(run.configurationKey).map(Number);
+  return { powerW: 300 - a * 0.2 - b * 0.01, start: base + i * 20, seconds: 5 + a * 0.01 + b * 0.001 + (run.repetition % 7) * 0.0001 };
+}
+
+async function finishOverHttp(bench, run, i, base) {
+  const { powerW, start, seconds } = plan(run, i, base);
+  const t = Array.from({ length: Math.ceil(seconds * 10) + 21 }, (_, k) => start - 1000 + k * 100);
+  await bench.call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n1', seq: 0, samples: [{ sensor: 'cpu0.power', t, v: t.map(() => powerW) }] });
+  await bench.call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + seconds * 1000).toISOString(), metrics: { steps: 100 } });
+}
+
+async function measureResults(bench, runs) {
+  if (runs % REPS !== 0) throw new Error(`--reps ${REPS} does not divide ${runs} runs`);
+  const created = await bench.call('POST', '/v1/campaigns?project=default', {
+    name: `results-${runs}`, execution: 'import', repetitions: REPS, parameters: grid(runs / REPS),
+    metrics: [{ name: 'steps', regex: 'steps=([0-9]+)', work: true }],
+  });
+  const campaign = created.data;
+  const all = campaign.runs;
+  // Runs start 20 ms apart, all of them in the past.
+  const base = Date.now() - 3_600_000 - runs * 20;
+  const fillStart = performance.now();
+  const http = all.slice(0, FINISHED_OVER_HTTP);
+  for (const [i, run] of http.entries()) await finishOverHttp(bench, run, i, base);
+  // The rest: the same figures as the first run's, scaled to their own time and power.
+  const template = (await findRunEnergy(bench.db, all[0].id)).result;
+  let next = FINISHED_OVER_HTTP;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (next < all.length - 1) {
+      const i = next++;
+      const run = all[i];
+      const { powerW, start, seconds } = plan(run, i, base);
+      const energyJ = powerW * seconds;
+      await finishImportedRun(bench.db, { runId: run.id, startedAt: new Date(start), endedAt: new Date(start + seconds * 1000), exitCode: null, metrics: { steps: 100 } });
+      const result = {
+        ...template, timeS: seconds, energyJ, avgPowerW: powerW, edpJs: energyJ * seconds, ed2pJs2: energyJ * seconds * seconds,
+        energyPerUnit: { steps: energyJ / 100 }, window: { startMs: start, endMs: start + seconds * 1000 },
+      };
+      await storeRunEnergy(bench.db, run.id, { timeS: seconds, energyJ, method: template.method, coverage: template.coverage, result });
+    }
+  }));
+  const fillSeconds = round((performance.now() - fillStart) / 1000);
+  await analyzeTables(bench.db);
+
+  const last = all.length - 1;
+  const fresh = await watched(bench, async () => {
+    const t0 = performance.now();
+    await finishOverHttp(bench, all[last], last, base);
+    const finished = performance.now();
+    const results = await bench.call('GET', `/v1/campaigns/${campaign.id}/results`);
+    return { lastBatchToResultsMs: round(performance.now() - t0), finishMs: round(finished - t0), results: results.data };
+  });
+  const lastConfig = fresh.value.results.configurations.find((c) => c.key === all[last].configurationKey);
+  if (lastConfig?.n !== REPS) throw new Error(`the last run is missing from the results (n = ${lastConfig?.n})`);
+  const counted = fresh.value.results.configurations.reduce((n, c) => n + c.n, 0);
+  if (counted !== runs) throw new Error(`the results count ${counted} runs, not ${runs}`);
+  const { body, ...gets } = await timeGets(bench, `/v1/campaigns/${campaign.id}/results`);
+  const out = {
+    configurations: runs / REPS, repetitions: REPS, fillSeconds,
+    lastBatchToResultsMs: fresh.value.lastBatchToResultsMs, finishMs: fresh.value.finishMs,
+    resultsConfigurations: body.configurations.length, resultsRuns: counted, paretoFront: body.paretoFront.length,
+    get: gets,
+  };
+  log(`${runs} runs (${out.configurations} configurations × ${REPS}): last batch → finish → results ${out.lastBatchToResultsMs} ms; ` +
+    `GET results p50 ${gets.p50Ms} ms, p95 ${gets.p95Ms} ms, ${size(gets.bytes)}, API peak RSS ${gets.peakRssMb} MB, /healthz worst ${gets.healthz?.worstMs} ms (filled in ${fillSeconds} s)`);
+  return out;
+}
+
+async function main() {
+  const sizes = [];
+  for (const runs of [BASELINE, RUNS]) sizes.push(await measureSize(runs));
+  const [b, n] = sizes;
+  if (!PARTS.has('queue') || !PARTS.has('results')) {
+    if (opts.json) console.log(JSON.stringify({ sizes }));
+    return;
+  }
+  const ratio = (x, y) => Math.round((x / y) * 100) / 100;
+  const ratios = {
+    runs: ratio(n.runs, b.runs),
+    post: ratio(n.post.p50Ms, b.post.p50Ms),
+    postPeakRss: ratio(Math.max(...n.post.each.map((p) => p.peakRssMb - p.rssBeforeMb)), Math.max(...b.post.each.map((p) => p.peakRssMb - p.rssBeforeMb))),
+    queue: Object.fromEntries(n.queue.queries.map((q, i) => [q.route.replace(/[0-9a-f-]{36}/, '{id}').replace(/limit=\d+/, 'limit=page').replace(/offset=\d+/, 'offset=last'), ratio(q.p50Ms, b.queue.queries[i].p50Ms)])),
+    results: ratio(n.results.get.p50Ms, b.results.get.p50Ms),
+  };
+  log(`\nratios at ${ratios.runs}× the runs (p50 over p50): POST ${ratios.post}×, results ${ratios.results}×, queue ${JSON.stringify(ratios.queue)}`);
+  if (opts.json) console.log(JSON.stringify({ sizes, ratios }));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
