@@ -85,22 +85,32 @@ export function planSubmissions(workDir: string, prepared: readonly Prepared[], 
   return out;
 }
 
-/** Every file of the batch (run directories, array dispatchers) as one archive's entries, relative to the work dir. */
-function stageEntries(workDir: string, submissions: readonly Submission[]): StageEntry[] {
-  const relative = (dir: string) => dir.slice(workDir.length + 1);
+/**
+ * Every file of the batch as one archive's entries, relative to the work dir: the run directories
+ * of jobs of their own, and for each array its three files, its runs' files in its bundle (array.ts).
+ */
+async function stageEntries(workDir: string, submissions: readonly Submission[]): Promise<StageEntry[]> {
+  const relative = (dir: string) => {
+    if (!dir.startsWith(`${workDir}/`)) throw new Error(`${dir} is not under the cluster's work dir ${workDir}`);
+    return dir.slice(workDir.length + 1);
+  };
+  const filesOf = (p: Prepared): StageEntry[] => p.files.map((f) => ({ ...f, name: `${relative(p.runDir)}/${f.name}` }));
   const entries: StageEntry[] = [];
   for (const s of submissions) {
-    for (const p of s.members) for (const f of p.files) entries.push({ ...f, name: `${relative(p.runDir)}/${f.name}` });
-    if (s.kind === 'array') {
-      const array = renderArrayJob({
-        submissionId: s.submissionId,
-        campaignId: s.members[0]!.run.campaignId,
-        arrayDir: s.arrayDir,
-        runDirs: s.members.map((p) => p.runDir),
-        resourceLines: s.members[0]!.resourceLines,
-      });
-      for (const e of array) entries.push({ ...e, name: `${relative(s.arrayDir)}/${e.name}` });
+    if (s.kind === 'job') {
+      entries.push(...filesOf(s.members[0]));
+      continue;
     }
+    const array = await renderArrayJob({
+      submissionId: s.submissionId,
+      campaignId: s.members[0]!.run.campaignId,
+      workDir,
+      arrayDir: s.arrayDir,
+      runDirs: s.members.map((p) => p.runDir),
+      runFiles: s.members.flatMap(filesOf),
+      resourceLines: s.members[0]!.resourceLines,
+    });
+    for (const e of array) entries.push({ ...e, name: `${relative(s.arrayDir)}/${e.name}` });
   }
   return entries;
 }
@@ -169,7 +179,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
   const submissions = planSubmissions(cluster.workDir, prepared, ctx.config.ERG_SUBMIT_ARRAYS === 'on' ? cluster.capabilities?.maxArraySize : null);
   try {
     // One archive, one command: the whole batch's run directories and array dispatchers (stage.ts).
-    await link.slurm.stage(cluster.workDir, stageEntries(cluster.workDir, submissions));
+    await link.slurm.stage(cluster.workDir, await stageEntries(cluster.workDir, submissions));
     // Raised once per cycle, before its first sbatch: the loop below submits only while the fence holds this epoch.
     await lease.ensureFenceRaised();
   } catch (err) {

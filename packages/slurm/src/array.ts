@@ -4,14 +4,17 @@
  * Each run keeps its own run directory and its own job.sh, rendered exactly as for a job of its
  * own. The array job is a small dispatcher staged in `<workDir>/<campaign>/.arrays/<submission>/`:
  *   - `array.sh`: the shared `#SBATCH` lines plus `--array=0-<n-1>`; task i reads line i+1 of
- *     `tasks` (a run directory), changes there and execs that run's job.sh, so the run behaves as
- *     it would in a job of its own (its telemetry, power state, timing, exit code).
+ *     `tasks` (a run directory), unpacks that directory's files from `runs.tar.gz`, changes there
+ *     and execs that run's job.sh, so the run behaves as it would in a job of its own (its
+ *     telemetry, power state, timing, exit code).
  *   - `tasks`: one run directory per line, in task order.
+ *   - `runs.tar.gz`: every member's files. Staging writes three files per array instead of a
+ *     folder and three or more files per run: file creation is what staging 10,000 runs costs
+ *     most (docs/benchmarks.md), and each task creates its own when it starts. A run's folder
+ *     therefore appears when its task starts.
  *   - `<i>.out` / `<i>.err`: Slurm's output files of task i (`--output=…/%a.out`), with what
- *     slurmstepd itself writes (a cancel, a time limit). The task links the run directory's
- *     slurm.out / slurm.err to them when it starts, so they are where a job of its own has them.
- *     Links made by the task, not staged: every file staged is a file created before sbatch, and
- *     file creation is what staging 10,000 runs costs most (docs/benchmarks.md).
+ *     slurmstepd itself writes (a cancel, a time limit); the task links the run directory's
+ *     slurm.out / slurm.err to them, so they are where a job of its own has them.
  *
  * The array job is named `erg-a-<submission>` (slurm-job.ts): the submission id is stored with
  * every run of the array before sbatch, so a scheduler that crashed after sbatch finds the array
@@ -21,34 +24,44 @@ import { RUN_DIR_FILES } from '@erg/spec';
 import { InvalidRenderInputError } from './errors';
 import { checkRunDir, directiveLine } from './render';
 import { arrayJobName } from './slurm-job';
+import { stageArchive, type StageEntry } from './stage';
 
 /** The folder of one array submission, under the campaign's folder. */
 export function arrayDirPath(workDir: string, campaignId: string, submissionId: string): string {
   return `${workDir}/${campaignId}/.arrays/${submissionId}`;
 }
 
-export const ARRAY_FILES = { script: 'array.sh', tasks: 'tasks' } as const;
+export const ARRAY_FILES = { script: 'array.sh', tasks: 'tasks', bundle: 'runs.tar.gz' } as const;
 
 export interface ArrayJobInput {
   submissionId: string;
   campaignId: string;
+  /** The cluster's work dir: run directories and the array's folder are under it. */
+  workDir: string;
   /** Absolute folder of the array's own files (arrayDirPath). */
   arrayDir: string;
   /** The run directories, task 0 first. */
   runDirs: readonly string[];
+  /** Every file of those run directories, named relative to workDir (`<campaign>/<run>/job.sh`). */
+  runFiles: readonly StageEntry[];
   /** The resource `#SBATCH` lines every run of the array shares (resourceDirectiveLines). */
   resourceLines: readonly string[];
 }
 
-/** A file or a symlink of an array submission, relative to its arrayDir. */
-export type ArrayEntry = { name: string; content: string; mode: number } | { name: string; linkTo: string };
-
-/** The files of one array submission: array.sh and tasks. */
-export function renderArrayJob(input: ArrayJobInput): ArrayEntry[] {
+/**
+ * The files of one array submission, named relative to its arrayDir: array.sh, tasks and the
+ * bundle of its runs' files — three files for up to MaxArraySize runs, whatever their number.
+ */
+export async function renderArrayJob(input: ArrayJobInput): Promise<StageEntry[]> {
   checkRunDir(input.arrayDir);
+  checkRunDir(input.workDir);
   if (input.runDirs.length === 0) throw new InvalidRenderInputError('runDirs', 'is empty: an array needs at least one run');
-  for (const dir of input.runDirs) checkRunDir(dir);
+  for (const dir of input.runDirs) {
+    checkRunDir(dir);
+    if (!dir.startsWith(`${input.workDir}/`)) throw new InvalidRenderInputError('runDirs', `${JSON.stringify(dir)} is not under the work dir ${input.workDir}`);
+  }
   const last = input.runDirs.length - 1;
+  const bundle = `${input.arrayDir}/${ARRAY_FILES.bundle}`;
   const script = [
     '#!/bin/bash',
     directiveLine('--job-name', arrayJobName(input.submissionId)),
@@ -61,22 +74,26 @@ export function renderArrayJob(input: ArrayJobInput): ArrayEntry[] {
     directiveLine('--chdir', input.arrayDir),
     ...input.resourceLines,
     '#',
-    `# Rendered by erg; do not edit. Array task i runs the run directory on line i+1 of ${ARRAY_FILES.tasks}`,
-    `# through that run's own ${RUN_DIR_FILES.jobScript}; its ${RUN_DIR_FILES.slurmOut} and ${RUN_DIR_FILES.slurmErr} link to <i>.out and <i>.err here.`,
+    `# Rendered by erg; do not edit. Array task i unpacks the run directory on line i+1 of ${ARRAY_FILES.tasks}`,
+    `# from ${ARRAY_FILES.bundle} and runs that run's own ${RUN_DIR_FILES.jobScript}; its ${RUN_DIR_FILES.slurmOut} and ${RUN_DIR_FILES.slurmErr} link to <i>.out and <i>.err here.`,
     '',
     'set -u',
     `d=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" ${ARRAY_FILES.tasks})`,
     `[ -n "$d" ] || { echo "erg: no run directory for array task $SLURM_ARRAY_TASK_ID" >&2; exit 98; }`,
+    // Only this run's files (tar selects the folder's members); a requeued task unpacks them again.
+    `gzip -dc ${bundle} | tar -x --no-same-owner -p -f - -C ${input.workDir} "\${d#${input.workDir}/}" ||`,
+    `  { echo "erg: could not unpack $d from ${bundle}" >&2; exit 98; }`,
     'cd "$d" || exit 1',
     `ln -sfn "${input.arrayDir}/$SLURM_ARRAY_TASK_ID.out" ${RUN_DIR_FILES.slurmOut}; ln -sfn "${input.arrayDir}/$SLURM_ARRAY_TASK_ID.err" ${RUN_DIR_FILES.slurmErr}`,
     `exec bash ./${RUN_DIR_FILES.jobScript}`,
     '',
   ].join('\n');
-  const entries: ArrayEntry[] = [
+  return [
     { name: ARRAY_FILES.script, content: script, mode: 0o755 },
     { name: ARRAY_FILES.tasks, content: input.runDirs.map((d) => `${d}\n`).join(''), mode: 0o644 },
+    // Its own run files stay readable by the job's user only (a run's token is 0600 inside).
+    { name: ARRAY_FILES.bundle, content: await stageArchive(input.runFiles), mode: 0o600 },
   ];
-  return entries;
 }
 
 /** Most task indices one array range may expand to (an erg array never has more than MaxArraySize). */

@@ -47,7 +47,7 @@ export {
   slurmJobKey,
   type SlurmJob,
 } from './slurm-job';
-export { renderArrayJob, arrayDirPath, expandArrayTasks, ARRAY_FILES, type ArrayEntry, type ArrayJobInput } from './array';
+export { renderArrayJob, arrayDirPath, expandArrayTasks, ARRAY_FILES, type ArrayJobInput } from './array';
 export { stageArchive, stageCommand, type StageEntry } from './stage';
 export {
   squeueCommand,

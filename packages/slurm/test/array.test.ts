@@ -81,40 +81,45 @@ describe('the array dispatcher', () => {
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  test("task i runs run directory i's own job.sh, with Slurm's output files linked into that run directory", async () => {
+  test("task i unpacks run directory i from the array's bundle and runs its own job.sh; Slurm's output files are linked there", async () => {
     const runDirs = ['r0', 'r1', 'r2'].map((r) => `${root}/${CAMPAIGN}/${r}`);
     const arrayDir = arrayDirPath(root, CAMPAIGN, SUB);
-    const entries: StageEntry[] = runDirs.map((d, i) => ({
-      name: `${CAMPAIGN}/r${i}/job.sh`,
-      content: `#!/bin/bash\necho "run ${i} in $PWD" > ran\n`,
-      mode: 0o755,
-    }));
-    for (const e of renderArrayJob({ submissionId: SUB, campaignId: CAMPAIGN, arrayDir, runDirs, resourceLines: ['#SBATCH --nodes=1', '#SBATCH --time=00:05:00'] })) {
-      entries.push({ ...e, name: `${CAMPAIGN}/.arrays/${SUB}/${e.name}` });
-    }
-    await stageHere(root, entries);
+    const runFiles: StageEntry[] = runDirs.flatMap((d, i) => [
+      { name: `${CAMPAIGN}/r${i}/job.sh`, content: `#!/bin/bash\necho "run ${i} in $PWD" > ran\n`, mode: 0o755 },
+      { name: `${CAMPAIGN}/r${i}/.erg-run-token`, content: `token ${i}`, mode: 0o600 },
+    ]);
+    const array = await renderArrayJob({
+      submissionId: SUB, campaignId: CAMPAIGN, workDir: root, arrayDir, runDirs, runFiles, resourceLines: ['#SBATCH --nodes=1', '#SBATCH --time=00:05:00'],
+    });
+    await stageHere(root, array.map((e) => ({ ...e, name: `${CAMPAIGN}/.arrays/${SUB}/${e.name}` })));
 
     const script = fs.readFileSync(`${arrayDir}/array.sh`, 'utf8');
     expect(script).toContain(`#SBATCH --job-name=erg-a-${SUB}`);
     expect(script).toContain('#SBATCH --array=0-2');
     expect(script).toContain(`#SBATCH --output=${arrayDir}/%a.out`);
     expect(script).toContain('#SBATCH --time=00:05:00');
-    // Two files per array, none per run: the task makes its links itself.
-    expect(fs.readdirSync(arrayDir).sort()).toEqual(['array.sh', 'tasks']);
+    // Three files for the whole array, and no run directory yet: each task makes its own.
+    expect(fs.readdirSync(arrayDir).sort()).toEqual(['array.sh', 'runs.tar.gz', 'tasks']);
+    expect(fs.readdirSync(`${root}/${CAMPAIGN}`)).toEqual(['.arrays']);
 
     execFileSync('bash', ['array.sh'], { cwd: arrayDir, env: { ...process.env, SLURM_ARRAY_TASK_ID: '1' } });
     expect(fs.readFileSync(`${runDirs[1]}/ran`, 'utf8').trim()).toBe(`run 1 in ${runDirs[1]}`);
+    expect(fs.statSync(`${runDirs[1]}/.erg-run-token`).mode & 0o777).toBe(0o600);
     expect(fs.readlinkSync(`${runDirs[1]}/slurm.out`)).toBe(`${arrayDir}/1.out`);
     expect(fs.readlinkSync(`${runDirs[1]}/slurm.err`)).toBe(`${arrayDir}/1.err`);
-    expect(fs.existsSync(`${runDirs[0]}/ran`)).toBe(false);
+    // Task 1 unpacked its own directory only.
+    expect(fs.existsSync(runDirs[0]!)).toBe(false);
+    expect(fs.existsSync(runDirs[2]!)).toBe(false);
     // A task index outside the list runs nothing and says why.
     expect(() => execFileSync('bash', ['array.sh'], { cwd: arrayDir, env: { ...process.env, SLURM_ARRAY_TASK_ID: '3' }, stdio: 'pipe' })).toThrow(/no run directory for array task 3/);
   });
 
-  test('refuses run directories a directive or the dispatcher could misread', () => {
+  test('refuses run directories a directive or the dispatcher could misread', async () => {
     const arrayDir = arrayDirPath(root, CAMPAIGN, SUB);
-    expect(() => renderArrayJob({ submissionId: SUB, campaignId: CAMPAIGN, arrayDir, runDirs: ['/w/a b'], resourceLines: [] })).toThrow(/runDir/);
-    expect(() => renderArrayJob({ submissionId: SUB, campaignId: CAMPAIGN, arrayDir, runDirs: [], resourceLines: [] })).toThrow(/empty/);
+    const base = { submissionId: SUB, campaignId: CAMPAIGN, workDir: root, arrayDir, runFiles: [], resourceLines: [] };
+    await expect(renderArrayJob({ ...base, runDirs: [`${root}/a b`] })).rejects.toThrow(/runDir/);
+    await expect(renderArrayJob({ ...base, runDirs: ['/elsewhere/r'] })).rejects.toThrow(/not under the work dir/);
+    await expect(renderArrayJob({ ...base, runDirs: [] })).rejects.toThrow(/empty/);
   });
 });
 
