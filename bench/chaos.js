@@ -122,10 +122,10 @@ async function runCampaign(instance, { label, plan, deadlineMs }) {
   // asynchronously: count once 10 s have passed since the last fault and two surveys agree.
   const lastFault = Math.max(faultsDone, ...faults.filter((f) => f.restoredMs !== null && f.restoredMs !== undefined).map((f) => t0 + f.restoredMs));
   while (Date.now() < lastFault + 10_000) await sleep(250);
-  let jobs = await instance.cluster.jobsOf(runIds, since);
+  let jobs = await instance.cluster.jobsOf(await instance.runsOf(campaignIds), since);
   for (let i = 0; i < 30; i++) {
     await sleep(2000);
-    const again = await instance.cluster.jobsOf(runIds, since);
+    const again = await instance.cluster.jobsOf(await instance.runsOf(campaignIds), since);
     const key = (js) => js.map((j) => `${j.jobId}:${j.runId}`).sort().join(',');
     const recorded = (await instance.runsOf(campaignIds)).filter((r) => r.slurm_job_id !== null);
     const seen = new Set(again.map((j) => j.jobId));

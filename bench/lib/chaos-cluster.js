@@ -8,7 +8,21 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFile, spawn } = require('node:child_process');
 const { promisify } = require('node:util');
-const { ClusterConnection, SlurmClient } = require('@erg/slurm');
+const { arraySubmissionFromJobName, ClusterConnection, SlurmClient, slurmJobKey } = require('@erg/slurm');
+
+/**
+ * Which of `runs` (rows with id, array_submission, array_index) a Slurm job belongs to: a job
+ * named `erg-<runId>`, or task i of an array named `erg-a-<submission>` the run was staged into.
+ */
+function ownerOf(runs) {
+  const ids = new Set(runs.map((r) => r.id));
+  const byTask = new Map(runs.filter((r) => r.array_submission).map((r) => [`${r.array_submission}#${r.array_index}`, r.id]));
+  return (job) => {
+    const submission = arraySubmissionFromJobName(job.name);
+    if (submission !== null) return byTask.get(`${submission}#${job.arrayTaskId}`) ?? null;
+    return job.runId && ids.has(job.runId) ? job.runId : null;
+  };
+}
 const { waitFor } = require('@erg/testkit');
 
 const run = promisify(execFile);
@@ -222,27 +236,31 @@ class LocalClusterOps {
   }
 
   /**
-   * Every Slurm job named after one of `runIds` (`erg-<run id>`), from squeue and from sacct
-   * (jobs active since `since`), merged by job id. A job whose accounting record still lacks its
+   * Every Slurm job of `runs` (a job named `erg-<run id>`, or the run's task of the array it was
+   * staged into: ownerOf), from squeue and from sacct (jobs active since `since`), merged by job
+   * key (`<array job>_<task>` for a task) and carrying the run's id. A job whose accounting record still lacks its
    * name (slurmdbd can say `allocation` for a moment) is kept under the name squeue gave it.
    */
-  async jobsOf(runIds, since) {
-    const wanted = new Set(runIds);
-    const byId = new Map();
+  async jobsOf(runs, since) {
+    const owner = ownerOf(runs);
+    const byKey = new Map();
     const [queued, accounted] = await Promise.all([this.slurm.squeue(), this.slurm.sacct(since)]);
     for (const job of [...accounted, ...queued]) {
-      if (!job.runId || !wanted.has(job.runId)) continue;
-      const seen = byId.get(job.jobId);
-      byId.set(job.jobId, { ...seen, ...job, submitTime: job.submitTime ?? seen?.submitTime ?? null });
+      const runId = owner(job);
+      if (runId === null) continue;
+      // Keyed as runs store their job: `<array job>_<task>` for an array task.
+      const key = slurmJobKey(job);
+      const seen = byKey.get(key);
+      byKey.set(key, { ...seen, ...job, jobId: key, runId, submitTime: job.submitTime ?? seen?.submitTime ?? null });
     }
-    return [...byId.values()];
+    return [...byKey.values()];
   }
 
-  /** Cancels the jobs named after `runIds` that Slurm still holds; returns how many. */
-  async cancelJobsOf(runIds) {
-    const wanted = new Set(runIds);
-    const open = (await this.slurm.squeue()).filter((j) => j.runId && wanted.has(j.runId) && !['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT'].includes(j.state));
-    await this.slurm.scancel(open.map((j) => j.jobId));
+  /** Cancels the jobs (and array tasks) of `runs` that Slurm still holds; returns how many. */
+  async cancelJobsOf(runs) {
+    const owner = ownerOf(runs);
+    const open = (await this.slurm.squeue()).filter((j) => owner(j) !== null && !['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT'].includes(j.state));
+    await this.slurm.scancel([...new Set(open.map(slurmJobKey))]);
     return open.length;
   }
 

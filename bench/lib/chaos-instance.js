@@ -145,6 +145,7 @@ class ChaosInstance {
     return runs.map((r) => ({
       id: r.id, campaign_id: r.campaignId, state: r.state, slurm_job_id: r.slurmJobId, reason: r.reason, submit_attempts: r.submitAttempts,
       has_energy: r.hasEnergy, energy_method: r.energyMethod, energy_j: r.energyJ, last_event_at: r.lastEventAt,
+      array_submission: r.arraySubmission, array_index: r.arrayIndex,
     }));
   }
 
@@ -174,7 +175,7 @@ class ChaosInstance {
     await step('cancelling leftover Slurm jobs', async () => {
       if (!this.db || this.campaignIds.length === 0) return;
       const runs = await listRunOutcomes(this.db, this.campaignIds);
-      const n = await this.cluster.cancelJobsOf(runs.map((r) => r.id));
+      const n = await this.cluster.cancelJobsOf(runs.map((r) => ({ id: r.id, array_submission: r.arraySubmission, array_index: r.arrayIndex })));
       if (n > 0) say(`cleanup: cancelled ${n} Slurm jobs still held`);
     });
     await step('removing the work dir', () => this.cluster.removeDir(this.workDir));

@@ -199,6 +199,9 @@ export interface RunOutcome {
   energyMethod: string | null;
   energyJ: number | null;
   lastEventAt: Date | null;
+  /** The array submission it was last staged into, and its task there; null: a job of its own. */
+  arraySubmission: string | null;
+  arrayIndex: number | null;
 }
 
 /** Every run of these campaigns with its outcome (what the chaos suite's ledger counts). */
@@ -206,8 +209,9 @@ export async function listRunOutcomes(db: Database, campaignIds: readonly string
   const rows = await poolOf(db).query<{
     id: string; campaign_id: string; state: RunState; slurm_job_id: string | null; reason: string | null; submit_attempts: number;
     has_energy: boolean; energy_method: string | null; energy_j: number | null; last_event_at: Date | null;
+    array_submission: string | null; array_index: number | null;
   }>(
-    `SELECT r.id, r.campaign_id, r.state::text AS state, r.slurm_job_id, r.reason, r.submit_attempts,
+    `SELECT r.id, r.campaign_id, r.state::text AS state, r.slurm_job_id, r.reason, r.submit_attempts, r.array_submission, r.array_index,
             e.run_id IS NOT NULL AS has_energy, e.method AS energy_method, e.energy_j,
             (SELECT max(at) FROM run_events ev WHERE ev.run_id = r.id) AS last_event_at
        FROM runs r LEFT JOIN run_energy e ON e.run_id = r.id
@@ -217,5 +221,6 @@ export async function listRunOutcomes(db: Database, campaignIds: readonly string
   return rows.rows.map((r) => ({
     id: r.id, campaignId: r.campaign_id, state: r.state, slurmJobId: r.slurm_job_id, reason: r.reason, submitAttempts: r.submit_attempts,
     hasEnergy: r.has_energy, energyMethod: r.energy_method, energyJ: r.energy_j, lastEventAt: r.last_event_at,
+    arraySubmission: r.array_submission, arrayIndex: r.array_index,
   }));
 }
