@@ -146,7 +146,7 @@ describe('erg against a real API and the local Slurm cluster', () => {
     expect(runs.code).toBe(0);
     const lines = runs.stdout.trimEnd().split('\n').slice(1);
     expect(lines).toHaveLength(4);
-    for (const line of lines) expect(line).toMatch(new RegExp(`^${UUID.source}\\s+steps=[12]\\s+[12]\\s+completed\\s+\\d+\\s+0$`));
+    for (const line of lines) expect(line).toMatch(new RegExp(`^${UUID.source}\\s+steps=[12]\\s+[12]\\s+completed\\s+\\d+(_\\d+)?\\s+0$`));
 
     const status = await erg(['status', campaignId]);
     expect(status.stdout).toMatch(/^State\s+completed$/m);

@@ -31,7 +31,7 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
         // At first contact the probe comes first: the cluster's MaxArraySize decides how runs are
         // grouped into arrays. Afterwards it comes last (below).
         const firstContact = cluster.capabilities === null;
-        const known = firstContact ? { ...cluster, capabilities: await probeClusterIfDue(ctx, cluster, link) } : cluster;
+        const known = firstContact ? { ...cluster, capabilities: await firstProbe(ctx, cluster, link) } : cluster;
         const ended = await reconcileCluster(ctx, known, link, cycle);
         try {
           await submitPendingRuns(ctx, known, link, cycle);
@@ -69,6 +69,20 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
   } finally {
     endTimer();
     await lease.release();
+  }
+}
+
+/**
+ * The probe at first contact. A cluster that cannot be reached now is not probed now, and the
+ * cycle goes on as before without its capabilities (no arrays): its runs are claimed and given
+ * back with the reason, as for any cycle that finds the cluster away, and the next cycle probes.
+ */
+async function firstProbe(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink) {
+  try {
+    return await probeClusterIfDue(ctx, cluster, link);
+  } catch (err) {
+    if (!isClusterError(err)) throw err;
+    return null;
   }
 }
 
