@@ -40,14 +40,14 @@ function quickKinds(seed) {
  * suite injects them one after the other in this order (a fault due while another is still being
  * injected waits for it).
  */
-function planFaults(kinds, { seed, expectedMs }) {
+function planFaults(kinds, { seed, expectedMs, scale = 1 }) {
   const random = seededRandom(seed);
   return kinds
     .map((kind) => {
       const spec = FAULTS[kind];
       if (!spec) throw new Error(`unknown fault ${kind} (${FAULT_KINDS.join(', ')})`);
       const [lo, hi] = spec.window;
-      return { kind, plannedMs: Math.round(expectedMs * (lo + random() * (hi - lo))), pick: random() };
+      return { kind, plannedMs: Math.round(expectedMs * scale * (lo + random() * (hi - lo))), pick: random() };
     })
     .sort((a, b) => a.plannedMs - b.plannedMs)
     .map((f, i) => ({ n: i + 1, ...f }));

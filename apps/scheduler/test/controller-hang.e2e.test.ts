@@ -27,7 +27,8 @@ describe('a slurmctld that hangs while sbatch calls are in flight', () => {
     const campaign = await h.submit({ name: 'hang', cluster: 'slow', parameters: { i: [1, 2, 3, 4] }, run: 'echo run {{i}}' });
     const runIds = campaign.runs.map((r) => r.id);
     const logFile = path.join(repoRoot(), 'test-artifacts', `${h.prefix}-hang.log`);
-    const scheduler = h.spawnScheduler('hang', { ERG_SUBMIT_LOOPS: '1', LOG_LEVEL: 'info' });
+    // Arrays off: the four runs must be four sbatch calls of one loop, for the hang to fall inside it.
+    const scheduler = h.spawnScheduler('hang', { ERG_SUBMIT_LOOPS: '1', LOG_LEVEL: 'info', ERG_SUBMIT_ARRAYS: 'off' });
     // The cluster's slurmctld, by its pid file on this machine (deploy/local-slurm's cluster.json).
     const ctld = Number(readFileSync(h.local.slurmctldPidFile, 'utf8').trim());
     // Whatever happens to this test, the controller wakes up again.

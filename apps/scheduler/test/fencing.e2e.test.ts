@@ -25,11 +25,13 @@ describe('fencing the sbatch loop of a killed scheduler', () => {
     const campaign = await h.submit({ name: 'fence', cluster: 'slow', parameters: { i: [1, 2, 3, 4] }, run: 'echo run {{i}}' });
     const runIds = campaign.runs.map((r) => r.id);
     // One loop, so its four sbatch calls run one after another (16 s in all).
-    const first = h.spawnScheduler('fence-first', { ERG_SUBMIT_LOOPS: '1' });
+    // Arrays off: the four runs must be four sbatch calls of one loop, for the kill to fall inside it
+    // (an array is one sbatch; restart.e2e.test.ts kills array submissions).
+    const first = h.spawnScheduler('fence-first', { ERG_SUBMIT_LOOPS: '1', ERG_SUBMIT_ARRAYS: 'off' });
     const standby = await waitFor(
       async () => {
         const runs = (await listCampaignRuns(h.db, campaign.id)).items;
-        return runs.every((r) => r.state === 'submitting') ? h.spawnScheduler('fence-standby', { ERG_SUBMIT_LOOPS: '1' }) : undefined;
+        return runs.every((r) => r.state === 'submitting') ? h.spawnScheduler('fence-standby', { ERG_SUBMIT_LOOPS: '1', ERG_SUBMIT_ARRAYS: 'off' }) : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 50, what: 'the first scheduler to claim the runs' },
     );
