@@ -56,7 +56,7 @@ describe('a slurmctld that hangs while sbatch calls are in flight', () => {
       const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
       const timedOut = lines.filter((l) => typeof l.err === 'string' && l.err.includes('Socket timed out'));
       expect(timedOut).toHaveLength(1);
-      expect(timedOut[0].msg).toBe('sbatch lost its answer; the run is in doubt until Slurm is asked');
+      expect(timedOut[0].msg).toBe('sbatch lost its answer; the runs are in doubt until Slurm is asked');
       const batch = lines.find((l) => l.msg === 'submitted batch' && l.inDoubt === 1);
       expect(batch).toMatchObject({ cluster: 'slow', queued: 1, inDoubt: 1, retry: 2 });
     } finally {
