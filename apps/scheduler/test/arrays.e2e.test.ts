@@ -74,7 +74,9 @@ describe('job arrays', () => {
   test('cancelling one run cancels its task alone; the other tasks of the array run to the end', async () => {
     const campaign = await h.submit({ name: 'cancel-one', cluster: 'local', parameters: { i: [1, 2, 3] }, resources: { time: '00:05:00' }, run: 'sleep 8\necho {{i}}' });
     const victim = campaign.runs[1]!.id;
-    await waitFor(async () => arrayOf((await h.call('GET', `/v1/runs/${victim}`)).body.slurmJobId), { timeoutMs: 60_000, what: 'the array to be submitted' });
+    // Running, so that Slurm keeps a record of its task (a pending task cancelled alone leaves none: next test).
+    await waitFor(async () => (await h.call('GET', `/v1/runs/${victim}`)).body.state === 'running', { timeoutMs: 60_000, what: 'the victim\'s task to run' });
+    expect(arrayOf((await h.call('GET', `/v1/runs/${victim}`)).body.slurmJobId)).not.toBeNull();
     const cancel = await h.call('POST', `/v1/runs/${victim}/cancel`);
     expect(cancel).toMatchObject({ status: 202, body: { id: victim, outcome: 'cancelling' } });
     const runs = await h.waitForCampaignEnd(campaign.id);
@@ -107,7 +109,10 @@ describe('job arrays', () => {
     await h.registerCluster('away', { port: 1 });
     const campaign = await h.submit({ name: 'cancel-pending', cluster: 'away', parameters: { i: [1, 2] }, run: 'true' });
     const cancel = await h.call('POST', `/v1/runs/${campaign.runs[0]!.id}/cancel`);
-    expect(cancel.body.outcome).toBe('cancelled');
+    // Pending: cancelled at once. Caught in a claim (the scheduler tries the cluster and gives the
+    // runs back): marked, never claimed again, and ended by the scheduler's next sweep.
+    expect(['cancelled', 'cancelling']).toContain(cancel.body.outcome);
+    await waitFor(async () => (await h.call('GET', `/v1/runs/${campaign.runs[0]!.id}`)).body.state === 'cancelled', { timeoutMs: 30_000, what: 'the run to end cancelled' });
     expect((await h.call('GET', `/v1/runs/${campaign.runs[0]!.id}`)).body).toMatchObject({ state: 'cancelled', reason: 'cancelled before submission' });
     expect((await h.call('GET', `/v1/runs/${campaign.runs[1]!.id}`)).body.state).toBe('pending');
   });

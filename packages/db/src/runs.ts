@@ -160,7 +160,8 @@ async function claimLocked(client: Queryable, clusterId: string, limit: number, 
     const candidates = await client.query<{ id: string }>(
       `WITH locked AS (
          SELECT r.id, c.project_id, c.created_at, r.position FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-         WHERE c.cluster_id = $1 AND r.state = 'pending' AND c.cancel_requested_at IS NULL AND NOT (c.project_id = ANY($3::uuid[]))
+         WHERE c.cluster_id = $1 AND r.state = 'pending' AND c.cancel_requested_at IS NULL AND r.cancel_requested_at IS NULL
+           AND NOT (c.project_id = ANY($3::uuid[]))
          ORDER BY c.created_at, r.position, r.id LIMIT $2 FOR UPDATE OF r SKIP LOCKED
        ), ranked AS (
          SELECT id, project_id, row_number() OVER (PARTITION BY project_id ORDER BY created_at, position, id) AS n FROM locked
@@ -453,7 +454,8 @@ export async function cancelPendingRuns(db: Database, campaignId: string): Promi
 export async function cancelPendingRunsOnCluster(db: Database, clusterId: string): Promise<number> {
   const ids = await transition(poolOf(db), {
     where: `runs.state = 'pending'
-            AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = runs.campaign_id AND c.cluster_id = $1 AND c.cancel_requested_at IS NOT NULL)`,
+            AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = runs.campaign_id AND c.cluster_id = $1
+                        AND (c.cancel_requested_at IS NOT NULL OR runs.cancel_requested_at IS NOT NULL))`,
     set: `state = 'cancelled', reason = 'cancelled before submission', ended_at = now(), finalized_at = now()`,
     params: [clusterId],
     detail: `'cancelled by request'`,
@@ -471,19 +473,22 @@ export type RunCancelOutcome = 'cancelled' | 'cancelling' | 'ended';
  * cancelled once the scheduler has found it. Idempotent.
  */
 export async function requestRunCancel(db: Database, runId: string): Promise<RunCancelOutcome> {
+  // Marked first, in whatever unfinished state it is: a claim never takes a marked run, so a run
+  // pending here cannot slip into Slurm between the two statements (and one that was claimed
+  // already has its job cancelled by the scheduler once found).
+  const marked = await poolOf(db).query(
+    `UPDATE runs SET cancel_requested_at = COALESCE(cancel_requested_at, now()), updated_at = now()
+     WHERE id = $1 AND state IN ${stateListSql(UNFINISHED_RUN_STATES)}`,
+    [runId],
+  );
+  if ((marked.rowCount ?? 0) === 0) return 'ended';
   const cancelled = await transition(poolOf(db), {
-    where: `runs.id = $1 AND runs.state = 'pending'`,
-    set: `state = 'cancelled', reason = 'cancelled before submission', ended_at = now(), finalized_at = now(), cancel_requested_at = now()`,
+    where: `runs.id = $1 AND runs.state = 'pending' AND runs.cancel_requested_at IS NOT NULL`,
+    set: `state = 'cancelled', reason = 'cancelled before submission', ended_at = now(), finalized_at = now()`,
     params: [runId],
     detail: `'cancelled by request'`,
   });
-  if (cancelled.length > 0) return 'cancelled';
-  const marked = await poolOf(db).query(
-    `UPDATE runs SET cancel_requested_at = COALESCE(cancel_requested_at, now()), updated_at = now()
-     WHERE id = $1 AND state IN ${SLOT_HOLDING_SQL}`,
-    [runId],
-  );
-  return (marked.rowCount ?? 0) > 0 ? 'cancelling' : 'ended';
+  return cancelled.length > 0 ? 'cancelled' : 'cancelling';
 }
 
 /**
