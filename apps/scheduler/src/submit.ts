@@ -157,7 +157,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
     ctx.log.debug({ cluster: cluster.name, phase: 'staging', runs: claimed.length }, 'cycle phase');
     agentPath = ctx.agent ? await ctx.agent.ensureStaged(cluster, link) : null;
   } catch (err) {
-    await returnRunsToPending(ctx.db, claimed.map((r) => r.id), `staging the telemetry agent failed: ${(err as Error).message}`, own);
+    await returnRunsToPending(ctx.db, claimed.map((r) => r.id), `staging the telemetry agent on cluster "${cluster.name}" failed: ${(err as Error).message}`, own);
     ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, claimed.length);
     throw err;
   }
@@ -184,7 +184,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
     await lease.ensureFenceRaised();
   } catch (err) {
     // Nothing was submitted yet: returning the whole batch to pending cannot duplicate a job.
-    await returnRunsToPending(ctx.db, prepared.map((p) => p.run.id), `staging files failed: ${(err as Error).message}`, own);
+    await returnRunsToPending(ctx.db, prepared.map((p) => p.run.id), `staging files on cluster "${cluster.name}" failed: ${(err as Error).message}`, own);
     ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, prepared.length);
     throw err;
   }
@@ -220,7 +220,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
       firstError ??= s.reason;
       if (isNothingRanError(s.reason)) {
         const ids = chunks[i]!.flatMap((p) => byPath.get(p)!.members.map((m) => m.run.id));
-        await returnRunsToPending(ctx.db, ids, `could not reach the cluster: ${(s.reason as Error).message}`, own);
+        await returnRunsToPending(ctx.db, ids, `could not reach cluster "${cluster.name}": ${(s.reason as Error).message}`, own);
         ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, ids.length);
       }
       // Otherwise the loop may have run partly: those runs stay `submitting` (in doubt) until the
