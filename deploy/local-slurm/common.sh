@@ -222,6 +222,42 @@ select_slurm() {
   esac
 }
 
+# --- slurm.conf ---------------------------------------------------------------------------
+
+# render_job_handling_conf DBD_PORT: the part of slurm.conf both local clusters share —
+# accounting (through slurmdbd on DBD_PORT), enforcement and scheduling — so that a setting
+# erg's tests rely on is changed in one place.
+render_job_handling_conf() {
+  cat <<EOF
+# Accounting through slurmdbd so sacct sees finished jobs (they leave squeue after MinJobAge).
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=127.0.0.1
+AccountingStoragePort=$1
+AccountingStorageTRES=gres/gpu
+# Enforce associations and QOS limits, as GH200 sites do: erg's site-limit tests run under a QOS
+# with MaxSubmitJobsPerUser (common.sh LIMIT_QOS), and an unknown account is refused.
+AccountingStorageEnforce=associations,limits,qos
+AccountingStoreFlags=job_comment
+JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=30
+JobCompType=jobcomp/none
+
+# Start jobs promptly: no batching delay at submit, short main and backfill loops (the
+# defaults, 60 s and 30 s, make tests wait for nothing on a one-node cluster).
+SchedulerType=sched/backfill
+SchedulerParameters=batch_sched_delay=0,sched_interval=5,bf_interval=2
+MessageTimeout=20
+ReturnToService=2
+MinJobAge=300
+MaxArraySize=1001
+# Slurm's default (10,000) counts every pending array task and every job kept for MinJobAge: a
+# 10,000-run campaign (bench/submit.js) would hit it with what earlier tests left. Sites with
+# GH200 partitions set it far higher; erg's backoff handles the refusal either way (site limits).
+MaxJobCount=200000
+InactiveLimit=0
+EOF
+}
+
 # --- site limits for erg's tests ----------------------------------------------------------
 
 # A QOS that caps each user at LIMIT_QOS_MAX_SUBMIT jobs queued or running (every array task

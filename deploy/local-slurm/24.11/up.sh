@@ -126,29 +126,7 @@ SlurmdLogFile=$SLURMD_LOG
 SlurmctldDebug=info
 SlurmdDebug=info
 
-AccountingStorageType=accounting_storage/slurmdbd
-AccountingStorageHost=127.0.0.1
-AccountingStoragePort=$SLURMDBD_PORT
-AccountingStorageTRES=gres/gpu
-# Enforce associations and QOS limits, as GH200 sites do: erg's site-limit tests run under a QOS
-# with MaxSubmitJobsPerUser (common.sh LIMIT_QOS), and an unknown account is refused.
-AccountingStorageEnforce=associations,limits,qos
-AccountingStoreFlags=job_comment
-JobAcctGatherType=jobacct_gather/linux
-JobAcctGatherFrequency=30
-JobCompType=jobcomp/none
-
-SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0,sched_interval=5,bf_interval=2
-MessageTimeout=20
-ReturnToService=2
-MinJobAge=300
-MaxArraySize=1001
-# Slurm's default (10,000) counts every pending array task and every job kept for MinJobAge: a
-# 10,000-run campaign (bench/submit.js) would hit it with what earlier tests left. Sites with
-# GH200 partitions set it far higher; erg's backoff handles the refusal either way (site limits).
-MaxJobCount=200000
-InactiveLimit=0
+$(render_job_handling_conf "$SLURMDBD_PORT")
 
 NodeName=$NODE_NAME NodeAddr=127.0.0.1 CPUs=$NODE_CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$NODE_CPUS ThreadsPerCore=1 RealMemory=$(real_memory_mib) Gres=gpu:$GPU_TYPE:$GPU_COUNT State=UNKNOWN
 PartitionName=$PARTITION Nodes=$NODE_NAME Default=YES MaxTime=INFINITE State=UP
