@@ -11,6 +11,13 @@ export type { EventStream, SseEvent } from './event-stream';
  * that can die (a crash is the defect they look for) or several processes on one database.
  */
 
+/**
+ * The timeout an afterAll that stops API processes needs: stop() may take 10 s by contract
+ * (SIGTERM, then SIGKILL), and the hook also stops Redis and drops a database. Jest's default
+ * hook timeout (5 s) failed a run on a loaded 2-core CI machine.
+ */
+export const STOP_HOOK_MS = 30_000;
+
 /** How much of the child's output is kept for failure messages. */
 const OUTPUT_KEPT = 64 * 1024;
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { EVENTS_LISTENER_NAME } from '@erg/db';
 import { startDisposablePostgres, startDisposableRedis, uniqueName, waitFor, type DisposablePostgres, type DisposableRedis } from '@erg/testkit';
-import { openEventStream, prepareDatabase, startApiProcess, type ApiProcess, type EventStream } from './api-process';
+import { STOP_HOOK_MS, openEventStream, prepareDatabase, startApiProcess, type ApiProcess, type EventStream } from './api-process';
 
 /**
  * The built API against a Postgres of this test's own, which it restarts. A restart ends every
@@ -100,7 +100,7 @@ describe('the API across Postgres restarts (built process, disposable Postgres a
     await api?.stop();
     await redis?.stop();
     await pgServer?.destroy();
-  });
+  }, STOP_HOOK_MS);
 
   test.each([[1, 'fast'], [2, 'fast'], [3, 'fast'], [4, 'immediate']] as const)(
     'restart %i (%s) while campaign and telemetry transactions hold pooled clients leaves the process up; its event stream and writes work again by themselves',

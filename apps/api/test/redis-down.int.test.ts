@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createTestDatabase, startDisposableRedis, uniqueName, waitFor, type DisposableRedis, type TestDatabase } from '@erg/testkit';
-import { prepareDatabase, startApiProcess, type ApiProcess } from './api-process';
+import { STOP_HOOK_MS, prepareDatabase, startApiProcess, type ApiProcess } from './api-process';
 
 /**
  * Redis is a cache of work, never the record: while it is away the API keeps taking campaigns
@@ -31,7 +31,7 @@ describe('the API while Redis is down (built process)', () => {
     await api?.stop();
     await redis?.stop();
     await tdb?.drop();
-  });
+  }, STOP_HOOK_MS);
 
   test('campaigns and suites are created, cancelled and deleted without waiting for Redis, metrics are scraped, and readiness says what is missing', async () => {
     await redis.stop();

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createTestDatabase, startDisposableRedis, uniqueName, waitFor, type DisposableRedis, type TestDatabase } from '@erg/testkit';
-import { openEventStream, prepareDatabase, startApiProcess, type ApiProcess, type EventStream } from './api-process';
+import { STOP_HOOK_MS, openEventStream, prepareDatabase, startApiProcess, type ApiProcess, type EventStream } from './api-process';
 
 /**
  * Two built API processes on one Postgres and one Redis, as replicas behind a load balancer: what
@@ -42,7 +42,7 @@ describe('two API replicas on one Postgres and one Redis (built processes)', () 
     await Promise.all(apis.map((a) => a.stop()));
     await redis?.stop();
     await tdb?.drop();
-  });
+  }, STOP_HOOK_MS);
 
   test('a stream on one replica carries the run events of a campaign created and cancelled through the other', async () => {
     const [one, two] = apis as [ApiProcess, ApiProcess];

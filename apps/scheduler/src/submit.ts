@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  cancelPendingRunsOnCluster, claimRunsForSubmission, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type ClusterRecord,
+  cancelPendingRunsOnCluster, claimRunsForSubmission, recordClusterContact, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type ClusterRecord,
 } from '@erg/db';
 import { issueRunTokens } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
@@ -13,7 +13,7 @@ import { powerHook } from './power-hook';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import { LeaseLostError, type CycleLease } from './cycle-lease';
-import { isNothingRanError } from './ssh-errors';
+import { isClusterError, isNothingRanError } from './ssh-errors';
 
 export interface Prepared {
   run: ClaimedRun;
@@ -148,6 +148,19 @@ export async function submitPendingRuns(ctx: SchedulerContext, cluster: ClusterR
   }
 }
 
+/**
+ * Gives claimed runs back to pending after the cluster failed them before any sbatch. The
+ * cluster's error is recorded first: whoever reads a run's reason ("could not reach cluster X")
+ * then finds X's lastError set too, not null until the cycle records it (the cycle's own record
+ * after this is the same message).
+ */
+async function giveBackAfterClusterError(
+  ctx: SchedulerContext, cluster: ClusterRecord, runIds: string[], what: string, err: unknown, own: Awaited<ReturnType<CycleLease['own']>>,
+): Promise<void> {
+  if (isClusterError(err)) await recordClusterContact(ctx.db, cluster.id, err.message);
+  await returnRunsToPending(ctx.db, runIds, `${what}: ${(err as Error).message}`, own);
+}
+
 async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink, lease: CycleLease, claimed: ClaimedRun[]): Promise<number> {
   const own = await lease.own();
   const prepared: Prepared[] = [];
@@ -157,7 +170,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
     ctx.log.debug({ cluster: cluster.name, phase: 'staging', runs: claimed.length }, 'cycle phase');
     agentPath = ctx.agent ? await ctx.agent.ensureStaged(cluster, link) : null;
   } catch (err) {
-    await returnRunsToPending(ctx.db, claimed.map((r) => r.id), `staging the telemetry agent on cluster "${cluster.name}" failed: ${(err as Error).message}`, own);
+    await giveBackAfterClusterError(ctx, cluster, claimed.map((r) => r.id), `staging the telemetry agent on cluster "${cluster.name}" failed`, err, own);
     ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, claimed.length);
     throw err;
   }
@@ -184,7 +197,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
     await lease.ensureFenceRaised();
   } catch (err) {
     // Nothing was submitted yet: returning the whole batch to pending cannot duplicate a job.
-    await returnRunsToPending(ctx.db, prepared.map((p) => p.run.id), `staging files on cluster "${cluster.name}" failed: ${(err as Error).message}`, own);
+    await giveBackAfterClusterError(ctx, cluster, prepared.map((p) => p.run.id), `staging files on cluster "${cluster.name}" failed`, err, own);
     ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, prepared.length);
     throw err;
   }
@@ -220,7 +233,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
       firstError ??= s.reason;
       if (isNothingRanError(s.reason)) {
         const ids = chunks[i]!.flatMap((p) => byPath.get(p)!.members.map((m) => m.run.id));
-        await returnRunsToPending(ctx.db, ids, `could not reach cluster "${cluster.name}": ${(s.reason as Error).message}`, own);
+        await giveBackAfterClusterError(ctx, cluster, ids, `could not reach cluster "${cluster.name}"`, s.reason, own);
         ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, ids.length);
       }
       // Otherwise the loop may have run partly: those runs stay `submitting` (in doubt) until the
