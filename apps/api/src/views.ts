@@ -24,6 +24,7 @@ export function clusterView(c: ClusterRecord, policy?: CertificateWarningPolicy)
     modelIdleW: c.modelIdleW,
     modelMaxW: c.modelMaxW,
     maxConcurrentRuns: c.maxConcurrentRuns,
+    maxQueuedJobs: c.maxQueuedJobs,
     powerHelper: c.powerHelper,
     capabilities: c.capabilities,
     lastError: c.lastError,

@@ -51,6 +51,19 @@ describe('cluster registration validates what it stores (Postgres + Redis)', () 
     expect(stored).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----\n/);
   });
 
+  test.each(['POST', 'PUT'] as const)('%s: maxQueuedJobs is a whole number from 1, stored and shown; 0 or a fraction is a 400 naming it', async (how) => {
+    for (const bad of [0, 2.5, -1, '10']) {
+      const res = await register({ ...BODY, maxQueuedJobs: bad }, how);
+      expect(res.status).toBe(400);
+      expect(issuePaths(res.body)).toEqual(['maxQueuedJobs']);
+    }
+    const ok = await register({ ...BODY, maxQueuedJobs: 10 }, how);
+    expect(ok.status).toBeLessThan(300);
+    expect(ok.body.maxQueuedJobs).toBe(10);
+    expect((await findClusterByName(t.db, ok.name))!.maxQueuedJobs).toBe(10);
+    expect((await register(BODY, how)).body.maxQueuedJobs).toBeNull();
+  });
+
   test.each(['POST', 'PUT'] as const)('%s: model watts in the wrong order are a 400 naming modelMaxW', async (how) => {
     const res = await register({ ...BODY, modelIdleW: 300, modelMaxW: 200 }, how);
     expect(res.status).toBe(400);

@@ -29,6 +29,21 @@ describe('erg clusters add (scripted API)', () => {
     expect(seen[0]!.query.get('project')).toBe('gemm');
   });
 
+  test('--max-queued-jobs and --max-concurrent-runs reach the body (none: no cap); a bad value is a usage error naming the flag', async () => {
+    const seen: RecordedRequest[] = [];
+    const base = ['clusters', 'add', '--name', 'gh', '--host', 'login', '--user', 'alice', '--key-file', keyFile(), '--work-dir', '/w', '--trust-on-first-use'];
+    const out = await erg([...base, '--max-queued-jobs', '10', '--max-concurrent-runs', 'none'], {
+      api: routes({ 'POST /v1/clusters': (req) => (seen.push(req), { status: 201, body: { ...view, maxQueuedJobs: 10 } }) }),
+    });
+    expect(out.code).toBe(0);
+    expect(JSON.parse(seen[0]!.body)).toMatchObject({ maxQueuedJobs: 10, maxConcurrentRuns: null });
+    for (const bad of ['0', '2.5', 'ten']) {
+      const refused = await erg([...base, '--max-queued-jobs', bad]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/--max-queued-jobs.*whole number from 1 to 1000000, or none/);
+    }
+  });
+
   test('without a fingerprint or --trust-on-first-use it is a usage error naming --host-key', async () => {
     const out = await erg(['clusters', 'add', '--name', 'gh', '--host', 'login', '--user', 'alice', '--key-file', keyFile(), '--work-dir', '/w']);
     expect(out.code).toBe(2);

@@ -140,6 +140,7 @@ export class Harness {
     name: string,
     overrides: {
       port?: number; hostKeySha256?: string | null; hostKeyPolicy?: 'pinned' | 'trust-on-first-use'; agentApiUrl?: string | null; maxConcurrentRuns?: number | null;
+      maxQueuedJobs?: number | null;
       powerHelper?: string; agentCommand?: string;
     } = {},
   ): Promise<void> {
@@ -156,6 +157,7 @@ export class Harness {
       // Agents on the local cluster's node push to this harness's API.
       agentApiUrl: overrides.agentApiUrl === undefined ? this.url : overrides.agentApiUrl,
       ...(overrides.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: overrides.maxConcurrentRuns }),
+      ...(overrides.maxQueuedJobs === undefined ? {} : { maxQueuedJobs: overrides.maxQueuedJobs }),
       ...(overrides.powerHelper === undefined ? {} : { powerHelper: overrides.powerHelper }),
       ...(overrides.agentCommand === undefined ? {} : { agentCommand: overrides.agentCommand }),
     });

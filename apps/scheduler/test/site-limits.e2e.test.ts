@@ -1,7 +1,8 @@
 // Site limits on the local clusters (deploy/local-slurm enforces associations and QOS limits; QOS
 // erg-limit10 caps a user at 10 jobs queued or running, every array task counting): a 50-run
 // campaign under it finishes with every run exactly once, the runs Slurm refused waiting with the
-// limit's name meanwhile; an unknown account fails the runs with Slurm's own message.
+// limit's name meanwhile; with the cluster's maxQueuedJobs at the limit, Slurm never refuses one;
+// an unknown account fails the runs with Slurm's own message.
 import { waitFor } from '@erg/testkit';
 import { Harness } from './harness';
 
@@ -13,10 +14,34 @@ describe('site limits', () => {
   beforeAll(async () => {
     await h.start();
     await h.registerCluster('local');
+    await h.registerCluster('capped', { maxQueuedJobs: 10 });
     await h.startInProcessScheduler();
   });
   afterAll(async () => {
     await h.stop();
+  });
+
+  // First: the other test leaves jobs that Slurm may count against the QOS for a moment after
+  // they ended, and this one holds erg to exactly the limit.
+  test("with the cluster's maxQueuedJobs at the QOS limit, Slurm never refuses a run and all 50 complete once", async () => {
+    const campaign = await h.submit({
+      name: 'capped', cluster: 'capped', parameters: { i: Array.from({ length: 50 }, (_, k) => k + 1) },
+      slurm: { qos: 'erg-limit10' }, resources: { time: '00:05:00' }, run: 'echo {{i}}',
+    });
+    // The waiting runs name erg's own cap, not Slurm's refusal.
+    await waitFor(
+      async () => {
+        const page = (await h.call('GET', `/v1/campaigns/${campaign.id}/runs?limit=100`)).body;
+        return page.items.some((r: { reason: string | null }) => r.reason === 'waiting: cluster "capped" has 10 Slurm jobs of erg queued or running, its maxQueuedJobs');
+      },
+      { timeoutMs: 60_000, intervalMs: 200, what: "a run waiting for the cluster's maxQueuedJobs" },
+    );
+    const runs = await h.waitForCampaignEnd(campaign.id, 360_000);
+    expect(runs.map((r) => r.state)).toEqual(Array(50).fill('completed'));
+    // A run Slurm refused goes back to pending and is claimed again: one claim each means no refusal.
+    expect(runs.map((r) => r.submitAttempts)).toEqual(Array(50).fill(1));
+    await h.expectOneJobPerRun(runs);
+    expect((await h.call('GET', '/v1/clusters/capped')).body.maxQueuedJobs).toBe(10);
   });
 
   test('a 50-run campaign on a QOS with MaxSubmitJobs=10 completes, every run exactly once', async () => {

@@ -46,6 +46,8 @@ export interface ClusterRecord {
   modelIdleW: number;
   modelMaxW: number;
   maxConcurrentRuns: number | null;
+  /** Most runs with a Slurm job in the queue at once (submitting, queued, running); null: no limit. */
+  maxQueuedJobs: number | null;
   /** Where the site installed erg's node helper on the cluster. */
   powerHelper: string;
   /** What the scheduler found out when it reached the cluster; null: not yet. */
@@ -65,7 +67,7 @@ export interface ClusterRecord {
 
 const CLUSTER_COLUMNS = {
   id: true, name: true, projectId: true, host: true, port: true, username: true, privateKey: true, hostKeySha256: true, hostKeyPolicy: true,
-  defaultPartition: true, workDir: true, agentCommand: true, agentApiUrl: true, modelIdleW: true, modelMaxW: true, maxConcurrentRuns: true,
+  defaultPartition: true, workDir: true, agentCommand: true, agentApiUrl: true, modelIdleW: true, modelMaxW: true, maxConcurrentRuns: true, maxQueuedJobs: true,
   powerHelper: true, capabilities: true, lastError: true, lastContactAt: true, createdAt: true,
   certificate: true, jumpHosts: true, credentialsVersion: true, credentialsUpdatedAt: true,
 } as const;
@@ -90,6 +92,8 @@ export interface NewCluster {
   modelMaxW?: number | undefined;
   /** Most active runs at once on the cluster (enforced by claimRunsForSubmission); null: no limit. */
   maxConcurrentRuns?: number | null | undefined;
+  /** Most runs with a Slurm job in the cluster's queue at once (enforced by claimRunsForSubmission); null: no limit. */
+  maxQueuedJobs?: number | null | undefined;
   /** Where the node helper is installed; default /usr/local/sbin/erg-power-helper. */
   powerHelper?: string | undefined;
   /** OpenSSH user certificate of privateKey; absent or null: none. */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import {
-  isRunStateTransition, RUN_STATES_HOLDING_A_SLOT, SLURM_PROGRESS_RUN_STATES, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES,
+  isRunStateTransition, RUN_STATES_HOLDING_A_SLOT, RUN_STATES_IN_SLURM_QUEUE, SLURM_PROGRESS_RUN_STATES, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES,
   type SlurmProgressRunState, type TerminalRunState,
 } from '@erg/spec';
 import { poolOf, withTransaction, type Database } from './client';
@@ -17,6 +17,7 @@ type Queryable = Pick<pg.Pool, 'query'>;
 
 const TERMINAL_SQL = stateListSql(TERMINAL_RUN_STATES);
 const SLOT_HOLDING_SQL = stateListSql(RUN_STATES_HOLDING_A_SLOT);
+const IN_SLURM_QUEUE_SQL = stateListSql(RUN_STATES_IN_SLURM_QUEUE);
 
 /**
  * Runs `UPDATE runs SET <set> WHERE <where>` and records each changed run's old and new state.
@@ -78,10 +79,16 @@ export function concurrencyLimitReason(kind: 'cluster' | 'project', name: string
   return `waiting: ${kind} "${name}" is at its limit of ${limit} concurrent runs`;
 }
 
+/** The pending reason of a run held back by its cluster's `maxQueuedJobs`. */
+export function queuedJobsLimitReason(name: string, limit: number): string {
+  return `waiting: cluster "${name}" has ${limit} Slurm jobs of erg queued or running, its maxQueuedJobs`;
+}
+
 /**
  * pending → submitting, for up to `limit` runs of one cluster, oldest campaign first, and never
  * more than the cluster's and each project's `max_concurrent_runs` minus the runs they already
- * have active. SKIP LOCKED lets two schedulers claim disjoint runs; a cancelled campaign's runs
+ * have active, nor more than the cluster's `max_queued_jobs` minus its runs with a job in Slurm's
+ * queue. SKIP LOCKED lets two schedulers claim disjoint runs; a cancelled campaign's runs
  * are never claimed. Pending runs a limit holds back get it as their reason. With an epoch, the
  * claimed runs carry it, and a lease whose epoch is no longer the cluster's newest claims nothing.
  *
@@ -120,8 +127,8 @@ async function readClaimedRuns(client: Queryable, ids: string[]): Promise<Claime
 /** The claim's statements, in claimRunsForSubmission's transaction; returns the claimed run ids. */
 async function claimLocked(client: Queryable, clusterId: string, limit: number, epoch: bigint | undefined): Promise<string[]> {
   const cluster = (
-    await client.query<{ name: string; max: number | null; epoch: string }>(
-      `SELECT name, max_concurrent_runs AS max, submit_epoch::text AS epoch FROM clusters WHERE id = $1 FOR NO KEY UPDATE`,
+    await client.query<{ name: string; max: number | null; max_queued: number | null; epoch: string }>(
+      `SELECT name, max_concurrent_runs AS max, max_queued_jobs AS max_queued, submit_epoch::text AS epoch FROM clusters WHERE id = $1 FOR NO KEY UPDATE`,
       [clusterId],
     )
   ).rows[0];
@@ -138,16 +145,23 @@ async function claimLocked(client: Queryable, clusterId: string, limit: number, 
     )
   ).rows;
   // Active runs on this cluster and in each limited project (on any cluster), counted after the locks.
+  // `queued`: of those, the runs with a job in Slurm's queue (what max_queued_jobs counts).
   const active = (
-    await client.query<{ here: boolean; project_id: string; n: number }>(
-      `SELECT c.cluster_id IS NOT DISTINCT FROM $1::uuid AS here, c.project_id, count(*)::int AS n
+    await client.query<{ here: boolean; project_id: string; n: number; queued: number }>(
+      `SELECT c.cluster_id IS NOT DISTINCT FROM $1::uuid AS here, c.project_id, count(*)::int AS n,
+              count(*) FILTER (WHERE r.state IN ${IN_SLURM_QUEUE_SQL})::int AS queued
        FROM runs r JOIN campaigns c ON c.id = r.campaign_id
        WHERE r.state IN ${SLOT_HOLDING_SQL} AND (c.cluster_id = $1 OR c.project_id = ANY($2::uuid[]))
        GROUP BY 1, 2`,
       [clusterId, projects.map((p) => p.id)],
     )
   ).rows;
-  const clusterFree = cluster.max === null ? null : cluster.max - active.filter((a) => a.here).reduce((sum, a) => sum + a.n, 0);
+  const here = active.filter((a) => a.here);
+  const concurrentFree = cluster.max === null ? null : cluster.max - here.reduce((sum, a) => sum + a.n, 0);
+  const queuedFree = cluster.max_queued === null ? null : cluster.max_queued - here.reduce((sum, a) => sum + a.queued, 0);
+  // The tighter of the cluster's two limits decides, and names itself as the reason.
+  const queuedBinds = queuedFree !== null && (concurrentFree === null || queuedFree < concurrentFree);
+  const clusterFree = queuedBinds ? queuedFree : concurrentFree;
   const projectFree = new Map(projects.map((p) => [p.id, p.max - active.filter((a) => a.project_id === p.id).reduce((sum, a) => sum + a.n, 0)]));
   const take = clusterFree === null ? limit : Math.max(0, Math.min(limit, clusterFree));
 
@@ -192,7 +206,8 @@ async function claimLocked(client: Queryable, clusterId: string, limit: number, 
        ) w
        WHERE runs.id = w.id AND runs.reason IS DISTINCT FROM w.reason`,
       [
-        clusterId, clusterFull, concurrencyLimitReason('cluster', cluster.name, cluster.max ?? 0),
+        clusterId, clusterFull,
+        queuedBinds ? queuedJobsLimitReason(cluster.name, cluster.max_queued!) : concurrencyLimitReason('cluster', cluster.name, cluster.max ?? 0),
         fullProjects.map((p) => p.id), fullProjects.map((p) => concurrencyLimitReason('project', p.name, p.max)),
       ],
     );

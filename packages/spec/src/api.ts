@@ -188,6 +188,15 @@ export const ClusterCreate = z
       .nullable()
       .default(null)
       .describe('most runs submitting, queued, running or completing at once on this cluster; null: no limit'),
+    maxQueuedJobs: z
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .nullable()
+      .default(null)
+      .describe(
+        "most runs with a Slurm job in the cluster's queue at once (submitting, queued or running; every array task counts, as it does for Slurm): set it at or under the site's MaxSubmitJobs for erg's user and erg never hits that limit; null: no limit",
+      ),
     powerHelper: z
       .string()
       .max(512)
@@ -252,6 +261,7 @@ export const ClusterView = z
     modelIdleW: z.number(),
     modelMaxW: z.number(),
     maxConcurrentRuns: z.number().nullable(),
+    maxQueuedJobs: z.number().nullable(),
     powerHelper: z.string(),
     capabilities: ClusterCapabilities.nullable().describe('null until the scheduler has reached the cluster'),
     lastError: z.string().nullable().describe('the last SSH failure seen by the scheduler; null once it reaches the cluster again'),

@@ -96,7 +96,7 @@ export { Resources } from './resources';
 export { RunState, UnfinishedRunState } from './run-state-schema';
 export {
   RUN_STATES, TERMINAL_RUN_STATES, type TerminalRunState, isTerminalRunState, UNFINISHED_RUN_STATES, isUnfinishedRunState,
-  RUN_STATES_HOLDING_A_SLOT, type SlotHoldingRunState, SLURM_PROGRESS_RUN_STATES, type SlurmProgressRunState,
+  RUN_STATES_HOLDING_A_SLOT, type SlotHoldingRunState, RUN_STATES_IN_SLURM_QUEUE, SLURM_PROGRESS_RUN_STATES, type SlurmProgressRunState,
   RUN_STATE_TRANSITIONS, isRunStateTransition,
 } from './run-state';
 export {

@@ -46,6 +46,13 @@ export function isUnfinishedRunState(state: RunState): state is UnfinishedRunSta
 export const RUN_STATES_HOLDING_A_SLOT = ['submitting', 'queued', 'running', 'completing'] as const satisfies readonly UnfinishedRunState[];
 export type SlotHoldingRunState = (typeof RUN_STATES_HOLDING_A_SLOT)[number];
 
+/**
+ * States in which a run's Slurm job is in the cluster's queue, or about to be (claimed for
+ * submission): what a site's MaxSubmitJobs counts, and so what a cluster's `max_queued_jobs`
+ * counts. A `completing` run's job has left Slurm's queue already.
+ */
+export const RUN_STATES_IN_SLURM_QUEUE = ['submitting', 'queued', 'running'] as const satisfies readonly SlotHoldingRunState[];
+
 /** The states Slurm reports for a job that has not ended (squeue, sacct): what a poll records. */
 export const SLURM_PROGRESS_RUN_STATES = ['queued', 'running', 'completing'] as const satisfies readonly SlotHoldingRunState[];
 export type SlurmProgressRunState = (typeof SLURM_PROGRESS_RUN_STATES)[number];

@@ -28,6 +28,19 @@ export function parsePort(value: string): number {
   return n;
 }
 
+/**
+ * A cap such as a cluster's maxQueuedJobs: a whole number from `min` to 1,000,000, or `none` (no
+ * cap; kept as the word: commander takes a parser's null for "no value given").
+ */
+export function parseCap(min: number): (value: string) => number | 'none' {
+  return (value) => {
+    if (value === 'none') return 'none';
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > 1_000_000) throw new InvalidArgumentError(`expected a whole number from ${min} to 1000000, or none`);
+    return n;
+  };
+}
+
 /** One of a zod enum's values. */
 export function parseChoice<T extends string>(schema: z.ZodEnum<{ [K in T]: K }>): (value: string) => T {
   return (value) => {

@@ -10,7 +10,7 @@ import { CliError, EXIT, usageError, withFlagNames, type ExitCode } from '../err
 import { renderFields, renderTable } from '../output/table';
 import { NO_VALUE } from '@erg/format';
 import { jsonOption, withExamples, type Act } from '../program';
-import { parsePort } from './args';
+import { parseCap, parsePort } from './args';
 
 /**
  * The local cluster's description, `.erg/local-slurm/cluster.json` (written by
@@ -47,6 +47,8 @@ interface AddFlags {
   json?: boolean;
   cert?: string;
   jump?: string[];
+  maxQueuedJobs?: number | 'none';
+  maxConcurrentRuns?: number | 'none';
 }
 
 interface CredentialsFlags {
@@ -62,7 +64,7 @@ interface CredentialsFlags {
 const FLAG_OF: Record<string, string> = {
   name: '--name', host: '--host', port: '--port', user: '--user', privateKey: '--key-file', hostKeySha256: '--host-key',
   workDir: '--work-dir', defaultPartition: '--partition', agentApiUrl: '--agent-api-url', agentCommand: '--agent-command',
-  certificate: '--cert', jumpHosts: '--jump',
+  certificate: '--cert', jumpHosts: '--jump', maxQueuedJobs: '--max-queued-jobs', maxConcurrentRuns: '--max-concurrent-runs',
 };
 
 /** The same for `erg clusters credentials`; issues of a jump host (`jumpHosts[1].privateKey: …`) name its --jump. */
@@ -178,6 +180,8 @@ export function clusterBody(flags: AddFlags, baseDir: string): ClusterCreate {
     ...(flags.agentCommand === undefined ? {} : { agentCommand: flags.agentCommand }),
     ...(flags.cert === undefined ? {} : { certificate: readText(flags.cert, '--cert', baseDir).trim() }),
     ...(jumpHosts.length === 0 ? {} : { jumpHosts }),
+    ...(flags.maxQueuedJobs === undefined ? {} : { maxQueuedJobs: flags.maxQueuedJobs === 'none' ? null : flags.maxQueuedJobs }),
+    ...(flags.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: flags.maxConcurrentRuns === 'none' ? null : flags.maxConcurrentRuns }),
   };
 }
 
@@ -226,6 +230,14 @@ export function powerHelperText(c: Pick<Cluster, 'capabilities'>, brief = false)
   return `version ${version}, ${knobs.length === 0 ? 'allows no knob' : `knobs ${knobs.join(', ')}`}`;
 }
 
+function limitsText(c: Cluster): string {
+  const limits = [
+    c.maxQueuedJobs == null ? null : `${c.maxQueuedJobs} Slurm jobs queued or running`,
+    c.maxConcurrentRuns == null ? null : `${c.maxConcurrentRuns} runs in flight`,
+  ].filter((l) => l !== null);
+  return limits.length === 0 ? "none of erg's own (the site's Slurm limits still apply)" : `at most ${limits.join(', ')}`;
+}
+
 function clusterFields(c: Cluster): [string, string][] {
   return [
     ['Name', c.name],
@@ -241,6 +253,7 @@ function clusterFields(c: Cluster): [string, string][] {
     ['Work dir', c.workDir],
     ['Agent', `${c.agentCommand}; pushes to ${c.agentApiUrl ?? '(nothing: spool only, pulled at job end)'}`],
     ['Power model', `${c.modelIdleW} W idle, ${c.modelMaxW} W at full load (for nodes without sensors)`],
+    ['Limits', limitsText(c)],
     ['Slurm', slurmVersionText(c)],
     ['Power helper', `${c.powerHelper}: ${powerHelperText(c)}`],
     ['Probed', c.capabilities?.probedAt ?? 'not yet (the scheduler probes a cluster when it first reaches it)'],
@@ -362,6 +375,8 @@ export function registerClusters(program: Command, act: Act): void {
       .option('--agent-command <command>', 'how job scripts start the telemetry agent (default node)')
       .option('--cert <file>', "an OpenSSH user certificate of the key (the site CA's erg_key-cert.pub)")
       .option('--jump <spec>', `a jump host in front of the login node, ${JUMP_SPEC}; repeat for a chain, in the order erg passes them (as ssh -J)`, collect)
+      .option('--max-queued-jobs <n>', "most Slurm jobs erg keeps queued or running on the cluster (each array task counts): the site's MaxSubmitJobs for your user, or under it; none: no cap", parseCap(1))
+      .option('--max-concurrent-runs <n>', 'most runs submitting, queued, running or completing at once; none: no cap', parseCap(0))
       .addOption(new Option('--update', 'replace the settings of an existing cluster of that name (PUT)'))
       .addOption(jsonOption("print the API's JSON of the cluster")),
     'erg clusters add --from .erg/local-slurm/cluster.json',

@@ -280,6 +280,11 @@ export interface paths {
                          */
                         maxConcurrentRuns?: number | null;
                         /**
+                         * @description most runs with a Slurm job in the cluster's queue at once (submitting, queued or running; every array task counts, as it does for Slurm): set it at or under the site's MaxSubmitJobs for erg's user and erg never hits that limit; null: no limit
+                         * @default null
+                         */
+                        maxQueuedJobs?: number | null;
+                        /**
                          * @description where the site installed erg's node helper (deploy/node-helper), which sets the `power` a campaign asks for; erg probes it when it first reaches the cluster
                          * @default /usr/local/sbin/erg-power-helper
                          */
@@ -2622,6 +2627,11 @@ export interface components {
              */
             maxConcurrentRuns?: number | null;
             /**
+             * @description most runs with a Slurm job in the cluster's queue at once (submitting, queued or running; every array task counts, as it does for Slurm): set it at or under the site's MaxSubmitJobs for erg's user and erg never hits that limit; null: no limit
+             * @default null
+             */
+            maxQueuedJobs?: number | null;
+            /**
              * @description where the site installed erg's node helper (deploy/node-helper), which sets the `power` a campaign asks for; erg probes it when it first reaches the cluster
              * @default /usr/local/sbin/erg-power-helper
              */
@@ -2678,6 +2688,7 @@ export interface components {
             modelIdleW: number;
             modelMaxW: number;
             maxConcurrentRuns: number | null;
+            maxQueuedJobs: number | null;
             powerHelper: string;
             /** @description null until the scheduler has reached the cluster */
             capabilities: components["schemas"]["ClusterCapabilitiesInput"] | null;
@@ -3886,6 +3897,11 @@ export interface components {
              */
             maxConcurrentRuns: number | null;
             /**
+             * @description most runs with a Slurm job in the cluster's queue at once (submitting, queued or running; every array task counts, as it does for Slurm): set it at or under the site's MaxSubmitJobs for erg's user and erg never hits that limit; null: no limit
+             * @default null
+             */
+            maxQueuedJobs: number | null;
+            /**
              * @description where the site installed erg's node helper (deploy/node-helper), which sets the `power` a campaign asks for; erg probes it when it first reaches the cluster
              * @default /usr/local/sbin/erg-power-helper
              */
@@ -3942,6 +3958,7 @@ export interface components {
             modelIdleW: number;
             modelMaxW: number;
             maxConcurrentRuns: number | null;
+            maxQueuedJobs: number | null;
             powerHelper: string;
             /** @description null until the scheduler has reached the cluster */
             capabilities: components["schemas"]["ClusterCapabilities"] | null;
