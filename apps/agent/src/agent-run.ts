@@ -1,9 +1,11 @@
+import { marksFileName } from '@erg/spec/marks';
 import { nowMs, startTicker, type Ticker } from './clock';
 import type { AgentConfig } from './config';
 import { BatchCloser } from './batch-closer';
 import { sourceCounters, type AgentStats, type DroppedSensor } from './agent-stats';
 import { spoolFiles, writeFileAtomic } from './files';
 import { errorMessage, type Logger } from './log';
+import { MARK_EARLY_SLACK_MS, MarksTail, MarkTimeline } from './marks-tail';
 import { nodeInfoMembers, type NodeInfo } from './meta';
 import type { Pusher } from './push';
 import type { SampleStore } from './samples';
@@ -32,8 +34,9 @@ export interface AgentRunParts {
 
 /**
  * One agent run on one node, from its first sample to its stats: samples on a drift-free schedule,
- * closes a batch every batch window (spooled, then pushed), keeps the spool synced and `.acked`
- * current, and on stop takes a last sample, drains the pusher and writes `.stats.json`.
+ * closes a batch every batch window (spooled, then pushed) with the workload's marks read since
+ * the last, keeps the spool synced and `.acked` current, and on stop takes a last sample, sends
+ * every mark written until then, drains the pusher and writes `.stats.json`.
  */
 export class AgentRun {
   private readonly config: AgentConfig;
@@ -49,6 +52,8 @@ export class AgentRun {
   private readonly pusher: Pusher | undefined;
   private readonly sampler: Sampler;
   private readonly batches: BatchCloser;
+  /** The workload's phase marks (`<node>.marks` beside the spool), read as batches close. */
+  private readonly marks: MarksTail;
   /** Highest seq with every seq ≤ it settled on the server; moved by the pusher, written to `.acked`. */
   private ackedSeq: number;
   /** End of the current batch window (Unix ms): start + m × batchMs. */
@@ -72,7 +77,12 @@ export class AgentRun {
     this.ackedSeq = spool.recovery.ackedSeq;
     this.pusher = config.apiUrl === undefined ? undefined : this.createPusher(config.apiUrl, token);
     this.sampler = new Sampler(this.active, this.store, files.ready, log);
-    this.batches = new BatchCloser(config.node, this.store, spool, this.pusher, log, nodeInfoMembers(nodeInfo));
+    // A restarted agent reads the marks file again from 0: marks its predecessor read may be much
+    // older than this process; the first agent of a node starts before the workload writes any.
+    this.marks = new MarksTail(`${config.spoolDir}/${marksFileName(config.node)}`, MarkTimeline.now(), log, {
+      ...(spool.recovery.existing === 0 ? { earliestMs: startedAt - MARK_EARLY_SLACK_MS } : {}),
+    });
+    this.batches = new BatchCloser(config.node, this.store, spool, this.pusher, log, nodeInfoMembers(nodeInfo), this.marks);
     this.nextBatchAt = startedAt + config.batchMs;
   }
 
@@ -111,6 +121,7 @@ export class AgentRun {
       const t = nowMs();
       this.sampler.sample(t);
       if (t >= this.nextBatchAt || this.store.pendingSamples >= this.config.maxBatchSamples) {
+        this.marks.poll();
         this.batches.close();
         this.advanceBatchWindow(t);
       }
@@ -137,8 +148,7 @@ export class AgentRun {
   private async finish(): Promise<AgentStats> {
     this.ticker?.stop();
     clearInterval(this.housekeeping);
-    this.sampler.sample(nowMs());
-    this.batches.close();
+    this.closeLastBatches();
     this.spool.sync();
     if (this.pusher) {
       await this.pusher.drain(this.config.drainMs);
@@ -151,6 +161,20 @@ export class AgentRun {
     writeFileAtomic(this.files.stats, `${JSON.stringify(stats, null, 2)}\n`, { fsync: true });
     this.log.info('agent stopped', { batches: stats.batches, samples: stats.samples, pushed: stats.pushed, unacked: stats.unacked });
     return stats;
+  }
+
+  /**
+   * A last sample, and every mark written until now: the file is read to its end and its marks
+   * go in batches of MAX_BATCH_MARKS, each with a fresh sample (a batch carries samples). Stops
+   * when a batch cannot be spooled: what is left is counted as dropped.
+   */
+  private closeLastBatches(): void {
+    for (;;) {
+      this.sampler.sample(nowMs());
+      const caughtUp = this.marks.fill();
+      if (!this.batches.close() || (caughtUp && this.marks.pending.length === 0)) break;
+    }
+    this.marks.close();
   }
 
   private async stopSources(): Promise<void> {
@@ -170,6 +194,7 @@ export class AgentRun {
     const sourceStats = Object.fromEntries(this.active.map(({ source }) => [source.name, source.stats?.() ?? {}]));
     const counters = sourceCounters(sourceStats);
     const seq = batches.nextSeq;
+    const marks = this.marks.stats();
     return {
       agentVersion: AGENT_VERSION,
       node: config.node,
@@ -193,6 +218,10 @@ export class AgentRun {
       missedTicks: this.ticker?.missed ?? 0,
       readErrors: this.sampler.readErrors + counters.readErrors,
       spoolErrors: batches.spoolErrors,
+      marksSent: marks.sent,
+      marksBadLines: marks.badLines,
+      marksDropped: marks.dropped,
+      marksCapped: marks.capped,
       droppedSensors: this.droppedSensors,
       fsyncs: this.spool.fsyncs,
       cpuUserMs: Math.round(cpu.user / 1000),

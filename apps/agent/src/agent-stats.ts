@@ -33,6 +33,14 @@ export interface AgentStats {
   readErrors: number;
   /** Batches lost because the spool could not be written. */
   spoolErrors: number;
+  /** Phase marks (`<node>.marks`) put into spooled batches by this process. */
+  marksSent: number;
+  /** Lines of `<node>.marks` skipped: not a mark, too long, or dated implausibly. */
+  marksBadLines: number;
+  /** Marks read but never spooled (the last batches could not be). */
+  marksDropped: number;
+  /** Whether reading `<node>.marks` stopped at the node's limit (MAX_NODE_MARKS): later marks were not read. */
+  marksCapped: boolean;
   droppedSensors: DroppedSensor[];
   fsyncs: number;
   cpuUserMs: number;

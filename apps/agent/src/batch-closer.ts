@@ -1,9 +1,23 @@
+import type { BatchMark } from '@erg/spec/marks';
 import { errorMessage, type Logger } from './log';
 import type { Pusher } from './push';
 import type { SampleStore } from './samples';
 import type { Spool } from './spool';
 
-/** Closes the store's current batch: onto the spool first (durable), then to the pusher. */
+/** Where a batch's phase marks come from (marks-tail.ts's MarksTail). */
+export interface MarkSource {
+  /** The marks for the next batch, in file order (at most MAX_BATCH_MARKS). */
+  readonly pending: readonly BatchMark[];
+  /** The first `n` of them are in a spooled batch. */
+  sent(n: number): void;
+}
+
+/** The batch member for `marks`: `,"marks":[…]`, or '' when there are none. */
+export function marksMember(marks: readonly BatchMark[]): string {
+  return marks.length === 0 ? '' : `,"marks":${JSON.stringify(marks)}`;
+}
+
+/** Closes the store's current batch, with the marks read since the last one: onto the spool first (durable), then to the pusher. */
 export class BatchCloser {
   /** Seq of the next batch: the spool's next one, so seqs continue across agent processes. */
   private seq: number;
@@ -26,6 +40,8 @@ export class BatchCloser {
     private readonly log: Logger,
     /** `,"fingerprint":{…}[,"power":{…}]`: JSON members for that batch. */
     private readonly nodeInfo: string,
+    /** The workload's phase marks; none without it. */
+    private readonly marks?: MarkSource,
   ) {
     this.seq = spool.recovery.nextSeq;
     this.firstSeq = this.seq;
@@ -36,26 +52,34 @@ export class BatchCloser {
     return this.seq;
   }
 
-  /** Spools and queues the samples collected since the last batch; nothing when there are none. */
-  close(): void {
+  /**
+   * Spools and queues the samples collected since the last batch and the pending marks; nothing
+   * when there are no samples (a batch carries samples: the marks wait for the next). Returns
+   * whether a batch was spooled.
+   */
+  close(): boolean {
+    if (this.store.pendingSamples === 0) return false;
     const withSensors = this.store.version !== this.sentVersion;
-    const line = this.store.takeBatch(this.node, this.seq, withSensors, withSensors && this.nodeInfoPending ? this.nodeInfo : '');
-    if (line === null) return;
+    const marks = this.marks?.pending ?? [];
+    const line = this.store.takeBatch(this.node, this.seq, withSensors, withSensors && this.nodeInfoPending ? this.nodeInfo : '', marksMember(marks));
+    if (line === null) return false;
     // The batch is on disk (appended; fsync'd within a second) before it is ever sent.
     let spooled;
     try {
       spooled = this.spool.append(this.seq, line);
     } catch (err) {
       // Disk full or gone: this batch is lost (and said so); sampling goes on and the next batch
-      // takes the same seq, so the spool stays gap-free.
+      // takes the same seq, so the spool stays gap-free. Its marks stay pending: the next batch carries them.
       this.spoolErrors += 1;
       this.log.error('spool append failed; batch lost', { seq: this.seq, error: errorMessage(err) });
-      return;
+      return false;
     }
     this.sentVersion = this.store.version;
     if (withSensors) this.nodeInfoPending = false;
+    if (marks.length > 0) this.marks?.sent(marks.length);
     this.seq += 1;
     this.spooled += 1;
     this.pusher?.enqueue(spooled);
+    return true;
   }
 }

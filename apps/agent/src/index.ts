@@ -13,3 +13,4 @@ export { QUANTITY_UNITS, SOURCE_NAMES, sensorName } from './wire';
 export { AgentConfig, parseCommandLine, USAGE, ConfigError } from './config';
 export { startAgent, AgentStartError, type AgentHandle } from './agent';
 export type { AgentStats } from './agent-stats';
+export { MARK_TOOL_FILES, type MarkToolFile } from './mark-tools';

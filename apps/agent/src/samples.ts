@@ -90,9 +90,10 @@ export class SampleStore {
    * Closes the current batch: returns it as one JSON line (no newline) and empties the columns,
    * or returns null when nothing was collected. The line is built by hand from the typed arrays
    * (join) so no per-sample objects are made. `withSensors`: the batch declares the sensor set,
-   * followed by `nodeInfo` — further members as JSON text (`,"fingerprint":{…}`), or ''.
+   * followed by `nodeInfo` — further members as JSON text (`,"fingerprint":{…}`), or ''. `tail`:
+   * members after the samples, the same way (`,"marks":[…]`), or ''.
    */
-  takeBatch(node: string, seq: number, withSensors: boolean, nodeInfo = ''): string | null {
+  takeBatch(node: string, seq: number, withSensors: boolean, nodeInfo = '', tail = ''): string | null {
     if (this.pending === 0) return null;
     const parts: string[] = [spoolLineHead(node, seq)];
     if (withSensors) parts.push(`,"sensors":${JSON.stringify(this.sensors())}`, nodeInfo);
@@ -108,7 +109,7 @@ export class SampleStore {
       first = false;
       this.counts[id] = 0;
     }
-    parts.push(']}');
+    parts.push(']', tail, '}');
     this.pending = 0;
     return parts.join('');
   }

@@ -1,35 +1,57 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { AGENT_BUNDLE_PATH } from '@erg/agent';
+import { AGENT_BUNDLE_PATH, MARK_TOOL_FILES } from '@erg/agent';
 import type { ClusterRecord } from '@erg/db';
 import type { ClusterLink } from './connections';
 
+/** Where a cluster's jobs find the agent and the phase-mark writers. */
+export interface StagedAgent {
+  /** The agent bundle, run by the cluster's agentCommand. */
+  bundle: string;
+  /** The mark writers' folder: `bin/erg-mark` goes on the job's PATH, `python/` on its PYTHONPATH. */
+  markTools: string;
+}
+
 /**
- * The telemetry agent as one self-contained file, staged once per cluster work dir under a name
- * that carries its content hash: a new erg version stages a new file, running jobs keep theirs.
+ * The telemetry agent as one self-contained file, and the phase-mark writers a workload calls
+ * (`erg-mark`, the `erg` Python module), staged once per cluster work dir under names that carry
+ * their content hash: a new erg version stages new files, running jobs keep theirs.
  */
 export class AgentBundle {
   private readonly content: string;
   private readonly hash: string;
+  private readonly tools: { relPath: string; content: string; mode: number }[];
+  private readonly toolsHash: string;
   private readonly staged = new Set<string>();
 
   constructor(path: string = AGENT_BUNDLE_PATH) {
     this.content = readFileSync(path, 'utf8');
     this.hash = createHash('sha256').update(this.content).digest('hex').slice(0, 12);
+    this.tools = MARK_TOOL_FILES.map((f) => ({ relPath: f.relPath, content: readFileSync(f.source, 'utf8'), mode: f.mode }));
+    const toolsDigest = createHash('sha256');
+    for (const t of this.tools) toolsDigest.update(`${t.relPath}\u0000${t.mode}\u0000${t.content}\u0000`);
+    this.toolsHash = toolsDigest.digest('hex').slice(0, 12);
   }
 
   remotePath(cluster: ClusterRecord): string {
     return `${cluster.workDir}/.erg-agent/erg-agent-${this.hash}.js`;
   }
 
-  /** Uploads the bundle unless this process already did for this cluster and work dir. */
-  async ensureStaged(cluster: ClusterRecord, link: ClusterLink): Promise<string> {
-    const remote = this.remotePath(cluster);
-    const key = `${cluster.id}|${remote}`;
+  markToolsPath(cluster: ClusterRecord): string {
+    return `${cluster.workDir}/.erg-agent/marks-${this.toolsHash}`;
+  }
+
+  /** Uploads the bundle and the mark writers unless this process already did for this cluster and work dir. */
+  async ensureStaged(cluster: ClusterRecord, link: ClusterLink): Promise<StagedAgent> {
+    const staged = { bundle: this.remotePath(cluster), markTools: this.markToolsPath(cluster) };
+    const key = `${cluster.id}|${staged.bundle}|${staged.markTools}`;
     if (!this.staged.has(key)) {
-      await link.connection.writeFiles(`${cluster.workDir}/.erg-agent`, [{ name: `erg-agent-${this.hash}.js`, content: this.content, mode: 0o644 }]);
+      await link.connection.writeFiles(`${cluster.workDir}/.erg-agent`, [
+        { name: `erg-agent-${this.hash}.js`, content: this.content, mode: 0o644 },
+        ...this.tools.map((t) => ({ name: `marks-${this.toolsHash}/${t.relPath}`, content: t.content, mode: t.mode })),
+      ]);
       this.staged.add(key);
     }
-    return remote;
+    return staged;
   }
 }

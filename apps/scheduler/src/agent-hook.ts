@@ -1,5 +1,6 @@
 import type { ClusterRecord } from '@erg/db';
 import { shellQuote, type AgentHook } from '@erg/slurm';
+import type { StagedAgent } from './agent-bundle';
 import { agentStartLines, agentStopLines, type CampaignSpec } from '@erg/spec';
 
 /**
@@ -8,7 +9,7 @@ import { agentStartLines, agentStopLines, type CampaignSpec } from '@erg/spec';
  * command and this campaign's telemetry settings. Every value from the cluster's settings is
  * shell-quoted; the rest is erg's own text.
  */
-export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, bundlePath: string): AgentHook {
+export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, staged: StagedAgent): AgentHook {
   const { intervalMs, idleBaselineS } = spec.telemetry;
   const options = [
     `--interval-ms ${intervalMs}`, `--model-idle-w ${cluster.modelIdleW}`, `--model-max-w ${cluster.modelMaxW}`,
@@ -17,7 +18,8 @@ export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, bundlePath
     ...(spec.workloadDir !== undefined ? ['--workload-dir "$ERG_WORKLOAD_DIR"'] : []),
   ].join(' ');
   const start = agentStartLines({
-    program: `${shellQuote(cluster.agentCommand)} ${shellQuote(bundlePath)}`,
+    program: `${shellQuote(cluster.agentCommand)} ${shellQuote(staged.bundle)}`,
+    markTools: shellQuote(staged.markTools),
     options,
     gpusPerNode: spec.resources.gpusPerNode,
     idleBaselineS,

@@ -9,6 +9,7 @@ import {
 } from '@erg/slurm';
 import { RUN_DIR_FILES, runDirPath, runTokenFile } from '@erg/spec';
 import { agentHook } from './agent-hook';
+import type { StagedAgent } from './agent-bundle';
 import { powerHook } from './power-hook';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
@@ -24,13 +25,13 @@ export interface Prepared {
   resourceLines: string[];
 }
 
-async function renderRun(ctx: SchedulerContext, cluster: ClusterRecord, run: ClaimedRun, agentPath: string | null, token: string): Promise<Prepared> {
+async function renderRun(ctx: SchedulerContext, cluster: ClusterRecord, run: ClaimedRun, agent: StagedAgent | null, token: string): Promise<Prepared> {
   const spec = await ctx.specs.get(run.campaignId);
   const runDir = runDirPath(cluster.workDir, run.campaignId, run.id);
   const power = powerHook(cluster, spec, run.configurationKey, run.parameters);
   const defaultPartition = cluster.defaultPartition ?? undefined;
   const files = renderRunFiles({
-    ...(agentPath ? { agent: agentHook(cluster, spec, agentPath) } : {}),
+    ...(agent ? { agent: agentHook(cluster, spec, agent) } : {}),
     ...(power ? { power } : {}),
     runId: run.id,
     campaignId: run.campaignId,
@@ -165,10 +166,10 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
   const own = await lease.own();
   const prepared: Prepared[] = [];
   const unrenderable: { runId: string; reason: string }[] = [];
-  let agentPath: string | null = null;
+  let agent: StagedAgent | null = null;
   try {
     ctx.log.debug({ cluster: cluster.name, phase: 'staging', runs: claimed.length }, 'cycle phase');
-    agentPath = ctx.agent ? await ctx.agent.ensureStaged(cluster, link) : null;
+    agent = ctx.agent ? await ctx.agent.ensureStaged(cluster, link) : null;
   } catch (err) {
     await giveBackAfterClusterError(ctx, cluster, claimed.map((r) => r.id), `staging the telemetry agent on cluster "${cluster.name}" failed`, err, own);
     ctx.metrics.submissions.inc({ cluster: cluster.name, outcome: 'returned' }, claimed.length);
@@ -177,7 +178,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
   const tokens = await issueRunTokens(ctx.db, claimed.map((r) => r.id));
   for (const run of claimed) {
     try {
-      prepared.push(await renderRun(ctx, cluster, run, agentPath, tokens.get(run.id)!));
+      prepared.push(await renderRun(ctx, cluster, run, agent, tokens.get(run.id)!));
     } catch (err) {
       // Validation on the way in makes this unreachable for stored specs, but for a power state
       // the cluster cannot set (its helper went away since the campaign was accepted): the run

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { poolOf, withTransaction, type Database } from './client';
 import { encodeCopyBinary, type CopyValue } from './copy-binary';
+import { storeRunMarks } from './run-marks';
 
 /**
  * The bulk telemetry writer. Requests are not written one by one: every batch that arrives while
@@ -14,7 +15,8 @@ import { encodeCopyBinary, type CopyValue } from './copy-binary';
  * Storage: one row per (run, node, seq) in telemetry_batches — its primary key makes ingest
  * idempotent; new batches are learnt from its INSERT … ON CONFLICT DO NOTHING RETURNING — and,
  * loaded with a binary COPY, one row per sensor per new batch in telemetry_chunks holding the batch's samples
- * of that sensor as little-endian float64 arrays (t in Unix ms, v in the sensor's unit).
+ * of that sensor as little-endian float64 arrays (t in Unix ms, v in the sensor's unit). A new
+ * batch's phase marks go to run_marks in the same transaction (run-marks.ts).
  */
 export interface WriteResult {
   accepted: number;
@@ -122,7 +124,11 @@ export class TelemetryWriter {
       if (rows.length > 0) {
         await copyIn(client, 'COPY telemetry_chunks (run_id, node, sensor, seq, t_first, t_last, n, t, v) FROM STDIN (FORMAT binary)', encodeCopyBinary(rows));
       }
-      await storeRunNodes(client, batches.filter((p) => accepted.has(`${p.runId}|${p.batch.node}|${p.batch.seq}`)));
+      const stored = batches.filter((p) => accepted.has(`${p.runId}|${p.batch.node}|${p.batch.seq}`));
+      await storeRunNodes(client, stored);
+      // A duplicate batch's marks were stored with it; a new batch's marks may have come before
+      // in another seq (a restarted agent re-reads its marks file): each is stored once.
+      await storeRunMarks(client, stored.flatMap((p) => (p.batch.marks ? [{ runId: p.runId, node: p.batch.node, marks: p.batch.marks }] : [])));
       if (sensorCols.run.length > 0) {
         await client.query(
           `INSERT INTO telemetry_sensors (run_id, node, sensor, source, unit, scope, wrap_at)

@@ -1,4 +1,4 @@
-// @erg/energy — pure energy math: integration, counters, data quality, run energy, a run's power state, statistics, Pareto front, downsampling.
+// @erg/energy — pure energy math: integration, counters, data quality, run energy, energy per phase, a run's power state, statistics, Pareto front, downsampling.
 export { type EnergyErrorCode, EnergyInputError } from './errors';
 export {
   type Gap,
@@ -24,6 +24,32 @@ export {
   computeRunEnergy,
   perUnit,
 } from './compute-run-energy';
+export {
+  type PhaseAttributionMethod,
+  type PhaseEnergy,
+  type PhaseFit,
+  type PhaseMarkInput,
+  type RunPhases,
+  type RunPhasesInput,
+  type SensorTiming,
+  type StepEnergy,
+  type StepStatistics,
+  type UnmarkedEnergy,
+  computeRunPhases,
+  MIN_INTERVALS_PER_STEP,
+  stepStatistics,
+} from './phases';
+export { MAX_REGRESSION_LABELS, MIN_DESIGN_EIGENVALUE, MIN_READINGS_PER_LABEL } from './phase-attribution';
+export {
+  type CampaignPhases,
+  type ConfigurationPhaseRuns,
+  type ConfigurationPhases,
+  type OptimalConfigurations,
+  type PhaseComparison,
+  type PhaseDifference,
+  type PhaseSummary,
+  campaignPhases,
+} from './phase-summary';
 export { type PowerStateAssessment, type PowerStateInput, assessPowerState, LOCKED_CLOCK_SLACK_MHZ } from './power-state';
 export { type Summary, summarize } from './stats';
 export { type CountedFigures, type StoredFigures, countedFigures } from './counted-figures';

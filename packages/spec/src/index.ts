@@ -31,6 +31,8 @@ export * from './verdict';
 export * from './suite';
 export * from './dashboard';
 export * from './audit';
+export * from './marks';
+export * from './phases';
 export {
   CampaignSpec,
   CampaignSpecFields,

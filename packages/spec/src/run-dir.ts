@@ -17,10 +17,12 @@
  *     <node>.acked            the highest settled seq                        → parseAcked
  *     <node>.ready, <node>.meta.json, <node>.stats.json
  *     <node>.power.json       the node helper's record of the power state  → parsePowerRecord
+ *     <node>.marks            the workload's phase marks (marks.ts), tailed by the node's agent
  *     power.log               what srun and the helpers printed (powerStartLines)
  *
- * It imports only node-info (itself dependency-free): the agent bundles this file alone (`@erg/spec/run-dir`), without zod.
+ * It imports only node-info and marks (both dependency-free): the agent bundles this file alone (`@erg/spec/run-dir`), without zod.
  */
+import { MARKS_DIR_ENV } from './marks';
 import { parsePowerRecord, POWER_HELPER_OPTIONS, POWER_KNOBS, type PowerState } from './node-info';
 
 /** The names erg uses at the top of a run directory; the spec reserves every one of them in `files`. */
@@ -163,6 +165,12 @@ export interface AgentLaunch {
   gpusPerNode?: number;
   /** Seconds of idle baseline after the agents are ready (0: none). */
   idleBaselineS: number;
+  /**
+   * The phase-mark writers' folder on the cluster, shell-quoted by the caller: `bin/erg-mark`
+   * goes on the workload's PATH and `python/` (the `erg` module) on its PYTHONPATH. Absent: the
+   * workload has no writers, and ERG_MARKS_DIR is set all the same (a workload may write marks itself).
+   */
+  markTools?: string;
 }
 
 /**
@@ -183,8 +191,21 @@ export function agentStartLines(launch: AgentLaunch): string {
     'erg_i=0',
     `while [ "$(ls "$erg_telemetry" 2>/dev/null | grep -c '${ready}$')" -lt "\${SLURM_JOB_NUM_NODES:-1}" ] && [ $erg_i -lt ${ticks} ]; do sleep 0.1; erg_i=$((erg_i + 1)); done`,
     `[ $erg_i -lt ${ticks} ] || echo "erg: telemetry agents not ready after ${AGENT_READY_TIMEOUT_S} s (see ${RUN_DIR_FILES.telemetryDir}/${TELEMETRY_DIR_FILES.agentLog})" >&2`,
+    ...markWriterLines(launch.markTools),
     ...idleBaselineLines(launch.idleBaselineS),
   ].join('\n');
+}
+
+/**
+ * job.sh's lines that let the workload mark phases (marks.ts): where `<node>.marks` goes — the
+ * telemetry folder, which each node's agent tails — and the writers on PATH and PYTHONPATH.
+ * Exported, so they reach every srun task of the workload on every node.
+ */
+function markWriterLines(markTools: string | undefined): string[] {
+  return [
+    `export ${MARKS_DIR_ENV}="$erg_telemetry"`,
+    ...(markTools === undefined ? [] : [`export PATH=${markTools}/bin:"$PATH"`, `export PYTHONPATH=${markTools}/python"\${PYTHONPATH:+:$PYTHONPATH}"`]),
+  ];
 }
 
 /**

@@ -10,7 +10,10 @@
  *   the quantity's unit.
  * - batch: the samples one node collected during one batch window, columnar per sensor,
  *   numbered by `seq` = 0, 1, 2, … per node and run.
+ * - mark: a phase boundary or a step the workload wrote to `<node>.marks` (marks.ts), carried by
+ *   the next batch; identified by its line's byte offset in that file.
  */
+import type { BatchMark } from './marks';
 import type { NodeFingerprint, PowerRecord } from './node-info';
 
 /** The physical things a sensor can measure. */
@@ -125,6 +128,8 @@ export interface TelemetryBatchShape {
   fingerprint?: NodeFingerprint;
   /** The power state the node helper applied for the run, when the campaign asked for one: sent with the fingerprint. */
   power?: PowerRecord;
+  /** Phase marks the workload wrote since the last batch (marks.ts), at most MAX_BATCH_MARKS; absent when there are none. */
+  marks?: BatchMark[];
 }
 
 /** The API's answer to an accepted batch. */

@@ -1,15 +1,17 @@
 import { z } from 'zod';
 import { nestsDeeperThan } from './document';
 import { humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
+import { MARK_KINDS, MARK_NAME, MAX_BATCH_MARKS, type BatchMark } from './marks';
 import type { NodeFingerprint, PowerRecord } from './node-info';
 import { COMPONENTS, QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
 
 /**
  * The telemetry wire format: what agents (and importers) POST to /v1/runs/:id/telemetry.
- * A batch is `{ node, seq, samples, sensors? }`; `samples` holds, per sensor, either one sample
+ * A batch is `{ node, seq, samples, sensors?, marks? }`; `samples` holds, per sensor, either one sample
  * `{ sensor, t, v }` or a column `{ sensor, t: [...], v: [...] }`; `t` is Unix time in
  * milliseconds (fractions allowed), `v` is in the sensor's unit. (run, node, seq) identifies a
- * batch: sending it again changes nothing.
+ * batch: sending it again changes nothing. `marks` are the workload's phase marks (marks.ts),
+ * each identified by (run, node, offset): a mark sent again, in any batch, is stored once.
  */
 
 export { COMPONENTS, QUANTITIES, SENSOR_NAME, quantityOf, type Quantity } from './sensors';
@@ -120,6 +122,22 @@ export const PowerRecordSchema = z
   .strict()
   .meta({ id: 'PowerRecord' });
 
+/** The writers' word for themselves (`sh`, `py`), as marks.ts's parser takes it. */
+const MARK_WRITER = /^[a-z0-9]{1,16}$/;
+
+/** One phase mark in a batch (marks.ts's BatchMark); its `t` is checked against the run's time window by normalizeBatch. */
+export const TelemetryBatchMark = z
+  .object({
+    offset: z.int().min(0).describe('byte offset of the mark\'s line in <node>.marks: its identity (the first copy stored is kept)'),
+    kind: z.enum(MARK_KINDS).describe('begin/end bracket a phase (they nest); step counts one unit of work'),
+    name: z.string().regex(MARK_NAME, { error: 'a phase name: 1-64 letters, digits and _ . : / -' }),
+    t: z.number().describe('Unix ms on the samples\' timeline'),
+    clock: z.enum(['mono', 'wall']).describe('mono: converted from CLOCK_MONOTONIC on the node (immune to clock steps); wall: the writer\'s Unix time'),
+    writer: z.string().regex(MARK_WRITER, { error: 'who wrote the mark: 1-16 lowercase letters and digits (sh, py)' }),
+  })
+  .strict()
+  .meta({ id: 'BatchMark' });
+
 function batchSchema(numbers: z.ZodType<number[]>) {
   return z
     .object({
@@ -142,6 +160,7 @@ function batchSchema(numbers: z.ZodType<number[]>) {
       // run then says it has none — a power record missing is a flagged mismatch), the batch is kept.
       fingerprint: NodeFingerprintSchema.optional().catch(undefined),
       power: PowerRecordSchema.optional().catch(undefined),
+      marks: z.array(TelemetryBatchMark).max(MAX_BATCH_MARKS).optional(),
     })
     .strict();
 }
@@ -157,8 +176,10 @@ void agentBatchesAreAccepted;
 // And the API's view of a fingerprint and a power record is the agent's.
 const fingerprintsAgree = (f: z.infer<typeof NodeFingerprintSchema>): NodeFingerprint => f;
 const powerRecordsAgree = (r: z.infer<typeof PowerRecordSchema>): PowerRecord => r;
+const marksAgree = (m: z.infer<typeof TelemetryBatchMark>): BatchMark => m;
 void fingerprintsAgree;
 void powerRecordsAgree;
+void marksAgree;
 
 /**
  * The same envelope for the ingest hot path: sample columns are only checked to be arrays here,
@@ -210,13 +231,15 @@ export interface NormalizedBatch {
   sampleCount: number;
   fingerprint?: NodeFingerprint;
   power?: PowerRecord;
+  /** The batch's phase marks, as sent; absent when it carries none. */
+  marks?: BatchMark[];
 }
 
 /**
  * Turns a validated envelope into one time-sorted column per sensor, rejecting any value a sane
  * sensor cannot report: non-finite numbers, negative power, utilisation above 100 %, timestamps
- * outside `[minT, maxT]`. Every problem is reported with its path; a batch with any problem is
- * refused whole, so nothing of it is stored.
+ * outside `[minT, maxT]` (a mark's `t` too). Every problem is reported with its path; a batch with
+ * any problem is refused whole, so nothing of it is stored.
  */
 export function normalizeBatch(
   batch: TelemetryBatchInput,
@@ -282,6 +305,18 @@ export function normalizeBatch(
       }
     }
   }
+  const marks = batch.marks ?? [];
+  for (let i = 0; i < marks.length && issues.length < 20; i++) {
+    const t = marks[i]!.t;
+    if (!Number.isFinite(t) || t < bounds.minT || t > bounds.maxT) {
+      issues.push({
+        path: `marks[${i}].t`, code: 'time_out_of_range',
+        message: Number.isFinite(t)
+          ? `mark time ${t} (${iso(t)}) lies outside this run (${iso(bounds.minT)} … ${iso(bounds.maxT)}); t is Unix time in milliseconds`
+          : `mark time ${t} is not a finite number`,
+      });
+    }
+  }
   if (issues.length > 0) return { ok: false, issues };
   const series: SeriesChunk[] = [];
   for (const [sensor, col] of columns) series.push(sortedChunk(sensor, col.t, col.v));
@@ -291,6 +326,7 @@ export function normalizeBatch(
       node: batch.node, seq: batch.seq, series, sensors: batch.sensors ?? [], sampleCount: total,
       ...(batch.fingerprint ? { fingerprint: batch.fingerprint } : {}),
       ...(batch.power ? { power: batch.power } : {}),
+      ...(marks.length > 0 ? { marks } : {}),
     },
   };
 }
@@ -300,7 +336,7 @@ export type DecodedBatch = { ok: true; batch: NormalizedBatch } | { ok: false; i
 
 /**
  * A batch from its JSON text to sorted columns, every step bounded by the batch limits: the
- * nesting, the number of entries (refused before any entry is validated), the envelope
+ * nesting, the number of entries and of marks (refused before any entry is validated), the envelope
  * (TelemetryBatchWire) and normalizeBatch. The API runs it inline for small bodies and in a
  * worker thread for large ones; the scheduler's spool ingest runs decodeTelemetryValue on each
  * spooled line (a file the job can write), under the same limits.
@@ -326,6 +362,10 @@ export function decodeTelemetryValue(raw: unknown, bounds: SampleTimeBounds): De
       ok: false,
       issues: [{ path: 'samples', code: 'too_big', message: `${samples.length} entries in one batch; at most ${MAX_BATCH_SERIES} (send one column per sensor, or several batches)` }],
     };
+  }
+  const marks = (raw as { marks?: unknown } | null)?.marks;
+  if (Array.isArray(marks) && marks.length > MAX_BATCH_MARKS) {
+    return { ok: false, issues: [{ path: 'marks', code: 'too_big', message: `${marks.length} marks in one batch; at most ${MAX_BATCH_MARKS} (send the rest with the next batches)` }] };
   }
   const envelope = TelemetryBatchWire.safeParse(raw, { error: humanErrorMap });
   if (!envelope.success) return { ok: false, issues: issuesFromZodError(envelope.error).slice(0, 20) };

@@ -63,10 +63,12 @@ describe('the run directory has one owner', () => {
     ]);
   });
 
-  test('the owner imports only node-info, which imports nothing, so the agent can bundle it alone', () => {
+  test('the owner imports only marks and node-info, which import nothing, so the agent can bundle it alone', () => {
     const imports = [...fs.readFileSync(OWNER, 'utf8').matchAll(/^\s*import\s[^;]*?from\s+'([^']+)'|\brequire\('([^']+)'\)/gm)].map((m) => m[1] ?? m[2]);
-    expect(imports).toEqual(['./node-info']);
-    const nodeInfo = fs.readFileSync(path.join(path.dirname(OWNER), 'node-info.ts'), 'utf8');
-    expect(nodeInfo).not.toMatch(/^\s*import\s|\brequire\(/m);
+    expect(imports).toEqual(['./marks', './node-info']);
+    for (const leaf of ['node-info.ts', 'marks.ts']) {
+      const text = fs.readFileSync(path.join(path.dirname(OWNER), leaf), 'utf8');
+      expect(text).not.toMatch(/^\s*import\s|\brequire\(/m);
+    }
   });
 });

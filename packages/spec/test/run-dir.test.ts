@@ -122,6 +122,24 @@ describe('the agents\' lines in job.sh', () => {
     expect(srun).not.toMatch(/--ntasks(=| )/);
   });
 
+  test("the workload (a child of job.sh) finds ERG_MARKS_DIR at the agents' folder, erg-mark on PATH and the erg module on PYTHONPATH", () => {
+    const dir = runDir();
+    const tools = path.join(dir, 'marks tools'); // a space: the caller quotes it, the lines keep it one word
+    const start = agentStartLines({ ...launch, markTools: `'${tools}'` });
+    const marksLines = start.split('\n').filter((l) => /ERG_MARKS_DIR|PYTHONPATH|PATH=/.test(l));
+    const script = [
+      'erg_telemetry="$ERG_RUN_DIR/telemetry"', ...marksLines,
+      'bash -c \'echo "dir=$ERG_MARKS_DIR"; echo "path=${PATH%%:*}"; echo "py=$PYTHONPATH"\'',
+    ].join('\n');
+    const withPy = bash(`export ERG_RUN_DIR=${dir}; export PYTHONPATH=/site\n${script}`, dir);
+    expect(withPy.stdout).toBe(`dir=${dir}/telemetry\npath=${tools}/bin\npy=${tools}/python:/site\n`);
+    // No PYTHONPATH before: no empty entry (which would put the current directory on it).
+    expect(bash(`export ERG_RUN_DIR=${dir}\n${script}`, dir).stdout).toContain(`py=${tools}/python\n`);
+    // Without writers staged, the folder is still named (a workload may write marks itself).
+    expect(agentStartLines(launch)).toContain('export ERG_MARKS_DIR="$erg_telemetry"');
+    expect(agentStartLines(launch)).not.toContain('PYTHONPATH');
+  });
+
   test('start with an idle baseline ends with its lines', () => {
     expect(agentStartLines({ ...launch, idleBaselineS: 5 }).endsWith(idleBaselineLines(5).join('\n'))).toBe(true);
   });

@@ -2505,6 +2505,24 @@ export interface components {
             } | null;
             error: string | null;
         };
+        BatchMarkInput: {
+            /** @description byte offset of the mark's line in <node>.marks: its identity (the first copy stored is kept) */
+            offset: number;
+            /**
+             * @description begin/end bracket a phase (they nest); step counts one unit of work
+             * @enum {string}
+             */
+            kind: "begin" | "end" | "step";
+            name: string;
+            /** @description Unix ms on the samples' timeline */
+            t: number;
+            /**
+             * @description mono: converted from CLOCK_MONOTONIC on the node (immune to clock steps); wall: the writer's Unix time
+             * @enum {string}
+             */
+            clock: "mono" | "wall";
+            writer: string;
+        };
         TelemetryBatchInput: {
             node: string;
             seq: number;
@@ -2528,6 +2546,7 @@ export interface components {
             }[];
             fingerprint?: components["schemas"]["NodeFingerprintInput"];
             power?: components["schemas"]["PowerRecordInput"];
+            marks?: components["schemas"]["BatchMarkInput"][];
         };
         TelemetryAcceptedInput: {
             /** @description samples stored */
@@ -3579,6 +3598,154 @@ export interface components {
             /** @description cursor of the next page; null on the last */
             next: string | null;
         };
+        PhaseEnergyInput: {
+            name: string;
+            /** @description begin/end pairs overlapping the window, over all nodes */
+            occurrences: number;
+            /** @description inclusive time (node-seconds): while the phase was open, nested phases included, clipped to the window */
+            timeS: number;
+            /** @description time (node-seconds) while it was the innermost open phase */
+            selfTimeS: number;
+            /** @description inclusive energy: its own and that of the phases nested in it */
+            energyJ: number;
+            /** @description exclusive energy: its leaf-label share; the self energies and unmarked add up to the run’s energyJ */
+            selfEnergyJ: number;
+            /** @description energyJ / timeS: one node’s mean power in the phase; null when timeS is 0 */
+            meanPowerW: number | null;
+            /** @description energyJ / the run’s energyJ (0–1); null when that is 0 */
+            share: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            ci95J: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            selfCi95J: number | null;
+            /**
+             * @description proportional where any sensor’s readings could not separate the labels it is made of
+             * @enum {string}
+             */
+            method: "regression" | "proportional";
+        };
+        UnmarkedEnergyInput: {
+            /** @description node-seconds of the window inside no phase */
+            timeS: number;
+            energyJ: number;
+            /** @description null when timeS is 0 */
+            meanPowerW: number | null;
+            /** @description energyJ / the run’s energyJ; null when that is 0 */
+            share: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            ci95J: number | null;
+            /** @enum {string} */
+            method: "regression" | "proportional";
+        };
+        StepStatisticsInput: {
+            /** @description steps measured */
+            n: number;
+            mean: number | null;
+            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
+            std: number | null;
+            /** @description 5th percentile (linear interpolation between order statistics) */
+            p5: number | null;
+            /** @description median */
+            p50: number | null;
+            /** @description 95th percentile */
+            p95: number | null;
+        };
+        StepEnergyInput: {
+            /** @description the step counter’s name (`step` when the workload gave none) */
+            name: string;
+            /** @description step marks inside the window, over all nodes */
+            count: number;
+            /** @description one node's energy per step: its counters interpolated (or its power integrated) between the step's two marks */
+            energyJ: components["schemas"]["StepStatisticsInput"];
+            /** @description time per step */
+            timeS: components["schemas"]["StepStatisticsInput"];
+            /** @description steps shorter than 2 sampling intervals of their node's slowest sensor: their energy is interpolated between readings, below what the sensors resolve */
+            belowResolution: number;
+        };
+        PhaseFitInput: {
+            node: string;
+            /** @description one of the sensors computeRunEnergy counts for the node */
+            sensor: string;
+            /** @description the sensor’s energy over the window: what its labels’ energies add up to */
+            energyJ: number;
+            /** @enum {string} */
+            method: "regression" | "proportional";
+            /** @description readings (intervals with a known energy) inside the window */
+            observations: number;
+            /** @description leaf labels on the node in the sensor’s span, unmarked included */
+            labels: number;
+            /** @description what the labels’ estimates (fitted power × time, or energy read from the sensor’s curve) were multiplied by to add up to energyJ: 1 = they did already; a power sensor’s curve differs from its trapezoid total at the window’s edges */
+            rescale: number;
+        };
+        RunPhasesInput: {
+            /** @description the window’s length */
+            timeS: number;
+            /** @description the run’s energy over the window (computeRunEnergy’s energyJ): what the self energies and unmarked add up to */
+            energyJ: number;
+            /**
+             * @description proportional where any phase’s is, or where nothing was regressed (no sensor, or told to)
+             * @enum {string}
+             */
+            method: "regression" | "proportional";
+            /** @description the slowest median sampling (or averaging) interval among the sensors used; null without readings */
+            resolutionMs: number | null;
+            /** @description the sensors’ energy ÷ the sum of their labels’ estimates: the factor the estimates were scaled by overall (per sensor in fits); null where nothing was estimated */
+            rescale: number | null;
+            /** @description by inclusive energy, the largest first */
+            phases: components["schemas"]["PhaseEnergyInput"][];
+            unmarked: components["schemas"]["UnmarkedEnergyInput"];
+            /** @description by name */
+            steps: components["schemas"]["StepEnergyInput"][];
+            /** @description per node and sensor, how its energy was divided */
+            fits: components["schemas"]["PhaseFitInput"][];
+            warnings: string[];
+        };
+        PhaseSummaryInput: {
+            /** @description a phase's name, or (unmarked) for the time inside none */
+            name: string;
+            /** @description inclusive energy per run */
+            energyJ: components["schemas"]["SummaryInput"];
+            /** @description exclusive energy per run */
+            selfEnergyJ: components["schemas"]["SummaryInput"];
+            /** @description inclusive node-seconds per run */
+            timeS: components["schemas"]["SummaryInput"];
+        };
+        ConfigurationPhasesInput: {
+            key: string;
+            /** @description runs with phases */
+            n: number;
+            /** @description the runs’ energy */
+            energyJ: components["schemas"]["SummaryInput"];
+            /** @description by name, (unmarked) last */
+            phases: components["schemas"]["PhaseSummaryInput"][];
+        };
+        PhaseDifferenceInput: {
+            /** @description a phase's name, or (unmarked) */
+            name: string;
+            /** @description mean self energy in the runtime-optimal configuration’s runs */
+            runtimeOptimalJ: number;
+            /** @description mean self energy in the energy-optimal configuration’s runs */
+            energyOptimalJ: number;
+            /** @description runtimeOptimalJ − energyOptimalJ */
+            differenceJ: number;
+            /** @description differenceJ / the total difference; the shares add up to 1 (self energies partition a run’s energy); null when the total difference is 0 */
+            shareOfDifference: number | null;
+        };
+        PhaseComparisonInput: {
+            /** @description configuration key */
+            runtimeOptimal: string;
+            /** @description configuration key */
+            energyOptimal: string;
+            /** @description mean energy of the runtime-optimal configuration’s runs − that of the energy-optimal one’s */
+            differenceJ: number;
+            /** @description the phase that explains most of the difference first (by differenceJ in the direction of the total difference, then by name) */
+            phases: components["schemas"]["PhaseDifferenceInput"][];
+        };
+        CampaignPhasesInput: {
+            configurations: components["schemas"]["ConfigurationPhasesInput"][];
+            /** @description null when the campaign has no runtime- and energy-optimal configurations */
+            comparison: components["schemas"]["PhaseComparisonInput"] | null;
+        };
         /** @enum {string} */
         RoleInput: "viewer" | "researcher" | "maintainer";
         ProjectCreateInput: {
@@ -3775,6 +3942,24 @@ export interface components {
             } | null;
             error: string | null;
         };
+        BatchMark: {
+            /** @description byte offset of the mark's line in <node>.marks: its identity (the first copy stored is kept) */
+            offset: number;
+            /**
+             * @description begin/end bracket a phase (they nest); step counts one unit of work
+             * @enum {string}
+             */
+            kind: "begin" | "end" | "step";
+            name: string;
+            /** @description Unix ms on the samples' timeline */
+            t: number;
+            /**
+             * @description mono: converted from CLOCK_MONOTONIC on the node (immune to clock steps); wall: the writer's Unix time
+             * @enum {string}
+             */
+            clock: "mono" | "wall";
+            writer: string;
+        };
         TelemetryBatch: {
             node: string;
             seq: number;
@@ -3798,6 +3983,7 @@ export interface components {
             }[];
             fingerprint?: components["schemas"]["NodeFingerprint"];
             power?: components["schemas"]["PowerRecord"];
+            marks?: components["schemas"]["BatchMark"][];
         };
         TelemetryAccepted: {
             /** @description samples stored */
@@ -4846,6 +5032,154 @@ export interface components {
             items: components["schemas"]["AuditEntry"][];
             /** @description cursor of the next page; null on the last */
             next: string | null;
+        };
+        PhaseEnergy: {
+            name: string;
+            /** @description begin/end pairs overlapping the window, over all nodes */
+            occurrences: number;
+            /** @description inclusive time (node-seconds): while the phase was open, nested phases included, clipped to the window */
+            timeS: number;
+            /** @description time (node-seconds) while it was the innermost open phase */
+            selfTimeS: number;
+            /** @description inclusive energy: its own and that of the phases nested in it */
+            energyJ: number;
+            /** @description exclusive energy: its leaf-label share; the self energies and unmarked add up to the run’s energyJ */
+            selfEnergyJ: number;
+            /** @description energyJ / timeS: one node’s mean power in the phase; null when timeS is 0 */
+            meanPowerW: number | null;
+            /** @description energyJ / the run’s energyJ (0–1); null when that is 0 */
+            share: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            ci95J: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            selfCi95J: number | null;
+            /**
+             * @description proportional where any sensor’s readings could not separate the labels it is made of
+             * @enum {string}
+             */
+            method: "regression" | "proportional";
+        };
+        UnmarkedEnergy: {
+            /** @description node-seconds of the window inside no phase */
+            timeS: number;
+            energyJ: number;
+            /** @description null when timeS is 0 */
+            meanPowerW: number | null;
+            /** @description energyJ / the run’s energyJ; null when that is 0 */
+            share: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            ci95J: number | null;
+            /** @enum {string} */
+            method: "regression" | "proportional";
+        };
+        StepStatistics: {
+            /** @description steps measured */
+            n: number;
+            mean: number | null;
+            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
+            std: number | null;
+            /** @description 5th percentile (linear interpolation between order statistics) */
+            p5: number | null;
+            /** @description median */
+            p50: number | null;
+            /** @description 95th percentile */
+            p95: number | null;
+        };
+        StepEnergy: {
+            /** @description the step counter’s name (`step` when the workload gave none) */
+            name: string;
+            /** @description step marks inside the window, over all nodes */
+            count: number;
+            /** @description one node's energy per step: its counters interpolated (or its power integrated) between the step's two marks */
+            energyJ: components["schemas"]["StepStatistics"];
+            /** @description time per step */
+            timeS: components["schemas"]["StepStatistics"];
+            /** @description steps shorter than 2 sampling intervals of their node's slowest sensor: their energy is interpolated between readings, below what the sensors resolve */
+            belowResolution: number;
+        };
+        PhaseFit: {
+            node: string;
+            /** @description one of the sensors computeRunEnergy counts for the node */
+            sensor: string;
+            /** @description the sensor’s energy over the window: what its labels’ energies add up to */
+            energyJ: number;
+            /** @enum {string} */
+            method: "regression" | "proportional";
+            /** @description readings (intervals with a known energy) inside the window */
+            observations: number;
+            /** @description leaf labels on the node in the sensor’s span, unmarked included */
+            labels: number;
+            /** @description what the labels’ estimates (fitted power × time, or energy read from the sensor’s curve) were multiplied by to add up to energyJ: 1 = they did already; a power sensor’s curve differs from its trapezoid total at the window’s edges */
+            rescale: number;
+        };
+        RunPhases: {
+            /** @description the window’s length */
+            timeS: number;
+            /** @description the run’s energy over the window (computeRunEnergy’s energyJ): what the self energies and unmarked add up to */
+            energyJ: number;
+            /**
+             * @description proportional where any phase’s is, or where nothing was regressed (no sensor, or told to)
+             * @enum {string}
+             */
+            method: "regression" | "proportional";
+            /** @description the slowest median sampling (or averaging) interval among the sensors used; null without readings */
+            resolutionMs: number | null;
+            /** @description the sensors’ energy ÷ the sum of their labels’ estimates: the factor the estimates were scaled by overall (per sensor in fits); null where nothing was estimated */
+            rescale: number | null;
+            /** @description by inclusive energy, the largest first */
+            phases: components["schemas"]["PhaseEnergy"][];
+            unmarked: components["schemas"]["UnmarkedEnergy"];
+            /** @description by name */
+            steps: components["schemas"]["StepEnergy"][];
+            /** @description per node and sensor, how its energy was divided */
+            fits: components["schemas"]["PhaseFit"][];
+            warnings: string[];
+        };
+        PhaseSummary: {
+            /** @description a phase's name, or (unmarked) for the time inside none */
+            name: string;
+            /** @description inclusive energy per run */
+            energyJ: components["schemas"]["Summary"];
+            /** @description exclusive energy per run */
+            selfEnergyJ: components["schemas"]["Summary"];
+            /** @description inclusive node-seconds per run */
+            timeS: components["schemas"]["Summary"];
+        };
+        ConfigurationPhases: {
+            key: string;
+            /** @description runs with phases */
+            n: number;
+            /** @description the runs’ energy */
+            energyJ: components["schemas"]["Summary"];
+            /** @description by name, (unmarked) last */
+            phases: components["schemas"]["PhaseSummary"][];
+        };
+        PhaseDifference: {
+            /** @description a phase's name, or (unmarked) */
+            name: string;
+            /** @description mean self energy in the runtime-optimal configuration’s runs */
+            runtimeOptimalJ: number;
+            /** @description mean self energy in the energy-optimal configuration’s runs */
+            energyOptimalJ: number;
+            /** @description runtimeOptimalJ − energyOptimalJ */
+            differenceJ: number;
+            /** @description differenceJ / the total difference; the shares add up to 1 (self energies partition a run’s energy); null when the total difference is 0 */
+            shareOfDifference: number | null;
+        };
+        PhaseComparison: {
+            /** @description configuration key */
+            runtimeOptimal: string;
+            /** @description configuration key */
+            energyOptimal: string;
+            /** @description mean energy of the runtime-optimal configuration’s runs − that of the energy-optimal one’s */
+            differenceJ: number;
+            /** @description the phase that explains most of the difference first (by differenceJ in the direction of the total difference, then by name) */
+            phases: components["schemas"]["PhaseDifference"][];
+        };
+        CampaignPhases: {
+            configurations: components["schemas"]["ConfigurationPhases"][];
+            /** @description null when the campaign has no runtime- and energy-optimal configurations */
+            comparison: components["schemas"]["PhaseComparison"] | null;
         };
         /** @enum {string} */
         Role: "viewer" | "researcher" | "maintainer";
