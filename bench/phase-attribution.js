@@ -157,9 +157,12 @@ for (const steps of STEPS) {
   for (const [sensor, makeNode, timing] of [
     ['counter', (run, seed) => counterNode(run, seed), null],
     ['counter-20ms', (run, seed) => counterNode(run, seed, 20), { 'gpu0.energy': { lagMs: 10 } }],
-    ['counter-20ms', (run, seed) => counterNode(run, seed, 20), undefined],
+    // {}: timing said to be "the time since the previous reading" (what an undeclared sensor gets).
+    ['counter-20ms', (run, seed) => counterNode(run, seed, 20), { 'gpu0.energy': {} }],
     ['power', (run, seed) => powerNode(run, seed, 100), { 'gpu0.power': { averagingMs: 100 } }],
     ['power-50ms', (run, seed) => powerNode(run, seed, 50), { 'gpu0.power': { averagingMs: 50 } }],
+    ['power-50ms', (run, seed) => powerNode(run, seed, 50), { 'gpu0.power': {} }],
+    // undefined: what erg does with an hwmon power sensor that declared nothing (sensor-timing.ts: 50 ms, the firmware's default).
     ['power-50ms', (run, seed) => powerNode(run, seed, 50), undefined],
   ]) {
     const sensorTiming = timing ?? undefined;
@@ -198,8 +201,8 @@ for (const steps of STEPS) {
     rows.push({
       steps,
       sensor,
-      // declared: the sensor's timing was given (or is the default, which is right for it); undeclared: it was not.
-      timing: timing === undefined ? 'undeclared' : 'declared',
+      // declared: the sensor's timing was given (null: the default is right for it); undeclared: taken as the time since the previous reading; source default: erg's default for the source.
+      timing: timing === undefined ? 'source default' : timing !== null && Object.keys(Object.values(timing)[0]).length === 0 ? 'undeclared' : 'declared',
       seeds: SEEDS,
       method: [...methods].join('/'),
       regressionMedianPct: pct(median(worst.regression)),

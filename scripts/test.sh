@@ -51,6 +51,18 @@ install_compose_tools() {
 }
 for p in "${projects[@]}"; do [ "$p" != unit ] || install_compose_tools || true; done
 
+# The node helper's tests check its sudoers example with visudo and its scripts with shellcheck;
+# without them those tests would be skipped, and a skipped test proves nothing.
+install_helper_tools() {
+  command -v visudo >/dev/null && command -v shellcheck >/dev/null && return 0
+  echo "installing sudo (visudo) and shellcheck for the node helper's tests"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends sudo shellcheck >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends sudo shellcheck >/dev/null; } ||
+    { echo "could not install sudo / shellcheck; the node helper's visudo and shellcheck tests will be skipped" >&2; return 1; }
+}
+for p in "${projects[@]}"; do [ "$p" != unit ] || install_helper_tools || true; done
+
 mkdir -p test-artifacts
 status=0; passed=0; failed=0
 # One jest run: project $1, artifact test-artifacts/$2.json, further arguments to jest; adds its

@@ -23,7 +23,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # --slurm 24.11: the 24.11 cluster instead (24.11/up.sh); nothing below runs then.
 select_slurm up.sh "$@"
 
-readonly PACKAGES=(slurm-wlm slurmdbd munge openssh-server)
+# python3-minimal: workloads that mark phases with erg's Python module (examples/phases-cpu.yaml).
+readonly PACKAGES=(slurm-wlm slurmdbd munge openssh-server python3-minimal)
 
 # --- configuration rendering (pure: the fast path compares these with the files on disk) ---
 

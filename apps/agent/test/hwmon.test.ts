@@ -8,15 +8,16 @@ import { cleanupTempDirs, copyFixtures, detectContext, FIXTURES, recordingSink, 
 afterAll(cleanupTempDirs);
 
 describe('hwmon source (GH200 fixture)', () => {
-  test('finds the four socket-0 meters by their power1_oem_info labels and reads µW as W', () => {
+  test('finds the four socket-0 meters by their power1_oem_info labels, each declaring its power1_average_interval, and reads µW as W', () => {
     const ctx = detectContext({ 'sysfs-root': path.join(FIXTURES, 'gh200') });
     const source = detectHwmon(ctx);
     expect(source).not.toBeNull();
     expect(source?.sensors).toEqual([
-      { sensor: 'module0.power', source: 'hwmon', unit: 'W', scope: 'module' },
-      { sensor: 'grace0.power', source: 'hwmon', unit: 'W', scope: 'grace' },
-      { sensor: 'cpu0.power', source: 'hwmon', unit: 'W', scope: 'cpu' },
-      { sensor: 'sysio0.power', source: 'hwmon', unit: 'W', scope: 'sysio' },
+      // The firmware averages each reading over power1_average_interval (50 ms in the fixture) ending at it.
+      { sensor: 'module0.power', source: 'hwmon', unit: 'W', scope: 'module', averagingMs: 50 },
+      { sensor: 'grace0.power', source: 'hwmon', unit: 'W', scope: 'grace', averagingMs: 50 },
+      { sensor: 'cpu0.power', source: 'hwmon', unit: 'W', scope: 'cpu', averagingMs: 50 },
+      { sensor: 'sysio0.power', source: 'hwmon', unit: 'W', scope: 'sysio', averagingMs: 50 },
     ]);
     const sink = recordingSink();
     source?.read(1000, sink);
@@ -69,6 +70,23 @@ describe('hwmon source (GH200 fixture)', () => {
     expect(source?.sensors.map((s) => s.sensor)).toEqual(['module0.power', 'grace0.power', 'cpu0.power']);
     expect(source?.details.ignored).toEqual([{ hwmon: 'hwmon4', label: 'Mystery Power Rail 7' }]);
     expect((source?.details.meters as { averageIntervalMs: number | null }[])[2]?.averageIntervalMs).toBeNull();
+    void source?.stop();
+  });
+
+  test('each meter declares the interval its firmware is set to; one without the file, or with a value the API refuses, declares none', () => {
+    const root = copyFixtures('gh200');
+    const hw = path.join(root, 'sys/class/hwmon');
+    rewrite(path.join(hw, 'hwmon1/device/power1_average_interval'), 1000); // set to 1 s on this node
+    fs.rmSync(path.join(hw, 'hwmon2/device/power1_average_interval'));
+    rewrite(path.join(hw, 'hwmon3/device/power1_average_interval'), 0);
+    const source = detectHwmon(detectContext({ 'sysfs-root': root }));
+    expect(source?.sensors.map((s) => [s.sensor, s.averagingMs])).toEqual([
+      ['module0.power', 1000],
+      ['grace0.power', undefined],
+      ['cpu0.power', undefined],
+      ['sysio0.power', 50],
+    ]);
+    expect(source?.sensors[1]).not.toHaveProperty('averagingMs');
     void source?.stop();
   });
 

@@ -71,16 +71,17 @@ describe('nvml source (fake NVML library)', () => {
     const values = (t: number) => Object.fromEntries(sink.samples.filter((s) => s.t === t).map((s) => [names[s.local], s.v]));
     source?.read(1000, sink);
     source?.read(2000, sink);
-    // Detection made call 0 of each counter; these reads are calls 1 and 2.
+    // Detection made call 0 of each counter and the update probe calls 1–10 (this fake's counter
+    // steps at every call, so the probe stopped after nine changes); these reads are calls 11 and 12.
     expect(values(1000)).toMatchObject({
       'gpu0.power': 300, // GPU scope (field 186, scope 0), not nvmlDeviceGetPowerUsage
-      'module0.energy': 5000000.25, // 5000000000 + 250·1 mJ — past 2^32 mJ
+      'module0.energy': 5000002.75, // 5000000000 + 250·11 mJ — past 2^32 mJ
       'gpu0.clock': 1980,
       'gpu0.util': 50,
       'gpu0.mem_used': 1024 ** 3,
       'module0.power': 450,
       'gpu1.power': 310,
-      'module1.energy': 5001000.25,
+      'module1.energy': 5001002.75,
       'gpu1.clock': 1970,
       'gpu1.util': 51,
       'gpu1.mem_used': 2 * 1024 ** 3,
@@ -92,7 +93,7 @@ describe('nvml source (fake NVML library)', () => {
       'module0.power_limit': 1000,
       'gpu1.temp': 46,
     });
-    expect(values(2000)).toMatchObject({ 'gpu0.power': 300, 'module0.energy': 5000000.5, 'gpu1.power': 310, 'gpu0.power_limit': 900 });
+    expect(values(2000)).toMatchObject({ 'gpu0.power': 300, 'module0.energy': 5000003, 'gpu1.power': 310, 'gpu0.power_limit': 900 });
     // The state sensors are read at most once a second: a cycle 100 ms later reads only the others.
     source?.read(2100, sink);
     expect(Object.keys(values(2100))).toContain('gpu0.power');
@@ -122,7 +123,8 @@ describe('nvml source (fake NVML library)', () => {
     const ctx = detectContext({ 'nvml-lib': compile('libfake-nvml-h100.so', '-DFAKE_H100') });
     const source = detectNvml(ctx);
     expect(source?.sensors.filter((s) => s.sensor.startsWith('gpu0.') || s.sensor.startsWith('module'))).toEqual([
-      { sensor: 'gpu0.power', source: 'nvml', unit: 'W', scope: 'gpu' },
+      // nvmlDeviceGetPowerUsage on Hopper (compute capability 9.0): a 1 s average, per nvml.h.
+      { sensor: 'gpu0.power', source: 'nvml', unit: 'W', scope: 'gpu', averagingMs: 1000 },
       { sensor: 'gpu0.energy', source: 'nvml', unit: 'J', scope: 'gpu' },
       { sensor: 'gpu0.clock', source: 'nvml', unit: 'MHz', scope: 'gpu' },
       { sensor: 'gpu0.util', source: 'nvml', unit: '%', scope: 'gpu' },
@@ -135,13 +137,56 @@ describe('nvml source (fake NVML library)', () => {
       { sensor: 'gpu0.pcie_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
     ]);
     expect(source?.sensors.map((s) => s.sensor).filter((n) => n.endsWith('.power_limit'))).toEqual(['gpu0.power_limit', 'gpu1.power_limit']);
-    expect(source?.details).toMatchObject({ devices: [{ index: 0, name: 'NVIDIA H100 80GB HBM3 (fake)', superchip: false }, { index: 1, superchip: false }] });
+    expect(source?.details).toMatchObject({ devices: [{ index: 0, name: 'NVIDIA H100 80GB HBM3 (fake)', superchip: false, computeCapability: '9.0' }, { index: 1, superchip: false }] });
     const sink = recordingSink();
     const names = source?.sensors.map((s) => s.sensor) ?? [];
     source?.read(1000, sink);
     const at = Object.fromEntries(sink.samples.map((s) => [names[s.local], s.v]));
-    expect(at).toMatchObject({ 'gpu0.power': 101, 'gpu0.energy': 5000000.25, 'gpu1.energy': 5001000.25, 'gpu0.power_limit': 700 });
+    // Energy: call 11 (detection 0, the update probe 1–10).
+    expect(at).toMatchObject({ 'gpu0.power': 101, 'gpu0.energy': 5000002.75, 'gpu1.energy': 5001002.75, 'gpu0.power_limit': 700 });
     await source?.stop();
+  });
+
+  test('sensor timing: only nvmlDeviceGetPowerUsage averages (1 s from Ampere but GA100 on); the GPU- and module-scope power fields are instantaneous', async () => {
+    const gh200 = detectNvml(detectContext({ 'nvml-lib': lib }));
+    const timing = (source: typeof gh200) => Object.fromEntries((source?.sensors ?? []).filter((s) => s.averagingMs !== undefined || s.updateMs !== undefined).map((s) => [s.sensor, { averagingMs: s.averagingMs, updateMs: s.updateMs }]));
+    // GH200: gpu0.power is NVML_FI_DEV_POWER_INSTANT at GPU scope, module0.power at module scope.
+    expect(timing(gh200)).toEqual({});
+    await gh200?.stop();
+    const powerUsage = async (...defines: string[]) => {
+      const source = detectNvml(detectContext({ 'nvml-lib': compile(`libfake-nvml-${defines.join('')}.so`, '-DFAKE_H100', ...defines) }));
+      const found = source?.sensors.filter((s) => s.sensor.endsWith('.power')).map((s) => s.averagingMs);
+      await source?.stop();
+      return found;
+    };
+    expect(await powerUsage()).toEqual([1000, 1000]); // Hopper, 9.0
+    expect(await powerUsage('-DFAKE_COMPUTE_CAPABILITY=86')).toEqual([1000, 1000]); // Ampere GA10x
+    expect(await powerUsage('-DFAKE_COMPUTE_CAPABILITY=80')).toEqual([undefined, undefined]); // GA100 (A100, A30): instantaneous
+    expect(await powerUsage('-DNO_CC_CALL')).toEqual([undefined, undefined]); // the library cannot say: unknown
+  });
+
+  test('an energy counter that changes on its own clock declares the update period the probe measured', async () => {
+    const ctx = detectContext({ 'nvml-lib': compile('libfake-nvml-25ms.so', '-DFAKE_H100', '-DENERGY_UPDATE_MS=25') });
+    const source = detectNvml(ctx);
+    const energy = source?.sensors.filter((s) => s.sensor.endsWith('.energy')) ?? [];
+    expect(energy.map((s) => s.sensor)).toEqual(['gpu0.energy', 'gpu1.energy']);
+    for (const s of energy) {
+      expect(s.updateMs).toBeGreaterThanOrEqual(20); // 25 ms, read every ~1 ms (room for a loaded machine)
+      expect(s.updateMs).toBeLessThanOrEqual(35);
+    }
+    expect(source?.details.energyUpdates).toMatchObject({ 'gpu0.energy': { updateMs: energy[0]?.updateMs, changes: 9 }, 'gpu1.energy': { changes: 9 } });
+    await source?.stop();
+  });
+
+  test('a counter that changes at every read (faster than the probe resolves) or too seldom declares no update period, and meta says what was seen', async () => {
+    const everyRead = detectNvml(detectContext({ 'nvml-lib': lib }));
+    expect(everyRead?.sensors.find((s) => s.sensor === 'module0.energy')).not.toHaveProperty('updateMs');
+    expect(everyRead?.details.energyUpdates).toMatchObject({ 'module0.energy': { updateMs: null, changes: 9, reads: 9 } });
+    await everyRead?.stop();
+    const seldom = detectNvml(detectContext({ 'nvml-lib': compile('libfake-nvml-2s.so', '-DFAKE_H100', '-DENERGY_UPDATE_MS=2000') }));
+    expect(seldom?.sensors.find((s) => s.sensor === 'gpu0.energy')).not.toHaveProperty('updateMs');
+    expect(seldom?.details.energyUpdates).toMatchObject({ 'gpu0.energy': { updateMs: null, changes: 0 } });
+    await seldom?.stop();
   });
 
   test('without nvmlDeviceGetC2cModeInfoV (older drivers) a superchip is told by its name', async () => {

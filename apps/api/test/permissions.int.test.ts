@@ -89,6 +89,7 @@ describe('permission matrix: every route × role × own / other project (Postgre
     'POST /v1/runs/:id/telemetry': (s) => ({ method: 'POST', url: `/v1/runs/${s.importRunId}/telemetry`, body: { node: 'n1', seq: ++n, samples: [{ sensor: 'cpu0.power', t: [Date.now()], v: [100] }] } }),
     'GET /v1/runs/:id/telemetry': (s) => ({ method: 'GET', url: `/v1/runs/${s.runId}/telemetry` }),
     'GET /v1/runs/:id/energy': (s) => ({ method: 'GET', url: `/v1/runs/${s.runId}/energy` }),
+    'GET /v1/runs/:id/phases': (s) => ({ method: 'GET', url: `/v1/runs/${s.runId}/phases` }),
     'POST /v1/suites': (s) => ({ method: 'POST', url: '/v1/suites', body: suite(fresh('su'), s.cluster) }),
     'PUT /v1/suites/:name': (s) => ({ method: 'PUT', url: `/v1/suites/${s.suite}`, body: suite(s.suite, s.cluster) }),
     'GET /v1/suites': () => ({ method: 'GET', url: '/v1/suites' }),

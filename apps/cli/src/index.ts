@@ -26,5 +26,12 @@ export { clusterBody, ClusterFile, powerHelperText, slurmVersionText } from './c
 export { specFormat, DEFAULT_MAX_RUNS } from './commands/validate';
 export { watchCampaign, DEFAULT_INTERVAL_S } from './commands/watch';
 export { runReport, paintRunState, type RunEnergyAnswer, type RunReportOptions } from './run/render';
-export { ResultsGrouping } from './commands/results';
-export type { Run, RunEnergy } from './api-types';
+export { ResultsGrouping, printResults, type ResultsOptions } from './commands/results';
+export {
+  phasesReport, phasesHeader, phaseRows, stepRows, marksText, noPhasesText, howToMarkText, PHASE_MARKERS, type RunPhasesAnswer,
+} from './phases/render';
+export {
+  renderPhaseResults, phaseResultsTable, phaseResultsMarkdown, phaseResultsCsv, phaseResultRows, comparisonSentence, comparisonRows, orderedPhases,
+  noCampaignPhasesText, PHASE_CSV_COLUMNS, PHASE_LEGEND, COMPARISON_PHASES_SHOWN, type PhaseResultsOutput,
+} from './results/by-phase';
+export type { Run, RunEnergy, RunPhasesView, RunPhases, CampaignPhases, ConfigurationPhases, PhaseComparison } from './api-types';

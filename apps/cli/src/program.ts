@@ -8,6 +8,7 @@ import { registerCancel } from './commands/cancel';
 import { registerClusters } from './commands/clusters';
 import { registerConfig, registerLogin } from './commands/login';
 import { registerLogs } from './commands/logs';
+import { registerPhases } from './commands/phases';
 import { registerResults } from './commands/results';
 import { registerRun } from './commands/run';
 import { registerRuns } from './commands/runs';
@@ -85,6 +86,7 @@ export function buildProgram(runtime: CliRuntime, outcome: { code: ExitCode } = 
   registerWatch(program, act);
   registerRuns(program, act);
   registerRun(program, act);
+  registerPhases(program, act);
   registerLogs(program, act);
   registerCancel(program, act);
   registerResults(program, act);

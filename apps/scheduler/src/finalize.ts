@@ -1,12 +1,13 @@
-import type { FinishedRun, TrackedRun } from '@erg/db';
+import { storeJobMarks, type FinishedRun, type TrackedRun } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
 import { readJobFile, type JobFileContent, type SlurmJob } from '@erg/slurm';
-import { describePowerFailure, isTerminalRunState, parseIdleWindow, parseTiming, RUN_DIR_FILES } from '@erg/spec';
+import { describePowerFailure, isTerminalRunState, parseIdleWindow, parseTiming, RUN_DIR_FILES, type CampaignSpec } from '@erg/spec';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
-import { clusterLogSource, scanMetrics, type LogSource } from './metric-scan';
+import { describeOutside, type LogMarks } from './log-phases';
+import { clusterLogSource, scanRunLogs, type LogSource } from './metric-scan';
 import { jobWindow } from './outputs';
-import { pullSpool } from './spool';
+import { pullSpool, spoolSampleBounds } from './spool';
 
 /** Stored with the run, so logs stay readable after the cluster's work dir is cleaned. */
 const STORED_TAIL_BYTES = 64 * 1024;
@@ -24,10 +25,11 @@ export interface Finalized {
 /**
  * Gathers everything a finished run leaves in its directory — the workload window and exit code
  * the job script recorded, stdout/stderr tails, metrics parsed from the logs, spooled telemetry —
- * into the terminal update. Missing files are normal (a job cancelled while queued never ran)
- * and give nulls. A file the job replaced with something erg will not read (a FIFO, a directory,
- * a symlink, a sparse file: see @erg/slurm job-files) fails the run with that as its reason, and
- * everything else is still gathered. Throws only for infrastructure failures (SSH, database): the
+ * into the terminal update; the marks its campaign's `phases` find in stdout.log are stored here,
+ * as the run's marks, before the caller computes its energy. Missing files are normal (a job
+ * cancelled while queued never ran) and give nulls. A file the job replaced with something erg
+ * will not read (a FIFO, a directory, a symlink, a sparse file: see @erg/slurm job-files) fails
+ * the run with that as its reason, and everything else is still gathered. Throws only for infrastructure failures (SSH, database): the
  * run then stays tracked and the next cycle tries again.
  */
 export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run: TrackedRun, job: SlurmJob): Promise<Finalized> {
@@ -51,15 +53,19 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
   const warnings: string[] = [];
 
   let metrics: Record<string, number | null> = Object.fromEntries(spec.metrics.map((m) => [m.name, null]));
-  if (spec.metrics.length > 0 && run.runDir) {
+  const phases = spec.phases ?? [];
+  let logMarks: LogMarks | null = null;
+  if ((spec.metrics.length > 0 || phases.length > 0) && run.runDir) {
     const log = (file: string, tail: JobFileContent): LogSource =>
       // A log refused for its tail is not asked for again.
       tail.status === 'refused' ? { name: file, open: () => Promise.reject(tail.error) } : clusterLogSource(link.connection, run.runDir!, file, timeoutMs);
-    const scan = await scanMetrics(spec.metrics, { stdout: log(RUN_DIR_FILES.stdout, stdout), stderr: log(RUN_DIR_FILES.stderr, stderr) }, ctx.regexes, {
+    const logs = { stdout: log(RUN_DIR_FILES.stdout, stdout), stderr: log(RUN_DIR_FILES.stderr, stderr) };
+    const scan = await scanRunLogs({ metrics: spec.metrics, phases }, logs, ctx.regexes, {
       scanBytes: ctx.config.ERG_METRIC_SCAN_BYTES,
       regexBudgetMs: ctx.config.ERG_METRIC_REGEX_BUDGET_MS,
     });
     metrics = scan.metrics;
+    logMarks = scan.marks;
     warnings.push(...scan.warnings);
     for (const refusal of scan.refused) if (!problems.includes(refusal.message)) problems.push(refusal.message);
   }
@@ -70,6 +76,8 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
   const spool = await pullSpool(ctx, link, run, endedAt);
   problems.push(...spool.problems);
   warnings.push(...spool.warnings);
+  // After the spool: the marks go to every node the telemetry came from, the spooled ones included.
+  if (logMarks && logMarks.count > 0) warnings.push(...(await storeLogMarks(ctx, run, phases, logMarks, endedAt)));
 
   const ended = job.runState && isTerminalRunState(job.runState) ? job.runState : 'failed';
   const state = problems.length > 0 ? 'failed' : ended;
@@ -100,6 +108,23 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
     },
     spooled: { batches: spool.batches, samples: spool.samples },
   };
+}
+
+/**
+ * Stores the marks read from stdout.log as marks of every node of the run, those within the times
+ * its samples may carry; returns the warnings to store with the run.
+ */
+async function storeLogMarks(
+  ctx: SchedulerContext, run: TrackedRun, phases: NonNullable<CampaignSpec['phases']>, marks: LogMarks, endedAt: Date,
+): Promise<string[]> {
+  const bounds = spoolSampleBounds(run, endedAt);
+  const warnings = describeOutside(phases, marks.outside(bounds), RUN_DIR_FILES.stdout);
+  const { nodes, stored } = await storeJobMarks(ctx.db, run.id, marks.marksWithin(phases, bounds));
+  if (nodes.length === 0) {
+    warnings.push(`the phase marks found in ${RUN_DIR_FILES.stdout} were not stored: the run has no telemetry, so no node to attach them to`);
+  }
+  ctx.log.info({ runId: run.id, found: marks.count, nodes: nodes.length, stored }, 'stored phase marks from the log');
+  return warnings;
 }
 
 function text(file: JobFileContent): string | null {

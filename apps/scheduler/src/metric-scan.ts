@@ -3,14 +3,16 @@
  * streams, cut into batches of whole lines (BATCH_BYTES), and each batch is folded in a regex
  * worker (regex-runner.ts) into the metrics' running folds (metric-fold.ts). Memory stays at a few
  * batches; time is bounded by the scan cap (bytes) and the run's regex budget (worker time).
+ * A campaign's `phases` ride along on stdout.log: the same batches, tasks and budget also find
+ * its phase marks (phase-match.ts, log-phases.ts).
  *
  * Only what the metrics of a log need is read:
  * - only `last` metrics: blocks from the end backwards (1 MiB, doubling to 16 MiB), each block
  *   scanned forwards; a metric is settled by the last block in which it matched;
  * - only `first` (and `last`) metrics: from the start until every `first` has matched;
- * - any other reduce (`min`, `max`, `sum`, `mean`, `count`): one forward pass over the whole log,
- *   or, when the log is larger than the cap, over its last `scanBytes` (a warning says so); a
- *   `first` metric then gets its own pass from the start.
+ * - any other reduce (`min`, `max`, `sum`, `mean`, `count`), or phases: one forward pass over the
+ *   whole log, or, when the log is larger than the cap, over its last `scanBytes` (a warning says
+ *   so); a `first` metric then gets its own pass from the start.
  * Every pass reads at most `scanBytes` of the log.
  *
  * A batch always ends at a line end, so a match within a line is never cut. A match cannot span
@@ -21,10 +23,13 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { formatSize, JobFileRefusedError, openJobFile, type StreamRunner } from '@erg/slurm';
 import type { CampaignSpec } from '@erg/spec';
+import { describeSlot, LogMarks, phasePatterns } from './log-phases';
 import { foldResult, newFold, type MetricFold } from './metric-fold';
+import type { PhasePattern } from './phase-match';
 import { RegexBudget, RegexBudgetExceededError, type UserRegexRunner } from './regex-runner';
 
 type MetricSpec = CampaignSpec['metrics'][number];
+type LogPhase = NonNullable<CampaignSpec['phases']>[number];
 
 /** Bytes of whole lines sent to a worker at once. */
 export const BATCH_BYTES = 1024 * 1024;
@@ -71,6 +76,11 @@ export interface MetricScanOutcome {
   refused: JobFileRefusedError[];
 }
 
+export interface RunLogScanOutcome extends MetricScanOutcome {
+  /** The phase marks found in stdout.log; null when the campaign has no phases. */
+  marks: LogMarks | null;
+}
+
 /** Computes every metric of `metrics` from the run's logs. Throws only for infrastructure failures (SSH). */
 export async function scanMetrics(
   metrics: readonly MetricSpec[],
@@ -78,16 +88,33 @@ export async function scanMetrics(
   runner: UserRegexRunner,
   limits: MetricScanLimits,
 ): Promise<MetricScanOutcome> {
-  const outcome: MetricScanOutcome = { metrics: Object.fromEntries(metrics.map((m) => [m.name, null])), warnings: [], refused: [] };
+  const { metrics: values, warnings, refused } = await scanRunLogs({ metrics }, logs, runner, limits);
+  return { metrics: values, warnings, refused };
+}
+
+/**
+ * Computes every metric and finds every phase mark (of `phases`, in stdout.log) in one scan of
+ * the run's logs, under one regex budget. Throws only for infrastructure failures (SSH).
+ */
+export async function scanRunLogs(
+  { metrics, phases = [] }: { metrics: readonly MetricSpec[]; phases?: readonly LogPhase[] },
+  logs: { stdout: LogSource; stderr: LogSource },
+  runner: UserRegexRunner,
+  limits: MetricScanLimits & { maxMarks?: number },
+): Promise<RunLogScanOutcome> {
+  const outcome: RunLogScanOutcome = { metrics: Object.fromEntries(metrics.map((m) => [m.name, null])), warnings: [], refused: [], marks: null };
   const budget = new RegexBudget(limits.regexBudgetMs);
   for (const source of ['stdout', 'stderr'] as const) {
     const own = metrics.filter((m) => m.source === source);
-    if (own.length === 0) continue;
+    const phaseScan = source === 'stdout' && phases.length > 0 ? new PhaseScan(phases, new LogMarks(limits.maxMarks)) : null;
+    if (phaseScan) outcome.marks = phaseScan.marks;
+    if (own.length === 0 && !phaseScan) continue;
     if (budget.remainingMs <= 0) {
-      outcome.warnings.push(`the regex time budget was spent before ${logs[source].name} was scanned; metrics left without a value: ${own.map((m) => m.name).join(', ')}`);
+      const left = [...(own.length > 0 ? [`metrics left without a value: ${own.map((m) => m.name).join(', ')}`] : []), ...(phaseScan ? ['no phase marks were read'] : [])];
+      outcome.warnings.push(`the regex time budget was spent before ${logs[source].name} was scanned; ${left.join('; ')}`);
       continue;
     }
-    const scan = new LogScan(logs[source], own, runner, budget, limits.scanBytes);
+    const scan = new LogScan(logs[source], own, runner, budget, limits.scanBytes, phaseScan);
     try {
       await scan.run();
     } catch (err) {
@@ -96,9 +123,24 @@ export async function scanMetrics(
       else throw err;
     }
     outcome.warnings.push(...scan.warnings);
+    if (phaseScan) outcome.warnings.push(...phaseScan.marks.warnings(phases, logs[source].name));
     Object.assign(outcome.metrics, scan.results());
   }
   return outcome;
+}
+
+/** The phases a log scan looks for, and the marks it has found so far. */
+class PhaseScan {
+  readonly patterns: PhasePattern[];
+  /** Where in the log the last batch scanned for phases ended: where they stopped, if the budget stopped them. */
+  readUpTo = 0;
+
+  constructor(
+    readonly phases: readonly LogPhase[],
+    readonly marks: LogMarks,
+  ) {
+    this.patterns = phasePatterns(phases);
+  }
 }
 
 /** The scan of one log for its metrics (see the module's comment for the passes). */
@@ -116,6 +158,7 @@ class LogScan {
     private readonly runner: UserRegexRunner,
     private readonly budget: RegexBudget,
     private readonly scanBytes: number,
+    private readonly phases: PhaseScan | null = null,
   ) {
     this.folds = metrics.map((m) => newFold(m.reduce));
   }
@@ -125,24 +168,26 @@ class LogScan {
     const lasts = all.filter((i) => this.metrics[i]!.reduce === 'last');
     const firsts = all.filter((i) => this.metrics[i]!.reduce === 'first');
     const others = all.filter((i) => !lasts.includes(i) && !firsts.includes(i));
+    // Phases need every line (their marks are the whole log's), as `others` do.
+    const wholeLog = others.length > 0 || this.phases !== null;
     try {
-      if (others.length > 0) {
+      if (wholeLog) {
         const window = await this.source.open({ from: 'end', maxBytes: this.scanBytes });
         if (!window) return this.finish(all);
         if (window.start === 0) {
-          await this.forward(window, all, 'line');
+          await this.forward(window, all, 'line', undefined, undefined, true);
           return this.finish(all);
         }
         // Larger than the cap: its last scanBytes hold the exact `last` values (where they match).
-        await this.forward(window, [...others, ...lasts], 'drop');
-        this.warnings.push(
-          `${this.source.name} is ${formatSize(window.size)}; metrics ${this.names(others)} were read from its last ${formatSize(window.length)} (ERG_METRIC_SCAN_BYTES)`,
-        );
+        await this.forward(window, [...others, ...lasts], 'drop', undefined, undefined, true);
+        const read = `were read from its last ${formatSize(window.length)} (ERG_METRIC_SCAN_BYTES)`;
+        if (others.length > 0) this.warnings.push(`${this.source.name} is ${formatSize(window.size)}; metrics ${this.names(others)} ${read}`);
+        if (this.phases) this.warnings.push(`${this.source.name} is ${formatSize(window.size)}; phases ${this.phases.phases.map((p) => p.name).join(', ')} ${read}`);
         this.noteUnmatched(lasts, `in the last ${formatSize(window.length)} of ${this.source.name} (${formatSize(window.size)})`);
         this.finish([...others, ...lasts]);
       }
       if (firsts.length > 0) await this.firstPass(firsts);
-      if (lasts.length > 0 && others.length === 0) await this.lastPass(lasts);
+      if (lasts.length > 0 && !wholeLog) await this.lastPass(lasts);
     } finally {
       if (this.cutLines > 0) {
         this.warnings.push(`${this.source.name} has lines longer than ${formatSize(BATCH_BYTES)}; metrics matched them in pieces of that size`);
@@ -157,11 +202,21 @@ class LogScan {
 
   describeBudgetExceeded(err: RegexBudgetExceededError): string {
     const culprit = err.patternIndex === null ? undefined : this.running[err.patternIndex];
+    // Past the metrics of the task: a phase regex (the worker counts them after the metrics).
+    const phase = err.patternIndex !== null && culprit === undefined && this.phases ? this.phases.patterns[err.patternIndex - this.running.length] : undefined;
     const unfinished = this.metrics.filter((_, i) => !this.finished.has(i)).map((m) => m.name);
-    const who = culprit === undefined ? 'the metric regexes' : `metric "${this.metrics[culprit]!.name}" (regex ${JSON.stringify(this.metrics[culprit]!.regex)})`;
+    const who = phase
+      ? describeSlot(this.phases!.phases, phase.slot)
+      : culprit === undefined
+        ? `the ${this.phases ? 'metric and phase' : 'metric'} regexes`
+        : `metric "${this.metrics[culprit]!.name}" (regex ${JSON.stringify(this.metrics[culprit]!.regex)})`;
+    const left = [
+      ...(unfinished.length > 0 ? [`metrics left without a value: ${unfinished.join(', ')}`] : []),
+      ...(this.phases ? [`phase marks were read up to ${formatSize(this.phases.readUpTo)} into it only`] : []),
+    ];
     return (
       `${who} ran past the regex time budget of ${formatSeconds(err.budgetMs)} per run (ERG_METRIC_REGEX_BUDGET_MS) on ${this.source.name} and ` +
-      `${culprit === undefined ? 'were' : 'was'} stopped; metrics left without a value: ${unfinished.join(', ')}`
+      `${culprit === undefined && !phase ? 'were' : 'was'} stopped${left.length > 0 ? `; ${left.join('; ')}` : ''}`
     );
   }
 
@@ -203,12 +258,17 @@ class LogScan {
   }
 
   /**
-   * Folds a window's lines into the `active` metrics. `head` says where the window starts: at a
-   * line (`line`), or inside one whose start was not read (`drop` it, or `carry`: return it, for
-   * the scan of the block before). `trailing` completes the window's last line.
+   * Folds a window's lines into the `active` metrics (and, `withPhases`, finds the phase marks in
+   * them). `head` says where the window starts: at a line (`line`), or inside one whose start was
+   * not read (`drop` it, or `carry`: return it, for the scan of the block before). `trailing`
+   * completes the window's last line.
    */
-  private async forward(window: LogWindow, active: number[], head: 'line' | 'drop' | 'carry', trailing?: Buffer, done?: () => boolean): Promise<Buffer> {
-    const batches = new LineBatcher((bytes, length) => this.fold(active, bytes, length), done);
+  private async forward(
+    window: LogWindow, active: number[], head: 'line' | 'drop' | 'carry', trailing?: Buffer, done?: () => boolean, withPhases = false,
+  ): Promise<Buffer> {
+    // Where in the log the batches' bytes start: after the head that is not scanned here.
+    let skipped = 0;
+    const batches = new LineBatcher((bytes, length, at) => this.fold(active, bytes, length, withPhases ? window.start + skipped + at : null), done);
     const headParts: Buffer[] = [];
     let headBytes = 0;
     let inHead = head !== 'line';
@@ -217,6 +277,7 @@ class LogScan {
       if (inHead) {
         const newline = data.indexOf(10);
         const part = newline < 0 ? data : data.subarray(0, newline + 1);
+        skipped += part.length;
         if (head === 'carry' && headBytes < BATCH_BYTES) {
           headParts.push(part.subarray(0, BATCH_BYTES - headBytes));
           headBytes += Math.min(part.length, BATCH_BYTES - headBytes);
@@ -235,15 +296,27 @@ class LogScan {
     return Buffer.concat(headParts);
   }
 
-  private async fold(active: number[], bytes: ArrayBuffer, length: number): Promise<void> {
+  /** One batch through a worker; `offset`: where the batch lies in the log, when its phase marks are wanted. */
+  private async fold(active: number[], bytes: ArrayBuffer, length: number, offset: number | null): Promise<void> {
     this.running = active;
+    const phases = offset !== null && this.phases && !this.phases.marks.full ? this.phases : null;
     const out = await this.runner.run(
       'fold-matches',
-      { patterns: active.map((i) => this.metrics[i]!.regex), folds: active.map((i) => this.folds[i]!), bytes, length },
+      {
+        patterns: active.map((i) => this.metrics[i]!.regex),
+        folds: active.map((i) => this.folds[i]!),
+        bytes,
+        length,
+        ...(phases ? { phases: { patterns: phases.patterns, offset: offset!, maxMarks: phases.marks.remaining } } : {}),
+      },
       this.budget,
       [bytes],
     );
     active.forEach((metric, k) => (this.folds[metric] = out.folds[k]!));
+    if (phases && out.marks) {
+      phases.marks.add(out.marks, phases.patterns);
+      phases.readUpTo = offset! + length;
+    }
   }
 
   private finish(indices: number[]): void {
@@ -274,8 +347,12 @@ class LineBatcher {
   private used = 0;
   private inFlight: Promise<void> = Promise.resolve();
 
+  /** Bytes handed to `emit` so far: where the next batch starts among those pushed. */
+  private sent = 0;
+
   constructor(
-    private readonly emit: (bytes: ArrayBuffer, length: number) => Promise<void>,
+    /** `at`: the batch's first byte, counted from the first byte pushed. */
+    private readonly emit: (bytes: ArrayBuffer, length: number, at: number) => Promise<void>,
     private readonly done?: () => boolean,
   ) {}
 
@@ -318,9 +395,11 @@ class LineBatcher {
   }
 
   private async send(bytes: ArrayBuffer, length: number): Promise<void> {
+    const at = this.sent;
+    this.sent += length;
     await this.inFlight;
     if (this.stopped) return;
-    const task = this.emit(bytes, length).then(() => {
+    const task = this.emit(bytes, length, at).then(() => {
       if (this.done?.()) this.stopped = true;
     });
     // Observed here so that a failure is never "unhandled"; it is thrown by the next wait.

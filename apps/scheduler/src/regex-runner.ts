@@ -1,6 +1,6 @@
 /**
- * UserRegexRunner: where the regular expressions users give erg run — metric regexes today, any
- * other user pattern (log phases) tomorrow. JavaScript's regex engine backtracks: `^(a+)+$`
+ * UserRegexRunner: where the regular expressions users give erg run — metric regexes and the
+ * phase regexes of a campaign's `phases`. JavaScript's regex engine backtracks: `^(a+)+$`
  * against forty `a`s and a `!` takes longer than the age of the universe, and while it runs the
  * thread is frozen. So user patterns never run on the scheduler's event loop, but in a small pool
  * of worker threads (regex-worker.ts), and every task runs under a time budget; at its expiry the
@@ -23,17 +23,25 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { ErgError } from '@erg/spec';
 import type { MetricFold } from './metric-fold';
+import type { PhaseMarkBatch, PhaseMatchInput } from './phase-match';
 
-/** `fold-matches`: run each pattern (flags gm) over `length` bytes of UTF-8 in `bytes`, folding every match into the pattern's fold. */
+/**
+ * `fold-matches`: run each pattern (flags gm) over `length` bytes of UTF-8 in `bytes`, folding
+ * every match into the pattern's fold; and, with `phases`, find the phase marks in the same text
+ * (phase-match.ts). While phase pattern k runs, the worker's progress says `patterns.length + k`.
+ */
 export interface FoldMatchesInput {
   patterns: string[];
   folds: MetricFold[];
   /** Transferred to the worker (detached here): whole lines of output. */
   bytes: ArrayBuffer;
   length: number;
+  phases?: PhaseMatchInput;
 }
 export interface FoldMatchesOutput {
   folds: MetricFold[];
+  /** Present when the input had `phases`. */
+  marks?: PhaseMarkBatch;
 }
 
 /** The catalog of tasks a worker runs, by kind. */

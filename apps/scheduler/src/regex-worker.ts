@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { foldMatch, isSettled, type MetricFold } from './metric-fold';
+import { matchPhases } from './phase-match';
 import type { TaskRequest, TaskReply, FoldMatchesInput, FoldMatchesOutput } from './regex-runner';
 
 // The runner's READY (a value import would load the runner, and node:worker_threads' Worker, here).
@@ -30,9 +31,10 @@ function regex(source: string): RegExp {
   return re;
 }
 
-/** Every match of every pattern in `text`, folded into its metric; settled folds are skipped. */
+/** Every match of every pattern in `text`, folded into its metric (settled folds are skipped); then the phase marks. */
 function foldMatches(input: FoldMatchesInput): FoldMatchesOutput {
-  const text = decoder.decode(new Uint8Array(input.bytes, 0, input.length));
+  const bytes = new Uint8Array(input.bytes, 0, input.length);
+  const text = decoder.decode(bytes);
   const folds: MetricFold[] = input.folds;
   input.patterns.forEach((source, i) => {
     const fold = folds[i]!;
@@ -47,8 +49,9 @@ function foldMatches(input: FoldMatchesInput): FoldMatchesOutput {
       if (isSettled(fold)) break;
     }
   });
+  const marks = input.phases ? matchPhases(text, bytes, input.phases, regex, (k) => Atomics.store(progress, 0, input.patterns.length + k)) : undefined;
   Atomics.store(progress, 0, -1);
-  return { folds };
+  return marks ? { folds, marks } : { folds };
 }
 
 const TASKS = { 'fold-matches': foldMatches };

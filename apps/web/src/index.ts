@@ -8,6 +8,8 @@ export * from './effects';
 export * from './scale';
 export * from './pareto';
 export * from './stacked';
+export * from './phases';
+export * from './patterns';
 export * from './series';
 export * from './sse';
 export * from './event-stream';

@@ -1,9 +1,11 @@
 // Geometry of the Pareto plot: mean time (x) against mean energy (y) per configuration, with the
 // 95 % intervals as error bars in both directions, the front as a line through its points (by
-// time), and text labels on the runtime-, energy- and EDP-optimal points. Pure: the React
-// component draws exactly what this returns, and the tests check it.
+// time), and text labels on the runtime-, energy- and EDP-optimal points. Time and energy are
+// never negative: the axes start at 0 or above, and an interval reaching below 0 is cut at 0 and
+// says so (xClipped, yClipped). Pure: the React component draws exactly what this returns, and
+// the tests check it.
 import { interval, marksOf, type Marks } from './results';
-import { linearScale, padded, ticks } from './scale';
+import { clipInterval, linearScale, paddedAbove, ticks } from './scale';
 import type { CampaignResults } from './types';
 
 export interface ParetoPoint {
@@ -13,6 +15,10 @@ export interface ParetoPoint {
   /** Error bars in pixels: [left, right] and [top, bottom]; equal to x/y when there is no interval. */
   xBar: [number, number];
   yBar: [number, number];
+  /** The time interval reaches below 0 s: its left end is cut at the axis (drawn as an arrow, not a cap). */
+  xClipped: boolean;
+  /** The energy interval reaches below 0 J: its lower end is cut at the axis. */
+  yClipped: boolean;
   timeS: number;
   energyJ: number;
   marks: Marks;
@@ -32,6 +38,9 @@ export interface ParetoLayout {
   front: string;
   xTicks: { value: number; x: number }[];
   yTicks: { value: number; y: number }[];
+  /** What the axes span (s, J): never below 0. */
+  xDomain: [number, number];
+  yDomain: [number, number];
 }
 
 export const OPTIMAL_LABELS = { time: 'fastest', energy: 'least energy', edp: 'lowest EDP' } as const;
@@ -49,23 +58,26 @@ const CHAR_W = 6.5;
 export function paretoLayout(results: CampaignResults, width = 640, height = 400): ParetoLayout {
   const plot = { left: MARGIN.left, top: MARGIN.top, right: width - MARGIN.right, bottom: height - MARGIN.bottom };
   const measured = results.configurations.filter((c) => c.point !== null && c.timeS.mean !== null && c.energyJ.mean !== null);
-  const xs: number[] = [];
-  const ys: number[] = [];
-  for (const c of measured) {
+  // Each configuration's intervals, cut at 0 (the means of time and energy are positive).
+  const bars = new Map(measured.map((c) => {
     const t = interval(c.timeS.ci95) ?? [c.timeS.mean!, c.timeS.mean!];
     const e = interval(c.energyJ.ci95) ?? [c.energyJ.mean!, c.energyJ.mean!];
-    xs.push(t[0], t[1], c.timeS.mean!);
-    ys.push(e[0], e[1], c.energyJ.mean!);
+    return [c, { t: clipInterval(t[0], t[1]), e: clipInterval(e[0], e[1]) }] as const;
+  }));
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (const [c, b] of bars) {
+    xs.push(b.t.lo, b.t.hi, c.timeS.mean!);
+    ys.push(b.e.lo, b.e.hi, c.energyJ.mean!);
   }
-  const xDomain = padded(Math.min(...xs), Math.max(...xs));
-  const yDomain = padded(Math.min(...ys), Math.max(...ys));
+  const xDomain = paddedAbove(Math.min(...xs), Math.max(...xs));
+  const yDomain = paddedAbove(Math.min(...ys), Math.max(...ys));
   const sx = linearScale(xDomain, [plot.left, plot.right]);
   const sy = linearScale(yDomain, [plot.bottom, plot.top]);
   const points: ParetoPoint[] = measured.map((c) => {
     const x = sx(c.timeS.mean!);
     const y = sy(c.energyJ.mean!);
-    const t = interval(c.timeS.ci95);
-    const e = interval(c.energyJ.ci95);
+    const { t, e } = bars.get(c)!;
     const marks = marksOf(results, c);
     const label = optimalLabel(marks);
     // Labels go right of the point unless they would leave the plot, then left of it.
@@ -73,8 +85,10 @@ export function paretoLayout(results: CampaignResults, width = 640, height = 400
     const right = x + 8 + textW <= plot.right;
     return {
       key: c.key, x, y,
-      xBar: t ? [sx(t[0]), sx(t[1])] : [x, x],
-      yBar: e ? [sy(e[1]), sy(e[0])] : [y, y],
+      xBar: [sx(t.lo), sx(t.hi)],
+      yBar: [sy(e.hi), sy(e.lo)],
+      xClipped: t.clipped,
+      yClipped: e.clipped,
       timeS: c.timeS.mean!, energyJ: c.energyJ.mean!, marks, label,
       labelX: right ? x + 8 : x - 8,
       labelY: Math.max(plot.top + 10, y - 8),
@@ -90,7 +104,7 @@ export function paretoLayout(results: CampaignResults, width = 640, height = 400
     .map((p) => `${round(p.x)},${round(p.y)}`)
     .join(' ');
   return {
-    width, height, plot, points, front,
+    width, height, plot, points, front, xDomain, yDomain,
     xTicks: ticks(xDomain[0], xDomain[1], 6).map((value) => ({ value, x: sx(value) })),
     yTicks: ticks(yDomain[0], yDomain[1], 5).map((value) => ({ value, y: sy(value) })),
   };

@@ -43,3 +43,18 @@ export function padded(lo: number, hi: number, pad = 0.08): [number, number] {
   const d = (hi - lo) * pad;
   return [lo - d, hi + d];
 }
+
+/**
+ * An interval of a quantity that cannot be below `floor` (time, energy, power: 0), cut there.
+ * A 95 % interval from few repetitions can reach below zero (mean ± t·s/√n); the plot shows where
+ * it was cut (`clipped`) instead of an axis of negative joules.
+ */
+export function clipInterval(lo: number, hi: number, floor = 0): { lo: number; hi: number; clipped: boolean } {
+  return { lo: Math.max(floor, lo), hi: Math.max(floor, hi), clipped: lo < floor };
+}
+
+/** padded(lo, hi) for a quantity that cannot be below `floor`: the padding never takes the axis under it. */
+export function paddedAbove(lo: number, hi: number, floor = 0, pad = 0.08): [number, number] {
+  const [a, b] = padded(Math.max(floor, lo), Math.max(floor, hi), pad);
+  return [Math.max(floor, a), Math.max(floor, b)];
+}

@@ -2,6 +2,8 @@
 // null), how new points from `from=<last t>` are appended, and the SVG version of the plot for
 // export (uPlot draws on a canvas).
 import { formatPower } from './format';
+import { patternSvg } from './patterns';
+import type { PhaseBands } from './phases';
 import { linearScale, padded, ticks } from './scale';
 import type { TelemetrySeries } from './types';
 
@@ -72,10 +74,13 @@ const DASHES = ['', '6 3', '2 2', '8 3 2 3', '1 3', '10 4'];
 /**
  * The power plot as a standalone SVG document: one polyline per series (each with its own dash
  * pattern, named in the legend), the bands (workload, idle baseline) as hatched rectangles with
- * their labels, axes in seconds from the first sample and in watts.
+ * their labels, the phase bands (one lane per node, each phase its pattern, named in a second
+ * legend row) when given, axes in seconds from the first sample and in watts.
  */
-export function powerTraceSvg(series: readonly TelemetrySeries[], bands: readonly Band[], width = 900, height = 360): string {
-  const left = 64, right = width - 16, top = 16, bottom = height - 64;
+export function powerTraceSvg(series: readonly TelemetrySeries[], bands: readonly Band[], width = 900, height = 360, phases?: PhaseBands): string {
+  const withPhases = phases !== undefined && phases.legend.length > 0;
+  if (withPhases) height += 18;
+  const left = 64, right = width - 16, top = 16, bottom = height - (withPhases ? 82 : 64);
   const ts = series.flatMap((s) => s.t);
   const vs = series.flatMap((s) => s.v);
   const t0 = ts.length ? Math.min(...ts) : 0;
@@ -85,7 +90,9 @@ export function powerTraceSvg(series: readonly TelemetrySeries[], bands: readonl
   const sy = linearScale([0, yDomain[1]], [bottom, top]);
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
-    '<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f4f4f4"/><line x1="0" y1="0" x2="0" y2="6" stroke="#999" stroke-width="1"/></pattern></defs>',
+    '<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f4f4f4"/><line x1="0" y1="0" x2="0" y2="6" stroke="#999" stroke-width="1"/></pattern>' +
+      (withPhases ? phases.legend.map((p) => patternSvg(`phase-${p.index}`, p.index)).join('') : '') +
+      '</defs>',
     `<rect width="${width}" height="${height}" fill="white"/>`,
   ];
   for (const b of bands) {
@@ -94,6 +101,20 @@ export function powerTraceSvg(series: readonly TelemetrySeries[], bands: readonl
     if (x1 <= x0) continue;
     parts.push(`<rect class="band" x="${x0.toFixed(1)}" y="${top}" width="${(x1 - x0).toFixed(1)}" height="${bottom - top}" fill="url(#hatch)" opacity="0.6"/>`);
     parts.push(`<text x="${(x0 + 4).toFixed(1)}" y="${top + 12}">${xmlEscape(b.label)}</text>`);
+  }
+  if (withPhases) {
+    const laneH = (bottom - top) / phases.lanes.length;
+    phases.lanes.forEach((lane, i) => {
+      const y = top + i * laneH;
+      for (const b of lane.bands) {
+        const x0 = Math.max(left, sx((b.fromMs - t0) / 1000));
+        const x1 = Math.min(right, sx((b.toMs - t0) / 1000));
+        if (x1 <= x0) continue;
+        parts.push(`<rect class="phase-band" data-phase="${xmlEscape(b.phase)}" x="${x0.toFixed(1)}" y="${y.toFixed(1)}" width="${(x1 - x0).toFixed(1)}" height="${laneH.toFixed(1)}" fill="url(#phase-${b.index})" opacity="0.4"><title>${xmlEscape(b.open.join(' › '))}</title></rect>`);
+        if (x1 - x0 > b.phase.length * 6.5 + 8) parts.push(`<text x="${(x0 + 4).toFixed(1)}" y="${(y + laneH - 6).toFixed(1)}">${xmlEscape(b.phase)}</text>`);
+      }
+      if (phases.lanes.length > 1) parts.push(`<text x="${right - 4}" y="${(y + 12).toFixed(1)}" text-anchor="end" font-weight="bold">${xmlEscape(lane.node)}</text>`);
+    });
   }
   parts.push(`<line x1="${left}" y1="${bottom}" x2="${right}" y2="${bottom}" stroke="black"/><line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="black"/>`);
   for (const v of ticks(0, (t1 - t0) / 1000 || 1, 8)) {
@@ -110,6 +131,15 @@ export function powerTraceSvg(series: readonly TelemetrySeries[], bands: readonl
     const lx = left + (i % 6) * 140;
     parts.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 24}" y2="${ly}" stroke="black" stroke-width="1.5" stroke-dasharray="${DASHES[i % DASHES.length]}"/><text x="${lx + 28}" y="${ly + 4}">${xmlEscape(seriesLabel(s))}</text>`);
   });
+  if (withPhases) {
+    const ly = bottom + 64;
+    let lx = left;
+    for (const { name, index } of phases.legend) {
+      parts.push(`<rect x="${lx}" y="${ly - 9}" width="12" height="12" fill="url(#phase-${index})" stroke="black" stroke-width="0.5"/><text x="${lx + 16}" y="${ly + 1}">${xmlEscape(name)}</text>`);
+      lx += 28 + name.length * 6.5;
+    }
+    parts.push(`<text x="${lx}" y="${ly + 1}" fill="#555">(blank: inside no phase)</text>`);
+  }
   parts.push('</svg>');
   return parts.join('\n');
 }

@@ -26,6 +26,14 @@ export type TelemetrySeries = Schemas['TelemetrySeries'];
 export type Telemetry = Schemas['RunTelemetry'];
 /** GET /v1/runs/:id/energy (the stored result of packages/energy's computeRunEnergy). */
 export type RunEnergy = Schemas['RunEnergy'];
+/** GET /v1/runs/:id/phases: the run's energy per phase and its window cut by innermost phase per node. */
+export type RunPhasesView = Schemas['RunPhasesView'];
+/** A run's energy per phase and per step (null in RunPhasesView when nothing was marked). */
+export type RunPhases = Schemas['RunPhases'];
+export type PhaseSegment = Schemas['PhaseSegment'];
+/** CampaignResults.phases: per configuration and phase, and what separates the runtime- and energy-optimal configurations. */
+export type CampaignPhases = Schemas['CampaignPhases'];
+export type PhaseComparison = Schemas['PhaseComparison'];
 
 /** Events of GET /v1/events. */
 export type ErgEvent =

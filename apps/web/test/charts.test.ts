@@ -1,5 +1,8 @@
-import { alignSeries, appendSeries, lastTime, markLetters, marksOf, niceStep, optimalLabel, parameterEffects, paretoLayout, powerSeries, powerTraceSvg, stackedBars, ticks, type TelemetrySeries } from '@erg/web';
-import { config, results } from './fixtures';
+import {
+  alignSeries, appendSeries, clipInterval, lastTime, markLetters, marksOf, niceStep, optimalLabel, paddedAbove, parameterEffects, paretoLayout, powerSeries, powerTraceSvg, stackedBars, ticks,
+  type TelemetrySeries,
+} from '@erg/web';
+import { config, results, summary } from './fixtures';
 
 describe('marks', () => {
   it('reads P T E D like the CLI', () => {
@@ -57,6 +60,38 @@ describe('Pareto plot geometry', () => {
     const single = paretoLayout(one);
     expect(single.points[0]!.label).toBe('fastest · least energy · lowest EDP');
     expect(Number.isFinite(single.points[0]!.x)).toBe(true);
+  });
+
+  it('never puts an axis below 0: an interval wider than its mean is cut at the axis and marked', () => {
+    const r = results();
+    // Two repetitions far apart: mean ± t·s/√2 reaches below zero in both time and energy.
+    r.configurations[1] = config('n=1;w=2', { n: 1, w: 2 }, 20, 300, { paretoOptimal: true, timeS: summary(20, 25, 2), energyJ: summary(300, 900, 2) });
+    const W = paretoLayout(r, 640, 400);
+    expect(W.xDomain[0]).toBeGreaterThanOrEqual(0);
+    expect(W.yDomain[0]).toBeGreaterThanOrEqual(0);
+    expect(Math.min(...W.xTicks.map((t) => t.value))).toBeGreaterThanOrEqual(0);
+    expect(Math.min(...W.yTicks.map((t) => t.value))).toBeGreaterThanOrEqual(0);
+    const wide = W.points.find((p) => p.key === 'n=1;w=2')!;
+    expect(wide).toMatchObject({ xClipped: true, yClipped: true });
+    // Cut at 0, which is where the axes begin.
+    expect(wide.xBar[0]).toBeCloseTo(W.plot.left, 6);
+    expect(wide.yBar[1]).toBeCloseTo(W.plot.bottom, 6);
+    expect(W.points.find((p) => p.key === 'n=1;w=1')).toMatchObject({ xClipped: false, yClipped: false });
+    // Narrow intervals near 0: the padding does not take the axis below 0 either.
+    const near = results();
+    near.configurations = [config('a', {}, 0.2, 5, { timeS: summary(0.2, 0.1), energyJ: summary(5, 4) }), config('b', {}, 1, 40)];
+    const N = paretoLayout(near);
+    expect(N.xTicks[0]!.value).toBeGreaterThanOrEqual(0);
+    expect(N.yTicks[0]!.value).toBeGreaterThanOrEqual(0);
+    expect(N.points.every((p) => !p.xClipped && !p.yClipped)).toBe(true);
+  });
+
+  it('clips intervals and pads domains at a floor', () => {
+    expect(clipInterval(-5, 10)).toEqual({ lo: 0, hi: 10, clipped: true });
+    expect(clipInterval(2, 10)).toEqual({ lo: 2, hi: 10, clipped: false });
+    expect(paddedAbove(0, 100)).toEqual([0, 108]);
+    expect(paddedAbove(50, 100)).toEqual([46, 104]);
+    expect(paddedAbove(0, 0)).toEqual([0, 1]);
   });
 
   it('has nice ticks', () => {

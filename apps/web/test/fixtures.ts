@@ -1,5 +1,8 @@
 // A campaign's results as GET /v1/campaigns/:id/results returns them, for the unit tests.
-import type { CampaignResults, ConfigurationResult, Run, RunEnergy, Summary } from '@erg/web';
+import type { CampaignPhases, CampaignResults, ConfigurationResult, Run, RunEnergy, RunPhases, RunPhasesView, Summary } from '@erg/web';
+
+/** The API's name of the time inside no phase (@erg/spec's UNMARKED_PHASE). */
+const UNMARKED_NAME = '(unmarked)';
 
 export function summary(mean: number | null, half = 0, n = 3): Summary {
   return { n, mean, std: mean === null ? null : half, ci95: mean === null ? null : [mean - half, mean + half], cv: null, min: mean, max: mean };
@@ -77,5 +80,53 @@ export function energy(over: Partial<RunEnergy> = {}): RunEnergy {
     energyPerUnit: {}, window: { startMs: 0, endMs: 60_000 }, idleWindow: null,
     slurmEnergy: { energyJ: 66_000, ratio: 1.1, note: "Slurm's acct_gather_energy measured 66000 J for the whole job" },
     ...over,
+  };
+}
+
+/** A run's phases on two nodes (GET /v1/runs/:id/phases): load, then train with optimizer nested in it, unmarked before and after. */
+export function phasesView(over: Partial<RunPhasesView> = {}): RunPhasesView {
+  const seg = (node: string, phase: string | null, open: string[], fromMs: number, toMs: number) => ({ node, phase, open, fromMs, toMs });
+  const phase = (name: string, energyJ: number, selfEnergyJ: number, timeS: number, selfTimeS: number, extra: Partial<RunPhases['phases'][number]> = {}) => ({
+    name, occurrences: 2, timeS, selfTimeS, energyJ, selfEnergyJ, meanPowerW: energyJ / timeS, share: energyJ / 2000, ci95J: 10, selfCi95J: 8, method: 'regression' as const, ...extra,
+  });
+  return {
+    runId: '00000000-0000-4000-8000-0000000000a1', computedAt: '2026-11-30T12:00:00.000Z', window: { startMs: 0, endMs: 10_000 },
+    marks: { count: 16, nodes: ['n1', 'n2'], writers: ['py'] },
+    phases: {
+      timeS: 10, energyJ: 2000, method: 'regression', resolutionMs: 100, rescale: 1,
+      phases: [phase('train', 1400, 1000, 12, 8), phase('optimizer', 400, 400, 4, 4), phase('load', 300, 300, 4, 4, { ci95J: null, selfCi95J: null, method: 'proportional' })],
+      unmarked: { timeS: 4, energyJ: 300, meanPowerW: 75, share: 0.15, ci95J: 5, method: 'regression' },
+      steps: [{ name: 'step', count: 6, energyJ: { n: 4, mean: 50, std: 5, p5: 44, p50: 50, p95: 56 }, timeS: { n: 4, mean: 1, std: 0, p5: 1, p50: 1, p95: 1 }, belowResolution: 0 }],
+      fits: [], warnings: [],
+    },
+    segments: [
+      seg('n1', null, [], 0, 1000), seg('n1', 'load', ['load'], 1000, 3000), seg('n1', 'train', ['train'], 3000, 5000), seg('n1', 'optimizer', ['train', 'optimizer'], 5000, 7000),
+      seg('n1', 'train', ['train'], 7000, 8000), seg('n1', 'train', ['train'], 8000, 9000), seg('n1', null, [], 9000, 10_000),
+      seg('n2', null, [], 0, 1000), seg('n2', 'load', ['load'], 1000, 3000), seg('n2', 'train', ['train'], 3000, 9000), seg('n2', null, [], 9000, 10_000),
+    ],
+    segmentsTruncated: false,
+    ...over,
+  };
+}
+
+/** A campaign's phases: a (fast, 2 runs) spends 600 J more than b, mostly in train. */
+export function campaignPhases(): CampaignPhases {
+  const s = (mean: number) => summary(mean, 0, 2);
+  const p = (name: string, self: number) => ({ name, energyJ: s(self), selfEnergyJ: s(self), timeS: s(1) });
+  return {
+    configurations: [
+      { key: 'b', n: 2, energyJ: s(1400), phases: [p('load', 300), p('train', 900), p(UNMARKED_NAME, 200)] },
+      { key: 'a', n: 2, energyJ: s(2000), phases: [p('load', 250), p('optimizer', 150), p('train', 1400), p(UNMARKED_NAME, 200)] },
+      { key: 'c', n: 0, energyJ: summary(null), phases: [] },
+    ],
+    comparison: {
+      runtimeOptimal: 'a', energyOptimal: 'b', differenceJ: 600,
+      phases: [
+        { name: 'train', runtimeOptimalJ: 1400, energyOptimalJ: 900, differenceJ: 500, shareOfDifference: 500 / 600 },
+        { name: 'optimizer', runtimeOptimalJ: 150, energyOptimalJ: 0, differenceJ: 150, shareOfDifference: 0.25 },
+        { name: UNMARKED_NAME, runtimeOptimalJ: 200, energyOptimalJ: 200, differenceJ: 0, shareOfDifference: 0 },
+        { name: 'load', runtimeOptimalJ: 250, energyOptimalJ: 300, differenceJ: -50, shareOfDifference: -50 / 600 },
+      ],
+    },
   };
 }

@@ -1,6 +1,7 @@
 // The web app end to end: the built app (apps/web/dist) served by a harness API, driven in
 // Debian's Chromium through playwright-core, against a campaign that really runs on the local
-// Slurm cluster with live telemetry. Screenshots of every page go to test-artifacts/web/.
+// Slurm cluster with live telemetry, and an imported campaign whose runs marked phases (where the
+// energy went). Screenshots of every page go to test-artifacts/web/.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -154,6 +155,8 @@ describe('web app on a live campaign', () => {
     // What it was measured on (or that its agents said nothing), and Slurm's figure beside erg's.
     await page.locator('[data-testid=run-nodes], [data-testid=no-provenance]').first().waitFor();
     await page.getByTestId('slurm-energy').waitFor();
+    // Its workload marked no phases: the page says how to.
+    expect(await page.getByTestId('phases-hint').textContent()).toContain('erg-mark begin NAME');
     await shot('run', true);
     const powerSvg = (await saved('Export power plot as SVG', 'power.svg')).toString('utf8');
     expect(powerSvg).toContain('<svg');
@@ -173,5 +176,105 @@ describe('web app on a live campaign', () => {
     await page.reload();
     await page.getByTestId('signin-message').waitFor({ timeout: 15_000 });
     expect(await page.evaluate(() => sessionStorage.getItem('erg.token'))).toBeNull();
+  });
+
+  test('where the energy went: phase bands, the per-phase table, energy by phase and the comparison, axes from 0', async () => {
+    // Imported runs (execution: import): telemetry and marks posted as an agent would, then finished,
+    // which computes their energy and phases. Two shapes: `wide` is fast on 2 nodes at high power,
+    // `narrow` slow on 1 node at low power, so the fastest is not the most frugal; wide's two
+    // repetitions differ (×1 and ×0.8 power), so its 95 % energy interval (n = 2) reaches below 0.
+    const created = await h.call('POST', '/v1/campaigns', { name: 'web-e2e-phases', execution: 'import', repetitions: 2, parameters: { shape: ['wide', 'narrow'] } });
+    expect(created.status).toBe(201);
+    type Stretch = [name: string | null, fromS: number, toS: number, watts: number];
+    const shapes: Record<string, { nodes: string[]; endS: number; stretches: Stretch[] }> = {
+      wide: { nodes: ['n1', 'n2'], endS: 10, stretches: [[null, 0, 1, 100], ['load', 1, 3, 150], ['train', 3, 6, 300], ['optimizer', 6, 7, 350], ['train', 7, 9, 300], ['save', 9, 9.5, 120], [null, 9.5, 10, 100]] },
+      narrow: { nodes: ['n1'], endS: 16, stretches: [[null, 0, 1, 100], ['load', 1, 3, 150], ['train', 3, 9, 200], ['optimizer', 9, 10, 220], ['train', 10, 14, 200], ['save', 14, 15, 120], [null, 15, 16, 100]] },
+    };
+    // Marks: begin/end of each phase (optimizer nested in train) and a step of train every second.
+    const marksOf = (stretches: Stretch[]) => {
+      const at = (name: string) => stretches.filter((x) => x[0] === name);
+      const trainFrom = at('train')[0]![1], trainTo = at('train').at(-1)![2];
+      const events: [number, 'begin' | 'end' | 'step', string][] = [
+        [at('load')[0]![1], 'begin', 'load'], [at('load')[0]![2], 'end', 'load'],
+        [trainFrom, 'begin', 'train'], [at('optimizer')[0]![1], 'begin', 'optimizer'], [at('optimizer')[0]![2], 'end', 'optimizer'], [trainTo, 'end', 'train'],
+        [at('save')[0]![1], 'begin', 'save'], [at('save')[0]![2], 'end', 'save'],
+      ];
+      for (let t = trainFrom + 1; t <= trainTo; t++) events.push([t, 'step', 'step']);
+      // At one moment, the phase that ends before the one that begins.
+      events.sort((a, b) => a[0] - b[0] || (a[1] === 'end' ? -1 : b[1] === 'end' ? 1 : 0));
+      return events;
+    };
+    const start = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
+    for (const run of created.body.runs as { id: string; configurationKey: string; repetition: number }[]) {
+      const shape = shapes[run.configurationKey.replace('shape=', '')]!;
+      const scale = run.configurationKey === 'shape=wide' && run.repetition === 2 ? 0.8 : 1;
+      const wattsAt = (s: number) => (shape.stretches.find(([, from, to]) => s >= from && s < to)?.[3] ?? 100) * scale;
+      const t = Array.from({ length: shape.endS * 10 + 21 }, (_, k) => start - 1000 + k * 100);
+      for (const node of shape.nodes) {
+        const marks = marksOf(shape.stretches).map(([s, kind, name], i) => ({ offset: i * 64, kind, name, t: start + s * 1000, clock: 'wall', writer: 'py' }));
+        const posted = await h.call('POST', `/v1/runs/${run.id}/telemetry`, { node, seq: 0, samples: [{ sensor: 'gpu0.power', t, v: t.map((x) => wattsAt((x - start) / 1000)) }], marks });
+        expect(posted.status).toBe(200);
+      }
+      const finished = await h.call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + shape.endS * 1000).toISOString(), exitCode: 0 });
+      expect(finished.status).toBe(200);
+    }
+    const api = await h.call('GET', `/v1/campaigns/${created.body.id}/results`);
+    expect(api.body.best).toMatchObject({ time: 'shape=wide', energy: 'shape=narrow' });
+    expect(api.body.phases.comparison).toMatchObject({ runtimeOptimal: 'shape=wide', energyOptimal: 'shape=narrow' });
+
+    // Signed in afresh (the test before ends signed out).
+    await page.goto(h.url + '/');
+    await page.getByLabel('API token').fill(h.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Queue' }).waitFor();
+
+    // The campaign: self energy by phase stacked per configuration, the unmarked time on top.
+    await page.goto(`${h.url}/#/campaigns/${created.body.id}`);
+    const stacks = page.getByTestId('phases-chart');
+    await stacks.waitFor({ timeout: 30_000 });
+    expect(await stacks.locator('g.bar').count()).toBe(2);
+    expect(await stacks.locator('g.legend-entry').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-kind')))).toEqual(['load', 'optimizer', 'save', 'train', '(unmarked)']);
+    const wideStack = await stacks.locator('g.bar[data-key="shape=wide"] rect.segment').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-kind')));
+    expect(wideStack.at(-1)).toBe('(unmarked)');
+    // Where the energy went: train explains most of what the fastest spends beyond the most frugal.
+    const comparison = page.getByTestId('phase-comparison');
+    const rows = await comparison.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-phase')));
+    expect(rows[0]).toBe(api.body.phases.comparison.phases[0].name);
+    expect([...rows].sort()).toEqual(['(unmarked)', 'load', 'optimizer', 'save', 'train']);
+    expect(await page.getByTestId('comparison-summary').textContent()).toContain('shape=narrow');
+    // No axis below 0, though wide's energy interval reaches there: it ends in an arrow at the axis.
+    const pareto = page.getByTestId('pareto-plot');
+    const tickTexts = [...await pareto.locator('text.tick').allTextContents(), ...await stacks.locator('text.tick').allTextContents()];
+    expect(tickTexts.length).toBeGreaterThan(4);
+    for (const text of tickTexts) expect(text).not.toMatch(/^[-−]/);
+    expect(await pareto.locator('g.point[data-key="shape=wide"] path.clipped').count()).toBe(1);
+    await shot('campaign-phases', true);
+
+    // A run on two nodes: its phases as bands over the power trace, one lane per node, named in the legend.
+    const wide = (created.body.runs as { id: string; configurationKey: string; repetition: number }[]).find((r) => r.configurationKey === 'shape=wide' && r.repetition === 1)!;
+    await page.goto(`${h.url}/#/runs/${wide.id}`);
+    const chart = page.getByTestId('power-chart');
+    await chart.waitFor({ timeout: 30_000 });
+    await waitFor(async () => (await chart.getAttribute('data-phase-lanes')) === '2', { timeoutMs: 15_000, intervalMs: 200, what: 'two lanes of phase bands' });
+    await waitFor(async () => Number(await chart.getAttribute('data-phase-bands-drawn')) > 0, { timeoutMs: 15_000, intervalMs: 200, what: 'phase bands drawn on the trace' });
+    // 2 nodes × load, train, optimizer, train, save.
+    expect(Number(await chart.getAttribute('data-phase-bands-drawn'))).toBe(10);
+    const legend = page.getByTestId('phase-legend');
+    expect(await legend.locator('[data-phase]').evaluateAll((es) => es.map((e) => e.getAttribute('data-phase')))).toEqual(['load', 'optimizer', 'save', 'train', '(unmarked)']);
+    // The per-phase table (every phase, the unmarked time last) and the energy per step.
+    const table = page.getByTestId('phase-table');
+    const phaseNames = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-phase')));
+    expect(phaseNames.at(-1)).toBe('(unmarked)');
+    expect([...phaseNames].sort()).toEqual(['(unmarked)', 'load', 'optimizer', 'save', 'train']);
+    expect(await table.locator('tr[data-phase=train]').textContent()).toMatch(/kJ/);
+    expect(await page.getByTestId('step-table').locator('tr[data-step=step]').count()).toBe(1);
+    expect(await page.getByTestId('phases-hint').count()).toBe(0);
+    await shot('run-phases', true);
+    const [d] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export power plot as SVG' }).click()]);
+    const out = path.join(ARTIFACTS, 'power-phases.svg');
+    await d.saveAs(out);
+    const svg = readFileSync(out, 'utf8');
+    expect(svg.match(/class="phase-band"/g)).toHaveLength(10);
+    expect(svg).toContain('>optimizer<');
   });
 });

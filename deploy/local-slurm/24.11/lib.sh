@@ -30,8 +30,9 @@ readonly ROOT_ARCH=amd64
 readonly ROOT_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # What the cluster runs, and what erg's jobs need on the node: bash/coreutils/grep/sed/timeout
 # (essential), `hostname` (the power hook names files after it), node (the telemetry agent runs
-# as `node <bundle.js>`), procps (kill/ps for the agents' guards).
-readonly ROOT_PACKAGES=(slurm-wlm slurmdbd munge openssh-server nodejs hostname procps)
+# as `node <bundle.js>`), procps (kill/ps for the agents' guards), python3-minimal (workloads that
+# mark phases with erg's Python module, as examples/phases-cpu.yaml does).
+readonly ROOT_PACKAGES=(slurm-wlm slurmdbd munge openssh-server nodejs hostname procps python3-minimal)
 readonly ROOT_MARKER=$ROOT_DIR/.erg-root
 # Host-side state: erg's key pair, the accounting password, the pinned host keys, cluster.json.
 STATE_DIR="$(realpath -m "${ERG_LOCAL_SLURM_2411_DIR:-/var/lib/erg-local/state-24.11}")"

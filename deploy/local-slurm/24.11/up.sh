@@ -45,11 +45,6 @@ build_root() {
   local build=$ROOT_DIR.build old=$ROOT_DIR.old start=$SECONDS pids
   have_cmd mmdebstrap || apt_install mmdebstrap
   [[ -r $ROOT_KEYRING ]] || apt_install debian-archive-keyring
-  if [[ -e $ROOT_DIR ]]; then
-    pids="$(root_processes | tr '\n' ' ')"
-    [[ -z $pids ]] || die "the root's package list changed, but processes still run in $ROOT_DIR (pids $pids): run deploy/local-slurm/down.sh --slurm $SLURM_SERIES first"
-    unmount_root || die "could not unmount everything under $ROOT_DIR; not touching it"
-  fi
   # A build interrupted earlier: never delete through a mount.
   [[ -z "$(mounts_under "$build")" ]] || die "$build has file systems mounted; unmount them first"
   rm -rf "$build"
@@ -71,6 +66,18 @@ build_root() {
     # shellcheck disable=SC2016  # dpkg-query's format, not the shell's
     chroot "$build" dpkg-query -W -f='${Package} ${Version}\n' | sort
   } >"$build/.erg-root"
+  # The new root is ready beside the old one: only now stop a cluster running in the old one (its
+  # daemons, munge and sshd), so the swap costs seconds of downtime, not a whole build.
+  if [[ -e $ROOT_DIR ]]; then
+    pids="$(root_processes | tr '\n' ' ')"
+    if [[ -n $pids ]]; then
+      log "the root's package list changed: stopping the cluster running in it (pids $pids) to swap in the new root"
+      bash "$ERG_REPO_ROOT/deploy/local-slurm/down.sh" --slurm "$SLURM_SERIES" >/dev/null
+      pids="$(root_processes | tr '\n' ' ')"
+      [[ -z $pids ]] || die "processes still run in $ROOT_DIR after down.sh (pids $pids); stop them and run up.sh again"
+    fi
+    unmount_root || die "could not unmount everything under $ROOT_DIR; not touching it"
+  fi
   if [[ -e $ROOT_DIR ]]; then mv "$ROOT_DIR" "$old"; fi
   mv "$build" "$ROOT_DIR"
   rm -rf "$old"

@@ -8,12 +8,15 @@ import { poolOf, type Database } from './client';
  * its telemetry batches. Written by the telemetry writer (telemetry.ts), in the transaction that
  * stores the batch; (run, node, offset) is a mark's identity, so a mark sent again — a resent
  * batch, a restarted agent re-reading the file from its start — is stored once, the first copy kept.
+ * Marks read from the workload's stdout.log (a campaign's `phases`, writer `log`) are stored by
+ * the scheduler when the job ends (storeJobMarks), for each node of the run; their offsets lie
+ * from 2^40 up (apps/scheduler log-phases.ts), apart from any `<node>.marks` byte offset.
  */
 
 /** One stored mark. */
 export interface RunMarkRecord {
   node: string;
-  /** Byte offset of its line in `<node>.marks`. */
+  /** Byte offset of its line in `<node>.marks`; for writer `log`, 2^40 + a number derived from its line in stdout.log. */
   offset: number;
   kind: MarkKind;
   name: string;
@@ -70,4 +73,70 @@ export async function storeRunMarks(client: pg.PoolClient, batches: readonly New
      ON CONFLICT DO NOTHING`,
     [cols.run, cols.node, cols.offset, cols.kind, cols.name, cols.t, cols.clock, cols.writer],
   );
+}
+
+/** What storeJobMarks did. */
+export interface StoredJobMarks {
+  /** The nodes the marks were stored for: those the run's telemetry came from. */
+  nodes: string[];
+  /** Rows inserted (marks × nodes, less those stored before). */
+  stored: number;
+}
+
+/** Rows one statement of storeJobMarks inserts at most (marks × nodes). */
+const JOB_MARK_ROWS_PER_STATEMENT = 20_000;
+
+/**
+ * Stores marks that speak for the whole job, not one node — the scheduler's, read from the
+ * workload's stdout.log — as marks of every node the run has telemetry of (telemetry_batches): the
+ * energy per phase is computed per node. A mark whose (run, node, offset) is stored already keeps
+ * its first copy, so storing the same marks again (a finalize tried again) adds nothing. `marks`
+ * is read once, in chunks; each chunk is one statement (no transaction: a chunk stored before a
+ * failure is simply found stored the next time).
+ */
+export async function storeJobMarks(db: Database, runId: string, marks: Iterable<BatchMark>): Promise<StoredJobMarks> {
+  const pool = poolOf(db);
+  const { rows } = await pool.query<{ node: string }>('SELECT DISTINCT node FROM telemetry_batches WHERE run_id = $1 ORDER BY node', [runId]);
+  const nodes = rows.map((r) => r.node);
+  if (nodes.length === 0) return { nodes, stored: 0 };
+  const perStatement = Math.max(1, Math.floor(JOB_MARK_ROWS_PER_STATEMENT / nodes.length));
+  let stored = 0;
+  const insert = async (cols: MarkColumns): Promise<void> => {
+    const result = await pool.query(
+      `INSERT INTO run_marks (run_id, node, "offset", kind, name, t, clock, writer)
+       SELECT $1::uuid, n.node, m.* FROM unnest($2::text[]) AS n(node)
+       CROSS JOIN unnest($3::bigint[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[]) AS m
+       ON CONFLICT DO NOTHING`,
+      [runId, nodes, cols.offset, cols.kind, cols.name, cols.t, cols.clock, cols.writer],
+    );
+    stored += result.rowCount ?? 0;
+  };
+  let cols = markColumns();
+  for (const m of marks) {
+    cols.offset.push(m.offset);
+    cols.kind.push(m.kind);
+    cols.name.push(m.name);
+    cols.t.push(m.t);
+    cols.clock.push(m.clock);
+    cols.writer.push(m.writer);
+    if (cols.offset.length >= perStatement) {
+      await insert(cols);
+      cols = markColumns();
+    }
+  }
+  if (cols.offset.length > 0) await insert(cols);
+  return { nodes, stored };
+}
+
+interface MarkColumns {
+  offset: number[];
+  kind: string[];
+  name: string[];
+  t: number[];
+  clock: string[];
+  writer: string[];
+}
+
+function markColumns(): MarkColumns {
+  return { offset: [], kind: [], name: [], t: [], clock: [], writer: [] };
 }

@@ -1,4 +1,6 @@
+import type { MarkKind } from '@erg/spec';
 import { poolOf, type Database } from './client';
+import type { RunMarkRecord } from './run-marks';
 
 /** One completed run's stored energy per phase (refreshRunEnergy's `phases`), with its configuration. */
 export interface CampaignRunPhasesRow {
@@ -22,4 +24,27 @@ export async function listCampaignRunPhases(db: Database, campaignId: string): P
     [campaignId],
   );
   return rows.rows.map((r) => ({ runId: r.run_id, key: r.key, phases: r.phases }));
+}
+
+/** How many marks a run has, which nodes wrote them and with what (sh, py, log). */
+export async function runMarksSummary(db: Database, runId: string): Promise<{ count: number; nodes: string[]; writers: string[] }> {
+  const { rows } = await poolOf(db).query<{ count: number; nodes: string[] | null; writers: string[] | null }>(
+    `SELECT count(*)::int AS count, array_agg(DISTINCT node ORDER BY node) AS nodes, array_agg(DISTINCT writer ORDER BY writer) AS writers
+     FROM run_marks WHERE run_id = $1`,
+    [runId],
+  );
+  const r = rows[0]!;
+  return { count: r.count, nodes: r.count === 0 ? [] : (r.nodes ?? []), writers: r.count === 0 ? [] : (r.writers ?? []) };
+}
+
+/**
+ * A run's first `limit` marks in listRunMarks's order (node, time, offset): enough to draw its
+ * phases, without reading a million marks into a request that shows a few thousand segments.
+ */
+export async function listRunMarksUpTo(db: Database, runId: string, limit: number): Promise<RunMarkRecord[]> {
+  const { rows } = await poolOf(db).query<{ node: string; offset: string; kind: MarkKind; name: string; t: number; clock: 'mono' | 'wall'; writer: string }>(
+    `SELECT node, "offset", kind, name, t, clock, writer FROM run_marks WHERE run_id = $1 ORDER BY node, t, "offset" LIMIT $2`,
+    [runId, limit],
+  );
+  return rows.map((r) => ({ node: r.node, offset: Number(r.offset), kind: r.kind, name: r.name, t: r.t, clock: r.clock, writer: r.writer }));
 }

@@ -87,7 +87,7 @@ export class TelemetryWriter {
     }
     const batches = [...firsts.values()];
     const chunkCols = { run: [] as string[], node: [] as string[], sensor: [] as string[], seq: [] as number[], tFirst: [] as number[], tLast: [] as number[], n: [] as number[], t: [] as Buffer[], v: [] as Buffer[] };
-    const sensorCols: SensorColumns = { run: [], node: [], sensor: [], source: [], unit: [], scope: [], wrapAt: [] };
+    const sensorCols: SensorColumns = { run: [], node: [], sensor: [], source: [], unit: [], scope: [], wrapAt: [], averagingMs: [], updateMs: [], rowOf: new Map() };
     for (const { runId, batch } of batches) {
       for (const s of batch.series) {
         chunkCols.run.push(runId);
@@ -131,10 +131,11 @@ export class TelemetryWriter {
       await storeRunMarks(client, stored.flatMap((p) => (p.batch.marks ? [{ runId: p.runId, node: p.batch.node, marks: p.batch.marks }] : [])));
       if (sensorCols.run.length > 0) {
         await client.query(
-          `INSERT INTO telemetry_sensors (run_id, node, sensor, source, unit, scope, wrap_at)
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[])
-           ON CONFLICT (run_id, node, sensor) DO UPDATE SET source = EXCLUDED.source, unit = EXCLUDED.unit, scope = EXCLUDED.scope, wrap_at = EXCLUDED.wrap_at`,
-          [sensorCols.run, sensorCols.node, sensorCols.sensor, sensorCols.source, sensorCols.unit, sensorCols.scope, sensorCols.wrapAt],
+          `INSERT INTO telemetry_sensors (run_id, node, sensor, source, unit, scope, wrap_at, averaging_ms, update_ms)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::float8[], $9::float8[])
+           ON CONFLICT (run_id, node, sensor) DO UPDATE SET source = EXCLUDED.source, unit = EXCLUDED.unit, scope = EXCLUDED.scope, wrap_at = EXCLUDED.wrap_at,
+             averaging_ms = EXCLUDED.averaging_ms, update_ms = EXCLUDED.update_ms`,
+          [sensorCols.run, sensorCols.node, sensorCols.sensor, sensorCols.source, sensorCols.unit, sensorCols.scope, sensorCols.wrapAt, sensorCols.averagingMs, sensorCols.updateMs],
         );
       }
       return accepted;
@@ -221,7 +222,11 @@ function copyIn(client: pg.PoolClient, sql: string, data: Buffer): Promise<void>
   });
 }
 
-/** telemetry_sensors' columns for one unnest() insert. */
+/**
+ * telemetry_sensors' columns for one unnest() insert, one row per (run, node, sensor): a sensor
+ * declared by several batches of one flush is declared once, as the last of them says — one
+ * INSERT … ON CONFLICT DO UPDATE cannot touch a row twice, and the latest declaration wins anyway.
+ */
 interface SensorColumns {
   run: string[];
   node: string[];
@@ -230,16 +235,28 @@ interface SensorColumns {
   unit: (string | null)[];
   scope: (string | null)[];
   wrapAt: (number | null)[];
+  averagingMs: (number | null)[];
+  updateMs: (number | null)[];
+  /** `run|node|sensor` → its row. */
+  rowOf: Map<string, number>;
 }
 
 function pushSensor(cols: SensorColumns, runId: string, node: string, d: SensorDescription) {
-  cols.run.push(runId);
-  cols.node.push(node);
-  cols.sensor.push(d.sensor);
-  cols.source.push(d.source);
-  cols.unit.push(d.unit ?? null);
-  cols.scope.push(d.scope ?? null);
-  cols.wrapAt.push(d.wrapAt ?? null);
+  const key = `${runId}|${node}|${d.sensor}`;
+  let i = cols.rowOf.get(key);
+  if (i === undefined) {
+    i = cols.run.length;
+    cols.rowOf.set(key, i);
+  }
+  cols.run[i] = runId;
+  cols.node[i] = node;
+  cols.sensor[i] = d.sensor;
+  cols.source[i] = d.source;
+  cols.unit[i] = d.unit ?? null;
+  cols.scope[i] = d.scope ?? null;
+  cols.wrapAt[i] = d.wrapAt ?? null;
+  cols.averagingMs[i] = d.averagingMs ?? null;
+  cols.updateMs[i] = d.updateMs ?? null;
 }
 
 /** The array's bytes as stored: float64, little-endian (the byte order of every host erg runs on). */
@@ -269,6 +286,10 @@ export interface StoredSensor {
   /** What the readings cover, as the agent said; null: the component its name begins with. */
   scope: string | null;
   wrapAt: number | null;
+  /** A power sensor's averaging window (ms) ending at each reading's timestamp, as the agent declared it; null: unknown or instantaneous. */
+  averagingMs: number | null;
+  /** How often (ms) a counter's value changes on the device's own clock, as the agent measured it; null: not measured. */
+  updateMs: number | null;
 }
 
 /**
@@ -331,11 +352,11 @@ function concatSorted(parts: { t: Float64Array; v: Float64Array }[]): { t: Float
 }
 
 export async function readRunSensors(db: Database, runId: string): Promise<StoredSensor[]> {
-  const rows = await poolOf(db).query<{ node: string; sensor: string; source: string; unit: string | null; scope: string | null; wrap_at: number | null }>(
-    `SELECT node, sensor, source, unit, scope, wrap_at FROM telemetry_sensors WHERE run_id = $1 ORDER BY node, sensor`,
+  const rows = await poolOf(db).query<{ node: string; sensor: string; source: string; unit: string | null; scope: string | null; wrap_at: number | null; averaging_ms: number | null; update_ms: number | null }>(
+    `SELECT node, sensor, source, unit, scope, wrap_at, averaging_ms, update_ms FROM telemetry_sensors WHERE run_id = $1 ORDER BY node, sensor`,
     [runId],
   );
-  return rows.rows.map((r) => ({ node: r.node, sensor: r.sensor, source: r.source, unit: r.unit, scope: r.scope, wrapAt: r.wrap_at }));
+  return rows.rows.map((r) => ({ node: r.node, sensor: r.sensor, source: r.source, unit: r.unit, scope: r.scope, wrapAt: r.wrap_at, averagingMs: r.averaging_ms, updateMs: r.update_ms }));
 }
 
 /** How much telemetry a run has: batches and samples per node. */

@@ -68,3 +68,5 @@ export {
 } from './summarize-campaign';
 export { type Downsampled, lttb } from './lttb';
 export { type PowerReading, livePower } from './live-power';
+export { DEFAULT_POWER_AVERAGING_MS, sensorTimingOf } from './sensor-timing';
+export { type NodeTimeline, type Segment as TimelineSegment, nodeTimeline } from './phase-timeline';

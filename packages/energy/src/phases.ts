@@ -5,6 +5,7 @@ import { attributeSensor, type SensorAttribution } from './phase-attribution';
 import { nodeTimeline, type Label, type NodeTimeline, type PhaseMarkInput, type Segment } from './phase-timeline';
 import { checkWindow, DEFAULT_GAP_FACTOR } from './sampling';
 import { sensorReadings, type SensorReadings, type SensorTiming } from './sensor-readings';
+import { sensorTimingOf } from './sensor-timing';
 import type { NodeTelemetry, Window } from './telemetry';
 
 // The result types are the API's (GET /v1/runs/:id/phases): one definition, in @erg/spec.
@@ -150,7 +151,10 @@ function attributeNode(telemetry: NodeTelemetry, timeline: NodeTimeline, options
   for (const term of energy.terms) {
     const series = index.series.get(term.sensor);
     if (!series) continue; // nodeEnergy only returns terms of series it has
-    const readings = sensorReadings(series, index.info.get(term.sensor), options.window, options.gapFactor, Object.hasOwn(options.sensorTiming, term.sensor) ? options.sensorTiming[term.sensor] : undefined);
+    const info = index.info.get(term.sensor);
+    // The caller's word first (benches, imports), else what the sensor and its source say (sensor-timing.ts).
+    const timing = Object.hasOwn(options.sensorTiming, term.sensor) ? options.sensorTiming[term.sensor] : sensorTimingOf(term.sensor, info);
+    const readings = sensorReadings(series, info, options.window, options.gapFactor, timing);
     const attribution = attributeSensor({
       who: `${telemetry.node} ${term.sensor}`,
       segments: timeline.segments,

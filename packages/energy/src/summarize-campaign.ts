@@ -38,10 +38,10 @@ export interface ConfigurationRuns<P = Record<string, unknown>> {
 export type ConfigurationResult<P = Record<string, unknown>> = Omit<ConfigurationResultView, 'parameters'> & { parameters: P };
 
 /**
- * A campaign's results (the API's CampaignResults without the campaign id, the runs left out and
- * the power note, which the caller adds): per configuration, the Pareto front and the best configurations.
+ * A campaign's results (the API's CampaignResults without the campaign id, the runs left out,
+ * the power note and the phases, which the caller adds): per configuration, the Pareto front and the best configurations.
  */
-export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut' | 'power'> & {
+export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut' | 'power' | 'phases'> & {
   configurations: ConfigurationResult<P>[];
 };
 

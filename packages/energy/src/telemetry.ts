@@ -31,6 +31,10 @@ export interface SensorInfo {
   scope?: string;
   /** Counter range in the sensor's unit (RAPL `max_energy_range_uj` converted to J). */
   wrapAt?: number;
+  /** A power sensor's averaging window (ms) ending at each reading's timestamp, where its source declared it (hwmon's power1_average_interval). */
+  averagingMs?: number;
+  /** How often (ms) a counter's value changes on the device's own clock, where its source declared it. */
+  updateMs?: number;
 }
 
 /** Everything one node recorded for one run. */

@@ -220,7 +220,8 @@ describe('computeRunPhases', () => {
     const reads = [0];
     while (reads.at(-1)! < watts.length - 110) reads.push(reads.at(-1)! + 90 + Math.round(20 * r0()));
     reads.push(watts.length);
-    const nodes = [node('n1', [meter('gpu0.power', (ms) => watts[ms]!, reads)], 'hwmon')];
+    // 'import': a source with no averaging window of its own (sensor-timing.ts), as the meter here averages since the previous reading.
+    const nodes = [node('n1', [meter('gpu0.power', (ms) => watts[ms]!, reads)], 'import')];
     const window = win(0, watts.length);
     const r = computeRunPhases({ window, nodes, marks });
     const p = computeRunPhases({ window, nodes, marks, attribution: 'proportional' });
@@ -254,7 +255,7 @@ describe('computeRunPhases', () => {
     // module 500 W, its GPU 350 W; phase a 0–500 ms, b after.
     const readMs = every(0, 2000, 10);
     const nodes = [
-      node('gh', [meter('module0.power', (ms) => (ms < 500 ? 500 : 300), readMs), meter('gpu0.power', (ms) => (ms < 500 ? 350 : 200), readMs)], 'hwmon'),
+      node('gh', [meter('module0.power', (ms) => (ms < 500 ? 500 : 300), readMs), meter('gpu0.power', (ms) => (ms < 500 ? 350 : 200), readMs)], 'import'),
     ];
     const window = win(0, 2000);
     const r = computeRunPhases({ window, nodes, marks: [...phase('a', 0, 500, 'gh'), ...phase('b', 500, 2000, 'gh')] });

@@ -1,6 +1,6 @@
-import { findCampaignPowerContext, listCampaignRunNodes, listConfigurationEnergies, type ConfigurationEnergyRow, type Database } from '@erg/db';
-import { campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
-import { CampaignSpec, type CampaignResults, type RunLeftOut } from '@erg/spec';
+import { findCampaignPowerContext, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type CampaignRunPhasesRow, type ConfigurationEnergyRow, type Database } from '@erg/db';
+import { campaignPhases, campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
+import { CampaignSpec, RunPhases, type CampaignPhases, type CampaignResults, type RunLeftOut } from '@erg/spec';
 import { runFingerprintClasses } from './fingerprint-classes';
 
 /** Each configuration's completed runs with the figures that count (countedFigures), and the runs left out and why. */
@@ -43,16 +43,44 @@ function powerNote(context: Awaited<ReturnType<typeof findCampaignPowerContext>>
  * which figures count (a run whose energy was not measured never enters them as 0 J); the Pareto
  * front on (mean time, mean energy); the best configurations and the trade-off between the fastest
  * and the most frugal; the runs left out and why; how many kinds of machine each configuration
- * ran on (grouped by them with groupBy 'fingerprint'); and whether erg set the power state. Three
- * queries, whatever the number of runs.
+ * ran on (grouped by them with groupBy 'fingerprint'); whether erg set the power state; and the
+ * energy per phase where runs marked phases. Four queries, whatever the number of runs.
  */
 export async function campaignResultsView(db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint' } = {}) {
-  const [rows, runNodes, context] = await Promise.all([
+  const [rows, runNodes, context, phaseRows] = await Promise.all([
     listConfigurationEnergies(db, campaignId),
     listCampaignRunNodes(db, campaignId),
     findCampaignPowerContext(db, campaignId),
+    listCampaignRunPhases(db, campaignId),
   ]);
   const { byRun, classes } = runFingerprintClasses(runNodes);
   const { configs, runsLeftOut } = countedRuns(rows, byRun);
-  return { ...campaignResults(configs, { groupBy: options.groupBy ?? 'configuration', fingerprintClasses: classes }), runsLeftOut, power: powerNote(context) };
+  const groupBy = options.groupBy ?? 'configuration';
+  const results = campaignResults(configs, { groupBy, fingerprintClasses: classes });
+  // The comparison names configurations; grouped by fingerprint the best are entries, so it is left out.
+  const optimal = groupBy === 'configuration' && results.best ? { time: results.best.time, energy: results.best.energy } : null;
+  return { ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phaseRows, rows, optimal) };
+}
+
+/**
+ * Energy per phase per configuration, over the runs whose figures count (the same rule as the
+ * other figures: a run left out of them is left out here) and that marked phases; null when none did.
+ */
+function phasesByConfiguration(
+  phaseRows: readonly CampaignRunPhasesRow[], rows: readonly ConfigurationEnergyRow[], optimal: { time: string; energy: string } | null,
+): CampaignPhases | null {
+  if (phaseRows.length === 0) return null;
+  const counts = new Set(rows.filter((r) => r.runId !== null && !countedFigures(r.result as StoredFigures | null).leftOut).map((r) => r.runId));
+  const byKey = new Map<string, RunPhases[]>();
+  for (const r of phaseRows) {
+    const parsed = RunPhases.safeParse(r.phases);
+    if (!counts.has(r.runId) || !parsed.success) continue;
+    byKey.set(r.key, [...(byKey.get(r.key) ?? []), parsed.data]);
+  }
+  if (byKey.size === 0) return null;
+  const keys = new Set(byKey.keys());
+  return campaignPhases(
+    [...byKey].map(([key, runs]) => ({ key, runs })),
+    optimal && keys.has(optimal.time) && keys.has(optimal.energy) ? optimal : null,
+  );
 }

@@ -1,6 +1,6 @@
-import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
+import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, listRunMarks, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
 import { expandHostlist } from '@erg/slurm';
-import { assessPowerState, computeRunEnergy, perUnit, type NodeTelemetry, type RunEnergy, type SensorInfo, type Window } from '@erg/energy';
+import { assessPowerState, computeRunEnergy, computeRunPhases, perUnit, type NodeTelemetry, type RunEnergy, type RunPhases, type SensorInfo, type Window } from '@erg/energy';
 import { CampaignSpec, expandPower, Telemetry, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
 
 /** What is stored per run: the view without the run id and the time it was computed (those are columns). */
@@ -22,11 +22,12 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
   const window = { startMs: nsToMs(run.workloadStartNs), endMs: nsToMs(run.workloadEndNs) };
   const idle = run.idleStartNs !== null && run.idleEndNs !== null ? { startMs: nsToMs(run.idleStartNs), endMs: nsToMs(run.idleEndNs) } : undefined;
   const from = Math.min(window.startMs, idle?.startMs ?? window.startMs) - EDGE_MARGIN_MS;
-  const [series, sensors] = await Promise.all([
+  const [series, sensors, marks] = await Promise.all([
     // With the samples that bracket the window however far out, so that the figures do not depend
     // on how the samples were split into batches (a slow meter's last sample before the window).
     readRunSeries(db, runId, { fromMs: from, toMs: window.endMs + EDGE_MARGIN_MS, bracket: true }),
     readRunSensors(db, runId),
+    listRunMarks(db, runId),
   ]);
   if (series.length === 0) {
     await deleteRunEnergy(db, runId);
@@ -36,7 +37,11 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
   const described = new Map(sensors.map((d) => [`${d.node}\u0000${d.sensor}`, d]));
   const infoOf = (node: string, sensor: string): SensorInfo => {
     const d = described.get(`${node}\u0000${sensor}`);
-    return { sensor, source: (d?.source ?? fallbackSource) as SensorInfo['source'], ...(d?.scope ? { scope: d.scope } : {}), ...(d?.wrapAt ? { wrapAt: d.wrapAt } : {}) };
+    return {
+      sensor, source: (d?.source ?? fallbackSource) as SensorInfo['source'], ...(d?.scope ? { scope: d.scope } : {}), ...(d?.wrapAt ? { wrapAt: d.wrapAt } : {}),
+      // What interval a reading covers, where the agent declared it: the phase attribution needs it.
+      ...(d?.averagingMs ? { averagingMs: d.averagingMs } : {}), ...(d?.updateMs ? { updateMs: d.updateMs } : {}),
+    };
   };
   const nodes = new Map<string, NodeTelemetry>();
   const nodeOf = (name: string): NodeTelemetry => {
@@ -75,9 +80,21 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
   for (const m of spec.success ? spec.data.metrics : []) {
     if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, metrics[m.name] ?? null);
   }
-  const result: StoredRunEnergy = { ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null, slurmEnergy: slurmEnergyBeside(run.slurmEnergyJ, energy.energyJ) };
+  const result: StoredRunEnergy = {
+    ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null, slurmEnergy: slurmEnergyBeside(run.slurmEnergyJ, energy.energyJ),
+    phases: phasesOf(window, [...nodes.values()], marks),
+  };
   await storeRunEnergy(db, runId, { timeS: energy.timeS, energyJ: energy.energyJ, method: energy.method, coverage: energy.coverage, result });
   return result;
+}
+
+/**
+ * Energy per phase, where the workload marked any: the same telemetry divided among the phases
+ * (computeRunPhases divides exactly computeRunEnergy's figure). A run without marks has none.
+ */
+function phasesOf(window: Window, nodes: NodeTelemetry[], marks: Awaited<ReturnType<typeof listRunMarks>>): RunPhases | null {
+  if (marks.length === 0) return null;
+  return computeRunPhases({ window, nodes, marks });
 }
 
 /**
@@ -137,5 +154,6 @@ export async function runEnergyView(db: Database, runId: string): Promise<RunEne
   const r = await findRunEnergy(db, runId);
   // Only refreshRunEnergy writes these records, so the stored JSON has its type; the API's
   // response schema checks it again on the way out.
-  return r ? { runId, computedAt: r.computedAt.toISOString(), ...(r.result as StoredRunEnergy) } : null;
+  // Results stored before phases existed have no member: none were computed, as for a run without marks.
+  return r ? { runId, computedAt: r.computedAt.toISOString(), ...(r.result as StoredRunEnergy), phases: (r.result as Partial<StoredRunEnergy>).phases ?? null } : null;
 }

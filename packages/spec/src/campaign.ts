@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { crossFieldIssues, viewOfSpec } from './campaign-checks';
+import { LogPhases } from './log-phases';
 import { Metrics } from './metrics';
 import { PowerBlock } from './power';
 import { Identifier, ParamValue, quoteForMessage } from './param-value';
@@ -117,6 +118,8 @@ export const CampaignSpecFields = z.strictObject({
   files: atMostKeys(z.record(FileName, FileTemplate), MAX_NAMES, 'files').default({}),
   run: z.string().min(1).max(65_536).optional(),
   metrics: Metrics,
+  /** Phases read from the workload's stdout.log (log-phases.ts); absent: none, the workload may still write marks itself. */
+  phases: LogPhases.optional(),
   telemetry: Telemetry,
 });
 

@@ -25,6 +25,8 @@ export const ISSUE_CODES = [
   'power_unsupported',
   'invalid_regex',
   'duplicate_metric',
+  'invalid_phase',
+  'duplicate_phase',
   'reserved_name',
   'parameter_redefined',
   'zip_length_mismatch',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Summary } from './results';
+import { Summary } from './summary';
 
 /**
  * Energy per phase (issue 15 §2): how a run's energy divides among the phases its workload

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { PowerStateSchema } from './telemetry';
+import { CampaignPhases, RunPhases } from './phases';
+import { Summary } from './summary';
 
 /**
  * Energy results: one run's figures (what @erg/energy's computeRunEnergy returns and the API's
@@ -146,22 +148,45 @@ export const RunEnergyView = z.object({
   window: TimeWindow.describe('the workload window, as the job script measured it'),
   idleWindow: TimeWindow.nullable().describe('the idle baseline window; null when the campaign has none'),
   slurmEnergy: SlurmEnergy,
+  phases: RunPhases.nullable().describe('energy per phase and per step, where the workload marked phases (erg-mark, `import erg`, or the spec\'s `phases` regexes); null: no marks'),
 }).meta({ id: 'RunEnergy' });
 export type RunEnergyView = z.infer<typeof RunEnergyView>;
 
-/** Repetitions of one figure summarised (see @erg/energy's summarize). */
-export const Summary = z
+/** One stretch of a node's window with one innermost phase: what the web draws as bands over the power trace. */
+export const PhaseSegment = z
   .object({
-    n: z.number().describe('values counted (runs that measured this figure)'),
-    mean: z.number().nullable().describe('null only when n = 0, as are std, ci95, min and max'),
-    std: z.number().nullable().describe('sample standard deviation (divisor n − 1); 0 when n = 1'),
-    ci95: z.tuple([z.number(), z.number()]).nullable().describe('two-sided 95 % Student-t interval of the mean; [mean, mean] when n = 1'),
-    cv: z.number().nullable().describe('coefficient of variation std / |mean|; null when n = 0 or the mean is 0'),
-    min: z.number().nullable(),
-    max: z.number().nullable(),
+    node: z.string(),
+    phase: z.string().nullable().describe('the innermost open phase; null: inside none'),
+    open: z.array(z.string()).describe('every phase open, outermost first'),
+    fromMs: z.number(),
+    toMs: z.number(),
   })
-  .meta({ id: 'Summary' });
-export type Summary = z.infer<typeof Summary>;
+  .meta({ id: 'PhaseSegment' });
+export type PhaseSegment = z.infer<typeof PhaseSegment>;
+
+/** Most segments GET /v1/runs/:id/phases returns: more cannot be told apart on a screen, and cost the response its size. */
+export const MAX_PHASE_SEGMENTS = 5_000;
+
+/** GET /v1/runs/:id/phases. */
+export const RunPhasesView = z
+  .object({
+    runId: z.string(),
+    computedAt: z.string().describe('when the figures were computed (with the run\'s energy)'),
+    window: TimeWindow,
+    marks: z
+      .object({
+        count: z.number().describe('marks stored for the run, every node'),
+        nodes: z.array(z.string()).describe('nodes that marked'),
+        writers: z.array(z.string()).describe('what wrote them: sh (erg-mark), py (import erg), log (the spec\'s phases regexes)'),
+      }),
+    phases: RunPhases.nullable().describe('null: the workload marked no phases'),
+    segments: z.array(PhaseSegment).describe(`the window cut by innermost phase, per node, in time order; at most ${MAX_PHASE_SEGMENTS}`),
+    segmentsTruncated: z.boolean().describe(`true when there were more than ${MAX_PHASE_SEGMENTS} (the first ones are returned)`),
+  })
+  .meta({ id: 'RunPhasesView' });
+export type RunPhasesView = z.infer<typeof RunPhasesView>;
+
+export { Summary } from './summary';
 
 export const ConfigurationResult = z
   .object({
@@ -246,6 +271,7 @@ export const CampaignResults = z
         note: z.string(),
       })
       .describe('whether the figures were measured at a power state erg set, or at whatever state the nodes were in'),
+    phases: CampaignPhases.nullable().describe('energy per phase per configuration, where the runs marked phases; null: none did'),
   })
   .meta({ id: 'CampaignResults' });
 export type CampaignResults = z.infer<typeof CampaignResults>;

@@ -109,7 +109,23 @@ export interface SensorInfo {
   scope?: Component;
   /** Counters only: the value (in `unit`) at which the raw counter wraps back to 0. */
   wrapAt?: number;
+  /**
+   * Power sensors whose reading is a mean: the averaging window (ms) that ends at the reading's
+   * timestamp, as the source knows it (hwmon: `power1_average_interval` read from sysfs; NVML's
+   * nvmlDeviceGetPowerUsage: 1000 ms on Ampere, except GA100, and newer, per nvml.h). Absent: the
+   * source does not know, or the reading is instantaneous. At most MAX_SENSOR_TIMING_MS.
+   */
+  averagingMs?: number;
+  /**
+   * Counters only: how often (ms) the value changes on the device's own clock, as the agent
+   * measured it (the median spacing of value changes in a short probe at start-up): a reading
+   * trails its timestamp by half of it on average. Absent: not measured. At most MAX_SENSOR_TIMING_MS.
+   */
+  updateMs?: number;
 }
+
+/** The longest averaging window or update period a sensor may declare (ms): one hour. */
+export const MAX_SENSOR_TIMING_MS = 3_600_000;
 
 /** All samples of one sensor in one batch; `t` (Unix ms, fractional) and `v` have equal length. */
 export interface SampleColumn {

@@ -3,7 +3,7 @@ import { nestsDeeperThan } from './document';
 import { humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
 import { MARK_KINDS, MARK_NAME, MAX_BATCH_MARKS, type BatchMark } from './marks';
 import type { NodeFingerprint, PowerRecord } from './node-info';
-import { COMPONENTS, QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
+import { COMPONENTS, MAX_SENSOR_TIMING_MS, QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
 
 /**
  * The telemetry wire format: what agents (and importers) POST to /v1/runs/:id/telemetry.
@@ -19,6 +19,16 @@ export { COMPONENTS, QUANTITIES, SENSOR_NAME, quantityOf, type Quantity } from '
 export const SensorSource = z.enum(SENSOR_SOURCES);
 export type SensorSource = z.infer<typeof SensorSource>;
 
+/** A sensor's averaging window or update period: finite, above 0, at most an hour. */
+function sensorTimingMs(description: string) {
+  return z
+    .number({ error: 'milliseconds: a finite number' })
+    .positive({ error: 'milliseconds: above 0' })
+    .max(MAX_SENSOR_TIMING_MS, { error: `milliseconds: at most ${MAX_SENSOR_TIMING_MS} (one hour)` })
+    .optional()
+    .describe(description);
+}
+
 export const SensorDescription = z
   .object({
     sensor: z.string().regex(SENSOR_NAME, { error: 'a sensor name like gpu0.power: <component><index>.<quantity>' }),
@@ -26,6 +36,8 @@ export const SensorDescription = z
     unit: z.string().max(16).optional(),
     scope: z.enum(COMPONENTS).optional().describe('what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with'),
     wrapAt: z.number().positive().optional().describe('counter range in the sensor unit (RAPL max_energy_range_uj in J)'),
+    averagingMs: sensorTimingMs('a power sensor\'s averaging window (ms) ending at each reading\'s timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous'),
+    updateMs: sensorTimingMs('how often (ms) a counter\'s value changes on the device\'s own clock, as the agent measured it; absent: not measured'),
   })
   .strict();
 export type SensorDescription = z.infer<typeof SensorDescription>;

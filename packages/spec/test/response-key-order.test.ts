@@ -8,7 +8,7 @@ describe('response schemas keep the key order the API has always answered with',
   test('GET /v1/runs/:id/energy starts with the run id and when it was computed, then the figures', () => {
     expect(Object.keys(RunEnergyView.shape)).toEqual([
       'runId', 'computedAt', 'timeS', 'energyJ', 'edpJs', 'ed2pJs2', 'avgPowerW', 'method', 'coverage', 'components', 'breakdown',
-      'nodes', 'gaps', 'warnings', 'flags', 'idle', 'power', 'energyPerUnit', 'window', 'idleWindow', 'slurmEnergy',
+      'nodes', 'gaps', 'warnings', 'flags', 'idle', 'power', 'energyPerUnit', 'window', 'idleWindow', 'slurmEnergy', 'phases',
     ]);
   });
 
@@ -19,7 +19,7 @@ describe('response schemas keep the key order the API has always answered with',
   });
 
   test('GET /v1/campaigns/:id/results', () => {
-    expect(Object.keys(CampaignResults.shape)).toEqual(['campaignId', 'configurations', 'paretoFront', 'best', 'tradeoff', 'excluded', 'runsLeftOut', 'groupedBy', 'power']);
+    expect(Object.keys(CampaignResults.shape)).toEqual(['campaignId', 'configurations', 'paretoFront', 'best', 'tradeoff', 'excluded', 'runsLeftOut', 'groupedBy', 'power', 'phases']);
     expect(Object.keys(ConfigurationResult.shape)).toEqual([
       'key', 'parameters', 'n', 'timeS', 'energyJ', 'edpJs', 'ed2pJs2', 'avgPowerW', 'metrics', 'components', 'point', 'paretoOptimal', 'flaggedRuns',
       'fingerprints', 'fingerprintDifferences', 'fingerprint', 'id',

@@ -3,11 +3,13 @@ import path from 'node:path';
 import { FileReader } from '../read-file';
 import type { SampleSink } from '../samples';
 import { namedSensor, sensorName, type Component, type SensorInfo } from '../wire';
+import { declarableMs } from './sensor-timing';
 import type { DetectContext, Source } from './types';
 
 // ACPI power meters exposed through hwmon (acpi_power_meter), as on GH200 nodes:
 // /sys/class/hwmon/hwmonN/device/power1_average (µW, averaged by the firmware over
-// power1_average_interval ms) labelled by power1_oem_info.
+// power1_average_interval ms, which each sensor declares as its averagingMs) labelled by
+// power1_oem_info.
 // detectHwmon lists the hwmon devices (listHwmons), describes the labelled meters
 // (describeMeters) and returns the source that reads them (hwmonSource, readMeter).
 
@@ -99,7 +101,10 @@ function describeMeters(classDir: string, entries: string[], reader: FileReader,
       found.ignored.push({ hwmon, label: `${label} (duplicate)` });
       continue;
     }
-    found.sensors.push(namedSensor(sensor, 'hwmon', 'W'));
+    // The firmware's averaging window ends at the reading: the sensor says how long it is
+    // (power1_average_interval as read now; a meter without the file says nothing).
+    const averagingMs = declarableMs(averageIntervalMs);
+    found.sensors.push({ ...namedSensor(sensor, 'hwmon', 'W'), ...(averagingMs !== undefined ? { averagingMs } : {}) });
     found.meters.push({ hwmon, file, label, averageIntervalMs, last: Number.NaN, lastChangeT: Number.NEGATIVE_INFINITY, cachedRepeats: 0, readErrors: 0 });
   }
   return found;

@@ -27,6 +27,13 @@ const F = (query: string, component: Component, quantity: Quantity, unit: Sensor
  * `Field "<name>" is not a valid field to query.`: the probe then asks for its older name, or
  * leaves it out (probeFields in nvidia-smi.ts). power.draw.instant and module power exist since
  * R530-ish; R535 renamed clocks_throttle_reasons.* to clocks_event_reasons.*.
+ *
+ * Timing (SensorInfo averagingMs): the `.instant` power fields are instantaneous and declare no
+ * averaging. `power.draw`, asked for only where the driver lacks `.instant`, is
+ * nvmlDeviceGetPowerUsage — a 1 s average on Ampere (except GA100) and newer, instantaneous
+ * before — but these old drivers' help does not say so and the query does not name the chip, so
+ * it declares none either. (`power.draw.average`, the 1 s average, is not asked for: gpuN.power is
+ * the instant reading.)
  */
 export const NVIDIA_SMI_FIELDS: readonly NvidiaSmiField[] = [
   F('power.draw.instant', 'gpu', 'power', 'W', { older: 'power.draw' }),

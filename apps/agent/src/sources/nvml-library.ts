@@ -64,6 +64,7 @@ interface NvmlFunctions {
   getPcie?: NvmlFn;
   getFields?: NvmlFn;
   getC2cModeInfo?: NvmlFn;
+  getComputeCapability?: NvmlFn;
 }
 
 /** How one sensor is read: which call. */
@@ -138,6 +139,8 @@ function bindFunctions(lib: Koffi.LibraryHandle, missing: string[]): NvmlFunctio
     getFields: fn('int nvmlDeviceGetFieldValues(void *device, int count, void *values)'),
     // Since R535-ish; older libraries lack it and superchips are then told by their name.
     getC2cModeInfo: fn('int nvmlDeviceGetC2cModeInfoV(void *device, void *info)'),
+    // Tells what nvmlDeviceGetPowerUsage returns (a 1 s average from Ampere but GA100 on): sensors.ts averagingMs.
+    getComputeCapability: fn('int nvmlDeviceGetCudaComputeCapability(void *device, void *major, void *minor)'),
   };
 }
 
@@ -171,6 +174,8 @@ export class NvmlLibrary {
   value = 0;
   private readonly scratch = Buffer.alloc(128);
   private readonly field = Buffer.alloc(FIELD_VALUE_SIZE);
+  /** A call's second out-parameter. */
+  private readonly second = Buffer.alloc(8);
 
   constructor(
     /** Held for as long as its functions are called. */
@@ -289,6 +294,16 @@ export class NvmlLibrary {
     const code = getC2cModeInfo(handle, this.scratch);
     if (code === NVML_SUCCESS) return this.scratch.readUInt32LE(0) !== 0; // nvmlC2cModeInfo_v1_t.isC2cEnabled
     return code === NVML_ERROR_NOT_SUPPORTED ? false : null;
+  }
+
+  /** The GPU's CUDA compute capability (9.0 on Hopper), or null where the call is missing or fails. */
+  computeCapability(handle: bigint): { major: number; minor: number } | null {
+    const { getComputeCapability } = this.fns;
+    if (!getComputeCapability) return null;
+    this.scratch.fill(0, 0, 4);
+    this.second.fill(0);
+    if (getComputeCapability(handle, this.scratch, this.second) !== NVML_SUCCESS) return null;
+    return { major: this.scratch.readInt32LE(0), minor: this.second.readInt32LE(0) };
   }
 
   /** PCIe throughput (KB/s, into `out`), measured over 20 ms: the call blocks that long. */

@@ -13,13 +13,16 @@ import {
   type NvmlLibrary,
   type ReadKind,
 } from './nvml-library';
+import { declarableMs, probeUpdatePeriods, type UpdateProbe } from './sensor-timing';
 import type { DetectContext, GpuStackIdentity, Source } from './types';
 
 // NVIDIA GPUs through NVML (nvml-library.ts: koffi, the calls, their units). detectNvml opens the
 // library, asks every GPU for every sensor once (describeGpus: a sensor exists where the call
 // answered) and returns NvmlSource, which reads them each cycle — the state sensors (power limit,
 // application clock, temperature, clock-event reasons) at most once a second (state-cadence.ts).
-// It also names the GPUs and the driver for the node's fingerprint (identity()).
+// It also names the GPUs and the driver for the node's fingerprint (identity()). Each sensor says
+// its timing where it is known: nvmlDeviceGetPowerUsage's 1 s averaging (powerUsageAveragingMs)
+// and how often each energy counter changes, measured at detection (probeEnergyUpdates).
 
 export { nvmlReturnName } from './nvml-library';
 
@@ -100,7 +103,7 @@ interface NvmlGpus {
   sensors: SensorInfo[];
   readers: Reader[];
   pcie: PcieGpu[];
-  devices: { index: number; name: string | null; superchip: boolean; superchipFrom: 'nvmlDeviceGetC2cModeInfoV' | 'name' }[];
+  devices: { index: number; name: string | null; superchip: boolean; superchipFrom: 'nvmlDeviceGetC2cModeInfoV' | 'name'; computeCapability: string | null }[];
   /** Every GPU NVML counts, named as far as it could be (nulls where a call failed). */
   identities: GpuStackIdentity['gpus'];
   /** Sensors (or GPUs) that did not answer, and NVML's reason. */
@@ -127,6 +130,7 @@ export function detectNvml(ctx: DetectContext): Source | null {
     nvml.shutdown();
     return null;
   }
+  const energyUpdates = probeEnergyUpdates(nvml, gpus);
   const { missing } = nvml;
   const details = {
     library: ctx.config.nvmlLib,
@@ -135,6 +139,7 @@ export function detectNvml(ctx: DetectContext): Source | null {
     devices: gpus.devices,
     clockEventsCall: nvml.clockEventsCall,
     stateEveryMs: Math.max(STATE_PERIOD_MS, ctx.config.intervalMs),
+    ...(Object.keys(energyUpdates).length > 0 ? { energyUpdates } : {}),
     ...(gpus.unsupported.length > 0 ? { unsupported: gpus.unsupported } : {}),
     ...(missing.length > 0 ? { missingFunctions: missing } : {}),
   };
@@ -145,8 +150,8 @@ export function detectNvml(ctx: DetectContext): Source | null {
 /** Calls every sensor of every GPU once: a sensor exists where the call answered. */
 function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
   const found: NvmlGpus = { sensors: [], readers: [], pcie: [], devices: [], identities: [], unsupported: [] };
-  const add = (component: Component, index: number, quantity: Quantity, unit: SensorInfo['unit']): number => {
-    found.sensors.push({ sensor: sensorName(component, index, quantity), source: 'nvml', unit, scope: component });
+  const add = (component: Component, index: number, quantity: Quantity, unit: SensorInfo['unit'], averagingMs?: number): number => {
+    found.sensors.push({ sensor: sensorName(component, index, quantity), source: 'nvml', unit, scope: component, ...(averagingMs !== undefined ? { averagingMs } : {}) });
     return found.sensors.length - 1;
   };
   for (let gpu = 0; gpu < count; gpu += 1) {
@@ -159,7 +164,8 @@ function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
     const { handle } = device;
     const name = nvml.deviceName(handle);
     const chip = superchipOf(nvml, handle, name);
-    found.devices.push({ index: gpu, name, ...chip });
+    const cc = nvml.computeCapability(handle);
+    found.devices.push({ index: gpu, name, ...chip, computeCapability: cc ? `${cc.major}.${cc.minor}` : null });
     found.identities.push({ index: gpu, name, uuid: nvml.deviceUuid(handle), vbios: nvml.vbiosVersion(handle) });
     for (const kind of chip.superchip ? SUPERCHIP_KINDS : DISCRETE_KINDS) {
       let [call, component, quantity, unit] = kind;
@@ -170,8 +176,10 @@ function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
         call = 'power';
         code = nvml.read(call, handle);
       }
-      if (code === NVML_SUCCESS) found.readers.push({ kind: call, gpu, handle, local: add(component, gpu, quantity, unit), errors: 0, state: STATE_QUANTITIES.has(quantity) });
-      else found.unsupported.push(`${sensorName(component, gpu, quantity)}: ${code === CALL_UNAVAILABLE ? 'call unavailable' : nvmlReturnName(code)}`);
+      if (code === NVML_SUCCESS) {
+        const averagingMs = call === 'power' ? powerUsageAveragingMs(cc) : undefined;
+        found.readers.push({ kind: call, gpu, handle, local: add(component, gpu, quantity, unit, averagingMs), errors: 0, state: STATE_QUANTITIES.has(quantity) });
+      } else found.unsupported.push(`${sensorName(component, gpu, quantity)}: ${code === CALL_UNAVAILABLE ? 'call unavailable' : nvmlReturnName(code)}`);
     }
     if (nvml.hasPcie) {
       const txBuf = Buffer.alloc(8);
@@ -186,6 +194,40 @@ function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
     }
   }
   return found;
+}
+
+/**
+ * The window nvmlDeviceGetPowerUsage averages over (ms), from the GPU's compute capability: nvml.h
+ * says "On Ampere (except GA100) or newer GPUs, the API returns power averaged over 1 sec interval.
+ * On GA100 and older architectures, instantaneous power is returned." GA100 is compute capability
+ * 8.0, the other Ampere chips 8.6 and 8.7, Ada 8.9, Hopper 9.0, Blackwell 10.0 and up. Undefined
+ * (instantaneous, or unknown without the call): the sensor declares no averaging. The power
+ * fields erg reads otherwise (NVML_FI_DEV_POWER_INSTANT, GPU and module scope) are instantaneous.
+ */
+export function powerUsageAveragingMs(cc: { major: number; minor: number } | null): number | undefined {
+  if (!cc) return undefined;
+  return cc.major > 8 || (cc.major === 8 && cc.minor > 0) ? 1000 : undefined;
+}
+
+/**
+ * Measures how often each energy counter changes on the GPU's own clock (NVML documents no period;
+ * ~20–100 ms is what tools observe) and declares it as the sensor's updateMs: a reading trails its
+ * timestamp by half of it on average. What the probe saw goes into meta.json either way; a counter
+ * that changed too seldom, or at every read (faster than the probe resolves), declares none.
+ */
+function probeEnergyUpdates(nvml: NvmlLibrary, gpus: NvmlGpus): Record<string, UpdateProbe> {
+  const counters = gpus.readers.filter((r) => r.kind === 'energy');
+  if (counters.length === 0) return {};
+  const seen = probeUpdatePeriods(counters.map((r) => () => (nvml.read('energy', r.handle) === NVML_SUCCESS ? nvml.value : Number.NaN)));
+  const out: Record<string, UpdateProbe> = {};
+  counters.forEach((r, i) => {
+    const info = gpus.sensors[r.local] as SensorInfo;
+    const probe = seen[i] as UpdateProbe;
+    const updateMs = probe.updateMs === null ? undefined : declarableMs(probe.updateMs);
+    if (updateMs !== undefined) info.updateMs = updateMs;
+    out[info.sensor] = probe;
+  });
+  return out;
 }
 
 /** Reads the GPUs' sensors each cycle; PCIe in rounds on koffi's worker threads. */

@@ -7,7 +7,8 @@ import type { DetectContext, Source } from './types';
 
 // Intel/AMD RAPL through powercap: /sys/class/powercap/intel-rapl:N (package-N) and its subzones
 // intel-rapl:N:M (dram, core, uncore). energy_uj is a µJ counter that wraps at
-// max_energy_range_uj; the raw counter is recorded and the server handles the wrap.
+// max_energy_range_uj; the raw counter is recorded and the server handles the wrap. Its sensors
+// declare no updateMs: the kernel documents no update period, and the agent does not measure one.
 // detectRapl finds the zones (findZoneDirs), describes the ones recorded (describeZones) and
 // returns the source that reads them (raplSource).
 

@@ -1,11 +1,12 @@
 import { createGunzip } from 'node:zlib';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findRunIngestTarget, findRunProgress, readRunSensors, readRunSeries, type TelemetryWriter } from '@erg/db';
-import { lttb } from '@erg/energy';
+import { findRunIngestTarget, findRunProgress, listRunMarksUpTo, readRunSensors, readRunSeries, runMarksSummary, type RunMarkRecord, type TelemetryWriter } from '@erg/db';
+import { lttb, nodeTimeline } from '@erg/energy';
 import { refreshRunEnergy, runEnergyView } from '@erg/results';
 import {
-  decodeTelemetryBatch, ErrorBody, IdParams, RunEnergyView, RunTelemetry, sampleTimeBounds, TelemetryAccepted, TelemetryBatch, TERMINAL_RUN_STATES,
+  decodeTelemetryBatch, ErrorBody, IdParams, MAX_PHASE_SEGMENTS, RunEnergyView, RunPhasesView, RunTelemetry, sampleTimeBounds, TelemetryAccepted, TelemetryBatch, TERMINAL_RUN_STATES,
+  type PhaseSegment,
 } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access } from '../access';
@@ -39,7 +40,8 @@ export const telemetryRoutes =
           description:
             'Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). ' +
             'Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. ' +
-            'At most 200,000 samples, 10,000 entries in `samples`, 512 sensors and 16 MiB (inflated) per batch; no empty columns.',
+            'At most 200,000 samples, 10,000 entries in `samples`, 512 sensors, 10,000 phase marks and 16 MiB (inflated) per batch; no empty columns. ' +
+            'Marks are idempotent on (run, node, offset).',
           params: IdParams,
           body: TelemetryBatch,
           response: {
@@ -152,7 +154,69 @@ export const telemetryRoutes =
         return view;
       },
     );
+
+    app.get(
+      '/runs/:id/phases',
+      {
+        config: access.run('campaign.read'),
+        schema: {
+          tags: ['telemetry'],
+          description:
+            "A finished run's energy per phase and per step (computed with its energy from the marks its workload wrote: erg-mark, `import erg`, " +
+            `or the spec's phases regexes), how many marks there were, and its window cut by innermost phase per node (at most ${MAX_PHASE_SEGMENTS} segments) for drawing.`,
+          params: IdParams,
+          response: { 200: RunPhasesView, 404: ErrorBody, 409: ErrorBody },
+        },
+      },
+      async (req) => {
+        const run = await findRunProgress(deps.db, req.params.id);
+        if (!run) throw errors.notFound('run', req.params.id);
+        // Segments come from the first marks only: each mark opens at most one segment, so twice the
+        // segments shown (and one more) is enough, however many marks the run has.
+        const [view, summary, marks] = await Promise.all([
+          runEnergyView(deps.db, run.id), runMarksSummary(deps.db, run.id), listRunMarksUpTo(deps.db, run.id, 2 * MAX_PHASE_SEGMENTS + 1),
+        ]);
+        if (!view) {
+          throw errors.notReady(
+            run.workloadEndNs === null
+              ? `run ${run.id} is ${run.state}: phases are computed with its energy, over its workload window, once it has ended`
+              : `run ${run.id} has no telemetry to compute energy from`,
+          );
+        }
+        const { segments, truncated } = phaseSegments(marks, view.window, marks.length < summary.count);
+        return {
+          runId: run.id,
+          computedAt: view.computedAt,
+          window: view.window,
+          marks: summary,
+          phases: view.phases,
+          segments,
+          segmentsTruncated: truncated,
+        };
+      },
+    );
   };
+
+/** Each marking node's window cut by innermost phase, in time order, at most MAX_PHASE_SEGMENTS of them. */
+function phaseSegments(marks: readonly RunMarkRecord[], window: { startMs: number; endMs: number }, more: boolean): { segments: PhaseSegment[]; truncated: boolean } {
+  const byNode = new Map<string, RunMarkRecord[]>();
+  for (const m of marks) {
+    const own = byNode.get(m.node);
+    if (own) own.push(m);
+    else byNode.set(m.node, [m]);
+  }
+  const segments: PhaseSegment[] = [];
+  for (const [node, own] of [...byNode].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const s of nodeTimeline(node, own, window).segments) {
+      if (segments.length === MAX_PHASE_SEGMENTS) return { segments, truncated: true };
+      segments.push({ node, phase: s.leaf, open: [...s.open], fromMs: s.fromMs, toMs: s.toMs });
+    }
+  }
+  if (!more) return { segments, truncated: false };
+  // Marks left unread: the last node's timeline is only known up to its last mark read.
+  const last = marks[marks.length - 1]!;
+  return { segments: segments.filter((s) => s.node !== last.node || s.toMs <= last.t), truncated: true };
+}
 
 function clip(t: Float64Array, v: Float64Array, from?: number, to?: number): { t: Float64Array; v: Float64Array } {
   let lo = 0;

@@ -1,9 +1,10 @@
-// erg results CAMPAIGN [--format table|csv|json|markdown] [--sort energy|time|edp] [--group-by configuration|fingerprint]
+// erg results CAMPAIGN [--format table|csv|json|markdown] [--sort energy|time|edp] [--group-by configuration|fingerprint] [--by-phase]
 import type { Command } from 'commander';
 import { CampaignResults } from '@erg/spec';
 import type { CommandContext } from '../context';
-import { CliError, withFlagNames } from '../errors';
+import { CliError, usageError, withFlagNames } from '../errors';
 import { withExamples, type Act } from '../program';
+import { renderPhaseResults } from '../results/by-phase';
 import { ResultsSort, sortResults } from '../results/model';
 import { renderResults, ResultsFormat } from '../results/render';
 import { parseChoice, parseId } from './args';
@@ -15,8 +16,20 @@ export type ResultsGrouping = (typeof ResultsGrouping.options)[number];
 /** Which flag sets each query field, to name the flag when the API refuses a field. */
 const FLAG_OF: Record<string, string> = { groupBy: '--group-by' };
 
-/** Fetches a campaign's results and writes them to stdout in `format`. */
-export async function printResults(ctx: CommandContext, id: string, opts: { format: ResultsFormat; sort?: ResultsSort; groupBy?: ResultsGrouping }): Promise<void> {
+export interface ResultsOptions {
+  format: ResultsFormat;
+  sort?: ResultsSort;
+  groupBy?: ResultsGrouping;
+  /** One row per configuration and phase instead of one per configuration. */
+  byPhase?: boolean;
+}
+
+/** Fetches a campaign's results and writes them to stdout in `format` (per phase with `byPhase`). */
+export async function printResults(ctx: CommandContext, id: string, opts: ResultsOptions): Promise<void> {
+  // Phases are summarised per configuration only: refused before any request.
+  if (opts.byPhase && opts.groupBy === 'fingerprint') {
+    throw usageError('--by-phase cannot be combined with --group-by fingerprint: phases are summarised per configuration', 'drop --group-by fingerprint (or --by-phase)');
+  }
   const query = opts.groupBy === undefined ? {} : { groupBy: opts.groupBy };
   const results = await ctx
     .connect()
@@ -24,7 +37,11 @@ export async function printResults(ctx: CommandContext, id: string, opts: { form
     .catch((err: unknown) => {
       throw err instanceof CliError ? withFlagNames(err, FLAG_OF) : err;
     });
-  ctx.stdout.write(renderResults(sortResults(results, opts.sort), opts.format, ctx.color));
+  const sorted = sortResults(results, opts.sort);
+  if (!opts.byPhase) return void ctx.stdout.write(renderResults(sorted, opts.format, ctx.color));
+  const out = renderPhaseResults(sorted, opts.format, ctx.color, { sorted: opts.sort !== undefined });
+  ctx.stdout.write(out.stdout);
+  if (out.stderr !== '') ctx.stderr.write(out.stderr);
 }
 
 export function registerResults(program: Command, act: Act): void {
@@ -32,15 +49,24 @@ export function registerResults(program: Command, act: Act): void {
     program
       .command('results')
       .summary("a campaign's time, energy and EDP per configuration")
-      .description("a campaign's results per configuration: time, energy, power, EDP with 95 % intervals, Pareto front and best configurations")
+      .description(
+        "a campaign's results per configuration: time, energy, power, EDP with 95 % intervals, Pareto front and best configurations; " +
+          'with --by-phase, its energy per configuration and phase the runs marked',
+      )
       .argument('<campaign>', 'campaign id', parseId('campaign'))
       .option('--format <format>', `output format: ${ResultsFormat.options.join(', ')}`, parseChoice(ResultsFormat), 'table')
       .option('--sort <by>', `sort by mean ${ResultsSort.options.join(', ')} (ascending); default: the spec's configuration order`, parseChoice(ResultsSort))
       .option('--group-by <what>', 'configuration (default): one row per configuration; fingerprint: one per configuration and kind of machine its runs ran on', parseChoice(ResultsGrouping))
+      .option(
+        '--by-phase',
+        "one row per configuration and phase its runs marked (self and inclusive energy, time, share), then which phases account for what the runtime-optimal configuration spends beyond the energy-optimal one; json: the API's phases member",
+      )
       .addHelpText('after', '\ntable and markdown use units with prefixes (kJ, ms, J·s); csv and json carry raw SI numbers (J, s, W, J·s).'),
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f',
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --format csv --sort energy > results.csv',
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --format markdown >> "$GITHUB_STEP_SUMMARY"',
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --group-by fingerprint',
+    'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --by-phase',
+    'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --by-phase --format csv > phases.csv',
   ).action(act((ctx, cmd) => printResults(ctx, cmd.processedArgs[0] as string, cmd.opts())));
 }

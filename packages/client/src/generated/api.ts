@@ -563,6 +563,14 @@ export interface paths {
                             /** @default false */
                             work?: boolean;
                         }[];
+                        phases?: {
+                            name: string;
+                            begin?: string;
+                            end?: string;
+                            step?: string;
+                            /** @enum {string} */
+                            timeFormat?: "iso" | "unix" | "unix_ms";
+                        }[];
                         /** @default {} */
                         telemetry?: {
                             /** @default 1000 */
@@ -2314,7 +2322,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** @description Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. At most 200,000 samples, 10,000 entries in `samples`, 512 sensors and 16 MiB (inflated) per batch; no empty columns. */
+        /** @description Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. At most 200,000 samples, 10,000 entries in `samples`, 512 sensors, 10,000 phase marks and 16 MiB (inflated) per batch; no empty columns. Marks are idempotent on (run, node, offset). */
         post: {
             parameters: {
                 query?: never;
@@ -2400,6 +2408,62 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["RunEnergy"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{id}/phases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A finished run's energy per phase and per step (computed with its energy from the marks its workload wrote: erg-mark, `import erg`, or the spec's phases regexes), how many marks there were, and its window cut by innermost phase per node (at most 5000 segments) for drawing. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunPhasesView"];
                     };
                 };
                 /** @description Default Response */
@@ -2543,6 +2607,10 @@ export interface components {
                 scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
                 wrapAt?: number;
+                /** @description a power sensor's averaging window (ms) ending at each reading's timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous */
+                averagingMs?: number;
+                /** @description how often (ms) a counter's value changes on the device's own clock, as the agent measured it; absent: not measured */
+                updateMs?: number;
             }[];
             fingerprint?: components["schemas"]["NodeFingerprintInput"];
             power?: components["schemas"]["PowerRecordInput"];
@@ -2939,6 +3007,171 @@ export interface components {
             postgres: string;
             redis: string;
         };
+        SummaryInput: {
+            /** @description values counted (runs that measured this figure) */
+            n: number;
+            /** @description null only when n = 0, as are std, ci95, min and max */
+            mean: number | null;
+            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
+            std: number | null;
+            /** @description two-sided 95 % Student-t interval of the mean; [mean, mean] when n = 1 */
+            ci95: [
+                number,
+                number
+            ] | null;
+            /** @description coefficient of variation std / |mean|; null when n = 0 or the mean is 0 */
+            cv: number | null;
+            min: number | null;
+            max: number | null;
+        };
+        PhaseEnergyInput: {
+            name: string;
+            /** @description begin/end pairs overlapping the window, over all nodes */
+            occurrences: number;
+            /** @description inclusive time (node-seconds): while the phase was open, nested phases included, clipped to the window */
+            timeS: number;
+            /** @description time (node-seconds) while it was the innermost open phase */
+            selfTimeS: number;
+            /** @description inclusive energy: its own and that of the phases nested in it */
+            energyJ: number;
+            /** @description exclusive energy: its leaf-label share; the self energies and unmarked add up to the run’s energyJ */
+            selfEnergyJ: number;
+            /** @description energyJ / timeS: one node’s mean power in the phase; null when timeS is 0 */
+            meanPowerW: number | null;
+            /** @description energyJ / the run’s energyJ (0–1); null when that is 0 */
+            share: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            ci95J: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            selfCi95J: number | null;
+            /**
+             * @description proportional where any sensor’s readings could not separate the labels it is made of
+             * @enum {string}
+             */
+            method: "regression" | "proportional";
+        };
+        UnmarkedEnergyInput: {
+            /** @description node-seconds of the window inside no phase */
+            timeS: number;
+            energyJ: number;
+            /** @description null when timeS is 0 */
+            meanPowerW: number | null;
+            /** @description energyJ / the run’s energyJ; null when that is 0 */
+            share: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            ci95J: number | null;
+            /** @enum {string} */
+            method: "regression" | "proportional";
+        };
+        StepStatisticsInput: {
+            /** @description steps measured */
+            n: number;
+            mean: number | null;
+            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
+            std: number | null;
+            /** @description 5th percentile (linear interpolation between order statistics) */
+            p5: number | null;
+            /** @description median */
+            p50: number | null;
+            /** @description 95th percentile */
+            p95: number | null;
+        };
+        StepEnergyInput: {
+            /** @description the step counter’s name (`step` when the workload gave none) */
+            name: string;
+            /** @description step marks inside the window, over all nodes */
+            count: number;
+            /** @description one node's energy per step: its counters interpolated (or its power integrated) between the step's two marks */
+            energyJ: components["schemas"]["StepStatisticsInput"];
+            /** @description time per step */
+            timeS: components["schemas"]["StepStatisticsInput"];
+            /** @description steps shorter than 2 sampling intervals of their node's slowest sensor: their energy is interpolated between readings, below what the sensors resolve */
+            belowResolution: number;
+        };
+        PhaseFitInput: {
+            node: string;
+            /** @description one of the sensors computeRunEnergy counts for the node */
+            sensor: string;
+            /** @description the sensor’s energy over the window: what its labels’ energies add up to */
+            energyJ: number;
+            /** @enum {string} */
+            method: "regression" | "proportional";
+            /** @description readings (intervals with a known energy) inside the window */
+            observations: number;
+            /** @description leaf labels on the node in the sensor’s span, unmarked included */
+            labels: number;
+            /** @description what the labels’ estimates (fitted power × time, or energy read from the sensor’s curve) were multiplied by to add up to energyJ: 1 = they did already; a power sensor’s curve differs from its trapezoid total at the window’s edges */
+            rescale: number;
+        };
+        RunPhasesInput: {
+            /** @description the window’s length */
+            timeS: number;
+            /** @description the run’s energy over the window (computeRunEnergy’s energyJ): what the self energies and unmarked add up to */
+            energyJ: number;
+            /**
+             * @description proportional where any phase’s is, or where nothing was regressed (no sensor, or told to)
+             * @enum {string}
+             */
+            method: "regression" | "proportional";
+            /** @description the slowest median sampling (or averaging) interval among the sensors used; null without readings */
+            resolutionMs: number | null;
+            /** @description the sensors’ energy ÷ the sum of their labels’ estimates: the factor the estimates were scaled by overall (per sensor in fits); null where nothing was estimated */
+            rescale: number | null;
+            /** @description by inclusive energy, the largest first */
+            phases: components["schemas"]["PhaseEnergyInput"][];
+            unmarked: components["schemas"]["UnmarkedEnergyInput"];
+            /** @description by name */
+            steps: components["schemas"]["StepEnergyInput"][];
+            /** @description per node and sensor, how its energy was divided */
+            fits: components["schemas"]["PhaseFitInput"][];
+            warnings: string[];
+        };
+        PhaseSummaryInput: {
+            /** @description a phase's name, or (unmarked) for the time inside none */
+            name: string;
+            /** @description inclusive energy per run */
+            energyJ: components["schemas"]["SummaryInput"];
+            /** @description exclusive energy per run */
+            selfEnergyJ: components["schemas"]["SummaryInput"];
+            /** @description inclusive node-seconds per run */
+            timeS: components["schemas"]["SummaryInput"];
+        };
+        ConfigurationPhasesInput: {
+            key: string;
+            /** @description runs with phases */
+            n: number;
+            /** @description the runs’ energy */
+            energyJ: components["schemas"]["SummaryInput"];
+            /** @description by name, (unmarked) last */
+            phases: components["schemas"]["PhaseSummaryInput"][];
+        };
+        PhaseDifferenceInput: {
+            /** @description a phase's name, or (unmarked) */
+            name: string;
+            /** @description mean self energy in the runtime-optimal configuration’s runs */
+            runtimeOptimalJ: number;
+            /** @description mean self energy in the energy-optimal configuration’s runs */
+            energyOptimalJ: number;
+            /** @description runtimeOptimalJ − energyOptimalJ */
+            differenceJ: number;
+            /** @description differenceJ / the total difference; the shares add up to 1 (self energies partition a run’s energy); null when the total difference is 0 */
+            shareOfDifference: number | null;
+        };
+        PhaseComparisonInput: {
+            /** @description configuration key */
+            runtimeOptimal: string;
+            /** @description configuration key */
+            energyOptimal: string;
+            /** @description mean energy of the runtime-optimal configuration’s runs − that of the energy-optimal one’s */
+            differenceJ: number;
+            /** @description the phase that explains most of the difference first (by differenceJ in the direction of the total difference, then by name) */
+            phases: components["schemas"]["PhaseDifferenceInput"][];
+        };
+        CampaignPhasesInput: {
+            configurations: components["schemas"]["ConfigurationPhasesInput"][];
+            /** @description null when the campaign has no runtime- and energy-optimal configurations */
+            comparison: components["schemas"]["PhaseComparisonInput"] | null;
+        };
         TimeWindowInput: {
             startMs: number;
             endMs: number;
@@ -3059,23 +3292,37 @@ export interface components {
             /** @description the idle baseline window; null when the campaign has none */
             idleWindow: components["schemas"]["TimeWindowInput"] | null;
             slurmEnergy: components["schemas"]["SlurmEnergyInput"];
+            /** @description energy per phase and per step, where the workload marked phases (erg-mark, `import erg`, or the spec's `phases` regexes); null: no marks */
+            phases: components["schemas"]["RunPhasesInput"] | null;
         };
-        SummaryInput: {
-            /** @description values counted (runs that measured this figure) */
-            n: number;
-            /** @description null only when n = 0, as are std, ci95, min and max */
-            mean: number | null;
-            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
-            std: number | null;
-            /** @description two-sided 95 % Student-t interval of the mean; [mean, mean] when n = 1 */
-            ci95: [
-                number,
-                number
-            ] | null;
-            /** @description coefficient of variation std / |mean|; null when n = 0 or the mean is 0 */
-            cv: number | null;
-            min: number | null;
-            max: number | null;
+        PhaseSegmentInput: {
+            node: string;
+            /** @description the innermost open phase; null: inside none */
+            phase: string | null;
+            /** @description every phase open, outermost first */
+            open: string[];
+            fromMs: number;
+            toMs: number;
+        };
+        RunPhasesViewInput: {
+            runId: string;
+            /** @description when the figures were computed (with the run's energy) */
+            computedAt: string;
+            window: components["schemas"]["TimeWindowInput"];
+            marks: {
+                /** @description marks stored for the run, every node */
+                count: number;
+                /** @description nodes that marked */
+                nodes: string[];
+                /** @description what wrote them: sh (erg-mark), py (import erg), log (the spec's phases regexes) */
+                writers: string[];
+            };
+            /** @description null: the workload marked no phases */
+            phases: components["schemas"]["RunPhasesInput"] | null;
+            /** @description the window cut by innermost phase, per node, in time order; at most 5000 */
+            segments: components["schemas"]["PhaseSegmentInput"][];
+            /** @description true when there were more than 5000 (the first ones are returned) */
+            segmentsTruncated: boolean;
         };
         ConfigurationResultInput: {
             key: string;
@@ -3171,6 +3418,8 @@ export interface components {
                 controlled: boolean;
                 note: string;
             };
+            /** @description energy per phase per configuration, where the runs marked phases; null: none did */
+            phases: components["schemas"]["CampaignPhasesInput"] | null;
         };
         RegressionPolicyInput: {
             /**
@@ -3400,6 +3649,14 @@ export interface components {
                     /** @default false */
                     work?: boolean;
                 }[];
+                phases?: {
+                    name: string;
+                    begin?: string;
+                    end?: string;
+                    step?: string;
+                    /** @enum {string} */
+                    timeFormat?: "iso" | "unix" | "unix_ms";
+                }[];
                 /** @default {} */
                 telemetry?: {
                     /** @default 1000 */
@@ -3597,154 +3854,6 @@ export interface components {
             items: components["schemas"]["AuditEntryInput"][];
             /** @description cursor of the next page; null on the last */
             next: string | null;
-        };
-        PhaseEnergyInput: {
-            name: string;
-            /** @description begin/end pairs overlapping the window, over all nodes */
-            occurrences: number;
-            /** @description inclusive time (node-seconds): while the phase was open, nested phases included, clipped to the window */
-            timeS: number;
-            /** @description time (node-seconds) while it was the innermost open phase */
-            selfTimeS: number;
-            /** @description inclusive energy: its own and that of the phases nested in it */
-            energyJ: number;
-            /** @description exclusive energy: its leaf-label share; the self energies and unmarked add up to the run’s energyJ */
-            selfEnergyJ: number;
-            /** @description energyJ / timeS: one node’s mean power in the phase; null when timeS is 0 */
-            meanPowerW: number | null;
-            /** @description energyJ / the run’s energyJ (0–1); null when that is 0 */
-            share: number | null;
-            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
-            ci95J: number | null;
-            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
-            selfCi95J: number | null;
-            /**
-             * @description proportional where any sensor’s readings could not separate the labels it is made of
-             * @enum {string}
-             */
-            method: "regression" | "proportional";
-        };
-        UnmarkedEnergyInput: {
-            /** @description node-seconds of the window inside no phase */
-            timeS: number;
-            energyJ: number;
-            /** @description null when timeS is 0 */
-            meanPowerW: number | null;
-            /** @description energyJ / the run’s energyJ; null when that is 0 */
-            share: number | null;
-            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
-            ci95J: number | null;
-            /** @enum {string} */
-            method: "regression" | "proportional";
-        };
-        StepStatisticsInput: {
-            /** @description steps measured */
-            n: number;
-            mean: number | null;
-            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
-            std: number | null;
-            /** @description 5th percentile (linear interpolation between order statistics) */
-            p5: number | null;
-            /** @description median */
-            p50: number | null;
-            /** @description 95th percentile */
-            p95: number | null;
-        };
-        StepEnergyInput: {
-            /** @description the step counter’s name (`step` when the workload gave none) */
-            name: string;
-            /** @description step marks inside the window, over all nodes */
-            count: number;
-            /** @description one node's energy per step: its counters interpolated (or its power integrated) between the step's two marks */
-            energyJ: components["schemas"]["StepStatisticsInput"];
-            /** @description time per step */
-            timeS: components["schemas"]["StepStatisticsInput"];
-            /** @description steps shorter than 2 sampling intervals of their node's slowest sensor: their energy is interpolated between readings, below what the sensors resolve */
-            belowResolution: number;
-        };
-        PhaseFitInput: {
-            node: string;
-            /** @description one of the sensors computeRunEnergy counts for the node */
-            sensor: string;
-            /** @description the sensor’s energy over the window: what its labels’ energies add up to */
-            energyJ: number;
-            /** @enum {string} */
-            method: "regression" | "proportional";
-            /** @description readings (intervals with a known energy) inside the window */
-            observations: number;
-            /** @description leaf labels on the node in the sensor’s span, unmarked included */
-            labels: number;
-            /** @description what the labels’ estimates (fitted power × time, or energy read from the sensor’s curve) were multiplied by to add up to energyJ: 1 = they did already; a power sensor’s curve differs from its trapezoid total at the window’s edges */
-            rescale: number;
-        };
-        RunPhasesInput: {
-            /** @description the window’s length */
-            timeS: number;
-            /** @description the run’s energy over the window (computeRunEnergy’s energyJ): what the self energies and unmarked add up to */
-            energyJ: number;
-            /**
-             * @description proportional where any phase’s is, or where nothing was regressed (no sensor, or told to)
-             * @enum {string}
-             */
-            method: "regression" | "proportional";
-            /** @description the slowest median sampling (or averaging) interval among the sensors used; null without readings */
-            resolutionMs: number | null;
-            /** @description the sensors’ energy ÷ the sum of their labels’ estimates: the factor the estimates were scaled by overall (per sensor in fits); null where nothing was estimated */
-            rescale: number | null;
-            /** @description by inclusive energy, the largest first */
-            phases: components["schemas"]["PhaseEnergyInput"][];
-            unmarked: components["schemas"]["UnmarkedEnergyInput"];
-            /** @description by name */
-            steps: components["schemas"]["StepEnergyInput"][];
-            /** @description per node and sensor, how its energy was divided */
-            fits: components["schemas"]["PhaseFitInput"][];
-            warnings: string[];
-        };
-        PhaseSummaryInput: {
-            /** @description a phase's name, or (unmarked) for the time inside none */
-            name: string;
-            /** @description inclusive energy per run */
-            energyJ: components["schemas"]["SummaryInput"];
-            /** @description exclusive energy per run */
-            selfEnergyJ: components["schemas"]["SummaryInput"];
-            /** @description inclusive node-seconds per run */
-            timeS: components["schemas"]["SummaryInput"];
-        };
-        ConfigurationPhasesInput: {
-            key: string;
-            /** @description runs with phases */
-            n: number;
-            /** @description the runs’ energy */
-            energyJ: components["schemas"]["SummaryInput"];
-            /** @description by name, (unmarked) last */
-            phases: components["schemas"]["PhaseSummaryInput"][];
-        };
-        PhaseDifferenceInput: {
-            /** @description a phase's name, or (unmarked) */
-            name: string;
-            /** @description mean self energy in the runtime-optimal configuration’s runs */
-            runtimeOptimalJ: number;
-            /** @description mean self energy in the energy-optimal configuration’s runs */
-            energyOptimalJ: number;
-            /** @description runtimeOptimalJ − energyOptimalJ */
-            differenceJ: number;
-            /** @description differenceJ / the total difference; the shares add up to 1 (self energies partition a run’s energy); null when the total difference is 0 */
-            shareOfDifference: number | null;
-        };
-        PhaseComparisonInput: {
-            /** @description configuration key */
-            runtimeOptimal: string;
-            /** @description configuration key */
-            energyOptimal: string;
-            /** @description mean energy of the runtime-optimal configuration’s runs − that of the energy-optimal one’s */
-            differenceJ: number;
-            /** @description the phase that explains most of the difference first (by differenceJ in the direction of the total difference, then by name) */
-            phases: components["schemas"]["PhaseDifferenceInput"][];
-        };
-        CampaignPhasesInput: {
-            configurations: components["schemas"]["ConfigurationPhasesInput"][];
-            /** @description null when the campaign has no runtime- and energy-optimal configurations */
-            comparison: components["schemas"]["PhaseComparisonInput"] | null;
         };
         /** @enum {string} */
         RoleInput: "viewer" | "researcher" | "maintainer";
@@ -3980,6 +4089,10 @@ export interface components {
                 scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
                 wrapAt?: number;
+                /** @description a power sensor's averaging window (ms) ending at each reading's timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous */
+                averagingMs?: number;
+                /** @description how often (ms) a counter's value changes on the device's own clock, as the agent measured it; absent: not measured */
+                updateMs?: number;
             }[];
             fingerprint?: components["schemas"]["NodeFingerprint"];
             power?: components["schemas"]["PowerRecord"];
@@ -4376,6 +4489,171 @@ export interface components {
             postgres: string;
             redis: string;
         };
+        Summary: {
+            /** @description values counted (runs that measured this figure) */
+            n: number;
+            /** @description null only when n = 0, as are std, ci95, min and max */
+            mean: number | null;
+            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
+            std: number | null;
+            /** @description two-sided 95 % Student-t interval of the mean; [mean, mean] when n = 1 */
+            ci95: [
+                number,
+                number
+            ] | null;
+            /** @description coefficient of variation std / |mean|; null when n = 0 or the mean is 0 */
+            cv: number | null;
+            min: number | null;
+            max: number | null;
+        };
+        PhaseEnergy: {
+            name: string;
+            /** @description begin/end pairs overlapping the window, over all nodes */
+            occurrences: number;
+            /** @description inclusive time (node-seconds): while the phase was open, nested phases included, clipped to the window */
+            timeS: number;
+            /** @description time (node-seconds) while it was the innermost open phase */
+            selfTimeS: number;
+            /** @description inclusive energy: its own and that of the phases nested in it */
+            energyJ: number;
+            /** @description exclusive energy: its leaf-label share; the self energies and unmarked add up to the run’s energyJ */
+            selfEnergyJ: number;
+            /** @description energyJ / timeS: one node’s mean power in the phase; null when timeS is 0 */
+            meanPowerW: number | null;
+            /** @description energyJ / the run’s energyJ (0–1); null when that is 0 */
+            share: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            ci95J: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            selfCi95J: number | null;
+            /**
+             * @description proportional where any sensor’s readings could not separate the labels it is made of
+             * @enum {string}
+             */
+            method: "regression" | "proportional";
+        };
+        UnmarkedEnergy: {
+            /** @description node-seconds of the window inside no phase */
+            timeS: number;
+            energyJ: number;
+            /** @description null when timeS is 0 */
+            meanPowerW: number | null;
+            /** @description energyJ / the run’s energyJ; null when that is 0 */
+            share: number | null;
+            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
+            ci95J: number | null;
+            /** @enum {string} */
+            method: "regression" | "proportional";
+        };
+        StepStatistics: {
+            /** @description steps measured */
+            n: number;
+            mean: number | null;
+            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
+            std: number | null;
+            /** @description 5th percentile (linear interpolation between order statistics) */
+            p5: number | null;
+            /** @description median */
+            p50: number | null;
+            /** @description 95th percentile */
+            p95: number | null;
+        };
+        StepEnergy: {
+            /** @description the step counter’s name (`step` when the workload gave none) */
+            name: string;
+            /** @description step marks inside the window, over all nodes */
+            count: number;
+            /** @description one node's energy per step: its counters interpolated (or its power integrated) between the step's two marks */
+            energyJ: components["schemas"]["StepStatistics"];
+            /** @description time per step */
+            timeS: components["schemas"]["StepStatistics"];
+            /** @description steps shorter than 2 sampling intervals of their node's slowest sensor: their energy is interpolated between readings, below what the sensors resolve */
+            belowResolution: number;
+        };
+        PhaseFit: {
+            node: string;
+            /** @description one of the sensors computeRunEnergy counts for the node */
+            sensor: string;
+            /** @description the sensor’s energy over the window: what its labels’ energies add up to */
+            energyJ: number;
+            /** @enum {string} */
+            method: "regression" | "proportional";
+            /** @description readings (intervals with a known energy) inside the window */
+            observations: number;
+            /** @description leaf labels on the node in the sensor’s span, unmarked included */
+            labels: number;
+            /** @description what the labels’ estimates (fitted power × time, or energy read from the sensor’s curve) were multiplied by to add up to energyJ: 1 = they did already; a power sensor’s curve differs from its trapezoid total at the window’s edges */
+            rescale: number;
+        };
+        RunPhases: {
+            /** @description the window’s length */
+            timeS: number;
+            /** @description the run’s energy over the window (computeRunEnergy’s energyJ): what the self energies and unmarked add up to */
+            energyJ: number;
+            /**
+             * @description proportional where any phase’s is, or where nothing was regressed (no sensor, or told to)
+             * @enum {string}
+             */
+            method: "regression" | "proportional";
+            /** @description the slowest median sampling (or averaging) interval among the sensors used; null without readings */
+            resolutionMs: number | null;
+            /** @description the sensors’ energy ÷ the sum of their labels’ estimates: the factor the estimates were scaled by overall (per sensor in fits); null where nothing was estimated */
+            rescale: number | null;
+            /** @description by inclusive energy, the largest first */
+            phases: components["schemas"]["PhaseEnergy"][];
+            unmarked: components["schemas"]["UnmarkedEnergy"];
+            /** @description by name */
+            steps: components["schemas"]["StepEnergy"][];
+            /** @description per node and sensor, how its energy was divided */
+            fits: components["schemas"]["PhaseFit"][];
+            warnings: string[];
+        };
+        PhaseSummary: {
+            /** @description a phase's name, or (unmarked) for the time inside none */
+            name: string;
+            /** @description inclusive energy per run */
+            energyJ: components["schemas"]["Summary"];
+            /** @description exclusive energy per run */
+            selfEnergyJ: components["schemas"]["Summary"];
+            /** @description inclusive node-seconds per run */
+            timeS: components["schemas"]["Summary"];
+        };
+        ConfigurationPhases: {
+            key: string;
+            /** @description runs with phases */
+            n: number;
+            /** @description the runs’ energy */
+            energyJ: components["schemas"]["Summary"];
+            /** @description by name, (unmarked) last */
+            phases: components["schemas"]["PhaseSummary"][];
+        };
+        PhaseDifference: {
+            /** @description a phase's name, or (unmarked) */
+            name: string;
+            /** @description mean self energy in the runtime-optimal configuration’s runs */
+            runtimeOptimalJ: number;
+            /** @description mean self energy in the energy-optimal configuration’s runs */
+            energyOptimalJ: number;
+            /** @description runtimeOptimalJ − energyOptimalJ */
+            differenceJ: number;
+            /** @description differenceJ / the total difference; the shares add up to 1 (self energies partition a run’s energy); null when the total difference is 0 */
+            shareOfDifference: number | null;
+        };
+        PhaseComparison: {
+            /** @description configuration key */
+            runtimeOptimal: string;
+            /** @description configuration key */
+            energyOptimal: string;
+            /** @description mean energy of the runtime-optimal configuration’s runs − that of the energy-optimal one’s */
+            differenceJ: number;
+            /** @description the phase that explains most of the difference first (by differenceJ in the direction of the total difference, then by name) */
+            phases: components["schemas"]["PhaseDifference"][];
+        };
+        CampaignPhases: {
+            configurations: components["schemas"]["ConfigurationPhases"][];
+            /** @description null when the campaign has no runtime- and energy-optimal configurations */
+            comparison: components["schemas"]["PhaseComparison"] | null;
+        };
         TimeWindow: {
             startMs: number;
             endMs: number;
@@ -4496,23 +4774,37 @@ export interface components {
             /** @description the idle baseline window; null when the campaign has none */
             idleWindow: components["schemas"]["TimeWindow"] | null;
             slurmEnergy: components["schemas"]["SlurmEnergy"];
+            /** @description energy per phase and per step, where the workload marked phases (erg-mark, `import erg`, or the spec's `phases` regexes); null: no marks */
+            phases: components["schemas"]["RunPhases"] | null;
         };
-        Summary: {
-            /** @description values counted (runs that measured this figure) */
-            n: number;
-            /** @description null only when n = 0, as are std, ci95, min and max */
-            mean: number | null;
-            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
-            std: number | null;
-            /** @description two-sided 95 % Student-t interval of the mean; [mean, mean] when n = 1 */
-            ci95: [
-                number,
-                number
-            ] | null;
-            /** @description coefficient of variation std / |mean|; null when n = 0 or the mean is 0 */
-            cv: number | null;
-            min: number | null;
-            max: number | null;
+        PhaseSegment: {
+            node: string;
+            /** @description the innermost open phase; null: inside none */
+            phase: string | null;
+            /** @description every phase open, outermost first */
+            open: string[];
+            fromMs: number;
+            toMs: number;
+        };
+        RunPhasesView: {
+            runId: string;
+            /** @description when the figures were computed (with the run's energy) */
+            computedAt: string;
+            window: components["schemas"]["TimeWindow"];
+            marks: {
+                /** @description marks stored for the run, every node */
+                count: number;
+                /** @description nodes that marked */
+                nodes: string[];
+                /** @description what wrote them: sh (erg-mark), py (import erg), log (the spec's phases regexes) */
+                writers: string[];
+            };
+            /** @description null: the workload marked no phases */
+            phases: components["schemas"]["RunPhases"] | null;
+            /** @description the window cut by innermost phase, per node, in time order; at most 5000 */
+            segments: components["schemas"]["PhaseSegment"][];
+            /** @description true when there were more than 5000 (the first ones are returned) */
+            segmentsTruncated: boolean;
         };
         ConfigurationResult: {
             key: string;
@@ -4608,6 +4900,8 @@ export interface components {
                 controlled: boolean;
                 note: string;
             };
+            /** @description energy per phase per configuration, where the runs marked phases; null: none did */
+            phases: components["schemas"]["CampaignPhases"] | null;
         };
         RegressionPolicy: {
             /**
@@ -4836,6 +5130,14 @@ export interface components {
                     /** @default false */
                     work: boolean;
                 }[];
+                phases?: {
+                    name: string;
+                    begin?: string;
+                    end?: string;
+                    step?: string;
+                    /** @enum {string} */
+                    timeFormat?: "iso" | "unix" | "unix_ms";
+                }[];
                 telemetry: {
                     /** @default 1000 */
                     intervalMs: number;
@@ -5032,154 +5334,6 @@ export interface components {
             items: components["schemas"]["AuditEntry"][];
             /** @description cursor of the next page; null on the last */
             next: string | null;
-        };
-        PhaseEnergy: {
-            name: string;
-            /** @description begin/end pairs overlapping the window, over all nodes */
-            occurrences: number;
-            /** @description inclusive time (node-seconds): while the phase was open, nested phases included, clipped to the window */
-            timeS: number;
-            /** @description time (node-seconds) while it was the innermost open phase */
-            selfTimeS: number;
-            /** @description inclusive energy: its own and that of the phases nested in it */
-            energyJ: number;
-            /** @description exclusive energy: its leaf-label share; the self energies and unmarked add up to the run’s energyJ */
-            selfEnergyJ: number;
-            /** @description energyJ / timeS: one node’s mean power in the phase; null when timeS is 0 */
-            meanPowerW: number | null;
-            /** @description energyJ / the run’s energyJ (0–1); null when that is 0 */
-            share: number | null;
-            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
-            ci95J: number | null;
-            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
-            selfCi95J: number | null;
-            /**
-             * @description proportional where any sensor’s readings could not separate the labels it is made of
-             * @enum {string}
-             */
-            method: "regression" | "proportional";
-        };
-        UnmarkedEnergy: {
-            /** @description node-seconds of the window inside no phase */
-            timeS: number;
-            energyJ: number;
-            /** @description null when timeS is 0 */
-            meanPowerW: number | null;
-            /** @description energyJ / the run’s energyJ; null when that is 0 */
-            share: number | null;
-            /** @description half-width (J) of the 95 % interval of the energy from the regression's residuals (how well the readings pin the split down, not the sensors' own error); null where it was attributed proportionally */
-            ci95J: number | null;
-            /** @enum {string} */
-            method: "regression" | "proportional";
-        };
-        StepStatistics: {
-            /** @description steps measured */
-            n: number;
-            mean: number | null;
-            /** @description sample standard deviation (divisor n − 1); 0 when n = 1 */
-            std: number | null;
-            /** @description 5th percentile (linear interpolation between order statistics) */
-            p5: number | null;
-            /** @description median */
-            p50: number | null;
-            /** @description 95th percentile */
-            p95: number | null;
-        };
-        StepEnergy: {
-            /** @description the step counter’s name (`step` when the workload gave none) */
-            name: string;
-            /** @description step marks inside the window, over all nodes */
-            count: number;
-            /** @description one node's energy per step: its counters interpolated (or its power integrated) between the step's two marks */
-            energyJ: components["schemas"]["StepStatistics"];
-            /** @description time per step */
-            timeS: components["schemas"]["StepStatistics"];
-            /** @description steps shorter than 2 sampling intervals of their node's slowest sensor: their energy is interpolated between readings, below what the sensors resolve */
-            belowResolution: number;
-        };
-        PhaseFit: {
-            node: string;
-            /** @description one of the sensors computeRunEnergy counts for the node */
-            sensor: string;
-            /** @description the sensor’s energy over the window: what its labels’ energies add up to */
-            energyJ: number;
-            /** @enum {string} */
-            method: "regression" | "proportional";
-            /** @description readings (intervals with a known energy) inside the window */
-            observations: number;
-            /** @description leaf labels on the node in the sensor’s span, unmarked included */
-            labels: number;
-            /** @description what the labels’ estimates (fitted power × time, or energy read from the sensor’s curve) were multiplied by to add up to energyJ: 1 = they did already; a power sensor’s curve differs from its trapezoid total at the window’s edges */
-            rescale: number;
-        };
-        RunPhases: {
-            /** @description the window’s length */
-            timeS: number;
-            /** @description the run’s energy over the window (computeRunEnergy’s energyJ): what the self energies and unmarked add up to */
-            energyJ: number;
-            /**
-             * @description proportional where any phase’s is, or where nothing was regressed (no sensor, or told to)
-             * @enum {string}
-             */
-            method: "regression" | "proportional";
-            /** @description the slowest median sampling (or averaging) interval among the sensors used; null without readings */
-            resolutionMs: number | null;
-            /** @description the sensors’ energy ÷ the sum of their labels’ estimates: the factor the estimates were scaled by overall (per sensor in fits); null where nothing was estimated */
-            rescale: number | null;
-            /** @description by inclusive energy, the largest first */
-            phases: components["schemas"]["PhaseEnergy"][];
-            unmarked: components["schemas"]["UnmarkedEnergy"];
-            /** @description by name */
-            steps: components["schemas"]["StepEnergy"][];
-            /** @description per node and sensor, how its energy was divided */
-            fits: components["schemas"]["PhaseFit"][];
-            warnings: string[];
-        };
-        PhaseSummary: {
-            /** @description a phase's name, or (unmarked) for the time inside none */
-            name: string;
-            /** @description inclusive energy per run */
-            energyJ: components["schemas"]["Summary"];
-            /** @description exclusive energy per run */
-            selfEnergyJ: components["schemas"]["Summary"];
-            /** @description inclusive node-seconds per run */
-            timeS: components["schemas"]["Summary"];
-        };
-        ConfigurationPhases: {
-            key: string;
-            /** @description runs with phases */
-            n: number;
-            /** @description the runs’ energy */
-            energyJ: components["schemas"]["Summary"];
-            /** @description by name, (unmarked) last */
-            phases: components["schemas"]["PhaseSummary"][];
-        };
-        PhaseDifference: {
-            /** @description a phase's name, or (unmarked) */
-            name: string;
-            /** @description mean self energy in the runtime-optimal configuration’s runs */
-            runtimeOptimalJ: number;
-            /** @description mean self energy in the energy-optimal configuration’s runs */
-            energyOptimalJ: number;
-            /** @description runtimeOptimalJ − energyOptimalJ */
-            differenceJ: number;
-            /** @description differenceJ / the total difference; the shares add up to 1 (self energies partition a run’s energy); null when the total difference is 0 */
-            shareOfDifference: number | null;
-        };
-        PhaseComparison: {
-            /** @description configuration key */
-            runtimeOptimal: string;
-            /** @description configuration key */
-            energyOptimal: string;
-            /** @description mean energy of the runtime-optimal configuration’s runs − that of the energy-optimal one’s */
-            differenceJ: number;
-            /** @description the phase that explains most of the difference first (by differenceJ in the direction of the total difference, then by name) */
-            phases: components["schemas"]["PhaseDifference"][];
-        };
-        CampaignPhases: {
-            configurations: components["schemas"]["ConfigurationPhases"][];
-            /** @description null when the campaign has no runtime- and energy-optimal configurations */
-            comparison: components["schemas"]["PhaseComparison"] | null;
         };
         /** @enum {string} */
         Role: "viewer" | "researcher" | "maintainer";

@@ -1,42 +1,123 @@
 // Power over time per sensor with uPlot; the workload window and the idle baseline drawn as
-// hatched bands with their names. Exports: the canvas as PNG, and an SVG version of the same
-// series (powerTraceSvg) since uPlot draws no SVG.
+// hatched bands with their names, and the phases (when the run marked any) as bands in each
+// phase's pattern, one lane per node, named in a legend below. Exports: the canvas as PNG, and an
+// SVG version of the same series and bands (powerTraceSvg) since uPlot draws no SVG.
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import { formatPower } from '../../format';
+import { PATTERN_TILE, patternSpec } from '../../patterns';
+import type { PhaseBands } from '../../phases';
 import { alignSeries, powerTraceSvg, seriesLabel, type Band } from '../../series';
 import type { TelemetrySeries } from '../../types';
 import { canvasPng, downloadBlob, downloadText } from '../exporting';
+import { PhaseLegend } from './PhaseLegend';
 
 const STROKES = ['#1f5fa8', '#c0392b', '#2e7d32', '#8e44ad', '#d35400', '#555555'];
 const DASHES: number[][] = [[], [6, 3], [2, 2], [8, 3, 2, 3], [1, 3], [10, 4]];
 
-function bandsPlugin(bands: readonly Band[]): uPlot.Plugin {
+/** A phase's pattern (patterns.ts) as a canvas fill, at the canvas's pixel ratio. */
+function canvasPattern(ctx: CanvasRenderingContext2D, index: number, scale: number): CanvasPattern | string {
+  const spec = patternSpec(index);
+  const tile = document.createElement('canvas');
+  tile.width = tile.height = Math.round(PATTERN_TILE * scale);
+  const g = tile.getContext('2d');
+  if (!g) return spec.shade;
+  g.scale(scale, scale);
+  g.fillStyle = spec.shade;
+  g.fillRect(0, 0, PATTERN_TILE, PATTERN_TILE);
+  for (const m of spec.marks) {
+    const path = new Path2D(m.d);
+    if (m.stroke === undefined) { g.fillStyle = 'white'; g.fill(path); } else { g.strokeStyle = 'white'; g.lineWidth = m.stroke; g.stroke(path); }
+  }
+  return ctx.createPattern(tile, 'repeat') ?? spec.shade;
+}
+
+/** The phase bands, one lane per node, under the series; the number drawn goes to the box's data-phase-bands-drawn. */
+function drawPhases(u: uPlot, phases: PhaseBands): void {
+  const ctx = u.ctx;
+  const { left: bl, top: bt, width: bw, height: bh } = u.bbox;
+  const laneH = bh / phases.lanes.length;
+  const fills = new Map<number, CanvasPattern | string>();
+  let drawn = 0;
+  ctx.save();
+  ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+  phases.lanes.forEach((lane, i) => {
+    const y = bt + i * laneH;
+    for (const b of lane.bands) {
+      const x0 = Math.max(bl, u.valToPos(b.fromMs / 1000, 'x', true));
+      const x1 = Math.min(bl + bw, u.valToPos(b.toMs / 1000, 'x', true));
+      if (x1 <= x0) continue;
+      if (!fills.has(b.index)) fills.set(b.index, canvasPattern(ctx, b.index, devicePixelRatio));
+      ctx.globalAlpha = 0.35;
+      ctx.fillStyle = fills.get(b.index)!;
+      ctx.fillRect(x0, y, x1 - x0, laneH);
+      ctx.globalAlpha = 1;
+      drawn++;
+      if (x1 - x0 > ctx.measureText(b.phase).width + 8 * devicePixelRatio) {
+        ctx.fillStyle = '#222';
+        ctx.fillText(b.phase, x0 + 4 * devicePixelRatio, y + laneH - 6 * devicePixelRatio);
+      }
+    }
+    if (phases.lanes.length > 1) {
+      ctx.fillStyle = '#222';
+      ctx.textAlign = 'right';
+      ctx.fillText(lane.node, bl + bw - 4 * devicePixelRatio, y + 13 * devicePixelRatio);
+      ctx.textAlign = 'left';
+      if (i > 0) { ctx.strokeStyle = 'rgba(0,0,0,0.3)'; ctx.beginPath(); ctx.moveTo(bl, y); ctx.lineTo(bl + bw, y); ctx.stroke(); }
+    }
+  });
+  ctx.restore();
+  u.root.parentElement?.setAttribute('data-phase-bands-drawn', String(drawn));
+}
+
+/** A workload or idle band hatched across the plot: idle "\\\\", workload "////", so that they differ without colour. */
+function hatchBand(u: uPlot, b: Band, left: number, right: number): void {
+  const ctx = u.ctx;
+  const idle = b.label.startsWith('idle');
+  ctx.save();
+  ctx.fillStyle = idle ? 'rgba(120,120,120,0.12)' : 'rgba(31,95,168,0.10)';
+  ctx.fillRect(left, u.bbox.top, right - left, u.bbox.height);
+  ctx.strokeStyle = 'rgba(0,0,0,0.25)';
+  ctx.beginPath();
+  ctx.rect(left, u.bbox.top, right - left, u.bbox.height);
+  ctx.clip();
+  const step = 10 * devicePixelRatio;
+  for (let x = left - u.bbox.height; x < right + u.bbox.height; x += step) {
+    ctx.moveTo(x, u.bbox.top);
+    ctx.lineTo(idle ? x - u.bbox.height : x + u.bbox.height, u.bbox.top + u.bbox.height);
+  }
+  ctx.stroke();
+  ctx.restore();
+}
+
+/** A band as its two edges only (dashed): the workload window when phases fill it. */
+function edgeBand(u: uPlot, left: number, right: number): void {
+  const ctx = u.ctx;
+  ctx.save();
+  ctx.strokeStyle = 'rgba(0,0,0,0.55)';
+  ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+  ctx.beginPath();
+  ctx.moveTo(left, u.bbox.top); ctx.lineTo(left, u.bbox.top + u.bbox.height);
+  ctx.moveTo(right, u.bbox.top); ctx.lineTo(right, u.bbox.top + u.bbox.height);
+  ctx.stroke();
+  ctx.restore();
+}
+
+function bandsPlugin(bands: readonly Band[], phases: PhaseBands | null): uPlot.Plugin {
   return {
     hooks: {
       drawClear: (u: uPlot) => {
-        const ctx = u.ctx;
+        if (phases) drawPhases(u, phases);
         for (const b of bands) {
           const x0 = u.valToPos(b.fromMs / 1000, 'x', true);
           const x1 = u.valToPos(b.toMs / 1000, 'x', true);
           const left = Math.max(u.bbox.left, Math.min(x0, x1));
           const right = Math.min(u.bbox.left + u.bbox.width, Math.max(x0, x1));
           if (right <= left) continue;
-          ctx.save();
-          ctx.fillStyle = b.label.startsWith('idle') ? 'rgba(120,120,120,0.12)' : 'rgba(31,95,168,0.10)';
-          ctx.fillRect(left, u.bbox.top, right - left, u.bbox.height);
-          ctx.strokeStyle = 'rgba(0,0,0,0.25)';
-          ctx.beginPath();
-          ctx.rect(left, u.bbox.top, right - left, u.bbox.height);
-          ctx.clip();
-          // Hatching, so that the bands differ without colour: idle "\\\\", workload "////".
-          const step = 10 * devicePixelRatio;
-          for (let x = left - u.bbox.height; x < right + u.bbox.height; x += step) {
-            ctx.moveTo(x, u.bbox.top);
-            ctx.lineTo(b.label.startsWith('idle') ? x - u.bbox.height : x + u.bbox.height, u.bbox.top + u.bbox.height);
-          }
-          ctx.stroke();
-          ctx.restore();
+          // With phases the workload window is all phases and unmarked time: it keeps its edges and its name, not its hatching.
+          if (phases && !b.label.startsWith('idle')) edgeBand(u, left, right);
+          else hatchBand(u, b, left, right);
+          const ctx = u.ctx;
           ctx.save();
           ctx.fillStyle = '#222';
           ctx.font = `${12 * devicePixelRatio}px sans-serif`;
@@ -48,10 +129,12 @@ function bandsPlugin(bands: readonly Band[]): uPlot.Plugin {
   };
 }
 
-export function PowerChart({ series, bands, name }: { series: TelemetrySeries[]; bands: Band[]; name: string }) {
+export function PowerChart({ series, bands, phases = null, name }: { series: TelemetrySeries[]; bands: Band[]; phases?: PhaseBands | null; name: string }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
-  const shape = series.map(seriesLabel).join('|') + '#' + bands.map((b) => `${b.label}:${b.fromMs}:${b.toMs}`).join('|');
+  const withPhases = phases !== null && phases.legend.length > 0 ? phases : null;
+  const phaseShape = withPhases ? withPhases.lanes.map((l) => `${l.node}:${l.bands.length}:${l.bands[0]?.fromMs}:${l.bands.at(-1)?.toMs}`).join('|') : '';
+  const shape = series.map(seriesLabel).join('|') + '#' + bands.map((b) => `${b.label}:${b.fromMs}:${b.toMs}`).join('|') + '#' + phaseShape;
 
   // (Re)build the chart when the set of series or the bands change; otherwise only set data.
   useEffect(() => {
@@ -73,7 +156,7 @@ export function PowerChart({ series, bands, name }: { series: TelemetrySeries[];
           value: (_u, v) => formatPower(v),
         })),
       ],
-      plugins: [bandsPlugin(bands)],
+      plugins: [bandsPlugin(bands, withPhases)],
     };
     plot.current?.destroy();
     plot.current = new uPlot(opts, alignSeries(series) as uPlot.AlignedData, el);
@@ -92,13 +175,14 @@ export function PowerChart({ series, bands, name }: { series: TelemetrySeries[];
   return (
     <figure className="chart">
       <figcaption>
-        Power per sensor ({points} points shown; bands: workload window and idle baseline).
+        Power per sensor ({points} points shown; bands: {withPhases ? `phases${withPhases.lanes.length > 1 ? ', one lane per node' : ''}, workload window (dashed edges)` : 'workload window'} and idle baseline).
         <span className="exports">
           <button type="button" aria-label="Export power plot as PNG" onClick={() => { const c = box.current?.querySelector('canvas'); if (c) void canvasPng(c).then((b) => downloadBlob(b, `${name}-power.png`)); }}>PNG</button>
-          <button type="button" aria-label="Export power plot as SVG" onClick={() => downloadText(powerTraceSvg(series, bands), `${name}-power.svg`, 'image/svg+xml')}>SVG</button>
+          <button type="button" aria-label="Export power plot as SVG" onClick={() => downloadText(powerTraceSvg(series, bands, 900, 360, withPhases ?? undefined), `${name}-power.svg`, 'image/svg+xml')}>SVG</button>
         </span>
       </figcaption>
-      <div ref={box} className="uplot-box" data-testid="power-chart" data-points={points} data-last-t={last} />
+      <div ref={box} className="uplot-box" data-testid="power-chart" data-points={points} data-last-t={last} data-phase-lanes={withPhases?.lanes.length ?? 0} />
+      {withPhases && <PhaseLegend phases={withPhases.legend} note={withPhases.note} />}
     </figure>
   );
 }

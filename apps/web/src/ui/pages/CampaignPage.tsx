@@ -1,6 +1,7 @@
 // A campaign: progress by state, the results table (the same figures and P/T/E/D marks as
-// GET /v1/campaigns/:id/results and `erg results`), the Pareto plot, energy by component and the
-// parameter effects. Live while running: `run` events of this campaign refetch (debounced).
+// GET /v1/campaigns/:id/results and `erg results`), the Pareto plot, energy by component, energy
+// by phase with where the energy went between the fastest and the most frugal configuration,
+// and the parameter effects. Live while running: `run` events of this campaign refetch (debounced).
 import { useEffect, useMemo } from 'react';
 import { formatCount, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, NO_VALUE } from '../../format';
 import { debounce } from '../../queue';
@@ -14,6 +15,7 @@ import type { CampaignDetail, CampaignResults, RunSummary, Summary } from '../..
 import { TERMINAL_RUN_STATES } from '../../types';
 import { EffectsPlot } from '../charts/EffectsPlot';
 import { ParetoPlot } from '../charts/ParetoPlot';
+import { PhaseComparisonView, PhaseStack } from '../charts/PhaseStack';
 import { StackedBar } from '../charts/StackedBar';
 import { StateBar } from '../charts/StateBar';
 import { useEvents, useGet } from '../context';
@@ -60,6 +62,7 @@ export function CampaignPage({ id }: { id: string }) {
           <section aria-labelledby="components-title"><h2 id="components-title">Energy by component</h2><StackedBar configurations={measuredConfigurations(r)} name={name} /></section>
         </div>
       )}
+      {r && <CampaignPhasesSection results={r} name={name} />}
       {r && (
         <section aria-labelledby="effects-title">
           <h2 id="effects-title">Parameter effects</h2>
@@ -71,6 +74,32 @@ export function CampaignPage({ id }: { id: string }) {
         {runs.data && <RunsTable runs={runs.data.items} name={name} />}
       </section>
     </article>
+  );
+}
+
+function CampaignPhasesSection({ results: r, name }: { results: CampaignResults; name: string }) {
+  const phases = r.phases;
+  if (!phases) {
+    return (
+      <section aria-labelledby="phases-title">
+        <h2 id="phases-title">Energy by phase</h2>
+        <p className="small" data-testid="no-phases">No run of this campaign marked phases (a run&apos;s page says how: erg-mark, <code>import erg</code> or the spec&apos;s <code>phases</code>).</p>
+      </section>
+    );
+  }
+  return (
+    <div className="charts">
+      <section aria-labelledby="phases-title">
+        <h2 id="phases-title">Energy by phase</h2>
+        <PhaseStack phases={phases} order={r.configurations.map((c) => c.key)} name={name} />
+      </section>
+      <section aria-labelledby="comparison-title">
+        <h2 id="comparison-title">Where did the energy go?</h2>
+        {phases.comparison
+          ? <PhaseComparisonView phases={phases} comparison={phases.comparison} />
+          : <p data-testid="comparison-summary">No comparison yet: the campaign has no fastest and least-energy configuration with runs that marked phases.</p>}
+      </section>
+    </div>
   );
 }
 

@@ -1,8 +1,11 @@
 // One run: power over time per sensor (appended live from `power` events while it runs), the
-// workload window and idle baseline as bands, its nodes' provenance and the power state the node
-// helper set, the energy figures (409 until ready) with the state in force, flags and Slurm's
-// figure, the stdout and stderr tails and the exact job script.
+// workload window and idle baseline as bands and, once it has ended, its phases as bands per node;
+// its nodes' provenance and the power state the node helper set, the energy figures (409 until
+// ready) with the state in force, flags and Slurm's figure, the energy per phase and per step (or
+// how to mark phases), the stdout and stderr tails and the exact job script.
+import { useMemo } from 'react';
 import { NO_VALUE, toMs } from '../../format';
+import { phaseBands, phasePalette, runPhaseNames } from '../../phases';
 import { hrefCampaign } from '../../route';
 import { lastTime, type Band } from '../../series';
 import type { Run, RunLogs } from '../../types';
@@ -10,9 +13,11 @@ import { isUnfinishedRunState } from '../../types';
 import { PowerChart } from '../charts/PowerChart';
 import { useEvents, useGet } from '../context';
 import { EnergyFigures } from '../run/EnergyFigures';
+import { PhaseEnergy } from '../run/PhaseEnergy';
 import { RunNodes } from '../run/RunNodes';
 import { RunOutput } from '../run/RunOutput';
 import { useRunEnergy } from '../run/useRunEnergy';
+import { useRunPhases } from '../run/useRunPhases';
 import { useRunPower } from '../run/useRunPower';
 
 function bandsOf(run: Run | null, lastT: number | null): Band[] {
@@ -30,6 +35,10 @@ export function RunPage({ id }: { id: string }) {
   const logs = useGet<RunLogs>(`/v1/runs/${id}/logs`);
   const power = useRunPower(id);
   const energy = useRunEnergy(id);
+  const phases = useRunPhases(id);
+  // One pattern per phase name for the whole page: bands, legend and table.
+  const palette = useMemo(() => phasePalette(phases.view ? runPhaseNames(phases.view) : []), [phases.view]);
+  const bandsOfPhases = useMemo(() => (phases.view ? phaseBands(phases.view, palette) : null), [phases.view, palette]);
 
   useEvents(
     (e) => {
@@ -38,10 +47,11 @@ export function RunPage({ id }: { id: string }) {
         run.reload();
         logs.reload();
         energy.reload();
+        phases.reload();
         power.append();
       }
     },
-    () => { run.reload(); power.reload(); energy.reload(); },
+    () => { run.reload(); power.reload(); energy.reload(); phases.reload(); },
   );
 
   const r = run.data;
@@ -69,12 +79,16 @@ export function RunPage({ id }: { id: string }) {
       <section aria-labelledby="power-title">
         <h2 id="power-title">Power {active && <span className="small">(live)</span>}</h2>
         {power.error && <p className="error">{power.error}</p>}
-        {series && series.length > 0 ? <PowerChart series={series} bands={bands} name={name} /> : series ? <p data-testid="no-telemetry">No power samples yet.</p> : <p>Loading…</p>}
+        {series && series.length > 0 ? <PowerChart series={series} bands={bands} phases={bandsOfPhases} name={name} /> : series ? <p data-testid="no-telemetry">No power samples yet.</p> : <p>Loading…</p>}
       </section>
       <RunNodes run={r} />
       <section aria-labelledby="energy-title">
         <h2 id="energy-title">Energy</h2>
         <EnergyFigures figures={energy.figures} note={energy.note} />
+      </section>
+      <section aria-labelledby="phases-title">
+        <h2 id="phases-title">Energy by phase</h2>
+        <PhaseEnergy view={phases.view} note={phases.note} palette={palette} name={name} shown={energy.figures?.warnings ?? []} />
       </section>
       <RunOutput logs={logs} />
       <section aria-labelledby="script-title">
