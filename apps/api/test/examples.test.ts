@@ -17,12 +17,17 @@ test.each(files)('%s validates', (file) => {
   expect(result.ok ? [] : result.issues).toEqual([]);
 });
 
-test('the GH200 study sweeps 36 configurations with ds_config.json rendered per run', () => {
+test('the GH200 study sweeps 36 configurations with ds_config.json rendered per run and its phase hooks staged as written', () => {
   const result = validateCampaignText(readFileSync(path.join(dir, 'gh200-deepspeed-energy.yaml'), 'utf8'), 'yaml', { maxRuns: 10_000 });
   if (!result.ok) throw new Error(JSON.stringify(result.issues));
   expect(result.configurations).toHaveLength(36);
   expect(result.spec.repetitions).toBe(3);
-  expect(Object.keys(result.spec.files)).toEqual(['ds_config.json']);
+  expect(Object.keys(result.spec.files).sort()).toEqual(['ds_config.json', 'erg_ds_phases.py']);
+  // The DeepSpeed hooks have no template in them: every run stages the same Python, marking the same phases.
+  const hooks = result.spec.files['erg_ds_phases.py']!;
+  expect(renderTemplate(hooks, { ...result.configurations[0]!.parameters, run_id: 'r', campaign_id: 'c', repetition: 1 })).toBe(hooks);
+  for (const phase of ['forward', 'backward', 'optimizer_step', 'offload_fetch', 'offload_cpu_adam']) expect(hooks).toContain(`"${phase}"`);
+  expect(result.spec.run).toContain('python -m erg_ds_phases train_multimodal.py');
   expect(result.spec.metrics.find((m) => m.work)?.name).toBe('steps');
   // Every configuration's rendered ds_config.json is valid JSON with its offload devices.
   for (const c of result.configurations) {

@@ -5,7 +5,7 @@
 // power sensors: its power is the model's, from CPU utilisation (method model).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
+import { decodeCampaignText } from '@erg/spec';
 import { repoRoot } from '@erg/testkit';
 import { Harness } from './harness';
 
@@ -24,7 +24,10 @@ describe('energy per phase on the local Slurm cluster (examples/phases-cpu.yaml)
   });
 
   test('marks from the shell and from Python reach erg; the compute phase draws more power than the wait phase; steps and the campaign view are there', async () => {
-    const spec = parse(readFileSync(path.join(repoRoot(), 'examples', 'phases-cpu.yaml'), 'utf8'));
+    // As written (decoded, not normalised): what `erg submit examples/phases-cpu.yaml` sends.
+    const decoded = decodeCampaignText(readFileSync(path.join(repoRoot(), 'examples', 'phases-cpu.yaml'), 'utf8'), 'yaml');
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues));
+    const spec = decoded.raw as object;
     const campaign = await h.submit(spec);
     const runs = await h.waitForCampaignEnd(campaign.id);
     expect(runs.map((r) => r.state)).toEqual(Array(4).fill('completed'));
