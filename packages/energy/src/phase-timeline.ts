@@ -63,11 +63,15 @@ export function nodeTimeline(node: string, marks: readonly PhaseMarkInput[], win
   usable.sort((a, b) => a.t - b.t);
 
   const stack: Open[] = [];
+  // The open phases' distinct names, kept as the stack changes (not rebuilt per segment).
+  let openNames: string[] = [];
+  // Begins ignored beyond MAX_PHASE_DEPTH, per name: the ends that match them are ignored too.
+  const ignored = new Map<string, number>();
   let cursor = startMs;
   const advanceTo = (t: number) => {
     const to = Math.min(Math.max(t, startMs), endMs);
     if (to <= cursor) return;
-    timeline.segments.push({ fromMs: cursor, toMs: to, leaf: stack.at(-1)?.name ?? null, open: distinctNames(stack) });
+    timeline.segments.push({ fromMs: cursor, toMs: to, leaf: stack.at(-1)?.name ?? null, open: openNames });
     cursor = to;
   };
   const close = (open: Open, atMs: number) => {
@@ -76,9 +80,21 @@ export function nodeTimeline(node: string, marks: readonly PhaseMarkInput[], win
 
   for (const mark of usable) {
     advanceTo(mark.t);
-    if (mark.kind === 'begin') stack.push({ name: mark.name, beganMs: mark.t });
-    else if (mark.kind === 'end') {
-      const at = stack.map((o) => o.name).lastIndexOf(mark.name);
+    if (mark.kind === 'begin') {
+      if (stack.length >= MAX_PHASE_DEPTH) {
+        problems.count(`phases begun more than ${MAX_PHASE_DEPTH} deep ignored (with their ends)`, mark);
+        ignored.set(mark.name, (ignored.get(mark.name) ?? 0) + 1);
+        continue;
+      }
+      stack.push({ name: mark.name, beganMs: mark.t });
+      openNames = distinctNames(stack);
+    } else if (mark.kind === 'end') {
+      const skipped = ignored.get(mark.name) ?? 0;
+      if (skipped > 0) {
+        ignored.set(mark.name, skipped - 1);
+        continue;
+      }
+      const at = lastIndexOfName(stack, mark.name);
       if (at < 0) {
         problems.count('`end` marks without a matching `begin` ignored', mark);
         continue;
@@ -89,6 +105,7 @@ export function nodeTimeline(node: string, marks: readonly PhaseMarkInput[], win
         close(inner, mark.t);
       }
       close(stack.pop()!, mark.t);
+      openNames = distinctNames(stack);
     } else if (mark.t >= startMs && mark.t <= endMs) {
       const times = timeline.steps.get(mark.name) ?? [];
       times.push(mark.t);
@@ -103,6 +120,18 @@ export function nodeTimeline(node: string, marks: readonly PhaseMarkInput[], win
   }
   timeline.warnings = problems.warnings();
   return timeline;
+}
+
+/**
+ * Deepest nesting of phases a timeline follows. Real workloads nest a handful deep (epoch › step ›
+ * forward › a layer); a begin without its end in a loop would otherwise grow the stack with every
+ * iteration, and the work per mark with it.
+ */
+export const MAX_PHASE_DEPTH = 32;
+
+function lastIndexOfName(stack: readonly Open[], name: string): number {
+  for (let i = stack.length - 1; i >= 0; i--) if (stack[i]!.name === name) return i;
+  return -1;
 }
 
 function distinctNames(stack: readonly Open[]): string[] {
