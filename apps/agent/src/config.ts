@@ -102,6 +102,8 @@ export const AgentConfig = z
     nvmlLib: z._default(path('must be a library path or name'), 'libnvidia-ml.so.1'),
     /** nvidia-smi binary, the fallback when NVML through koffi is unavailable. */
     nvidiaSmi: z._default(path('must be a program path or name'), 'nvidia-smi'),
+    /** DCGM's CLI, for the link traffic of its profiling fields (`dcgmi dmon`); absent on the node: no dcgm source. */
+    dcgmi: z._default(path('must be a program path or name'), 'dcgmi'),
     /** "auto" or a comma-separated list of sources to use. */
     sources: Sources,
     /** On SIGTERM/SIGINT, how long to keep pushing unacknowledged batches before exiting. */
@@ -143,6 +145,7 @@ const OPTIONS = {
   'procfs-root': 'procfsRoot',
   'nvml-lib': 'nvmlLib',
   'nvidia-smi': 'nvidiaSmi',
+  dcgmi: 'dcgmi',
   srun: 'srun',
   'workload-dir': 'workloadDir',
   sources: 'sources',
@@ -171,17 +174,19 @@ Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGE
   --procfs-root <dir>        procfs mount (default /proc)
   --nvml-lib <path>          NVML library (default libnvidia-ml.so.1)
   --nvidia-smi <path>        nvidia-smi binary, used when NVML is unavailable (default nvidia-smi)
+  --dcgmi <path>             DCGM's dcgmi, for PCIe/NVLink/C2C traffic from its profiling fields (default dcgmi)
   --srun <path>              srun binary, asked once for Slurm's version (default srun)
   --workload-dir <dir>       the campaign's workload directory; its git commit goes into the node's fingerprint
-  --sources auto|<list>      sources to use: auto, or a list of nvml,nvidia-smi,hwmon,rapl,procfs,model
+  --sources auto|<list>      sources to use: auto, or a list of ${SOURCE_NAMES.join(',')}
   --drain-ms <ms>            on SIGTERM, push unacknowledged batches for at most this long (default 3000)
   --max-batch-samples <n>    close a batch early at this many samples (default 50000, at most 200000)
   --log-level <level>        debug|info|warn|error|silent (default warn); JSON lines on stderr
   --help                     print this text
 
 Sources (autodetected): nvml (needs the koffi package resolvable, e.g. through NODE_PATH),
-nvidia-smi, hwmon (GH200 power meters), rapl, procfs, and a labelled CPU power model used only
-when no power sensor exists.
+nvidia-smi, dcgm (dcgmi dmon, where DCGM's host engine runs), hwmon (GH200 power meters), rapl,
+resctrl (host memory traffic, where /sys/fs/resctrl is mounted), procfs, and a labelled CPU power
+model used only when no power sensor exists.
 
 The node's fingerprint (sent with the first batch, and in <node>${NODE_FILE_SUFFIXES.meta}) also reads the job's
 environment: ${JOB_ENVIRONMENT.modules}, and the container from the first of

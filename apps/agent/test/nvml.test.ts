@@ -43,6 +43,9 @@ describe('nvml source (fake NVML library)', () => {
       { sensor: 'module0.power_limit', source: 'nvml', unit: 'W', scope: 'module' },
       { sensor: 'gpu0.pcie_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
       { sensor: 'gpu0.pcie_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+      // Data movement (nvml-links.ts): GPU 0's NVLink; both GPUs' NVLink-C2C through GPM, after every GPU's own sensors.
+      { sensor: 'gpu0.nvlink_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+      { sensor: 'gpu0.nvlink_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
       { sensor: 'gpu1.power', source: 'nvml', unit: 'W', scope: 'gpu' },
       { sensor: 'module1.energy', source: 'nvml', unit: 'J', scope: 'module' },
       { sensor: 'gpu1.clock', source: 'nvml', unit: 'MHz', scope: 'gpu' },
@@ -53,6 +56,10 @@ describe('nvml source (fake NVML library)', () => {
       { sensor: 'gpu1.temp', source: 'nvml', unit: '°C', scope: 'gpu' },
       { sensor: 'gpu1.clock_events', source: 'nvml', unit: 'bitmask', scope: 'gpu' },
       { sensor: 'module1.power_limit', source: 'nvml', unit: 'W', scope: 'module' },
+      { sensor: 'gpu0.c2c_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+      { sensor: 'gpu0.c2c_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+      { sensor: 'gpu1.c2c_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+      { sensor: 'gpu1.c2c_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
     ]);
     expect(source?.details).toMatchObject({
       driverVersion: '550.54.15-fake',
@@ -63,8 +70,8 @@ describe('nvml source (fake NVML library)', () => {
         { index: 1, name: 'NVIDIA GH200 480GB (fake)', superchip: true, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' },
       ],
     });
-    // GPU 1 has no module-scope power and no PCIe counters in the fake: those sensors do not exist.
-    expect(ctx.notes).toEqual(expect.arrayContaining(['module1.power: NVML_ERROR_NOT_SUPPORTED', 'gpu1.pcie_tx/rx: NVML_ERROR_NOT_SUPPORTED']));
+    // GPU 1 has no module-scope power, no PCIe counters and no NVLink links in the fake: those sensors do not exist.
+    expect(ctx.notes).toEqual(expect.arrayContaining(['module1.power: NVML_ERROR_NOT_SUPPORTED', 'gpu1.pcie_tx/rx: NVML_ERROR_NOT_SUPPORTED', 'gpu1.nvlink_tx/rx: no NVLink links (NVML_FI_DEV_NVLINK_LINK_COUNT 0)']));
 
     const sink = recordingSink();
     const names = source?.sensors.map((s) => s.sensor) ?? [];
@@ -135,8 +142,12 @@ describe('nvml source (fake NVML library)', () => {
       { sensor: 'gpu0.clock_events', source: 'nvml', unit: 'bitmask', scope: 'gpu' },
       { sensor: 'gpu0.pcie_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
       { sensor: 'gpu0.pcie_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+      { sensor: 'gpu0.nvlink_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
+      { sensor: 'gpu0.nvlink_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
     ]);
     expect(source?.sensors.map((s) => s.sensor).filter((n) => n.endsWith('.power_limit'))).toEqual(['gpu0.power_limit', 'gpu1.power_limit']);
+    // A discrete GPU is not probed for C2C.
+    expect(source?.sensors.map((s) => s.sensor).filter((n) => n.includes('.c2c_'))).toEqual([]);
     expect(source?.details).toMatchObject({ devices: [{ index: 0, name: 'NVIDIA H100 80GB HBM3 (fake)', superchip: false, computeCapability: '9.0' }, { index: 1, superchip: false }] });
     const sink = recordingSink();
     const names = source?.sensors.map((s) => s.sensor) ?? [];
@@ -263,5 +274,49 @@ describe('nvml source (fake NVML library)', () => {
     power.slice(1).forEach((v, i) => expect(v - (power[i] as number)).toBeCloseTo(1, 6));
     const meta = JSON.parse(fs.readFileSync(path.join(spool, 'node1.meta.json'), 'utf8')) as { sources: { name: string; details: { driverVersion: string } }[] };
     expect(meta.sources[0]).toMatchObject({ name: 'nvml', details: { driverVersion: '550.54.15-fake' } });
+  });
+});
+
+describe('nvml source: data movement (NVLink field values, NVLink-C2C through GPM; fake NVML library)', () => {
+  test('NVLink: the all-links RAW counters (KiB) become B/s over NVML\'s own timestamps; C2C: GPM\'s MiB/s as B/s', async () => {
+    const source = detectNvml(detectContext({ 'nvml-lib': lib }));
+    const names = source?.sensors.map((s) => s.sensor) ?? [];
+    const sink = recordingSink();
+    const at = (t: number) => Object.fromEntries(sink.samples.filter((s) => s.t === t && /\.(nvlink|c2c)_/.test(names[s.local] ?? '')).map((s) => [names[s.local], s.v]));
+    source?.read(1000, sink);
+    // The fake's counters step 1024 / 2048 KiB per call, its timestamps 100 ms: 10 / 20 MiB/s.
+    // GPM: GPU 0 2048 / 1024 MiB/s, GPU 1 512 / 256 MiB/s.
+    expect(at(1000)).toEqual({
+      'gpu0.nvlink_tx': 10 * 1024 * 1024,
+      'gpu0.nvlink_rx': 20 * 1024 * 1024,
+      'gpu0.c2c_tx': 2048 * 1024 * 1024,
+      'gpu0.c2c_rx': 1024 * 1024 * 1024,
+      'gpu1.c2c_tx': 512 * 1024 * 1024,
+      'gpu1.c2c_rx': 256 * 1024 * 1024,
+    });
+    // 50 ms later: NVLink again (a counter read every cycle); GPM not before 100 ms since its last sample (nvml.h).
+    source?.read(1050, sink);
+    expect(Object.keys(at(1050)).sort()).toEqual(['gpu0.nvlink_rx', 'gpu0.nvlink_tx']);
+    source?.read(1100, sink);
+    expect(Object.keys(at(1100))).toEqual(expect.arrayContaining(['gpu0.c2c_tx', 'gpu1.c2c_rx']));
+    expect(source?.details).toMatchObject({ links: { nvlink: [0], c2c: [0, 1] } });
+    expect(source?.stats?.()).toEqual({ errors: 0 });
+    await source?.stop();
+  });
+
+  test('without GPM calls in the library there are no C2C sensors, and a note says why', async () => {
+    const ctx = detectContext({ 'nvml-lib': compile('libfake-nvml-no-gpm.so', '-DNO_GPM') });
+    const source = detectNvml(ctx);
+    expect(source?.sensors.map((s) => s.sensor).filter((n) => n.includes('.c2c_'))).toEqual([]);
+    expect(ctx.notes).toEqual(expect.arrayContaining(['gpu0.c2c_tx/rx: this NVML library has no GPM calls']));
+    expect(source?.details).toMatchObject({ missingFunctions: expect.arrayContaining(['nvmlGpmSampleGet', 'nvmlGpmMetricsGet']) });
+    await source?.stop();
+  });
+
+  test('link traffic an earlier source already reports (DCGM) is not read again by NVML', async () => {
+    const ctx = { ...detectContext({ 'nvml-lib': lib }), taken: new Set(['gpu0.pcie_tx', 'gpu0.pcie_rx', 'gpu0.nvlink_tx', 'gpu0.nvlink_rx', 'gpu0.c2c_tx', 'gpu0.c2c_rx']) };
+    const source = detectNvml(ctx);
+    expect(source?.sensors.map((s) => s.sensor).filter((n) => /\.(pcie|nvlink|c2c)_/.test(n))).toEqual(['gpu1.c2c_tx', 'gpu1.c2c_rx']);
+    await source?.stop();
   });
 });

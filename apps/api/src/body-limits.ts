@@ -8,6 +8,11 @@ export const BODY_LIMITS = {
   spec: 1024 * 1024,
   /** A cluster's settings, private key included (at most 16 KiB of it). */
   cluster: 64 * 1024,
+  /**
+   * A cluster's carbon intensity series: at most 10,000 points (MAX_CARBON_POINTS_PER_REQUEST) of
+   * about 55 bytes each with ISO times. JSON.parse of it takes a few milliseconds.
+   */
+  carbonIntensity: 1024 * 1024,
   /** Small action routes: cancel, trigger, finish, delete. */
   action: 16 * 1024,
   /**

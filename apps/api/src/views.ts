@@ -1,4 +1,4 @@
-import type { CampaignCluster, ClusterRecord, QueueRunRow, RunDetail, RunNodeRecord, RunSummaryRecord } from '@erg/db';
+import type { CampaignCluster, CarbonIntensitySummary, ClusterRecord, QueueRunRow, RunDetail, RunNodeRecord, RunSummaryRecord } from '@erg/db';
 import type { UnfinishedRunState } from '@erg/spec';
 import type { CertificateWarningPolicy } from '@erg/slurm';
 import { credentialsView } from './cluster-credentials';
@@ -7,8 +7,15 @@ import { credentialsView } from './cluster-credentials';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-/** `policy`: the certificate warning window (ApiConfig, see cluster-credentials.ts). */
-export function clusterView(c: ClusterRecord, policy?: CertificateWarningPolicy) {
+const msIso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** A cluster's stored intensity series in short, as the API shows it. */
+export function carbonSeriesView(s: CarbonIntensitySummary) {
+  return { points: s.points, from: msIso(s.fromMs), to: msIso(s.toMs) };
+}
+
+/** `series`: its stored intensity series in short; `policy`: the certificate warning window (ApiConfig, see cluster-credentials.ts). */
+export function clusterView(c: ClusterRecord, series: CarbonIntensitySummary, policy?: CertificateWarningPolicy) {
   return {
     id: c.id,
     name: c.name,
@@ -26,6 +33,9 @@ export function clusterView(c: ClusterRecord, policy?: CertificateWarningPolicy)
     maxConcurrentRuns: c.maxConcurrentRuns,
     maxQueuedJobs: c.maxQueuedJobs,
     powerHelper: c.powerHelper,
+    carbon: c.carbon && { gCO2ePerKWh: c.carbon.gCO2ePerKWh ?? null, pue: c.carbon.pue },
+    carbonIntensity: carbonSeriesView(series),
+    price: c.price && { perNodeHour: c.price.perNodeHour ?? null, perKWh: c.price.perKWh ?? null, currency: c.price.currency },
     capabilities: c.capabilities,
     lastError: c.lastError,
     lastContactAt: iso(c.lastContactAt),

@@ -75,6 +75,9 @@ describe('permission matrix: every route × role × own / other project (Postgre
     'GET /v1/clusters/:name': (s) => ({ method: 'GET', url: `/v1/clusters/${s.cluster}` }),
     // Dropping a certificate the cluster does not have: valid for any cluster, changes nothing that matters.
     'PUT /v1/clusters/:name/credentials': (s) => ({ method: 'PUT', url: `/v1/clusters/${s.cluster}/credentials`, body: { certificate: null } }),
+    // Merging no points: valid for any cluster, changes nothing.
+    'PUT /v1/clusters/:name/carbon-intensity': (s) => ({ method: 'PUT', url: `/v1/clusters/${s.cluster}/carbon-intensity`, body: { points: [] } }),
+    'GET /v1/clusters/:name/carbon-intensity': (s) => ({ method: 'GET', url: `/v1/clusters/${s.cluster}/carbon-intensity` }),
     'POST /v1/campaigns': (s) => ({ method: 'POST', url: '/v1/campaigns', body: slurmCampaign(s.cluster) }),
     'GET /v1/campaigns': () => ({ method: 'GET', url: '/v1/campaigns' }),
     'GET /v1/campaigns/:id': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}` }),

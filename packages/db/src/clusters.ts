@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
 import { poolOf, prismaOf, type Database } from './client';
 import { clusterKeyContext, openClusterKey } from './secrets';
-import { DEFAULT_POWER_HELPER, ErgError, type ClusterCapabilities } from '@erg/spec';
+import { DEFAULT_POWER_HELPER, ErgError, type ClusterCapabilities, type ClusterCarbon, type ClusterPrice } from '@erg/spec';
 import { Prisma } from './generated/client';
 
 /** One jump host of a cluster as stored: its key sealed (jumpHostKeyContext); null: the cluster's key and certificate log in there. */
@@ -52,6 +52,10 @@ export interface ClusterRecord {
   powerHelper: string;
   /** What the scheduler found out when it reached the cluster; null: not yet. */
   capabilities: ClusterCapabilities | null;
+  /** The grid's constant carbon intensity and the site's PUE; null: none. */
+  carbon: ClusterCarbon | null;
+  /** What runs cost; null: no cost figures. */
+  price: ClusterPrice | null;
   /** OpenSSH user certificate of privateKey (public, stored as given); null: the plain key. */
   certificate: string | null;
   /** Jump hosts in front of the login node, first hop first. */
@@ -69,7 +73,7 @@ const CLUSTER_COLUMNS = {
   id: true, name: true, projectId: true, host: true, port: true, username: true, privateKey: true, hostKeySha256: true, hostKeyPolicy: true,
   defaultPartition: true, workDir: true, agentCommand: true, agentApiUrl: true, modelIdleW: true, modelMaxW: true, maxConcurrentRuns: true, maxQueuedJobs: true,
   powerHelper: true, capabilities: true, lastError: true, lastContactAt: true, createdAt: true,
-  certificate: true, jumpHosts: true, credentialsVersion: true, credentialsUpdatedAt: true,
+  certificate: true, jumpHosts: true, credentialsVersion: true, credentialsUpdatedAt: true, carbon: true, price: true,
 } as const;
 
 export interface NewCluster {
@@ -100,6 +104,10 @@ export interface NewCluster {
   certificate?: string | null | undefined;
   /** Default: none. */
   jumpHosts?: readonly NewJumpHost[] | undefined;
+  /** Constant grid intensity and PUE; absent or null: none. */
+  carbon?: ClusterCarbon | null | undefined;
+  /** Absent or null: none. */
+  price?: ClusterPrice | null | undefined;
 }
 
 /** The sealed-key context of a jump host's key: names the row and the hop (keys are sealed again whenever the chain changes). */
@@ -131,17 +139,30 @@ function clusterData(input: NewCluster, id: string, secrets: SecretBox) {
     jumpHosts: sealJumpHosts(input.jumpHosts ?? [], id, secrets) as unknown as Prisma.InputJsonValue,
     hostKeySha256: input.hostKeySha256 ?? null,
     defaultPartition: input.defaultPartition ?? null,
+    carbon: jsonOrNull(input.carbon),
+    price: jsonOrNull(input.price),
   };
+}
+
+/** A JSON column's value: SQL NULL for none (Prisma's DbNull), not the JSON null. */
+function jsonOrNull(value: object | null | undefined): Prisma.InputJsonValue | typeof Prisma.DbNull {
+  return value == null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
 }
 
 /**
  * The row as erg's record: capabilities are stored by recordClusterCapabilities in
- * ClusterCapabilities' shape, jump hosts by this module in StoredJumpHost's.
+ * ClusterCapabilities' shape, jump hosts by this module in StoredJumpHost's, carbon and price as
+ * the API validated them (ClusterCarbon, ClusterPrice).
  */
-function recordOf<R extends { capabilities: unknown; jumpHosts: unknown }>(
+function recordOf<R extends { capabilities: unknown; jumpHosts: unknown; carbon: unknown; price: unknown }>(
   row: R,
-): Omit<R, 'capabilities' | 'jumpHosts'> & { capabilities: ClusterCapabilities | null; jumpHosts: StoredJumpHost[] } {
-  return { ...row, capabilities: (row.capabilities ?? null) as ClusterCapabilities | null, jumpHosts: jumpHostsOf(row.jumpHosts) };
+): Omit<R, 'capabilities' | 'jumpHosts' | 'carbon' | 'price'> & {
+  capabilities: ClusterCapabilities | null; jumpHosts: StoredJumpHost[]; carbon: ClusterCarbon | null; price: ClusterPrice | null;
+} {
+  return {
+    ...row, capabilities: (row.capabilities ?? null) as ClusterCapabilities | null, jumpHosts: jumpHostsOf(row.jumpHosts),
+    carbon: (row.carbon ?? null) as ClusterCarbon | null, price: (row.price ?? null) as ClusterPrice | null,
+  };
 }
 
 function jumpHostsOf(json: unknown): StoredJumpHost[] {

@@ -1,3 +1,4 @@
+import type { ClusterCarbon, ClusterPrice } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
 
 /**
@@ -18,7 +19,14 @@ export interface RunEnergyInputs {
   slurmEnergyJ: number | null;
   configuration: { key: string; parameters: Record<string, string | number | boolean> };
   campaign: { spec: unknown; execution: 'slurm' | 'import' };
+  /**
+   * The cluster whose carbon and price settings apply, as they are now: the campaign's, or for an
+   * import the one its spec names (where the measurements were taken); null: none.
+   */
+  cluster: { id: string; name: string; carbon: ClusterCarbon | null; price: ClusterPrice | null } | null;
 }
+
+const SETTINGS = { id: true, name: true, carbon: true, price: true } as const;
 
 export async function findRunEnergyInputs(db: Database, runId: string): Promise<RunEnergyInputs | null> {
   const run = await prismaOf(db).run.findUnique({
@@ -26,15 +34,22 @@ export async function findRunEnergyInputs(db: Database, runId: string): Promise<
     select: {
       workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true, nodeList: true, slurmEnergyJ: true,
       configuration: { select: { key: true, parameters: true } },
-      campaign: { select: { spec: true, execution: true } },
+      campaign: { select: { spec: true, execution: true, cluster: { select: SETTINGS } } },
     },
   });
   if (!run) return null;
+  const named = (run.campaign.spec as { cluster?: unknown } | null)?.cluster;
+  // An import campaign is bound to no cluster (it is never submitted); the one its spec names was
+  // checked to exist, and to be visible to its creator, when it was created.
+  const cluster = run.campaign.cluster ??
+    (run.campaign.execution === 'import' && typeof named === 'string' ? await prismaOf(db).cluster.findUnique({ where: { name: named }, select: SETTINGS }) : null);
   return {
     ...run,
     metrics: run.metrics as RunEnergyInputs['metrics'],
     configuration: { key: run.configuration.key, parameters: run.configuration.parameters as RunEnergyInputs['configuration']['parameters'] },
     campaign: { spec: run.campaign.spec, execution: run.campaign.execution as RunEnergyInputs['campaign']['execution'] },
+    // Stored by createCluster/upsertCluster as the API validated them.
+    cluster: cluster && { id: cluster.id, name: cluster.name, carbon: (cluster.carbon ?? null) as ClusterCarbon | null, price: (cluster.price ?? null) as ClusterPrice | null },
   };
 }
 
@@ -121,7 +136,8 @@ export async function findRunEnergy(db: Database, runId: string): Promise<{ resu
  * One configuration of a campaign with one of its completed runs and that run's figures;
  * `runId` and `result` are null for a configuration without completed runs, `result` also for a
  * completed run without figures. `result` holds only the figures statistics count (the stored
- * result's timeS, energyJ, edpJs, ed2pJs2, avgPowerW, coverage, components and flags), not the
+ * result's timeS, energyJ, edpJs, ed2pJs2, avgPowerW, coverage, components and flags, and of its
+ * carbon and cost `carbonG` = carbon.gCO2e, `costTotal`, `costCurrency` and `costPerKWh`), not the
  * whole record GET /v1/runs/{id}/energy shows. Rows of one configuration share its `parameters`.
  */
 export interface ConfigurationEnergyRow {
@@ -150,7 +166,9 @@ export async function listConfigurationEnergies(db: Database, campaignId: string
       `SELECT r.configuration_id, r.id, r.repetition, r.metrics,
               CASE WHEN e.run_id IS NOT NULL THEN jsonb_build_object(
                 'timeS', e.result->'timeS', 'energyJ', e.result->'energyJ', 'edpJs', e.result->'edpJs', 'ed2pJs2', e.result->'ed2pJs2',
-                'avgPowerW', e.result->'avgPowerW', 'coverage', e.result->'coverage', 'components', e.result->'components', 'flags', e.result->'flags') END AS figures
+                'avgPowerW', e.result->'avgPowerW', 'coverage', e.result->'coverage', 'components', e.result->'components', 'flags', e.result->'flags',
+                'carbonG', e.result->'carbon'->'gCO2e', 'costTotal', e.result->'cost'->'total', 'costCurrency', e.result->'cost'->'currency',
+                'costPerKWh', e.result->'cost'->'perKWh') END AS figures
        FROM runs r LEFT JOIN run_energy e ON e.run_id = r.id
        WHERE r.campaign_id = $1 AND r.state = 'completed'`,
       [campaignId],

@@ -8,6 +8,7 @@ export {
 } from './tokens';
 export * from './projects';
 export * from './clusters';
+export * from './carbon-intensity';
 export * from './campaigns';
 export * from './runs';
 export * from './run-reads';

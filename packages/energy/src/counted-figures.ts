@@ -12,6 +12,12 @@ export interface StoredFigures {
   components?: Record<string, number>;
   /** Stored with figures computed since runs carry flags; absent on older ones. */
   flags?: RunFlag[];
+  /** The run's carbon.gCO2e; null or absent: none (its cluster had no carbon settings, or it was computed before they existed). */
+  carbonG?: number | null;
+  /** Its cost.total, cost.currency and cost.perKWh; null or absent: no cost. */
+  costTotal?: number | null;
+  costCurrency?: string | null;
+  costPerKWh?: number | null;
 }
 
 /** What one completed run adds to its configuration's statistics, and why anything is left out. */
@@ -27,17 +33,26 @@ const NONE = { timeS: null, energyJ: null, edpJs: null, ed2pJs2: null, avgPowerW
 /**
  * The one rule for which runs count, shared by campaign results and regression verdicts: a run's
  * time counts when its workload window is measured (time > 0); its energy, EDP, ED²P, average
- * power and components count only when its energy was measured (coverage > 0 and energy > 0). A run
- * whose energy was not measured (no power sensor in the window, only utilisation samples) never
- * enters a configuration's statistics as 0 J.
+ * power, components and carbon count only when its energy was measured (coverage > 0 and energy >
+ * 0). A run whose energy was not measured (no power sensor in the window, only utilisation samples)
+ * never enters a configuration's statistics as 0 J, nor as 0 gCO2e. Its cost counts with its time
+ * when the price is per node-hour only, with its energy when it is (also) per kWh.
  */
 export function countedFigures(stored: StoredFigures | null): CountedFigures {
   if (stored === null) return { figures: NONE, leftOut: { what: 'run', why: 'no telemetry reached erg for its window, so it has no figures' } };
   if (!(stored.timeS > 0)) return { figures: NONE, leftOut: { what: 'run', why: `its workload window is empty (${stored.timeS} s)` } };
   const flags = stored.flags && stored.flags.length > 0 ? { flags: stored.flags } : {};
-  const time = { ...NONE, timeS: stored.timeS, ...flags };
+  const cost = isNumber(stored.costTotal) ? { cost: stored.costTotal, costCurrency: stored.costCurrency ?? null } : {};
+  // A price per node-hour alone needs only the time.
+  const timeCost = isNumber(stored.costPerKWh) ? {} : cost;
+  const time = { ...NONE, timeS: stored.timeS, ...flags, ...timeCost };
   if (!(stored.coverage > 0)) return { figures: time, leftOut: { what: 'energy', why: 'no power samples inside its window' } };
   if (!(stored.energyJ > 0)) return { figures: time, leftOut: { what: 'energy', why: `its measured energy is ${stored.energyJ} J` } };
   const { timeS, energyJ, edpJs, ed2pJs2, avgPowerW, components } = stored;
-  return { figures: { timeS, energyJ, edpJs, ed2pJs2, avgPowerW, ...(components ? { components } : {}), ...flags }, leftOut: null };
+  const carbon = isNumber(stored.carbonG) ? { carbonG: stored.carbonG } : {};
+  return { figures: { timeS, energyJ, edpJs, ed2pJs2, avgPowerW, ...(components ? { components } : {}), ...flags, ...carbon, ...cost }, leftOut: null };
+}
+
+function isNumber(x: unknown): x is number {
+  return typeof x === 'number' && Number.isFinite(x);
 }

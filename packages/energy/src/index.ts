@@ -1,4 +1,4 @@
-// @erg/energy — pure energy math: integration, counters, data quality, run energy, energy per phase, a run's power state, statistics, Pareto front, downsampling.
+// @erg/energy — pure energy math: integration, counters, data quality, run energy, energy per phase, data movement (bytes per link, J/GB), a run's power state, carbon and cost, statistics, Pareto front, downsampling.
 export { type EnergyErrorCode, EnergyInputError } from './errors';
 export {
   type Gap,
@@ -54,7 +54,8 @@ export { type PowerStateAssessment, type PowerStateInput, assessPowerState, LOCK
 export { type Summary, summarize } from './stats';
 export { type CountedFigures, type StoredFigures, countedFigures } from './counted-figures';
 export { studentTQuantile, studentTCdf, studentTTwoSided, regularizedBeta, lnGamma } from './student-t';
-export { type BestOf, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, tradeoff } from './pareto';
+export { type BestOf, type ObjectivePoint, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, paretoFrontOf, tradeoff } from './pareto';
+export { type IntensityPoint, type RunCarbonInput, type RunCostInput, type SeriesIntensity, runCarbon, runCost, seriesIntensity } from './carbon-cost';
 export {
   type CampaignResults,
   type CampaignResultsOptions,
@@ -70,3 +71,15 @@ export { type Downsampled, lttb } from './lttb';
 export { type PowerReading, livePower } from './live-power';
 export { DEFAULT_POWER_AVERAGING_MS, sensorTimingOf } from './sensor-timing';
 export { type NodeTimeline, type Segment as TimelineSegment, nodeTimeline } from './phase-timeline';
+export {
+  type GpuTransferOverlap,
+  type LinkBytes,
+  type LinkKindMovement,
+  type PhaseDataMovement,
+  type RunDataMovement,
+  type RunDataMovementInput,
+  type TransferOverlap,
+  BUSY_UTIL_PCT,
+  computeRunDataMovement,
+  TRANSFER_RATE_BPS,
+} from './data-movement';

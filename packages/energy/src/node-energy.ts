@@ -1,6 +1,7 @@
 // One node's energy over a window: which of its sensors count (modules on GH200; else GPUs, CPUs
 // and memory), never two covering the same thing, and the GH200 plausibility checks. The rules
 // are documented on computeRunEnergy (compute-run-energy.ts), which sums nodes into a run.
+import { DATA_MOVEMENT_QUANTITIES } from '@erg/spec/sensors';
 import { counterEnergy } from './counter';
 import { integratePower } from './integrate';
 import { usableSamples, valueAt, type Samples } from './sampling';
@@ -32,8 +33,10 @@ export interface Term {
 
 /**
  * The sensors of one node that can bear on its energy, by the name they count under. Power-state
- * sensors (POWER_STATE_QUANTITIES) are left out entirely — no series, no device, no warning — so a
- * node that reports them gets exactly the energy, method, coverage and warnings it would without.
+ * sensors (POWER_STATE_QUANTITIES) and data-movement rates (DATA_MOVEMENT_QUANTITIES: PCIe, NVLink,
+ * C2C, host memory) are left out entirely — no series, no device, no warning — so a node that
+ * reports them gets exactly the energy, method, coverage and warnings it would without (a link
+ * sensor of a GPU erg has no power reading for must not make that GPU's energy "unknown").
  */
 export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeIndex {
   const series = new Map<string, Series>();
@@ -77,7 +80,7 @@ export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeInd
 
 function isStateSensor(sensor: string): boolean {
   const name = parseSensorName(sensor);
-  return name !== null && POWER_STATE_QUANTITIES.includes(name.quantity);
+  return name !== null && (POWER_STATE_QUANTITIES.includes(name.quantity) || Object.hasOwn(DATA_MOVEMENT_QUANTITIES, name.quantity));
 }
 
 /** The name a sensor counts under: its own, or its declared scope's where that differs (`gpu0.energy`, scope module → `module0.energy`). */

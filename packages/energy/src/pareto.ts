@@ -35,13 +35,33 @@ const byEnergyThenTime = (x: TradeoffPoint, y: TradeoffPoint) =>
  */
 export function paretoFront(points: readonly TradeoffPoint[]): string[] {
   checkPoints(points);
-  const sorted = [...points].sort(byTimeThenEnergy);
-  const front: TradeoffPoint[] = [];
-  // Sweep in time order: a point is on the front when it uses less energy than every faster
-  // point, or when it equals the last front point (an identical twin).
+  return paretoFrontOf(points.map((p) => ({ key: p.key, a: p.timeS, b: p.energyJ })));
+}
+
+/** One configuration as a point on two objectives `a` and `b` (time, energy, EDP, carbon, cost), both minimised. */
+export interface ObjectivePoint {
+  key: string;
+  a: number;
+  b: number;
+}
+
+/**
+ * Keys of the Pareto-optimal points on (a, b), sorted by a (then b, then key); what paretoFront
+ * is on (time, energy). Identical points are on the front together.
+ */
+export function paretoFrontOf(points: readonly ObjectivePoint[]): string[] {
+  for (const p of points) {
+    if (!Number.isFinite(p.a) || !Number.isFinite(p.b)) {
+      throw new EnergyInputError('ERG_ENERGY_BAD_ARGUMENT', `configuration ${JSON.stringify(p.key)} has objectives ${p.a} and ${p.b}; both must be finite (leave unmeasured configurations out)`);
+    }
+  }
+  const sorted = [...points].sort((x, y) => x.a - y.a || x.b - y.b || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+  const front: ObjectivePoint[] = [];
+  // Sweep in order of a: a point is on the front when its b is less than every point's before
+  // it, or when it equals the last front point (an identical twin).
   for (const p of sorted) {
     const last = front[front.length - 1];
-    if (!last || p.energyJ < last.energyJ || (p.energyJ === last.energyJ && p.timeS === last.timeS)) front.push(p);
+    if (!last || p.b < last.b || (p.b === last.b && p.a === last.a)) front.push(p);
   }
   return front.map((p) => p.key);
 }
@@ -59,8 +79,8 @@ function bestPoints(points: readonly TradeoffPoint[]): { time: TradeoffPoint; en
   };
 }
 
-/** The fastest, the most frugal and the EDP-optimal configuration; null for no points. */
-export function bestOf(points: readonly TradeoffPoint[]): BestOf | null {
+/** The fastest, the most frugal and the EDP-optimal configuration; null for no points. (campaignResults adds carbon and cost.) */
+export function bestOf(points: readonly TradeoffPoint[]): Pick<BestOf, 'time' | 'energy' | 'edp'> | null {
   const best = bestPoints(points);
   return best && { time: best.time.key, energy: best.energy.key, edp: best.edp.key };
 }

@@ -1,6 +1,6 @@
-import type { CampaignResults as CampaignResultsView, ConfigurationResult as ConfigurationResultView, Exclusion, RunFlag } from '@erg/spec';
+import { DEFAULT_OBJECTIVES, type CampaignResults as CampaignResultsView, type ConfigurationResult as ConfigurationResultView, type Exclusion, type Objective, type RunFlag } from '@erg/spec';
 import { EnergyInputError } from './errors';
-import { bestOf, paretoFront, tradeoff, type BestOf, type Tradeoff, type TradeoffPoint } from './pareto';
+import { bestOf, paretoFront, paretoFrontOf, tradeoff, type BestOf, type ObjectivePoint, type Tradeoff, type TradeoffPoint } from './pareto';
 import { summarize, type Summary } from './stats';
 
 /** One run's figures as stored; null where a figure could not be measured. */
@@ -22,6 +22,12 @@ export interface RunFigures {
    * one id. null or absent: not known.
    */
   fingerprintClass?: string | null;
+  /** gCO2e; null or absent: none (its cluster had no carbon settings, or its energy does not count). */
+  carbonG?: number | null;
+  /** Its cost, in the results' currency (the caller leaves out costs in another); null or absent: none. */
+  cost?: number | null;
+  /** The currency of `cost`. */
+  costCurrency?: string | null;
 }
 
 /** One configuration with its runs (repetitions). */
@@ -39,9 +45,9 @@ export type ConfigurationResult<P = Record<string, unknown>> = Omit<Configuratio
 
 /**
  * A campaign's results (the API's CampaignResults without the campaign id, the runs left out,
- * the power note and the phases, which the caller adds): per configuration, the Pareto front and the best configurations.
+ * the power note, the phases and the currency, which the caller adds): per configuration, the Pareto front and the best configurations.
  */
-export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut' | 'power' | 'phases'> & {
+export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut' | 'power' | 'phases' | 'currency'> & {
   configurations: ConfigurationResult<P>[];
 };
 
@@ -55,6 +61,11 @@ export interface CampaignResultsOptions {
   groupBy?: 'configuration' | 'fingerprint';
   /** Per fingerprint class id, the class's fields flattened to strings (`driverVersion`, `gpus[0].name`, …): what fingerprintDifferences compares. */
   fingerprintClasses?: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /**
+   * The two objectives the Pareto front (paretoFront, paretoOptimal, and excluded) is decided on;
+   * default time and energy. best, tradeoff and each entry's point are on time and energy whatever they are.
+   */
+  objectives?: readonly [Objective, Objective];
 }
 
 /** At most this many lines of fingerprintDifferences per configuration. */
@@ -99,18 +110,67 @@ export function campaignResults<P = Record<string, unknown>>(configs: readonly C
     if (ids.has(e.id)) throw new EnergyInputError('ERG_ENERGY_BAD_ARGUMENT', `entry id ${JSON.stringify(e.id)} appears twice when grouped by fingerprint; entry ids must be unique`);
     ids.add(e.id);
   }
+  const objectives: [Objective, Objective] = [...(options.objectives ?? DEFAULT_OBJECTIVES)] as [Objective, Objective];
+  const [a, b] = objectives;
+  if (a === b) throw new EnergyInputError('ERG_ENERGY_BAD_ARGUMENT', `the objectives are ${a} twice; a front needs two distinct ones`);
+  const onTimeAndEnergy = a === 'time' && b === 'energy';
   const excluded: Exclusion[] = [];
   const points: TradeoffPoint[] = [];
+  const objectivePoints: ObjectivePoint[] = [];
   const results = entries.map((e) => {
     const { point, why } = tradeoffPoint(e.runs);
     if (point) points.push({ key: e.id, timeS: point.timeS, energyJ: point.energyJ });
-    else excluded.push({ key: e.id, why: why! });
+    if (onTimeAndEnergy) {
+      if (!point) excluded.push({ key: e.id, why: why! });
+    } else {
+      const on = objectivePoint(e.runs, a, b);
+      if (on.point) objectivePoints.push({ key: e.id, ...on.point });
+      else excluded.push({ key: e.id, why: on.why! });
+    }
     return { id: e.id, result: summarizeEntry(e, point, options.fingerprintClasses) };
   });
-  const front = paretoFront(points);
+  // On time and energy exactly as it always was (paretoFront checks the points as before).
+  const front = onTimeAndEnergy ? paretoFront(points) : paretoFrontOf(objectivePoints);
   const onFront = new Set(front);
   for (const r of results) r.result.paretoOptimal = onFront.has(r.id);
-  return { configurations: results.map((r) => r.result), paretoFront: front, best: bestOf(points), tradeoff: tradeoff(points), excluded, groupedBy };
+  const configurations = results.map((r) => r.result);
+  const best = bestOf(points);
+  return {
+    configurations, paretoFront: front, best: best && { ...best, carbon: leastMean(configurations, 'carbon'), cost: leastMean(configurations, 'cost') },
+    tradeoff: tradeoff(points), excluded, groupedBy, objectives,
+  };
+}
+
+/** Each objective's figure in a run's figures. */
+const FIGURE: Record<Objective, (r: RunFigures) => number | null | undefined> = {
+  time: (r) => r.timeS, energy: (r) => r.energyJ, edp: (r) => r.edpJs, carbon: (r) => r.carbonG, cost: (r) => r.cost,
+};
+
+/** What a run lacks when it has no figure for an objective, for `excluded`. */
+const HAVING: Record<Objective, string> = {
+  time: 'a measured time',
+  energy: 'a measured energy',
+  edp: 'a measured EDP',
+  carbon: "a carbon figure (its energy measured, on a cluster with carbon settings)",
+  cost: "a cost (on a cluster with a price)",
+};
+
+/** The means of two objectives over the runs that have both; else why the entry cannot be compared on them. */
+function objectivePoint(runs: readonly RunFigures[], a: Objective, b: Objective): { point: { a: number; b: number } | null; why: string | null } {
+  const complete = runs.filter((r) => isNumber(FIGURE[a](r)) && isNumber(FIGURE[b](r)));
+  if (complete.length > 0) return { point: { a: summarize(complete.map(FIGURE[a])).mean!, b: summarize(complete.map(FIGURE[b])).mean! }, why: null };
+  const why = runs.length === 0 ? 'no completed runs' : `none of its ${runs.length} completed run(s) has both ${HAVING[a]} and ${HAVING[b]} (see the runs left out)`;
+  return { point: null, why };
+}
+
+/** The entry with the least mean of a figure (ties: less mean time, then id); null when none has it. */
+function leastMean(configurations: readonly ConfigurationResult<unknown>[], figure: 'carbon' | 'cost'): string | null {
+  const time = (c: ConfigurationResult<unknown>) => c.timeS.mean ?? Number.POSITIVE_INFINITY;
+  const before = (x: ConfigurationResult<unknown>, y: ConfigurationResult<unknown>) =>
+    (x[figure].mean! - y[figure].mean! || time(x) - time(y) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)) < 0;
+  let best: ConfigurationResult<unknown> | null = null;
+  for (const c of configurations) if (c[figure].mean !== null && (best === null || before(c, best))) best = c;
+  return best?.id ?? null;
 }
 
 /** One entry to summarise: a configuration, or its runs on one fingerprint class. */
@@ -174,6 +234,8 @@ function summarizeEntry<P>(e: Entry<P>, point: ConfigurationResultView['point'],
     fingerprintDifferences: fingerprintDifferences(runsPerClass, classes),
     fingerprint: e.fingerprint,
     id: e.id,
+    carbon: summarize(runs.map((r) => r.carbonG)),
+    cost: summarize(runs.map((r) => r.cost)),
   };
 }
 

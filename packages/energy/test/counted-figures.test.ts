@@ -24,3 +24,26 @@ describe('countedFigures: the one rule for which runs count in results and verdi
     expect(countedFigures({ ...measured, timeS: 0 }).leftOut).toEqual({ what: 'run', why: 'its workload window is empty (0 s)' });
   });
 });
+
+describe('countedFigures: carbon and cost', () => {
+  const priced = { ...measured, carbonG: 42, costTotal: 1.5, costCurrency: 'EUR' };
+
+  test('a measured run counts its carbon and its cost', () => {
+    expect(countedFigures({ ...priced, costPerKWh: 0.2 }).figures).toMatchObject({ carbonG: 42, cost: 1.5, costCurrency: 'EUR' });
+  });
+
+  test('a run without carbon or cost figures (no cluster settings) has none, not 0', () => {
+    const { figures } = countedFigures({ ...measured, carbonG: null, costTotal: null, costCurrency: null, costPerKWh: null });
+    expect(figures).not.toHaveProperty('carbonG');
+    expect(figures).not.toHaveProperty('cost');
+  });
+
+  test('a run whose energy does not count loses its carbon, and its cost where the price is per kWh', () => {
+    const unmeasured = { ...priced, coverage: 0 };
+    expect(countedFigures({ ...unmeasured, costPerKWh: 0.2 }).figures).not.toHaveProperty('cost');
+    expect(countedFigures({ ...unmeasured, costPerKWh: 0.2 }).figures).not.toHaveProperty('carbonG');
+    // Priced per node-hour only: the time is all the cost needs.
+    expect(countedFigures({ ...unmeasured, costPerKWh: null }).figures).toMatchObject({ timeS: 10, energyJ: null, cost: 1.5, costCurrency: 'EUR' });
+    expect(countedFigures({ ...unmeasured, costPerKWh: null }).figures).not.toHaveProperty('carbonG');
+  });
+});

@@ -38,7 +38,8 @@ describe('campaignResults', () => {
 
   it('names the fastest, most frugal and EDP-optimal configurations and the trade-off between them', () => {
     // EDP of the means: 100 · 50 000 = 5.0e6; 130 · 43 000 = 5.59e6; 140 · 45 000 = 6.3e6.
-    expect(results.best).toEqual({ time: 'offload=none;sp=1', energy: 'offload=cpu;sp=1', edp: 'offload=none;sp=1' });
+    // Without carbon or cost figures (no cluster settings) their picks are null.
+    expect(results.best).toEqual({ time: 'offload=none;sp=1', energy: 'offload=cpu;sp=1', edp: 'offload=none;sp=1', carbon: null, cost: null });
     expect(results.tradeoff).toEqual({
       fastest: 'offload=none;sp=1',
       mostFrugal: 'offload=cpu;sp=1',
@@ -67,7 +68,7 @@ describe('campaignResults', () => {
   });
 
   it('gives an empty comparison for no configurations', () => {
-    expect(campaignResults([])).toEqual({ configurations: [], paretoFront: [], best: null, tradeoff: null, excluded: [], groupedBy: 'configuration' });
+    expect(campaignResults([])).toEqual({ configurations: [], paretoFront: [], best: null, tradeoff: null, excluded: [], groupedBy: 'configuration', objectives: ['time', 'energy'] });
   });
 
   it('refuses duplicate configuration keys', () => {
@@ -106,7 +107,7 @@ describe("campaignResults' result is the API's CampaignResults", () => {
     expect(r.excluded).toHaveLength(1);
     expect(r.groupedBy).toBe('configuration');
     // The power note is the caller's (it knows the campaign and the cluster).
-    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: false, controlled: false, note: 'no power block' }, phases: null };
+    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: false, controlled: false, note: 'no power block' }, phases: null, currency: null };
     expect(CampaignResults.strict().parse(view)).toEqual(view);
     for (const c of r.configurations) expect(ConfigurationResult.strict().parse(c)).toEqual(c);
   });
@@ -120,7 +121,7 @@ describe("campaignResults' result is the API's CampaignResults", () => {
       { groupBy: 'fingerprint' },
     );
     expect(r.groupedBy).toBe('fingerprint');
-    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: true, controlled: true, note: 'set by the node helper' }, phases: null };
+    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: true, controlled: true, note: 'set by the node helper' }, phases: null, currency: null };
     expect(CampaignResults.strict().parse(view)).toEqual(view);
     for (const c of r.configurations) expect(ConfigurationResult.strict().parse(c)).toEqual(c);
   });
@@ -210,7 +211,7 @@ describe('campaignResults: kinds of machine (fingerprint classes)', () => {
       // Points: 300@550 (101 s, 40 kJ), 300@535 (130 s, 52 kJ), 400@550 (90 s, 45 kJ), 400@none (95 s, 47 kJ).
       expect(r.paretoFront).toEqual(['cap=400@f00d550aaaaa', 'cap=300@f00d550aaaaa']);
       expect(r.configurations.map((c) => c.paretoOptimal)).toEqual([true, false, true, false, false]);
-      expect(r.best).toEqual({ time: 'cap=400@f00d550aaaaa', energy: 'cap=300@f00d550aaaaa', edp: 'cap=300@f00d550aaaaa' });
+      expect(r.best).toEqual({ time: 'cap=400@f00d550aaaaa', energy: 'cap=300@f00d550aaaaa', edp: 'cap=300@f00d550aaaaa', carbon: null, cost: null });
       expect(r.tradeoff).toMatchObject({ fastest: 'cap=400@f00d550aaaaa', mostFrugal: 'cap=300@f00d550aaaaa', energySavedJ: 5_000, timeLostS: 11 });
       expect(r.excluded).toEqual([{ key: 'cap=500@none', why: 'no completed runs' }]);
     });

@@ -1,15 +1,21 @@
 import { findCampaignPowerContext, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type CampaignRunPhasesRow, type ConfigurationEnergyRow, type Database } from '@erg/db';
 import { campaignPhases, campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
-import { CampaignSpec, RunPhases, type CampaignPhases, type CampaignResults, type RunLeftOut } from '@erg/spec';
+import { CampaignSpec, RunPhases, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
 import { runFingerprintClasses } from './fingerprint-classes';
 
-/** Each configuration's completed runs with the figures that count (countedFigures), and the runs left out and why. */
+/**
+ * Each configuration's completed runs with the figures that count (countedFigures), and the runs
+ * left out and why. Costs count in one currency, the one most of them are in (ties: the first
+ * alphabetically); a run priced in another has its cost left out of the statistics.
+ */
 export function countedRuns(rows: readonly ConfigurationEnergyRow[], fingerprintOf: ReadonlyMap<string, string | null> = new Map()): {
   configs: { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }[];
   runsLeftOut: RunLeftOut[];
+  currency: string | null;
 } {
   const configs = new Map<string, { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }>();
   const runsLeftOut: RunLeftOut[] = [];
+  const priced: RunFigures[] = [];
   for (const row of rows) {
     const c = configs.get(row.key) ?? { key: row.key, parameters: row.parameters, runs: [] };
     configs.set(row.key, c);
@@ -18,8 +24,22 @@ export function countedRuns(rows: readonly ConfigurationEnergyRow[], fingerprint
     const counted = countedFigures(row.result as StoredFigures | null);
     if (counted.leftOut) runsLeftOut.push({ runId: row.runId, key: row.key, repetition: row.repetition ?? 0, leftOut: counted.leftOut.what, why: counted.leftOut.why });
     c.runs.push({ ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass: fingerprintOf.get(row.runId) ?? null });
+    if (typeof counted.figures.costCurrency === 'string') priced.push(c.runs[c.runs.length - 1]!);
   }
-  return { configs: [...configs.values()], runsLeftOut };
+  const currency = mostCommon(priced.map((r) => r.costCurrency!));
+  // Costs in two currencies cannot be averaged: those in another than most are left out (cost.n
+  // says how many count; runsLeftOut names runs left out of energy or wholly, not of cost alone).
+  for (const r of priced) if (r.costCurrency !== currency) r.cost = null;
+  return { configs: [...configs.values()], runsLeftOut, currency };
+}
+
+/** The value most of them are (ties: the first in sort order); null for none. */
+function mostCommon(values: readonly string[]): string | null {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: string | null = null;
+  for (const [v, n] of counts) if (best === null || n > counts.get(best)! || (n === counts.get(best)! && v < best)) best = v;
+  return best;
 }
 
 /** Whether the figures were measured at a power state erg set, in a sentence for the results. */
@@ -43,10 +63,13 @@ function powerNote(context: Awaited<ReturnType<typeof findCampaignPowerContext>>
  * which figures count (a run whose energy was not measured never enters them as 0 J); the Pareto
  * front on (mean time, mean energy); the best configurations and the trade-off between the fastest
  * and the most frugal; the runs left out and why; how many kinds of machine each configuration
- * ran on (grouped by them with groupBy 'fingerprint'); whether erg set the power state; and the
- * energy per phase where runs marked phases. Four queries, whatever the number of runs.
+ * ran on (grouped by them with groupBy 'fingerprint'); whether erg set the power state; the
+ * energy per phase where runs marked phases; carbon and cost, and the front on other objectives
+ * (`objectives`, default time and energy). Four queries, whatever the number of runs.
  */
-export async function campaignResultsView(db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint' } = {}) {
+export async function campaignResultsView(
+  db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint'; objectives?: readonly [Objective, Objective] } = {},
+) {
   const [rows, runNodes, context, phaseRows] = await Promise.all([
     listConfigurationEnergies(db, campaignId),
     listCampaignRunNodes(db, campaignId),
@@ -54,12 +77,12 @@ export async function campaignResultsView(db: Database, campaignId: string, opti
     listCampaignRunPhases(db, campaignId),
   ]);
   const { byRun, classes } = runFingerprintClasses(runNodes);
-  const { configs, runsLeftOut } = countedRuns(rows, byRun);
+  const { configs, runsLeftOut, currency } = countedRuns(rows, byRun);
   const groupBy = options.groupBy ?? 'configuration';
-  const results = campaignResults(configs, { groupBy, fingerprintClasses: classes });
+  const results = campaignResults(configs, { groupBy, fingerprintClasses: classes, ...(options.objectives ? { objectives: options.objectives } : {}) });
   // The comparison names configurations; grouped by fingerprint the best are entries, so it is left out.
   const optimal = groupBy === 'configuration' && results.best ? { time: results.best.time, energy: results.best.energy } : null;
-  return { ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phaseRows, rows, optimal) };
+  return { ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phaseRows, rows, optimal), currency };
 }
 
 /**

@@ -1,6 +1,6 @@
-import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, listRunMarks, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
+import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, readCarbonIntensityAround, type RunEnergyInputs, listRunMarks, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
 import { expandHostlist } from '@erg/slurm';
-import { assessPowerState, computeRunEnergy, computeRunPhases, perUnit, type NodeTelemetry, type RunEnergy, type RunPhases, type SensorInfo, type Window } from '@erg/energy';
+import { assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, type NodeTelemetry, type RunDataMovement, type RunEnergy, type RunPhases, type SensorInfo, type Window } from '@erg/energy';
 import { CampaignSpec, expandPower, Telemetry, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
 
 /** What is stored per run: the view without the run id and the time it was computed (those are columns). */
@@ -80,12 +80,25 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
   for (const m of spec.success ? spec.data.metrics : []) {
     if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, metrics[m.name] ?? null);
   }
+  const phases = phasesOf(window, [...nodes.values()], marks);
   const result: StoredRunEnergy = {
     ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null, slurmEnergy: slurmEnergyBeside(run.slurmEnergyJ, energy.energyJ),
-    phases: phasesOf(window, [...nodes.values()], marks),
+    phases,
+    dataMovement: dataMovementOf(window, [...nodes.values()], energy.energyJ, marks, phases),
+    ...(await carbonAndCost(db, run.cluster, run.nodeList, window, energy)),
   };
   await storeRunEnergy(db, runId, { timeS: energy.timeS, energyJ: energy.energyJ, method: energy.method, coverage: energy.coverage, result });
   return result;
+}
+
+/**
+ * Bytes moved per link, J per GB, transfer overlap and bytes per phase (beside energy per phase),
+ * from the same telemetry over the same window; null where no node had a data-movement sensor.
+ * Per phase it reads the marks energy per phase attributed (the same budget).
+ */
+function dataMovementOf(window: Window, nodes: NodeTelemetry[], energyJ: number, marks: Awaited<ReturnType<typeof listRunMarks>>, phases: RunPhases | null): RunDataMovement | null {
+  const kept = marks.length <= MAX_ATTRIBUTED_MARKS ? marks : [...marks].sort((a, b) => a.t - b.t).slice(0, MAX_ATTRIBUTED_MARKS);
+  return computeRunDataMovement({ window, nodes, energyJ, marks: kept, phases });
 }
 
 /**
@@ -94,7 +107,39 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
  */
 function phasesOf(window: Window, nodes: NodeTelemetry[], marks: Awaited<ReturnType<typeof listRunMarks>>): RunPhases | null {
   if (marks.length === 0) return null;
-  return computeRunPhases({ window, nodes, marks });
+  if (marks.length <= MAX_ATTRIBUTED_MARKS) return computeRunPhases({ window, nodes, marks });
+  // A budget: the attribution's cost grows with the marks (about 10 ms per 1,000 here), and a late
+  // batch recomputes it inside the API's request. The marks by time, the first ones kept.
+  const kept = [...marks].sort((a, b) => a.t - b.t).slice(0, MAX_ATTRIBUTED_MARKS);
+  const phases = computeRunPhases({ window, nodes, marks: kept });
+  phases.warnings.push(
+    `${marks.length} phase marks, more than the ${MAX_ATTRIBUTED_MARKS} erg attributes: the phases are those of the first ${MAX_ATTRIBUTED_MARKS} (until ${new Date(kept.at(-1)!.t).toISOString()}); later ones count as unmarked`,
+  );
+  return phases;
+}
+
+/** Most marks of one run its phases are computed from (all nodes together). */
+export const MAX_ATTRIBUTED_MARKS = 100_000;
+
+/**
+ * The run's carbon and cost, with its cluster's settings and intensity series as they are now:
+ * the figures say what they were computed with, and a later change of the settings recomputes
+ * nothing (only a refresh of the run's energy does, with the settings then). Null each where the
+ * cluster has nothing to compute it from.
+ */
+async function carbonAndCost(
+  db: Database, cluster: RunEnergyInputs['cluster'], nodeList: string | null, window: Window, energy: RunEnergy,
+): Promise<Pick<StoredRunEnergy, 'carbon' | 'cost'>> {
+  if (!cluster) return { carbon: null, cost: null };
+  // The PUE is the site's: it scales the energy drawn for the price per kWh too.
+  const pue = cluster.carbon?.pue ?? 1;
+  const series = await readCarbonIntensityAround(db, cluster.id, window.startMs, window.endMs);
+  const carbon = runCarbon({ energyJ: energy.energyJ, window, pue, constant: cluster.carbon?.gCO2ePerKWh ?? null, series });
+  // The nodes billed are the job's (Slurm's node list); an import has none, so those that sent telemetry.
+  const listed = nodeList ? (expandHostlist(nodeList)?.length ?? 0) : 0;
+  const nodes = listed > 0 ? listed : energy.nodes.length;
+  const cost = cluster.price ? runCost({ energyJ: energy.energyJ, timeS: energy.timeS, nodes, pue, price: cluster.price }) : null;
+  return { carbon, cost };
 }
 
 /**
@@ -155,5 +200,8 @@ export async function runEnergyView(db: Database, runId: string): Promise<RunEne
   // Only refreshRunEnergy writes these records, so the stored JSON has its type; the API's
   // response schema checks it again on the way out.
   // Results stored before phases existed have no member: none were computed, as for a run without marks.
-  return r ? { runId, computedAt: r.computedAt.toISOString(), ...(r.result as StoredRunEnergy), phases: (r.result as Partial<StoredRunEnergy>).phases ?? null } : null;
+  // Those stored before carbon and cost existed have neither: none were computed, as for a cluster without settings.
+  // Those stored before data movement existed have none: as for a node without data-movement sensors.
+  const stored = r?.result as Partial<StoredRunEnergy> | undefined;
+  return r ? { runId, computedAt: r.computedAt.toISOString(), ...(r.result as StoredRunEnergy), phases: stored!.phases ?? null, dataMovement: stored!.dataMovement ?? null, carbon: stored!.carbon ?? null, cost: stored!.cost ?? null } : null;
 }

@@ -3,6 +3,7 @@ import { POWER_KNOBS } from './node-info';
 import { RunState } from './run-state-schema';
 import { NodeFingerprintSchema, PowerRecordSchema } from './telemetry';
 import type { SpecIssue } from './issues';
+import { CarbonIntensitySeries, ClusterCarbon, ClusterCarbonView, ClusterPrice, ClusterPriceView } from './carbon-cost';
 
 /**
  * Request and response bodies of the REST API. These schemas validate requests, shape the
@@ -204,6 +205,12 @@ export const ClusterCreate = z
       .refine((p) => !p.split('/').some((s) => s === '.' || s === '..'), { error: 'must not contain "." or ".." segments' })
       .default(DEFAULT_POWER_HELPER)
       .describe('where the site installed erg\'s node helper (deploy/node-helper), which sets the `power` a campaign asks for; erg probes it when it first reaches the cluster'),
+    carbon: ClusterCarbon.nullable()
+      .default(null)
+      .describe("the grid's carbon intensity (a constant; a series goes to PUT /v1/clusters/{name}/carbon-intensity) and the site's PUE; null: no carbon figures unless a series covers the run. Applies to runs whose energy is computed from now on"),
+    price: ClusterPrice.nullable()
+      .default(null)
+      .describe('what runs cost: per node-hour of the workload window, per kWh the site drew, or both, in one currency; null: no cost figures. Applies to runs whose energy is computed from now on'),
     workDir: z
       .string()
       .max(800)
@@ -263,6 +270,9 @@ export const ClusterView = z
     maxConcurrentRuns: z.number().nullable(),
     maxQueuedJobs: z.number().nullable(),
     powerHelper: z.string(),
+    carbon: ClusterCarbonView.nullable().describe("the constant grid intensity and the PUE; null: none set"),
+    carbonIntensity: CarbonIntensitySeries.describe('the grid intensity series stored for the cluster (PUT /v1/clusters/{name}/carbon-intensity)'),
+    price: ClusterPriceView.nullable().describe('null: its runs get no cost figures'),
     capabilities: ClusterCapabilities.nullable().describe('null until the scheduler has reached the cluster'),
     lastError: z.string().nullable().describe('the last SSH failure seen by the scheduler; null once it reaches the cluster again'),
     lastContactAt: z.string().nullable(),

@@ -26,6 +26,7 @@
 //   method             how a figure was obtained: `counter` (hardware energy counter), `integrated`
 //                      (power integrated over time) or `model` (an estimate, not a measurement).
 export * from './api';
+export * from './carbon-cost';
 export * from './results';
 export * from './verdict';
 export * from './suite';
@@ -33,6 +34,7 @@ export * from './dashboard';
 export * from './audit';
 export * from './marks';
 export * from './phases';
+export * from './data-movement';
 export {
   CampaignSpec,
   CampaignSpecFields,
@@ -131,6 +133,7 @@ export {
 export { PowerBlock, POWER_RANGES, powerTemplates, expandPower, powerKnobsOf, powerSupport } from './power';
 export {
   SENSOR_SOURCES, sensorName, componentOf, type Component, type Unit, type SampleColumn, type TelemetryBatchShape,
+  DATA_MOVEMENT_QUANTITIES, type DataMovementQuantity, LINK_KINDS, TRANSFER_DIRECTIONS,
   CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons,
 } from './sensors';
 export * from './access';

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { PowerStateSchema } from './telemetry';
 import { CampaignPhases, RunPhases } from './phases';
+import { RunDataMovement } from './data-movement';
 import { Summary } from './summary';
+import { Objective, RunCarbon, RunCost } from './carbon-cost';
 
 /**
  * Energy results: one run's figures (what @erg/energy's computeRunEnergy returns and the API's
@@ -149,6 +151,9 @@ export const RunEnergyView = z.object({
   idleWindow: TimeWindow.nullable().describe('the idle baseline window; null when the campaign has none'),
   slurmEnergy: SlurmEnergy,
   phases: RunPhases.nullable().describe('energy per phase and per step, where the workload marked phases (erg-mark, `import erg`, or the spec\'s `phases` regexes); null: no marks'),
+  dataMovement: RunDataMovement.nullable().describe('bytes moved per link (PCIe, NVLink, C2C, host memory), J per GB, transfer overlap and bytes per phase; null: no node had a data-movement sensor'),
+  carbon: RunCarbon.nullable().describe("gCO2e of the run with the intensity and PUE used, from its cluster's settings when its energy was computed; null: the cluster has no carbon settings (or the run none)"),
+  cost: RunCost.nullable().describe("the run's cost with the prices used, from its cluster's price when its energy was computed; null: the cluster has no price"),
 }).meta({ id: 'RunEnergy' });
 export type RunEnergyView = z.infer<typeof RunEnergyView>;
 
@@ -213,6 +218,8 @@ export const ConfigurationResult = z
     id: z
       .string()
       .describe('what paretoFront, best, tradeoff and excluded name this entry by: its key; with ?groupBy=fingerprint `<key>@<first 12 characters of its fingerprint class>` (`@none`: runs whose agents sent none)'),
+    carbon: Summary.describe('gCO2e per run, over the runs whose energy counts and whose cluster had carbon settings'),
+    cost: Summary.describe("cost per run in the results' currency, over the runs with a cost (a price per kWh needs the run's energy to count)"),
   })
   .meta({ id: 'ConfigurationResult' });
 export type ConfigurationResult = z.infer<typeof ConfigurationResult>;
@@ -223,8 +230,10 @@ export const BestOf = z
     time: z.string().describe('least time; ties broken by less energy, then by key'),
     energy: z.string().describe('least energy; ties broken by less time, then by key'),
     edp: z.string().describe('least energy-delay product; ties broken by less time, then less energy, then key'),
+    carbon: z.string().nullable().describe('least mean gCO2e; ties broken by less time, then key; null: no configuration has a carbon figure'),
+    cost: z.string().nullable().describe('least mean cost; ties broken by less time, then key; null: no configuration has a cost'),
   })
-  .describe('runtime-, energy- and EDP-optimal configuration keys');
+  .describe('runtime-, energy-, EDP-, carbon- and cost-optimal configuration keys');
 export type BestOf = z.infer<typeof BestOf>;
 
 /** What choosing the most frugal configuration over the fastest one costs and saves. */
@@ -247,7 +256,9 @@ export const RunLeftOut = z.object({
   runId: z.string(),
   key: z.string(),
   repetition: z.number(),
-  leftOut: z.enum(['run', 'energy']).describe('run: every figure; energy: energy, EDP, ED²P, power and components (its time still counts)'),
+  leftOut: z
+    .enum(['run', 'energy'])
+    .describe('run: every figure; energy: energy, EDP, ED²P, power, components and carbon, and cost where it is priced per kWh (its time still counts)'),
   why: z.string().describe('e.g. "no power samples inside its window"'),
 });
 export type RunLeftOut = z.infer<typeof RunLeftOut>;
@@ -256,7 +267,9 @@ export const CampaignResults = z
   .object({
     campaignId: z.string(),
     configurations: z.array(ConfigurationResult),
-    paretoFront: z.array(z.string()).describe('ids (configuration keys; see ConfigurationResult.id when grouped by fingerprint) of the Pareto-optimal configurations on (mean time, mean energy), by time'),
+    paretoFront: z
+      .array(z.string())
+      .describe('ids (configuration keys; see ConfigurationResult.id when grouped by fingerprint) of the Pareto-optimal configurations on the two objectives (default: mean time, mean energy), by the first'),
     best: BestOf.nullable(),
     tradeoff: Tradeoff.nullable(),
     excluded: z.array(Exclusion),
@@ -272,6 +285,13 @@ export const CampaignResults = z
       })
       .describe('whether the figures were measured at a power state erg set, or at whatever state the nodes were in'),
     phases: CampaignPhases.nullable().describe('energy per phase per configuration, where the runs marked phases; null: none did'),
+    objectives: z
+      .tuple([Objective, Objective])
+      .describe('what paretoFront and paretoOptimal were decided on (?objectives=, default time,energy); best, tradeoff and point are always on time and energy'),
+    currency: z
+      .string()
+      .nullable()
+      .describe("the currency of every cost (the runs' clusters' price), the one most runs' costs are in; a run priced in another (a price changed currency) has its cost left out (cost.n says how many count); null: no run has a cost"),
   })
   .meta({ id: 'CampaignResults' });
 export type CampaignResults = z.infer<typeof CampaignResults>;

@@ -31,6 +31,13 @@ export const QUANTITIES = {
   pcie_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
   c2c_tx: { unit: 'B/s', min: 0, max: 2 ** 50 },
   c2c_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  /** NVLink traffic out of (tx) / into (rx) the GPU, all its links together. */
+  nvlink_tx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  nvlink_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  /** Host memory traffic: reads, writes, or both together where the interface does not tell them apart (resctrl's mbm_total_bytes). */
+  mem_read: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  mem_write: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  mem_traffic: { unit: 'B/s', min: 0, max: 2 ** 50 },
   // The state the hardware was in (issue 13 §3): what a power-state study must be able to defend.
   /** The power limit in force (NVML's enforced limit: the lowest of every limit set, in- or out-of-band). */
   power_limit: { unit: 'W', min: 0, max: 100_000 },
@@ -42,6 +49,29 @@ export const QUANTITIES = {
 } as const;
 export type Quantity = keyof typeof QUANTITIES;
 export type Unit = (typeof QUANTITIES)[Quantity]['unit'];
+
+/**
+ * Data movement (issue 15 §3): the kinds of link erg integrates bytes over, and the direction of
+ * each rate quantity. tx/rx are the GPU's view (tx leaves the GPU: device-to-host over PCIe);
+ * `total` is a link's traffic where the interface does not split it (reads and writes together).
+ */
+export const LINK_KINDS = ['pcie', 'nvlink', 'c2c', 'memory'] as const;
+export type LinkKind = (typeof LINK_KINDS)[number];
+export const TRANSFER_DIRECTIONS = ['tx', 'rx', 'read', 'write', 'total'] as const;
+export type TransferDirection = (typeof TRANSFER_DIRECTIONS)[number];
+/** Every data-movement quantity (all in B/s): which link it measures, in which direction. */
+export const DATA_MOVEMENT_QUANTITIES = {
+  pcie_tx: { link: 'pcie', direction: 'tx' },
+  pcie_rx: { link: 'pcie', direction: 'rx' },
+  nvlink_tx: { link: 'nvlink', direction: 'tx' },
+  nvlink_rx: { link: 'nvlink', direction: 'rx' },
+  c2c_tx: { link: 'c2c', direction: 'tx' },
+  c2c_rx: { link: 'c2c', direction: 'rx' },
+  mem_read: { link: 'memory', direction: 'read' },
+  mem_write: { link: 'memory', direction: 'write' },
+  mem_traffic: { link: 'memory', direction: 'total' },
+} as const satisfies Partial<Record<Quantity, { link: LinkKind; direction: TransferDirection }>>;
+export type DataMovementQuantity = keyof typeof DATA_MOVEMENT_QUANTITIES;
 
 /**
  * The bits of NVML's clocks-event (formerly "throttle") reasons (nvmlClocksEventReason*): a
@@ -90,7 +120,7 @@ export function sensorName(component: Component, index: number, quantity: Quanti
 }
 
 /** Where a sensor's values come from; `model` marks an estimate, not a measurement; `import` marks values measured elsewhere and imported. */
-export const SENSOR_SOURCES = ['nvml', 'nvidia-smi', 'hwmon', 'rapl', 'procfs', 'model', 'import'] as const;
+export const SENSOR_SOURCES = ['nvml', 'nvidia-smi', 'dcgm', 'hwmon', 'rapl', 'resctrl', 'procfs', 'model', 'import'] as const;
 export type SensorSource = (typeof SENSOR_SOURCES)[number];
 
 /** What a batch says about one sensor (on the first batch of an agent process, and whenever its sensor set changes). */

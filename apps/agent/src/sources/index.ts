@@ -2,12 +2,14 @@ import type { AgentConfig } from '../config';
 import type { Logger } from '../log';
 import { SampleStore, sinkFor, type SampleSink } from '../samples';
 import type { SourceName } from '../wire';
+import { detectDcgm } from './dcgm';
 import { detectHwmon } from './hwmon';
 import { detectModel } from './model';
 import { detectNvidiaSmi } from './nvidia-smi';
 import { detectNvml } from './nvml';
 import { detectProcfs } from './procfs';
 import { detectRapl } from './rapl';
+import { detectResctrl } from './resctrl';
 import type { DetectContext, Source } from './types';
 
 export type { Source, DetectContext } from './types';
@@ -28,21 +30,24 @@ export interface Detection {
 }
 
 /**
- * Finds this node's sensors. With `sources: 'auto'`: hwmon, rapl, nvml, nvidia-smi (only when
- * NVML is absent), procfs, and the power model only when no power or energy sensor exists.
- * With an explicit list: those sources (nvidia-smi still only when nvml is absent or not
+ * Finds this node's sensors. With `sources: 'auto'`: hwmon, rapl, resctrl, dcgm, nvml, nvidia-smi
+ * (only when NVML is absent), procfs, and the power model only when no power or energy sensor
+ * exists. With an explicit list: those sources (nvidia-smi still only when nvml is absent or not
  * listed; model whenever listed). Sensor names are registered first come, first served, in
- * this order, so hwmon's module meter is kept over NVML's module-scope field where both exist.
+ * this order, so hwmon's module meter is kept over NVML's module-scope field where both exist;
+ * each source is told the names already offered (`taken`), so NVML leaves the link traffic DCGM
+ * reports to DCGM rather than read it only to be shadowed.
  */
 export function detectSources(config: AgentConfig, log: Logger, onDrop: (sensor: string, reason: string) => void): Detection {
   const wanted = (name: SourceName) => config.sources === 'auto' || config.sources.includes(name);
   const notes: Partial<Record<SourceName, string[]>> = {};
+  const found: Source[] = [];
   const ctx = (name: SourceName): DetectContext => ({
     config,
     log,
     note: (message) => (notes[name] ??= []).push(message),
+    taken: new Set(found.flatMap((s) => s.sensors.map((x) => x.sensor))),
   });
-  const found: Source[] = [];
   const tryDetect = <S extends Source>(name: SourceName, detect: (c: DetectContext) => S | null): S | null => {
     if (!wanted(name)) return null;
     try {
@@ -56,6 +61,8 @@ export function detectSources(config: AgentConfig, log: Logger, onDrop: (sensor:
   };
   tryDetect('hwmon', detectHwmon);
   tryDetect('rapl', detectRapl);
+  tryDetect('resctrl', detectResctrl);
+  tryDetect('dcgm', detectDcgm);
   const nvml = tryDetect('nvml', detectNvml);
   if (!nvml) tryDetect('nvidia-smi', detectNvidiaSmi);
   else if (config.sources !== 'auto' && config.sources.includes('nvidia-smi')) ctx('nvidia-smi').note('not used: NVML is available');

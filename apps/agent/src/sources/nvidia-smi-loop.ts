@@ -1,7 +1,8 @@
-import type { ChildProcess, spawn as spawnType } from 'node:child_process';
+import type { spawn as spawnType } from 'node:child_process';
 import type { Logger } from '../log';
 import type { SampleSink } from '../samples';
 import { FORMAT, parseNvidiaSmiLine, queryArg, type NvidiaSmiField } from './nvidia-smi-query';
+import { LineChild } from './line-child';
 import type { StateCadence } from './state-cadence';
 
 /** gpu index → the local sensor index of each field (-1: that GPU has no value for it). */
@@ -20,42 +21,31 @@ export interface NvidiaSmiLoopOptions {
   log: Logger;
 }
 
-/** Times an exited child is started again, a second later each time. */
-const MAX_RESTARTS = 5;
-const RESTART_DELAY_MS = 1000;
-
 /**
- * One long-running `nvidia-smi --query-gpu=… -lms <interval>` child, parsed line by line: it keeps
- * each sensor's newest value, and each sampling cycle takes those that arrived since the last.
+ * One long-running `nvidia-smi --query-gpu=… -lms <interval>` child (LineChild), parsed line by
+ * line: it keeps each sensor's newest value, and each sampling cycle takes those that arrived
+ * since the last.
  */
 export class NvidiaSmiLoop {
-  private child: ChildProcess | undefined;
-  private stopped = false;
-  private restarts = 0;
+  private readonly child: LineChild;
   /** Lines that matched a GPU of the probe. */
   private lines = 0;
-  /** The start of a line whose end has not arrived yet. */
-  private carry = '';
   private readonly latest: Float64Array;
   /** 1 where `latest` holds a value not yet taken. */
   private readonly fresh: Uint8Array;
 
   constructor(
-    private readonly spawn: typeof spawnType,
+    spawn: typeof spawnType,
     private readonly options: NvidiaSmiLoopOptions,
   ) {
     this.latest = new Float64Array(options.sensorCount).fill(Number.NaN);
     this.fresh = new Uint8Array(options.sensorCount);
+    const { bin, fields, intervalMs, log } = options;
+    this.child = new LineChild(spawn, { bin, args: [queryArg(fields), FORMAT, '-lms', String(intervalMs)], name: 'nvidia-smi', log, onLine: (line) => this.onLine(line) });
   }
 
   start(): void {
-    const { bin, fields, intervalMs, log } = this.options;
-    const c = this.spawn(bin, [queryArg(fields), FORMAT, '-lms', String(intervalMs)], { stdio: ['ignore', 'pipe', 'ignore'] });
-    this.child = c;
-    c.stdout?.setEncoding('utf8');
-    c.stdout?.on('data', (chunk: string) => this.onOutput(chunk));
-    c.on('error', (err) => log.warnOnce('nvidia-smi-error', 'nvidia-smi child failed', { error: err.message }));
-    c.on('exit', (code, signal) => this.onExit(code, signal));
+    this.child.start();
   }
 
   /** Pushes each sensor's newest value that arrived since the previous call, stamped `t`; a state sensor's only when its once-a-second turn came. */
@@ -72,29 +62,12 @@ export class NvidiaSmiLoop {
   }
 
   stats(): Record<string, unknown> {
-    return { lines: this.lines, restarts: this.restarts, pid: this.child?.pid ?? null };
+    return { lines: this.lines, ...this.child.stats() };
   }
 
   /** Stops the child: SIGTERM, then SIGKILL after a second. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    const c = this.child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-    c.kill('SIGTERM');
-    const timer = setTimeout(() => c.kill('SIGKILL'), 1000);
-    await exited;
-    clearTimeout(timer);
-  }
-
-  private onOutput(chunk: string): void {
-    const text = this.carry + chunk;
-    let from = 0;
-    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
-      this.onLine(text.slice(from, nl));
-      from = nl + 1;
-    }
-    this.carry = text.slice(from);
+  stop(): Promise<void> {
+    return this.child.stop();
   }
 
   private onLine(line: string): void {
@@ -109,16 +82,6 @@ export class NvidiaSmiLoop {
       if (local < 0 || !Number.isFinite(v)) continue;
       this.latest[local] = v * (fields[j] as NvidiaSmiField).scale;
       this.fresh[local] = 1;
-    }
-  }
-
-  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.stopped) return;
-    // It should run until we stop it; start it again, a few times, a second later.
-    this.options.log.warn('nvidia-smi child exited', { code, signal, restarts: this.restarts });
-    if (this.restarts < MAX_RESTARTS) {
-      this.restarts += 1;
-      setTimeout(() => !this.stopped && this.start(), RESTART_DELAY_MS);
     }
   }
 }

@@ -1,8 +1,7 @@
 import type { execFileSync as execFileSyncType } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { SampleSink } from '../samples';
 import { namedSensor, quantityOf, sensorName, type SensorInfo } from '../wire';
+import { findExecutable } from './executable';
 import { NvidiaSmiLoop, type NvidiaSmiSlots } from './nvidia-smi-loop';
 import { FORMAT, IDENTITY_FORMAT, NVIDIA_SMI_FIELDS, NVIDIA_SMI_IDENTITY_QUERY, parseNvidiaSmiLine, queryArg, unknownField, type NvidiaSmiField } from './nvidia-smi-query';
 import { StateCadence, STATE_QUANTITIES } from './state-cadence';
@@ -60,19 +59,6 @@ export function detectNvidiaSmi(ctx: DetectContext): Source | null {
     identity: () => (identity ??= queryIdentity(bin, execFileSync)),
     stop: () => loop.stop(),
   };
-}
-
-/** Whether `bin` names an executable (a path, or a name found on PATH) — checked before child_process is loaded at all. */
-function findExecutable(bin: string, envPath: string | undefined): boolean {
-  const candidates = bin.includes('/') ? [bin] : (envPath ?? '').split(':').filter(Boolean).map((d) => path.join(d, bin));
-  return candidates.some((c) => {
-    try {
-      fs.accessSync(c, fs.constants.X_OK);
-      return fs.statSync(c).isFile();
-    } catch {
-      return false;
-    }
-  });
 }
 
 /**

@@ -23,6 +23,20 @@ const NVML_POWER_SCOPE_GPU = 0;
 const NVML_POWER_SCOPE_MODULE = 1;
 /** sizeof(nvmlFieldValue_t): fieldId, scopeId (u32), timestamp, latencyUsec (i64), valueType, nvmlReturn (i32), value (8-byte union). */
 const FIELD_VALUE_SIZE = 40;
+/** Most field values one `readFields` call asks for. */
+const MAX_FIELDS_PER_CALL = 4;
+/**
+ * Room for nvmlGpmMetricsGet_t: version, numMetrics (u32), sample1, sample2 (pointers), then
+ * metrics[NVML_GPM_METRIC_MAX] of nvmlGpmMetric_t — metricId (u32), nvmlReturn (i32), value
+ * (double), metricInfo (3 pointers): 40 bytes each. NVML_GPM_METRIC_MAX has grown between
+ * releases (333 in the nvml.h read for this); the buffer holds 512 so the library never writes
+ * past it, and erg asks for numMetrics of them only.
+ */
+const GPM_METRICS_HEAD = 24;
+const GPM_METRIC_SIZE = 40;
+const GPM_METRICS_CAPACITY = 512;
+/** NVML_GPM_METRICS_GET_VERSION and NVML_GPM_SUPPORT_VERSION. */
+const GPM_STRUCT_VERSION = 1;
 /** Room for the strings NVML returns (driver and NVML versions, device name, UUID, VBIOS), as its headers size them (96 at most). */
 const STRING_LENGTH = 96;
 
@@ -38,6 +52,13 @@ export function nvmlReturnName(code: number): string {
 }
 
 type NvmlFn = ((...args: unknown[]) => number) & { async: (...args: unknown[]) => void };
+
+/** One field of a readFields call: its own return code, its value (NaN unless it succeeded) and NVML's timestamp (µs since 1970; 0: none). */
+export interface FieldResult {
+  code: number;
+  value: number;
+  timestampUs: number;
+}
 
 /** The NVML functions erg calls; undefined where the library lacks one. */
 interface NvmlFunctions {
@@ -65,6 +86,11 @@ interface NvmlFunctions {
   getFields?: NvmlFn;
   getC2cModeInfo?: NvmlFn;
   getComputeCapability?: NvmlFn;
+  gpmQueryDeviceSupport?: NvmlFn;
+  gpmSampleAlloc?: NvmlFn;
+  gpmSampleFree?: NvmlFn;
+  gpmSampleGet?: NvmlFn;
+  gpmMetricsGet?: NvmlFn;
 }
 
 /** How one sensor is read: which call. */
@@ -141,6 +167,12 @@ function bindFunctions(lib: Koffi.LibraryHandle, missing: string[]): NvmlFunctio
     getC2cModeInfo: fn('int nvmlDeviceGetC2cModeInfoV(void *device, void *info)'),
     // Tells what nvmlDeviceGetPowerUsage returns (a 1 s average from Ampere but GA100 on): sensors.ts averagingMs.
     getComputeCapability: fn('int nvmlDeviceGetCudaComputeCapability(void *device, void *major, void *minor)'),
+    // GPM (Hopper and newer): rates over the time between two samples; erg reads NVLink-C2C traffic with it (nvml-links.ts).
+    gpmQueryDeviceSupport: fn('int nvmlGpmQueryDeviceSupport(void *device, void *support)'),
+    gpmSampleAlloc: fn('int nvmlGpmSampleAlloc(void *sample)'),
+    gpmSampleFree: fn('int nvmlGpmSampleFree(void *sample)'),
+    gpmSampleGet: fn('int nvmlGpmSampleGet(void *device, void *sample)'),
+    gpmMetricsGet: fn('int nvmlGpmMetricsGet(void *metricsGet)'),
   };
 }
 
@@ -176,6 +208,10 @@ export class NvmlLibrary {
   private readonly field = Buffer.alloc(FIELD_VALUE_SIZE);
   /** A call's second out-parameter. */
   private readonly second = Buffer.alloc(8);
+  /** nvmlFieldValue_t[MAX_FIELDS_PER_CALL] for readFields. */
+  private readonly fields = Buffer.alloc(FIELD_VALUE_SIZE * MAX_FIELDS_PER_CALL);
+  /** nvmlGpmMetricsGet_t, reused (allocated once: about 20 kB). */
+  private gpmBuffer: Buffer | undefined;
 
   constructor(
     /** Held for as long as its functions are called. */
@@ -314,6 +350,93 @@ export class NvmlLibrary {
   /** The same on koffi's worker threads; `done` gets the return code. */
   pcieThroughputAsync(handle: bigint, counter: number, out: Buffer, done: (err: unknown, code: number) => void): void {
     this.fns.getPcie?.async(handle, counter, out, done);
+  }
+
+  /**
+   * nvmlDeviceGetFieldValues of up to MAX_FIELDS_PER_CALL fields (fieldId, scopeId) in one call.
+   * Returns the call's return code; each field's own return code, value and timestamp (µs since
+   * 1970, 0 when NVML gave none) go into `out` in the same order.
+   */
+  readFields(handle: bigint, requests: readonly (readonly [number, number])[], out: FieldResult[]): number {
+    const { fns, fields } = this;
+    if (!fns.getFields) return CALL_UNAVAILABLE;
+    const n = Math.min(requests.length, MAX_FIELDS_PER_CALL);
+    fields.fill(0, 0, n * FIELD_VALUE_SIZE);
+    for (let i = 0; i < n; i++) {
+      const [fieldId, scopeId] = requests[i]!;
+      fields.writeUInt32LE(fieldId, i * FIELD_VALUE_SIZE);
+      fields.writeUInt32LE(scopeId >>> 0, i * FIELD_VALUE_SIZE + 4);
+    }
+    const code = fns.getFields(handle, n, fields);
+    if (code !== NVML_SUCCESS) return code;
+    for (let i = 0; i < n; i++) {
+      const one = fields.subarray(i * FIELD_VALUE_SIZE, (i + 1) * FIELD_VALUE_SIZE);
+      const r = (out[i] ??= { code: 0, value: 0, timestampUs: 0 });
+      r.code = one.readInt32LE(28);
+      r.value = r.code === NVML_SUCCESS ? fieldValue(one) : Number.NaN;
+      r.timestampUs = Number(one.readBigInt64LE(8));
+    }
+    return NVML_SUCCESS;
+  }
+
+  /** Whether the library has every GPM call erg makes. */
+  get hasGpm(): boolean {
+    const f = this.fns;
+    return f.gpmQueryDeviceSupport !== undefined && f.gpmSampleAlloc !== undefined && f.gpmSampleFree !== undefined && f.gpmSampleGet !== undefined && f.gpmMetricsGet !== undefined;
+  }
+
+  /** nvmlGpmQueryDeviceSupport: whether the GPU supports GPM; null where the call is missing or fails. */
+  gpmSupported(handle: bigint): boolean | null {
+    const call = this.fns.gpmQueryDeviceSupport;
+    if (!call) return null;
+    this.scratch.fill(0, 0, 8);
+    this.scratch.writeUInt32LE(GPM_STRUCT_VERSION, 0);
+    if (call(handle, this.scratch) !== NVML_SUCCESS) return null;
+    return this.scratch.readUInt32LE(4) !== 0; // nvmlGpmSupport_t.isSupportedDevice
+  }
+
+  /** A GPM sample buffer (nvmlGpmSampleAlloc), or the return code that refused it. */
+  gpmSampleAlloc(): { sample: bigint } | { code: number } {
+    const call = this.fns.gpmSampleAlloc;
+    if (!call) return { code: CALL_UNAVAILABLE };
+    this.second.fill(0);
+    const code = call(this.second);
+    return code === NVML_SUCCESS ? { sample: this.second.readBigUInt64LE(0) } : { code };
+  }
+
+  gpmSampleFree(sample: bigint): void {
+    this.fns.gpmSampleFree?.(sample);
+  }
+
+  /** nvmlGpmSampleGet: reads the GPU's GPM counters into `sample`. */
+  gpmSampleGet(handle: bigint, sample: bigint): number {
+    return this.fns.gpmSampleGet ? this.fns.gpmSampleGet(handle, sample) : CALL_UNAVAILABLE;
+  }
+
+  /**
+   * nvmlGpmMetricsGet: each of `metricIds` computed between two samples of one GPU (`first` taken
+   * before `second`). Returns the call's code; each metric's own code and value go into `codes`
+   * and `values` in the same order.
+   */
+  gpmMetrics(first: bigint, second: bigint, metricIds: readonly number[], codes: Int32Array, values: Float64Array): number {
+    const call = this.fns.gpmMetricsGet;
+    if (!call) return CALL_UNAVAILABLE;
+    const n = Math.min(metricIds.length, GPM_METRICS_CAPACITY);
+    const buf = (this.gpmBuffer ??= Buffer.alloc(GPM_METRICS_HEAD + GPM_METRIC_SIZE * GPM_METRICS_CAPACITY));
+    buf.fill(0, 0, GPM_METRICS_HEAD + GPM_METRIC_SIZE * n);
+    buf.writeUInt32LE(GPM_STRUCT_VERSION, 0);
+    buf.writeUInt32LE(n, 4);
+    buf.writeBigUInt64LE(first, 8);
+    buf.writeBigUInt64LE(second, 16);
+    for (let i = 0; i < n; i++) buf.writeUInt32LE(metricIds[i]!, GPM_METRICS_HEAD + GPM_METRIC_SIZE * i);
+    const code = call(buf);
+    if (code !== NVML_SUCCESS) return code;
+    for (let i = 0; i < n; i++) {
+      const at = GPM_METRICS_HEAD + GPM_METRIC_SIZE * i;
+      codes[i] = buf.readInt32LE(at + 4);
+      values[i] = buf.readDoubleLE(at + 8);
+    }
+    return NVML_SUCCESS;
   }
 
   shutdown(): void {

@@ -13,6 +13,7 @@ import {
   type NvmlLibrary,
   type ReadKind,
 } from './nvml-library';
+import { describeC2c, describeNvlink, emptyLinks, NvmlLinks, type LinkGpus } from './nvml-links';
 import { declarableMs, probeUpdatePeriods, type UpdateProbe } from './sensor-timing';
 import type { DetectContext, GpuStackIdentity, Source } from './types';
 
@@ -23,6 +24,8 @@ import type { DetectContext, GpuStackIdentity, Source } from './types';
 // It also names the GPUs and the driver for the node's fingerprint (identity()). Each sensor says
 // its timing where it is known: nvmlDeviceGetPowerUsage's 1 s averaging (powerUsageAveragingMs)
 // and how often each energy counter changes, measured at detection (probeEnergyUpdates).
+// Data movement: PCIe here (nvmlDeviceGetPcieThroughput); NVLink and NVLink-C2C traffic in
+// nvml-links.ts, which describeGpus asks after each GPU's own sensors and NvmlSource reads each cycle.
 
 export { nvmlReturnName } from './nvml-library';
 
@@ -103,6 +106,8 @@ interface NvmlGpus {
   sensors: SensorInfo[];
   readers: Reader[];
   pcie: PcieGpu[];
+  /** NVLink and C2C (nvml-links.ts). */
+  links: LinkGpus;
   devices: { index: number; name: string | null; superchip: boolean; superchipFrom: 'nvmlDeviceGetC2cModeInfoV' | 'name'; computeCapability: string | null }[];
   /** Every GPU NVML counts, named as far as it could be (nulls where a call failed). */
   identities: GpuStackIdentity['gpus'];
@@ -123,7 +128,7 @@ export function detectNvml(ctx: DetectContext): Source | null {
     nvml.shutdown();
     return null;
   }
-  const gpus = describeGpus(nvml, count);
+  const gpus = describeGpus(nvml, count, ctx.taken ?? new Set());
   for (const u of gpus.unsupported) ctx.note(u);
   if (gpus.sensors.length === 0) {
     ctx.note(`NVML found ${count} GPU(s) but no sensor answered`);
@@ -139,6 +144,7 @@ export function detectNvml(ctx: DetectContext): Source | null {
     devices: gpus.devices,
     clockEventsCall: nvml.clockEventsCall,
     stateEveryMs: Math.max(STATE_PERIOD_MS, ctx.config.intervalMs),
+    links: { nvlink: gpus.links.nvlink.map((g) => g.gpu), c2c: gpus.links.c2c.map((g) => g.gpu) },
     ...(Object.keys(energyUpdates).length > 0 ? { energyUpdates } : {}),
     ...(gpus.unsupported.length > 0 ? { unsupported: gpus.unsupported } : {}),
     ...(missing.length > 0 ? { missingFunctions: missing } : {}),
@@ -147,9 +153,13 @@ export function detectNvml(ctx: DetectContext): Source | null {
   return new NvmlSource(nvml, gpus, details, identity, new StateCadence(ctx.config.intervalMs));
 }
 
-/** Calls every sensor of every GPU once: a sensor exists where the call answered. */
-function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
-  const found: NvmlGpus = { sensors: [], readers: [], pcie: [], devices: [], identities: [], unsupported: [] };
+/**
+ * Calls every sensor of every GPU once: a sensor exists where the call answered. `skip`: sensors
+ * an earlier source already provides (DCGM's link traffic), which NVML then does not read.
+ */
+function describeGpus(nvml: NvmlLibrary, count: number, skip: ReadonlySet<string>): NvmlGpus {
+  const found: NvmlGpus = { sensors: [], readers: [], pcie: [], links: emptyLinks(), devices: [], identities: [], unsupported: [] };
+  const superchips: { gpu: number; handle: bigint }[] = [];
   const add = (component: Component, index: number, quantity: Quantity, unit: SensorInfo['unit'], averagingMs?: number): number => {
     found.sensors.push({ sensor: sensorName(component, index, quantity), source: 'nvml', unit, scope: component, ...(averagingMs !== undefined ? { averagingMs } : {}) });
     return found.sensors.length - 1;
@@ -181,7 +191,8 @@ function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
         found.readers.push({ kind: call, gpu, handle, local: add(component, gpu, quantity, unit, averagingMs), errors: 0, state: STATE_QUANTITIES.has(quantity) });
       } else found.unsupported.push(`${sensorName(component, gpu, quantity)}: ${code === CALL_UNAVAILABLE ? 'call unavailable' : nvmlReturnName(code)}`);
     }
-    if (nvml.hasPcie) {
+    if (chip.superchip) superchips.push({ gpu, handle });
+    if (nvml.hasPcie && !skip.has(sensorName('gpu', gpu, 'pcie_tx')) && !skip.has(sensorName('gpu', gpu, 'pcie_rx'))) {
       const txBuf = Buffer.alloc(8);
       const rxBuf = Buffer.alloc(8);
       const txRc = nvml.pcieThroughput(handle, NVML_PCIE_UTIL_TX_BYTES, txBuf);
@@ -192,7 +203,10 @@ function describeGpus(nvml: NvmlLibrary, count: number): NvmlGpus {
         found.unsupported.push(`gpu${gpu}.pcie_tx/rx: ${nvmlReturnName(txRc === NVML_SUCCESS ? rxRc : txRc)}`);
       }
     }
+    describeNvlink(nvml, gpu, handle, add, found.unsupported, found.links, skip);
   }
+  // After every GPU's own sensors: the C2C probe waits once for all of them.
+  describeC2c(nvml, superchips, add, found.unsupported, found.links, skip);
   return found;
 }
 
@@ -236,6 +250,7 @@ class NvmlSource implements Source {
   readonly sensors: readonly SensorInfo[];
   private readonly readers: Reader[];
   private readonly pcie: PcieGpu[];
+  private readonly links: NvmlLinks;
   /** Calls that failed with an error other than the sensor going away. */
   private errors = 0;
   /** The sink of the latest cycle, for PCIe values that arrive after it. */
@@ -254,16 +269,18 @@ class NvmlSource implements Source {
     this.sensors = gpus.sensors;
     this.readers = gpus.readers;
     this.pcie = gpus.pcie;
+    this.links = new NvmlLinks(nvml, gpus.links);
   }
 
   read(t: number, sink: SampleSink): void {
     this.lastSink = sink;
     this.readSensors(t, sink);
+    this.links.read(t, sink);
     this.startPcieRound(t);
   }
 
   stats(): Record<string, unknown> {
-    return { errors: this.errors };
+    return { errors: this.errors + this.links.errors };
   }
 
   identity(): GpuStackIdentity {
@@ -274,7 +291,10 @@ class NvmlSource implements Source {
     this.stopped = true;
     // Let in-flight PCIe calls return before the library is shut down.
     for (let i = 0; i < 50 && this.pcieInFlight > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
-    if (this.pcieInFlight === 0) this.nvml.shutdown();
+    if (this.pcieInFlight === 0) {
+      this.links.stop();
+      this.nvml.shutdown();
+    }
   }
 
   private readSensors(t: number, sink: SampleSink): void {

@@ -90,7 +90,7 @@ export function medianSpacing(times: readonly number[]): number | null {
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
-/** Blocks the thread for `ms` (the probe runs inside synchronous detection). */
-function sleepSync(ms: number): void {
+/** Blocks the thread for `ms` (the probes run inside synchronous detection). */
+export function sleepSync(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }

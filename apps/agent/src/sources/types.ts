@@ -13,6 +13,11 @@ export interface DetectContext {
   log: Logger;
   /** Records why this source is absent (or what it left out); the reasons go into meta.json. */
   note(message: string): void;
+  /**
+   * The sensors sources detected before this one offer: a source may leave out what it would only
+   * shadow (NVML does not read the link traffic DCGM already reports). Absent: none.
+   */
+  taken?: ReadonlySet<string>;
 }
 
 /**

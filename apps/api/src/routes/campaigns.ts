@@ -6,7 +6,7 @@ import {
 } from '@erg/db';
 import {
   ProjectQuery, CampaignCancelled, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignView, ConfigurationResult, Exclusion, RegressionPolicy, CampaignSpec, CampaignPage, ErrorBody, IdParams,
-  RunLeftOut, RunSummaryPage, RunState, decodeCampaignText, parseCampaignSpec, powerSupport,
+  ObjectivesQuery, RunLeftOut, RunSummaryPage, RunState, decodeCampaignText, parseCampaignSpec, powerSupport,
 } from '@erg/spec';
 import { campaignResultsView, campaignVerdictView } from '@erg/results';
 import { measureCampaign, validateCampaign, validateCampaignText, type SizeLimits } from '@erg/sweep';
@@ -129,6 +129,15 @@ export const campaignRoutes =
           projectId = cluster.projectId;
         } else {
           projectId = await chooseProject(deps.db, identity, (req.query as { project?: string }).project, 'researcher');
+          // An import's cluster is where the measurements were taken: its carbon and price settings
+          // apply to the runs' figures. It must be one the caller can see; the campaign is still
+          // bound to no cluster (never submitted).
+          if (spec.cluster !== undefined) {
+            const cluster = await findClusterByName(deps.db, spec.cluster);
+            if (!cluster || !isVisible(identity, cluster.projectId)) {
+              throw errors.unknownCluster(spec.cluster, (await listClusters(deps.db, visibleProjects(identity))).map((c) => c.name));
+            }
+          }
         }
         // Import campaigns are never submitted: their runs wait for telemetry and POST /v1/runs/:id/finish.
         const created = await createCampaign(deps.db, {
@@ -216,10 +225,13 @@ export const campaignRoutes =
           description:
             'Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; ' +
             'the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; ' +
-            'how many kinds of machine (fingerprint classes) each configuration ran on and how they differ. `?groupBy=fingerprint` gives one entry per configuration and kind of machine.',
+            'how many kinds of machine (fingerprint classes) each configuration ran on and how they differ; carbon (gCO2e) and cost per configuration. ' +
+            '`?groupBy=fingerprint` gives one entry per configuration and kind of machine; `?objectives=time,carbon` decides the Pareto front on two other objectives ' +
+            '(any two of time, energy, edp, carbon, cost; default time,energy).',
           params: IdParams,
           querystring: z.object({
             groupBy: z.enum(['configuration', 'fingerprint']).default('configuration').describe('fingerprint: split each configuration by the kind of machine its runs ran on'),
+            objectives: ObjectivesQuery,
           }),
           response: { 200: CampaignResults, 400: ErrorBody, 404: ErrorBody },
         },
@@ -227,7 +239,7 @@ export const campaignRoutes =
       async (req, reply) => {
         const campaign = await findCampaignRef(deps.db, req.params.id);
         if (!campaign) throw errors.notFound('campaign', req.params.id);
-        const results = { campaignId: campaign.id, ...(await campaignResultsView(deps.db, campaign.id, { groupBy: req.query.groupBy })) };
+        const results = { campaignId: campaign.id, ...(await campaignResultsView(deps.db, campaign.id, { groupBy: req.query.groupBy, objectives: req.query.objectives })) };
         if (results.configurations.length <= RESULTS_SLICE_ITEMS) return results;
         // Large results (14 MB for 10,000 configurations) are checked against their schema and
         // serialised a slice at a time, as the client reads, rather than whole on the event loop.

@@ -1,14 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  ClusterExistsError, createCluster, findClusterByName, listClusters, openClusterCredentials, updateClusterCredentials, upsertCluster,
+  carbonIntensitySummaries, ClusterExistsError, createCluster, findClusterByName, listCarbonIntensity, listClusters, openClusterCredentials, putCarbonIntensity,
+  updateClusterCredentials, upsertCluster, type ClusterRecord, type Database,
 } from '@erg/db';
-import { ClusterCreate, clusterBodyIssues, ClusterCredentials, ClusterList, ClusterView, ErrorBody, NameParams, ProjectQuery, type JumpHostCreate, type SpecIssue } from '@erg/spec';
+import {
+  CarbonIntensityPut, CarbonIntensityQuery, CarbonIntensityView, CarbonIntensityWritten, carbonIntensityIssues, carbonPointMs, ClusterCreate, clusterBodyIssues,
+  ClusterCredentials, ClusterList, ClusterView, ErrorBody, MAX_CARBON_POINTS_PER_CLUSTER, MAX_CARBON_POINTS_PER_READ, MAX_CARBON_POINTS_PER_REQUEST, NameParams, ProjectQuery,
+  type JumpHostCreate, type SpecIssue,
+} from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access, chooseProject, isVisible, requireRole, visibleProjects } from '../access';
 import { errors } from '../errors';
 import { BODY_LIMITS } from '../body-limits';
 import { auditCreated } from '../audit';
-import { clusterView } from '../views';
+import { carbonSeriesView, clusterView } from '../views';
 import { certificateWarningPolicy, checkedCredentials, checkedRotation } from '../cluster-credentials';
 import { wakeScheduler } from '../wake-scheduler';
 
@@ -32,10 +37,17 @@ function checkedBody(body: Parameters<typeof clusterBodyIssues>[0] & { privateKe
   return { privateKey: credentials.privateKey, certificate: credentials.certificate, jumpHosts: credentials.jumpHosts };
 }
 
+/** Clusters as the API shows them, with their intensity series in short (one query for all). */
+async function clusterViews(db: Database, clusters: readonly ClusterRecord[], policy: ReturnType<typeof certificateWarningPolicy>) {
+  const series = await carbonIntensitySummaries(db, clusters.map((c) => c.id));
+  return clusters.map((c) => clusterView(c, series.get(c.id)!, policy));
+}
+
 export const clusterRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
     const policy = certificateWarningPolicy(deps.config);
+    const viewOf = async (c: ClusterRecord) => (await clusterViews(deps.db, [c], policy))[0]!;
     app.post(
       '/clusters',
       {
@@ -59,7 +71,7 @@ export const clusterRoutes =
           auditCreated(req, cluster.name);
           // A scheduler reaches it now, to find out what it can do (the node helper: power states).
           await wakeScheduler(deps, cluster.id, 'cluster registered', req.log);
-          return reply.status(201).send(clusterView(cluster, policy));
+          return reply.status(201).send(await viewOf(cluster));
         } catch (err) {
           if (err instanceof ClusterExistsError) throw clusterNameTaken(req.body.name);
           throw err;
@@ -95,7 +107,7 @@ export const clusterRoutes =
           const stored = how === 'replace' ? await upsertCluster(deps.db, cluster, deps.secrets) : await createCluster(deps.db, cluster, deps.secrets);
           // New, or its login or helper changed: a scheduler probes it now (see POST).
           if (stored.capabilities === null) await wakeScheduler(deps, stored.id, 'cluster registered', req.log);
-          return clusterView(stored, policy);
+          return viewOf(stored);
         };
         const replace = (projectId: string) => {
           requireRole(identity, projectId, 'maintainer', { kind: 'cluster', name });
@@ -122,7 +134,7 @@ export const clusterRoutes =
     app.get(
       '/clusters',
       { config: access.listing('cluster.read'), schema: { tags: ['clusters'], description: 'The clusters of your projects.', response: { 200: ClusterList } } },
-      async (req) => ({ items: (await listClusters(deps.db, visibleProjects(req.identity!))).map((c) => clusterView(c, policy)) }),
+      async (req) => ({ items: await clusterViews(deps.db, await listClusters(deps.db, visibleProjects(req.identity!)), policy) }),
     );
 
     app.get(
@@ -131,7 +143,7 @@ export const clusterRoutes =
       async (req) => {
         const cluster = await findClusterByName(deps.db, req.params.name);
         if (!cluster) throw errors.notFound('cluster', req.params.name);
-        return clusterView(cluster, policy);
+        return viewOf(cluster);
       },
     );
 
@@ -170,7 +182,73 @@ export const clusterRoutes =
         req.log.info({ cluster: cluster.name, credentialsVersion: updated.credentialsVersion, changed: Object.keys(change) }, 'cluster credentials rotated');
         // Runs waiting for the cluster (an expired certificate) go now, not at the next tick.
         await wakeScheduler(deps, updated.id, 'credentials rotated', req.log);
-        return clusterView(updated, policy);
+        return viewOf(updated);
+      },
+    );
+
+    app.put(
+      '/clusters/:name/carbon-intensity',
+      {
+        config: access.cluster('cluster.manage'),
+        bodyLimit: BODY_LIMITS.carbonIntensity,
+        schema: {
+          tags: ['clusters'],
+          description:
+            `Store the grid's carbon intensity over time for the cluster: at most ${MAX_CARBON_POINTS_PER_REQUEST} points a request, ` +
+            `${MAX_CARBON_POINTS_PER_CLUSTER} per cluster. Each value holds from its time until the next point's (the last one for as long as the step before it). ` +
+            'The points replace every stored point from the first given time to the last given one, and the rest are kept (so a series can be sent in pieces, ' +
+            'and a piece sent again replaces itself); with `replace: true` the series becomes exactly the points given. Runs whose energy is computed from now on use it; ' +
+            'figures already computed are not recomputed.',
+          params: NameParams,
+          body: CarbonIntensityPut,
+          response: { 200: CarbonIntensityWritten, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (req) => {
+        const cluster = await findClusterByName(deps.db, req.params.name);
+        if (!cluster) throw errors.notFound('cluster', req.params.name);
+        const issues = carbonIntensityIssues(req.body.points);
+        if (issues.length > 0) throw errors.validation('request body', issues);
+        // The schema checked every time, so each converts.
+        const points = req.body.points.map((p) => ({ tMs: (carbonPointMs(p.t) as { ms: number }).ms, gCO2ePerKWh: p.gCO2ePerKWh }));
+        const written = await putCarbonIntensity(deps.db, cluster.id, points, { replace: req.body.replace, maxPoints: MAX_CARBON_POINTS_PER_CLUSTER });
+        if (!written.ok) {
+          throw errors.validation('request body', [{
+            path: 'points', code: 'too_big',
+            message: `the cluster's series would hold ${written.wouldHold} points, more than ${MAX_CARBON_POINTS_PER_CLUSTER}: send the points to keep with replace: true (older ones are dropped)`,
+          }]);
+        }
+        req.log.info({ cluster: cluster.name, stored: points.length, replaced: written.replaced, points: written.series.points }, 'carbon intensity stored');
+        return { cluster: cluster.name, stored: points.length, replaced: written.replaced, series: carbonSeriesView(written.series) };
+      },
+    );
+
+    app.get(
+      '/clusters/:name/carbon-intensity',
+      {
+        config: access.cluster('cluster.read'),
+        schema: {
+          tags: ['clusters'],
+          description: `The cluster's stored carbon intensity points from \`from\` to \`to\` (inclusive; either open), in time order, at most ${MAX_CARBON_POINTS_PER_READ}.`,
+          params: NameParams,
+          querystring: CarbonIntensityQuery,
+          response: { 200: CarbonIntensityView, 400: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (req) => {
+        const cluster = await findClusterByName(deps.db, req.params.name);
+        if (!cluster) throw errors.notFound('cluster', req.params.name);
+        const range = { fromMs: req.query.from === undefined ? undefined : Date.parse(req.query.from), toMs: req.query.to === undefined ? undefined : Date.parse(req.query.to) };
+        const [rows, series] = await Promise.all([
+          listCarbonIntensity(deps.db, cluster.id, { ...range, limit: MAX_CARBON_POINTS_PER_READ + 1 }),
+          carbonIntensitySummaries(deps.db, [cluster.id]),
+        ]);
+        return {
+          cluster: cluster.name,
+          series: carbonSeriesView(series.get(cluster.id)!),
+          points: rows.slice(0, MAX_CARBON_POINTS_PER_READ).map((r) => ({ t: new Date(r.tMs).toISOString(), gCO2ePerKWh: r.gCO2ePerKWh })),
+          truncated: rows.length > MAX_CARBON_POINTS_PER_READ,
+        };
       },
     );
   };

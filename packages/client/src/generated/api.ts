@@ -289,6 +289,16 @@ export interface paths {
                          * @default /usr/local/sbin/erg-power-helper
                          */
                         powerHelper?: string;
+                        /**
+                         * @description the grid's carbon intensity (a constant; a series goes to PUT /v1/clusters/{name}/carbon-intensity) and the site's PUE; null: no carbon figures unless a series covers the run. Applies to runs whose energy is computed from now on
+                         * @default null
+                         */
+                        carbon?: components["schemas"]["ClusterCarbonInput"] | null;
+                        /**
+                         * @description what runs cost: per node-hour of the workload window, per kWh the site drew, or both, in one currency; null: no cost figures. Applies to runs whose energy is computed from now on
+                         * @default null
+                         */
+                        price?: components["schemas"]["ClusterPriceInput"] | null;
                         workDir: string;
                     };
                 };
@@ -379,6 +389,120 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Cluster"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/clusters/{name}/carbon-intensity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The cluster's stored carbon intensity points from `from` to `to` (inclusive; either open), in time order, at most 10000. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description points at or after this time */
+                    from?: string;
+                    /** @description points at or before this time */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CarbonIntensity"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** @description Store the grid's carbon intensity over time for the cluster: at most 10000 points a request, 100000 per cluster. Each value holds from its time until the next point's (the last one for as long as the step before it). The points replace every stored point from the first given time to the last given one, and the rest are kept (so a series can be sent in pieces, and a piece sent again replaces itself); with `replace: true` the series becomes exactly the points given. Runs whose energy is computed from now on use it; figures already computed are not recomputed. */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CarbonIntensityPutInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CarbonIntensityWritten"];
                     };
                 };
                 /** @description Default Response */
@@ -740,12 +864,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; how many kinds of machine (fingerprint classes) each configuration ran on and how they differ. `?groupBy=fingerprint` gives one entry per configuration and kind of machine. */
+        /** @description Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; how many kinds of machine (fingerprint classes) each configuration ran on and how they differ; carbon (gCO2e) and cost per configuration. `?groupBy=fingerprint` gives one entry per configuration and kind of machine; `?objectives=time,carbon` decides the Pareto front on two other objectives (any two of time, energy, edp, carbon, cost; default time,energy). */
         get: {
             parameters: {
                 query?: {
                     /** @description fingerprint: split each configuration by the kind of machine its runs ran on */
                     groupBy?: "configuration" | "fingerprint";
+                    /** @description the two objectives the Pareto front is decided on, comma-separated, of time, energy, edp, carbon, cost; default time,energy */
+                    objectives?: string;
                 };
                 header?: never;
                 path: {
@@ -2598,7 +2724,7 @@ export interface components {
             sensors?: {
                 sensor: string;
                 /** @enum {string} */
-                source: "nvml" | "nvidia-smi" | "hwmon" | "rapl" | "procfs" | "model" | "import";
+                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "procfs" | "model" | "import";
                 unit?: string;
                 /**
                  * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
@@ -2635,6 +2761,125 @@ export interface components {
         RunTelemetryInput: {
             runId: string;
             series: components["schemas"]["TelemetrySeriesInput"][];
+        };
+        ClusterCarbonInput: {
+            /** @description the grid's carbon intensity, gCO2e per kWh: used where the cluster's series (PUT /v1/clusters/{name}/carbon-intensity) does not cover a run's window; omitted: only the series */
+            gCO2ePerKWh?: number;
+            /**
+             * @description power usage effectiveness of the site (≥ 1, default 1): what the nodes drew × PUE is what the site drew, for carbon and for the price per kWh
+             * @default 1
+             */
+            pue?: number;
+        };
+        ClusterPriceInput: {
+            /** @description price of one node for one hour of the workload window (nodes × timeS / 3600: queue wait and the idle baseline are not billed, as they are not in timeS) */
+            perNodeHour?: number;
+            /** @description price of one kWh the site drew (the nodes' energy × the PUE of `carbon`, 1 without it) */
+            perKWh?: number;
+            /** @description ISO 4217, e.g. EUR or USD: every cost of the cluster's runs is in it */
+            currency: string;
+        };
+        ClusterCarbonViewInput: {
+            /** @description the constant intensity; null: only the series */
+            gCO2ePerKWh: number | null;
+            pue: number;
+        };
+        ClusterPriceViewInput: {
+            perNodeHour: number | null;
+            perKWh: number | null;
+            currency: string;
+        };
+        CarbonIntensityPointInput: {
+            /** @description when the value starts to hold: ISO 8601 with an offset (2026-12-04T12:00:00Z) or Unix milliseconds; it holds until the next point's time */
+            t: string | number;
+            gCO2ePerKWh: number;
+        };
+        CarbonIntensityPutInput: {
+            /** @description in any order; two points at the same time are refused */
+            points: components["schemas"]["CarbonIntensityPointInput"][];
+            /**
+             * @description true: the series becomes exactly these points ([] clears it); false: they replace the stored points within their span, and the rest are kept
+             * @default false
+             */
+            replace?: boolean;
+        };
+        CarbonIntensitySeriesInput: {
+            /** @description points stored (at most 100000) */
+            points: number;
+            /** @description the first point's time (ISO 8601); null: none */
+            from: string | null;
+            /** @description the last point's time; null: none */
+            to: string | null;
+        };
+        CarbonIntensityWrittenInput: {
+            cluster: string;
+            /** @description points stored by this request */
+            stored: number;
+            /** @description stored points it replaced (within its span; with replace, every one) */
+            replaced: number;
+            /** @description the series now */
+            series: components["schemas"]["CarbonIntensitySeriesInput"];
+        };
+        CarbonIntensityInput: {
+            cluster: string;
+            /** @description the whole stored series */
+            series: components["schemas"]["CarbonIntensitySeriesInput"];
+            /** @description the points in the range asked for, in time order; at most 10000 */
+            points: {
+                /** @description ISO 8601 */
+                t: string;
+                gCO2ePerKWh: number;
+            }[];
+            /** @description true when the range holds more than 10000 points (the first ones are returned: ask again from the last one's time) */
+            truncated: boolean;
+        };
+        RunCarbonInput: {
+            /** @description grams of CO₂-equivalent: energyKWh × pue × gCO2ePerKWh */
+            gCO2e: number;
+            /** @description the run's energyJ in kWh (what the nodes drew, before the PUE) */
+            energyKWh: number;
+            /** @description the cluster's PUE when the figure was computed */
+            pue: number;
+            /** @description the grid intensity applied: the constant, or the series' time-weighted mean over the workload window */
+            gCO2ePerKWh: number;
+            /**
+             * @description series: the cluster's series covered (part of) the window; constant: it did not, and the cluster's gCO2ePerKWh was used
+             * @enum {string}
+             */
+            source: "constant" | "series";
+            /** @description with source series: the points used; null otherwise */
+            series: {
+                /** @description points whose span overlaps the window */
+                points: number;
+                /** @description the first such point's time (Unix ms) */
+                firstMs: number;
+                lastMs: number;
+                /** @description 0–1: the share of the window the series covers; the rest takes the cluster's constant where it has one, else the series' mean */
+                coverage: number;
+            } | null;
+            /** @description how the intensity was chosen, in words */
+            note: string;
+        };
+        RunCostInput: {
+            /** @description nodeTimeCost + energyCost (the parts the cluster prices), in currency */
+            total: number;
+            currency: string;
+            /** @description the job's nodes (Slurm's node list; for an import, the nodes that sent telemetry) */
+            nodes: number;
+            /** @description nodes × timeS / 3600: the workload window only — queue wait, agent start-up and the idle baseline are excluded, as from timeS */
+            nodeHours: number;
+            /** @description the cluster's price per node-hour then; null: not priced per node-hour */
+            perNodeHour: number | null;
+            /** @description nodeHours × perNodeHour */
+            nodeTimeCost: number | null;
+            /** @description the run's energyJ in kWh (before the PUE) */
+            energyKWh: number;
+            /** @description the PUE applied (the cluster's carbon.pue, 1 without it) */
+            pue: number;
+            /** @description the cluster's price per kWh then; null: not priced per kWh */
+            perKWh: number | null;
+            /** @description energyKWh × pue × perKWh */
+            energyCost: number | null;
         };
         ClusterCapabilitiesInput: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
@@ -2723,6 +2968,16 @@ export interface components {
              * @default /usr/local/sbin/erg-power-helper
              */
             powerHelper?: string;
+            /**
+             * @description the grid's carbon intensity (a constant; a series goes to PUT /v1/clusters/{name}/carbon-intensity) and the site's PUE; null: no carbon figures unless a series covers the run. Applies to runs whose energy is computed from now on
+             * @default null
+             */
+            carbon?: components["schemas"]["ClusterCarbonInput"] | null;
+            /**
+             * @description what runs cost: per node-hour of the workload window, per kWh the site drew, or both, in one currency; null: no cost figures. Applies to runs whose energy is computed from now on
+             * @default null
+             */
+            price?: components["schemas"]["ClusterPriceInput"] | null;
             workDir: string;
         };
         CertificateInput: {
@@ -2777,6 +3032,12 @@ export interface components {
             maxConcurrentRuns: number | null;
             maxQueuedJobs: number | null;
             powerHelper: string;
+            /** @description the constant grid intensity and the PUE; null: none set */
+            carbon: components["schemas"]["ClusterCarbonViewInput"] | null;
+            /** @description the grid intensity series stored for the cluster (PUT /v1/clusters/{name}/carbon-intensity) */
+            carbonIntensity: components["schemas"]["CarbonIntensitySeriesInput"];
+            /** @description null: its runs get no cost figures */
+            price: components["schemas"]["ClusterPriceViewInput"] | null;
             /** @description null until the scheduler has reached the cluster */
             capabilities: components["schemas"]["ClusterCapabilitiesInput"] | null;
             /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
@@ -3172,6 +3433,108 @@ export interface components {
             /** @description null when the campaign has no runtime- and energy-optimal configurations */
             comparison: components["schemas"]["PhaseComparisonInput"] | null;
         };
+        LinkBytesInput: {
+            node: string;
+            /** @description the component and index its sensors are named by: gpu0, memory1 */
+            device: string;
+            /** @enum {string} */
+            kind: "pcie" | "nvlink" | "c2c" | "memory";
+            /** @description all directions together (for memory: read + write where measured, else total) */
+            bytes: number;
+            /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+            byDirection: {
+                [key: string]: number;
+            };
+            /** @description the sensors integrated, e.g. [gpu0.pcie_tx, gpu0.pcie_rx] */
+            sensors: string[];
+            /** @description where their readings came from (nvml, dcgm, resctrl, …) */
+            sources: string[];
+            /** @description 0–1: the least share of the window any of its sensors covers */
+            coverage: number;
+        };
+        LinkKindMovementInput: {
+            /** @enum {string} */
+            kind: "pcie" | "nvlink" | "c2c" | "memory";
+            /** @description all directions, every link of this kind on every node */
+            bytes: number;
+            /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+            byDirection: {
+                [key: string]: number;
+            };
+            /** @description bytes / the window’s length (s): summed over links, so several GPUs add up */
+            meanRateBps: number;
+            /** @description the run’s energyJ / (bytes / 10⁹); null when nothing moved */
+            joulesPerGB: number | null;
+            /** @description links (node, device) of this kind measured */
+            links: number;
+            /** @description 0–1: the least coverage among its links */
+            coverage: number;
+        };
+        GpuTransferOverlapInput: {
+            node: string;
+            /** @description gpu0, gpu1, … */
+            gpu: string;
+            /** @description seconds of the window its utilisation exceeded the busy threshold */
+            busyS: number;
+            /** @description of those, the seconds its links together moved more than the rate threshold */
+            overlappedS: number;
+            /** @description overlappedS / busyS; null when it was never busy */
+            fraction: number | null;
+        };
+        TransferOverlapInput: {
+            /** @description a GPU is busy while gpuN.util is above this (%) */
+            utilThresholdPct: number;
+            /** @description a GPU is transferring while its links’ rates (every kind and direction) add up to more than this (B/s) */
+            rateThresholdBps: number;
+            /** @description GPU-seconds busy, summed over GPUs */
+            busyS: number;
+            /** @description GPU-seconds busy and transferring */
+            overlappedS: number;
+            /** @description overlappedS / busyS; null when no GPU was busy */
+            fraction: number | null;
+            gpus: components["schemas"]["GpuTransferOverlapInput"][];
+        };
+        PhaseDataMovementInput: {
+            /** @description a phase’s name, or (unmarked) for the time inside none */
+            name: string;
+            /** @description inclusive node-seconds (nested phases included), as in RunPhases */
+            timeS: number;
+            /** @description the phase’s inclusive energy from energy per phase; null where none was attributed */
+            energyJ: number | null;
+            /** @description inclusive bytes per link kind: while the phase was open, nested phases included */
+            kinds: {
+                [key: string]: {
+                    bytes: number;
+                    /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+                    byDirection: {
+                        [key: string]: number;
+                    };
+                };
+            };
+            /** @description exclusive bytes per link kind: while it was the innermost open phase; these and (unmarked) add up to the run’s */
+            selfBytes: {
+                [key: string]: number;
+            };
+            /** @description energyJ / (inclusive bytes / 10⁹) per kind; null when nothing moved or no energy was attributed */
+            joulesPerGB: {
+                [key: string]: number | null;
+            };
+        };
+        RunDataMovementInput: {
+            /** @description the window’s length */
+            timeS: number;
+            /** @description the run’s energy (computeRunEnergy’s energyJ), which joulesPerGB divides */
+            energyJ: number;
+            /** @description per link kind measured, in the order pcie, nvlink, c2c, memory */
+            kinds: components["schemas"]["LinkKindMovementInput"][];
+            /** @description per node and device, by node, then kind, then device */
+            links: components["schemas"]["LinkBytesInput"][];
+            /** @description null where no GPU has both a utilisation sensor and a link sensor */
+            overlap: components["schemas"]["TransferOverlapInput"] | null;
+            /** @description bytes per phase, by inclusive bytes, the largest first, (unmarked) last; null: the workload marked no phases */
+            phases: components["schemas"]["PhaseDataMovementInput"][] | null;
+            warnings: string[];
+        };
         TimeWindowInput: {
             startMs: number;
             endMs: number;
@@ -3294,6 +3657,12 @@ export interface components {
             slurmEnergy: components["schemas"]["SlurmEnergyInput"];
             /** @description energy per phase and per step, where the workload marked phases (erg-mark, `import erg`, or the spec's `phases` regexes); null: no marks */
             phases: components["schemas"]["RunPhasesInput"] | null;
+            /** @description bytes moved per link (PCIe, NVLink, C2C, host memory), J per GB, transfer overlap and bytes per phase; null: no node had a data-movement sensor */
+            dataMovement: components["schemas"]["RunDataMovementInput"] | null;
+            /** @description gCO2e of the run with the intensity and PUE used, from its cluster's settings when its energy was computed; null: the cluster has no carbon settings (or the run none) */
+            carbon: components["schemas"]["RunCarbonInput"] | null;
+            /** @description the run's cost with the prices used, from its cluster's price when its energy was computed; null: the cluster has no price */
+            cost: components["schemas"]["RunCostInput"] | null;
         };
         PhaseSegmentInput: {
             node: string;
@@ -3362,11 +3731,15 @@ export interface components {
             fingerprint: string | null;
             /** @description what paretoFront, best, tradeoff and excluded name this entry by: its key; with ?groupBy=fingerprint `<key>@<first 12 characters of its fingerprint class>` (`@none`: runs whose agents sent none) */
             id: string;
+            /** @description gCO2e per run, over the runs whose energy counts and whose cluster had carbon settings */
+            carbon: components["schemas"]["SummaryInput"];
+            /** @description cost per run in the results' currency, over the runs with a cost (a price per kWh needs the run's energy to count) */
+            cost: components["schemas"]["SummaryInput"];
         };
         CampaignResultsInput: {
             campaignId: string;
             configurations: components["schemas"]["ConfigurationResultInput"][];
-            /** @description ids (configuration keys; see ConfigurationResult.id when grouped by fingerprint) of the Pareto-optimal configurations on (mean time, mean energy), by time */
+            /** @description ids (configuration keys; see ConfigurationResult.id when grouped by fingerprint) of the Pareto-optimal configurations on the two objectives (default: mean time, mean energy), by the first */
             paretoFront: string[];
             best: {
                 /** @description least time; ties broken by less energy, then by key */
@@ -3375,6 +3748,10 @@ export interface components {
                 energy: string;
                 /** @description least energy-delay product; ties broken by less time, then less energy, then key */
                 edp: string;
+                /** @description least mean gCO2e; ties broken by less time, then key; null: no configuration has a carbon figure */
+                carbon: string | null;
+                /** @description least mean cost; ties broken by less time, then key; null: no configuration has a cost */
+                cost: string | null;
             } | null;
             tradeoff: {
                 fastest: string;
@@ -3398,7 +3775,7 @@ export interface components {
                 key: string;
                 repetition: number;
                 /**
-                 * @description run: every figure; energy: energy, EDP, ED²P, power and components (its time still counts)
+                 * @description run: every figure; energy: energy, EDP, ED²P, power, components and carbon, and cost where it is priced per kWh (its time still counts)
                  * @enum {string}
                  */
                 leftOut: "run" | "energy";
@@ -3420,6 +3797,13 @@ export interface components {
             };
             /** @description energy per phase per configuration, where the runs marked phases; null: none did */
             phases: components["schemas"]["CampaignPhasesInput"] | null;
+            /** @description what paretoFront and paretoOptimal were decided on (?objectives=, default time,energy); best, tradeoff and point are always on time and energy */
+            objectives: [
+                "time" | "energy" | "edp" | "carbon" | "cost",
+                "time" | "energy" | "edp" | "carbon" | "cost"
+            ];
+            /** @description the currency of every cost (the runs' clusters' price), the one most runs' costs are in; a run priced in another (a price changed currency) has its cost left out (cost.n says how many count); null: no run has a cost */
+            currency: string | null;
         };
         RegressionPolicyInput: {
             /**
@@ -4080,7 +4464,7 @@ export interface components {
             sensors?: {
                 sensor: string;
                 /** @enum {string} */
-                source: "nvml" | "nvidia-smi" | "hwmon" | "rapl" | "procfs" | "model" | "import";
+                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "procfs" | "model" | "import";
                 unit?: string;
                 /**
                  * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
@@ -4117,6 +4501,125 @@ export interface components {
         RunTelemetry: {
             runId: string;
             series: components["schemas"]["TelemetrySeries"][];
+        };
+        ClusterCarbon: {
+            /** @description the grid's carbon intensity, gCO2e per kWh: used where the cluster's series (PUT /v1/clusters/{name}/carbon-intensity) does not cover a run's window; omitted: only the series */
+            gCO2ePerKWh?: number;
+            /**
+             * @description power usage effectiveness of the site (≥ 1, default 1): what the nodes drew × PUE is what the site drew, for carbon and for the price per kWh
+             * @default 1
+             */
+            pue: number;
+        };
+        ClusterPrice: {
+            /** @description price of one node for one hour of the workload window (nodes × timeS / 3600: queue wait and the idle baseline are not billed, as they are not in timeS) */
+            perNodeHour?: number;
+            /** @description price of one kWh the site drew (the nodes' energy × the PUE of `carbon`, 1 without it) */
+            perKWh?: number;
+            /** @description ISO 4217, e.g. EUR or USD: every cost of the cluster's runs is in it */
+            currency: string;
+        };
+        ClusterCarbonView: {
+            /** @description the constant intensity; null: only the series */
+            gCO2ePerKWh: number | null;
+            pue: number;
+        };
+        ClusterPriceView: {
+            perNodeHour: number | null;
+            perKWh: number | null;
+            currency: string;
+        };
+        CarbonIntensityPoint: {
+            /** @description when the value starts to hold: ISO 8601 with an offset (2026-12-04T12:00:00Z) or Unix milliseconds; it holds until the next point's time */
+            t: string | number;
+            gCO2ePerKWh: number;
+        };
+        CarbonIntensityPut: {
+            /** @description in any order; two points at the same time are refused */
+            points: components["schemas"]["CarbonIntensityPoint"][];
+            /**
+             * @description true: the series becomes exactly these points ([] clears it); false: they replace the stored points within their span, and the rest are kept
+             * @default false
+             */
+            replace: boolean;
+        };
+        CarbonIntensitySeries: {
+            /** @description points stored (at most 100000) */
+            points: number;
+            /** @description the first point's time (ISO 8601); null: none */
+            from: string | null;
+            /** @description the last point's time; null: none */
+            to: string | null;
+        };
+        CarbonIntensityWritten: {
+            cluster: string;
+            /** @description points stored by this request */
+            stored: number;
+            /** @description stored points it replaced (within its span; with replace, every one) */
+            replaced: number;
+            /** @description the series now */
+            series: components["schemas"]["CarbonIntensitySeries"];
+        };
+        CarbonIntensity: {
+            cluster: string;
+            /** @description the whole stored series */
+            series: components["schemas"]["CarbonIntensitySeries"];
+            /** @description the points in the range asked for, in time order; at most 10000 */
+            points: {
+                /** @description ISO 8601 */
+                t: string;
+                gCO2ePerKWh: number;
+            }[];
+            /** @description true when the range holds more than 10000 points (the first ones are returned: ask again from the last one's time) */
+            truncated: boolean;
+        };
+        RunCarbon: {
+            /** @description grams of CO₂-equivalent: energyKWh × pue × gCO2ePerKWh */
+            gCO2e: number;
+            /** @description the run's energyJ in kWh (what the nodes drew, before the PUE) */
+            energyKWh: number;
+            /** @description the cluster's PUE when the figure was computed */
+            pue: number;
+            /** @description the grid intensity applied: the constant, or the series' time-weighted mean over the workload window */
+            gCO2ePerKWh: number;
+            /**
+             * @description series: the cluster's series covered (part of) the window; constant: it did not, and the cluster's gCO2ePerKWh was used
+             * @enum {string}
+             */
+            source: "constant" | "series";
+            /** @description with source series: the points used; null otherwise */
+            series: {
+                /** @description points whose span overlaps the window */
+                points: number;
+                /** @description the first such point's time (Unix ms) */
+                firstMs: number;
+                lastMs: number;
+                /** @description 0–1: the share of the window the series covers; the rest takes the cluster's constant where it has one, else the series' mean */
+                coverage: number;
+            } | null;
+            /** @description how the intensity was chosen, in words */
+            note: string;
+        };
+        RunCost: {
+            /** @description nodeTimeCost + energyCost (the parts the cluster prices), in currency */
+            total: number;
+            currency: string;
+            /** @description the job's nodes (Slurm's node list; for an import, the nodes that sent telemetry) */
+            nodes: number;
+            /** @description nodes × timeS / 3600: the workload window only — queue wait, agent start-up and the idle baseline are excluded, as from timeS */
+            nodeHours: number;
+            /** @description the cluster's price per node-hour then; null: not priced per node-hour */
+            perNodeHour: number | null;
+            /** @description nodeHours × perNodeHour */
+            nodeTimeCost: number | null;
+            /** @description the run's energyJ in kWh (before the PUE) */
+            energyKWh: number;
+            /** @description the PUE applied (the cluster's carbon.pue, 1 without it) */
+            pue: number;
+            /** @description the cluster's price per kWh then; null: not priced per kWh */
+            perKWh: number | null;
+            /** @description energyKWh × pue × perKWh */
+            energyCost: number | null;
         };
         ClusterCapabilities: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
@@ -4205,6 +4708,16 @@ export interface components {
              * @default /usr/local/sbin/erg-power-helper
              */
             powerHelper: string;
+            /**
+             * @description the grid's carbon intensity (a constant; a series goes to PUT /v1/clusters/{name}/carbon-intensity) and the site's PUE; null: no carbon figures unless a series covers the run. Applies to runs whose energy is computed from now on
+             * @default null
+             */
+            carbon: components["schemas"]["ClusterCarbon"] | null;
+            /**
+             * @description what runs cost: per node-hour of the workload window, per kWh the site drew, or both, in one currency; null: no cost figures. Applies to runs whose energy is computed from now on
+             * @default null
+             */
+            price: components["schemas"]["ClusterPrice"] | null;
             workDir: string;
         };
         Certificate: {
@@ -4259,6 +4772,12 @@ export interface components {
             maxConcurrentRuns: number | null;
             maxQueuedJobs: number | null;
             powerHelper: string;
+            /** @description the constant grid intensity and the PUE; null: none set */
+            carbon: components["schemas"]["ClusterCarbonView"] | null;
+            /** @description the grid intensity series stored for the cluster (PUT /v1/clusters/{name}/carbon-intensity) */
+            carbonIntensity: components["schemas"]["CarbonIntensitySeries"];
+            /** @description null: its runs get no cost figures */
+            price: components["schemas"]["ClusterPriceView"] | null;
             /** @description null until the scheduler has reached the cluster */
             capabilities: components["schemas"]["ClusterCapabilities"] | null;
             /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
@@ -4654,6 +5173,108 @@ export interface components {
             /** @description null when the campaign has no runtime- and energy-optimal configurations */
             comparison: components["schemas"]["PhaseComparison"] | null;
         };
+        LinkBytes: {
+            node: string;
+            /** @description the component and index its sensors are named by: gpu0, memory1 */
+            device: string;
+            /** @enum {string} */
+            kind: "pcie" | "nvlink" | "c2c" | "memory";
+            /** @description all directions together (for memory: read + write where measured, else total) */
+            bytes: number;
+            /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+            byDirection: {
+                [key: string]: number;
+            };
+            /** @description the sensors integrated, e.g. [gpu0.pcie_tx, gpu0.pcie_rx] */
+            sensors: string[];
+            /** @description where their readings came from (nvml, dcgm, resctrl, …) */
+            sources: string[];
+            /** @description 0–1: the least share of the window any of its sensors covers */
+            coverage: number;
+        };
+        LinkKindMovement: {
+            /** @enum {string} */
+            kind: "pcie" | "nvlink" | "c2c" | "memory";
+            /** @description all directions, every link of this kind on every node */
+            bytes: number;
+            /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+            byDirection: {
+                [key: string]: number;
+            };
+            /** @description bytes / the window’s length (s): summed over links, so several GPUs add up */
+            meanRateBps: number;
+            /** @description the run’s energyJ / (bytes / 10⁹); null when nothing moved */
+            joulesPerGB: number | null;
+            /** @description links (node, device) of this kind measured */
+            links: number;
+            /** @description 0–1: the least coverage among its links */
+            coverage: number;
+        };
+        GpuTransferOverlap: {
+            node: string;
+            /** @description gpu0, gpu1, … */
+            gpu: string;
+            /** @description seconds of the window its utilisation exceeded the busy threshold */
+            busyS: number;
+            /** @description of those, the seconds its links together moved more than the rate threshold */
+            overlappedS: number;
+            /** @description overlappedS / busyS; null when it was never busy */
+            fraction: number | null;
+        };
+        TransferOverlap: {
+            /** @description a GPU is busy while gpuN.util is above this (%) */
+            utilThresholdPct: number;
+            /** @description a GPU is transferring while its links’ rates (every kind and direction) add up to more than this (B/s) */
+            rateThresholdBps: number;
+            /** @description GPU-seconds busy, summed over GPUs */
+            busyS: number;
+            /** @description GPU-seconds busy and transferring */
+            overlappedS: number;
+            /** @description overlappedS / busyS; null when no GPU was busy */
+            fraction: number | null;
+            gpus: components["schemas"]["GpuTransferOverlap"][];
+        };
+        PhaseDataMovement: {
+            /** @description a phase’s name, or (unmarked) for the time inside none */
+            name: string;
+            /** @description inclusive node-seconds (nested phases included), as in RunPhases */
+            timeS: number;
+            /** @description the phase’s inclusive energy from energy per phase; null where none was attributed */
+            energyJ: number | null;
+            /** @description inclusive bytes per link kind: while the phase was open, nested phases included */
+            kinds: {
+                [key: string]: {
+                    bytes: number;
+                    /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+                    byDirection: {
+                        [key: string]: number;
+                    };
+                };
+            };
+            /** @description exclusive bytes per link kind: while it was the innermost open phase; these and (unmarked) add up to the run’s */
+            selfBytes: {
+                [key: string]: number;
+            };
+            /** @description energyJ / (inclusive bytes / 10⁹) per kind; null when nothing moved or no energy was attributed */
+            joulesPerGB: {
+                [key: string]: number | null;
+            };
+        };
+        RunDataMovement: {
+            /** @description the window’s length */
+            timeS: number;
+            /** @description the run’s energy (computeRunEnergy’s energyJ), which joulesPerGB divides */
+            energyJ: number;
+            /** @description per link kind measured, in the order pcie, nvlink, c2c, memory */
+            kinds: components["schemas"]["LinkKindMovement"][];
+            /** @description per node and device, by node, then kind, then device */
+            links: components["schemas"]["LinkBytes"][];
+            /** @description null where no GPU has both a utilisation sensor and a link sensor */
+            overlap: components["schemas"]["TransferOverlap"] | null;
+            /** @description bytes per phase, by inclusive bytes, the largest first, (unmarked) last; null: the workload marked no phases */
+            phases: components["schemas"]["PhaseDataMovement"][] | null;
+            warnings: string[];
+        };
         TimeWindow: {
             startMs: number;
             endMs: number;
@@ -4776,6 +5397,12 @@ export interface components {
             slurmEnergy: components["schemas"]["SlurmEnergy"];
             /** @description energy per phase and per step, where the workload marked phases (erg-mark, `import erg`, or the spec's `phases` regexes); null: no marks */
             phases: components["schemas"]["RunPhases"] | null;
+            /** @description bytes moved per link (PCIe, NVLink, C2C, host memory), J per GB, transfer overlap and bytes per phase; null: no node had a data-movement sensor */
+            dataMovement: components["schemas"]["RunDataMovement"] | null;
+            /** @description gCO2e of the run with the intensity and PUE used, from its cluster's settings when its energy was computed; null: the cluster has no carbon settings (or the run none) */
+            carbon: components["schemas"]["RunCarbon"] | null;
+            /** @description the run's cost with the prices used, from its cluster's price when its energy was computed; null: the cluster has no price */
+            cost: components["schemas"]["RunCost"] | null;
         };
         PhaseSegment: {
             node: string;
@@ -4844,11 +5471,15 @@ export interface components {
             fingerprint: string | null;
             /** @description what paretoFront, best, tradeoff and excluded name this entry by: its key; with ?groupBy=fingerprint `<key>@<first 12 characters of its fingerprint class>` (`@none`: runs whose agents sent none) */
             id: string;
+            /** @description gCO2e per run, over the runs whose energy counts and whose cluster had carbon settings */
+            carbon: components["schemas"]["Summary"];
+            /** @description cost per run in the results' currency, over the runs with a cost (a price per kWh needs the run's energy to count) */
+            cost: components["schemas"]["Summary"];
         };
         CampaignResults: {
             campaignId: string;
             configurations: components["schemas"]["ConfigurationResult"][];
-            /** @description ids (configuration keys; see ConfigurationResult.id when grouped by fingerprint) of the Pareto-optimal configurations on (mean time, mean energy), by time */
+            /** @description ids (configuration keys; see ConfigurationResult.id when grouped by fingerprint) of the Pareto-optimal configurations on the two objectives (default: mean time, mean energy), by the first */
             paretoFront: string[];
             best: {
                 /** @description least time; ties broken by less energy, then by key */
@@ -4857,6 +5488,10 @@ export interface components {
                 energy: string;
                 /** @description least energy-delay product; ties broken by less time, then less energy, then key */
                 edp: string;
+                /** @description least mean gCO2e; ties broken by less time, then key; null: no configuration has a carbon figure */
+                carbon: string | null;
+                /** @description least mean cost; ties broken by less time, then key; null: no configuration has a cost */
+                cost: string | null;
             } | null;
             tradeoff: {
                 fastest: string;
@@ -4880,7 +5515,7 @@ export interface components {
                 key: string;
                 repetition: number;
                 /**
-                 * @description run: every figure; energy: energy, EDP, ED²P, power and components (its time still counts)
+                 * @description run: every figure; energy: energy, EDP, ED²P, power, components and carbon, and cost where it is priced per kWh (its time still counts)
                  * @enum {string}
                  */
                 leftOut: "run" | "energy";
@@ -4902,6 +5537,13 @@ export interface components {
             };
             /** @description energy per phase per configuration, where the runs marked phases; null: none did */
             phases: components["schemas"]["CampaignPhases"] | null;
+            /** @description what paretoFront and paretoOptimal were decided on (?objectives=, default time,energy); best, tradeoff and point are always on time and energy */
+            objectives: [
+                "time" | "energy" | "edp" | "carbon" | "cost",
+                "time" | "energy" | "edp" | "carbon" | "cost"
+            ];
+            /** @description the currency of every cost (the runs' clusters' price), the one most runs' costs are in; a run priced in another (a price changed currency) has its cost left out (cost.n says how many count); null: no run has a cost */
+            currency: string | null;
         };
         RegressionPolicy: {
             /**
