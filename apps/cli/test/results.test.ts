@@ -1,8 +1,15 @@
 import { MARK_LEGEND, resultsCsv, resultsJson, resultsMarkdown, resultsTable, sortResults, colors, stripAnsi } from '@erg/cli';
-import { onMachine, resultsFixture } from './fixtures/results';
+import { CampaignResults } from '@erg/spec';
+import { footprintFixture, onMachine, resultsFixture } from './fixtures/results';
 import { ANSI, CAMPAIGN_ID, erg, parseCsv, routes } from './helpers';
 
 const plain = colors(false);
+
+test("the fixtures are bodies the API's schema accepts", () => {
+  for (const body of [resultsFixture(), footprintFixture(), footprintFixture({ cost: false }), footprintFixture({ carbon: false })]) {
+    expect(CampaignResults.parse(body)).toEqual(body);
+  }
+});
 
 describe('results as CSV', () => {
   test('one header row, one row per configuration, raw SI numbers that parse back to the input', () => {
@@ -229,5 +236,132 @@ describe('erg results', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/expected one of table, csv, json, markdown/);
     expect((await erg(['results', CAMPAIGN_ID, '--sort', 'power'], { api })).code).toBe(2);
+  });
+});
+
+describe('carbon and cost', () => {
+  const FIXED = ['key', 'mode', 'param_n', 'n', 'time_s', 'time_ci95_low', 'time_ci95_high', 'energy_j', 'energy_ci95_low', 'energy_ci95_high', 'avg_power_w', 'edp_js', 'pareto', 'best_time', 'best_energy', 'best_edp'];
+
+  test('no carbon or cost columns, marks or legend words where no configuration has such figures', () => {
+    const results = resultsFixture();
+    const table = resultsTable(results, plain);
+    expect(table.split('\n')[0]).not.toMatch(/carbon|cost/);
+    expect(table).toContain(`Marks: ${MARK_LEGEND};`);
+    expect(table).not.toMatch(/least carbon|cheapest|gCO₂e/);
+    expect(resultsMarkdown(results)).not.toMatch(/\| carbon \||\| cost \|/);
+    expect(parseCsv(resultsCsv(results))[0]).toEqual(FIXED);
+  });
+
+  test('the table gains carbon and cost with their ± after EDP, least carbon (C) and cheapest (M) among the marks', () => {
+    const lines = resultsTable(footprintFixture(), plain).split('\n');
+    expect(lines[0]).toMatch(/\s+avg power\s+EDP\s+carbon\s+± 95 %\s+cost\s+± 95 %$/);
+    // frugal: least energy and least carbon, but off the front on (time, cost): mid is cheaper and about as fast.
+    expect(lines[1]).toMatch(/^E C\s+z\s+3\s+5\s+40\.0 s.*360 kJ·s\s+1\.05 gCO₂e\s+± 0\.0115 gCO₂e\s+0\.0287 EUR\s+± 0\.000691 EUR$/);
+    expect(lines[2]).toMatch(/^P T\s+a,b\s+.*200 kJ·s\s+2\.33 gCO₂e\s+± 0\.0458 gCO₂e\s+0\.00894 EUR\s+± 0\.000176 EUR$/);
+    expect(lines[3]).toMatch(/^P D M\s+x=y\s+.*132 kJ·s\s+1\.40 gCO₂e\s+± 0\.0115 gCO₂e\s+0\.00884 EUR/);
+    expect(new Set(lines.slice(0, 4).map((l) => l.length)).size).toBe(1);
+  });
+
+  test("the legend says which objectives the front is on (the response's), what C and M mean, and what the columns hold", () => {
+    const table = resultsTable(footprintFixture(), plain);
+    expect(table).toContain(
+      'Marks: P on the Pareto front of (time, cost) · T fastest · E least energy · D lowest energy-delay product · C least carbon · M cheapest; ± is the half-width of the 95 % interval of the mean. ' +
+        "Carbon is gCO₂e per run (the nodes' energy × the site's PUE × the grid's intensity), cost is per run in EUR (node-hours and kWh at the cluster's price); `erg run RUN` shows what a run's figures were computed with.",
+    );
+    const onCarbon = { ...resultsFixture(), objectives: ['time', 'carbon'] as ['time', 'carbon'] };
+    expect(resultsTable(onCarbon, plain)).toContain('Marks: P on the Pareto front of (time, carbon) · T fastest · E least energy · D lowest energy-delay product;');
+  });
+
+  test('carbon without a price: the carbon columns and C, no cost column and no M', () => {
+    const results = footprintFixture({ cost: false });
+    const table = resultsTable(results, plain);
+    expect(table.split('\n')[0]).toMatch(/EDP\s+carbon\s+± 95 %$/);
+    expect(table.split('\n')[3]).toMatch(/^P D\s+x=y/);
+    expect(table).toContain('· C least carbon;');
+    expect(table).not.toMatch(/cheapest|EUR|cost is/);
+    expect(parseCsv(resultsCsv(results))[0]).toEqual([...FIXED, 'carbon_gco2e', 'carbon_ci95_low', 'carbon_ci95_high', 'best_carbon']);
+  });
+
+  test('a configuration without a carbon figure among others reads — there', () => {
+    const results = footprintFixture();
+    results.configurations[1]!.carbon = { n: 0, mean: null, std: null, ci95: null, cv: null, min: null, max: null };
+    expect(resultsTable(results, plain).split('\n')[2]).toMatch(/200 kJ·s\s+—\s+—\s+0\.00894 EUR/);
+  });
+
+  test('Markdown: the same columns and marks, the legend in italics', () => {
+    const md = resultsMarkdown(footprintFixture());
+    const tableLines = md.split('\n').filter((l) => l.startsWith('|'));
+    expect(tableLines[0]).toBe('| marks | mode | param_n | n | time | ± 95 % | energy | ± 95 % | energy (Wh) | avg power | EDP | carbon | ± 95 % | cost | ± 95 % |');
+    expect(tableLines[2]).toMatch(/^\| \*\*E C\*\* \| z \| .* \| 1\.05 gCO₂e \| ± 0\.0115 gCO₂e \| 0\.0287 EUR \| ± 0\.000691 EUR \|$/);
+    expect(tableLines[4]).toMatch(/^\| \*\*P D M\*\* \| x=y \|/);
+    expect(md).toContain('_Marks: P on the Pareto front of (time, cost) ·');
+  });
+
+  test('CSV: the columns of today in their order, then raw carbon and cost with their intervals, the currency and best_carbon / best_cost', () => {
+    const results = footprintFixture();
+    const [header, ...body] = parseCsv(resultsCsv(results));
+    expect(header).toEqual([
+      ...FIXED, 'carbon_gco2e', 'carbon_ci95_low', 'carbon_ci95_high', 'cost', 'cost_ci95_low', 'cost_ci95_high', 'currency', 'best_carbon', 'best_cost',
+    ]);
+    const col = (name: string) => header!.indexOf(name);
+    results.configurations.forEach((c, i) => {
+      const row = body[i]!;
+      const num = (name: string) => (row[col(name)] === '' ? null : Number(row[col(name)]));
+      expect(num('carbon_gco2e')).toBe(c.carbon.mean);
+      expect(num('carbon_ci95_low')).toBe(c.carbon.ci95?.[0] ?? null);
+      expect(num('carbon_ci95_high')).toBe(c.carbon.ci95?.[1] ?? null);
+      expect(num('cost')).toBe(c.cost.mean);
+      expect(num('cost_ci95_low')).toBe(c.cost.ci95?.[0] ?? null);
+      expect(num('cost_ci95_high')).toBe(c.cost.ci95?.[1] ?? null);
+      expect(row[col('currency')]).toBe(c.cost.mean === null ? '' : 'EUR');
+      expect(row[col('best_carbon')]).toBe(String(results.best?.carbon === c.key));
+      expect(row[col('best_cost')]).toBe(String(results.best?.cost === c.key));
+      expect(row[col('pareto')]).toBe(String(c.paretoOptimal));
+    });
+  });
+
+  test("JSON is the API's answer, carbon and cost included", () => {
+    expect(JSON.parse(resultsJson(footprintFixture()))).toEqual(footprintFixture());
+  });
+});
+
+describe('erg results --objectives', () => {
+  const PATH = `GET /v1/campaigns/${CAMPAIGN_ID}/results`;
+  const api = routes({ [PATH]: { status: 200, body: footprintFixture() } });
+
+  test('asks the API for ?objectives=…; without the flag nothing is asked', async () => {
+    const out = await erg(['results', CAMPAIGN_ID, '--objectives', 'time, cost'], { api });
+    expect(out.code).toBe(0);
+    expect(out.requests[0]!.query.get('objectives')).toBe('time,cost');
+    expect(out.stdout).toContain('P on the Pareto front of (time, cost)');
+    expect(out.stdout).toMatch(/^P D M\s+x=y/m);
+    const both = await erg(['results', CAMPAIGN_ID, '--objectives', 'edp,carbon', '--group-by', 'fingerprint'], { api });
+    expect(Object.fromEntries(both.requests[0]!.query)).toEqual({ objectives: 'edp,carbon', groupBy: 'fingerprint' });
+    expect((await erg(['results', CAMPAIGN_ID], { api })).requests[0]!.query.has('objectives')).toBe(false);
+  });
+
+  test.each([
+    ['time,power', '"power" is not an objective'],
+    ['time,time', 'two distinct objectives separated by a comma, of time, energy, edp, carbon, cost'],
+    ['time', 'two distinct objectives'],
+    ['time,energy,carbon', 'two distinct objectives'],
+  ])('%s is a usage error (exit 2) naming --objectives, before any request', async (value, why) => {
+    const out = await erg(['results', CAMPAIGN_ID, '--objectives', value], { api });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('--objectives');
+    expect(out.stderr).toContain(why);
+    expect(out.requests).toEqual([]);
+  });
+
+  test('a refused objectives names its flag', async () => {
+    const refuse = routes({
+      [PATH]: {
+        status: 400,
+        body: { error: { code: 'ERG_VALIDATION', message: 'invalid request querystring: objectives: not supported here', issues: [{ path: 'objectives', message: 'not supported here', code: 'custom' }] } },
+      },
+    });
+    const out = await erg(['results', CAMPAIGN_ID, '--objectives', 'time,carbon'], { api: refuse });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('objectives: not supported here (--objectives)');
   });
 });

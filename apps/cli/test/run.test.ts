@@ -1,8 +1,15 @@
 import { colors, NO_PROVENANCE, runReport, stripAnsi } from '@erg/cli';
-import { energyFixture, runFixture } from './fixtures/run';
+import { RunEnergyView, RunView } from '@erg/spec';
+import { energyFixture, runCarbonFixture, runCostFixture, runFixture } from './fixtures/run';
 import { ANSI, erg, routes, RUN_ID } from './helpers';
 
 const plain = colors(false);
+
+test("the fixtures are bodies the API's schemas accept", () => {
+  expect(RunView.parse(runFixture())).toEqual(runFixture());
+  const priced = energyFixture({ carbon: runCarbonFixture(), cost: runCostFixture() });
+  for (const body of [energyFixture(), priced]) expect(RunEnergyView.parse(body)).toEqual(body);
+});
 
 describe('erg run: the report', () => {
   const report = runReport(runFixture(), { figures: energyFixture() }, plain);
@@ -164,5 +171,49 @@ describe('erg run', () => {
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/not a run id/);
     expect(out.requests).toEqual([]);
+  });
+});
+
+describe('erg run: carbon and cost', () => {
+  const section = (energy: ReturnType<typeof energyFixture>) => runReport(runFixture(), { figures: energy }, plain).split('\nEnergy\n')[1]!;
+
+  test("the run's gCO₂e as kWh × PUE × intensity, where the intensity came from, and its cost with each priced part", () => {
+    const text = section(energyFixture({ carbon: runCarbonFixture(), cost: runCostFixture() }));
+    expect(text).toContain(
+      [
+        '  Components    module 73.8 kJ',
+        '  Carbon        7.69 gCO₂e = 0.0205 kWh × PUE 1.20 × 313 gCO₂e/kWh',
+        "                intensity: series — the cluster's series over the window (time-weighted mean of 4 points)",
+        '  Cost          0.0928 EUR',
+        '                node time: 0.0342 node-hours (2 nodes) × 2.50 EUR per node-hour = 0.0854 EUR',
+        '                energy: 0.0205 kWh × PUE 1.20 × 0.300 EUR per kWh = 0.00738 EUR',
+        "  Slurm energy  80.4 kJ (1.09 × erg's)",
+      ].join('\n'),
+    );
+  });
+
+  test("a constant intensity says so; a cluster priced per node-hour only shows that part", () => {
+    const carbon = runCarbonFixture({ source: 'constant', series: null, gCO2ePerKWh: 350, gCO2e: (73_800 / 3_600_000) * 1.2 * 350, note: "the cluster's constant" });
+    const cost = runCostFixture({ perKWh: null, energyCost: null, total: ((2 * 61.5) / 3600) * 2.5 });
+    const text = section(energyFixture({ carbon, cost }));
+    expect(text).toContain("  Carbon        8.61 gCO₂e = 0.0205 kWh × PUE 1.20 × 350 gCO₂e/kWh\n                intensity: constant — the cluster's constant\n");
+    expect(text).toContain('  Cost          0.0854 EUR\n                node time: 0.0342 node-hours (2 nodes) × 2.50 EUR per node-hour = 0.0854 EUR\n  Slurm energy');
+    expect(text).not.toContain('per kWh');
+  });
+
+  test('no carbon or cost lines where the cluster has neither (null)', () => {
+    const text = section(energyFixture());
+    expect(text).not.toMatch(/Carbon|Cost|gCO₂e|EUR/);
+  });
+
+  test('erg run prints them from the API; --json passes them through', async () => {
+    const energy = energyFixture({ carbon: runCarbonFixture(), cost: runCostFixture() });
+    const api = routes({ [`GET /v1/runs/${RUN_ID}`]: { status: 200, body: runFixture() }, [`GET /v1/runs/${RUN_ID}/energy`]: { status: 200, body: energy } });
+    const out = await erg(['run', RUN_ID], { api });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^ {2}Carbon {8}7\.69 gCO₂e = /m);
+    expect(out.stdout).toMatch(/^ {2}Cost {10}0\.0928 EUR$/m);
+    const json = await erg(['run', RUN_ID, '--json'], { api });
+    expect(JSON.parse(json.stdout).energy).toMatchObject({ carbon: runCarbonFixture(), cost: runCostFixture() });
   });
 });

@@ -1,8 +1,10 @@
 // What every view of a campaign's results derives from GET /v1/campaigns/:id/results — the CLI's
 // table, markdown and CSV, the web app's table, plot and CSV: the marks (Pareto front, best), the
-// "±" of each figure, the parameter columns, the CSV's rows. Typed by the fields they read, so both
-// the generated client's types and the CLI's (tuples widened to arrays) fit.
+// "±" of each figure, the parameter columns, the CSV's rows, the carbon and cost columns where the
+// runs have those figures. Typed by the fields they read, so both the generated client's types and
+// the CLI's (tuples widened to arrays) fit.
 import type { CsvValue } from './csv';
+import { isNumber } from './units';
 
 export interface SummaryFields {
   n: number;
@@ -23,14 +25,22 @@ export interface ConfigurationFields {
   energyJ: SummaryFields;
   avgPowerW: SummaryFields;
   edpJs: SummaryFields;
+  /** gCO2e per run; n = 0 where no run had carbon settings. Absent: an API older than carbon. */
+  carbon?: SummaryFields;
+  /** Cost per run in the results' currency; n = 0 where no run had a price. */
+  cost?: SummaryFields;
 }
 
 export interface ResultsFields<C extends ConfigurationFields = ConfigurationFields> {
   configurations: C[];
-  best: { time: string; energy: string; edp: string } | null;
+  best: { time: string; energy: string; edp: string; carbon?: string | null; cost?: string | null } | null;
   excluded: { key: string }[];
   /** configuration: one entry per configuration; fingerprint: one per configuration and kind of machine. Absent: configuration. */
   groupedBy?: 'configuration' | 'fingerprint';
+  /** The two objectives the Pareto front was decided on (?objectives=). Absent: time, energy. */
+  objectives?: readonly string[];
+  /** The currency of every cost; null: no run has a cost. */
+  currency?: string | null;
 }
 
 /** The name paretoFront, best, tradeoff and excluded give an entry: its id, which is its key unless results are grouped by fingerprint. */
@@ -57,12 +67,16 @@ export function halfWidth(summary: SummaryFields): number | null {
   return (ci[1] - ci[0]) / 2;
 }
 
-/** How a configuration stands out: on the Pareto front, runtime-, energy- or EDP-optimal. */
+/** How a configuration stands out: on the Pareto front, runtime-, energy- or EDP-optimal; carbon- or cost-optimal where a view shows those. */
 export interface Marks {
   pareto: boolean;
   bestTime: boolean;
   bestEnergy: boolean;
   bestEdp: boolean;
+  /** Least mean gCO2e (marksWithFootprintOf only). */
+  bestCarbon?: boolean;
+  /** Least mean cost (marksWithFootprintOf only). */
+  bestCost?: boolean;
 }
 
 export function marksOf(results: Pick<ResultsFields, 'best'>, c: Pick<ConfigurationFields, 'key' | 'id' | 'paretoOptimal'>): Marks {
@@ -75,12 +89,53 @@ export function marksOf(results: Pick<ResultsFields, 'best'>, c: Pick<Configurat
   };
 }
 
-/** The marks as letters (P T E D), which read the same without colour. */
-export function markLetters(marks: Marks): string {
-  return [marks.pareto && 'P', marks.bestTime && 'T', marks.bestEnergy && 'E', marks.bestEdp && 'D'].filter(Boolean).join(' ');
+/** marksOf and, for views with the carbon and cost columns, least carbon and cheapest (the API's best.carbon, best.cost). */
+export function marksWithFootprintOf(
+  results: Pick<ResultsFields, 'best'>,
+  c: Pick<ConfigurationFields, 'key' | 'id' | 'paretoOptimal'>,
+): Marks & Required<Pick<Marks, 'bestCarbon' | 'bestCost'>> {
+  const id = entryId(c);
+  return { ...marksOf(results, c), bestCarbon: results.best?.carbon === id, bestCost: results.best?.cost === id };
 }
 
-export const MARK_LEGEND = 'P on the Pareto front of (time, energy) · T fastest · E least energy · D lowest energy-delay product';
+/** The marks as letters (P T E D, then C M where marked), which read the same without colour. */
+export function markLetters(marks: Marks): string {
+  return [marks.pareto && 'P', marks.bestTime && 'T', marks.bestEnergy && 'E', marks.bestEdp && 'D', marks.bestCarbon && 'C', marks.bestCost && 'M']
+    .filter(Boolean)
+    .join(' ');
+}
+
+const OBJECTIVE_WORDS: Record<string, string> = { time: 'time', energy: 'energy', edp: 'EDP', carbon: 'carbon', cost: 'cost' };
+
+/** What the Pareto front was decided on, in words: `time, carbon` (the API's `objectives`; time, energy without them). */
+export function objectivesText(results: Pick<ResultsFields, 'objectives'>): string {
+  const objectives = results.objectives && results.objectives.length > 0 ? results.objectives : ['time', 'energy'];
+  return objectives.map((o) => OBJECTIVE_WORDS[o] ?? o).join(', ');
+}
+
+/**
+ * The legend of markLetters for these results: the front's objectives, and C and M only where
+ * the results name a least-carbon or cheapest configuration.
+ */
+export function markLegend(results: Pick<ResultsFields, 'objectives' | 'best'>): string {
+  const parts = [`P on the Pareto front of (${objectivesText(results)})`, 'T fastest', 'E least energy', 'D lowest energy-delay product'];
+  if (typeof results.best?.carbon === 'string') parts.push('C least carbon');
+  if (typeof results.best?.cost === 'string') parts.push('M cheapest');
+  return parts.join(' · ');
+}
+
+/** The legend of marksOf's letters on the default front. */
+export const MARK_LEGEND = markLegend({ best: null });
+
+/** Whether some configuration has a carbon figure (the carbon columns are shown only then). */
+export function hasCarbon(results: Pick<ResultsFields, 'configurations'>): boolean {
+  return results.configurations.some((c) => (c.carbon?.n ?? 0) > 0);
+}
+
+/** Whether some configuration has a cost (the cost columns are shown only then). */
+export function hasCost(results: Pick<ResultsFields, 'configurations'>): boolean {
+  return results.configurations.some((c) => (c.cost?.n ?? 0) > 0);
+}
 
 /** The configurations with measurements; the others are listed in `results.excluded`. */
 export function measuredConfigurations<C extends ConfigurationFields>(results: ResultsFields<C>): C[] {
@@ -119,6 +174,35 @@ export const CSV_FIGURES = [
 export interface ExtraColumn<C> {
   header: string;
   value: (c: C) => CsvValue;
+}
+
+/**
+ * The carbon and cost columns of the results CSV, as `extra` for resultsCsvRows: raw gCO2e and
+ * amounts in `currency` with their 95 % intervals, and best_carbon / best_cost — carbon's only
+ * when some configuration has a carbon figure, cost's only when some has a cost, so a CSV of
+ * results without them keeps its columns.
+ */
+export function footprintCsvColumns<C extends ConfigurationFields>(results: ResultsFields<C>): ExtraColumn<C>[] {
+  const ends = (s: SummaryFields | undefined) => interval(s?.ci95);
+  const carbon: ExtraColumn<C>[] = [
+    { header: 'carbon_gco2e', value: (c) => c.carbon?.mean ?? null },
+    { header: 'carbon_ci95_low', value: (c) => ends(c.carbon)?.[0] ?? null },
+    { header: 'carbon_ci95_high', value: (c) => ends(c.carbon)?.[1] ?? null },
+  ];
+  const cost: ExtraColumn<C>[] = [
+    { header: 'cost', value: (c) => c.cost?.mean ?? null },
+    { header: 'cost_ci95_low', value: (c) => ends(c.cost)?.[0] ?? null },
+    { header: 'cost_ci95_high', value: (c) => ends(c.cost)?.[1] ?? null },
+    { header: 'currency', value: (c) => (isNumber(c.cost?.mean) ? (results.currency ?? null) : null) },
+  ];
+  const withCarbon = hasCarbon(results);
+  const withCost = hasCost(results);
+  return [
+    ...(withCarbon ? carbon : []),
+    ...(withCost ? cost : []),
+    ...(withCarbon ? [{ header: 'best_carbon', value: (c: C) => marksWithFootprintOf(results, c).bestCarbon }] : []),
+    ...(withCost ? [{ header: 'best_cost', value: (c: C) => marksWithFootprintOf(results, c).bestCost }] : []),
+  ];
 }
 
 /**

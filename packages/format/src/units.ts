@@ -12,6 +12,8 @@ export function isNumber(x: unknown): x is number {
 }
 
 /** A prefix ladder, smallest first; each step is 1000× the previous one. */
+type Ladder = readonly { prefix: string; factor: number }[];
+
 const SI_PREFIXES = [
   { prefix: 'µ', factor: 1e-6 },
   { prefix: 'm', factor: 1e-3 },
@@ -37,19 +39,59 @@ function threeDigits(x: number): string {
  * digits. Rounding comes first, so 999.5 J reads "1.00 kJ", not "1000 J".
  */
 export function withPrefix(value: Maybe, unit: string): string {
+  return onLadder(value, unit, SI_PREFIXES);
+}
+
+/** withPrefix on another ladder of prefixes (carbon's g, kg, t); below its first step the mantissa is under 1 ("0.512 g"). */
+function onLadder(value: Maybe, unit: string, ladder: Ladder): string {
   if (!isNumber(value)) return NO_VALUE;
-  if (value === 0) return `0 ${unit}`;
+  if (value === 0) return `0 ${ladder.find((p) => p.factor === 1)?.prefix ?? ''}${unit}`;
   const magnitude = Math.abs(value);
-  let index = SI_PREFIXES.findIndex((p) => magnitude < p.factor * 1000);
-  if (index < 0) index = SI_PREFIXES.length - 1;
-  let step = SI_PREFIXES[index]!;
+  let index = ladder.findIndex((p) => magnitude < p.factor * 1000);
+  if (index < 0) index = ladder.length - 1;
+  let step = ladder[index]!;
   let mantissa = Number((value / step.factor).toPrecision(3));
-  if (Math.abs(mantissa) >= 1000 && index < SI_PREFIXES.length - 1) {
+  if (Math.abs(mantissa) >= 1000 && index < ladder.length - 1) {
     // The rounding carried into the next prefix: 999.5 → 1000 → 1.00 k (exactly, no new rounding).
-    step = SI_PREFIXES[index + 1]!;
+    step = ladder[index + 1]!;
     mantissa /= 1000;
   }
   return `${threeDigits(mantissa)} ${step.prefix}${unit}`;
+}
+
+/** A plain number with three significant digits, for the factors of a product ("0.0342", "1.20", "360"). */
+export function formatNumber(x: Maybe): string {
+  return isNumber(x) ? threeDigits(Number(x.toPrecision(3))) : NO_VALUE;
+}
+
+/** Masses of CO₂-equivalent: grams, kilograms, tonnes. */
+const CARBON_STEPS: Ladder = [
+  { prefix: 'g', factor: 1 },
+  { prefix: 'kg', factor: 1e3 },
+  { prefix: 't', factor: 1e6 },
+];
+
+/** Carbon from grams of CO₂-equivalent: "0.512 gCO₂e", "12.3 kgCO₂e", "4.56 tCO₂e". */
+export function formatCarbon(grams: Maybe): string {
+  return onLadder(grams, 'CO₂e', CARBON_STEPS);
+}
+
+/** A grid's carbon intensity: "360 gCO₂e/kWh". */
+export function formatIntensity(gramsPerKWh: Maybe): string {
+  return isNumber(gramsPerKWh) ? `${formatNumber(gramsPerKWh)} gCO₂e/kWh` : NO_VALUE;
+}
+
+/**
+ * An amount of money with its ISO 4217 code: cents from 1 up ("12.30 EUR", "1,234.50 EUR"),
+ * three significant digits below, where cents would hide the differences ("0.00615 EUR").
+ */
+export function formatCost(amount: Maybe, currency: string | null | undefined): string {
+  if (!isNumber(amount)) return NO_VALUE;
+  const text =
+    amount === 0 || Math.abs(Number(amount.toPrecision(3))) >= 1
+      ? amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+      : amount.toPrecision(3);
+  return currency ? `${text} ${currency}` : text;
 }
 
 /** Energy: "46.0 J", "12.3 kJ", "1.00 MJ". */

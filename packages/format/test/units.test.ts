@@ -1,5 +1,6 @@
 import {
-  formatEdp, formatElapsed, formatEnergy, formatP, formatPercent, formatPower, formatTime, formatWh, NO_VALUE, plural, whIsHelpful, withPrefix,
+  formatCarbon, formatCost, formatEdp, formatElapsed, formatEnergy, formatIntensity, formatNumber, formatP, formatPercent, formatPower, formatTime, formatWh, NO_VALUE,
+  plural, whIsHelpful, withPrefix,
 } from '@erg/format';
 
 describe('energy', () => {
@@ -112,5 +113,47 @@ describe('percentages, p-values, counts', () => {
     expect(plural(1, 'run')).toBe('1 run');
     expect(plural(12_345, 'run')).toBe('12,345 runs');
     expect(plural(0, 'configuration')).toBe('0 configurations');
+  });
+});
+
+describe('carbon and cost', () => {
+  test.each([
+    [0, '0 gCO₂e'],
+    [0.512, '0.512 gCO₂e'],
+    [0.0123, '0.0123 gCO₂e'],
+    [8.6100001, '8.61 gCO₂e'],
+    [999.5, '1.00 kgCO₂e'],
+    [12_345, '12.3 kgCO₂e'],
+    [4_560_000, '4.56 tCO₂e'],
+    [5e12, '5000000 tCO₂e'],
+  ])('%p g → %s (prefixes g, kg, t)', (grams, text) => {
+    expect(formatCarbon(grams)).toBe(text);
+  });
+
+  test.each([
+    [12.3, 'EUR', '12.30 EUR'],
+    [1234.5, 'USD', '1,234.50 USD'],
+    [0.9996, 'EUR', '1.00 EUR'],
+    [0.0854, 'EUR', '0.0854 EUR'],
+    [0.00738, 'CHF', '0.00738 CHF'],
+    [0, 'EUR', '0.00 EUR'],
+    [12.3, null, '12.30'],
+  ])('%p %s → %s: cents from 1 up, three significant digits below', (amount, currency, text) => {
+    expect(formatCost(amount, currency)).toBe(text);
+  });
+
+  test('intensities and the plain factors of a product', () => {
+    expect(formatIntensity(312.5)).toBe('313 gCO₂e/kWh');
+    expect(formatIntensity(56.78)).toBe('56.8 gCO₂e/kWh');
+    expect(formatNumber(2 * 61.5 / 3600)).toBe('0.0342');
+    expect(formatNumber(1.2)).toBe('1.20');
+    expect(formatNumber(1234.5)).toBe('1230');
+  });
+
+  test.each([null, undefined, Number.NaN])('%p → —', (value) => {
+    expect(formatCarbon(value)).toBe(NO_VALUE);
+    expect(formatCost(value, 'EUR')).toBe(NO_VALUE);
+    expect(formatIntensity(value)).toBe(NO_VALUE);
+    expect(formatNumber(value)).toBe(NO_VALUE);
   });
 });

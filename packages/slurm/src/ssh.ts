@@ -118,6 +118,14 @@ export interface ClusterConnectionOptions {
   maxOutputBytes?: number;
   /** Deadline of each SFTP request (ms); on expiry the request fails and its channel is given up. Default 30 000. */
   sftpTimeoutMs?: number;
+  /**
+   * How often an exec channel the server refused to open is asked for again, after 25, 50, 100 …
+   * ms, before the refusal reaches the caller. Default 5 (under 1 s in all). A refused open ran
+   * nothing, so asking again is safe; sshd frees a closed channel's session slot a little after
+   * it confirmed the close (OpenSSH 10 under load: "no more sessions" with fewer than
+   * MaxSessions open), and without this the caller would see that lag as a failure.
+   */
+  channelOpenRetries?: number;
 }
 
 export interface ExecOptions {
@@ -205,6 +213,8 @@ export interface ChannelStats {
   open: number;
   maxOpen: number;
   waiting: number;
+  /** Exec channel opens the server refused and that were asked for again (channelOpenRetries). */
+  reopened: number;
 }
 
 /** The settings `reconfigure` may change: where to connect, and with what. */
@@ -279,6 +289,8 @@ export class ClusterConnection {
   private error: ErgSlurmError | null = null;
   private openChannels = 0;
   private maxOpenChannels = 0;
+  /** Exec channel opens asked for again after the server refused them (channelOpenRetries). */
+  private channelOpenRetried = 0;
   /** The fingerprint required of the server: the configured one, or the one learned on first use. */
   private pinned: string | null;
   /** How to give up each open SFTP channel (see sftpCall). */
@@ -294,6 +306,7 @@ export class ClusterConnection {
       execTimeoutMs: 120_000,
       maxOutputBytes: 16 * 1024 * 1024,
       sftpTimeoutMs: 30_000,
+      channelOpenRetries: 5,
       ...options,
     };
     this.reconnect = new Backoff({ ...SSH_RECONNECT_BACKOFF, ...options.backoff });
@@ -358,7 +371,7 @@ export class ClusterConnection {
 
   /** Channels open now, the most ever open at once, and callers waiting for a channel. */
   get channelStats(): ChannelStats {
-    return { open: this.openChannels, maxOpen: this.maxOpenChannels, waiting: this.current?.channels.waiting ?? 0 };
+    return { open: this.openChannels, maxOpen: this.maxOpenChannels, waiting: this.current?.channels.waiting ?? 0, reopened: this.channelOpenRetried };
   }
 
   /** Runs `command` through the login shell and collects its output. A non-zero exit is a result, not an error. */
@@ -804,6 +817,18 @@ export class ClusterConnection {
    * call settles (a timed-out command's channel is still open).
    */
   private async openCommand(session: Session, command: string): Promise<ClientChannel> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.openCommandOnce(session, command);
+      } catch (err) {
+        if (!(err instanceof ChannelOpenError) || attempt >= this.options.channelOpenRetries || !session.alive) throw err;
+        this.channelOpenRetried++;
+        await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async openCommandOnce(session: Session, command: string): Promise<ClientChannel> {
     const release = await this.acquireChannel(session);
     const channel = await this.track<ClientChannel>(session, (resolve, reject) => {
       session.client.exec(command, (err, stream) => {

@@ -111,12 +111,26 @@ describe('the channel cap (sshd MaxSessions = 10)', () => {
   }, 60_000);
 
   it('is needed: without it sshd refuses channels beyond its MaxSessions', async () => {
-    const uncapped = connect({ maxSessions: 40 });
+    // No retries of refused opens either: they would mask what this test shows.
+    const uncapped = connect({ maxSessions: 40, channelOpenRetries: 0 });
     const settled = await Promise.allSettled(Array.from({ length: 40 }, () => uncapped.exec('sleep 0.5; echo x')));
     const refused = settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason as unknown);
     expect(refused.length).toBeGreaterThan(0);
     for (const err of refused) expect(err).toBeInstanceOf(ChannelOpenError);
     expect(refused[0]).toMatchObject({ code: 'ERG_SSH_CHANNEL_REFUSED', retryable: true });
+  }, 60_000);
+
+  it("asks again for a channel sshd refused, and gets it once a session slot frees: the caller never sees the refusal", async () => {
+    // sshd's 10 session slots taken by 10 sleeps of this connection (its own cap above sshd's, on
+    // purpose); the 11th command is refused at first, asked for again (25, 50, 100 … ms) and runs
+    // once a sleep ends. The same lag, shorter, is what a cap under MaxSessions meets after a close.
+    const eager = connect({ maxSessions: 12, channelOpenRetries: 7 });
+    const sleeps = Array.from({ length: 10 }, () => eager.exec('sleep 1.5'));
+    await waitFor(() => eager.channelStats.open === 10, { timeoutMs: 10_000, what: 'ten channels open' });
+    const late = await eager.exec('echo x');
+    expect(late.stdout).toBe('x\n');
+    expect(eager.channelStats.reopened).toBeGreaterThan(0);
+    expect((await Promise.all(sleeps)).map((r) => r.code)).toEqual(Array(10).fill(0));
   }, 60_000);
 });
 

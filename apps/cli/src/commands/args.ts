@@ -1,7 +1,7 @@
 // Parsers for command-line values, so that a bad value is a usage error (exit 2) naming the
 // argument before any request is made.
 import { InvalidArgumentError } from 'commander';
-import { IdParams } from '@erg/spec';
+import { IdParams, parseObjectives, type Objective } from '@erg/spec';
 import type { z } from 'zod';
 
 /** A campaign or run id: a UUID, checked with the API's own schema. */
@@ -48,4 +48,11 @@ export function parseChoice<T extends string>(schema: z.ZodEnum<{ [K in T]: K }>
     if (!parsed.success) throw new InvalidArgumentError(`expected one of ${schema.options.join(', ')}`);
     return parsed.data;
   };
+}
+
+/** Two distinct Pareto objectives, `time,carbon`, checked with the API's own parser. */
+export function parseObjectivesArg(value: string): [Objective, Objective] {
+  const parsed = parseObjectives(value);
+  if (!parsed.ok) throw new InvalidArgumentError(parsed.message);
+  return parsed.objectives;
 }

@@ -1,9 +1,9 @@
 // The results as a person reads them, before they become a terminal table or Markdown: one row per
 // measured configuration with formatted figures, then the lines that go under the table.
 import {
-  differingMachines, entryId, fingerprintPrefix, flaggedConfigurations, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh, groupedByFingerprint,
-  halfWidth, leftOutText, markLetters, marksOf, MARK_LEGEND, measuredConfigurations, NO_VALUE, parameterHeaders, parameterNames, parameterText, powerNoteLine,
-  whIsHelpful,
+  differingMachines, entryId, fingerprintPrefix, flaggedConfigurations, formatCarbon, formatCost, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh,
+  groupedByFingerprint, halfWidth, hasCarbon, hasCost, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, NO_VALUE, parameterHeaders,
+  parameterNames, parameterText, powerNoteLine, whIsHelpful,
 } from '@erg/format';
 import type { Column } from '../output/table';
 import { isNumericParameter, type CampaignResults } from './model';
@@ -32,14 +32,31 @@ function plusMinus(value: number | null, format: (x: number) => string): string 
   return value === null ? NO_VALUE : `± ${format(value)}`;
 }
 
+/** The legend's sentence on what the carbon and cost columns hold; '' when the table has neither. */
+function footprintLegend(withCarbon: boolean, withCost: boolean, currency: string | null): string {
+  const parts = [
+    ...(withCarbon ? ["carbon is gCO₂e per run (the nodes' energy × the site's PUE × the grid's intensity)"] : []),
+    ...(withCost ? [`cost is per run${currency ? ` in ${currency}` : ''} (node-hours and kWh at the cluster's price)`] : []),
+  ];
+  if (parts.length === 0) return '';
+  const sentence = `${parts.join(', ')}; \`erg run RUN\` shows what a run's figures were computed with.`;
+  return ` ${sentence[0]!.toUpperCase()}${sentence.slice(1)}`;
+}
+
 /**
  * The cells of the results table. Energy gets a watt-hour column beside the joules only when some
  * configuration used at least 1 Wh: below that, Wh figures are tiny fractions that help nobody.
+ * Carbon and cost get their columns only when some configuration has such figures (its runs'
+ * clusters have carbon settings, a price).
  */
 export function humanResults(results: CampaignResults): HumanResults {
   const configurations = measuredConfigurations(results);
   const names = parameterNames(results.configurations);
   const withWh = configurations.some((c) => whIsHelpful(c.energyJ.mean));
+  const withCarbon = hasCarbon(results);
+  const withCost = hasCost(results);
+  const currency = results.currency ?? null;
+  const cost = (amount: number | null) => formatCost(amount, currency);
   const figures: Column[] = [
     { header: 'n', align: 'right' },
     { header: 'time', align: 'right' },
@@ -49,6 +66,8 @@ export function humanResults(results: CampaignResults): HumanResults {
     ...(withWh ? [{ header: 'energy (Wh)', align: 'right' } as Column] : []),
     { header: 'avg power', align: 'right' },
     { header: 'EDP', align: 'right' },
+    ...(withCarbon ? [{ header: 'carbon', align: 'right' } as Column, { header: '± 95 %', align: 'right' } as Column] : []),
+    ...(withCost ? [{ header: 'cost', align: 'right' } as Column, { header: '± 95 %', align: 'right' } as Column] : []),
   ];
   // Grouped by fingerprint, a configuration has one row per kind of machine: the class tells them apart.
   const byFingerprint = groupedByFingerprint(results);
@@ -60,7 +79,7 @@ export function humanResults(results: CampaignResults): HumanResults {
     ...fingerprint,
     ...figures,
   ];
-  const marks = configurations.map((c) => markLetters(marksOf(results, c)));
+  const marks = configurations.map((c) => markLetters(marksWithFootprintOf(results, c)));
   const rows = configurations.map((c, i) => [
     marks[i]!,
     ...names.map((name) => parameterText(c.parameters[name])),
@@ -73,6 +92,8 @@ export function humanResults(results: CampaignResults): HumanResults {
     ...(withWh ? [formatWh(c.energyJ.mean)] : []),
     formatPower(c.avgPowerW.mean),
     formatEdp(c.edpJs.mean),
+    ...(withCarbon ? [formatCarbon(c.carbon.mean), plusMinus(halfWidth(c.carbon), formatCarbon)] : []),
+    ...(withCost ? [cost(c.cost.mean), plusMinus(halfWidth(c.cost), cost)] : []),
   ]);
   const t = results.tradeoff;
   const tradeoff =
@@ -83,8 +104,9 @@ export function humanResults(results: CampaignResults): HumanResults {
       : null;
   const runsLeftOut = (results.runsLeftOut ?? []).map((r) => `run ${r.repetition} of ${r.key}: ${leftOutText(r)}`);
   const flagged = flaggedConfigurations(results.configurations).map(({ configuration, text }) => `${entryId(configuration)}: ${text}`);
+  const legend = `Marks: ${markLegend(results)}; ± is the half-width of the 95 % interval of the mean.${footprintLegend(withCarbon, withCost, currency)}`;
   return {
-    columns, rows, marks, legend: `Marks: ${MARK_LEGEND}; ± is the half-width of the 95 % interval of the mean.`, excluded: results.excluded, runsLeftOut, flagged, tradeoff,
+    columns, rows, marks, legend, excluded: results.excluded, runsLeftOut, flagged, tradeoff,
     power: powerNoteLine(results.power), differingMachines: differingMachines(results.configurations),
   };
 }

@@ -2,7 +2,7 @@
 // marks, legend); CSV and JSON are for programs (raw SI numbers, no formatting).
 import { z } from 'zod';
 import type { Colors } from '../output/color';
-import { renderCsv, resultsCsvRows } from '@erg/format';
+import { footprintCsvColumns, renderCsv, resultsCsvRows } from '@erg/format';
 import { mdCell, mdCode, renderMarkdownTable } from '../output/markdown';
 import { renderTable } from '../output/table';
 import { humanResults } from './human';
@@ -60,9 +60,12 @@ export function resultsMarkdown(results: CampaignResults): string {
   return parts.join('\n') + '\n';
 }
 
-/** The results CSV: the rows @erg/format derives for every view (the web app's export adds columns). */
+/**
+ * The results CSV: the rows @erg/format derives for every view (the web app's export adds columns),
+ * then the carbon and cost columns where some configuration has those figures.
+ */
 export function resultsCsv(results: CampaignResults): string {
-  return renderCsv(resultsCsvRows(results));
+  return renderCsv(resultsCsvRows(results, footprintCsvColumns(results)));
 }
 
 /** The API's object itself (sorted when asked), pretty-printed. */

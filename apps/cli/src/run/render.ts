@@ -1,10 +1,12 @@
 // One run as `erg run` prints it: what happened to it (state, Slurm job, times), what it was
 // measured on (each node's provenance), at which power state (the node helper's record), and its
-// energy figures with the state in force and Slurm's own figure. Pure: the command fetches,
-// this renders; the words shared with the web app's run page come from @erg/format.
+// energy figures with the state in force, Slurm's own figure, and its carbon and cost with what
+// they were computed with. Pure: the command fetches, this renders; the words shared with the web
+// app's run page come from @erg/format.
 import {
-  cpuMaxFreqText, fingerprintFacts, fingerprintPrefix, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, NO_NODE_PROVENANCE, NO_PROVENANCE,
-  POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRecordRows, powerRecordStatus, powerRequestedText, powerStateText, slurmEnergyFigure,
+  cpuMaxFreqText, fingerprintFacts, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
+  formatTime, NO_NODE_PROVENANCE, NO_PROVENANCE, plural, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRecordRows, powerRecordStatus, powerRequestedText,
+  powerStateText, slurmEnergyFigure,
 } from '@erg/format';
 import type { Run, RunEnergy } from '../api-types';
 import type { Colors } from '../output/color';
@@ -91,6 +93,32 @@ function powerInForce(energy: RunEnergy, color: Colors): string {
   return lines.join('\n');
 }
 
+type Field = [string, string];
+
+/** The run's gCO2e as the product it is (kWh × PUE × intensity), then where the intensity came from. */
+function carbonFields(carbon: RunEnergy['carbon']): Field[] {
+  if (!carbon) return [];
+  const product = `${formatNumber(carbon.energyKWh)} kWh × PUE ${formatNumber(carbon.pue)} × ${formatIntensity(carbon.gCO2ePerKWh)}`;
+  return [
+    ['Carbon', `${formatCarbon(carbon.gCO2e)} = ${product}`],
+    ['', `intensity: ${carbon.source} — ${carbon.note}`],
+  ];
+}
+
+/** The run's cost, then each part the cluster prices: node-hours × rate, the site's kWh × rate. */
+function costFields(cost: RunEnergy['cost']): Field[] {
+  if (!cost) return [];
+  const money = (x: number | null) => formatCost(x, cost.currency);
+  const parts: Field[] = [];
+  if (cost.perNodeHour !== null) {
+    parts.push(['', `node time: ${formatNumber(cost.nodeHours)} node-hours (${plural(cost.nodes, 'node')}) × ${money(cost.perNodeHour)} per node-hour = ${money(cost.nodeTimeCost)}`]);
+  }
+  if (cost.perKWh !== null) {
+    parts.push(['', `energy: ${formatNumber(cost.energyKWh)} kWh × PUE ${formatNumber(cost.pue)} × ${money(cost.perKWh)} per kWh = ${money(cost.energyCost)}`]);
+  }
+  return [['Cost', money(cost.total)], ...parts];
+}
+
 function energySection(answer: RunEnergyAnswer, color: Colors): string {
   if (answer.figures === null) return `Energy: no figures yet — ${answer.why}`;
   const e = answer.figures;
@@ -100,6 +128,8 @@ function energySection(answer: RunEnergyAnswer, color: Colors): string {
     ['Method', `${e.method}${e.method === 'model' ? ' (modelled: no power sensor)' : ''}, coverage ${formatPercent(e.coverage)}`],
     ...(components === '' ? [] : [['Components', components] as [string, string]]),
     ...(e.idle ? [['Idle baseline', `${formatPower(e.idle.powerW)}; net of it ${formatEnergy(e.idle.netEnergyJ)}`] as [string, string]] : []),
+    ...carbonFields(e.carbon),
+    ...costFields(e.cost),
     ['Slurm energy', slurmEnergyFigure(e.slurmEnergy)],
     ['', e.slurmEnergy.note],
     ['Flags', e.flags.length === 0 ? 'none' : color.yellow(e.flags.join(', '))],
