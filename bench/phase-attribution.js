@@ -42,17 +42,8 @@ const PHASES = [
 const UNMARKED = '(unmarked)';
 const DATA_WATTS = 180;
 
-/** mulberry32: a seeded generator, so every run of the bench sees the same traces. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// A seeded generator (the tests' own), so every run of the bench sees the same traces.
+const { seededRandom: rng } = require('@erg/testkit');
 function gauss(r) {
   return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
 }

@@ -13,18 +13,11 @@ import { poolOf, type Database } from './client';
  * from 2^40 up (apps/scheduler log-phases.ts), apart from any `<node>.marks` byte offset.
  */
 
-/** One stored mark. */
-export interface RunMarkRecord {
-  node: string;
-  /** Byte offset of its line in `<node>.marks`; for writer `log`, 2^40 + a number derived from its line in stdout.log. */
-  offset: number;
-  kind: MarkKind;
-  name: string;
-  /** Unix ms on the node's sample timeline. */
-  t: number;
-  clock: 'mono' | 'wall';
-  writer: string;
-}
+/**
+ * One stored mark: a batch's mark (its offset, for writer `log`, is 2^40 + a number derived from
+ * its line in stdout.log) and the node it is of.
+ */
+export type RunMarkRecord = BatchMark & { node: string };
 
 /** A run's marks, by node, then time, then offset (the order they were written in, for equal times). */
 export async function listRunMarks(db: Database, runId: string): Promise<RunMarkRecord[]> {

@@ -2,7 +2,7 @@ import { EnergyInputError } from './errors';
 import { indexNode, nodeEnergy, powerChecks, weakest } from './node-energy';
 import { checkWindow, DEFAULT_GAP_FACTOR } from './sampling';
 import type { EnergyMethod, NodeEnergy, RunEnergy, SensorGap } from '@erg/spec';
-import type { NodeTelemetry, Window } from './telemetry';
+import { distinctNodes, type NodeTelemetry, type Window } from './telemetry';
 
 // The result types are the API's (GET /v1/runs/:id/energy): one definition, in @erg/spec.
 export type { EnergyMethod, IdleEnergy, NodeEnergy, RunEnergy, SensorGap } from '@erg/spec';
@@ -53,16 +53,7 @@ export function computeRunEnergy(input: RunEnergyInput): RunEnergy {
   }
   const gapFactor = input.gapFactor ?? DEFAULT_GAP_FACTOR;
   const warnings: string[] = [];
-  const nodes: NodeTelemetry[] = [];
-  const names = new Set<string>();
-  for (const n of input.nodes) {
-    if (names.has(n.node)) {
-      warnings.push(`${n.node}: listed more than once; counted once (the first entry)`);
-      continue;
-    }
-    names.add(n.node);
-    nodes.push(n);
-  }
+  const nodes = distinctNodes(input.nodes, warnings);
   if (nodes.length === 0) warnings.push('no nodes: nothing was measured');
 
   const timeS = (window.endMs - window.startMs) / 1000;

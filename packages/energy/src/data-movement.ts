@@ -9,7 +9,7 @@ import { DATA_MOVEMENT_QUANTITIES, LINK_KINDS, type DataMovementQuantity, type L
 import { EnergyInputError } from './errors';
 import { nodeTimeline, type PhaseMarkInput } from './phase-timeline';
 import { checkWindow, coverage, DEFAULT_GAP_FACTOR, usableSamples } from './sampling';
-import { parseSensorName, type NodeTelemetry, type SensorInfo, type Series, type Window } from './telemetry';
+import { distinctNodes, parseSensorName, type NodeTelemetry, type SensorInfo, type Series, type Window } from './telemetry';
 
 export type { GpuTransferOverlap, LinkBytes, LinkKindMovement, PhaseDataMovement, RunDataMovement, TransferOverlap } from '@erg/spec';
 
@@ -175,20 +175,6 @@ export function computeRunDataMovement(input: RunDataMovementInput): RunDataMove
   const marks = input.marks ?? [];
   const phases = marks.length > 0 ? phaseBytes(nodes, linksByNode, marks, window, input.phases ?? null) : null;
   return { timeS, energyJ, kinds, links, overlap, phases, warnings };
-}
-
-/** The nodes, each once. */
-function distinctNodes(nodes: readonly NodeTelemetry[], warnings: string[]): NodeTelemetry[] {
-  const seen = new Set<string>();
-  const out: NodeTelemetry[] = [];
-  for (const n of nodes) {
-    if (seen.has(n.node)) warnings.push(`${n.node}: listed more than once; counted once (the first entry)`);
-    else {
-      seen.add(n.node);
-      out.push(n);
-    }
-  }
-  return out;
 }
 
 /** A node's links: its data-movement sensors grouped by device and kind (declared sensors without samples included: they cover nothing). */

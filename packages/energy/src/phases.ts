@@ -6,7 +6,7 @@ import { nodeTimeline, type Label, type NodeTimeline, type PhaseMarkInput, type 
 import { checkWindow, DEFAULT_GAP_FACTOR } from './sampling';
 import { sensorReadings, type SensorReadings, type SensorTiming } from './sensor-readings';
 import { sensorTimingOf } from './sensor-timing';
-import type { NodeTelemetry, Window } from './telemetry';
+import { distinctNodes, type NodeTelemetry, type Window } from './telemetry';
 
 // The result types are the API's (GET /v1/runs/:id/phases): one definition, in @erg/spec.
 export type { PhaseAttributionMethod, PhaseEnergy, PhaseFit, RunPhases, StepEnergy, StepStatistics, UnmarkedEnergy } from '@erg/spec';
@@ -71,6 +71,7 @@ export function computeRunPhases(input: RunPhasesInput): RunPhases {
   };
   const warnings: string[] = [];
   const nodes = distinctNodes(input.nodes, warnings);
+  if (nodes.length === 0) warnings.push('no nodes: nothing was measured');
   const marksByNode = groupMarks(input.marks, new Set(nodes.map((n) => n.node)), warnings);
 
   const totals = new PhaseTotals();
@@ -166,21 +167,6 @@ function attributeNode(telemetry: NodeTelemetry, timeline: NodeTimeline, options
     warnings.push(...attribution.warnings);
     out.push({ term, readings, attribution });
   }
-  return out;
-}
-
-/** The nodes, each once: several ranks on one node must not each count the whole node. */
-function distinctNodes(nodes: readonly NodeTelemetry[], warnings: string[]): NodeTelemetry[] {
-  const seen = new Set<string>();
-  const out: NodeTelemetry[] = [];
-  for (const n of nodes) {
-    if (seen.has(n.node)) warnings.push(`${n.node}: listed more than once; counted once (the first entry)`);
-    else {
-      seen.add(n.node);
-      out.push(n);
-    }
-  }
-  if (out.length === 0) warnings.push('no nodes: nothing was measured');
   return out;
 }
 

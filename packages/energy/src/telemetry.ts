@@ -77,3 +77,17 @@ export function parseSensorName(sensor: string): SensorName | null {
   const [, component = '', index = '', quantity = ''] = m;
   return { component, index, device: component + index, quantity };
 }
+
+/** The nodes, each once (the first entry): several ranks on one node must not each count the whole node. */
+export function distinctNodes(nodes: readonly NodeTelemetry[], warnings: string[]): NodeTelemetry[] {
+  const seen = new Set<string>();
+  const out: NodeTelemetry[] = [];
+  for (const n of nodes) {
+    if (seen.has(n.node)) warnings.push(`${n.node}: listed more than once; counted once (the first entry)`);
+    else {
+      seen.add(n.node);
+      out.push(n);
+    }
+  }
+  return out;
+}
