@@ -9,6 +9,10 @@ import { DCGM_FIELDS, parseDmonHeader, parseDmonOutput, parseDmonRow } from '../
 import type { Source } from '../src/sources/types';
 import { cleanupTempDirs, configFrom, detectContext, FIXTURES, recordingSink, tempDir } from './helpers';
 
+// gcc builds the fake NVML and detection probes the counters' update period (up to 0.8 s per
+// detect), or runs the fake dcgmi: seconds on a loaded 2-core machine, more than Jest's 5 s default.
+jest.setTimeout(30_000);
+
 // DCGM's profiling fields through `dcgmi dmon`, against a FAKE dcgmi (test/fixtures/dcgm) that
 // prints recorded-format tables with invented values: no DCGM exists where these tests run.
 

@@ -10,6 +10,10 @@ import { detectNvml } from '../src/sources/nvml';
 import { AGENT_VERSION } from '../src/version';
 import { cleanupTempDirs, detectContext, FIXTURES, RUN_ID, tempDir } from './helpers';
 
+// gcc builds the fake NVML and detection probes the counters' update period (up to 0.8 s per
+// detect), or runs the fake dcgmi: seconds on a loaded 2-core machine, more than Jest's 5 s default.
+jest.setTimeout(30_000);
+
 // The node's fingerprint: GPUs and driver from the GPU source (the fake NVML, compiled here), the
 // CPU from /proc/cpuinfo fixtures (x86 and Grace), Slurm from a fake srun, modules and container
 // from the job's environment, the workload's commit from a temporary git repository.

@@ -6,6 +6,10 @@ import { detectSources } from '../src/sources';
 import type { TelemetryBatch } from '../src/wire';
 import { cleanupTempDirs, configFrom, copyFixtures, FIXTURES, rewrite, tempDir } from './helpers';
 
+// gcc builds the fake NVML and detection probes the counters' update period (up to 0.8 s per
+// detect), or runs the fake dcgmi: seconds on a loaded 2-core machine, more than Jest's 5 s default.
+jest.setTimeout(30_000);
+
 // FIXTURES: a GH200 node as the agent sees it — the hwmon ACPI meters of test/fixtures/gh200
 // (Module rewritten to 450 W so the parts fit inside it) and the fake libnvidia-ml
 // (test/fixtures/fake-nvml) in its GH200 profile, its module energy counter stepping 45 J per read

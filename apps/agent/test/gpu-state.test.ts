@@ -5,6 +5,10 @@ import { waitFor } from '@erg/testkit';
 import type { TelemetryBatch } from '../src/wire';
 import { agentArgs, cleanupTempDirs, FIXTURES, readSpool, REPO_NODE_MODULES, spawnAgent, tempDir, type AgentProcess } from './helpers';
 
+// gcc builds the fake NVML and detection probes the counters' update period (up to 0.8 s per
+// detect), or runs the fake dcgmi: seconds on a loaded 2-core machine, more than Jest's 5 s default.
+jest.setTimeout(30_000);
+
 // The state the GPUs are in (power limit, locked/applications clocks, temperature, clock-event
 // reasons), read by the bundled agent from the FAKE libnvidia-ml (test/fixtures/fake-nvml), which
 // takes it from the directory ERG_FAKE_GPU_STATE names — as a fake nvidia-smi writes it when told

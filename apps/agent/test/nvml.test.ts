@@ -9,6 +9,10 @@ import { detectNvml } from '../src/sources/nvml';
 import type { TelemetryBatch } from '../src/wire';
 import { agentArgs, cleanupTempDirs, configFrom, copyFixtures, detectContext, FIXTURES, readSpool, recordingSink, REPO_NODE_MODULES, spawnAgent, tempDir } from './helpers';
 
+// gcc builds the fake NVML and detection probes the counters' update period (up to 0.8 s per
+// detect), or runs the fake dcgmi: seconds on a loaded 2-core machine, more than Jest's 5 s default.
+jest.setTimeout(30_000);
+
 // NVML through koffi against a FAKE libnvidia-ml (test/fixtures/fake-nvml/fake_nvml.c), because
 // no GPU exists where these tests run. It is compiled here with gcc; its header lists its values.
 
