@@ -20,6 +20,11 @@ const base = {
   roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/deploy'],
 };
 module.exports = {
+  // A deadline for every test and hook that sets none (Jest's default is 5 s). On CI's loaded 2-core
+  // machine a database restart, a process stop or a compiled fixture takes seconds; a deadline is
+  // not an assertion about speed (none belongs in the suite), so it is generous: a test that hangs
+  // still fails, and its own waits (waitFor with deadlines) say what it was waiting for.
+  testTimeout: 30_000,
   projects: [
     { ...base, displayName: 'unit', testMatch: ['**/test/**/*.test.ts'], testPathIgnorePatterns: ['\\.int\\.test\\.ts$', '\\.e2e\\.test\\.ts$', '/node_modules/', '/dist/'] },
     { ...base, displayName: 'integration', testMatch: ['**/test/**/*.int.test.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
