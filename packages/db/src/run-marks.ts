@@ -46,17 +46,12 @@ export interface NewMarks {
  * unnest arrays; a mark whose (run, node, offset) is stored already keeps its first copy.
  */
 export async function storeRunMarks(client: pg.PoolClient, batches: readonly NewMarks[]): Promise<void> {
-  const cols = { run: [] as string[], node: [] as string[], offset: [] as number[], kind: [] as string[], name: [] as string[], t: [] as number[], clock: [] as string[], writer: [] as string[] };
+  const cols = { run: [] as string[], node: [] as string[], ...markColumns() };
   for (const { runId, node, marks } of batches) {
     for (const m of marks) {
       cols.run.push(runId);
       cols.node.push(node);
-      cols.offset.push(m.offset);
-      cols.kind.push(m.kind);
-      cols.name.push(m.name);
-      cols.t.push(m.t);
-      cols.clock.push(m.clock);
-      cols.writer.push(m.writer);
+      pushMark(cols, m);
     }
   }
   if (cols.run.length === 0) return;
@@ -106,12 +101,7 @@ export async function storeJobMarks(db: Database, runId: string, marks: Iterable
   };
   let cols = markColumns();
   for (const m of marks) {
-    cols.offset.push(m.offset);
-    cols.kind.push(m.kind);
-    cols.name.push(m.name);
-    cols.t.push(m.t);
-    cols.clock.push(m.clock);
-    cols.writer.push(m.writer);
+    pushMark(cols, m);
     if (cols.offset.length >= perStatement) {
       await insert(cols);
       cols = markColumns();
@@ -132,4 +122,14 @@ interface MarkColumns {
 
 function markColumns(): MarkColumns {
   return { offset: [], kind: [], name: [], t: [], clock: [], writer: [] };
+}
+
+/** Appends one mark to the unnest columns. */
+function pushMark(cols: MarkColumns, m: BatchMark): void {
+  cols.offset.push(m.offset);
+  cols.kind.push(m.kind);
+  cols.name.push(m.name);
+  cols.t.push(m.t);
+  cols.clock.push(m.clock);
+  cols.writer.push(m.writer);
 }

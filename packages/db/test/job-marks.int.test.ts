@@ -1,7 +1,7 @@
-import { secretBoxFrom } from '@erg/secrets';
 import type { BatchMark, NormalizedBatch } from '@erg/spec';
-import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
-import { createCampaign, createCluster, createDatabase, createProject, listRunMarks, storeJobMarks, TelemetryWriter, type Database } from '@erg/db';
+import { createTestDatabase, type TestDatabase } from '@erg/testkit';
+import { createDatabase, listRunMarks, storeJobMarks, TelemetryWriter, type Database } from '@erg/db';
+import { oneSampleBatch, slurmRuns } from './telemetry-fixture';
 
 // Marks that speak for the whole job (the scheduler's, read from stdout.log): stored once for
 // each node the run has telemetry of, idempotent on (run, node, offset) like the agents' marks.
@@ -9,9 +9,7 @@ import { createCampaign, createCluster, createDatabase, createProject, listRunMa
 const t0 = Date.now();
 const BASE = 2 ** 40;
 const logMark = (offset: number, kind: BatchMark['kind'], name: string, t: number): BatchMark => ({ offset: BASE + offset, kind, name, t: t0 + t, clock: 'wall', writer: 'log' });
-const batch = (node: string, seq: number, marks?: BatchMark[]): NormalizedBatch => ({
-  node, seq, sensors: [], sampleCount: 1, series: [{ sensor: 'gpu0.power', t: Float64Array.from([t0 + seq]), v: Float64Array.from([300]) }], ...(marks ? { marks } : {}),
-});
+const batch = (node: string, seq: number, marks?: BatchMark[]): NormalizedBatch => oneSampleBatch(t0, node, seq, marks ? { marks } : {});
 
 describe('storeJobMarks', () => {
   let tdb: TestDatabase;
@@ -23,10 +21,7 @@ describe('storeJobMarks', () => {
     tdb = await createTestDatabase();
     db = createDatabase(tdb.url);
     writer = new TelemetryWriter(db);
-    const projectId = (await createProject(db, { name: 'job-marks' })).id;
-    const cluster = await createCluster(db, { projectId, name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }));
-    const campaign = await createCampaign(db, { name: 't', execution: 'slurm', clusterId: cluster.id, projectId, spec: {}, specText: null, repetitions: 3, configurations: [{ key: 'a=1', parameters: { a: 1 } }] });
-    runs = campaign.runs.map((r) => r.id);
+    runs = await slurmRuns(db, 'job-marks', 3);
   });
   afterAll(async () => {
     await db.close();

@@ -1,8 +1,8 @@
-import { secretBoxFrom } from '@erg/secrets';
 import type { BatchMark, NormalizedBatch } from '@erg/spec';
-import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
-import { countRunMarks, createCampaign, createCluster, createDatabase, createProject, listRunMarks, TelemetryWriter, type Database } from '@erg/db';
+import { createTestDatabase, type TestDatabase } from '@erg/testkit';
+import { countRunMarks, createDatabase, listRunMarks, TelemetryWriter, type Database } from '@erg/db';
 import { poolOf } from '../src/client';
+import { oneSampleBatch, slurmRuns } from './telemetry-fixture';
 
 // Phase marks travel with the telemetry batches and are stored in the batch's transaction,
 // idempotent on (run, node, offset). The scheduler's spool pull (apps/scheduler/src/spool.ts)
@@ -11,9 +11,7 @@ import { poolOf } from '../src/client';
 
 const t0 = Date.now();
 const mark = (offset: number, kind: BatchMark['kind'], name: string, t: number, clock: BatchMark['clock'] = 'mono'): BatchMark => ({ offset, kind, name, t: t0 + t, clock, writer: 'py' });
-const batch = (node: string, seq: number, marks?: BatchMark[]): NormalizedBatch => ({
-  node, seq, sensors: [], sampleCount: 1, series: [{ sensor: 'gpu0.power', t: Float64Array.from([t0 + seq]), v: Float64Array.from([300]) }], ...(marks ? { marks } : {}),
-});
+const batch = (node: string, seq: number, marks?: BatchMark[]): NormalizedBatch => oneSampleBatch(t0, node, seq, marks ? { marks } : {});
 
 describe('run marks', () => {
   let tdb: TestDatabase;
@@ -25,10 +23,7 @@ describe('run marks', () => {
     tdb = await createTestDatabase();
     db = createDatabase(tdb.url);
     writer = new TelemetryWriter(db);
-    const projectId = (await createProject(db, { name: 'marks' })).id;
-    const cluster = await createCluster(db, { projectId, name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }));
-    const campaign = await createCampaign(db, { name: 't', execution: 'slurm', clusterId: cluster.id, projectId, spec: {}, specText: null, repetitions: 4, configurations: [{ key: 'a=1', parameters: { a: 1 } }] });
-    runs = campaign.runs.map((r) => r.id);
+    runs = await slurmRuns(db, 'marks', 4);
   });
   afterAll(async () => {
     await db.close();

@@ -1,7 +1,7 @@
-import { secretBoxFrom } from '@erg/secrets';
 import type { NormalizedBatch, SensorDescription } from '@erg/spec';
-import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
-import { createCampaign, createCluster, createDatabase, createProject, readRunSensors, TelemetryWriter, type Database } from '@erg/db';
+import { createTestDatabase, type TestDatabase } from '@erg/testkit';
+import { createDatabase, readRunSensors, TelemetryWriter, type Database } from '@erg/db';
+import { oneSampleBatch, slurmRuns } from './telemetry-fixture';
 
 // A sensor's timing (issue 15 §2) travels in the batch's sensor descriptions and is stored with
 // them in telemetry_sensors: averagingMs (averaging_ms) and updateMs (update_ms), null when the
@@ -9,9 +9,7 @@ import { createCampaign, createCluster, createDatabase, createProject, readRunSe
 // TelemetryWriter.
 
 const t0 = Date.now();
-const batch = (node: string, seq: number, sensors: SensorDescription[]): NormalizedBatch => ({
-  node, seq, sensors, sampleCount: 1, series: [{ sensor: 'gpu0.power', t: Float64Array.from([t0 + seq]), v: Float64Array.from([300]) }],
-});
+const batch = (node: string, seq: number, sensors: SensorDescription[]): NormalizedBatch => oneSampleBatch(t0, node, seq, { sensors });
 
 describe('sensor timing in telemetry_sensors', () => {
   let tdb: TestDatabase;
@@ -23,10 +21,7 @@ describe('sensor timing in telemetry_sensors', () => {
     tdb = await createTestDatabase();
     db = createDatabase(tdb.url);
     writer = new TelemetryWriter(db);
-    const projectId = (await createProject(db, { name: 'timing' })).id;
-    const cluster = await createCluster(db, { projectId, name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }));
-    const campaign = await createCampaign(db, { name: 't', execution: 'slurm', clusterId: cluster.id, projectId, spec: {}, specText: null, repetitions: 4, configurations: [{ key: 'a=1', parameters: { a: 1 } }] });
-    runs = campaign.runs.map((r) => r.id);
+    runs = await slurmRuns(db, 'timing', 4);
   });
   afterAll(async () => {
     await db.close();

@@ -1,0 +1,23 @@
+// What the telemetry writer's integration tests share: runs to write batches for, and the
+// smallest batch (one gpu0.power sample at t0 + seq) with whatever a test adds to it.
+import { secretBoxFrom } from '@erg/secrets';
+import type { NormalizedBatch } from '@erg/spec';
+import { TEST_SECRET_KEY } from '@erg/testkit';
+import { createCampaign, createCluster, createProject, type Database } from '@erg/db';
+
+/** `repetitions` runs of one configuration of a Slurm campaign in a new project, by id. */
+export async function slurmRuns(db: Database, project: string, repetitions: number): Promise<string[]> {
+  const projectId = (await createProject(db, { name: project })).id;
+  const cluster = await createCluster(
+    db, { projectId, name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }),
+  );
+  const campaign = await createCampaign(db, {
+    name: 't', execution: 'slurm', clusterId: cluster.id, projectId, spec: {}, specText: null, repetitions, configurations: [{ key: 'a=1', parameters: { a: 1 } }],
+  });
+  return campaign.runs.map((r) => r.id);
+}
+
+/** A batch of one node with one gpu0.power sample at t0 + seq, and `more` (sensors, marks). */
+export function oneSampleBatch(t0: number, node: string, seq: number, more: Partial<NormalizedBatch> = {}): NormalizedBatch {
+  return { node, seq, sensors: [], sampleCount: 1, series: [{ sensor: 'gpu0.power', t: Float64Array.from([t0 + seq]), v: Float64Array.from([300]) }], ...more };
+}
