@@ -1,6 +1,6 @@
-import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, readCarbonIntensityAround, type RunEnergyInputs, listRunMarks, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
+import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, readCarbonIntensityAround, type RunEnergyInputs, listRunMarks, listRunNodes, type RunMarkRecord, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
 import { expandHostlist } from '@erg/slurm';
-import { assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, type NodeTelemetry, type RunDataMovement, type RunEnergy, type RunPhases, type SensorInfo, type Window } from '@erg/energy';
+import { assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, type NodeTelemetry, type RunEnergy, type RunPhases, type SensorInfo, type Window } from '@erg/energy';
 import { CampaignSpec, expandPower, Telemetry, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
 
 /** What is stored per run: the view without the run id and the time it was computed (those are columns). */
@@ -80,11 +80,12 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
   for (const m of spec.success ? spec.data.metrics : []) {
     if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, metrics[m.name] ?? null);
   }
-  const phases = phasesOf(window, [...nodes.values()], marks);
+  const attributed = attributedMarks(marks);
+  const phases = phasesOf(window, [...nodes.values()], attributed, marks.length);
   const result: StoredRunEnergy = {
     ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null, slurmEnergy: slurmEnergyBeside(run.slurmEnergyJ, energy.energyJ),
     phases,
-    dataMovement: dataMovementOf(window, [...nodes.values()], energy.energyJ, marks, phases),
+    dataMovement: computeRunDataMovement({ window, nodes: [...nodes.values()], energyJ: energy.energyJ, marks: attributed, phases }),
     ...(await carbonAndCost(db, run.cluster, run.nodeList, window, energy)),
   };
   await storeRunEnergy(db, runId, { timeS: energy.timeS, energyJ: energy.energyJ, method: energy.method, coverage: energy.coverage, result });
@@ -92,29 +93,27 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
 }
 
 /**
- * Bytes moved per link, J per GB, transfer overlap and bytes per phase (beside energy per phase),
- * from the same telemetry over the same window; null where no node had a data-movement sensor.
- * Per phase it reads the marks energy per phase attributed (the same budget).
+ * The marks energy per phase and bytes per phase are computed from: all of them, or under a
+ * budget the first MAX_ATTRIBUTED_MARKS by time — the attribution's cost grows with the marks
+ * (about 10 ms per 1,000 here), and a late batch recomputes it inside the API's request.
  */
-function dataMovementOf(window: Window, nodes: NodeTelemetry[], energyJ: number, marks: Awaited<ReturnType<typeof listRunMarks>>, phases: RunPhases | null): RunDataMovement | null {
-  const kept = marks.length <= MAX_ATTRIBUTED_MARKS ? marks : [...marks].sort((a, b) => a.t - b.t).slice(0, MAX_ATTRIBUTED_MARKS);
-  return computeRunDataMovement({ window, nodes, energyJ, marks: kept, phases });
+function attributedMarks(marks: RunMarkRecord[]): RunMarkRecord[] {
+  return marks.length <= MAX_ATTRIBUTED_MARKS ? marks : [...marks].sort((a, b) => a.t - b.t).slice(0, MAX_ATTRIBUTED_MARKS);
 }
 
 /**
  * Energy per phase, where the workload marked any: the same telemetry divided among the phases
  * (computeRunPhases divides exactly computeRunEnergy's figure). A run without marks has none.
+ * `stored`: how many marks the run has, of which `marks` are those attributed.
  */
-function phasesOf(window: Window, nodes: NodeTelemetry[], marks: Awaited<ReturnType<typeof listRunMarks>>): RunPhases | null {
+function phasesOf(window: Window, nodes: NodeTelemetry[], marks: RunMarkRecord[], stored: number): RunPhases | null {
   if (marks.length === 0) return null;
-  if (marks.length <= MAX_ATTRIBUTED_MARKS) return computeRunPhases({ window, nodes, marks });
-  // A budget: the attribution's cost grows with the marks (about 10 ms per 1,000 here), and a late
-  // batch recomputes it inside the API's request. The marks by time, the first ones kept.
-  const kept = [...marks].sort((a, b) => a.t - b.t).slice(0, MAX_ATTRIBUTED_MARKS);
-  const phases = computeRunPhases({ window, nodes, marks: kept });
-  phases.warnings.push(
-    `${marks.length} phase marks, more than the ${MAX_ATTRIBUTED_MARKS} erg attributes: the phases are those of the first ${MAX_ATTRIBUTED_MARKS} (until ${new Date(kept.at(-1)!.t).toISOString()}); later ones count as unmarked`,
-  );
+  const phases = computeRunPhases({ window, nodes, marks });
+  if (stored > marks.length) {
+    phases.warnings.push(
+      `${stored} phase marks, more than the ${MAX_ATTRIBUTED_MARKS} erg attributes: the phases are those of the first ${MAX_ATTRIBUTED_MARKS} (until ${new Date(marks.at(-1)!.t).toISOString()}); later ones count as unmarked`,
+    );
+  }
   return phases;
 }
 
