@@ -117,12 +117,22 @@ async function main() {
   // --- 2. slurmctld RPCs for one poll of 1,000 tracked runs ---------------------------------
   const { queued = 0, running = 0 } = await countsOf(campaign.id);
   const tracked = queued + running;
-  const quiet = await quietController(conn);
-  const before = await sdiag(conn);
-  await runCycle(ctx, cluster.id);
-  const after = await sdiag(conn);
-  const rpcs = diff(after, before);
-  const rpcTotal = Object.values(rpcs).reduce((a, b) => a + b, 0);
+  // sdiag counts every caller's RPCs, so a job step or node message landing inside the window
+  // adds to the poll's count (seen in CI under load). A poll cannot cost fewer RPCs than it
+  // makes, so the fewest over three quiet-started tries is its cost; every try is reported.
+  const tries = [];
+  for (let k = 0; k < 3; k++) {
+    const quiet = await quietController(conn);
+    const before = await sdiag(conn);
+    await runCycle(ctx, cluster.id);
+    const after = await sdiag(conn);
+    const byType = diff(after, before);
+    tries.push({ quiet, byType, total: Object.values(byType).reduce((a, b) => a + b, 0) });
+  }
+  const fewest = tries.reduce((a, b) => (b.total < a.total ? b : a));
+  const rpcs = fewest.byType;
+  const rpcTotal = fewest.total;
+  const quiet = fewest.quiet;
 
   // One scancel per array job (its tasks all go), one per job of its own.
   const jobIds = new Set((await listCampaignRuns(db, campaign.id)).items.map((r) => r.slurmJobId?.split('_')[0]).filter((id) => id));
@@ -182,6 +192,7 @@ async function main() {
     slurmctldRpcsPerPoll: rpcTotal,
     controllerQuietBeforePoll: quiet,
     rpcsByType: rpcs,
+    rpcTries: tries.map((t) => t.byType),
     plainSbatchLoopOnCluster: { jobs: LOOP, seconds: loopMs / 1000, jobsPerS: Math.round(LOOP / (loopMs / 1000)) },
     ergLoopOneChannel: Object.fromEntries(Object.entries(ergLoopMs).map(([k, ms]) => [k, { jobs: LOOP, seconds: Number((ms / 1000).toFixed(2)), jobsPerS: Math.round(LOOP / (ms / 1000)) }])),
     newSshConnectionPerSbatch: { jobs: FRESH, seconds: Number((freshMs / 1000).toFixed(2)), jobsPerS: Number((FRESH / (freshMs / 1000)).toFixed(1)) },

@@ -1,6 +1,7 @@
 // bench/submit.js in a quick mode (10 runs; 5 plain sbatch; 2 fresh connections) on the local
-// cluster: every run is queued, none refused, and one tracking poll costs slurmctld two RPCs
-// whatever the number of runs. Its rates belong in docs/benchmarks.md, not in assertions.
+// cluster: every run is queued, none refused, and one tracking poll costs slurmctld two RPCs (the
+// fewest over three polls: sdiag also counts job steps landing in the window) whatever the number
+// of runs. Its rates belong in docs/benchmarks.md, not in assertions.
 // Needs the build (apps/scheduler/dist).
 import { execFile } from 'node:child_process';
 import path from 'node:path';
