@@ -25,5 +25,5 @@ export * from './audit';
 export * from './secrets';
 export * from './cluster-lease';
 export { checkDatabase } from './readiness';
-export { type CampaignRunPhasesRow, listCampaignRunPhases, listRunMarksUpTo, runMarksSummary } from './run-phases';
+export { type CampaignRunDataMovementRow, type CampaignRunPhasesRow, listCampaignRunDataMovement, listCampaignRunPhases, listRunMarksUpTo, runMarksSummary } from './run-phases';
 export { storeJobMarks, type StoredJobMarks } from './run-marks';

@@ -48,3 +48,27 @@ export async function listRunMarksUpTo(db: Database, runId: string, limit: numbe
   );
   return rows.map((r) => ({ node: r.node, offset: Number(r.offset), kind: r.kind, name: r.name, t: r.t, clock: r.clock, writer: r.writer }));
 }
+
+/** One completed run's stored data movement (refreshRunEnergy's `dataMovement`), with its configuration. */
+export interface CampaignRunDataMovementRow {
+  runId: string;
+  key: string;
+  /** @erg/spec RunDataMovement as stored; the caller validates. */
+  dataMovement: unknown;
+}
+
+/**
+ * The data movement of a campaign's completed runs that have it (a node had a data-movement
+ * sensor), in the configurations' order and by repetition; like listCampaignRunPhases, only that
+ * member of each stored result is read.
+ */
+export async function listCampaignRunDataMovement(db: Database, campaignId: string): Promise<CampaignRunDataMovementRow[]> {
+  const rows = await poolOf(db).query<{ run_id: string; key: string; data_movement: unknown }>(
+    `SELECT r.id AS run_id, c.key, e.result->'dataMovement' AS data_movement
+     FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id
+     WHERE r.campaign_id = $1 AND r.state = 'completed' AND jsonb_typeof(e.result->'dataMovement') = 'object'
+     ORDER BY c.position, r.repetition`,
+    [campaignId],
+  );
+  return rows.rows.map((r) => ({ runId: r.run_id, key: r.key, dataMovement: r.data_movement }));
+}

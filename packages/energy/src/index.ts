@@ -83,3 +83,11 @@ export {
   computeRunDataMovement,
   TRANSFER_RATE_BPS,
 } from './data-movement';
+export {
+  type CampaignDataMovement,
+  type ConfigurationDataMovement,
+  type ConfigurationMovementRuns,
+  type KindMovementSummary,
+  type PhaseMovementSummary,
+  campaignDataMovement,
+} from './data-movement-summary';

@@ -1,6 +1,6 @@
-import { findCampaignPowerContext, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type CampaignRunPhasesRow, type ConfigurationEnergyRow, type Database } from '@erg/db';
-import { campaignPhases, campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
-import { CampaignSpec, RunPhases, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
+import { findCampaignPowerContext, listCampaignRunDataMovement, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type ConfigurationEnergyRow, type Database } from '@erg/db';
+import { campaignDataMovement, campaignPhases, campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
+import { CampaignSpec, RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
 import { runFingerprintClasses } from './fingerprint-classes';
 
 /**
@@ -64,17 +64,19 @@ function powerNote(context: Awaited<ReturnType<typeof findCampaignPowerContext>>
  * front on (mean time, mean energy); the best configurations and the trade-off between the fastest
  * and the most frugal; the runs left out and why; how many kinds of machine each configuration
  * ran on (grouped by them with groupBy 'fingerprint'); whether erg set the power state; the
- * energy per phase where runs marked phases; carbon and cost, and the front on other objectives
- * (`objectives`, default time and energy). Four queries, whatever the number of runs.
+ * energy per phase where runs marked phases; data movement where nodes measured it; carbon and
+ * cost, and the front on other objectives (`objectives`, default time and energy). Five queries,
+ * whatever the number of runs.
  */
 export async function campaignResultsView(
   db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint'; objectives?: readonly [Objective, Objective] } = {},
 ) {
-  const [rows, runNodes, context, phaseRows] = await Promise.all([
+  const [rows, runNodes, context, phaseRows, movementRows] = await Promise.all([
     listConfigurationEnergies(db, campaignId),
     listCampaignRunNodes(db, campaignId),
     findCampaignPowerContext(db, campaignId),
     listCampaignRunPhases(db, campaignId),
+    listCampaignRunDataMovement(db, campaignId),
   ]);
   const { byRun, classes } = runFingerprintClasses(runNodes);
   const { configs, runsLeftOut, currency } = countedRuns(rows, byRun);
@@ -82,24 +84,44 @@ export async function campaignResultsView(
   const results = campaignResults(configs, { groupBy, fingerprintClasses: classes, ...(options.objectives ? { objectives: options.objectives } : {}) });
   // The comparison names configurations; grouped by fingerprint the best are entries, so it is left out.
   const optimal = groupBy === 'configuration' && results.best ? { time: results.best.time, energy: results.best.energy } : null;
-  return { ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phaseRows, rows, optimal), currency };
+  const counting = countingRunIds(rows);
+  const phases = byConfiguration(phaseRows.map((r) => ({ ...r, value: r.phases })), counting, RunPhases);
+  const movement = byConfiguration(movementRows.map((r) => ({ ...r, value: r.dataMovement })), counting, RunDataMovement);
+  return { ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phases, optimal), dataMovement: dataMovementByConfiguration(movement), currency };
+}
+
+/** The runs whose figures count (countedFigures): per-phase and data-movement figures follow the same rule. */
+function countingRunIds(rows: readonly ConfigurationEnergyRow[]): Set<string> {
+  return new Set(rows.filter((r) => r.runId !== null && !countedFigures(r.result as StoredFigures | null).leftOut).map((r) => r.runId!));
+}
+
+/**
+ * One stored member of each counting run (its phases, its data movement), validated and grouped by
+ * configuration in the rows' order; a run left out of the figures, or whose member does not parse
+ * (stored by an older erg), is left out here too.
+ */
+function byConfiguration<T>(rows: readonly { runId: string; key: string; value: unknown }[], counting: ReadonlySet<string>, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): Map<string, T[]> {
+  const byKey = new Map<string, T[]>();
+  for (const r of rows) {
+    const parsed = schema.safeParse(r.value);
+    if (!counting.has(r.runId) || !parsed.success) continue;
+    const list = byKey.get(r.key);
+    if (list) list.push(parsed.data);
+    else byKey.set(r.key, [parsed.data]);
+  }
+  return byKey;
+}
+
+/** Data movement per configuration; null when no counting run measured any. */
+function dataMovementByConfiguration(byKey: ReadonlyMap<string, RunDataMovement[]>): CampaignDataMovement | null {
+  return byKey.size === 0 ? null : campaignDataMovement([...byKey].map(([key, runs]) => ({ key, runs })));
 }
 
 /**
  * Energy per phase per configuration, over the runs whose figures count (the same rule as the
  * other figures: a run left out of them is left out here) and that marked phases; null when none did.
  */
-function phasesByConfiguration(
-  phaseRows: readonly CampaignRunPhasesRow[], rows: readonly ConfigurationEnergyRow[], optimal: { time: string; energy: string } | null,
-): CampaignPhases | null {
-  if (phaseRows.length === 0) return null;
-  const counts = new Set(rows.filter((r) => r.runId !== null && !countedFigures(r.result as StoredFigures | null).leftOut).map((r) => r.runId));
-  const byKey = new Map<string, RunPhases[]>();
-  for (const r of phaseRows) {
-    const parsed = RunPhases.safeParse(r.phases);
-    if (!counts.has(r.runId) || !parsed.success) continue;
-    byKey.set(r.key, [...(byKey.get(r.key) ?? []), parsed.data]);
-  }
+function phasesByConfiguration(byKey: ReadonlyMap<string, RunPhases[]>, optimal: { time: string; energy: string } | null): CampaignPhases | null {
   if (byKey.size === 0) return null;
   const keys = new Set(byKey.keys());
   return campaignPhases(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LINK_KINDS, TRANSFER_DIRECTIONS } from './sensors';
+import { Summary } from './summary';
 
 /**
  * Data movement joined to energy (issue 15 §3): the bytes a run moved over each link — PCIe,
@@ -109,3 +110,46 @@ export const RunDataMovement = z
   })
   .meta({ id: 'RunDataMovement' });
 export type RunDataMovement = z.infer<typeof RunDataMovement>;
+
+/** One kind of link's traffic over a configuration's repetitions. */
+export const KindMovementSummary = z
+  .object({
+    kind: LinkKind,
+    bytes: Summary.describe('bytes per run (all directions, every link of this kind); a run that measured this kind and moved nothing counts 0'),
+    meanRateBps: Summary.describe('bytes / the run’s window (s), per run'),
+    joulesPerGB: Summary.describe('the run’s energy / (its bytes over this kind / 10⁹), per run; runs that moved nothing over it do not count'),
+  })
+  .meta({ id: 'KindMovementSummary' });
+export type KindMovementSummary = z.infer<typeof KindMovementSummary>;
+
+/** One phase's bytes beside its energy over a configuration's repetitions. */
+export const PhaseMovementSummary = z
+  .object({
+    name: z.string().describe('a phase’s name, or (unmarked)'),
+    energyJ: Summary.describe('inclusive energy per run, where it was attributed'),
+    timeS: Summary.describe('inclusive node-seconds per run (0 in a run where the phase did not occur)'),
+    bytes: z.partialRecord(LinkKind, Summary).describe('inclusive bytes per run per link kind (0 in a run where the phase did not occur)'),
+  })
+  .meta({ id: 'PhaseMovementSummary' });
+export type PhaseMovementSummary = z.infer<typeof PhaseMovementSummary>;
+
+/** A configuration's data movement over the repetitions that measured any. */
+export const ConfigurationDataMovement = z
+  .object({
+    key: z.string(),
+    n: z.number().describe('runs with data movement counted (their energy counts and a node had a data-movement sensor)'),
+    energyJ: Summary.describe('the energy of those runs: what their bytes are set against'),
+    kinds: z.array(KindMovementSummary).describe('per link kind any of its runs measured, in the order pcie, nvlink, c2c, memory'),
+    overlapFraction: Summary.describe('per run, the share of GPU busy time overlapped with transfers (runs with an overlap figure)'),
+    phases: z.array(PhaseMovementSummary).nullable().describe('bytes and energy per phase, by mean inclusive bytes, the largest first, (unmarked) last; null: no run marked phases'),
+  })
+  .meta({ id: 'ConfigurationDataMovement' });
+export type ConfigurationDataMovement = z.infer<typeof ConfigurationDataMovement>;
+
+/** Data movement per configuration (GET /v1/campaigns/:id/results `dataMovement`). */
+export const CampaignDataMovement = z
+  .object({
+    configurations: z.array(ConfigurationDataMovement).describe('configurations with at least one such run, in the campaign’s order'),
+  })
+  .meta({ id: 'CampaignDataMovement' });
+export type CampaignDataMovement = z.infer<typeof CampaignDataMovement>;

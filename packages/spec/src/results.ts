@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PowerStateSchema } from './telemetry';
 import { CampaignPhases, RunPhases } from './phases';
-import { RunDataMovement } from './data-movement';
+import { CampaignDataMovement, RunDataMovement } from './data-movement';
 import { Summary } from './summary';
 import { Objective, RunCarbon, RunCost } from './carbon-cost';
 
@@ -285,6 +285,7 @@ export const CampaignResults = z
       })
       .describe('whether the figures were measured at a power state erg set, or at whatever state the nodes were in'),
     phases: CampaignPhases.nullable().describe('energy per phase per configuration, where the runs marked phases; null: none did'),
+    dataMovement: CampaignDataMovement.nullable().describe('bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor'),
     objectives: z
       .tuple([Objective, Objective])
       .describe('what paretoFront and paretoOptimal were decided on (?objectives=, default time,energy); best, tradeoff and point are always on time and energy'),

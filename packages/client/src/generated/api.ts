@@ -3535,6 +3535,45 @@ export interface components {
             phases: components["schemas"]["PhaseDataMovementInput"][] | null;
             warnings: string[];
         };
+        KindMovementSummaryInput: {
+            /** @enum {string} */
+            kind: "pcie" | "nvlink" | "c2c" | "memory";
+            /** @description bytes per run (all directions, every link of this kind); a run that measured this kind and moved nothing counts 0 */
+            bytes: components["schemas"]["SummaryInput"];
+            /** @description bytes / the run’s window (s), per run */
+            meanRateBps: components["schemas"]["SummaryInput"];
+            /** @description the run’s energy / (its bytes over this kind / 10⁹), per run; runs that moved nothing over it do not count */
+            joulesPerGB: components["schemas"]["SummaryInput"];
+        };
+        PhaseMovementSummaryInput: {
+            /** @description a phase’s name, or (unmarked) */
+            name: string;
+            /** @description inclusive energy per run, where it was attributed */
+            energyJ: components["schemas"]["SummaryInput"];
+            /** @description inclusive node-seconds per run (0 in a run where the phase did not occur) */
+            timeS: components["schemas"]["SummaryInput"];
+            /** @description inclusive bytes per run per link kind (0 in a run where the phase did not occur) */
+            bytes: {
+                [key: string]: components["schemas"]["SummaryInput"];
+            };
+        };
+        ConfigurationDataMovementInput: {
+            key: string;
+            /** @description runs with data movement counted (their energy counts and a node had a data-movement sensor) */
+            n: number;
+            /** @description the energy of those runs: what their bytes are set against */
+            energyJ: components["schemas"]["SummaryInput"];
+            /** @description per link kind any of its runs measured, in the order pcie, nvlink, c2c, memory */
+            kinds: components["schemas"]["KindMovementSummaryInput"][];
+            /** @description per run, the share of GPU busy time overlapped with transfers (runs with an overlap figure) */
+            overlapFraction: components["schemas"]["SummaryInput"];
+            /** @description bytes and energy per phase, by mean inclusive bytes, the largest first, (unmarked) last; null: no run marked phases */
+            phases: components["schemas"]["PhaseMovementSummaryInput"][] | null;
+        };
+        CampaignDataMovementInput: {
+            /** @description configurations with at least one such run, in the campaign’s order */
+            configurations: components["schemas"]["ConfigurationDataMovementInput"][];
+        };
         TimeWindowInput: {
             startMs: number;
             endMs: number;
@@ -3797,6 +3836,8 @@ export interface components {
             };
             /** @description energy per phase per configuration, where the runs marked phases; null: none did */
             phases: components["schemas"]["CampaignPhasesInput"] | null;
+            /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
+            dataMovement: components["schemas"]["CampaignDataMovementInput"] | null;
             /** @description what paretoFront and paretoOptimal were decided on (?objectives=, default time,energy); best, tradeoff and point are always on time and energy */
             objectives: [
                 "time" | "energy" | "edp" | "carbon" | "cost",
@@ -5275,6 +5316,45 @@ export interface components {
             phases: components["schemas"]["PhaseDataMovement"][] | null;
             warnings: string[];
         };
+        KindMovementSummary: {
+            /** @enum {string} */
+            kind: "pcie" | "nvlink" | "c2c" | "memory";
+            /** @description bytes per run (all directions, every link of this kind); a run that measured this kind and moved nothing counts 0 */
+            bytes: components["schemas"]["Summary"];
+            /** @description bytes / the run’s window (s), per run */
+            meanRateBps: components["schemas"]["Summary"];
+            /** @description the run’s energy / (its bytes over this kind / 10⁹), per run; runs that moved nothing over it do not count */
+            joulesPerGB: components["schemas"]["Summary"];
+        };
+        PhaseMovementSummary: {
+            /** @description a phase’s name, or (unmarked) */
+            name: string;
+            /** @description inclusive energy per run, where it was attributed */
+            energyJ: components["schemas"]["Summary"];
+            /** @description inclusive node-seconds per run (0 in a run where the phase did not occur) */
+            timeS: components["schemas"]["Summary"];
+            /** @description inclusive bytes per run per link kind (0 in a run where the phase did not occur) */
+            bytes: {
+                [key: string]: components["schemas"]["Summary"];
+            };
+        };
+        ConfigurationDataMovement: {
+            key: string;
+            /** @description runs with data movement counted (their energy counts and a node had a data-movement sensor) */
+            n: number;
+            /** @description the energy of those runs: what their bytes are set against */
+            energyJ: components["schemas"]["Summary"];
+            /** @description per link kind any of its runs measured, in the order pcie, nvlink, c2c, memory */
+            kinds: components["schemas"]["KindMovementSummary"][];
+            /** @description per run, the share of GPU busy time overlapped with transfers (runs with an overlap figure) */
+            overlapFraction: components["schemas"]["Summary"];
+            /** @description bytes and energy per phase, by mean inclusive bytes, the largest first, (unmarked) last; null: no run marked phases */
+            phases: components["schemas"]["PhaseMovementSummary"][] | null;
+        };
+        CampaignDataMovement: {
+            /** @description configurations with at least one such run, in the campaign’s order */
+            configurations: components["schemas"]["ConfigurationDataMovement"][];
+        };
         TimeWindow: {
             startMs: number;
             endMs: number;
@@ -5537,6 +5617,8 @@ export interface components {
             };
             /** @description energy per phase per configuration, where the runs marked phases; null: none did */
             phases: components["schemas"]["CampaignPhases"] | null;
+            /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
+            dataMovement: components["schemas"]["CampaignDataMovement"] | null;
             /** @description what paretoFront and paretoOptimal were decided on (?objectives=, default time,energy); best, tradeoff and point are always on time and energy */
             objectives: [
                 "time" | "energy" | "edp" | "carbon" | "cost",
