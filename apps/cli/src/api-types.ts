@@ -21,3 +21,5 @@ export type RunPhases = AsReceived<Schemas['RunPhases']>;
 export type CampaignPhases = AsReceived<Schemas['CampaignPhases']>;
 export type ConfigurationPhases = AsReceived<Schemas['ConfigurationPhases']>;
 export type PhaseComparison = AsReceived<Schemas['PhaseComparison']>;
+export type CampaignDataMovement = AsReceived<Schemas['CampaignDataMovement']>;
+export type ConfigurationDataMovement = AsReceived<Schemas['ConfigurationDataMovement']>;

@@ -35,3 +35,8 @@ export {
   noCampaignPhasesText, PHASE_CSV_COLUMNS, PHASE_LEGEND, COMPARISON_PHASES_SHOWN, type PhaseResultsOutput,
 } from './results/by-phase';
 export type { Run, RunEnergy, RunPhasesView, RunPhases, CampaignPhases, ConfigurationPhases, PhaseComparison } from './api-types';
+export {
+  renderDataMovement, dataMovementTable, dataMovementMarkdown, dataMovementCsv, movementRows, phaseMovementTable, orderedDataMovement,
+  noDataMovementText, MOVEMENT_CSV_COLUMNS, MOVEMENT_LEGEND,
+} from './results/data-movement';
+export type { CampaignDataMovement, ConfigurationDataMovement } from './api-types';

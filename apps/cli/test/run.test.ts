@@ -1,6 +1,6 @@
 import { colors, NO_PROVENANCE, runReport, stripAnsi } from '@erg/cli';
 import { RunEnergyView, RunView } from '@erg/spec';
-import { energyFixture, runCarbonFixture, runCostFixture, runFixture } from './fixtures/run';
+import { energyFixture, runCarbonFixture, runCostFixture, runFixture, runMovementFixture } from './fixtures/run';
 import { ANSI, erg, routes, RUN_ID } from './helpers';
 
 const plain = colors(false);
@@ -8,7 +8,7 @@ const plain = colors(false);
 test("the fixtures are bodies the API's schemas accept", () => {
   expect(RunView.parse(runFixture())).toEqual(runFixture());
   const priced = energyFixture({ carbon: runCarbonFixture(), cost: runCostFixture() });
-  for (const body of [energyFixture(), priced]) expect(RunEnergyView.parse(body)).toEqual(body);
+  for (const body of [energyFixture(), priced, energyFixture({ dataMovement: runMovementFixture() })]) expect(RunEnergyView.parse(body)).toEqual(body);
 });
 
 describe('erg run: the report', () => {
@@ -215,5 +215,24 @@ describe('erg run: carbon and cost', () => {
     expect(out.stdout).toMatch(/^ {2}Cost {10}0\.0928 EUR$/m);
     const json = await erg(['run', RUN_ID, '--json'], { api });
     expect(JSON.parse(json.stdout).energy).toMatchObject({ carbon: runCarbonFixture(), cost: runCostFixture() });
+  });
+});
+
+describe('erg run: data movement', () => {
+  test('per kind of link: bytes, rate, J per GB, links and coverage; the GPU busy time overlapped with transfers; bytes per phase', () => {
+    const text = runReport(runFixture(), { figures: energyFixture({ dataMovement: runMovementFixture() }) }, plain).split('\nData movement\n')[1]!;
+    expect(text).toContain(
+      [
+        '  link          bytes       rate       J/GB  links  coverage',
+        '  PCIe         123 GB  2.00 GB/s   600 J/GB      1   100.0 %',
+        '  NVLink-C2C  1.23 TB  20.0 GB/s  60.0 J/GB      1    95.0 %',
+      ].join('\n'),
+    );
+    expect(text).toContain('  GPU busy 50.0 s (GPU-seconds), of which overlapped with transfers 30.0 s (60.0 %)');
+    expect(text).toContain('    phase        energy     PCIe  NVLink-C2C\n    offload     30.0 kJ   100 GB     1.00 TB\n    (unmarked)  43.8 kJ  23.0 GB      230 GB');
+  });
+
+  test('no section where the nodes had no data-movement sensor', () => {
+    expect(runReport(runFixture(), { figures: energyFixture() }, plain)).not.toContain('Data movement');
   });
 });

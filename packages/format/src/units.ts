@@ -94,6 +94,21 @@ export function formatCost(amount: Maybe, currency: string | null | undefined): 
   return currency ? `${text} ${currency}` : text;
 }
 
+/** Bytes, decimal as link bandwidths are quoted: "512 B", "12.3 GB", "1.00 TB". */
+export function formatBytes(bytes: Maybe): string {
+  return withPrefix(bytes, 'B');
+}
+
+/** A transfer rate: "2.00 GB/s". */
+export function formatByteRate(bytesPerS: Maybe): string {
+  return withPrefix(bytesPerS, 'B/s');
+}
+
+/** What a gigabyte moved cost in energy: "45.0 J/GB", "1.20 kJ/GB". */
+export function formatJoulesPerGB(joulesPerGB: Maybe): string {
+  return withPrefix(joulesPerGB, 'J/GB');
+}
+
 /** Energy: "46.0 J", "12.3 kJ", "1.00 MJ". */
 export function formatEnergy(joules: Maybe): string {
   return withPrefix(joules, 'J');

@@ -1,5 +1,5 @@
 import {
-  formatCarbon, formatCost, formatEdp, formatElapsed, formatEnergy, formatIntensity, formatNumber, formatP, formatPercent, formatPower, formatTime, formatWh, NO_VALUE,
+  formatByteRate, formatBytes, formatCarbon, formatCost, formatEdp, formatElapsed, formatEnergy, formatIntensity, formatJoulesPerGB, formatNumber, formatP, formatPercent, formatPower, formatTime, formatWh, NO_VALUE,
   plural, whIsHelpful, withPrefix,
 } from '@erg/format';
 
@@ -155,5 +155,24 @@ describe('carbon and cost', () => {
     expect(formatCost(value, 'EUR')).toBe(NO_VALUE);
     expect(formatIntensity(value)).toBe(NO_VALUE);
     expect(formatNumber(value)).toBe(NO_VALUE);
+  });
+});
+
+describe('data movement', () => {
+  test.each([
+    [0, '0 B'],
+    [512, '512 B'],
+    [12_345_678_901, '12.3 GB'],
+    [999.6e9, '1.00 TB'],
+  ])('%p bytes → %s (decimal prefixes, as link bandwidths are quoted)', (bytes, text) => {
+    expect(formatBytes(bytes)).toBe(text);
+  });
+
+  test('rates and J per GB', () => {
+    expect(formatByteRate(2e9)).toBe('2.00 GB/s');
+    expect(formatByteRate(450e6)).toBe('450 MB/s');
+    expect(formatJoulesPerGB(45.04)).toBe('45.0 J/GB');
+    expect(formatJoulesPerGB(1204)).toBe('1.20 kJ/GB');
+    expect(formatJoulesPerGB(null)).toBe(NO_VALUE);
   });
 });

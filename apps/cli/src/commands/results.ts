@@ -1,10 +1,11 @@
-// erg results CAMPAIGN [--format table|csv|json|markdown] [--sort energy|time|edp] [--group-by configuration|fingerprint] [--objectives A,B] [--by-phase]
+// erg results CAMPAIGN [--format table|csv|json|markdown] [--sort energy|time|edp] [--group-by configuration|fingerprint] [--objectives A,B] [--by-phase | --data-movement]
 import type { Command } from 'commander';
 import { CampaignResults, OBJECTIVES, type Objective } from '@erg/spec';
 import type { CommandContext } from '../context';
 import { CliError, usageError, withFlagNames } from '../errors';
 import { withExamples, type Act } from '../program';
 import { renderPhaseResults } from '../results/by-phase';
+import { renderDataMovement } from '../results/data-movement';
 import { ResultsSort, sortResults } from '../results/model';
 import { renderResults, ResultsFormat } from '../results/render';
 import { parseChoice, parseId, parseObjectivesArg } from './args';
@@ -24,6 +25,8 @@ export interface ResultsOptions {
   objectives?: [Objective, Objective];
   /** One row per configuration and phase instead of one per configuration. */
   byPhase?: boolean;
+  /** Bytes per configuration and link kind (and per phase) instead of the figures per configuration. */
+  dataMovement?: boolean;
 }
 
 /** Fetches a campaign's results and writes them to stdout in `format` (per phase with `byPhase`). */
@@ -31,6 +34,12 @@ export async function printResults(ctx: CommandContext, id: string, opts: Result
   // Phases are summarised per configuration only: refused before any request.
   if (opts.byPhase && opts.groupBy === 'fingerprint') {
     throw usageError('--by-phase cannot be combined with --group-by fingerprint: phases are summarised per configuration', 'drop --group-by fingerprint (or --by-phase)');
+  }
+  if (opts.dataMovement && opts.groupBy === 'fingerprint') {
+    throw usageError('--data-movement cannot be combined with --group-by fingerprint: data movement is summarised per configuration', 'drop --group-by fingerprint (or --data-movement)');
+  }
+  if (opts.dataMovement && opts.byPhase) {
+    throw usageError('--data-movement and --by-phase are two views: choose one', '--data-movement already shows bytes per phase beside energy per phase');
   }
   const query = {
     ...(opts.groupBy === undefined ? {} : { groupBy: opts.groupBy }),
@@ -43,8 +52,9 @@ export async function printResults(ctx: CommandContext, id: string, opts: Result
       throw err instanceof CliError ? withFlagNames(err, FLAG_OF) : err;
     });
   const sorted = sortResults(results, opts.sort);
-  if (!opts.byPhase) return void ctx.stdout.write(renderResults(sorted, opts.format, ctx.color));
-  const out = renderPhaseResults(sorted, opts.format, ctx.color, { sorted: opts.sort !== undefined });
+  if (!opts.byPhase && !opts.dataMovement) return void ctx.stdout.write(renderResults(sorted, opts.format, ctx.color));
+  const render = opts.byPhase ? renderPhaseResults : renderDataMovement;
+  const out = render(sorted, opts.format, ctx.color, { sorted: opts.sort !== undefined });
   ctx.stdout.write(out.stdout);
   if (out.stderr !== '') ctx.stderr.write(out.stderr);
 }
@@ -56,7 +66,7 @@ export function registerResults(program: Command, act: Act): void {
       .summary("a campaign's time, energy, EDP, carbon and cost per configuration")
       .description(
         "a campaign's results per configuration: time, energy, power, EDP — and carbon and cost where its clusters have those settings — with 95 % intervals, Pareto front and best configurations; " +
-          'with --by-phase, its energy per configuration and phase the runs marked',
+          'with --by-phase, its energy per configuration and phase the runs marked; with --data-movement, the bytes each configuration moved per kind of link, J per GB and transfer overlap',
       )
       .argument('<campaign>', 'campaign id', parseId('campaign'))
       .option('--format <format>', `output format: ${ResultsFormat.options.join(', ')}`, parseChoice(ResultsFormat), 'table')
@@ -66,6 +76,10 @@ export function registerResults(program: Command, act: Act): void {
       .option(
         '--by-phase',
         "one row per configuration and phase its runs marked (self and inclusive energy, time, share), then which phases account for what the runtime-optimal configuration spends beyond the energy-optimal one; json: the API's phases member",
+      )
+      .option(
+        '--data-movement',
+        "one row per configuration and link kind (PCIe, NVLink, NVLink-C2C, host memory): bytes and rate per run, J per GB, the share of GPU busy time overlapped with transfers; then bytes per phase beside energy per phase; json: the API's dataMovement member",
       )
       .addHelpText(
         'after',
@@ -79,5 +93,6 @@ export function registerResults(program: Command, act: Act): void {
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --objectives time,carbon',
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --by-phase',
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --by-phase --format csv > phases.csv',
+    'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --data-movement',
   ).action(act((ctx, cmd) => printResults(ctx, cmd.processedArgs[0] as string, cmd.opts())));
 }

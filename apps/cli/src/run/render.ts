@@ -1,10 +1,10 @@
 // One run as `erg run` prints it: what happened to it (state, Slurm job, times), what it was
 // measured on (each node's provenance), at which power state (the node helper's record), and its
 // energy figures with the state in force, Slurm's own figure, and its carbon and cost with what
-// they were computed with. Pure: the command fetches, this renders; the words shared with the web
+// they were computed with; what it moved over each kind of link, where its nodes measured it. Pure: the command fetches, this renders; the words shared with the web
 // app's run page come from @erg/format.
 import {
-  cpuMaxFreqText, fingerprintFacts, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
+  cpuMaxFreqText, fingerprintFacts, formatByteRate, formatBytes, formatJoulesPerGB, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
   formatTime, NO_NODE_PROVENANCE, NO_PROVENANCE, plural, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRecordRows, powerRecordStatus, powerRequestedText,
   powerStateText, slurmEnergyFigure,
 } from '@erg/format';
@@ -140,8 +140,44 @@ function energySection(answer: RunEnergyAnswer, color: Colors): string {
   return lines.join('\n');
 }
 
-/** The whole report: summary, provenance, power state (when recorded), energy. */
+const LINK_LABEL: Record<string, string> = { pcie: 'PCIe', nvlink: 'NVLink', c2c: 'NVLink-C2C', memory: 'host memory' };
+
+const MOVEMENT_COLUMNS: Column[] = [
+  { header: 'link' },
+  { header: 'bytes', align: 'right' },
+  { header: 'rate', align: 'right' },
+  { header: 'J/GB', align: 'right' },
+  { header: 'links', align: 'right' },
+  { header: 'coverage', align: 'right' },
+];
+
+/**
+ * What the run moved per kind of link over its window, J per GB of its whole energy (the kinds
+ * share it: not to be added) and how much of its GPUs' busy time overlapped with transfers; none
+ * where its nodes had no data-movement sensor. Per link and per phase: --format json (the API's).
+ */
+function dataMovementSection(answer: RunEnergyAnswer): string | null {
+  const m = answer.figures?.dataMovement;
+  if (!m) return null;
+  const rows = m.kinds.map((k) => [LINK_LABEL[k.kind] ?? k.kind, formatBytes(k.bytes), formatByteRate(k.meanRateBps), formatJoulesPerGB(k.joulesPerGB), String(k.links), formatPercent(k.coverage)]);
+  const lines = ['Data movement', indent(renderTable(MOVEMENT_COLUMNS, rows))];
+  if (m.overlap) {
+    lines.push(`  GPU busy ${formatTime(m.overlap.busyS)} (GPU-seconds), of which overlapped with transfers ${formatTime(m.overlap.overlappedS)} (${formatPercent(m.overlap.fraction)})`);
+  }
+  if (m.phases) {
+    const kinds = m.kinds.map((k) => k.kind).filter((kind) => m.phases!.some((p) => p.kinds[kind as keyof typeof p.kinds] !== undefined));
+    const columns: Column[] = [{ header: 'phase' }, { header: 'energy', align: 'right' }, ...kinds.map((k) => ({ header: LINK_LABEL[k] ?? k, align: 'right' as const }))];
+    const phaseRows = m.phases.map((p) => [p.name, formatEnergy(p.energyJ), ...kinds.map((k) => formatBytes(p.kinds[k as keyof typeof p.kinds]?.bytes))]);
+    lines.push('  Bytes per phase (inclusive: nested phases included)', indent(renderTable(columns, phaseRows), 4));
+  }
+  if (m.warnings.length > 0) lines.push(`  Warnings (${m.warnings.length}):`, ...m.warnings.map((w) => `    ${w}`));
+  return lines.join('\n');
+}
+
+/** The whole report: summary, provenance, power state (when recorded), energy, data movement (when measured). */
 export function runReport(run: Run, energy: RunEnergyAnswer, color: Colors, options: RunReportOptions = {}): string {
-  const sections = [renderFields(summaryFields(run, color)).trimEnd(), provenanceSection(run, options), powerRecordSection(run, color), energySection(energy, color)];
+  const sections = [
+    renderFields(summaryFields(run, color)).trimEnd(), provenanceSection(run, options), powerRecordSection(run, color), energySection(energy, color), dataMovementSection(energy),
+  ];
   return sections.filter((s): s is string => s !== null).join('\n\n') + '\n';
 }
