@@ -41,7 +41,7 @@ describe('suites: /v1/suites, triggers and verdicts (Postgres + Redis)', () => {
       const timeS = 10 * noise(0.01);
       const energyJ = 1000 * noise(0.02) * (run.configurationKey === 'n=2048' ? (opts.energyScale ?? 1) : 1);
       // The stored record as refreshRunEnergy writes it, as far as results and verdicts read it.
-      await storeRunEnergy(t.db, run.id, { timeS, energyJ, method: 'integrated', coverage: 1, result: { timeS, energyJ, edpJs: energyJ * timeS, ed2pJs2: energyJ * timeS ** 2, avgPowerW: energyJ / timeS, coverage: 1 } });
+      await storeRunEnergy(t.db, run.id, { timeS, energyJ, method: 'integrated', coverage: 1, result: { timeS, energyJ, edpJs: energyJ * timeS, ed2pJs2: energyJ * timeS ** 2, avgPowerW: energyJ / timeS, coverage: 1 } }, 0);
     }
   }
 

@@ -107,19 +107,32 @@ export interface RunEnergyFigures {
   result: Record<string, unknown>;
 }
 
-/** Stores (or replaces) a run's figures. */
-export async function storeRunEnergy(db: Database, runId: string, figures: RunEnergyFigures): Promise<void> {
-  await poolOf(db).query(
-    `INSERT INTO run_energy (run_id, time_s, energy_j, method, coverage, result) VALUES ($1, $2, $3, $4, $5, $6)
+/**
+ * Stores (or replaces) a run's figures computed from `batchesSeen` telemetry batches (countRunBatches,
+ * read before its inputs). Figures computed from more batches are never replaced: two overlapping
+ * recomputes of one run may finish in either order, and the one that read fewer must not win.
+ * Returns whether they were stored.
+ */
+export async function storeRunEnergy(db: Database, runId: string, figures: RunEnergyFigures, batchesSeen: number): Promise<boolean> {
+  const { rowCount } = await poolOf(db).query(
+    `INSERT INTO run_energy (run_id, time_s, energy_j, method, coverage, result, batches_seen) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (run_id) DO UPDATE SET computed_at = now(), time_s = EXCLUDED.time_s, energy_j = EXCLUDED.energy_j,
-       method = EXCLUDED.method, coverage = EXCLUDED.coverage, result = EXCLUDED.result`,
-    [runId, figures.timeS, figures.energyJ, figures.method, figures.coverage, JSON.stringify(figures.result)],
+       method = EXCLUDED.method, coverage = EXCLUDED.coverage, result = EXCLUDED.result, batches_seen = EXCLUDED.batches_seen
+     WHERE run_energy.batches_seen <= EXCLUDED.batches_seen`,
+    [runId, figures.timeS, figures.energyJ, figures.method, figures.coverage, JSON.stringify(figures.result), batchesSeen],
   );
+  return (rowCount ?? 0) > 0;
 }
 
-/** Forgets a run's figures (its telemetry is gone). */
-export async function deleteRunEnergy(db: Database, runId: string): Promise<void> {
-  await poolOf(db).query('DELETE FROM run_energy WHERE run_id = $1', [runId]);
+/** Forgets a run's figures (its telemetry is gone), unless they were computed from more than `batchesSeen` batches. */
+export async function deleteRunEnergy(db: Database, runId: string, batchesSeen = Number.MAX_SAFE_INTEGER): Promise<void> {
+  await poolOf(db).query('DELETE FROM run_energy WHERE run_id = $1 AND batches_seen <= $2', [runId, batchesSeen]);
+}
+
+/** How many telemetry batches a run has (they are only ever added): what its figures were computed from. */
+export async function countRunBatches(db: Database, runId: string): Promise<number> {
+  const { rows } = await poolOf(db).query<{ n: number }>('SELECT count(*)::int AS n FROM telemetry_batches WHERE run_id = $1', [runId]);
+  return rows[0]!.n;
 }
 
 /** A run's stored figures and when they were computed; null when none exist. */

@@ -1,4 +1,4 @@
-import { deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, readCarbonIntensityAround, type RunEnergyInputs, listRunMarks, listRunNodes, type RunMarkRecord, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
+import { countRunBatches, deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, readCarbonIntensityAround, type RunEnergyInputs, listRunMarks, listRunNodes, type RunMarkRecord, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
 import { expandHostlist } from '@erg/slurm';
 import { assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, type NodeTelemetry, type RunEnergy, type RunPhases, type SensorInfo, type Window } from '@erg/energy';
 import { CampaignSpec, expandPower, Telemetry, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
@@ -11,12 +11,23 @@ const EDGE_MARGIN_MS = 60_000;
 
 const nsToMs = (ns: bigint) => Number(ns) / 1e6;
 
+/** Test seams of refreshRunEnergy. */
+export interface RefreshOptions {
+  /** Runs after the inputs are read and before the figures are stored (tests interleave two refreshes with it). */
+  beforeStore?: () => Promise<void>;
+}
+
 /**
  * Computes a finished run's energy figures from its stored telemetry over its workload window
  * (and idle baseline), and stores them. Returns null — and stores nothing — while the run has no
- * workload window or no telemetry. Safe to call again whenever late telemetry arrives.
+ * workload window or no telemetry. Safe to call again whenever late telemetry arrives, and
+ * concurrently: the batches are counted before anything is read, and figures are only stored over
+ * figures computed from as many batches or fewer (storeRunEnergy), so an overlapping refresh that
+ * read less never replaces one that read more.
  */
-export async function refreshRunEnergy(db: Database, runId: string): Promise<StoredRunEnergy | null> {
+export async function refreshRunEnergy(db: Database, runId: string, options: RefreshOptions = {}): Promise<StoredRunEnergy | null> {
+  // Before the inputs: every batch counted here is in the series read below.
+  const batchesSeen = await countRunBatches(db, runId);
   const run = await findRunEnergyInputs(db, runId);
   if (!run || run.workloadStartNs === null || run.workloadEndNs === null) return null;
   const window = { startMs: nsToMs(run.workloadStartNs), endMs: nsToMs(run.workloadEndNs) };
@@ -30,7 +41,8 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
     listRunMarks(db, runId),
   ]);
   if (series.length === 0) {
-    await deleteRunEnergy(db, runId);
+    await options.beforeStore?.();
+    await deleteRunEnergy(db, runId, batchesSeen);
     return null;
   }
   const fallbackSource = (run.campaign.execution === 'import' ? 'import' : 'unknown') as SensorInfo['source'];
@@ -88,7 +100,8 @@ export async function refreshRunEnergy(db: Database, runId: string): Promise<Sto
     dataMovement: computeRunDataMovement({ window, nodes: [...nodes.values()], energyJ: energy.energyJ, marks: attributed, phases }),
     ...(await carbonAndCost(db, run.cluster, run.nodeList, window, energy)),
   };
-  await storeRunEnergy(db, runId, { timeS: energy.timeS, energyJ: energy.energyJ, method: energy.method, coverage: energy.coverage, result });
+  await options.beforeStore?.();
+  await storeRunEnergy(db, runId, { timeS: energy.timeS, energyJ: energy.energyJ, method: energy.method, coverage: energy.coverage, result }, batchesSeen);
   return result;
 }
 

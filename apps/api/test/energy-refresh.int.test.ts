@@ -1,0 +1,48 @@
+// Two recomputes of one run's energy that overlap (two late batches at once, the spool pull beside
+// a late push) may finish in either order: the one that read fewer batches must not store last.
+import { findRunEnergy } from '@erg/db';
+import { refreshRunEnergy } from '@erg/results';
+import { startTestApi, type TestApi } from './helpers';
+
+describe('refreshRunEnergy under overlapping refreshes (Postgres + Redis)', () => {
+  let t: TestApi;
+  async function ok(method: string, url: string, body?: unknown) {
+    const res = await t.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${t.token}` }, ...(body === undefined ? {} : { payload: body as object }) });
+    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+    return res.json();
+  }
+  const start = Date.now() - 3_600_000;
+  const power = (sensor: string, watts: number) => {
+    const t = Array.from({ length: 121 }, (_, i) => start - 1000 + i * 100);
+    return { sensor, t, v: t.map(() => watts) };
+  };
+
+  beforeAll(async () => {
+    t = await startTestApi();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  test('a refresh that read fewer batches, finishing after one that read more, does not replace its figures', async () => {
+    const created = await ok('POST', '/v1/campaigns', { name: 'overlap', execution: 'import', repetitions: 1, parameters: { x: [1] }, metrics: [] });
+    const runId = created.runs[0].id as string;
+    await ok('POST', `/v1/runs/${runId}/telemetry`, { node: 'n1', seq: 0, samples: [power('gpu0.power', 100)] });
+    await ok('POST', `/v1/runs/${runId}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
+    expect((await ok('GET', `/v1/runs/${runId}/energy`)).energyJ).toBeCloseTo(1000, 6);
+
+    // The slow refresh has read one batch; meanwhile a late batch (a second GPU) lands and its own
+    // refresh stores 2,000 J; only then does the slow one store.
+    const slow = refreshRunEnergy(t.db, runId, {
+      beforeStore: async () => {
+        await ok('POST', `/v1/runs/${runId}/telemetry`, { node: 'n1', seq: 1, samples: [power('gpu1.power', 100)] });
+        expect(((await findRunEnergy(t.db, runId))!.result as { energyJ: number }).energyJ).toBeCloseTo(2000, 6);
+      },
+    });
+    expect((await slow)!.energyJ).toBeCloseTo(1000, 6); // what it computed from what it read
+    expect((await ok('GET', `/v1/runs/${runId}/energy`)).energyJ).toBeCloseTo(2000, 6);
+    // A refresh now reads both batches again and stores the same.
+    expect((await refreshRunEnergy(t.db, runId))!.energyJ).toBeCloseTo(2000, 6);
+    expect((await ok('GET', `/v1/runs/${runId}/energy`)).energyJ).toBeCloseTo(2000, 6);
+  });
+});
