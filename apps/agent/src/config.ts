@@ -104,6 +104,8 @@ export const AgentConfig = z
     nvidiaSmi: z._default(path('must be a program path or name'), 'nvidia-smi'),
     /** DCGM's CLI, for the link traffic of its profiling fields (`dcgmi dmon`); absent on the node: no dcgm source. */
     dcgmi: z._default(path('must be a program path or name'), 'dcgmi'),
+    /** The perf tool, for Grace's host memory traffic from its SCF uncore PMU (`perf stat`); absent on the node: no perf source. */
+    perf: z._default(path('must be a program path or name'), 'perf'),
     /** "auto" or a comma-separated list of sources to use. */
     sources: Sources,
     /** On SIGTERM/SIGINT, how long to keep pushing unacknowledged batches before exiting. */
@@ -146,6 +148,7 @@ const OPTIONS = {
   'nvml-lib': 'nvmlLib',
   'nvidia-smi': 'nvidiaSmi',
   dcgmi: 'dcgmi',
+  perf: 'perf',
   srun: 'srun',
   'workload-dir': 'workloadDir',
   sources: 'sources',
@@ -175,6 +178,7 @@ Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGE
   --nvml-lib <path>          NVML library (default libnvidia-ml.so.1)
   --nvidia-smi <path>        nvidia-smi binary, used when NVML is unavailable (default nvidia-smi)
   --dcgmi <path>             DCGM's dcgmi, for PCIe/NVLink/C2C traffic from its profiling fields (default dcgmi)
+  --perf <path>              the perf tool, for Grace's host memory traffic from its SCF PMU (default perf)
   --srun <path>              srun binary, asked once for Slurm's version (default srun)
   --workload-dir <dir>       the campaign's workload directory; its git commit goes into the node's fingerprint
   --sources auto|<list>      sources to use: auto, or a list of ${SOURCE_NAMES.join(',')}
@@ -185,8 +189,9 @@ Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGE
 
 Sources (autodetected): nvml (needs the koffi package resolvable, e.g. through NODE_PATH),
 nvidia-smi, dcgm (dcgmi dmon, where DCGM's host engine runs), hwmon (GH200 power meters), rapl,
-resctrl (host memory traffic, where /sys/fs/resctrl is mounted), procfs, and a labelled CPU power
-model used only when no power sensor exists.
+resctrl (host memory traffic, where /sys/fs/resctrl is mounted), perf (Grace's host memory traffic
+from its SCF PMU, through perf stat; needs perf_event_paranoid <= 0 or CAP_PERFMON), procfs, and a
+labelled CPU power model used only when no power sensor exists.
 
 The node's fingerprint (sent with the first batch, and in <node>${NODE_FILE_SUFFIXES.meta}) also reads the job's
 environment: ${JOB_ENVIRONMENT.modules}, and the container from the first of

@@ -33,6 +33,7 @@ describe('parseCommandLine', () => {
       nvmlLib: 'libnvidia-ml.so.1',
       nvidiaSmi: 'nvidia-smi',
       srun: 'srun',
+      perf: 'perf',
       sources: 'auto',
       drainMs: 3000,
       maxBatchSamples: 50000,
@@ -48,9 +49,9 @@ describe('parseCommandLine', () => {
       '--run-id', RUN, '--spool-dir', 's', '--api-url', 'https://erg.example/api', '--token-file', 't', '--interval-ms', '100',
       '--batch-ms', '500', '--node', 'gh-001', '--model-idle-w', '40', '--model-max-w', '300', '--sysfs-root', '/x', '--procfs-root', '/y',
       '--nvml-lib', '/l.so', '--nvidia-smi', '/bin/smi', '--sources', 'hwmon, procfs,hwmon', '--drain-ms', '0', '--max-batch-samples', '10',
-      '--srun', '/opt/slurm/bin/srun', '--workload-dir', '/home/u/bench',
+      '--srun', '/opt/slurm/bin/srun', '--workload-dir', '/home/u/bench', '--perf', '/usr/bin/perf',
     ]);
-    expect(c).toMatchObject({ apiUrl: 'https://erg.example/api', intervalMs: 100, batchMs: 500, node: 'gh-001', modelIdleW: 40, modelMaxW: 300, sources: ['hwmon', 'procfs'], drainMs: 0, maxBatchSamples: 10, srun: '/opt/slurm/bin/srun', workloadDir: '/home/u/bench' });
+    expect(c).toMatchObject({ apiUrl: 'https://erg.example/api', intervalMs: 100, batchMs: 500, node: 'gh-001', modelIdleW: 40, modelMaxW: 300, sources: ['hwmon', 'procfs'], drainMs: 0, maxBatchSamples: 10, srun: '/opt/slurm/bin/srun', workloadDir: '/home/u/bench', perf: '/usr/bin/perf' });
   });
 
   test('the environment supplies ERG_AGENT_<OPTION>; the command line wins', () => {
@@ -62,7 +63,7 @@ describe('parseCommandLine', () => {
   test('--help wins over everything else', () => {
     expect(parseCommandLine(['--help'], {})).toEqual({ help: true });
     expect(USAGE).toContain('--run-id');
-    for (const option of ['--spool-dir', '--api-url', '--token-file', '--sources', '--drain-ms', '--max-batch-samples', '--nvml-lib', '--nvidia-smi', '--srun', '--workload-dir']) expect(USAGE).toContain(option);
+    for (const option of ['--spool-dir', '--api-url', '--token-file', '--sources', '--drain-ms', '--max-batch-samples', '--nvml-lib', '--nvidia-smi', '--srun', '--workload-dir', '--perf']) expect(USAGE).toContain(option);
     for (const variable of ['LOADEDMODULES', 'ERG_CONTAINER_IMAGE', 'ERG_CONTAINER_DIGEST', 'APPTAINER_CONTAINER']) expect(USAGE).toContain(variable);
   });
 

@@ -42,7 +42,7 @@ export function rewrite(file: string, content: string | number): void {
 
 /** A full agent configuration from command-line style options (defaults filled in by the real schema). */
 export function configFrom(options: Record<string, string | number>): AgentConfig {
-  const argv = ['--run-id', randomUUID(), '--spool-dir', '/nonexistent-spool', '--nvml-lib', '/nonexistent/libnvidia-ml.so.1', '--nvidia-smi', '/nonexistent/nvidia-smi', '--dcgmi', '/nonexistent/dcgmi'];
+  const argv = ['--run-id', randomUUID(), '--spool-dir', '/nonexistent-spool', '--nvml-lib', '/nonexistent/libnvidia-ml.so.1', '--nvidia-smi', '/nonexistent/nvidia-smi', '--dcgmi', '/nonexistent/dcgmi', '--perf', '/nonexistent/perf'];
   for (const [k, v] of Object.entries(options)) argv.push(`--${k}`, String(v));
   const parsed = parseCommandLine(argv, {});
   if (parsed.help) throw new Error('unexpected --help');
@@ -102,7 +102,7 @@ export async function spawnAgent(args: string[], env: NodeJS.ProcessEnv = {}): P
 export function agentArgs(spoolDir: string, sysfsRoot: string, extra: string[] = []): string[] {
   return [
     '--run-id', RUN_ID, '--spool-dir', spoolDir, '--node', 'node1', '--sysfs-root', sysfsRoot,
-    '--procfs-root', path.join(FIXTURES, 'procfs'), '--nvml-lib', '/nonexistent/libnvidia-ml.so.1', '--nvidia-smi', '/nonexistent/nvidia-smi', '--dcgmi', '/nonexistent/dcgmi',
+    '--procfs-root', path.join(FIXTURES, 'procfs'), '--nvml-lib', '/nonexistent/libnvidia-ml.so.1', '--nvidia-smi', '/nonexistent/nvidia-smi', '--dcgmi', '/nonexistent/dcgmi', '--perf', '/nonexistent/perf',
     ...extra,
   ];
 }

@@ -120,7 +120,7 @@ export function sensorName(component: Component, index: number, quantity: Quanti
 }
 
 /** Where a sensor's values come from; `model` marks an estimate, not a measurement; `import` marks values measured elsewhere and imported. */
-export const SENSOR_SOURCES = ['nvml', 'nvidia-smi', 'dcgm', 'hwmon', 'rapl', 'resctrl', 'procfs', 'model', 'import'] as const;
+export const SENSOR_SOURCES = ['nvml', 'nvidia-smi', 'dcgm', 'hwmon', 'rapl', 'resctrl', 'perf', 'procfs', 'model', 'import'] as const;
 export type SensorSource = (typeof SENSOR_SOURCES)[number];
 
 /** What a batch says about one sensor (on the first batch of an agent process, and whenever its sensor set changes). */

@@ -3,6 +3,7 @@ import type { Logger } from '../log';
 import { SampleStore, sinkFor, type SampleSink } from '../samples';
 import type { SourceName } from '../wire';
 import { detectDcgm } from './dcgm';
+import { detectGracePmu } from './grace-pmu';
 import { detectHwmon } from './hwmon';
 import { detectModel } from './model';
 import { detectNvidiaSmi } from './nvidia-smi';
@@ -30,9 +31,9 @@ export interface Detection {
 }
 
 /**
- * Finds this node's sensors. With `sources: 'auto'`: hwmon, rapl, resctrl, dcgm, nvml, nvidia-smi
- * (only when NVML is absent), procfs, and the power model only when no power or energy sensor
- * exists. With an explicit list: those sources (nvidia-smi still only when nvml is absent or not
+ * Finds this node's sensors. With `sources: 'auto'`: hwmon, rapl, resctrl, perf (Grace's SCF PMU),
+ * dcgm, nvml, nvidia-smi (only when NVML is absent), procfs, and the power model only when no
+ * power or energy sensor exists. With an explicit list: those sources (nvidia-smi still only when nvml is absent or not
  * listed; model whenever listed). Sensor names are registered first come, first served, in
  * this order, so hwmon's module meter is kept over NVML's module-scope field where both exist;
  * each source is told the names already offered (`taken`), so NVML leaves the link traffic DCGM
@@ -62,6 +63,7 @@ export function detectSources(config: AgentConfig, log: Logger, onDrop: (sensor:
   tryDetect('hwmon', detectHwmon);
   tryDetect('rapl', detectRapl);
   tryDetect('resctrl', detectResctrl);
+  tryDetect('perf', detectGracePmu);
   tryDetect('dcgm', detectDcgm);
   const nvml = tryDetect('nvml', detectNvml);
   if (!nvml) tryDetect('nvidia-smi', detectNvidiaSmi);
