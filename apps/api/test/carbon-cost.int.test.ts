@@ -4,6 +4,7 @@
 // carbon) beside the default (time, energy).
 import { generateKeyPairSync } from 'node:crypto';
 import { findClusterByName, putCarbonIntensity } from '@erg/db';
+import { refreshStaleRunEnergy } from '@erg/results';
 import { startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
@@ -151,6 +152,8 @@ describe('carbon and cost of runs and configurations (Postgres + Redis)', () => 
     expect((await ok('GET', `/v1/runs/${runOf(1, 1)}/energy`)).cost).toEqual(first.cost);
     // …until the run's energy is computed again (late telemetry): then with the settings of that moment.
     await measure(runOf(1, 1), T, 10, 300, 1);
+    // The scheduler recomputes late telemetry (here called as its tick would).
+    expect(await refreshStaleRunEnergy(t.db)).toEqual([runOf(1, 1)]);
     const again = await ok('GET', `/v1/runs/${runOf(1, 1)}/energy`);
     expect(again.cost).toMatchObject({ currency: 'USD', perNodeHour: 10, perKWh: null, energyCost: null, total: expect.closeTo((10 / 3600) * 10, 12) });
     // The results count costs in one currency, the one most runs' are in: the run priced in USD is left out of the cost.

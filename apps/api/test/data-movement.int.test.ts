@@ -1,7 +1,8 @@
 // Data movement joined to energy (issue 15 §3) through the API: an import campaign whose runs send
 // GPU power, PCIe and C2C rates and GPU utilisation; each run's bytes, J per GB and overlap in
 // GET /v1/runs/:id/energy; per configuration in GET /v1/campaigns/:id/results; a late batch that
-// adds traffic changes both.
+// adds traffic marks the run stale and, recomputed, changes both.
+import { refreshStaleRunEnergy } from '@erg/results';
 import { startTestApi, type TestApi } from './helpers';
 
 const SPEC = { name: 'movement', execution: 'import', repetitions: 2, parameters: { offload: ['cpu', 'none'] }, metrics: [] };
@@ -69,9 +70,14 @@ describe('data movement per run and per configuration (Postgres + Redis)', () =>
     expect(offload.energyJ.mean).toBeCloseTo(config.energyJ.mean, 6);
     expect(resident.kinds[0]!.joulesPerGB.mean).toBeGreaterThan(offload.kinds[0]!.joulesPerGB.mean);
 
-    // A late batch over the finished run: NVLink traffic it had not reported.
+    // A late batch over the finished run: NVLink traffic it had not reported. The figures say they
+    // are stale until the scheduler's recompute (called here as its tick would).
+    expect(energy.stale).toBe(false);
     await ok('POST', `/v1/runs/${cpu[0]!.id}/telemetry`, { node: 'n1', seq: 1, samples: [series('gpu0.nvlink_tx', 1e9)] });
+    expect(await ok('GET', `/v1/runs/${cpu[0]!.id}/energy`)).toMatchObject({ stale: true, dataMovement: { kinds: [{ kind: 'pcie' }, { kind: 'c2c' }] } });
+    expect(await refreshStaleRunEnergy(t.db)).toEqual([cpu[0]!.id]);
     const later = await ok('GET', `/v1/runs/${cpu[0]!.id}/energy`);
+    expect(later.stale).toBe(false);
     expect(later.dataMovement.kinds.map((k: { kind: string }) => k.kind)).toEqual(['pcie', 'nvlink', 'c2c']);
     const again = await ok('GET', `/v1/campaigns/${created.id}/results`);
     const nvlink = again.dataMovement.configurations.find((c: { key: string }) => c.key === cpu[0]!.configurationKey).kinds.find((k: { kind: string }) => k.kind === 'nvlink');

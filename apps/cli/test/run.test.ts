@@ -236,3 +236,8 @@ describe('erg run: data movement', () => {
     expect(runReport(runFixture(), { figures: energyFixture() }, plain)).not.toContain('Data movement');
   });
 });
+
+test('erg run says when the figures are behind late telemetry', () => {
+  expect(runReport(runFixture(), { figures: energyFixture({ stale: true }) }, plain)).toMatch(/^ {2}Stale {9}telemetry arrived after these figures were computed; the scheduler recomputes them at its next tick$/m);
+  expect(runReport(runFixture(), { figures: energyFixture() }, plain)).not.toContain('Stale');
+});

@@ -1,5 +1,6 @@
 import { Worker, type Job, type Queue } from 'bullmq';
 import { clustersWithWork } from '@erg/db';
+import { refreshStaleRunEnergy } from '@erg/results';
 import { createSchedulerQueue, enqueue, jobs, QUEUE_NAME, redisConnection } from '@erg/queue';
 import type { SchedulerContext } from './context';
 import { runCycle } from './cycle';
@@ -33,12 +34,16 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
           // crashed process blocks its job id until BullMQ declares it stalled, a tick never does.
           const clusterIds = await clustersWithWork(ctx.db);
           const results = await Promise.allSettled(clusterIds.map((clusterId) => runCycle(ctx, clusterId)));
-          // After the cycles, so that a campaign they just finished is judged in this same tick.
-          const housekeeping = await Promise.allSettled([suiteHousekeeping(ctx, queue), schedules.maybeSync()]);
+          // After the cycles, so that a campaign they just finished is judged in this same tick;
+          // late telemetry's recomputes too (the API leaves them here, out of its requests).
+          const housekeeping = await Promise.allSettled([suiteHousekeeping(ctx, queue), schedules.maybeSync(), refreshStale(ctx)]);
           const failed = [...results, ...housekeeping].filter((r) => r.status === 'rejected');
           if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
           return;
         }
+        case 'refresh-energy':
+          await refreshStale(ctx);
+          return;
         case 'suite-trigger':
           await runScheduledTrigger(ctx, queue, job);
           return;
@@ -67,6 +72,12 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
       await queue.close();
     },
   };
+}
+
+/** Recomputes the runs whose telemetry changed after their energy was computed; a run that fails is logged and tried again next time. */
+async function refreshStale(ctx: SchedulerContext): Promise<void> {
+  const done = await refreshStaleRunEnergy(ctx.db, { onError: (runId, err) => ctx.log.error({ runId, err: (err as Error).message }, 'recomputing a run\'s energy after late telemetry failed; will retry') });
+  if (done.length > 0) ctx.log.info({ runs: done.length }, 'recomputed energy after late telemetry');
 }
 
 /**

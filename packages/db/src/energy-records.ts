@@ -1,4 +1,5 @@
 import type { ClusterCarbon, ClusterPrice } from '@erg/spec';
+import type pg from 'pg';
 import { poolOf, prismaOf, type Database } from './client';
 
 /**
@@ -17,6 +18,8 @@ export interface RunEnergyInputs {
   nodeList: string | null;
   /** Slurm's own energy figure for the job (sacct ConsumedEnergyRaw, J); null: none. */
   slurmEnergyJ: number | null;
+  /** When the run was finalized (its windows and outputs read); null while it is not. */
+  finalizedAt: Date | null;
   configuration: { key: string; parameters: Record<string, string | number | boolean> };
   campaign: { spec: unknown; execution: 'slurm' | 'import' };
   /**
@@ -32,7 +35,7 @@ export async function findRunEnergyInputs(db: Database, runId: string): Promise<
   const run = await prismaOf(db).run.findUnique({
     where: { id: runId },
     select: {
-      workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true, nodeList: true, slurmEnergyJ: true,
+      workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true, nodeList: true, slurmEnergyJ: true, finalizedAt: true,
       configuration: { select: { key: true, parameters: true } },
       campaign: { select: { spec: true, execution: true, cluster: { select: SETTINGS } } },
     },
@@ -133,6 +136,53 @@ export async function deleteRunEnergy(db: Database, runId: string, batchesSeen =
 export async function countRunBatches(db: Database, runId: string): Promise<number> {
   const { rows } = await poolOf(db).query<{ n: number }>('SELECT count(*)::int AS n FROM telemetry_batches WHERE run_id = $1', [runId]);
   return rows[0]!.n;
+}
+
+/**
+ * Marks runs as having telemetry their energy figures have not seen, in the transaction that
+ * stores it: a new row, or its version raised. Distinct ids in sorted order (lock order).
+ */
+export async function markEnergyDirty(client: Pick<pg.PoolClient, 'query'>, runIds: readonly string[]): Promise<void> {
+  const ids = [...new Set(runIds)].sort();
+  if (ids.length === 0) return;
+  await client.query(
+    `INSERT INTO run_energy_dirty (run_id) SELECT id FROM unnest($1::uuid[]) AS id ORDER BY id
+     ON CONFLICT (run_id) DO UPDATE SET version = run_energy_dirty.version + 1`,
+    [ids],
+  );
+}
+
+/** The run's dirty marker version (null: its figures have seen all its telemetry). Read before the inputs. */
+export async function energyDirtyVersion(db: Database, runId: string): Promise<bigint | null> {
+  const { rows } = await poolOf(db).query<{ version: string }>('SELECT version FROM run_energy_dirty WHERE run_id = $1', [runId]);
+  return rows[0] ? BigInt(rows[0].version) : null;
+}
+
+/** Clears the marker if it is still at `version` (a batch stored since keeps it). */
+export async function clearEnergyDirty(db: Database, runId: string, version: bigint): Promise<void> {
+  await poolOf(db).query('DELETE FROM run_energy_dirty WHERE run_id = $1 AND version = $2', [runId, version.toString()]);
+}
+
+/**
+ * Finalized runs whose telemetry changed after their figures were computed (a late batch, a
+ * recompute that crashed), the longest-waiting first: what the scheduler recomputes each tick.
+ */
+export async function listStaleEnergyRuns(db: Database, limit: number): Promise<string[]> {
+  const { rows } = await poolOf(db).query<{ run_id: string }>(
+    `SELECT d.run_id FROM run_energy_dirty d JOIN runs r ON r.id = d.run_id
+     WHERE r.finalized_at IS NOT NULL ORDER BY d.since, d.run_id LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => r.run_id);
+}
+
+/** Whether a finalized run's figures are behind its telemetry (a recompute is due). */
+export async function isEnergyStale(db: Database, runId: string): Promise<boolean> {
+  const { rows } = await poolOf(db).query(
+    'SELECT 1 FROM run_energy_dirty d JOIN runs r ON r.id = d.run_id WHERE d.run_id = $1 AND r.finalized_at IS NOT NULL',
+    [runId],
+  );
+  return rows.length > 0;
 }
 
 /** A run's stored figures and when they were computed; null when none exist. */

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { poolOf, withTransaction, type Database } from './client';
 import { encodeCopyBinary, type CopyValue } from './copy-binary';
+import { markEnergyDirty } from './energy-records';
 import { storeRunMarks } from './run-marks';
 
 /**
@@ -16,7 +17,8 @@ import { storeRunMarks } from './run-marks';
  * idempotent; new batches are learnt from its INSERT … ON CONFLICT DO NOTHING RETURNING — and,
  * loaded with a binary COPY, one row per sensor per new batch in telemetry_chunks holding the batch's samples
  * of that sensor as little-endian float64 arrays (t in Unix ms, v in the sensor's unit). A new
- * batch's phase marks go to run_marks in the same transaction (run-marks.ts).
+ * batch's phase marks go to run_marks in the same transaction (run-marks.ts), and its run is
+ * marked as having telemetry its energy figures have not seen (run_energy_dirty, energy-records.ts).
  */
 export interface WriteResult {
   accepted: number;
@@ -138,6 +140,9 @@ export class TelemetryWriter {
           [sensorCols.run, sensorCols.node, sensorCols.sensor, sensorCols.source, sensorCols.unit, sensorCols.scope, sensorCols.wrapAt, sensorCols.averagingMs, sensorCols.updateMs],
         );
       }
+      // Last, so the markers' row locks are held for the commit only; in id order, so two
+      // flushes of the same runs cannot deadlock.
+      await markEnergyDirty(client, stored.map((p) => p.runId));
       return accepted;
     });
     for (const p of group) {

@@ -35,6 +35,12 @@ export const jobs = {
     payload: z.object({}),
     options: (): JobsOptions => ({ removeOnComplete: true, removeOnFail: 10 }),
   },
+  'refresh-energy': {
+    payload: z.object({}),
+    // One waiting at a time: it recomputes every stale run it finds (refreshStaleRunEnergy); the
+    // tick does the same, so a lost one costs at most one poll interval.
+    options: (): JobsOptions => ({ jobId: 'refresh-energy', removeOnComplete: true, removeOnFail: 10, attempts: 1 }),
+  },
   'suite-trigger': {
     payload: z.object({ suiteId: z.uuid() }),
     // Retried: the job id (one per cron slot) makes a second attempt find the first one's run.

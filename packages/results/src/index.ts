@@ -1,6 +1,6 @@
 // @erg/results — the glue between the database and the pure math: loads a run's telemetry or a
 // campaign's figures through @erg/db, computes with @erg/energy and @erg/regress, stores or
 // returns what the API serves.
-export { refreshRunEnergy, runEnergyView } from './store-run-energy';
+export { refreshRunEnergy, refreshStaleRunEnergy, runEnergyView, STALE_REFRESH_LIMIT, type RefreshOptions } from './store-run-energy';
 export { campaignResultsView } from './load-campaign-results';
 export { campaignVerdictView } from './judge-campaign';

@@ -1,10 +1,10 @@
-import { countRunBatches, deleteRunEnergy, findRunEnergy, findRunEnergyInputs, listNeighbourJobs, readCarbonIntensityAround, type RunEnergyInputs, listRunMarks, listRunNodes, type RunMarkRecord, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
+import { clearEnergyDirty, countRunBatches, deleteRunEnergy, energyDirtyVersion, findRunEnergy, isEnergyStale, listStaleEnergyRuns, findRunEnergyInputs, listNeighbourJobs, readCarbonIntensityAround, type RunEnergyInputs, listRunMarks, listRunNodes, type RunMarkRecord, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
 import { expandHostlist } from '@erg/slurm';
 import { assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, type NodeTelemetry, type RunEnergy, type RunPhases, type SensorInfo, type Window } from '@erg/energy';
 import { CampaignSpec, expandPower, Telemetry, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
 
 /** What is stored per run: the view without the run id and the time it was computed (those are columns). */
-type StoredRunEnergy = Omit<RunEnergyView, 'runId' | 'computedAt'>;
+type StoredRunEnergy = Omit<RunEnergyView, 'runId' | 'computedAt' | 'stale'>;
 
 /** Samples this far outside the window are still read: the edges are interpolated from them. */
 const EDGE_MARGIN_MS = 60_000;
@@ -26,10 +26,20 @@ export interface RefreshOptions {
  * read less never replaces one that read more.
  */
 export async function refreshRunEnergy(db: Database, runId: string, options: RefreshOptions = {}): Promise<StoredRunEnergy | null> {
-  // Before the inputs: every batch counted here is in the series read below.
-  const batchesSeen = await countRunBatches(db, runId);
+  // Before the inputs: every batch counted here, and every batch the marker's version stands
+  // for, is in the series read below.
+  const [dirty, batchesSeen] = await Promise.all([energyDirtyVersion(db, runId), countRunBatches(db, runId)]);
+  const settled = async () => {
+    if (dirty !== null) await clearEnergyDirty(db, runId, dirty);
+  };
   const run = await findRunEnergyInputs(db, runId);
-  if (!run || run.workloadStartNs === null || run.workloadEndNs === null) return null;
+  if (!run) return null;
+  if (run.workloadStartNs === null || run.workloadEndNs === null) {
+    // A finalized run without a workload window (it failed before its workload ran) has nothing to
+    // compute from, now or later; one not finalized yet is computed when it is.
+    if (run.finalizedAt !== null) await settled();
+    return null;
+  }
   const window = { startMs: nsToMs(run.workloadStartNs), endMs: nsToMs(run.workloadEndNs) };
   const idle = run.idleStartNs !== null && run.idleEndNs !== null ? { startMs: nsToMs(run.idleStartNs), endMs: nsToMs(run.idleEndNs) } : undefined;
   const from = Math.min(window.startMs, idle?.startMs ?? window.startMs) - EDGE_MARGIN_MS;
@@ -43,6 +53,7 @@ export async function refreshRunEnergy(db: Database, runId: string, options: Ref
   if (series.length === 0) {
     await options.beforeStore?.();
     await deleteRunEnergy(db, runId, batchesSeen);
+    await settled();
     return null;
   }
   const fallbackSource = (run.campaign.execution === 'import' ? 'import' : 'unknown') as SensorInfo['source'];
@@ -102,13 +113,36 @@ export async function refreshRunEnergy(db: Database, runId: string, options: Ref
   };
   await options.beforeStore?.();
   await storeRunEnergy(db, runId, { timeS: energy.timeS, energyJ: energy.energyJ, method: energy.method, coverage: energy.coverage, result }, batchesSeen);
+  await settled();
   return result;
+}
+
+/** Most stale runs one call of refreshStaleRunEnergy recomputes: a tick's share, the rest wait for the next. */
+export const STALE_REFRESH_LIMIT = 50;
+
+/**
+ * Recomputes the finalized runs whose telemetry changed after their figures were computed (late
+ * batches: the API stores them and leaves the recompute here, out of its requests; a recompute
+ * that crashed), the longest-waiting first, one after another. Returns the runs recomputed. A run
+ * whose recompute throws stays marked (tried again next time) and does not stop the others.
+ */
+export async function refreshStaleRunEnergy(db: Database, options: { limit?: number; onError?: (runId: string, err: unknown) => void } = {}): Promise<string[]> {
+  const done: string[] = [];
+  for (const runId of await listStaleEnergyRuns(db, options.limit ?? STALE_REFRESH_LIMIT)) {
+    try {
+      await refreshRunEnergy(db, runId);
+      done.push(runId);
+    } catch (err) {
+      options.onError?.(runId, err);
+    }
+  }
+  return done;
 }
 
 /**
  * The marks energy per phase and bytes per phase are computed from: all of them, or under a
  * budget the first MAX_ATTRIBUTED_MARKS by time — the attribution's cost grows with the marks
- * (about 10 ms per 1,000 here), and a late batch recomputes it inside the API's request.
+ * (about 10 ms per 1,000 here): a recompute runs in the scheduler (an import's finish request computes its first).
  */
 function attributedMarks(marks: RunMarkRecord[]): RunMarkRecord[] {
   return marks.length <= MAX_ATTRIBUTED_MARKS ? marks : [...marks].sort((a, b) => a.t - b.t).slice(0, MAX_ATTRIBUTED_MARKS);
@@ -215,5 +249,7 @@ export async function runEnergyView(db: Database, runId: string): Promise<RunEne
   // Those stored before carbon and cost existed have neither: none were computed, as for a cluster without settings.
   // Those stored before data movement existed have none: as for a node without data-movement sensors.
   const stored = r?.result as Partial<StoredRunEnergy> | undefined;
-  return r ? { runId, computedAt: r.computedAt.toISOString(), ...(r.result as StoredRunEnergy), phases: stored!.phases ?? null, dataMovement: stored!.dataMovement ?? null, carbon: stored!.carbon ?? null, cost: stored!.cost ?? null } : null;
+  if (!r) return null;
+  const stale = await isEnergyStale(db, runId);
+  return { runId, computedAt: r.computedAt.toISOString(), stale, ...(r.result as StoredRunEnergy), phases: stored!.phases ?? null, dataMovement: stored!.dataMovement ?? null, carbon: stored!.carbon ?? null, cost: stored!.cost ?? null };
 }

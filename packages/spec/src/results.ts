@@ -154,6 +154,9 @@ export const RunEnergyView = z.object({
   dataMovement: RunDataMovement.nullable().describe('bytes moved per link (PCIe, NVLink, C2C, host memory), J per GB, transfer overlap and bytes per phase; null: no node had a data-movement sensor'),
   carbon: RunCarbon.nullable().describe("gCO2e of the run with the intensity and PUE used, from its cluster's settings when its energy was computed; null: the cluster has no carbon settings (or the run none)"),
   cost: RunCost.nullable().describe("the run's cost with the prices used, from its cluster's price when its energy was computed; null: the cluster has no price"),
+  stale: z
+    .boolean()
+    .describe('true: telemetry arrived after these figures were computed (a late batch); the scheduler recomputes them at its next tick (ERG_POLL_INTERVAL_MS) and these are the figures until then'),
 }).meta({ id: 'RunEnergy' });
 export type RunEnergyView = z.infer<typeof RunEnergyView>;
 
@@ -285,7 +288,6 @@ export const CampaignResults = z
       })
       .describe('whether the figures were measured at a power state erg set, or at whatever state the nodes were in'),
     phases: CampaignPhases.nullable().describe('energy per phase per configuration, where the runs marked phases; null: none did'),
-    dataMovement: CampaignDataMovement.nullable().describe('bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor'),
     objectives: z
       .tuple([Objective, Objective])
       .describe('what paretoFront and paretoOptimal were decided on (?objectives=, default time,energy); best, tradeoff and point are always on time and energy'),
@@ -293,6 +295,7 @@ export const CampaignResults = z
       .string()
       .nullable()
       .describe("the currency of every cost (the runs' clusters' price), the one most runs' costs are in; a run priced in another (a price changed currency) has its cost left out (cost.n says how many count); null: no run has a cost"),
+    dataMovement: CampaignDataMovement.nullable().describe('bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor'),
   })
   .meta({ id: 'CampaignResults' });
 export type CampaignResults = z.infer<typeof CampaignResults>;

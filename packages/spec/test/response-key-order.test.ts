@@ -11,6 +11,8 @@ describe('response schemas keep the key order the API has always answered with',
       'nodes', 'gaps', 'warnings', 'flags', 'idle', 'power', 'energyPerUnit', 'window', 'idleWindow', 'slurmEnergy', 'phases', 'dataMovement',
       // Carbon and cost (issue 15 §4) come after every figure that was there before them.
       'carbon', 'cost',
+      // Whether a recompute is due (late telemetry) came after them.
+      'stale',
     ]);
     expect(Object.keys(RunCarbon.shape)).toEqual(['gCO2e', 'energyKWh', 'pue', 'gCO2ePerKWh', 'source', 'series', 'note']);
     expect(Object.keys(RunCost.shape)).toEqual(['total', 'currency', 'nodes', 'nodeHours', 'perNodeHour', 'nodeTimeCost', 'energyKWh', 'pue', 'perKWh', 'energyCost']);
@@ -26,6 +28,8 @@ describe('response schemas keep the key order the API has always answered with',
     // What carbon and cost added comes last, in each object: the keys before are in the order they always were.
     expect(Object.keys(CampaignResults.shape)).toEqual([
       'campaignId', 'configurations', 'paretoFront', 'best', 'tradeoff', 'excluded', 'runsLeftOut', 'groupedBy', 'power', 'phases', 'objectives', 'currency',
+      // Data movement per configuration (issue 15 §3) after them.
+      'dataMovement',
     ]);
     expect(Object.keys(BestOf.shape)).toEqual(['time', 'energy', 'edp', 'carbon', 'cost']);
     expect(Object.keys(ConfigurationResult.shape)).toEqual([

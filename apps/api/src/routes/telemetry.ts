@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findRunIngestTarget, findRunProgress, listRunMarksUpTo, readRunSensors, readRunSeries, runMarksSummary, type RunMarkRecord, type TelemetryWriter } from '@erg/db';
 import { lttb, nodeTimeline } from '@erg/energy';
-import { refreshRunEnergy, runEnergyView } from '@erg/results';
+import { runEnergyView } from '@erg/results';
 import {
   decodeTelemetryBatch, ErrorBody, IdParams, MAX_PHASE_SEGMENTS, RunEnergyView, RunPhasesView, RunTelemetry, sampleTimeBounds, TelemetryAccepted, TelemetryBatch, TERMINAL_RUN_STATES,
   type PhaseSegment,
@@ -16,6 +16,7 @@ import { BODY_LIMITS, OFFLOAD_ABOVE } from '../body-limits';
 import { runSized, type Offload } from '../offload';
 import { validatorCompiler } from '../validation';
 import { PowerEvents } from '../power-events';
+import { askForEnergyRefresh } from '../wake-scheduler';
 
 /** The body stays bytes until the handler decodes it (decodeTelemetryBatch), inline or in a worker. */
 const rawBody = (data: unknown) => ({ value: data });
@@ -79,10 +80,11 @@ export const telemetryRoutes =
         deps.metrics.telemetryIngest.observe(reply.elapsedTime / 1000);
         deps.metrics.telemetryBatches.inc({ outcome: result.duplicate ? 'duplicate' : 'stored' });
         deps.metrics.telemetrySamples.inc(result.accepted);
-        // A batch that arrives after the run finished changes its figures: recompute right away,
-        // so results are current within this request.
+        // A batch that arrives after the run was finalized changes its figures. The writer marked
+        // the run stale in the batch's transaction; the scheduler recomputes it (out of this
+        // request: the cost grows with the run's telemetry and marks), asked to right away.
         if (result.accepted > 0 && (TERMINAL_RUN_STATES as readonly string[]).includes(run.state) && run.finalizedAt) {
-          await refreshRunEnergy(deps.db, run.id);
+          await askForEnergyRefresh(deps, req.log);
         }
         return result;
       },

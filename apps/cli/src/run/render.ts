@@ -133,6 +133,7 @@ function energySection(answer: RunEnergyAnswer, color: Colors): string {
     ['Slurm energy', slurmEnergyFigure(e.slurmEnergy)],
     ['', e.slurmEnergy.note],
     ['Flags', e.flags.length === 0 ? 'none' : color.yellow(e.flags.join(', '))],
+    ...(e.stale ? [['Stale', color.yellow('telemetry arrived after these figures were computed; the scheduler recomputes them at its next tick')] as [string, string]] : []),
   ];
   const lines = ['Energy', indent(renderFields(fields))];
   if (e.warnings.length > 0) lines.push(`  Warnings (${e.warnings.length}):`, ...e.warnings.map((w) => `    ${w}`));

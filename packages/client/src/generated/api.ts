@@ -2724,7 +2724,7 @@ export interface components {
             sensors?: {
                 sensor: string;
                 /** @enum {string} */
-                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "procfs" | "model" | "import";
+                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "procfs" | "model" | "import";
                 unit?: string;
                 /**
                  * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
@@ -3702,6 +3702,8 @@ export interface components {
             carbon: components["schemas"]["RunCarbonInput"] | null;
             /** @description the run's cost with the prices used, from its cluster's price when its energy was computed; null: the cluster has no price */
             cost: components["schemas"]["RunCostInput"] | null;
+            /** @description true: telemetry arrived after these figures were computed (a late batch); the scheduler recomputes them at its next tick (ERG_POLL_INTERVAL_MS) and these are the figures until then */
+            stale: boolean;
         };
         PhaseSegmentInput: {
             node: string;
@@ -3836,8 +3838,6 @@ export interface components {
             };
             /** @description energy per phase per configuration, where the runs marked phases; null: none did */
             phases: components["schemas"]["CampaignPhasesInput"] | null;
-            /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
-            dataMovement: components["schemas"]["CampaignDataMovementInput"] | null;
             /** @description what paretoFront and paretoOptimal were decided on (?objectives=, default time,energy); best, tradeoff and point are always on time and energy */
             objectives: [
                 "time" | "energy" | "edp" | "carbon" | "cost",
@@ -3845,6 +3845,8 @@ export interface components {
             ];
             /** @description the currency of every cost (the runs' clusters' price), the one most runs' costs are in; a run priced in another (a price changed currency) has its cost left out (cost.n says how many count); null: no run has a cost */
             currency: string | null;
+            /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
+            dataMovement: components["schemas"]["CampaignDataMovementInput"] | null;
         };
         RegressionPolicyInput: {
             /**
@@ -4505,7 +4507,7 @@ export interface components {
             sensors?: {
                 sensor: string;
                 /** @enum {string} */
-                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "procfs" | "model" | "import";
+                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "procfs" | "model" | "import";
                 unit?: string;
                 /**
                  * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
@@ -5483,6 +5485,8 @@ export interface components {
             carbon: components["schemas"]["RunCarbon"] | null;
             /** @description the run's cost with the prices used, from its cluster's price when its energy was computed; null: the cluster has no price */
             cost: components["schemas"]["RunCost"] | null;
+            /** @description true: telemetry arrived after these figures were computed (a late batch); the scheduler recomputes them at its next tick (ERG_POLL_INTERVAL_MS) and these are the figures until then */
+            stale: boolean;
         };
         PhaseSegment: {
             node: string;
@@ -5617,8 +5621,6 @@ export interface components {
             };
             /** @description energy per phase per configuration, where the runs marked phases; null: none did */
             phases: components["schemas"]["CampaignPhases"] | null;
-            /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
-            dataMovement: components["schemas"]["CampaignDataMovement"] | null;
             /** @description what paretoFront and paretoOptimal were decided on (?objectives=, default time,energy); best, tradeoff and point are always on time and energy */
             objectives: [
                 "time" | "energy" | "edp" | "carbon" | "cost",
@@ -5626,6 +5628,8 @@ export interface components {
             ];
             /** @description the currency of every cost (the runs' clusters' price), the one most runs' costs are in; a run priced in another (a price changed currency) has its cost left out (cost.n says how many count); null: no run has a cost */
             currency: string | null;
+            /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
+            dataMovement: components["schemas"]["CampaignDataMovement"] | null;
         };
         RegressionPolicy: {
             /**
