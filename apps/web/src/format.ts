@@ -3,7 +3,8 @@
 import { formatElapsed as formatSpan, isNumber, NO_VALUE } from '@erg/format';
 
 export {
-  formatCount, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, isNumber, NO_VALUE, withPrefix,
+  formatByteRate, formatBytes, formatCarbon, formatCost, formatCount, formatEdp, formatEnergy, formatIntensity, formatJoulesPerGB, formatNumber, formatPercent, formatPower,
+  formatTime, isNumber, NO_VALUE, plural, withPrefix,
 } from '@erg/format';
 
 /**

@@ -35,6 +35,23 @@ export type PhaseSegment = Schemas['PhaseSegment'];
 export type CampaignPhases = Schemas['CampaignPhases'];
 export type PhaseComparison = Schemas['PhaseComparison'];
 
+/** CampaignResults.dataMovement: per configuration, bytes per link kind, J per GB, transfer overlap and bytes per phase. */
+export type CampaignDataMovement = Schemas['CampaignDataMovement'];
+export type ConfigurationDataMovement = Schemas['ConfigurationDataMovement'];
+export type KindMovementSummary = Schemas['KindMovementSummary'];
+export type PhaseMovementSummary = Schemas['PhaseMovementSummary'];
+/** RunEnergy.dataMovement: a run's bytes per link (kind, node, device), overlap and bytes per phase. */
+export type RunDataMovement = Schemas['RunDataMovement'];
+export type LinkKindMovement = Schemas['LinkKindMovement'];
+export type LinkBytes = Schemas['LinkBytes'];
+export type TransferOverlap = Schemas['TransferOverlap'];
+export type PhaseDataMovement = Schemas['PhaseDataMovement'];
+/** A kind of link: pcie, nvlink, c2c (NVLink-C2C), memory (host memory). */
+export type LinkKind = KindMovementSummary['kind'];
+/** RunEnergy.carbon and .cost: a run's gCO2e and cost with what they were computed with. */
+export type RunCarbon = Schemas['RunCarbon'];
+export type RunCost = Schemas['RunCost'];
+
 /** Events of GET /v1/events. */
 export type ErgEvent =
   | { type: 'hello'; id: string | null; data: Schemas['HelloEvent'] }

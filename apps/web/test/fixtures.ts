@@ -1,5 +1,7 @@
 // A campaign's results as GET /v1/campaigns/:id/results returns them, for the unit tests.
-import type { CampaignPhases, CampaignResults, ConfigurationResult, Run, RunEnergy, RunPhases, RunPhasesView, Summary } from '@erg/web';
+import type {
+  CampaignDataMovement, CampaignPhases, CampaignResults, ConfigurationResult, Run, RunCarbon, RunCost, RunDataMovement, RunEnergy, RunPhases, RunPhasesView, Summary,
+} from '@erg/web';
 
 /** The API's name of the time inside no phase (@erg/spec's UNMARKED_PHASE). */
 const UNMARKED_NAME = '(unmarked)';
@@ -17,6 +19,9 @@ export function config(key: string, parameters: Record<string, unknown>, timeS: 
     point: timeS === null || energyJ === null ? null : { timeS, energyJ, n: 3 },
     paretoOptimal: false,
     flaggedRuns: {},
+    // No carbon or cost unless a test gives them (a cluster without those settings).
+    carbon: summary(null, 0, 0),
+    cost: summary(null, 0, 0),
     ...extra,
   };
 }
@@ -32,9 +37,84 @@ export function results(): CampaignResults {
       config('n=2;w=2', { n: 2, w: 2 }, null, null),
     ],
     paretoFront: ['n=1;w=1', 'n=1;w=2'],
-    best: { time: 'n=1;w=1', energy: 'n=1;w=2', edp: 'n=1;w=1' },
+    best: { time: 'n=1;w=1', energy: 'n=1;w=2', edp: 'n=1;w=1', carbon: null, cost: null },
     tradeoff: { fastest: 'n=1;w=1', mostFrugal: 'n=1;w=2', energySavedJ: 200, energySavedPct: 40, timeLostS: 10, timeLostPct: 100 },
     excluded: [{ key: 'n=2;w=2', why: 'no completed run' }],
+    objectives: ['time', 'energy'],
+    currency: null,
+    dataMovement: null,
+  } as CampaignResults;
+}
+
+/**
+ * results() measured on a cluster with carbon and price settings: a (fast) emits more and costs
+ * more than b; c's carbon comes from two runs far apart (its interval reaches below 0) and it has
+ * no cost; d has neither.
+ */
+export function footprintResults(): CampaignResults {
+  const r = results();
+  const [a, b, c] = r.configurations;
+  a!.carbon = summary(120, 10);
+  a!.cost = summary(0.05, 0.004);
+  b!.carbon = summary(80, 5);
+  b!.cost = summary(0.03, 0.002);
+  c!.carbon = summary(150, 400, 2);
+  return { ...r, currency: 'EUR', best: { ...r.best!, carbon: 'n=1;w=2', cost: 'n=1;w=2' } };
+}
+
+/**
+ * Data movement of results()'s configurations: a moves 20 GB over PCIe and 40 GB over C2C per run;
+ * b 5 GB over PCIe only, two runs far apart (its interval reaches below 0); c 10 GB over PCIe and
+ * 1 GB over NVLink (one run of three measured it). None measured host memory.
+ */
+export function campaignMovement(): CampaignDataMovement {
+  const kind = (k: 'pcie' | 'nvlink' | 'c2c' | 'memory', bytes: Summary, energyJ: number, timeS: number) => ({
+    kind: k, bytes, meanRateBps: summary(bytes.mean! / timeS, 0), joulesPerGB: summary(energyJ / (bytes.mean! / 1e9), 0),
+  });
+  return {
+    configurations: [
+      // Not in the results' order: the table and the scatter follow the results'.
+      { key: 'n=1;w=2', n: 2, energyJ: summary(300, 20, 2), kinds: [kind('pcie', summary(5e9, 8e9, 2), 300, 20)], overlapFraction: summary(0.25, 0.05, 2), phases: null },
+      { key: 'n=1;w=1', n: 3, energyJ: summary(500, 20), kinds: [kind('pcie', summary(20e9, 1e9), 500, 10), kind('c2c', summary(40e9, 2e9), 500, 10)], overlapFraction: summary(0.9, 0.02), phases: null },
+      { key: 'n=2;w=1', n: 3, energyJ: summary(600, 20), kinds: [kind('pcie', summary(10e9, 1e9), 600, 12), kind('nvlink', summary(1e9, 0, 1), 600, 12)], overlapFraction: summary(null, 0, 0), phases: null },
+    ],
+  };
+}
+
+/** A run's data movement: PCIe and C2C from gpu0, phases train and (unmarked). */
+export function runMovement(over: Partial<RunDataMovement> = {}): RunDataMovement {
+  return {
+    timeS: 10, energyJ: 3000,
+    kinds: [
+      { kind: 'pcie', bytes: 20e9, byDirection: { tx: 20e9 }, meanRateBps: 2e9, joulesPerGB: 150, links: 1, coverage: 1 },
+      { kind: 'c2c', bytes: 40e9, byDirection: { rx: 40e9 }, meanRateBps: 4e9, joulesPerGB: 75, links: 1, coverage: 0.98 },
+    ],
+    links: [
+      { node: 'n1', device: 'gpu0', kind: 'pcie', bytes: 20e9, byDirection: { tx: 20e9 }, sensors: ['gpu0.pcie_tx'], sources: ['import'], coverage: 1 },
+      { node: 'n1', device: 'gpu0', kind: 'c2c', bytes: 40e9, byDirection: { rx: 40e9 }, sensors: ['gpu0.c2c_rx'], sources: ['import'], coverage: 0.98 },
+    ],
+    overlap: { utilThresholdPct: 10, rateThresholdBps: 1e6, busyS: 10, overlappedS: 8, fraction: 0.8, gpus: [{ node: 'n1', gpu: 'gpu0', busyS: 10, overlappedS: 8, fraction: 0.8 }] },
+    phases: [
+      { name: 'train', timeS: 8, energyJ: 2600, kinds: { pcie: { bytes: 18e9, byDirection: { tx: 18e9 } } }, selfBytes: { pcie: 18e9 }, joulesPerGB: { pcie: 2600 / 18 } },
+      { name: UNMARKED_NAME, timeS: 2, energyJ: 400, kinds: { pcie: { bytes: 2e9, byDirection: { tx: 2e9 } }, c2c: { bytes: 40e9, byDirection: { rx: 40e9 } } }, selfBytes: { pcie: 2e9, c2c: 40e9 }, joulesPerGB: { pcie: 200, c2c: 10 } },
+    ],
+    warnings: [],
+    ...over,
+  };
+}
+
+/** A run's carbon from its cluster's intensity series, and its cost per node-hour and per kWh (EUR). */
+export function runCarbon(over: Partial<RunCarbon> = {}): RunCarbon {
+  return {
+    gCO2e: 0.5, energyKWh: 3000 / 3.6e6, pue: 1.5, gCO2ePerKWh: 400, source: 'series',
+    series: { points: 2, firstMs: 0, lastMs: 100_000, coverage: 1 }, note: "the cluster's series covers the whole window", ...over,
+  };
+}
+
+export function runCost(over: Partial<RunCost> = {}): RunCost {
+  return {
+    total: 0.0059, currency: 'EUR', nodes: 1, nodeHours: 10 / 3600, perNodeHour: 2, nodeTimeCost: 10 / 3600 * 2, energyKWh: 3000 / 3.6e6, pue: 1.5, perKWh: 0.25,
+    energyCost: (3000 / 3.6e6) * 1.5 * 0.25, ...over,
   };
 }
 

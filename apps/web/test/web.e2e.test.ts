@@ -1,14 +1,15 @@
 // The web app end to end: the built app (apps/web/dist) served by a harness API, driven in
 // Debian's Chromium through playwright-core, against a campaign that really runs on the local
-// Slurm cluster with live telemetry, and an imported campaign whose runs marked phases (where the
-// energy went). Screenshots of every page go to test-artifacts/web/.
+// Slurm cluster with live telemetry, an imported campaign whose runs marked phases (where the
+// energy went), and one measured on a cluster with carbon and price settings whose runs moved data
+// over PCIe and NVLink-C2C. Screenshots of every page go to test-artifacts/web/.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { repoRoot, waitFor } from '@erg/testkit';
 import { setRunWarnings } from '@erg/db/testing';
-import { parseCsv } from '@erg/web';
+import { formatJoulesPerGB, parseCsv } from '@erg/web';
 import { Harness } from '../../scheduler/test/harness';
 
 jest.setTimeout(240_000);
@@ -276,5 +277,139 @@ describe('web app on a live campaign', () => {
     const svg = readFileSync(out, 'utf8');
     expect(svg.match(/class="phase-band"/g)).toHaveLength(10);
     expect(svg).toContain('>optimizer<');
+  });
+
+  test('data movement, carbon and cost: bytes against energy per kind of link, the footprint columns, the Pareto plot on time × carbon, a run\'s sections', async () => {
+    // A cluster with a grid intensity, a PUE and a price (the local cluster's connection under
+    // another name); the import campaign names it, so its runs get carbon and cost.
+    const l = h.local;
+    const grid = await h.call('PUT', '/v1/clusters/web-grid', {
+      host: l.host, port: l.port, user: l.user, privateKey: l.privateKey, hostKeySha256: l.hostKeySha256, defaultPartition: l.partition, workDir: h.workDir, agentApiUrl: h.url,
+      carbon: { gCO2ePerKWh: 400, pue: 1.5 }, price: { perNodeHour: 2, perKWh: 0.25, currency: 'EUR' },
+    });
+    expect(grid.status).toBe(200);
+    const created = await h.call('POST', '/v1/campaigns', { name: 'web-e2e-movement', execution: 'import', cluster: 'web-grid', repetitions: 2, parameters: { offload: ['cpu', 'none'] } });
+    expect(created.status).toBe(201);
+    // offload=cpu: fast (10 s at 300 W), 2 GB/s over PCIe and 1 GB/s over C2C; offload=none: slow
+    // (16 s at 150 W), 0.5 GB/s over PCIe and 4 GB/s over C2C. So the fastest is not the least
+    // energy (nor the least carbon), and the two kinds order the configurations oppositely.
+    // Each run marks a phase `train` from 1 s to 1 s before its end.
+    const shapes: Record<string, { endS: number; watts: number; pcie: number; c2c: number }> = {
+      'offload=cpu': { endS: 10, watts: 300, pcie: 2e9, c2c: 1e9 },
+      'offload=none': { endS: 16, watts: 150, pcie: 0.5e9, c2c: 4e9 },
+    };
+    const start = Math.floor(Date.now() / 1000) * 1000 - 1_800_000;
+    const runs = created.body.runs as { id: string; configurationKey: string; repetition: number }[];
+    for (const run of runs) {
+      const shape = shapes[run.configurationKey]!;
+      // The second repetition a little different, so each mean has a 95 % interval.
+      const scale = run.repetition === 2 ? 0.9 : 1;
+      const t = Array.from({ length: shape.endS * 10 + 21 }, (_, k) => start - 1000 + k * 100);
+      const series = (sensor: string, v: number) => ({ sensor, t, v: t.map(() => v * scale) });
+      const marks = [
+        { offset: 0, kind: 'begin', name: 'train', t: start + 1000, clock: 'wall', writer: 'py' },
+        { offset: 64, kind: 'end', name: 'train', t: start + (shape.endS - 1) * 1000, clock: 'wall', writer: 'py' },
+      ];
+      const samples = [series('gpu0.power', shape.watts), series('gpu0.util', 95), series('gpu0.pcie_tx', shape.pcie), series('gpu0.c2c_rx', shape.c2c)];
+      const posted = await h.call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n1', seq: 0, samples, marks });
+      expect(posted.status).toBe(200);
+      const finished = await h.call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + shape.endS * 1000).toISOString(), exitCode: 0 });
+      expect(finished.status).toBe(200);
+    }
+    const api = (await h.call('GET', `/v1/campaigns/${created.body.id}/results`)).body;
+    expect(api.best).toMatchObject({ time: 'offload=cpu', energy: 'offload=none', carbon: 'offload=none' });
+    expect(api.currency).toBe('EUR');
+    expect(api.dataMovement.configurations.map((c: { kinds: { kind: string }[] }) => c.kinds.map((k) => k.kind))).toEqual([['pcie', 'c2c'], ['pcie', 'c2c']]);
+    const onCarbon = (await h.call('GET', `/v1/campaigns/${created.body.id}/results?objectives=time,carbon`)).body;
+    expect(onCarbon.paretoFront.sort()).toEqual(['offload=cpu', 'offload=none']);
+
+    // Signed in (the token in the tab's session, as the form leaves it; read when the app starts).
+    await page.goto(h.url + '/');
+    await page.evaluate((token) => sessionStorage.setItem('erg.token', token), h.token);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Queue' }).waitFor();
+    await page.goto(`${h.url}/#/campaigns/${created.body.id}`);
+
+    // Bytes against energy: one point per configuration, the fastest and the least energy labelled.
+    const scatter = page.getByTestId('movement-scatter');
+    await scatter.waitFor({ timeout: 30_000 });
+    const kind = page.getByTestId('movement-kind');
+    expect(await kind.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['pcie', 'c2c']);
+    expect(await scatter.locator('g.point').count()).toBe(2);
+    const xOf = async (key: string) => Number(await scatter.locator(`g.point[data-key="${key}"]`).getAttribute('data-x'));
+    const pcieX = { cpu: await xOf('offload=cpu'), none: await xOf('offload=none') };
+    expect(pcieX.cpu).toBeGreaterThan(pcieX.none);
+    expect((await scatter.locator('text.optimal-label').allTextContents()).sort()).toEqual(['fastest', 'least energy']);
+    expect(await scatter.locator('text.x-label').textContent()).toBe('mean bytes per run over PCIe (GB)');
+    for (const text of await scatter.locator('text.tick').allTextContents()) expect(text).not.toMatch(/^[-−]/);
+    await shot('campaign-movement', true);
+    // Over NVLink-C2C the configurations swap sides.
+    await kind.selectOption('c2c');
+    await waitFor(async () => (await scatter.getAttribute('data-kind')) === 'c2c', { timeoutMs: 10_000, intervalMs: 100, what: 'the scatter to show NVLink-C2C' });
+    expect(await scatter.locator('g.point').count()).toBe(2);
+    expect(await xOf('offload=cpu')).toBeLessThan(await xOf('offload=none'));
+    expect(await xOf('offload=cpu')).not.toBe(pcieX.cpu);
+    expect(await scatter.locator('text.x-label').textContent()).toBe('mean bytes per run over NVLink-C2C (GB)');
+
+    // The table: J per GB per kind, as the API's figure reads, and the transfer overlap.
+    const table = page.getByTestId('movement-table');
+    for (const c of api.dataMovement.configurations as { key: string; kinds: { kind: string; joulesPerGB: { mean: number } }[] }[]) {
+      for (const k of c.kinds) {
+        expect(await table.locator(`tr[data-key="${c.key}"] td[data-kind=${k.kind}][data-figure=joules-per-gb]`).textContent()).toBe(formatJoulesPerGB(k.joulesPerGB.mean));
+      }
+      expect(await table.locator(`tr[data-key="${c.key}"] td[data-figure=overlap]`).textContent()).toMatch(/^\d+\.\d %$/);
+    }
+
+    // Carbon and cost per run in the results table.
+    const results = page.getByTestId('results-table');
+    expect(await results.locator('th[data-column=carbon]').textContent()).toContain('Carbon per run');
+    expect(await results.locator('th[data-column=cost]').textContent()).toContain('EUR');
+    expect(await results.locator('tr[data-key="offload=cpu"] td[data-column=carbon]').textContent()).toMatch(/gCO₂e ± /);
+    expect(await results.locator('tr[data-key="offload=none"] td[data-column=cost]').textContent()).toMatch(/EUR ± /);
+
+    // The Pareto plot on time × carbon: refetched on those objectives, redrawn with carbon on y.
+    const pareto = page.getByTestId('pareto-plot');
+    expect(await pareto.getAttribute('data-objectives')).toBe('time,energy');
+    expect(await page.getByTestId('objective-y').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['time', 'energy', 'edp', 'carbon', 'cost']);
+    await page.getByTestId('objective-y').selectOption('carbon');
+    await waitFor(async () => (await pareto.getAttribute('data-objectives')) === 'time,carbon', { timeoutMs: 15_000, intervalMs: 100, what: 'the Pareto plot on time and carbon' });
+    expect(await pareto.locator('text.y-label').textContent()).toBe('mean carbon per run (gCO₂e)');
+    expect(await pareto.locator('text.x-label').textContent()).toBe('mean time to solution (s)');
+    const yTicks = await pareto.locator('text.y-tick').allTextContents();
+    expect(yTicks.length).toBeGreaterThan(2);
+    for (const text of yTicks) expect(text).toMatch(/^\d[\d.]* [mk]?gCO₂e$/);
+    for (const text of await pareto.locator('text.tick').allTextContents()) expect(text).not.toMatch(/^[-−]/);
+    // Both are on the front of (time, carbon), as the API says.
+    expect(await pareto.locator('g.point[data-pareto=true]').count()).toBe(onCarbon.paretoFront.length);
+    expect(await pareto.locator('text.optimal-label').allTextContents()).toContain('least energy · least carbon');
+    await shot('campaign-pareto-carbon', true);
+    // Choosing on x what y shows swaps the two.
+    await page.getByTestId('objective-x').selectOption('carbon');
+    await waitFor(async () => (await pareto.getAttribute('data-objectives')) === 'carbon,time', { timeoutMs: 15_000, intervalMs: 100, what: 'the Pareto plot on carbon and time' });
+    expect(await page.getByTestId('objective-y').inputValue()).toBe('time');
+
+    // A run's page: bytes, rate and J per GB per kind, the overlap, bytes per phase; carbon and cost.
+    const cpu = runs.find((r) => r.configurationKey === 'offload=cpu' && r.repetition === 1)!;
+    const energy = (await h.call('GET', `/v1/runs/${cpu.id}/energy`)).body;
+    await page.goto(`${h.url}/#/runs/${cpu.id}`);
+    const movement = page.getByTestId('run-movement');
+    await movement.waitFor({ timeout: 30_000 });
+    const kinds = page.getByTestId('run-movement-kinds');
+    expect(await kinds.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-kind')))).toEqual(['pcie', 'c2c']);
+    expect(await kinds.locator('tr[data-kind=pcie] td[data-figure=bytes]').textContent()).toBe('20.0 GB');
+    expect(await kinds.locator('tr[data-kind=pcie] td[data-figure=rate]').textContent()).toBe('2.00 GB/s');
+    expect(await kinds.locator('tr[data-kind=c2c] td[data-figure=joules-per-gb]').textContent()).toBe(formatJoulesPerGB(energy.dataMovement.kinds[1].joulesPerGB));
+    expect(await page.getByTestId('run-overlap').textContent()).toMatch(/^Transfer overlap: \d+\.\d %/);
+    const phases = page.getByTestId('run-movement-phases');
+    expect((await phases.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-phase')))).sort()).toEqual(['(unmarked)', 'train']);
+    expect(await phases.locator('tr[data-phase=train]').textContent()).toMatch(/kJ.*GB/);
+    const footprint = page.getByTestId('run-carbon-cost');
+    const text = (await footprint.textContent()) ?? '';
+    expect(text).toContain('gCO₂e');
+    expect(text).toContain('× PUE 1.50 × 400 gCO₂e/kWh');
+    expect(text).toMatch(/Intensity source\s*constant — /);
+    expect(text).toMatch(/Cost\s*0\.\d+ EUR/);
+    expect(text).toContain('per node-hour');
+    await shot('run-movement', true);
   });
 });

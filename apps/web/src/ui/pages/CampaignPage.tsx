@@ -1,12 +1,15 @@
-// A campaign: progress by state, the results table (the same figures and P/T/E/D marks as
-// GET /v1/campaigns/:id/results and `erg results`), the Pareto plot, energy by component, energy
-// by phase with where the energy went between the fastest and the most frugal configuration,
-// and the parameter effects. Live while running: `run` events of this campaign refetch (debounced).
+// A campaign: progress by state, the results table (the same figures and P/T/E/D/C/M marks as
+// GET /v1/campaigns/:id/results and `erg results`, with carbon and cost per run where the runs
+// have them), the Pareto plot on two objectives of choice, energy by component, energy by phase
+// with where the energy went between the fastest and the most frugal configuration, data
+// movement against energy, and the parameter effects. Live while running: `run` events of this
+// campaign refetch (debounced).
 import { useEffect, useMemo } from 'react';
 import { formatCount, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, NO_VALUE } from '../../format';
 import { debounce } from '../../queue';
+import { footprintColumns, footprintNote } from '../../footprint';
 import {
-  differingMachines, entryId, flaggedConfigurations, halfWidth, leftOutText, markLetters, marksOf, MARK_LEGEND, measuredConfigurations, parameterNames, parameterText,
+  differingMachines, entryId, flaggedConfigurations, halfWidth, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, parameterNames, parameterText,
   powerNoteLine, resultsCsv,
 } from '../../results';
 import { flagLabel } from '../../run-info';
@@ -14,10 +17,11 @@ import { hrefRun } from '../../route';
 import type { CampaignDetail, CampaignResults, RunSummary, Summary } from '../../types';
 import { TERMINAL_RUN_STATES } from '../../types';
 import { EffectsPlot } from '../charts/EffectsPlot';
-import { ParetoPlot } from '../charts/ParetoPlot';
 import { PhaseComparisonView, PhaseStack } from '../charts/PhaseStack';
 import { StackedBar } from '../charts/StackedBar';
 import { StateBar } from '../charts/StateBar';
+import { DataMovementSection } from '../campaign/DataMovement';
+import { ParetoSection } from '../campaign/ParetoSection';
 import { useEvents, useGet } from '../context';
 import { downloadCsv } from '../exporting';
 import { renderCsv } from '../../csv';
@@ -58,11 +62,12 @@ export function CampaignPage({ id }: { id: string }) {
       </section>
       {r && (
         <div className="charts">
-          <section aria-labelledby="pareto-title"><h2 id="pareto-title">Time against energy</h2><ParetoPlot results={r} name={name} /></section>
+          <ParetoSection campaignId={id} results={r} name={name} />
           <section aria-labelledby="components-title"><h2 id="components-title">Energy by component</h2><StackedBar configurations={measuredConfigurations(r)} name={name} /></section>
         </div>
       )}
       {r && <CampaignPhasesSection results={r} name={name} />}
+      {r && <DataMovementSection results={r} name={name} />}
       {r && (
         <section aria-labelledby="effects-title">
           <h2 id="effects-title">Parameter effects</h2>
@@ -109,6 +114,9 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
   const flagged = flaggedConfigurations(results.configurations, flagLabel);
   const differing = differingMachines(results.configurations);
   const power = powerNoteLine(results.power);
+  const footprint = footprintColumns(results);
+  const footprintText = footprintNote(results);
+  const legend = markLegend(results);
   return (
     <>
       <div className="toolbar">
@@ -118,15 +126,16 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
         <table className="results" data-testid="results-table">
           <thead>
             <tr>
-              <th scope="col" title={MARK_LEGEND}>Marks</th>
+              <th scope="col" title={legend}>Marks</th>
               {names.map((n) => <th key={n} scope="col">{n}</th>)}
               <th scope="col">n</th><th scope="col">Time (± 95 %)</th><th scope="col">Energy (± 95 %)</th><th scope="col">Avg power (± 95 %)</th><th scope="col">EDP (± 95 %)</th>
+              {footprint.map((f) => <th key={f.key} scope="col" title={f.title} data-column={f.key}>{f.header}</th>)}
             </tr>
           </thead>
           <tbody>
             {results.configurations.map((c) => (
               <tr key={entryId(c)} data-key={c.key}>
-                <td className="marks">{markLetters(marksOf(results, c))}</td>
+                <td className="marks">{markLetters(marksWithFootprintOf(results, c))}</td>
                 {names.map((n) => <td key={n} className="num">{parameterText(c.parameters[n])}</td>)}
                 <td className="num">{c.n}</td>
                 {measured.has(entryId(c)) ? (
@@ -135,14 +144,15 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
                     <td className="num">{formatEnergy(c.energyJ.mean)}{pm(c.energyJ, formatEnergy)}</td>
                     <td className="num">{formatPower(c.avgPowerW.mean)}{pm(c.avgPowerW, formatPower)}</td>
                     <td className="num">{formatEdp(c.edpJs.mean)}{pm(c.edpJs, formatEdp)}</td>
+                    {footprint.map((f) => <td key={f.key} className="num" data-column={f.key}>{f.cell(c)}</td>)}
                   </>
-                ) : <td colSpan={4} className="small">{results.excluded.find((e) => e.key === entryId(c))?.why ?? 'no measurements yet'}</td>}
+                ) : <td colSpan={4 + footprint.length} className="small">{results.excluded.find((e) => e.key === entryId(c))?.why ?? 'no measurements yet'}</td>}
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-      <p className="small">Marks: {MARK_LEGEND}. ± is the half-width of the 95 % interval of the mean.</p>
+      <p className="small">Marks: {legend}. ± is the half-width of the 95 % interval of the mean.{footprintText ? ` ${footprintText}` : ''}</p>
       {results.tradeoff && results.tradeoff.fastest !== results.tradeoff.mostFrugal && (
         <p>
           Trade-off: the most frugal configuration ({results.tradeoff.mostFrugal}) saves {formatEnergy(results.tradeoff.energySavedJ)} (

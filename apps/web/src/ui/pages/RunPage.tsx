@@ -1,8 +1,10 @@
 // One run: power over time per sensor (appended live from `power` events while it runs), the
 // workload window and idle baseline as bands and, once it has ended, its phases as bands per node;
 // its nodes' provenance and the power state the node helper set, the energy figures (409 until
-// ready) with the state in force, flags and Slurm's figure, the energy per phase and per step (or
-// how to mark phases), the stdout and stderr tails and the exact job script.
+// ready) with the state in force, flags and Slurm's figure, its carbon and cost where its cluster
+// has those settings, the energy per phase and per step (or how to mark phases), the bytes it moved
+// per kind of link (where a node had such sensors), the stdout and stderr tails and the exact job
+// script.
 import { useMemo } from 'react';
 import { NO_VALUE, toMs } from '../../format';
 import { phaseBands, phasePalette, runPhaseNames } from '../../phases';
@@ -14,6 +16,8 @@ import { PowerChart } from '../charts/PowerChart';
 import { useEvents, useGet } from '../context';
 import { EnergyFigures } from '../run/EnergyFigures';
 import { PhaseEnergy } from '../run/PhaseEnergy';
+import { RunCarbonCost } from '../run/RunCarbonCost';
+import { RunMovement } from '../run/RunMovement';
 import { RunNodes } from '../run/RunNodes';
 import { RunOutput } from '../run/RunOutput';
 import { useRunEnergy } from '../run/useRunEnergy';
@@ -86,10 +90,24 @@ export function RunPage({ id }: { id: string }) {
         <h2 id="energy-title">Energy</h2>
         <EnergyFigures figures={energy.figures} note={energy.note} />
       </section>
+      {(energy.figures?.carbon || energy.figures?.cost) && (
+        <section aria-labelledby="carbon-cost-title">
+          <h2 id="carbon-cost-title">Carbon and cost</h2>
+          <RunCarbonCost figures={energy.figures} />
+        </section>
+      )}
       <section aria-labelledby="phases-title">
         <h2 id="phases-title">Energy by phase</h2>
         <PhaseEnergy view={phases.view} note={phases.note} palette={palette} name={name} shown={energy.figures?.warnings ?? []} />
       </section>
+      {energy.figures && (
+        <section aria-labelledby="movement-title">
+          <h2 id="movement-title">Data movement</h2>
+          {energy.figures.dataMovement
+            ? <RunMovement movement={energy.figures.dataMovement} />
+            : <p className="small" data-testid="no-movement">No node of this run had a data-movement sensor (PCIe, NVLink, NVLink-C2C or host-memory traffic).</p>}
+        </section>
+      )}
       <RunOutput logs={logs} />
       <section aria-labelledby="script-title">
         <h2 id="script-title">Job script</h2>
