@@ -21,6 +21,7 @@ export function EnergyFigures({ figures: f, note }: { figures: RunEnergy | null;
         </dl>
       ) : <p data-testid="energy-note">{note ?? 'Loading…'}</p>}
       {f && <p className="small">{f.slurmEnergy.note}</p>}
+      {f?.stale && <p className="flags" data-testid="energy-stale">Telemetry arrived after these figures were computed; the scheduler recomputes them at its next tick.</p>}
       {f && f.flags.length > 0 && (
         <p className="flags" data-testid="run-flags">To read with care: {flagLabels(f).join(', ')} (the warnings below say why).</p>
       )}
