@@ -325,7 +325,7 @@ async function measureResults(bench, runs) {
         ...template, timeS: seconds, energyJ, avgPowerW: powerW, edpJs: energyJ * seconds, ed2pJs2: energyJ * seconds * seconds,
         energyPerUnit: { steps: energyJ / 100 }, window: { startMs: start, endMs: start + seconds * 1000 },
       };
-      await storeRunEnergy(bench.db, run.id, { timeS: seconds, energyJ, method: template.method, coverage: template.coverage, result });
+      await storeRunEnergy(bench.db, run.id, { timeS: seconds, energyJ, method: template.method, coverage: template.coverage, result }, 0);
     }
   }));
   const fillSeconds = round((performance.now() - fillStart) / 1000);

@@ -43,6 +43,9 @@ async function startBenchApi(name, { poolSize = 10, env = {} } = {}) {
   }
 
   async function close() {
+    // A browser bench's event streams may still be open (its browser slow to close on a loaded
+    // machine): app.close() would wait for them, so they are ended first.
+    app.server.closeAllConnections?.();
     await app.close();
     await clusterFiles.close();
     await queue.obliterate({ force: true }).catch(() => undefined);

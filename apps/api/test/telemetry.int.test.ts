@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { issueRunToken, readRunSensors, telemetrySummary } from '@erg/db';
+import { refreshStaleRunEnergy } from '@erg/results';
 import { startTestApi, type TestApi } from './helpers';
 
 /** Import campaigns need no cluster: their runs take telemetry and POST /finish. */
@@ -118,11 +119,15 @@ describe('telemetry ingest, energy and results (Postgres + Redis)', () => {
     expect(energy.method).toBe('integrated');
     expect(energy.components).toEqual({ cpu: expect.closeTo(1000, 3) });
     expect(energy.energyPerUnit).toEqual({ steps: expect.closeTo(20, 3) });
-    // Finishing twice is refused; a second batch after the end is taken into account at once.
+    // Finishing twice is refused; a second batch after the end marks the figures stale until the
+    // scheduler's recompute (called here as its tick would), which takes it into account.
     expect((await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 1).toISOString() })).status).toBe(409);
     const late = await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n2', seq: 0, samples: [trace(start - 1000, 12, 50)] });
     expect(late.status).toBe(200);
+    expect((await call('GET', `/v1/runs/${run.id}/energy`)).body).toMatchObject({ stale: true, energyJ: expect.closeTo(1000, 3) });
+    expect(await refreshStaleRunEnergy(t.db)).toEqual([run.id]);
     const after = (await call('GET', `/v1/runs/${run.id}/energy`)).body;
+    expect(after.stale).toBe(false);
     expect(after.energyJ).toBeCloseTo(1500, 3);
     expect(after.nodes.map((n: { node: string }) => n.node).sort()).toEqual(['n1', 'n2']);
   });
