@@ -23,3 +23,4 @@ export type ConfigurationPhases = AsReceived<Schemas['ConfigurationPhases']>;
 export type PhaseComparison = AsReceived<Schemas['PhaseComparison']>;
 export type CampaignDataMovement = AsReceived<Schemas['CampaignDataMovement']>;
 export type ConfigurationDataMovement = AsReceived<Schemas['ConfigurationDataMovement']>;
+export type CampaignDecisions = AsReceived<Schemas['CampaignDecisions']>;

@@ -40,3 +40,5 @@ export {
   noDataMovementText, MOVEMENT_CSV_COLUMNS, MOVEMENT_LEGEND,
 } from './results/data-movement';
 export type { CampaignDataMovement, ConfigurationDataMovement } from './api-types';
+export { decisionsReport } from './decisions/render';
+export type { CampaignDecisions } from './api-types';

@@ -9,6 +9,7 @@ import { registerClusters } from './commands/clusters';
 import { registerConfig, registerLogin } from './commands/login';
 import { registerLogs } from './commands/logs';
 import { registerPhases } from './commands/phases';
+import { registerDecisions } from './commands/decisions';
 import { registerResults } from './commands/results';
 import { registerRun } from './commands/run';
 import { registerRuns } from './commands/runs';
@@ -87,6 +88,7 @@ export function buildProgram(runtime: CliRuntime, outcome: { code: ExitCode } = 
   registerRuns(program, act);
   registerRun(program, act);
   registerPhases(program, act);
+  registerDecisions(program, act);
   registerLogs(program, act);
   registerCancel(program, act);
   registerResults(program, act);

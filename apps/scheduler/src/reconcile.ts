@@ -8,7 +8,7 @@ import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import type { CycleLease } from './cycle-lease';
 import { finalizeRun } from './finalize';
-import { refreshRunEnergy } from '@erg/results';
+import { adaptCampaign, refreshRunEnergy } from '@erg/results';
 import { isClusterError } from './ssh-errors';
 import { mapLimit } from './submit';
 
@@ -103,6 +103,11 @@ export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: ClusterR
         ctx.log.info({ ...about, state: finished.state, exitCode: finished.exitCode, warnings: finished.warnings?.length ?? 0 }, 'run finished');
       }
       await refreshRunEnergy(ctx.db, run.id);
+      // Its figures are in: an adaptive campaign decides what runs next (the next cycle submits them).
+      const step = await adaptCampaign(ctx.db, run.campaignId);
+      if (step && (step.added > 0 || step.plan.stop)) {
+        ctx.log.info({ ...about, added: step.added, undecided: step.plan.undecided.length, stop: step.plan.stop?.reason ?? null }, 'adaptive campaign step');
+      }
     } catch (err) {
       // Infrastructure (SSH, the database): the run stays tracked and the next cycle tries again;
       // this says which run is stuck. What the job did to its files is not an error here: finalizeRun

@@ -1,6 +1,6 @@
 import { Worker, type Job, type Queue } from 'bullmq';
-import { clustersWithWork } from '@erg/db';
-import { refreshStaleRunEnergy } from '@erg/results';
+import { clustersWithWork, listIdleAdaptiveCampaigns } from '@erg/db';
+import { adaptCampaign, refreshStaleRunEnergy } from '@erg/results';
 import { createSchedulerQueue, enqueue, jobs, QUEUE_NAME, redisConnection } from '@erg/queue';
 import type { SchedulerContext } from './context';
 import { runCycle } from './cycle';
@@ -36,7 +36,7 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
           const results = await Promise.allSettled(clusterIds.map((clusterId) => runCycle(ctx, clusterId)));
           // After the cycles, so that a campaign they just finished is judged in this same tick;
           // late telemetry's recomputes too (the API leaves them here, out of its requests).
-          const housekeeping = await Promise.allSettled([suiteHousekeeping(ctx, queue), schedules.maybeSync(), refreshStale(ctx)]);
+          const housekeeping = await Promise.allSettled([suiteHousekeeping(ctx, queue), schedules.maybeSync(), refreshStale(ctx), adaptIdle(ctx)]);
           const failed = [...results, ...housekeeping].filter((r) => r.status === 'rejected');
           if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
           return;
@@ -78,6 +78,17 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
 async function refreshStale(ctx: SchedulerContext): Promise<void> {
   const done = await refreshStaleRunEnergy(ctx.db, { onError: (runId, err) => ctx.log.error({ runId, err: (err as Error).message }, 'recomputing a run\'s energy after late telemetry failed; will retry') });
   if (done.length > 0) ctx.log.info({ runs: done.length }, 'recomputed energy after late telemetry');
+}
+
+/**
+ * Adaptive campaigns with nothing in flight take a step: the safety net behind the step each
+ * finalized run triggers (a crash between a run's end and its step, a cancel to close).
+ */
+async function adaptIdle(ctx: SchedulerContext): Promise<void> {
+  for (const campaignId of await listIdleAdaptiveCampaigns(ctx.db)) {
+    const step = await adaptCampaign(ctx.db, campaignId);
+    if (step) ctx.log.info({ campaignId, added: step.added, stop: step.plan.stop?.reason ?? null }, 'adaptive campaign step (tick)');
+  }
 }
 
 /**

@@ -49,6 +49,11 @@ export interface ConfigurationRuns {
   runs: readonly (readonly [number, number])[];
   /** Runs submitted and not finished yet. */
   pending: number;
+  /**
+   * Runs that ended without figures for both objectives (failed, or their energy not measured):
+   * they count against maxRepetitions, so a configuration that keeps failing is not retried forever.
+   */
+  failed?: number;
   /** What one more run of it is expected to cost, for the node-hour and energy budgets. */
   perRun?: { nodeHours: number; energyKWh: number };
   /** Its state as last decided (states other than sampling are kept). */
@@ -149,7 +154,13 @@ export function plan(settings: AdaptiveSettings, configs: readonly Configuration
     const n = s.c.runs.length;
     const rhw = relativeHalfWidths(s, t975);
     const base = { key: s.c.key, n, relativeHalfWidth: rhw };
-    if (!ready(s) || pooled[0] === null || pooled[1] === null) return { ...base, status: 'sampling', reason: `${s.c.key}: ${n} of ${settings.minRepetitions} first runs` };
+    const failed = s.c.failed ?? 0;
+    if (!ready(s) && s.c.pending === 0 && n + failed >= settings.maxRepetitions) {
+      return { ...base, status: 'exhausted', reason: `${s.c.key} reached ${settings.maxRepetitions} runs with ${n} measured (${failed} without figures): too few to decide anything` };
+    }
+    if (!ready(s) || pooled[0] === null || pooled[1] === null) {
+      return { ...base, status: 'sampling', reason: `${s.c.key}: ${n} of ${settings.minRepetitions} first runs${failed > 0 ? ` (${failed} without figures)` : ''}` };
+    }
     // Dropped: one configuration better on both objectives with confidence (the surest one is named).
     let dominator: { key: string; p: number } | null = null;
     for (const d of sampled) {
@@ -185,7 +196,7 @@ export function plan(settings: AdaptiveSettings, configs: readonly Configuration
     if (rhw && rhw[0] <= settings.targetRelativeHalfWidth && rhw[1] <= settings.targetRelativeHalfWidth) {
       return { ...base, status: 'precise', reason: `${s.c.key} settled after ${n} runs: its 95 % intervals are within ±${pct(settings.targetRelativeHalfWidth)} (${names[0]} ±${pct(rhw[0])}, ${names[1]} ±${pct(rhw[1])})` };
     }
-    if (n + s.c.pending >= settings.maxRepetitions) {
+    if (n + s.c.pending + (s.c.failed ?? 0) >= settings.maxRepetitions) {
       if (s.c.pending > 0) return { ...base, status: 'sampling', reason: `${s.c.key}: undecided, its last ${s.c.pending} run(s) in flight` };
       return { ...base, status: 'exhausted', reason: `${s.c.key} reached ${settings.maxRepetitions} runs undecided (${names[0]} ±${pct(rhw![0])}, ${names[1]} ±${pct(rhw![1])})` };
     }
@@ -193,14 +204,20 @@ export function plan(settings: AdaptiveSettings, configs: readonly Configuration
   }
 
   // What to submit: the first runs of every configuration first, then one more of each undecided
-  // configuration with nothing in flight, the least precise first.
+  // configuration with nothing in flight, the least precise first. No repetition beyond the first
+  // runs until every configuration has its first runs measured: until then nothing can be decided
+  // against the ones still missing, and a run added then may turn out not to be needed.
+  const firstRoundOpen = sampled.some((s) => !ready(s) && decisions.get(s.c.key)!.status === 'sampling');
   const wants: { key: string; runs: number; order: number; perRun?: ConfigurationRuns['perRun'] }[] = [];
   for (const s of sampled) {
     const d = decisions.get(s.c.key)!;
     if (d.status !== 'sampling') continue;
     const have = s.c.runs.length + s.c.pending;
-    if (have < settings.minRepetitions) wants.push({ key: s.c.key, runs: settings.minRepetitions - have, order: -1, ...(s.c.perRun ? { perRun: s.c.perRun } : {}) });
-    else if (s.c.pending === 0 && have < settings.maxRepetitions) {
+    // Every attempt counts against the maximum, the failed ones too.
+    const room = settings.maxRepetitions - have - (s.c.failed ?? 0);
+    if (room <= 0) continue;
+    if (have < settings.minRepetitions) wants.push({ key: s.c.key, runs: Math.min(room, settings.minRepetitions - have), order: -1, ...(s.c.perRun ? { perRun: s.c.perRun } : {}) });
+    else if (s.c.pending === 0 && !firstRoundOpen) {
       const rhw = d.relativeHalfWidth;
       wants.push({ key: s.c.key, runs: 1, order: rhw ? -Math.max(rhw[0], rhw[1]) : 0, ...(s.c.perRun ? { perRun: s.c.perRun } : {}) });
     }

@@ -85,6 +85,26 @@ describe('plan', () => {
     expect(plan({ ...SETTINGS, budget: { maxRuns: 4 } }, [config('a', [], 2)], { runs: 4, nodeHours: 0, energyKWh: 0 }).stop).toBeNull();
   });
 
+  test('runs without figures count against the maximum: a configuration that keeps failing ends exhausted', () => {
+    const u = seededRandom(6);
+    const ok = config('ok', runsOf(u, [100, 1000], 2, 0.01));
+    const retry = plan(SETTINGS, [ok, { ...config('flaky', [], 0), failed: 1 }], SPENT);
+    expect(retry.submit).toContainEqual({ key: 'flaky', runs: 2 });
+    const last = plan(SETTINGS, [ok, { ...config('flaky', [[100, 1000]], 0), failed: 4 }], SPENT);
+    expect(last.submit).toContainEqual({ key: 'flaky', runs: 1 });
+    const done = plan(SETTINGS, [ok, { ...config('flaky', [[100, 1000]], 0), failed: 5 }], SPENT);
+    expect(done.configurations[1]).toMatchObject({ status: 'exhausted', reason: 'flaky reached 6 runs with 1 measured (5 without figures): too few to decide anything' });
+    expect(done.submit.find((s) => s.key === 'flaky')).toBeUndefined();
+  });
+
+  test('no repetition beyond the first runs while another configuration still waits for its first', () => {
+    const u = seededRandom(7);
+    const p = plan(SETTINGS, [config('done', runsOf(u, [100, 1000], 2, 0.05)), config('late', [[101, 1001]], 1)], SPENT);
+    expect(p.configurations[0]!.status).toBe('sampling');
+    expect(p.submit).toEqual([]);
+    expect(p.stop).toBeNull();
+  });
+
   test('slots cap what is submitted at once, the first repetitions first', () => {
     const p = plan(SETTINGS, [config('a', []), config('b', []), config('c', [])], SPENT, { slots: 3 });
     expect(p.submit).toEqual([{ key: 'a', runs: 2 }, { key: 'b', runs: 1 }]);

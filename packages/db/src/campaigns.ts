@@ -18,6 +18,8 @@ export interface NewCampaign {
   createdByUserId?: string | null;
   configurations: { key: string; parameters: Record<string, unknown> }[];
   repetitions: number;
+  /** An adaptive campaign: its strategy may add runs until it stops (campaigns.strategy_open). */
+  strategyOpen?: boolean;
   /**
    * Runs inside the campaign's transaction, after its rows are in: what must exist together with
    * the campaign or not at all (a suite run and its idempotency key). Throwing rolls back both.
@@ -56,9 +58,9 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
   const totalRuns = input.configurations.length * repetitions;
   const createdAt = await withTransaction(db, async (client) => {
     const inserted = await client.query<{ created_at: Date }>(
-      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by, project_id, created_by_user_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING created_at`,
-      [id, input.name, input.execution, input.clusterId, JSON.stringify(input.spec), input.specText, input.createdBy ?? null, input.projectId, input.createdByUserId ?? null],
+      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by, project_id, created_by_user_id, strategy_open)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING created_at`,
+      [id, input.name, input.execution, input.clusterId, JSON.stringify(input.spec), input.specText, input.createdBy ?? null, input.projectId, input.createdByUserId ?? null, input.strategyOpen ?? false],
     );
     // Rows are made a chunk at a time, between the statements, not all before the first.
     for (let from = 0; from < input.configurations.length; from += CAMPAIGN_INSERT_CHUNK) {
@@ -113,23 +115,32 @@ export interface CampaignRecord {
   createdAt: Date;
   /** The API token's name, or `suite:<name>`; null before 2026-11-30. */
   createdBy: string | null;
+  /** Its strategy may still add runs (adaptive, until it stops). */
+  strategyOpen: boolean;
+  /** Why the strategy stopped adding runs; null while open and for the grid. */
+  strategyStop: string | null;
 }
 
 const CAMPAIGN_COLUMNS = {
-  id: true, name: true, projectId: true, spec: true, specText: true, cancelRequestedAt: true, createdAt: true, createdBy: true,
+  id: true, name: true, projectId: true, spec: true, specText: true, cancelRequestedAt: true, createdAt: true, createdBy: true, strategyOpen: true, strategyStop: true,
 } as const;
 
 const TERMINAL = new Set<string>(TERMINAL_RUN_STATES);
 
-/** A campaign's state is derived from its runs, so it can never disagree with them. */
-export function campaignState(counts: Record<string, number>, cancelRequested: boolean): CampaignState {
+/**
+ * A campaign's state is derived from its runs, so it can never disagree with them — and, for an
+ * adaptive campaign, from whether its strategy may still add runs: while it may, the campaign
+ * runs on even when every run so far has ended (the next ones are being decided).
+ */
+export function campaignState(counts: Record<string, number>, cancelRequested: boolean, strategyOpen = false): CampaignState {
   const entries = Object.entries(counts).filter(([, n]) => n > 0);
   const open = entries.filter(([s]) => !TERMINAL.has(s));
   if (open.length > 0) {
     if (cancelRequested) return 'cancelling';
     return open.every(([s]) => s === 'pending') ? 'pending' : 'running';
   }
-  if (cancelRequested) return 'cancelled';
+  if (cancelRequested) return strategyOpen ? 'cancelling' : 'cancelled';
+  if (strategyOpen) return 'running';
   return entries.every(([s]) => s === 'completed') ? 'completed' : 'failed';
 }
 
@@ -160,7 +171,7 @@ function summarize(campaign: CampaignRecord & { cluster: { name: string } | null
   return {
     campaign: rest,
     clusterName: cluster?.name ?? null,
-    state: campaignState(counts, campaign.cancelRequestedAt !== null),
+    state: campaignState(counts, campaign.cancelRequestedAt !== null, campaign.strategyOpen),
     runCounts: counts,
     totalRuns: Object.values(counts).reduce((a, b) => a + b, 0),
   };

@@ -27,6 +27,8 @@ export interface SpecView {
   slurmTemplates: Readonly<Record<string, string>> | undefined;
   /** Templated power values (`gpuPowerLimitW: "{{cap}}"`), by their path under `power` (`gpuLockedClocksMHz[1]`). */
   powerTemplates: Readonly<Record<string, string>> | undefined;
+  repetitions: number | undefined;
+  strategy: CampaignSpec['strategy'] | undefined;
 }
 
 /**
@@ -53,6 +55,8 @@ export function viewOfSpec(spec: CampaignSpec): SpecView {
     files: spec.files,
     slurmTemplates: templatedOptions(spec.slurm),
     powerTemplates: powerTemplates(spec.power),
+    repetitions: spec.repetitions,
+    strategy: spec.strategy,
   };
 }
 
@@ -110,7 +114,33 @@ export function crossFieldIssues(view: SpecView): CheckIssue[] {
     ...duplicateValues(view),
     ...excludeIssues(view, defs),
     ...templateIssues(view, defs),
+    ...strategyIssues(view),
   ];
+}
+
+/**
+ * An adaptive campaign decides its repetitions itself (strategy.ts): the grid's `repetitions`
+ * would say something else; its maximum cannot be below its minimum; and erg must submit its
+ * runs to add any (an import's runs are measured elsewhere). A budget too small for the first
+ * runs is judged where the configurations are counted (@erg/sweep's validateCampaign).
+ */
+function strategyIssues(view: SpecView): CheckIssue[] {
+  const s = view.strategy;
+  if (s?.kind !== 'adaptive') return [];
+  const issues: CheckIssue[] = [];
+  if (view.repetitions !== undefined && view.repetitions !== 1) {
+    issues.push({
+      path: ['repetitions'], code: 'strategy_conflict',
+      message: `an adaptive campaign decides its repetitions as results land: remove repetitions (${view.repetitions}) and set strategy.minRepetitions (first runs, ${s.minRepetitions}) and strategy.maxRepetitions (at most, ${s.maxRepetitions})`,
+    });
+  }
+  if (s.maxRepetitions < s.minRepetitions) {
+    issues.push({ path: ['strategy', 'maxRepetitions'], code: 'strategy_conflict', message: `must be at least strategy.minRepetitions (${s.minRepetitions}), got ${s.maxRepetitions}` });
+  }
+  if (view.execution === 'import') {
+    issues.push({ path: ['strategy'], code: 'strategy_conflict', message: 'an adaptive campaign needs execution: slurm: erg adds its runs as results land, and an import\'s runs are measured elsewhere' });
+  }
+  return issues;
 }
 
 function requiredForSlurm(view: SpecView): CheckIssue[] {

@@ -7,6 +7,7 @@ import { Identifier, ParamValue, quoteForMessage } from './param-value';
 import { Resources } from './resources';
 import { RUN_DIR_FILES } from './run-dir';
 import { SlurmOptions } from './slurm-options';
+import { Strategy } from './strategy';
 
 /** Control and format characters would garble terminals, logs and tables that show the name. */
 const PRINTABLE = /^[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]*$/u;
@@ -98,6 +99,8 @@ export const CampaignSpecFields = z.strictObject({
     })
     .optional(),
   repetitions: z.int().min(1).max(1000).default(1),
+  /** How the campaign spends its runs: the full grid (default) or adaptive repetitions (strategy.ts). */
+  strategy: Strategy,
   parameters: atMostKeys(z.record(Identifier, ParamAxis), MAX_NAMES, 'parameters').default({}),
   zip: z.array(ZipGroup).max(64).default([]),
   exclude: z.array(ExcludeEntry).max(1000).default([]),

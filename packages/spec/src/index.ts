@@ -138,3 +138,4 @@ export {
 } from './sensors';
 export * from './access';
 export { LogPhase, LogPhases, PhaseTimeFormat, PHASE_TIME_FORMATS, MAX_LOG_PHASES, MAX_PHASE_REGEX_CHARS, PHASE_TIME_GROUP, PHASE_REGEX_FIELDS, type PhaseRegexField, regexGroupNames } from './log-phases';
+export * from './strategy';

@@ -40,6 +40,8 @@ export const ISSUE_CODES = [
   'exclude_too_complex',
   'document_too_large',
   'too_many_issues',
+  'strategy_conflict',
+  'budget_too_small',
 ] as const;
 export type IssueCode = (typeof ISSUE_CODES)[number];
 

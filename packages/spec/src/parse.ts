@@ -84,6 +84,8 @@ function salvageView(input: unknown): SpecView | undefined {
     files: salvageRecord(input['files'], FileName, FileTemplate),
     slurmTemplates: templatedOptions(input['slurm']),
     powerTemplates: powerTemplates(input['power']),
+    repetitions: valid(CampaignSpecFields.shape.repetitions, input['repetitions']),
+    strategy: valid(CampaignSpecFields.shape.strategy, input['strategy']),
   };
 }
 

@@ -10,6 +10,7 @@ describe('parseCampaignSpec: fields', () => {
       run: 'srun ./bench',
       execution: 'slurm',
       repetitions: 1,
+      strategy: { kind: 'grid' },
       parameters: {},
       zip: [],
       exclude: [],

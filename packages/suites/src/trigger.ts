@@ -5,6 +5,7 @@ import {
 } from '@erg/db';
 import { enqueue, withinDeadline } from '@erg/queue';
 import { validateCampaign, type SizeLimits } from '@erg/sweep';
+import { initialRuns } from '@erg/spec';
 import { SuiteError } from './errors';
 
 export interface TriggerDeps {
@@ -62,7 +63,7 @@ export async function triggerSuite(deps: TriggerDeps, suite: SuiteRecord, opts: 
     await createCampaign(deps.db, {
       name: spec.name, execution: 'slurm', clusterId: cluster.id, spec, specText: suite.templateText, createdBy: `suite:${suite.name}`,
       projectId: suite.projectId,
-      configurations, repetitions: spec.repetitions,
+      configurations, ...initialRuns(spec),
       within: async (tx, campaignId) => {
         suiteRunId = await insertSuiteRun(tx, campaignId, {
           suiteId: suite.id, trigger: opts.trigger, triggerKey: opts.key, baselineCampaignId, webhook: suite.webhookUrl !== null,

@@ -1,4 +1,4 @@
-import { ROOT_PATH, type CampaignSpec, type SpecIssue } from '@erg/spec';
+import { maxRunsOf, ROOT_PATH, type CampaignSpec, type SpecIssue } from '@erg/spec';
 import { axisLabel, type Axis } from './axes';
 import { SpaceIndex, SpaceTooComplexError } from './space-index';
 
@@ -31,7 +31,7 @@ export type CampaignSizeResult = { ok: true; configurations: number } | { ok: fa
  * caller expand afterwards with the work already done.
  */
 export function measureCampaign(
-  spec: Pick<CampaignSpec, 'parameters' | 'zip' | 'exclude' | 'repetitions'>,
+  spec: Pick<CampaignSpec, 'parameters' | 'zip' | 'exclude' | 'repetitions'> & Partial<Pick<CampaignSpec, 'strategy'>>,
   limits: SizeLimits,
   index: SpaceIndex = new SpaceIndex(spec, limits.maxCountSteps),
 ): CampaignSizeResult {
@@ -51,23 +51,27 @@ export function measureCampaign(
       ],
     };
   }
-  const runs = count * spec.repetitions;
+  // An adaptive campaign is limited by the most it may run (its maximum repetitions, or its budget).
+  const strategy = spec.strategy ?? { kind: 'grid' as const };
+  const runs = maxRunsOf(strategy, count, spec.repetitions);
   if (runs <= limits.maxRuns) return { ok: true, configurations: count };
-  const shrink = `remove parameter values (largest axes: ${largestAxes(index.axes)}), add excludes or lower repetitions`;
+  const adaptive = strategy.kind === 'adaptive';
+  const shrink = `remove parameter values (largest axes: ${largestAxes(index.axes)}), add excludes or lower ${adaptive ? 'strategy.maxRepetitions (or set strategy.budget.maxRuns)' : 'repetitions'}`;
+  const times = adaptive ? `up to ${strategy.maxRepetitions} repetitions each` : `${spec.repetitions} repetitions`;
   return {
     ok: false,
     issues: [
       {
         path: ROOT_PATH,
         code: 'campaign_too_large',
-        message: `the campaign has ${formatCount(runs)} runs (${formatCount(count)} configurations × ${spec.repetitions} repetitions), more than the limit of ${formatCount(limits.maxRuns)}; ${shrink}`,
+        message: `the campaign has ${adaptive ? 'up to ' : ''}${formatCount(runs)} runs (${formatCount(count)} configurations × ${times}), more than the limit of ${formatCount(limits.maxRuns)}; ${shrink}`,
       },
     ],
   };
 }
 
 /** The issues of measureCampaign alone: none when the campaign is within the limits. */
-export function checkCampaignSize(spec: Pick<CampaignSpec, 'parameters' | 'zip' | 'exclude' | 'repetitions'>, limits: SizeLimits): SpecIssue[] {
+export function checkCampaignSize(spec: Pick<CampaignSpec, 'parameters' | 'zip' | 'exclude' | 'repetitions'> & Partial<Pick<CampaignSpec, 'strategy'>>, limits: SizeLimits): SpecIssue[] {
   const result = measureCampaign(spec, limits);
   return result.ok ? [] : result.issues;
 }

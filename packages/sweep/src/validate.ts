@@ -27,10 +27,24 @@ export function validateCampaign(input: unknown, limits: SizeLimits): ValidateCa
       issues: [{ path: 'exclude', code: 'nothing_to_run', message: 'the excludes remove every configuration; nothing would run' }],
     };
   }
+  const budget = budgetIssues(spec, size.configurations);
+  if (budget.length > 0) return { ok: false, issues: budget };
   const configurations = configurationsOf(index);
   const optionIssues = [...templatedOptionIssues(spec, configurations), ...powerIssues(spec, configurations)].slice(0, MAX_REPORTED_ISSUES);
   if (optionIssues.length > 0) return { ok: false, issues: optionIssues };
   return { ok: true, spec, configurations };
+}
+
+/** An adaptive campaign's run budget must pay for every configuration's first runs. */
+function budgetIssues(spec: CampaignSpec, configurations: number): SpecIssue[] {
+  const s = spec.strategy;
+  if (s.kind !== 'adaptive' || s.budget?.maxRuns === undefined) return [];
+  const first = configurations * s.minRepetitions;
+  if (s.budget.maxRuns >= first) return [];
+  return [{
+    path: 'strategy.budget.maxRuns', code: 'budget_too_small',
+    message: `${s.budget.maxRuns} runs cannot pay for the first runs: ${configurations} configuration(s) × strategy.minRepetitions ${s.minRepetitions} = ${first}; raise it to at least ${first} or remove configurations`,
+  }];
 }
 
 /**

@@ -5,10 +5,10 @@ import {
   listCampaignRuns, listCampaignSummaries, listClusters, requestCampaignCancel,
 } from '@erg/db';
 import {
-  ProjectQuery, CampaignCancelled, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignView, ConfigurationResult, Exclusion, RegressionPolicy, CampaignSpec, CampaignPage, ErrorBody, IdParams,
-  ObjectivesQuery, RunLeftOut, RunSummaryPage, RunState, decodeCampaignText, parseCampaignSpec, powerSupport,
+  ProjectQuery, CampaignCancelled, CampaignDecisions, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignView, ConfigurationResult, Exclusion, RegressionPolicy, CampaignSpec, CampaignPage, ErrorBody, IdParams,
+  ObjectivesQuery, RunLeftOut, RunSummaryPage, RunState, decodeCampaignText, initialRuns, parseCampaignSpec, powerSupport,
 } from '@erg/spec';
-import { campaignResultsView, campaignVerdictView } from '@erg/results';
+import { campaignDecisionsView, campaignResultsView, campaignVerdictView } from '@erg/results';
 import { measureCampaign, validateCampaign, validateCampaignText, type SizeLimits } from '@erg/sweep';
 import type { AppDeps } from '../app';
 import { access, chooseProject, isVisible, requireRole, visibleProjects } from '../access';
@@ -143,7 +143,7 @@ export const campaignRoutes =
         const created = await createCampaign(deps.db, {
           name: spec.name, execution: spec.execution, clusterId, spec, specText, createdBy: req.tokenName ?? null,
           projectId, createdByUserId: identity.userId,
-          configurations, repetitions: spec.repetitions,
+          configurations, ...initialRuns(spec),
         });
         if (clusterId) await wakeScheduler(deps, clusterId, 'campaign created', req.log);
         const summary = await getCampaignSummary(deps.db, created.id);
@@ -213,6 +213,28 @@ export const campaignRoutes =
         if (!campaign) throw errors.notFound('campaign', req.params.id);
         const { items, total } = await listCampaignRuns(deps.db, campaign.id, { state: req.query.state, limit: req.query.limit, offset: req.query.offset });
         return { items: items.map((r) => runSummaryView(r, campaign.cluster)), total };
+      },
+    );
+
+    app.get(
+      '/campaigns/:id/decisions',
+      {
+        config: access.campaign('campaign.read'),
+        schema: {
+          tags: ['campaigns'],
+          description:
+            "An adaptive campaign's decisions (issue 16): per configuration whether it is still sampling, dropped (dominated with confidence, by which, p), settled on the front, " +
+            'precise or exhausted, with the reason; the runs used against the full grid at maxRepetitions, what is undecided and the budget left. A grid campaign answers with its strategy and no decisions.',
+          params: IdParams,
+          response: { 200: CampaignDecisions, 404: ErrorBody },
+        },
+      },
+      async (req) => {
+        const campaign = await findCampaignRef(deps.db, req.params.id);
+        if (!campaign) throw errors.notFound('campaign', req.params.id);
+        const view = await campaignDecisionsView(deps.db, campaign.id);
+        if (!view) throw errors.notFound('campaign', req.params.id);
+        return view;
       },
     );
 

@@ -606,6 +606,7 @@ export interface paths {
                         cluster?: string;
                         /** @default 1 */
                         repetitions?: number;
+                        strategy?: components["schemas"]["GridStrategyInput"] | components["schemas"]["AdaptiveStrategyInput"];
                         /** @default {} */
                         parameters?: {
                             [key: string]: (number | boolean | string)[];
@@ -836,6 +837,53 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["RunSummaryPage"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An adaptive campaign's decisions (issue 16): per configuration whether it is still sampling, dropped (dominated with confidence, by which, p), settled on the front, precise or exhausted, with the reason; the runs used against the full grid at maxRepetitions, what is undecided and the budget left. A grid campaign answers with its strategy and no decisions. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CampaignDecisions"];
                     };
                 };
                 /** @description Default Response */
@@ -3928,6 +3976,98 @@ export interface components {
             onlyInCandidate: string[];
             onlyInBaseline: string[];
         };
+        StrategyBudgetInput: {
+            /** @description runs, failed ones included */
+            maxRuns?: number;
+            /** @description node-hours: each run's time × its nodes */
+            maxNodeHours?: number;
+            /** @description kWh of the runs' measured energy */
+            maxEnergyKWh?: number;
+        };
+        AdaptiveStrategyInput: {
+            /** @constant */
+            kind: "adaptive";
+            /**
+             * @description runs every configuration gets before any decision about it (at least 2: a spread needs two)
+             * @default 2
+             */
+            minRepetitions?: number;
+            /**
+             * @description runs no configuration goes beyond
+             * @default 10
+             */
+            maxRepetitions?: number;
+            /**
+             * @description a configuration is precise once its 95 % intervals' half-widths are at most this fraction of its means (0.05: ±5 %)
+             * @default 0.05
+             */
+            targetRelativeHalfWidth?: number;
+            /**
+             * @description confidence of every drop and settle decision
+             * @default 0.95
+             */
+            confidence?: number;
+            /**
+             * @description the two objectives whose Pareto front the decisions are about
+             * @default [
+             *       "time",
+             *       "energy"
+             *     ]
+             */
+            objectives?: [
+                "time" | "energy" | "edp" | "carbon" | "cost",
+                "time" | "energy" | "edp" | "carbon" | "cost"
+            ];
+            budget?: components["schemas"]["StrategyBudgetInput"];
+        };
+        GridStrategyInput: {
+            /** @constant */
+            kind: "grid";
+        };
+        ConfigurationDecisionInput: {
+            key: string;
+            /**
+             * @description sampling: wants more runs; dropped: dominated with confidence; front: settled on the Pareto front; precise: intervals within the target; exhausted: reached maxRepetitions undecided
+             * @enum {string}
+             */
+            status: "sampling" | "dropped" | "front" | "precise" | "exhausted";
+            /** @description its runs with figures when decided (now, while sampling) */
+            n: number;
+            /** @description why, in a sentence with the p-value or the interval widths */
+            reason: string;
+            /** @description dropped: the configuration that dominates it */
+            by: string | null;
+            p: number | null;
+            /** @description its 95 % intervals’ half-widths relative to the means, per objective; null below 2 runs */
+            relativeHalfWidth: [
+                number,
+                number
+            ] | null;
+            decidedAt: string;
+            /** @description runs the campaign had used when this was decided */
+            runsUsed: number;
+        };
+        CampaignDecisionsInput: {
+            campaignId: string;
+            strategy: components["schemas"]["GridStrategyInput"] | components["schemas"]["AdaptiveStrategyInput"];
+            /** @description whether the strategy may still add runs */
+            open: boolean;
+            /** @description why it stopped adding runs; null while open */
+            stop: string | null;
+            /** @description runs so far, every state */
+            runsUsed: number;
+            /** @description what the full grid at maxRepetitions would run (the grid itself: its runs) */
+            gridRuns: number;
+            /** @description configurations still sampling */
+            undecided: string[];
+            /** @description the run budget and what is left of it; null: none set */
+            budget: {
+                maxRuns: number | null;
+                runsLeft: number | null;
+            };
+            /** @description per configuration, in the campaign’s order; none for a grid */
+            decisions: components["schemas"]["ConfigurationDecisionInput"][];
+        };
         SuiteScheduleInput: {
             /** @description five fields (minute hour day-of-month month day-of-week) or six with seconds first, e.g. "0 2 * * *" for 02:00 every day */
             cron: string;
@@ -3995,6 +4135,7 @@ export interface components {
                 cluster?: string;
                 /** @default 1 */
                 repetitions?: number;
+                strategy?: components["schemas"]["GridStrategyInput"] | components["schemas"]["AdaptiveStrategyInput"];
                 /** @default {} */
                 parameters?: {
                     [key: string]: (number | boolean | string)[];
@@ -5711,6 +5852,98 @@ export interface components {
             onlyInCandidate: string[];
             onlyInBaseline: string[];
         };
+        StrategyBudget: {
+            /** @description runs, failed ones included */
+            maxRuns?: number;
+            /** @description node-hours: each run's time × its nodes */
+            maxNodeHours?: number;
+            /** @description kWh of the runs' measured energy */
+            maxEnergyKWh?: number;
+        };
+        AdaptiveStrategy: {
+            /** @constant */
+            kind: "adaptive";
+            /**
+             * @description runs every configuration gets before any decision about it (at least 2: a spread needs two)
+             * @default 2
+             */
+            minRepetitions: number;
+            /**
+             * @description runs no configuration goes beyond
+             * @default 10
+             */
+            maxRepetitions: number;
+            /**
+             * @description a configuration is precise once its 95 % intervals' half-widths are at most this fraction of its means (0.05: ±5 %)
+             * @default 0.05
+             */
+            targetRelativeHalfWidth: number;
+            /**
+             * @description confidence of every drop and settle decision
+             * @default 0.95
+             */
+            confidence: number;
+            /**
+             * @description the two objectives whose Pareto front the decisions are about
+             * @default [
+             *       "time",
+             *       "energy"
+             *     ]
+             */
+            objectives: [
+                "time" | "energy" | "edp" | "carbon" | "cost",
+                "time" | "energy" | "edp" | "carbon" | "cost"
+            ];
+            budget?: components["schemas"]["StrategyBudget"];
+        };
+        GridStrategy: {
+            /** @constant */
+            kind: "grid";
+        };
+        ConfigurationDecision: {
+            key: string;
+            /**
+             * @description sampling: wants more runs; dropped: dominated with confidence; front: settled on the Pareto front; precise: intervals within the target; exhausted: reached maxRepetitions undecided
+             * @enum {string}
+             */
+            status: "sampling" | "dropped" | "front" | "precise" | "exhausted";
+            /** @description its runs with figures when decided (now, while sampling) */
+            n: number;
+            /** @description why, in a sentence with the p-value or the interval widths */
+            reason: string;
+            /** @description dropped: the configuration that dominates it */
+            by: string | null;
+            p: number | null;
+            /** @description its 95 % intervals’ half-widths relative to the means, per objective; null below 2 runs */
+            relativeHalfWidth: [
+                number,
+                number
+            ] | null;
+            decidedAt: string;
+            /** @description runs the campaign had used when this was decided */
+            runsUsed: number;
+        };
+        CampaignDecisions: {
+            campaignId: string;
+            strategy: components["schemas"]["GridStrategy"] | components["schemas"]["AdaptiveStrategy"];
+            /** @description whether the strategy may still add runs */
+            open: boolean;
+            /** @description why it stopped adding runs; null while open */
+            stop: string | null;
+            /** @description runs so far, every state */
+            runsUsed: number;
+            /** @description what the full grid at maxRepetitions would run (the grid itself: its runs) */
+            gridRuns: number;
+            /** @description configurations still sampling */
+            undecided: string[];
+            /** @description the run budget and what is left of it; null: none set */
+            budget: {
+                maxRuns: number | null;
+                runsLeft: number | null;
+            };
+            /** @description per configuration, in the campaign’s order; none for a grid */
+            decisions: components["schemas"]["ConfigurationDecision"][];
+        };
         SuiteSchedule: {
             /** @description five fields (minute hour day-of-month month day-of-week) or six with seconds first, e.g. "0 2 * * *" for 02:00 every day */
             cron: string;
@@ -5778,6 +6011,12 @@ export interface components {
                 cluster?: string;
                 /** @default 1 */
                 repetitions: number;
+                /**
+                 * @default {
+                 *       "kind": "grid"
+                 *     }
+                 */
+                strategy: components["schemas"]["GridStrategy"] | components["schemas"]["AdaptiveStrategy"];
                 /** @default {} */
                 parameters: {
                     [key: string]: (number | boolean | string)[];

@@ -1,0 +1,114 @@
+// Adaptive campaigns (issue 16 §1) without Slurm: created with their first runs only; each step
+// of the strategy (what the scheduler calls when a run's figures land) stores decisions with
+// reasons and adds runs exactly once, even when steps race; a budget stops it; a cancel closes
+// it; the campaign is not finished while its strategy may add runs. GET /v1/campaigns/:id/decisions.
+import { generateKeyPairSync } from 'node:crypto';
+import { storeRunEnergy } from '@erg/db';
+import { forceRunEnd } from '@erg/db/testing';
+import { adaptCampaign } from '@erg/results';
+import { startTestApi, type TestApi } from './helpers';
+
+const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
+const CLUSTER = { name: 'nowhere', host: '127.0.0.1', port: 2222, user: 'root', privateKey: key, hostKeySha256: 'SHA256:' + 'A'.repeat(43), workDir: '/var/lib/erg-test' };
+
+describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
+  let t: TestApi;
+  async function call(method: string, url: string, body?: unknown) {
+    const res = await t.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${t.token}` }, ...(body === undefined ? {} : { payload: body as object }) });
+    return { status: res.statusCode, body: res.json() };
+  }
+  async function ok(method: string, url: string, body?: unknown) {
+    const res = await call(method, url, body);
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+  const runsOf = async (id: string) => (await ok('GET', `/v1/campaigns/${id}/runs?limit=1000`)).items as { id: string; configurationKey: string; repetition: number; state: string }[];
+  /** Ends a run completed with these figures, as finalization and refreshRunEnergy would leave it. */
+  async function complete(runId: string, timeS: number, energyJ: number) {
+    await forceRunEnd(t.db, runId, 'completed');
+    const result = { timeS, energyJ, edpJs: timeS * energyJ, ed2pJs2: timeS * timeS * energyJ, avgPowerW: energyJ / timeS, coverage: 1, components: {}, flags: [] };
+    await storeRunEnergy(t.db, runId, { timeS, energyJ, method: 'integrated', coverage: 1, result }, 1);
+  }
+  /** Figures by configuration: `slow` 4× the others in time and energy; `a` and `b` 1 % apart, with 3 % noise. */
+  let k = 0;
+  const truth = (c: string): [number, number] => (c === 'x=slow' ? [400, 40_000] : c === 'x=a' ? [100, 10_000] : [101, 10_100]);
+  const noisy = (c: string): [number, number] => {
+    const wobble = [1, 1.03, 0.97, 1.02, 0.98][k++ % 5]!;
+    const [time, energy] = truth(c);
+    return [time * wobble, energy / wobble];
+  };
+  const spec = (extra: object = {}) => ({ name: 'adaptive', cluster: 'nowhere', run: 'true', parameters: { x: ['a', 'b', 'slow'] }, strategy: { kind: 'adaptive', minRepetitions: 2, maxRepetitions: 4 }, ...extra });
+
+  beforeAll(async () => {
+    t = await startTestApi();
+    await ok('POST', '/v1/clusters', CLUSTER);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  test('first runs only; steps drop the dominated configuration and repeat the close call; exactly once under racing steps; then decided', async () => {
+    const created = await ok('POST', '/v1/campaigns', spec());
+    expect(created.runs).toHaveLength(6);
+    const before = await ok('GET', `/v1/campaigns/${created.id}/decisions`);
+    expect(before).toMatchObject({ open: true, stop: null, runsUsed: 6, gridRuns: 12, decisions: [] });
+
+    for (const r of await runsOf(created.id)) await complete(r.id, ...noisy(r.configurationKey));
+    // Every run so far has ended, yet the strategy may add more: the campaign is not finished.
+    expect((await ok('GET', `/v1/campaigns/${created.id}`)).state).toBe('running');
+    // Five steps at once (five runs' figures landing in five scheduler processes): runs are added once.
+    const steps = await Promise.all(Array.from({ length: 5 }, () => adaptCampaign(t.db, created.id)));
+    expect(steps.reduce((n, s) => n + (s?.added ?? 0), 0)).toBe(2);
+    const decisions = await ok('GET', `/v1/campaigns/${created.id}/decisions`);
+    const slow = decisions.decisions.find((d: { key: string }) => d.key === 'x=slow');
+    expect(slow).toMatchObject({ status: 'dropped', n: 2, by: expect.stringMatching(/^x=[ab]$/) });
+    expect(slow.reason).toMatch(/^x=slow dropped after 2 runs: dominated by x=[ab] on time and energy, p < 0\.0\d+$/);
+    expect(decisions.undecided.sort()).toEqual(['x=a', 'x=b']);
+    let runs = await runsOf(created.id);
+    expect(runs.filter((r) => r.state === 'pending').map((r) => [r.configurationKey, r.repetition]).sort()).toEqual([['x=a', 3], ['x=b', 3]]);
+
+    // The close call goes on until maxRepetitions (4): then exhausted, and the strategy closes.
+    for (let round = 0; round < 3; round++) {
+      for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r.configurationKey));
+      await adaptCampaign(t.db, created.id);
+    }
+    runs = await runsOf(created.id);
+    expect(runs.filter((r) => r.configurationKey === 'x=slow')).toHaveLength(2);
+    expect(runs.length).toBeLessThanOrEqual(10);
+    const after = await ok('GET', `/v1/campaigns/${created.id}/decisions`);
+    expect(after).toMatchObject({ open: false, undecided: [], runsUsed: runs.length, gridRuns: 12 });
+    expect(after.stop).toBe(`every configuration is decided after ${runs.length} runs`);
+    expect((await ok('GET', `/v1/campaigns/${created.id}`)).state).toBe('completed');
+    // A step of a closed strategy does nothing.
+    expect(await adaptCampaign(t.db, created.id)).toBeNull();
+  });
+
+  test('a run budget stops the strategy where the next run would exceed it', async () => {
+    const created = await ok('POST', '/v1/campaigns', spec({ strategy: { kind: 'adaptive', minRepetitions: 2, maxRepetitions: 4, budget: { maxRuns: 7 } } }));
+    for (const r of await runsOf(created.id)) await complete(r.id, ...noisy(r.configurationKey));
+    const first = await adaptCampaign(t.db, created.id);
+    expect(first!.added).toBe(1);
+    for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r.configurationKey));
+    const last = await adaptCampaign(t.db, created.id);
+    expect(last!.added).toBe(0);
+    expect(last!.plan.stop).toMatchObject({ why: 'budget' });
+    const view = await ok('GET', `/v1/campaigns/${created.id}/decisions`);
+    expect(view).toMatchObject({ open: false, runsUsed: 7, budget: { maxRuns: 7, runsLeft: 0 } });
+    expect(view.stop).toMatch(/^the budget allows no more runs after 7/);
+  });
+
+  test('cancelling the campaign closes its strategy', async () => {
+    const created = await ok('POST', '/v1/campaigns', spec());
+    await ok('POST', `/v1/campaigns/${created.id}/cancel`);
+    expect(await adaptCampaign(t.db, created.id)).toBeNull();
+    expect(await ok('GET', `/v1/campaigns/${created.id}/decisions`)).toMatchObject({ open: false, stop: 'the campaign was cancelled' });
+  });
+
+  test('a budget too small for the first runs is a 400 at its path; a grid answers with no decisions', async () => {
+    const bad = await call('POST', '/v1/campaigns', spec({ strategy: { kind: 'adaptive', minRepetitions: 2, budget: { maxRuns: 5 } } }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.issues).toEqual([expect.objectContaining({ path: 'strategy.budget.maxRuns', code: 'budget_too_small' })]);
+    const grid = await ok('POST', '/v1/campaigns', { name: 'grid', cluster: 'nowhere', run: 'true', repetitions: 3, parameters: { x: [1, 2] } });
+    expect(await ok('GET', `/v1/campaigns/${grid.id}/decisions`)).toMatchObject({ strategy: { kind: 'grid' }, open: false, stop: null, runsUsed: 6, gridRuns: 6, decisions: [] });
+  });
+});

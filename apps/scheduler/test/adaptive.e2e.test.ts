@@ -1,0 +1,60 @@
+// An adaptive campaign end to end on the local Slurm cluster (issue 16 §3): examples/adaptive-cpu.yaml
+// as a user submits it. The clearly worse configuration (32 million iterations: 8× the time and
+// energy of the others) is dropped after its first runs, naming what dominates it; the campaign
+// finishes with fewer runs than the full grid at maxRepetitions; no configuration goes beyond it;
+// every run is exactly once (one run per configuration and repetition, each submitted once).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { decodeCampaignText } from '@erg/spec';
+import { repoRoot } from '@erg/testkit';
+import { Harness } from './harness';
+
+jest.setTimeout(300_000);
+
+describe('an adaptive campaign on the local Slurm cluster (examples/adaptive-cpu.yaml)', () => {
+  const h = new Harness();
+
+  beforeAll(async () => {
+    await h.start();
+    await h.registerCluster('local');
+    await h.startInProcessScheduler();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  test('the clearly worse configuration stops after its first runs; fewer runs than the grid; each decision with its reason', async () => {
+    const decoded = decodeCampaignText(readFileSync(path.join(repoRoot(), 'examples', 'adaptive-cpu.yaml'), 'utf8'), 'yaml');
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues));
+    const campaign = await h.submit(decoded.raw as object);
+    // Created with the first runs only: 3 configurations × 2.
+    expect((await h.runsOf(campaign.id)).length).toBe(6);
+    const runs = await h.waitForCampaignEnd(campaign.id, 240_000);
+    expect((await h.call('GET', `/v1/campaigns/${campaign.id}`)).body.state).toBe('completed');
+    expect(runs.every((r) => r.state === 'completed')).toBe(true);
+
+    const { status, body } = await h.call('GET', `/v1/campaigns/${campaign.id}/decisions`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ campaignId: campaign.id, open: false, strategy: { kind: 'adaptive', minRepetitions: 2, maxRepetitions: 5 }, gridRuns: 15, undecided: [] });
+    expect(body.stop).toMatch(/^every configuration is decided after \d+ runs$/);
+    const byKey = new Map(body.decisions.map((d: { key: string }) => [d.key, d]));
+    const worse = byKey.get('iterations=32000000') as { status: string; n: number; by: string; reason: string };
+    expect(worse).toMatchObject({ status: 'dropped', n: 2 });
+    expect(['iterations=4000000', 'iterations=4400000']).toContain(worse.by);
+    expect(worse.reason).toMatch(/^iterations=32000000 dropped after 2 runs: dominated by iterations=4[04]00000 on time and energy, p < 0\.0\d+$/);
+
+    // Runs: the dropped one exactly its 2; none beyond 5; fewer than the grid's 15; each
+    // repetition once, numbered 1…n without gaps.
+    const perConfiguration = new Map<string, number[]>();
+    for (const r of runs) perConfiguration.set(r.configurationKey, [...(perConfiguration.get(r.configurationKey) ?? []), r.repetition]);
+    expect(perConfiguration.get('iterations=32000000')!.length).toBe(2);
+    for (const reps of perConfiguration.values()) {
+      expect(reps.length).toBeLessThanOrEqual(5);
+      expect([...reps].sort((a, b) => a - b)).toEqual(Array.from({ length: reps.length }, (_, i) => i + 1));
+    }
+    expect(runs.length).toBe(body.runsUsed);
+    expect(runs.length).toBeLessThan(body.gridRuns);
+    // Each run went to Slurm once.
+    expect(new Set(runs.map((r) => r.slurmJobId)).size).toBe(runs.length);
+  });
+});

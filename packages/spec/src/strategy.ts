@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { DEFAULT_OBJECTIVES, Objective } from './carbon-cost';
+
+/**
+ * How a campaign spends its runs (issue 16). `grid` (the default): every configuration
+ * `repetitions` times. `adaptive`: every configuration starts with `minRepetitions`, then more
+ * runs go only where they change a decision — until its 95 % intervals are within
+ * `targetRelativeHalfWidth`, or its place on the Pareto front of `objectives` is settled with
+ * `confidence`; a configuration dominated with confidence is dropped (racing); the campaign stops
+ * when nothing is undecided, at `maxRepetitions` per configuration, or at its budget.
+ * @erg/adaptive makes the decisions; docs/adaptive.md says how and with what confidence.
+ */
+
+/** What an adaptive campaign may spend at most; every field optional, all that are given hold. */
+export const StrategyBudget = z
+  .strictObject({
+    maxRuns: z.int().min(1).max(1_000_000).optional().describe('runs, failed ones included'),
+    maxNodeHours: z.number().positive().max(1e9).optional().describe("node-hours: each run's time × its nodes"),
+    maxEnergyKWh: z.number().positive().max(1e9).optional().describe("kWh of the runs' measured energy"),
+  })
+  .meta({ id: 'StrategyBudget' });
+export type StrategyBudget = z.infer<typeof StrategyBudget>;
+
+export const AdaptiveStrategy = z
+  .strictObject({
+    kind: z.literal('adaptive'),
+    minRepetitions: z.int().min(2).max(100).default(2).describe('runs every configuration gets before any decision about it (at least 2: a spread needs two)'),
+    maxRepetitions: z.int().min(2).max(1000).default(10).describe('runs no configuration goes beyond'),
+    targetRelativeHalfWidth: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.05)
+      .describe("a configuration is precise once its 95 % intervals' half-widths are at most this fraction of its means (0.05: ±5 %)"),
+    confidence: z.number().min(0.5).max(0.999).default(0.95).describe('confidence of every drop and settle decision'),
+    objectives: z.tuple([Objective, Objective]).default([...DEFAULT_OBJECTIVES]).describe('the two objectives whose Pareto front the decisions are about'),
+    budget: StrategyBudget.optional(),
+  })
+  .meta({ id: 'AdaptiveStrategy' });
+export type AdaptiveStrategy = z.infer<typeof AdaptiveStrategy>;
+
+export const GridStrategy = z.strictObject({ kind: z.literal('grid') }).meta({ id: 'GridStrategy' });
+export type GridStrategy = z.infer<typeof GridStrategy>;
+
+export const STRATEGY_KINDS = ['grid', 'adaptive'] as const;
+
+/**
+ * `strategy: adaptive` (every parameter at its default), `strategy: { kind: adaptive, … }`, or
+ * `grid` (the default when absent).
+ */
+export const Strategy = z
+  .preprocess(
+    (v) => (typeof v === 'string' ? { kind: v } : v),
+    z.discriminatedUnion('kind', [GridStrategy, AdaptiveStrategy], {
+      error: (iss) =>
+        iss.code === 'invalid_union' ? `kind must be one of ${STRATEGY_KINDS.join(', ')} (or strategy: ${STRATEGY_KINDS.join(' | ')})` : undefined,
+    }),
+  )
+  .default({ kind: 'grid' });
+export type Strategy = z.output<typeof Strategy>;
+
+/** The most runs a campaign of `configurations` may use under its strategy: what the size limit is about. */
+export function maxRunsOf(strategy: Strategy, configurations: number, repetitions: number): number {
+  if (strategy.kind === 'grid') return configurations * repetitions;
+  const most = configurations * strategy.maxRepetitions;
+  return strategy.budget?.maxRuns === undefined ? most : Math.min(most, strategy.budget.maxRuns);
+}
+
+/**
+ * The runs a campaign is created with: every repetition of the grid, or an adaptive campaign's
+ * first `minRepetitions` (its strategy adds the rest as results land, so it starts open).
+ */
+export function initialRuns(spec: { repetitions: number; strategy: Strategy }): { repetitions: number; strategyOpen: boolean } {
+  return spec.strategy.kind === 'adaptive' ? { repetitions: spec.strategy.minRepetitions, strategyOpen: true } : { repetitions: spec.repetitions, strategyOpen: false };
+}
+
+export const DECISION_STATUSES = ['sampling', 'dropped', 'front', 'precise', 'exhausted'] as const;
+
+/** One configuration's decision (campaign_decisions, made by @erg/adaptive's plan). */
+export const ConfigurationDecisionView = z
+  .object({
+    key: z.string(),
+    status: z.enum(DECISION_STATUSES).describe('sampling: wants more runs; dropped: dominated with confidence; front: settled on the Pareto front; precise: intervals within the target; exhausted: reached maxRepetitions undecided'),
+    n: z.number().describe('its runs with figures when decided (now, while sampling)'),
+    reason: z.string().describe('why, in a sentence with the p-value or the interval widths'),
+    by: z.string().nullable().describe('dropped: the configuration that dominates it'),
+    p: z.number().nullable(),
+    relativeHalfWidth: z.tuple([z.number(), z.number()]).nullable().describe('its 95 % intervals’ half-widths relative to the means, per objective; null below 2 runs'),
+    decidedAt: z.string(),
+    runsUsed: z.number().describe('runs the campaign had used when this was decided'),
+  })
+  .meta({ id: 'ConfigurationDecision' });
+export type ConfigurationDecisionView = z.infer<typeof ConfigurationDecisionView>;
+
+/** GET /v1/campaigns/:id/decisions: what an adaptive campaign decided, and what it spent against a grid. */
+export const CampaignDecisions = z
+  .object({
+    campaignId: z.string(),
+    strategy: z.union([GridStrategy, AdaptiveStrategy]),
+    open: z.boolean().describe('whether the strategy may still add runs'),
+    stop: z.string().nullable().describe('why it stopped adding runs; null while open'),
+    runsUsed: z.number().describe('runs so far, every state'),
+    gridRuns: z.number().describe('what the full grid at maxRepetitions would run (the grid itself: its runs)'),
+    undecided: z.array(z.string()).describe('configurations still sampling'),
+    budget: z
+      .object({ maxRuns: z.number().nullable(), runsLeft: z.number().nullable() })
+      .describe('the run budget and what is left of it; null: none set'),
+    decisions: z.array(ConfigurationDecisionView).describe('per configuration, in the campaign’s order; none for a grid'),
+  })
+  .meta({ id: 'CampaignDecisions' });
+export type CampaignDecisions = z.infer<typeof CampaignDecisions>;

@@ -1,0 +1,58 @@
+// A campaign's strategy (issue 16 §4): grid by default; adaptive written short or in full, its
+// defaults filled in; every conflict a 400-style issue at its path with what to do.
+import { validateCampaign } from '../src';
+
+const base = { name: 'n', cluster: 'local', run: 'srun ./bench', parameters: { a: [1, 2, 3], b: ['x', 'y'] } };
+const LIMITS = { maxRuns: 1000 };
+const issuesOf = (spec: unknown, limits = LIMITS) => {
+  const r = validateCampaign(spec, limits);
+  return r.ok ? [] : r.issues;
+};
+
+describe('strategy', () => {
+  test('absent: the grid', () => {
+    const r = validateCampaign(base, LIMITS);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    expect(r.spec.strategy).toEqual({ kind: 'grid' });
+  });
+
+  test('`strategy: adaptive` and the full form, with their defaults', () => {
+    const short = validateCampaign({ ...base, strategy: 'adaptive' }, LIMITS);
+    if (!short.ok) throw new Error(JSON.stringify(short.issues));
+    expect(short.spec.strategy).toEqual({ kind: 'adaptive', minRepetitions: 2, maxRepetitions: 10, targetRelativeHalfWidth: 0.05, confidence: 0.95, objectives: ['time', 'energy'] });
+    const full = validateCampaign({ ...base, strategy: { kind: 'adaptive', minRepetitions: 3, maxRepetitions: 6, objectives: ['time', 'carbon'], budget: { maxRuns: 30, maxNodeHours: 12.5 } } }, LIMITS);
+    if (!full.ok) throw new Error(JSON.stringify(full.issues));
+    expect(full.spec.strategy).toMatchObject({ kind: 'adaptive', minRepetitions: 3, maxRepetitions: 6, objectives: ['time', 'carbon'], budget: { maxRuns: 30, maxNodeHours: 12.5 } });
+  });
+
+  test('each wrong field at its path', () => {
+    expect(issuesOf({ ...base, strategy: 'greedy' })).toEqual([expect.objectContaining({ path: 'strategy.kind', message: 'kind must be one of grid, adaptive (or strategy: grid | adaptive)' })]);
+    const wrong = issuesOf({ ...base, strategy: { kind: 'adaptive', minRepetitions: 1, confidence: 2, budget: { maxRuns: 0, minutes: 3 } } });
+    expect(wrong.map((i) => i.path).sort()).toEqual(['strategy.budget.maxRuns', 'strategy.budget.minutes', 'strategy.confidence', 'strategy.minRepetitions']);
+  });
+
+  test('conflicts: repetitions beside adaptive, a maximum below the minimum, an import', () => {
+    expect(issuesOf({ ...base, repetitions: 5, strategy: { kind: 'adaptive', minRepetitions: 3, maxRepetitions: 2 } })).toEqual([
+      { path: 'repetitions', code: 'strategy_conflict', message: expect.stringContaining('remove repetitions (5) and set strategy.minRepetitions (first runs, 3) and strategy.maxRepetitions (at most, 2)') },
+      { path: 'strategy.maxRepetitions', code: 'strategy_conflict', message: 'must be at least strategy.minRepetitions (3), got 2' },
+    ]);
+    expect(issuesOf({ name: 'i', execution: 'import', parameters: { a: [1] }, strategy: 'adaptive' })).toEqual([
+      expect.objectContaining({ path: 'strategy', code: 'strategy_conflict', message: expect.stringContaining('needs execution: slurm') }),
+    ]);
+  });
+
+  test('a budget below the first runs is a 400 that says how many it takes', () => {
+    expect(issuesOf({ ...base, strategy: { kind: 'adaptive', minRepetitions: 3, budget: { maxRuns: 17 } } })).toEqual([
+      { path: 'strategy.budget.maxRuns', code: 'budget_too_small', message: '17 runs cannot pay for the first runs: 6 configuration(s) × strategy.minRepetitions 3 = 18; raise it to at least 18 or remove configurations' },
+    ]);
+    expect(issuesOf({ ...base, strategy: { kind: 'adaptive', minRepetitions: 3, budget: { maxRuns: 18 } } })).toEqual([]);
+  });
+
+  test('the size limit counts the most an adaptive campaign may run', () => {
+    // 6 configurations × up to 10 repetitions = 60 > 50; with a budget of 40 runs it fits.
+    expect(issuesOf({ ...base, strategy: 'adaptive' }, { maxRuns: 50 })).toEqual([
+      expect.objectContaining({ code: 'campaign_too_large', message: expect.stringMatching(/^the campaign has up to 60 runs \(6 configurations × up to 10 repetitions each\), more than the limit of 50; .*lower strategy\.maxRepetitions \(or set strategy\.budget\.maxRuns\)$/) }),
+    ]);
+    expect(issuesOf({ ...base, strategy: { kind: 'adaptive', budget: { maxRuns: 40 } } }, { maxRuns: 50 })).toEqual([]);
+  });
+});
