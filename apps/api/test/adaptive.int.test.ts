@@ -4,7 +4,7 @@
 // it; the campaign is not finished while its strategy may add runs. GET /v1/campaigns/:id/decisions.
 import { generateKeyPairSync } from 'node:crypto';
 import { storeRunEnergy } from '@erg/db';
-import { forceRunEnd } from '@erg/db/testing';
+import { decideConfiguration, forceRunEnd } from '@erg/db/testing';
 import { adaptCampaign } from '@erg/results';
 import { startTestApi, type TestApi } from './helpers';
 
@@ -81,6 +81,20 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
     expect((await ok('GET', `/v1/campaigns/${created.id}`)).state).toBe('completed');
     // A step of a closed strategy does nothing.
     expect(await adaptCampaign(t.db, created.id)).toBeNull();
+  });
+
+  test('a configuration decided while a repetition of it waits to be submitted has that run withdrawn', async () => {
+    const created = await ok('POST', '/v1/campaigns', spec());
+    for (const r of await runsOf(created.id)) await complete(r.id, ...noisy(r.configurationKey));
+    await adaptCampaign(t.db, created.id);
+    const pendingB = (await runsOf(created.id)).find((r) => r.state === 'pending' && r.configurationKey === 'x=b')!;
+    expect(pendingB).toBeDefined();
+    // Decided meanwhile (as another process's step might have): stored as final.
+    await decideConfiguration(t.db, created.id, 'x=b', { status: 'dropped', n: 2, reason: 'x=b dropped after 2 runs: dominated by x=a on time and energy, p < 0.001', by: 'x=a', p: 1e-4, relativeHalfWidth: null });
+    const step = await adaptCampaign(t.db, created.id);
+    expect(step!.withdrawn).toBe(1);
+    const withdrawn = (await ok('GET', `/v1/runs/${pendingB.id}`));
+    expect(withdrawn).toMatchObject({ state: 'cancelled', reason: 'not needed: its configuration was decided (erg decisions shows why)' });
   });
 
   test('a run budget stops the strategy where the next run would exceed it', async () => {

@@ -462,6 +462,22 @@ export async function cancelPendingRuns(db: Database, campaignId: string): Promi
 }
 
 /**
+ * pending → cancelled for runs an adaptive campaign no longer needs: their configuration was
+ * decided (dropped, settled) while a repetition of it waited to be submitted. Runs already handed
+ * to Slurm run to their end. Returns how many it withdrew.
+ */
+export async function withdrawPendingRuns(tx: Pick<pg.PoolClient, 'query'>, configurationIds: readonly string[], why: string): Promise<number> {
+  if (configurationIds.length === 0) return 0;
+  const ids = await transition(tx as Queryable, {
+    where: `runs.configuration_id = ANY($1::uuid[]) AND runs.state = 'pending'`,
+    set: `state = 'cancelled', reason = $2, ended_at = now(), finalized_at = now()`,
+    params: [[...configurationIds], why],
+    detail: `$2`,
+  });
+  return ids.length;
+}
+
+/**
  * pending → cancelled for the runs of every cancel-requested campaign on the cluster: the
  * scheduler's sweep each cycle, so that a cancel whose pending runs the API did not get to end
  * (it answers first for large campaigns, and may stop before finishing) still ends them.

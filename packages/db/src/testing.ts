@@ -1,6 +1,7 @@
 import { from as copyFrom } from 'pg-copy-streams';
 import type { TerminalRunState } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
+import { storeDecisions, type DecisionToStore } from './adaptive';
 
 /**
  * `@erg/db/testing`: writes that only tests and benchmarks make. They put rows in states no
@@ -137,4 +138,11 @@ export async function copyPlainSamples(db: Database, chunks: Iterable<string>): 
 export async function countPlainSamples(db: Database): Promise<number> {
   const rows = await poolOf(db).query<{ n: string }>('SELECT count(*)::bigint AS n FROM plain_samples');
   return Number(rows.rows[0]!.n);
+}
+
+/** Stores an adaptive campaign's decision about configuration `key`, as a step of its strategy would (a test's setup). */
+export async function decideConfiguration(db: Database, campaignId: string, key: string, decision: Omit<DecisionToStore, 'configurationId'>, runsUsed = 0): Promise<void> {
+  const { rows } = await poolOf(db).query<{ id: string }>('SELECT id FROM configurations WHERE campaign_id = $1 AND key = $2', [campaignId, key]);
+  if (!rows[0]) throw new Error(`campaign ${campaignId} has no configuration ${key}`);
+  await storeDecisions(poolOf(db), campaignId, runsUsed, [{ ...decision, configurationId: rows[0].id }]);
 }

@@ -1,6 +1,6 @@
 import {
   addAdaptiveRuns, closeStrategy, isStrategyOpen, listCampaignDecisions, listConfigurationAttempts, listConfigurationEnergies, storeDecisions, withAdaptiveCampaign,
-  type Database, type StoredDecision,
+  type Database, type StoredDecision, withdrawPendingRuns,
 } from '@erg/db';
 import { plan, type ConfigurationDecision, type ConfigurationRuns, type Plan } from '@erg/adaptive';
 import type { RunFigures } from '@erg/energy';
@@ -17,6 +17,8 @@ function objectiveOf(f: RunFigures, o: Objective): number | null {
 export interface AdaptStep {
   /** Runs added for the scheduler to submit. */
   added: number;
+  /** Pending runs cancelled because their configuration was decided before they were submitted. */
+  withdrawn: number;
   plan: Plan;
 }
 
@@ -82,13 +84,16 @@ export async function adaptCampaign(db: Database, campaignId: string): Promise<A
     await storeDecisions(tx, campaignId, spent.runs, p.configurations.map((d) => ({
       configurationId: idOf.get(d.key)!.configurationId, status: d.status, n: d.n, reason: d.reason, by: d.by ?? null, p: d.p ?? null, relativeHalfWidth: d.relativeHalfWidth,
     })));
+    // Repetitions of configurations decided meanwhile are no longer needed, if not yet submitted.
+    const decidedIds = p.configurations.filter((d) => d.status !== 'sampling' && idOf.get(d.key)!.inFlight > 0).map((d) => idOf.get(d.key)!.configurationId);
+    const withdrawn = await withdrawPendingRuns(tx, decidedIds, 'not needed: its configuration was decided (erg decisions shows why)');
     const added = await addAdaptiveRuns(
       tx, campaignId,
       p.submit.map((s) => ({ configurationId: idOf.get(s.key)!.configurationId, after: idOf.get(s.key)!.maxRepetition, runs: s.runs })),
       'adaptive: another repetition where it may change a decision',
     );
     if (p.stop) await closeStrategy(tx, campaignId, p.stop.reason);
-    return { added, plan: p };
+    return { added, withdrawn, plan: p };
   });
 }
 
