@@ -20,7 +20,8 @@
 // Reported: F1 of the front against the true front, the share of campaigns that chose the truly
 // energy-optimal configuration, runs and node-hours used against the grid's.
 //
-//   npx turbo run build --filter=@erg/adaptive && node bench/adaptive.js [--campaigns 200] [--quick] [--json]
+//   npx turbo run build --filter=@erg/adaptive && node bench/adaptive.js [--campaigns 200] [--quick] [--json] [--futility]
+// --futility: stop repeating a configuration when even maxRepetitions would decide nothing (plan's futility setting).
 // --quick: 10 campaigns per setting (a test runs it; about a second); --json: one line of JSON at the end.
 'use strict';
 const path = require('node:path');
@@ -29,7 +30,7 @@ const { parseArgs } = require('node:util');
 const { values: opts } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, campaigns: { type: 'string' },
-    min: { type: 'string', default: '2' }, max: { type: 'string', default: '8' }, target: { type: 'string', default: '0.03' }, confidence: { type: 'string', default: '0.95' },
+    min: { type: 'string', default: '2' }, futility: { type: 'boolean', default: false }, max: { type: 'string', default: '8' }, target: { type: 'string', default: '0.03' }, confidence: { type: 'string', default: '0.95' },
   },
 });
 const CAMPAIGNS = Number(opts.campaigns ?? (opts.quick ? 10 : 200));
@@ -39,7 +40,7 @@ const log = opts.json ? console.error : console.log;
 const { plan } = require(path.join(__dirname, '..', 'packages', 'adaptive', 'dist', 'index.js'));
 const { seededRandom } = require(path.join(__dirname, '..', 'packages', 'testkit', 'dist', 'seeded-random.js'));
 
-const SETTINGS = { minRepetitions: Number(opts.min), maxRepetitions: Number(opts.max), targetRelativeHalfWidth: Number(opts.target), confidence: Number(opts.confidence) };
+const SETTINGS = { minRepetitions: Number(opts.min), maxRepetitions: Number(opts.max), targetRelativeHalfWidth: Number(opts.target), confidence: Number(opts.confidence), futility: opts.futility };
 
 /** The 48 configurations with their true time (s) and energy (J) per run of 1,000 steps. */
 function study() {

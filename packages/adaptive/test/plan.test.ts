@@ -105,6 +105,17 @@ describe('plan', () => {
     expect(p.stop).toBeNull();
   });
 
+  test('futility (when asked for): a close call that even the maximum could not decide stops early, saying why', () => {
+    // 1 % apart with 10 % noise: at 6 runs neither interval reaches ±2 % nor does any test pass.
+    const u = seededRandom(8);
+    const configs = [config('a', runsOf(u, [100, 1000], 2, 0.1)), config('b', runsOf(u, [101, 1010], 2, 0.1))];
+    expect(plan(SETTINGS, configs, SPENT).configurations.map((d) => d.status)).toEqual(['sampling', 'sampling']);
+    const futile = plan({ ...SETTINGS, futility: true }, configs, SPENT);
+    expect(futile.configurations.map((d) => d.status)).toEqual(['exhausted', 'exhausted']);
+    expect(futile.configurations[0]!.reason).toMatch(/^a stopped after 2 runs: even 6 would decide nothing at the differences and spread seen/);
+    expect(futile.stop?.why).toBe('decided');
+  });
+
   test('slots cap what is submitted at once, the first repetitions first', () => {
     const p = plan(SETTINGS, [config('a', []), config('b', []), config('c', [])], SPENT, { slots: 3 });
     expect(p.submit).toEqual([{ key: 'a', runs: 2 }, { key: 'b', runs: 1 }]);
