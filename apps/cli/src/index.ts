@@ -19,7 +19,7 @@ export { junitReport } from './report/junit';
 export { markdownReport } from './report/markdown';
 export { orderedVerdicts, STATUS_SYMBOL, type ReportInput, type CampaignVerdict, type MetricVerdict, type VerdictEntry } from './report/verdict-text';
 export { xmlAttr, xmlText } from './report/xml';
-export { EtaEstimator, progressText, progressBar, doneRuns, isFinal, countsText, type Progress } from './watch/progress';
+export { EtaEstimator, progressText, progressBar, doneRuns, isFinal, countsText, strategyText, type Progress } from './watch/progress';
 export { newOutput } from './commands/logs';
 export { waitingReasons } from './commands/status';
 export { clusterBody, ClusterFile, powerHelperText, slurmVersionText } from './commands/clusters';

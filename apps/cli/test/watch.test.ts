@@ -124,3 +124,36 @@ describe('erg watch', () => {
     expect(out.stdout).toMatch(/marks\s+mode\s+param_n\s+n\s+time/);
   });
 });
+
+describe('erg watch on an adaptive campaign', () => {
+  const decisions = (open: boolean, undecided: string[], runsUsed: number, dropped: number) => ({
+    campaignId: CAMPAIGN_ID,
+    strategy: { kind: 'adaptive', minRepetitions: 2, maxRepetitions: 5, targetRelativeHalfWidth: 0.05, confidence: 0.95, objectives: ['time', 'energy'] },
+    open, stop: open ? null : `every configuration is decided after ${runsUsed} runs`, runsUsed, gridRuns: 15, undecided, budget: { maxRuns: null, runsLeft: null },
+    decisions: Array.from({ length: dropped }, (_, i) => ({ key: `d${i}`, status: 'dropped', n: 2, reason: 'r', by: 'x', p: 0.001, relativeHalfWidth: null, decidedAt: '2026-11-30T12:00:00.000Z', runsUsed: 6 })),
+  });
+  test('each line says what is undecided and the runs against the grid, with no ETA for runs not planned yet; then why it stopped', async () => {
+    let poll = 0;
+    const steps = [
+      { campaign: { state: 'running', totalRuns: 6, runCounts: { running: 6 } }, decisions: decisions(true, [], 6, 0) },
+      { campaign: { state: 'running', totalRuns: 8, runCounts: { completed: 6, queued: 2 } }, decisions: decisions(true, ['a', 'b'], 8, 1) },
+      { campaign: { state: 'completed', totalRuns: 8, runCounts: { completed: 8 } }, decisions: decisions(false, [], 8, 1) },
+    ];
+    let at = 0;
+    const api = routes({
+      [`GET /v1/campaigns/${CAMPAIGN_ID}`]: () => {
+        at = Math.min(poll++, steps.length - 1);
+        return { status: 200, body: { id: CAMPAIGN_ID, name: 'adaptive', cluster: 'local', createdAt: '2026-11-30T12:00:00.000Z', cancelRequestedAt: null, spec: { strategy: { kind: 'adaptive' } }, ...steps[at]!.campaign } };
+      },
+      [`GET /v1/campaigns/${CAMPAIGN_ID}/decisions`]: () => ({ status: 200, body: steps[at]!.decisions }),
+    });
+    const out = await erg(['watch', CAMPAIGN_ID, '--interval', '5'], { api });
+    expect(out.code).toBe(0);
+    expect(out.stdout.trimEnd().split('\n')).toEqual([
+      "0/6 runs done (0.0 %) · running 6 · elapsed 0 s · adaptive: 0 undecided, 0 dropped, 6 of the grid's 15 runs",
+      "6/8 runs done (75.0 %) · queued 2, completed 6 · elapsed 5 s · adaptive: 2 undecided, 1 dropped, 8 of the grid's 15 runs",
+      "8/8 runs done (100.0 %) · completed 8 · elapsed 10 s · adaptive: every configuration is decided after 8 runs, 1 dropped, 8 of the grid's 15 runs",
+      'Campaign adaptive completed after 10 s: completed 8.',
+    ]);
+  });
+});

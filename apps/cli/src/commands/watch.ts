@@ -6,7 +6,8 @@ import { CliError, EXIT, type ExitCode } from '../errors';
 import { colors, displayWidth } from '../output/color';
 import { formatElapsed } from '@erg/format';
 import { withExamples, type Act } from '../program';
-import { countsText, doneRuns, EtaEstimator, isFinal, progressBar, progressText, type Progress } from '../watch/progress';
+import type { CampaignDecisions } from '../api-types';
+import { countsText, doneRuns, EtaEstimator, isFinal, progressBar, progressText, strategyText, type Progress } from '../watch/progress';
 import { parseId, parseSeconds } from './args';
 
 /** Default seconds between two polls of GET /v1/campaigns/:id. */
@@ -75,10 +76,21 @@ export async function watchCampaign(ctx: CommandContext, id: string, intervalS: 
       return null;
     }
   };
+  /** An adaptive campaign's decisions so far (its strategy in its spec); null for a grid, or while they cannot be read. */
+  const decisionsOf = async (campaign: Campaign & { spec?: unknown }): Promise<CampaignDecisions | null> => {
+    if ((campaign.spec as { strategy?: { kind?: string } } | undefined)?.strategy?.kind !== 'adaptive') return null;
+    try {
+      return await api.call((c) => c.GET('/v1/campaigns/{id}/decisions', { params: { path: { id } }, signal: controller.signal }));
+    } catch (err) {
+      if (controller.signal.aborted || !isTransient(err)) throw err;
+      return null;
+    }
+  };
   try {
     for (;;) {
       const campaign = await poll();
       if (campaign) {
+        const decisions = await decisionsOf(campaign);
         const createdAtMs = Date.parse(campaign.createdAt);
         estimator ??= new EtaEstimator(createdAtMs);
         const now = ctx.runtime.now();
@@ -89,11 +101,12 @@ export async function watchCampaign(ctx: CommandContext, id: string, intervalS: 
           runCounts: campaign.runCounts,
           elapsedS: Math.max(0, (now - createdAtMs) / 1000),
           etaS: estimator.observe(now, done, campaign.totalRuns),
+          ...(decisions ? { strategy: strategyText(decisions) } : {}),
         };
         if (tty) {
           drawInPlace(ctx, out, campaign, progress);
         } else {
-          const counts = `${campaign.state} ${countsText(campaign.runCounts)}`;
+          const counts = `${campaign.state} ${countsText(campaign.runCounts)} ${progress.strategy ?? ''}`;
           if (counts !== lastCounts) out.write(`${progressText(progress)}\n`);
           lastCounts = counts;
         }

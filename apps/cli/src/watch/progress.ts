@@ -2,6 +2,7 @@
 // says so. Polling and drawing live in commands/watch.ts.
 import { RunState, TERMINAL_CAMPAIGN_STATES, TERMINAL_RUN_STATES } from '@erg/spec';
 import type { Campaign } from '@erg/client';
+import type { CampaignDecisions } from '../api-types';
 import type { Colors } from '../output/color';
 import { formatElapsed, formatPercent } from '@erg/format';
 
@@ -62,6 +63,8 @@ export interface Progress {
   runCounts: Record<string, number>;
   elapsedS: number;
   etaS: number | null;
+  /** An adaptive campaign's decisions in words (strategyText); absent for a grid. */
+  strategy?: string;
 }
 
 /** A bar of `width` cells, filled in proportion to done/total. */
@@ -71,10 +74,21 @@ export function progressBar(done: number, total: number, width: number): string 
 }
 
 /** "5/8 runs done (62.5 %) · completed 4, failed 1, running 2, queued 1 · elapsed 42 s · ETA 25 s". */
+/**
+ * An adaptive campaign's decisions in a few words: what is undecided and the runs used against the
+ * grid, or why it stopped.
+ */
+export function strategyText(d: Pick<CampaignDecisions, 'open' | 'stop' | 'undecided' | 'runsUsed' | 'gridRuns' | 'decisions'>): string {
+  const dropped = d.decisions.filter((x) => x.status === 'dropped').length;
+  const head = d.open ? `adaptive: ${d.undecided.length} undecided` : `adaptive: ${d.stop ?? 'stopped'}`;
+  return `${head}, ${dropped} dropped, ${d.runsUsed} of the grid's ${d.gridRuns} runs`;
+}
+
 export function progressText(p: Progress, color?: Colors): string {
   const share = p.total === 0 ? 1 : p.done / p.total;
-  const eta = p.done >= p.total ? null : p.etaS === null ? 'ETA: estimating' : `ETA ${formatElapsed(p.etaS)}`;
-  return [`${p.done}/${p.total} runs done (${formatPercent(share)})`, countsText(p.runCounts, color), `elapsed ${formatElapsed(p.elapsedS)}`, eta]
+  // An adaptive campaign's total grows as its strategy adds runs: no ETA for what is not planned yet.
+  const eta = p.done >= p.total || p.strategy !== undefined ? null : p.etaS === null ? 'ETA: estimating' : `ETA ${formatElapsed(p.etaS)}`;
+  return [`${p.done}/${p.total} runs done (${formatPercent(share)})`, countsText(p.runCounts, color), `elapsed ${formatElapsed(p.elapsedS)}`, eta, p.strategy ?? null]
     .filter((part) => part !== null && part !== '')
     .join(' · ');
 }
