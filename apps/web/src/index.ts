@@ -22,3 +22,4 @@ export * from './queue';
 export * from './perf';
 export type * from './types';
 export { RUN_STATES, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES } from './types';
+export * from './decisions';

@@ -60,3 +60,6 @@ export type ErgEvent =
 
 // The state sets of @erg/spec (its dependency-free subpath, so no zod in the bundle).
 export { RUN_STATES, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES, isUnfinishedRunState } from '@erg/spec/run-state';
+/** GET /v1/campaigns/:id/decisions: an adaptive campaign's decisions per configuration, runs used against the grid. */
+export type CampaignDecisions = Schemas['CampaignDecisions'];
+export type ConfigurationDecision = Schemas['ConfigurationDecision'];

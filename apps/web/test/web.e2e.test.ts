@@ -9,6 +9,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { repoRoot, waitFor } from '@erg/testkit';
 import { setRunWarnings } from '@erg/db/testing';
+import { decodeCampaignText } from '@erg/spec';
 import { formatJoulesPerGB, parseCsv } from '@erg/web';
 import { Harness } from '../../scheduler/test/harness';
 
@@ -411,5 +412,29 @@ describe('web app on a live campaign', () => {
     expect(text).toMatch(/Cost\s*0\.\d+ EUR/);
     expect(text).toContain('per node-hour');
     await shot('run-movement', true);
+  });
+  test('an adaptive campaign: its decisions on the campaign page, the dominated configuration dropped with why', async () => {
+    // examples/adaptive-cpu.yaml as a user submits it, on the local cluster.
+    const decoded = decodeCampaignText(readFileSync(path.join(repoRoot(), 'examples', 'adaptive-cpu.yaml'), 'utf8'), 'yaml');
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues));
+    const campaign = await h.submit(decoded.raw as object);
+    await h.waitForCampaignEnd(campaign.id, 240_000);
+    const api = (await h.call('GET', `/v1/campaigns/${campaign.id}/decisions`)).body;
+    expect(api.open).toBe(false);
+
+    await page.goto(h.url + '/');
+    await page.getByLabel('API token').fill(h.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Queue' }).waitFor();
+    await page.goto(`${h.url}/#/campaigns/${campaign.id}`);
+    const section = page.getByTestId('decisions');
+    await section.waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('decisions-summary').textContent()).toContain(`${api.runsUsed} of the grid's 15 runs at 5 repetitions`);
+    expect(await page.getByTestId('decisions-state').textContent()).toBe(`stopped: ${api.stop}`);
+    const dropped = section.locator('tr[data-key="iterations=32000000"]');
+    expect(await dropped.getAttribute('data-status')).toBe('dropped');
+    expect(await dropped.textContent()).toContain('dominated by iterations=4');
+    expect(await section.locator('tbody tr').count()).toBe(3);
+    await shot('campaign-decisions', true);
   });
 });

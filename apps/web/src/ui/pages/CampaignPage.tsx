@@ -2,8 +2,8 @@
 // GET /v1/campaigns/:id/results and `erg results`, with carbon and cost per run where the runs
 // have them), the Pareto plot on two objectives of choice, energy by component, energy by phase
 // with where the energy went between the fastest and the most frugal configuration, data
-// movement against energy, and the parameter effects. Live while running: `run` events of this
-// campaign refetch (debounced).
+// movement against energy, and the parameter effects; for an adaptive campaign, its decisions.
+// Live while running: `run` events of this campaign refetch (debounced).
 import { useEffect, useMemo } from 'react';
 import { formatCount, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, NO_VALUE } from '../../format';
 import { debounce } from '../../queue';
@@ -14,13 +14,15 @@ import {
 } from '../../results';
 import { flagLabel } from '../../run-info';
 import { hrefRun } from '../../route';
-import type { CampaignDetail, CampaignResults, RunSummary, Summary } from '../../types';
+import type { CampaignDecisions, CampaignDetail, CampaignResults, RunSummary, Summary } from '../../types';
 import { TERMINAL_RUN_STATES } from '../../types';
 import { EffectsPlot } from '../charts/EffectsPlot';
 import { PhaseComparisonView, PhaseStack } from '../charts/PhaseStack';
 import { StackedBar } from '../charts/StackedBar';
 import { StateBar } from '../charts/StateBar';
 import { DataMovementSection } from '../campaign/DataMovement';
+import { DecisionsSection } from '../campaign/Decisions';
+import { isAdaptive } from '../../decisions';
 import { ParetoSection } from '../campaign/ParetoSection';
 import { useEvents, useGet } from '../context';
 import { downloadCsv } from '../exporting';
@@ -35,7 +37,13 @@ export function CampaignPage({ id }: { id: string }) {
   const campaign = useGet<CampaignDetail>(`/v1/campaigns/${id}`);
   const results = useGet<CampaignResults>(`/v1/campaigns/${id}/results`);
   const runs = useGet<{ items: RunSummary[]; total: number }>(`/v1/campaigns/${id}/runs?limit=10000`);
-  const refresh = useMemo(() => debounce(() => { campaign.reload(); results.reload(); runs.reload(); }, 800), [campaign.reload, results.reload, runs.reload]);
+  // Only an adaptive campaign has decisions to show (its spec says so once the campaign is loaded).
+  const adaptive = isAdaptive(campaign.data?.spec);
+  const decisions = useGet<CampaignDecisions>(adaptive ? `/v1/campaigns/${id}/decisions` : null);
+  const refresh = useMemo(
+    () => debounce(() => { campaign.reload(); results.reload(); runs.reload(); decisions.reload(); }, 800),
+    [campaign.reload, results.reload, runs.reload, decisions.reload],
+  );
   useEffect(() => () => refresh.cancel(), [refresh]);
   useEvents((e) => { if (e.type === 'run' && e.data.campaignId === id) refresh.call(); }, () => refresh.call());
 
@@ -56,6 +64,7 @@ export function CampaignPage({ id }: { id: string }) {
         <h2 id="progress-title">Progress: {formatCount(finished)} of {formatCount(c.totalRuns)} runs finished</h2>
         <StateBar counts={c.runCounts} label="runs by state" width={800} />
       </section>
+      {decisions.data && <DecisionsSection decisions={decisions.data} />}
       <section aria-labelledby="results-title">
         <h2 id="results-title">Results</h2>
         {r ? <ResultsTable results={r} name={name} /> : results.error ? <p className="error">{results.error.message}</p> : <p>Loading…</p>}
