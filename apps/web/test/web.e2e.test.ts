@@ -2,7 +2,8 @@
 // Debian's Chromium through playwright-core, against a campaign that really runs on the local
 // Slurm cluster with live telemetry, an imported campaign whose runs marked phases (where the
 // energy went), and one measured on a cluster with carbon and price settings whose runs moved data
-// over PCIe and NVLink-C2C. Screenshots of every page go to test-artifacts/web/.
+// over PCIe and NVLink-C2C, and an adaptive campaign on the local cluster (its decisions).
+// Screenshots of every page go to test-artifacts/web/.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
