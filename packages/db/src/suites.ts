@@ -183,6 +183,7 @@ export async function suiteRunsReadyToJudge(db: Database, opts: { limit?: number
     `SELECT s.id FROM suite_runs s
      WHERE s.status = 'running'
        AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = s.campaign_id AND r.state::text <> ALL($1::text[]))
+       AND NOT EXISTS (SELECT 1 FROM campaigns c WHERE c.id = s.campaign_id AND c.strategy_open)
        AND NOT EXISTS (
          SELECT 1 FROM runs r WHERE r.campaign_id = s.campaign_id AND r.state = 'completed'
            AND NOT EXISTS (SELECT 1 FROM run_energy e WHERE e.run_id = r.id)

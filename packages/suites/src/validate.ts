@@ -52,6 +52,11 @@ export function validateSuite(input: unknown, limits: SizeLimits): ValidateSuite
       if (spec.execution !== 'slurm') {
         issues.push({ path: 'campaign.execution', code: 'invalid_value', message: 'a suite submits its campaign to a cluster: use execution: slurm' });
       }
+      // A verdict compares fixed repetitions with the baseline's; suites that add repetitions while
+      // the verdict is undecided (sequential testing) are a suite setting of their own, not this.
+      if (spec.strategy.kind !== 'grid') {
+        issues.push({ path: 'campaign.strategy', code: 'strategy_conflict', message: "a suite's campaign runs the grid (its verdict compares fixed repetitions with the baseline's): remove strategy" });
+      }
     } else {
       issues.push(...prefixed('campaign', campaign.issues));
     }

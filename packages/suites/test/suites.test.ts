@@ -26,6 +26,14 @@ describe('validateSuite', () => {
     expect(result.issues.every((i) => i.path.startsWith('campaign'))).toBe(true);
   });
 
+  test("an adaptive campaign template is refused at campaign.strategy: a verdict compares fixed repetitions", () => {
+    const { repetitions: _, ...rest } = campaign;
+    const result = validateSuite({ name: 'x', campaign: { ...rest, strategy: 'adaptive' } }, { maxRuns: 100 });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toEqual([expect.objectContaining({ path: 'campaign.strategy', code: 'strategy_conflict', message: expect.stringContaining('remove strategy') })]);
+  });
+
   test('a missing campaign and unknown fields are named', () => {
     const result = validateSuite({ name: 'x', schedul: {} }, { maxRuns: 100 });
     expect(result.ok).toBe(false);
