@@ -25,11 +25,17 @@ export async function isStrategyOpen(db: Database, campaignId: string): Promise<
   return rows[0]?.strategy_open ?? false;
 }
 
-/** Runs `work` holding the campaign's row lock; null when the campaign does not exist. */
+/**
+ * Runs `work` holding the campaign's row lock; null when the campaign does not exist or another
+ * step holds the lock. A step never waits for another: waiting would hold a pooled connection
+ * while the holder needs the pool for its reads, and the step it skips is not lost — the step
+ * holding the lock, a later run's, or the tick's (for a campaign with nothing in flight) sees
+ * the same figures.
+ */
 export async function withAdaptiveCampaign<T>(db: Database, campaignId: string, work: (tx: pg.PoolClient, campaign: AdaptiveCampaignRow) => Promise<T>): Promise<T | null> {
   return withTransaction(db, async (tx) => {
     const { rows } = await tx.query<{ id: string; spec: unknown; strategy_open: boolean; cancel_requested_at: Date | null }>(
-      'SELECT id, spec, strategy_open, cancel_requested_at FROM campaigns WHERE id = $1 FOR UPDATE',
+      'SELECT id, spec, strategy_open, cancel_requested_at FROM campaigns WHERE id = $1 FOR UPDATE SKIP LOCKED',
       [campaignId],
     );
     const r = rows[0];
