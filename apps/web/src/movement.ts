@@ -8,18 +8,14 @@
 // J per GB is the run's whole energy over the bytes of one kind (the kinds share that energy: they
 // do not add up); overlap is the share of GPU busy time during which the GPU's links moved data.
 import { LINK_KINDS } from '@erg/spec/sensors';
-import { formatByteRate, formatBytes, formatEnergy, formatJoulesPerGB, formatPercent, formatTime, NO_VALUE } from './format';
+import { formatByteRate, formatBytes, formatEnergy, formatJoulesPerGB, formatPercent, formatTime, linkKindLabel, NO_VALUE } from './format';
 import { OPTIMAL_LABELS } from './pareto';
-import { halfWidth } from './results';
+import { halfWidth, inConfigurationOrder } from './results';
 import { scaledInterval, scatterLayout, type ScatterLayout, type ScatterPoint } from './scatter';
 import type { CampaignDataMovement, CampaignResults, ConfigurationDataMovement, LinkKind, RunDataMovement, Summary, TransferOverlap } from './types';
 
-/** How the kinds of link read (as in `erg results --data-movement`). */
-export const LINK_KIND_LABELS: Readonly<Record<LinkKind, string>> = { pcie: 'PCIe', nvlink: 'NVLink', c2c: 'NVLink-C2C', memory: 'host memory' };
-
-export function kindLabel(kind: string): string {
-  return LINK_KIND_LABELS[kind as LinkKind] ?? kind;
-}
+/** How a kind of link reads (@erg/format's, as in `erg results --data-movement`). */
+export const kindLabel = linkKindLabel;
 
 /** Bytes in a GB (decimal), and J in a kJ: the scatter's axes. */
 export const BYTES_PER_GB = 1e9;
@@ -43,9 +39,7 @@ export function shownKind(kinds: readonly LinkKind[], chosen: string | null | un
 
 /** The configurations' data movement in the order of the results table, those it does not list last. */
 export function orderedMovement(results: Pick<CampaignResults, 'configurations' | 'dataMovement'>): ConfigurationDataMovement[] {
-  const position = new Map(results.configurations.map((c, i) => [c.key, i]));
-  const at = (c: ConfigurationDataMovement) => position.get(c.key) ?? Number.POSITIVE_INFINITY;
-  return [...(results.dataMovement?.configurations ?? [])].sort((a, b) => at(a) - at(b));
+  return inConfigurationOrder(results.configurations, results.dataMovement?.configurations ?? []);
 }
 
 export interface MovementPoint extends ScatterPoint {

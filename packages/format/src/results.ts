@@ -247,3 +247,14 @@ export function flaggedConfigurations<C extends { key: string; n: number; flagge
     .filter((c) => Object.keys(c.flaggedRuns ?? {}).length > 0)
     .map((c) => ({ configuration: c, text: Object.entries(c.flaggedRuns ?? {}).map(([flag, n]) => `${flagName(flag)} ${n} of ${c.n} run(s)`).join(', ') }));
 }
+
+/**
+ * `items` (per-configuration members of the results: phases, data movement) in the order of the
+ * results' `configurations` — so a sort of the results applies to them too —, those the results
+ * do not list last, in their own order.
+ */
+export function inConfigurationOrder<T extends { key: string }>(configurations: readonly { key: string }[], items: readonly T[]): T[] {
+  const position = new Map(configurations.map((c, i) => [c.key, i]));
+  const at = (x: T) => position.get(x.key) ?? configurations.length;
+  return [...items].sort((a, b) => at(a) - at(b));
+}

@@ -94,6 +94,14 @@ export function formatCost(amount: Maybe, currency: string | null | undefined): 
   return currency ? `${text} ${currency}` : text;
 }
 
+/** How each kind of link reads (@erg/spec's LINK_KINDS: pcie, nvlink, c2c, memory). */
+const LINK_KIND_LABELS: Readonly<Record<string, string>> = { pcie: 'PCIe', nvlink: 'NVLink', c2c: 'NVLink-C2C', memory: 'host memory' };
+
+/** A kind of link as people read it: "PCIe", "NVLink-C2C", "host memory"; an unknown one as it is. */
+export function linkKindLabel(kind: string): string {
+  return LINK_KIND_LABELS[kind] ?? kind;
+}
+
 /** Bytes, decimal as link bandwidths are quoted: "512 B", "12.3 GB", "1.00 TB". */
 export function formatBytes(bytes: Maybe): string {
   return withPrefix(bytes, 'B');

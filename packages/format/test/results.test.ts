@@ -1,4 +1,4 @@
-import { footprintCsvColumns, hasCarbon, hasCost, markLegend, markLetters, marksOf, marksWithFootprintOf, MARK_LEGEND, objectivesText, resultsCsvRows } from '@erg/format';
+import { footprintCsvColumns, hasCarbon, hasCost, inConfigurationOrder, markLegend, markLetters, marksOf, marksWithFootprintOf, MARK_LEGEND, objectivesText, resultsCsvRows } from '@erg/format';
 
 const none = { n: 0, mean: null, ci95: null };
 const some = (mean: number) => ({ n: 3, mean, ci95: [mean - 1, mean + 1] });
@@ -45,4 +45,9 @@ describe('carbon and cost CSV columns', () => {
     expect(a!.slice(base.length)).toEqual([5, 4, 6, 2, 1, 3, 'EUR', true, true]);
     expect(b!.slice(base.length)).toEqual([null, null, null, null, null, null, null, false, false]);
   });
+});
+
+test("inConfigurationOrder: members in the results' configuration order, unknown keys last in their own order", () => {
+  const items = [{ key: 'x', v: 1 }, { key: 'c' }, { key: 'y' }, { key: 'a' }];
+  expect(inConfigurationOrder([{ key: 'a' }, { key: 'b' }, { key: 'c' }], items).map((i) => i.key)).toEqual(['a', 'c', 'x', 'y']);
 });

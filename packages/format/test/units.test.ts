@@ -1,5 +1,5 @@
 import {
-  formatByteRate, formatBytes, formatCarbon, formatCost, formatEdp, formatElapsed, formatEnergy, formatIntensity, formatJoulesPerGB, formatNumber, formatP, formatPercent, formatPower, formatTime, formatWh, NO_VALUE,
+  formatByteRate, formatBytes, formatCarbon, formatCost, formatEdp, formatElapsed, formatEnergy, formatIntensity, formatJoulesPerGB, formatNumber, linkKindLabel, formatP, formatPercent, formatPower, formatTime, formatWh, NO_VALUE,
   plural, whIsHelpful, withPrefix,
 } from '@erg/format';
 
@@ -175,4 +175,8 @@ describe('data movement', () => {
     expect(formatJoulesPerGB(1204)).toBe('1.20 kJ/GB');
     expect(formatJoulesPerGB(null)).toBe(NO_VALUE);
   });
+});
+
+test('kinds of link read as people name them; an unknown one as it is', () => {
+  expect(['pcie', 'nvlink', 'c2c', 'memory', 'infiniband'].map(linkKindLabel)).toEqual(['PCIe', 'NVLink', 'NVLink-C2C', 'host memory', 'infiniband']);
 });

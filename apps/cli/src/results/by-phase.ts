@@ -2,8 +2,8 @@
 // `phases` member of GET /v1/campaigns/:id/results), then which phases account for what the
 // runtime-optimal configuration spends beyond the energy-optimal one. Table and Markdown for
 // people, CSV (raw SI numbers, one row per configuration × phase) and JSON for programs.
-import { formatEnergy, formatPercent, formatTime, halfWidth, interval, isNumber, measuredConfigurations, NO_VALUE, renderCsv, type CsvValue } from '@erg/format';
-import type { CampaignPhases, ConfigurationPhases, PhaseComparison, Summary } from '../api-types';
+import { formatEnergy, formatPercent, formatTime, halfWidth, inConfigurationOrder, interval, isNumber, measuredConfigurations, NO_VALUE, renderCsv, type CsvValue } from '@erg/format';
+import type { CampaignPhases, PhaseComparison, Summary } from '../api-types';
 import type { Colors } from '../output/color';
 import { mdCell, mdCode, renderMarkdownTable } from '../output/markdown';
 import { renderTable, type Column } from '../output/table';
@@ -24,9 +24,7 @@ export interface PhaseResultsOutput {
 export function orderedPhases(results: CampaignResults): CampaignPhases | null {
   const phases = results.phases;
   if (!phases) return null;
-  const position = new Map(results.configurations.map((c, i) => [c.key, i]));
-  const at = (c: ConfigurationPhases) => position.get(c.key) ?? Number.POSITIVE_INFINITY;
-  return { ...phases, configurations: [...phases.configurations].sort((a, b) => at(a) - at(b)) };
+  return { ...phases, configurations: inConfigurationOrder(results.configurations, phases.configurations) };
 }
 
 /** The inclusive energy of a phase as a fraction of its configuration's mean energy; null where that is unknown or 0. */

@@ -3,8 +3,8 @@
 // bytes per phase beside energy per phase (the API's `dataMovement` member of
 // GET /v1/campaigns/:id/results). Table and Markdown for people, CSV (raw SI numbers, one row per
 // configuration × link kind) and JSON for programs.
-import { formatByteRate, formatBytes, formatEnergy, formatJoulesPerGB, formatPercent, halfWidth, interval, NO_VALUE, renderCsv, type CsvValue } from '@erg/format';
-import type { CampaignDataMovement, ConfigurationDataMovement, Summary } from '../api-types';
+import { formatByteRate, formatBytes, formatEnergy, formatJoulesPerGB, formatPercent, halfWidth, inConfigurationOrder, interval, linkKindLabel, NO_VALUE, renderCsv, type CsvValue } from '@erg/format';
+import type { CampaignDataMovement, Summary } from '../api-types';
 import type { Colors } from '../output/color';
 import { mdCell, mdCode, renderMarkdownTable } from '../output/markdown';
 import { renderTable, type Column } from '../output/table';
@@ -12,17 +12,11 @@ import type { PhaseResultsOutput as SectionOutput } from './by-phase';
 import type { CampaignResults } from './model';
 import type { ResultsFormat } from './render';
 
-/** How the link kinds read in a table. */
-const KIND_LABEL: Record<string, string> = { pcie: 'PCIe', nvlink: 'NVLink', c2c: 'NVLink-C2C', memory: 'host memory' };
-const kindLabel = (kind: string) => KIND_LABEL[kind] ?? kind;
-
 /** The campaign's data movement with configurations in the order of `results.configurations` (so --sort applies), unknown keys last. */
 export function orderedDataMovement(results: CampaignResults): CampaignDataMovement | null {
   const movement = results.dataMovement;
   if (!movement) return null;
-  const position = new Map(results.configurations.map((c, i) => [c.key, i]));
-  const at = (c: ConfigurationDataMovement) => position.get(c.key) ?? Number.POSITIVE_INFINITY;
-  return { configurations: [...movement.configurations].sort((a, b) => at(a) - at(b)) };
+  return { configurations: inConfigurationOrder(results.configurations, movement.configurations) };
 }
 
 const plusMinus = (s: Summary, format: (x: number) => string) => {
@@ -52,7 +46,7 @@ export function movementRows(movement: CampaignDataMovement): string[][] {
     c.kinds.map((k, i) => [
       i === 0 ? c.key : '',
       i === 0 ? String(c.n) : '',
-      kindLabel(k.kind),
+      linkKindLabel(k.kind),
       formatBytes(k.bytes.mean),
       plusMinus(k.bytes, formatBytes),
       formatByteRate(k.meanRateBps.mean),
@@ -75,7 +69,7 @@ export function phaseMovementTable(movement: CampaignDataMovement): { columns: C
   const kinds = phaseKinds(movement);
   const withPhases = movement.configurations.filter((c) => c.phases !== null && c.phases.length > 0);
   if (withPhases.length === 0) return null;
-  const columns: Column[] = [{ header: 'configuration' }, { header: 'phase' }, { header: 'energy', align: 'right' }, ...kinds.map((k) => ({ header: kindLabel(k), align: 'right' as const }))];
+  const columns: Column[] = [{ header: 'configuration' }, { header: 'phase' }, { header: 'energy', align: 'right' }, ...kinds.map((k) => ({ header: linkKindLabel(k), align: 'right' as const }))];
   const rows = withPhases.flatMap((c) => c.phases!.map((p, i) => [i === 0 ? c.key : '', p.name, formatEnergy(p.energyJ.mean), ...kinds.map((k) => formatBytes(p.bytes[k as keyof typeof p.bytes]?.mean))]));
   return { columns, rows };
 }

@@ -4,7 +4,7 @@
 // they were computed with; what it moved over each kind of link, where its nodes measured it. Pure: the command fetches, this renders; the words shared with the web
 // app's run page come from @erg/format.
 import {
-  cpuMaxFreqText, fingerprintFacts, formatByteRate, formatBytes, formatJoulesPerGB, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
+  cpuMaxFreqText, fingerprintFacts, formatByteRate, formatBytes, formatJoulesPerGB, linkKindLabel, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
   formatTime, NO_NODE_PROVENANCE, NO_PROVENANCE, plural, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRecordRows, powerRecordStatus, powerRequestedText,
   powerStateText, slurmEnergyFigure,
 } from '@erg/format';
@@ -141,8 +141,6 @@ function energySection(answer: RunEnergyAnswer, color: Colors): string {
   return lines.join('\n');
 }
 
-const LINK_LABEL: Record<string, string> = { pcie: 'PCIe', nvlink: 'NVLink', c2c: 'NVLink-C2C', memory: 'host memory' };
-
 const MOVEMENT_COLUMNS: Column[] = [
   { header: 'link' },
   { header: 'bytes', align: 'right' },
@@ -160,14 +158,14 @@ const MOVEMENT_COLUMNS: Column[] = [
 function dataMovementSection(answer: RunEnergyAnswer): string | null {
   const m = answer.figures?.dataMovement;
   if (!m) return null;
-  const rows = m.kinds.map((k) => [LINK_LABEL[k.kind] ?? k.kind, formatBytes(k.bytes), formatByteRate(k.meanRateBps), formatJoulesPerGB(k.joulesPerGB), String(k.links), formatPercent(k.coverage)]);
+  const rows = m.kinds.map((k) => [linkKindLabel(k.kind), formatBytes(k.bytes), formatByteRate(k.meanRateBps), formatJoulesPerGB(k.joulesPerGB), String(k.links), formatPercent(k.coverage)]);
   const lines = ['Data movement', indent(renderTable(MOVEMENT_COLUMNS, rows))];
   if (m.overlap) {
     lines.push(`  GPU busy ${formatTime(m.overlap.busyS)} (GPU-seconds), of which overlapped with transfers ${formatTime(m.overlap.overlappedS)} (${formatPercent(m.overlap.fraction)})`);
   }
   if (m.phases) {
     const kinds = m.kinds.map((k) => k.kind).filter((kind) => m.phases!.some((p) => p.kinds[kind as keyof typeof p.kinds] !== undefined));
-    const columns: Column[] = [{ header: 'phase' }, { header: 'energy', align: 'right' }, ...kinds.map((k) => ({ header: LINK_LABEL[k] ?? k, align: 'right' as const }))];
+    const columns: Column[] = [{ header: 'phase' }, { header: 'energy', align: 'right' }, ...kinds.map((k) => ({ header: linkKindLabel(k), align: 'right' as const }))];
     const phaseRows = m.phases.map((p) => [p.name, formatEnergy(p.energyJ), ...kinds.map((k) => formatBytes(p.kinds[k as keyof typeof p.kinds]?.bytes))]);
     lines.push('  Bytes per phase (inclusive: nested phases included)', indent(renderTable(columns, phaseRows), 4));
   }
