@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { TERMINAL_RUN_STATES } from '@erg/spec';
 import { plainArrayLiteral } from './array-literal';
 import { poolOf, withTransaction, type Database } from './client';
+import { stateListSql } from './state-sql';
 
 /**
  * What an adaptive campaign's strategy reads and writes (issue 16): its runs in flight and ended
@@ -53,13 +54,13 @@ export interface ConfigurationAttempts {
   maxRepetition: number;
 }
 
-const TERMINAL_SQL = `ARRAY[${TERMINAL_RUN_STATES.map((s) => `'${s}'`).join(', ')}]::run_state[]`;
+const TERMINAL_SQL = stateListSql(TERMINAL_RUN_STATES);
 
 export async function listConfigurationAttempts(tx: Pick<pg.PoolClient, 'query'>, campaignId: string): Promise<ConfigurationAttempts[]> {
   const { rows } = await tx.query<{ id: string; key: string; in_flight: number; ended_unsuccessfully: number; max_repetition: number }>(
     `SELECT c.id, c.key,
-            count(r.id) FILTER (WHERE NOT (r.state = ANY(${TERMINAL_SQL})))::int AS in_flight,
-            count(r.id) FILTER (WHERE r.state = ANY(${TERMINAL_SQL}) AND r.state <> 'completed')::int AS ended_unsuccessfully,
+            count(r.id) FILTER (WHERE r.state NOT IN ${TERMINAL_SQL})::int AS in_flight,
+            count(r.id) FILTER (WHERE r.state IN ${TERMINAL_SQL} AND r.state <> 'completed')::int AS ended_unsuccessfully,
             coalesce(max(r.repetition), 0)::int AS max_repetition
      FROM configurations c LEFT JOIN runs r ON r.configuration_id = c.id
      WHERE c.campaign_id = $1 GROUP BY c.id, c.key, c.position ORDER BY c.position`,
@@ -154,7 +155,7 @@ export async function closeStrategy(tx: Pick<pg.PoolClient, 'query'>, campaignId
 export async function listIdleAdaptiveCampaigns(db: Database, limit = 100): Promise<string[]> {
   const { rows } = await poolOf(db).query<{ id: string }>(
     `SELECT c.id FROM campaigns c WHERE c.strategy_open
-       AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = c.id AND NOT (r.state = ANY(${TERMINAL_SQL})))
+       AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = c.id AND r.state NOT IN ${TERMINAL_SQL})
      ORDER BY c.created_at LIMIT $1`,
     [limit],
   );

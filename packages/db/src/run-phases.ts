@@ -2,6 +2,29 @@ import type { MarkKind } from '@erg/spec';
 import { poolOf, type Database } from './client';
 import type { RunMarkRecord } from './run-marks';
 
+/** One completed run's stored member of its energy result (refreshRunEnergy's), with its configuration. */
+interface RunResultMemberRow {
+  run_id: string;
+  key: string;
+  member: unknown;
+}
+
+/**
+ * One member of the stored results of a campaign's completed runs that have it (an object), in
+ * the configurations' order and by repetition: only that member of each result is read, so
+ * campaigns without it pay one index scan and nothing more. `member` is one of erg's own names.
+ */
+async function listCampaignRunResultMember(db: Database, campaignId: string, member: 'phases' | 'dataMovement'): Promise<RunResultMemberRow[]> {
+  const rows = await poolOf(db).query<RunResultMemberRow>(
+    `SELECT r.id AS run_id, c.key, e.result->$2::text AS member
+     FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id
+     WHERE r.campaign_id = $1 AND r.state = 'completed' AND jsonb_typeof(e.result->$2::text) = 'object'
+     ORDER BY c.position, r.repetition`,
+    [campaignId, member],
+  );
+  return rows.rows;
+}
+
 /** One completed run's stored energy per phase (refreshRunEnergy's `phases`), with its configuration. */
 export interface CampaignRunPhasesRow {
   runId: string;
@@ -10,20 +33,9 @@ export interface CampaignRunPhasesRow {
   phases: unknown;
 }
 
-/**
- * The phases of a campaign's completed runs that have them (their workload marked phases), in the
- * configurations' order and by repetition: only that member of each stored result is read, so
- * campaigns without marks pay one index scan and nothing more.
- */
+/** The phases of a campaign's completed runs that have them (their workload marked phases). */
 export async function listCampaignRunPhases(db: Database, campaignId: string): Promise<CampaignRunPhasesRow[]> {
-  const rows = await poolOf(db).query<{ run_id: string; key: string; phases: unknown }>(
-    `SELECT r.id AS run_id, c.key, e.result->'phases' AS phases
-     FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id
-     WHERE r.campaign_id = $1 AND r.state = 'completed' AND jsonb_typeof(e.result->'phases') = 'object'
-     ORDER BY c.position, r.repetition`,
-    [campaignId],
-  );
-  return rows.rows.map((r) => ({ runId: r.run_id, key: r.key, phases: r.phases }));
+  return (await listCampaignRunResultMember(db, campaignId, 'phases')).map((r) => ({ runId: r.run_id, key: r.key, phases: r.member }));
 }
 
 /** How many marks a run has, which nodes wrote them and with what (sh, py, log). */
@@ -57,18 +69,7 @@ export interface CampaignRunDataMovementRow {
   dataMovement: unknown;
 }
 
-/**
- * The data movement of a campaign's completed runs that have it (a node had a data-movement
- * sensor), in the configurations' order and by repetition; like listCampaignRunPhases, only that
- * member of each stored result is read.
- */
+/** The data movement of a campaign's completed runs that have it (a node had a data-movement sensor). */
 export async function listCampaignRunDataMovement(db: Database, campaignId: string): Promise<CampaignRunDataMovementRow[]> {
-  const rows = await poolOf(db).query<{ run_id: string; key: string; data_movement: unknown }>(
-    `SELECT r.id AS run_id, c.key, e.result->'dataMovement' AS data_movement
-     FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id
-     WHERE r.campaign_id = $1 AND r.state = 'completed' AND jsonb_typeof(e.result->'dataMovement') = 'object'
-     ORDER BY c.position, r.repetition`,
-    [campaignId],
-  );
-  return rows.rows.map((r) => ({ runId: r.run_id, key: r.key, dataMovement: r.data_movement }));
+  return (await listCampaignRunResultMember(db, campaignId, 'dataMovement')).map((r) => ({ runId: r.run_id, key: r.key, dataMovement: r.member }));
 }

@@ -63,6 +63,7 @@ export {
   type ConfigurationRuns,
   type Exclusion,
   type RunFigures,
+  objectiveFigure,
   campaignResults,
   groupEntryId,
   MAX_FINGERPRINT_DIFFERENCES,

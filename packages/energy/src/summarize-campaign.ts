@@ -146,6 +146,11 @@ const FIGURE: Record<Objective, (r: RunFigures) => number | null | undefined> = 
   time: (r) => r.timeS, energy: (r) => r.energyJ, edp: (r) => r.edpJs, carbon: (r) => r.carbonG, cost: (r) => r.cost,
 };
 
+/** A run's figure for an objective (null or absent: it has none). */
+export function objectiveFigure(r: RunFigures, o: Objective): number | null | undefined {
+  return FIGURE[o](r);
+}
+
 /** What a run lacks when it has no figure for an objective, for `excluded`. */
 const HAVING: Record<Objective, string> = {
   time: 'a measured time',

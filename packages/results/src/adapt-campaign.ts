@@ -3,13 +3,13 @@ import {
   type Database, type StoredDecision, withdrawPendingRuns,
 } from '@erg/db';
 import { plan, type ConfigurationDecision, type ConfigurationRuns, type Plan } from '@erg/adaptive';
-import type { RunFigures } from '@erg/energy';
+import { objectiveFigure, type RunFigures } from '@erg/energy';
 import { CampaignSpec, type AdaptiveStrategy, type Objective } from '@erg/spec';
 import { countedRuns } from './load-campaign-results';
 
-/** One run's value of an objective, from the figures that count (null: it has none). */
+/** One run's value of an objective, from the figures that count; null where it has none the log scale takes (> 0). */
 function objectiveOf(f: RunFigures, o: Objective): number | null {
-  const v = o === 'time' ? f.timeS : o === 'energy' ? f.energyJ : o === 'edp' ? f.edpJs : o === 'carbon' ? f.carbonG : f.cost;
+  const v = objectiveFigure(f, o);
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
 }
 
