@@ -4,3 +4,4 @@ export { logSample, pooledVariance, varianceOf, type LogSample, type Pooled } fr
 export {
   plan, type AdaptiveSettings, type ConfigurationDecision, type ConfigurationRuns, type ConfigurationStatus, type ObjectiveNames, type Plan, type PlanOptions, type Spent,
 } from './plan';
+export { hypervolume2d, searchStep, type SearchCandidate, type SearchObservation, type SearchOptions, type SearchSettings, type SearchStep } from './search';
