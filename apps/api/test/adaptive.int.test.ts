@@ -105,7 +105,7 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
     for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r.configurationKey));
     const last = await adaptCampaign(t.db, created.id);
     expect(last!.added).toBe(0);
-    expect(last!.plan.stop).toMatchObject({ why: 'budget' });
+    expect(last!.stop).toMatchObject({ why: 'budget' });
     const view = await ok('GET', `/v1/campaigns/${created.id}/decisions`);
     expect(view).toMatchObject({ open: false, runsUsed: 7, budget: { maxRuns: 7, runsLeft: 0 } });
     expect(view.stop).toMatch(/^the budget allows no more runs after 7/);

@@ -12,7 +12,12 @@ describe('erg validate (offline)', () => {
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
     expect(out.requests).toEqual([]);
-    expect(out.stdout).toMatch(/valid\. \d+ configurations? × \d+ repetitions? = [\d,]+ runs?/);
+    expect(out.stdout).toMatch(/valid\. (\d+ configurations? × [\d–]+ repetitions?( \(adaptive\))? = [\d,]+ (to [\d,]+ )?runs?|a search of [\d,]+ configurations: at most [\d,]+ runs?)/);
+  });
+
+  test('an adaptive campaign says its first runs and its most; a search its space and its budget', async () => {
+    expect((await erg(['validate', path.join(examples, 'adaptive-cpu.yaml')])).stdout).toContain('3 configurations × 2–5 repetitions (adaptive) = 6 to 15 runs on cluster local');
+    expect((await erg(['validate', path.join(examples, 'search-cpu.yaml')])).stdout).toContain('a search of 1,000 configurations: at most 12 runs, 1 run per configuration tried on cluster local');
   });
 
   test('the quickstart and the GH200 study expand as their comments say', async () => {

@@ -105,8 +105,8 @@ export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: ClusterR
       await refreshRunEnergy(ctx.db, run.id);
       // Its figures are in: an adaptive campaign decides what runs next (the next cycle submits them).
       const step = await adaptCampaign(ctx.db, run.campaignId);
-      if (step && (step.added > 0 || step.plan.stop)) {
-        ctx.log.info({ ...about, added: step.added, undecided: step.plan.undecided.length, stop: step.plan.stop?.reason ?? null }, 'adaptive campaign step');
+      if (step && (step.added > 0 || step.stop)) {
+        ctx.log.info({ ...about, added: step.added, kind: step.kind, undecided: step.undecided, stop: step.stop?.reason ?? null }, 'campaign strategy step');
       }
     } catch (err) {
       // Infrastructure (SSH, the database): the run stays tracked and the next cycle tries again;

@@ -87,7 +87,7 @@ async function refreshStale(ctx: SchedulerContext): Promise<void> {
 async function adaptIdle(ctx: SchedulerContext): Promise<void> {
   for (const campaignId of await listIdleAdaptiveCampaigns(ctx.db)) {
     const step = await adaptCampaign(ctx.db, campaignId);
-    if (step) ctx.log.info({ campaignId, added: step.added, stop: step.plan.stop?.reason ?? null }, 'adaptive campaign step (tick)');
+    if (step) ctx.log.info({ campaignId, added: step.added, kind: step.kind, stop: step.stop?.reason ?? null }, 'campaign strategy step (tick)');
   }
 }
 

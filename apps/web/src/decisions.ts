@@ -4,9 +4,10 @@
 import { formatPercent } from './format';
 import type { CampaignDecisions, ConfigurationDecision } from './types';
 
-/** Whether a campaign's spec (stored with its defaults) asks for the adaptive strategy. */
+/** Whether a campaign's spec (stored with its defaults) asks for a strategy that decides its runs (adaptive or search). */
 export function isAdaptive(spec: unknown): boolean {
-  return (spec as { strategy?: { kind?: unknown } } | null | undefined)?.strategy?.kind === 'adaptive';
+  const kind = (spec as { strategy?: { kind?: unknown } } | null | undefined)?.strategy?.kind;
+  return kind === 'adaptive' || kind === 'search';
 }
 
 /** How each status reads on the page (the API's word first). */
@@ -25,10 +26,17 @@ export interface DecisionsSummary {
 }
 
 export function decisionsSummary(d: CampaignDecisions): DecisionsSummary {
-  if (d.strategy.kind !== 'adaptive') return { strategy: 'the full grid', runs: `${d.runsUsed} runs`, state: 'no decisions: every configuration runs its repetitions' };
+  if (d.strategy.kind === 'grid') return { strategy: 'the full grid', runs: `${d.runsUsed} runs`, state: 'no decisions: every configuration runs its repetitions' };
   const s = d.strategy;
   const saved = d.gridRuns > 0 ? 1 - d.runsUsed / d.gridRuns : 0;
   const budget = d.budget.maxRuns !== null ? `; budget ${d.budget.maxRuns} runs, ${d.budget.runsLeft} left` : '';
+  if (s.kind === 'search') {
+    return {
+      strategy: `search: ${s.repetitions} run(s) per configuration tried, seed ${s.seed}, front of ${s.objectives.join(' and ')}`,
+      runs: `${d.runsUsed} of the whole space's ${d.gridRuns} runs, ${d.decisions.length} configurations tried${saved > 0 ? ` (${formatPercent(saved)} fewer)` : ''}${budget}`,
+      state: d.open ? `searching: ${d.undecided.length} in flight` : `stopped: ${d.stop ?? 'closed'}`,
+    };
+  }
   return {
     strategy: `adaptive: ${s.minRepetitions}–${s.maxRepetitions} repetitions, intervals within ±${formatPercent(s.targetRelativeHalfWidth)}, confidence ${formatPercent(s.confidence)}, front of ${s.objectives.join(' and ')}`,
     runs: `${d.runsUsed} of the grid's ${d.gridRuns} runs at ${s.maxRepetitions} repetitions${saved > 0 ? ` (${formatPercent(saved)} fewer)` : ''}${budget}`,

@@ -106,8 +106,12 @@ export interface DecisionToStore {
   relativeHalfWidth: [number, number] | null;
 }
 
-/** Stores decisions: a configuration's row is updated only while it is `sampling` (the others are final). */
-export async function storeDecisions(tx: Pick<pg.PoolClient, 'query'>, campaignId: string, runsUsed: number, decisions: readonly DecisionToStore[]): Promise<void> {
+/**
+ * Stores decisions: a configuration's row is updated only while it is `sampling` (the others are
+ * final) — unless `standing`: a search's statuses are where each configuration stands now (a
+ * later result may push a front member off the front), so each step replaces them.
+ */
+export async function storeDecisions(tx: Pick<pg.PoolClient, 'query'>, campaignId: string, runsUsed: number, decisions: readonly DecisionToStore[], options: { standing?: boolean } = {}): Promise<void> {
   if (decisions.length === 0) return;
   await tx.query(
     `INSERT INTO campaign_decisions (configuration_id, campaign_id, status, n, reason, by_key, p, half_width_first, half_width_second, runs_used)
@@ -115,10 +119,11 @@ export async function storeDecisions(tx: Pick<pg.PoolClient, 'query'>, campaignI
      FROM unnest($3::uuid[], $4::text[], $5::int[], $6::text[], $7::text[], $8::float8[], $9::float8[], $10::float8[]) AS u(id, status, n, reason, by_key, p, h1, h2)
      ON CONFLICT (configuration_id) DO UPDATE SET status = EXCLUDED.status, n = EXCLUDED.n, reason = EXCLUDED.reason, by_key = EXCLUDED.by_key, p = EXCLUDED.p,
        half_width_first = EXCLUDED.half_width_first, half_width_second = EXCLUDED.half_width_second, decided_at = now(), runs_used = EXCLUDED.runs_used
-     WHERE campaign_decisions.status = 'sampling'`,
+     WHERE campaign_decisions.status = 'sampling' OR $11`,
     [
       campaignId, runsUsed, decisions.map((d) => d.configurationId), decisions.map((d) => d.status), decisions.map((d) => d.n), decisions.map((d) => d.reason),
       decisions.map((d) => d.by), decisions.map((d) => d.p), decisions.map((d) => d.relativeHalfWidth?.[0] ?? null), decisions.map((d) => d.relativeHalfWidth?.[1] ?? null),
+      options.standing ?? false,
     ],
   );
 }

@@ -1,11 +1,12 @@
 import {
   addAdaptiveRuns, closeStrategy, isStrategyOpen, listCampaignDecisions, listConfigurationAttempts, listConfigurationEnergies, storeDecisions, withAdaptiveCampaign,
-  type Database, type StoredDecision, withdrawPendingRuns,
+  type ConfigurationAttempts, type Database, type StoredDecision, withdrawPendingRuns,
 } from '@erg/db';
-import { plan, type ConfigurationDecision, type ConfigurationRuns, type Plan } from '@erg/adaptive';
+import { plan, type ConfigurationDecision, type ConfigurationRuns } from '@erg/adaptive';
 import { objectiveFigure, type RunFigures } from '@erg/energy';
-import { CampaignSpec, type AdaptiveStrategy, type Objective } from '@erg/spec';
+import { CampaignSpec, type Objective } from '@erg/spec';
 import { countedRuns } from './load-campaign-results';
+import { searchCampaign, searchParallel } from './search-campaign';
 
 /** One run's value of an objective, from the figures that count; null where it has none the log scale takes (> 0). */
 function objectiveOf(f: RunFigures, o: Objective): number | null {
@@ -15,11 +16,16 @@ function objectiveOf(f: RunFigures, o: Objective): number | null {
 
 /** What one step of a campaign's strategy did. */
 export interface AdaptStep {
+  /** Which strategy stepped. */
+  kind: 'adaptive' | 'search';
   /** Runs added for the scheduler to submit. */
   added: number;
   /** Pending runs cancelled because their configuration was decided before they were submitted. */
   withdrawn: number;
-  plan: Plan;
+  /** Configurations still undecided (adaptive) or in flight (search). */
+  undecided: number;
+  /** Why the strategy stopped (it closed in this step), or null while it goes on. */
+  stop: null | { why: string; reason: string };
 }
 
 const J_PER_KWH = 3.6e6;
@@ -39,7 +45,7 @@ export async function adaptCampaign(db: Database, campaignId: string): Promise<A
   return withAdaptiveCampaign(db, campaignId, async (tx, campaign) => {
     if (!campaign.strategyOpen) return null;
     const spec = CampaignSpec.safeParse(campaign.spec);
-    if (!spec.success || spec.data.strategy.kind !== 'adaptive') {
+    if (!spec.success || spec.data.strategy.kind === 'grid') {
       await closeStrategy(tx, campaignId, 'not an adaptive campaign');
       return null;
     }
@@ -47,45 +53,27 @@ export async function adaptCampaign(db: Database, campaignId: string): Promise<A
       await closeStrategy(tx, campaignId, 'the campaign was cancelled');
       return null;
     }
-    const strategy: AdaptiveStrategy = spec.data.strategy;
+    const strategy = spec.data.strategy;
     const [rows, attempts, decisions] = await Promise.all([listConfigurationEnergies(db, campaignId), listConfigurationAttempts(tx, campaignId), listCampaignDecisions(db, campaignId)]);
-    const { configs } = countedRuns(rows);
-    const figuresOf = new Map(configs.map((c) => [c.key, c.runs]));
+    const observed = observe(rows, attempts, strategy.objectives, spec.data.resources.nodes);
+    if (strategy.kind === 'search') return searchCampaign(tx, campaignId, strategy, observed, searchParallel(strategy));
     const previousOf = new Map(decisions.map((d) => [d.key, asDecision(d)]));
-    const nodes = spec.data.resources.nodes;
-
-    let spent = { runs: 0, nodeHours: 0, energyKWh: 0 };
-    const inputs: ConfigurationRuns[] = attempts.map((a) => {
-      const figures = figuresOf.get(a.key) ?? [];
-      const runs: [number, number][] = [];
-      let failed = a.endedUnsuccessfully;
-      for (const f of figures) {
-        const x = objectiveOf(f, strategy.objectives[0]);
-        const y = objectiveOf(f, strategy.objectives[1]);
-        if (x !== null && y !== null) runs.push([x, y]);
-        else failed++;
-        spent = { runs: spent.runs + 1, nodeHours: spent.nodeHours + ((f.timeS ?? 0) * nodes) / 3600, energyKWh: spent.energyKWh + (f.energyJ ?? 0) / J_PER_KWH };
-      }
-      spent.runs += a.endedUnsuccessfully;
-      const timed = figures.filter((f) => typeof f.timeS === 'number');
-      const perRun = timed.length > 0
-        ? { nodeHours: (mean(timed.map((f) => f.timeS!)) * nodes) / 3600, energyKWh: mean(timed.map((f) => f.energyJ ?? 0)) / J_PER_KWH }
-        : undefined;
-      const previous = previousOf.get(a.key);
-      return { key: a.key, runs, pending: a.inFlight, failed, ...(perRun ? { perRun } : {}), ...(previous ? { previous } : {}) };
+    const inputs: ConfigurationRuns[] = observed.configurations.map((c) => {
+      const previous = previousOf.get(c.key);
+      return { key: c.key, runs: c.runs, pending: c.pending, failed: c.failed, ...(c.perRun ? { perRun: c.perRun } : {}), ...(previous ? { previous } : {}) };
     });
     const p = plan(
       { minRepetitions: strategy.minRepetitions, maxRepetitions: strategy.maxRepetitions, targetRelativeHalfWidth: strategy.targetRelativeHalfWidth, confidence: strategy.confidence, ...(strategy.budget ? { budget: strategy.budget } : {}) },
       inputs,
-      spent,
+      observed.spent,
       { objectives: strategy.objectives },
     );
-    const idOf = new Map(attempts.map((a) => [a.key, a]));
-    await storeDecisions(tx, campaignId, spent.runs, p.configurations.map((d) => ({
+    const idOf = observed.byKey;
+    await storeDecisions(tx, campaignId, observed.spent.runs, p.configurations.map((d) => ({
       configurationId: idOf.get(d.key)!.configurationId, status: d.status, n: d.n, reason: d.reason, by: d.by ?? null, p: d.p ?? null, relativeHalfWidth: d.relativeHalfWidth,
     })));
     // Repetitions of configurations decided meanwhile are no longer needed, if not yet submitted.
-    const decidedIds = p.configurations.filter((d) => d.status !== 'sampling' && idOf.get(d.key)!.inFlight > 0).map((d) => idOf.get(d.key)!.configurationId);
+    const decidedIds = p.configurations.filter((d) => d.status !== 'sampling' && idOf.get(d.key)!.pending > 0).map((d) => idOf.get(d.key)!.configurationId);
     const withdrawn = await withdrawPendingRuns(tx, decidedIds, 'not needed: its configuration was decided (erg decisions shows why)');
     const added = await addAdaptiveRuns(
       tx, campaignId,
@@ -93,8 +81,62 @@ export async function adaptCampaign(db: Database, campaignId: string): Promise<A
       'adaptive: another repetition where it may change a decision',
     );
     if (p.stop) await closeStrategy(tx, campaignId, p.stop.reason);
-    return { added, withdrawn, plan: p };
+    return { kind: 'adaptive', added, withdrawn, undecided: p.undecided.length, stop: p.stop };
   });
+}
+
+/** One configuration as a strategy sees it: its measured objectives, its attempts, what a run of it costs. */
+export interface ObservedConfiguration {
+  key: string;
+  configurationId: string;
+  parameters: Record<string, unknown>;
+  /** Completed runs with both objectives (> 0). */
+  runs: [number, number][];
+  /** Runs in flight. */
+  pending: number;
+  /** Runs that ended without both objectives (failed, cancelled, or unmeasured). */
+  failed: number;
+  maxRepetition: number;
+  /** The mean cost of its runs so far (for the node-hour and energy budgets). */
+  perRun?: { nodeHours: number; energyKWh: number };
+}
+
+export interface Observed {
+  configurations: ObservedConfiguration[];
+  byKey: Map<string, ObservedConfiguration>;
+  /** Completed and ended runs (in-flight ones are counted from `pending`). */
+  spent: { runs: number; nodeHours: number; energyKWh: number };
+}
+
+/** The figures that count (the results' rule) and the attempts, per configuration in the campaign's order. */
+function observe(rows: Parameters<typeof countedRuns>[0], attempts: readonly ConfigurationAttempts[], objectives: readonly [Objective, Objective], nodes: number): Observed {
+  const { configs } = countedRuns(rows);
+  const byConfig = new Map(configs.map((c) => [c.key, c]));
+  const spent = { runs: 0, nodeHours: 0, energyKWh: 0 };
+  const configurations = attempts.map((a): ObservedConfiguration => {
+    const figures = byConfig.get(a.key)?.runs ?? [];
+    const runs: [number, number][] = [];
+    let failed = a.endedUnsuccessfully;
+    for (const f of figures) {
+      const x = objectiveOf(f, objectives[0]);
+      const y = objectiveOf(f, objectives[1]);
+      if (x !== null && y !== null) runs.push([x, y]);
+      else failed++;
+      spent.runs += 1;
+      spent.nodeHours += ((f.timeS ?? 0) * nodes) / 3600;
+      spent.energyKWh += (f.energyJ ?? 0) / J_PER_KWH;
+    }
+    spent.runs += a.endedUnsuccessfully;
+    const timed = figures.filter((f) => typeof f.timeS === 'number');
+    const perRun = timed.length > 0
+      ? { nodeHours: (mean(timed.map((f) => f.timeS!)) * nodes) / 3600, energyKWh: mean(timed.map((f) => f.energyJ ?? 0)) / J_PER_KWH }
+      : undefined;
+    return {
+      key: a.key, configurationId: a.configurationId, parameters: byConfig.get(a.key)?.parameters ?? {}, runs, pending: a.inFlight, failed, maxRepetition: a.maxRepetition,
+      ...(perRun ? { perRun } : {}),
+    };
+  });
+  return { configurations, byKey: new Map(configurations.map((c) => [c.key, c])), spent };
 }
 
 function mean(xs: readonly number[]): number {

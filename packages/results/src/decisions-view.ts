@@ -12,14 +12,14 @@ export async function campaignDecisionsView(db: Database, campaignId: string): P
   const spec = CampaignSpec.safeParse(summary.campaign.spec);
   const strategy = spec.success ? spec.data.strategy : { kind: 'grid' as const };
   const repetitions = spec.success ? spec.data.repetitions : 1;
-  const maxRuns = strategy.kind === 'adaptive' ? (strategy.budget?.maxRuns ?? null) : null;
+  const maxRuns = strategy.kind === 'grid' ? null : (strategy.budget?.maxRuns ?? null);
   return {
     campaignId,
     strategy,
     open: summary.campaign.strategyOpen,
     stop: summary.campaign.strategyStop,
     runsUsed: summary.totalRuns,
-    gridRuns: configurations * (strategy.kind === 'adaptive' ? strategy.maxRepetitions : repetitions),
+    gridRuns: configurations * (strategy.kind === 'adaptive' ? strategy.maxRepetitions : strategy.kind === 'search' ? strategy.repetitions : repetitions),
     undecided: decisions.filter((d) => d.status === 'sampling').map((d) => d.key),
     budget: { maxRuns, runsLeft: maxRuns === null ? null : Math.max(0, maxRuns - summary.totalRuns) },
     decisions: decisions.map((d) => ({

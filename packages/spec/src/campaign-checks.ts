@@ -126,6 +126,7 @@ export function crossFieldIssues(view: SpecView): CheckIssue[] {
  */
 function strategyIssues(view: SpecView): CheckIssue[] {
   const s = view.strategy;
+  if (s?.kind === 'search') return searchIssues(view, s);
   if (s?.kind !== 'adaptive') return [];
   const issues: CheckIssue[] = [];
   if (view.repetitions !== undefined && view.repetitions !== 1) {
@@ -139,6 +140,27 @@ function strategyIssues(view: SpecView): CheckIssue[] {
   }
   if (view.execution === 'import') {
     issues.push({ path: ['strategy'], code: 'strategy_conflict', message: 'an adaptive campaign needs execution: slurm: erg adds its runs as results land, and an import\'s runs are measured elsewhere' });
+  }
+  return issues;
+}
+
+/** A search runs each configuration it tries `strategy.repetitions` times, and erg must submit them. */
+function searchIssues(view: SpecView, s: Extract<NonNullable<SpecView['strategy']>, { kind: 'search' }>): CheckIssue[] {
+  const issues: CheckIssue[] = [];
+  if (view.repetitions !== undefined && view.repetitions !== 1) {
+    issues.push({
+      path: ['repetitions'], code: 'strategy_conflict',
+      message: `a search runs each configuration it tries strategy.repetitions times (${s.repetitions}): remove repetitions (${view.repetitions}) and set strategy.repetitions`,
+    });
+  }
+  if (s.budget.maxRuns < s.repetitions) {
+    issues.push({
+      path: ['strategy', 'budget', 'maxRuns'], code: 'budget_too_small',
+      message: `${s.budget.maxRuns} runs cannot pay for one configuration's strategy.repetitions (${s.repetitions}); raise it to at least ${s.repetitions}`,
+    });
+  }
+  if (view.execution === 'import') {
+    issues.push({ path: ['strategy'], code: 'strategy_conflict', message: "a search needs execution: slurm: erg submits the configurations it proposes, and an import's runs are measured elsewhere" });
   }
   return issues;
 }

@@ -42,7 +42,34 @@ export type AdaptiveStrategy = z.infer<typeof AdaptiveStrategy>;
 export const GridStrategy = z.strictObject({ kind: z.literal('grid') }).meta({ id: 'GridStrategy' });
 export type GridStrategy = z.infer<typeof GridStrategy>;
 
-export const STRATEGY_KINDS = ['grid', 'adaptive'] as const;
+/**
+ * For spaces too large to run whole (thousands of configurations): a multi-objective search
+ * (@erg/adaptive's searchStep, docs/search.md) that runs a space-filling first design, then
+ * proposes the configurations a surrogate of the results expects to improve the front most, in
+ * batches sized to the runs it may have in flight, until its run budget is spent.
+ */
+export const SearchStrategy = z
+  .strictObject({
+    kind: z.literal('search'),
+    repetitions: z.int().min(1).max(100).default(1).describe('runs of every configuration the search tries'),
+    initialConfigurations: z.int().min(1).max(10_000).optional().describe('configurations of the space-filling first design (default: a fifth of the budget, at least 4)'),
+    parallel: z
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe('runs in flight at once: each batch fills the free ones (default 4)'),
+    seed: z.int().min(0).max(2 ** 31 - 1).default(1).describe('the same seed and results give the same proposals'),
+    objectives: z.tuple([Objective, Objective]).default([...DEFAULT_OBJECTIVES]).describe('the two objectives whose Pareto front it searches'),
+    budget: z.strictObject(
+      { ...StrategyBudget.shape, maxRuns: z.int({ error: (iss) => (iss.input === undefined ? 'required: a search ends when its runs are spent (e.g. maxRuns: 200)' : undefined) }).min(1).max(1_000_000).describe('runs, failed ones included: the search ends when they are spent') },
+      { error: (iss) => (iss.input === undefined ? 'required: a search ends at its budget; set strategy.budget.maxRuns (e.g. 200)' : undefined) },
+    ),
+  })
+  .meta({ id: 'SearchStrategy' });
+export type SearchStrategy = z.infer<typeof SearchStrategy>;
+
+export const STRATEGY_KINDS = ['grid', 'adaptive', 'search'] as const;
 
 /**
  * `strategy: adaptive` (every parameter at its default), `strategy: { kind: adaptive, … }`, or
@@ -51,7 +78,7 @@ export const STRATEGY_KINDS = ['grid', 'adaptive'] as const;
 export const Strategy = z
   .preprocess(
     (v) => (typeof v === 'string' ? { kind: v } : v),
-    z.discriminatedUnion('kind', [GridStrategy, AdaptiveStrategy], {
+    z.discriminatedUnion('kind', [GridStrategy, AdaptiveStrategy, SearchStrategy], {
       error: (iss) =>
         iss.code === 'invalid_union' ? `kind must be one of ${STRATEGY_KINDS.join(', ')} (or strategy: ${STRATEGY_KINDS.join(' | ')})` : undefined,
     }),
@@ -59,19 +86,26 @@ export const Strategy = z
   .default({ kind: 'grid' });
 export type Strategy = z.output<typeof Strategy>;
 
-/** The most runs a campaign of `configurations` may use under its strategy: what the size limit is about. */
+/**
+ * What the size limit is about: the most runs a campaign of `configurations` may use under its
+ * strategy — for a search, its budget or the configurations it stores, whichever is more.
+ */
 export function maxRunsOf(strategy: Strategy, configurations: number, repetitions: number): number {
   if (strategy.kind === 'grid') return configurations * repetitions;
+  if (strategy.kind === 'search') return Math.max(configurations, strategy.budget.maxRuns);
   const most = configurations * strategy.maxRepetitions;
   return strategy.budget?.maxRuns === undefined ? most : Math.min(most, strategy.budget.maxRuns);
 }
 
 /**
- * The runs a campaign is created with: every repetition of the grid, or an adaptive campaign's
- * first `minRepetitions` (its strategy adds the rest as results land, so it starts open).
+ * The runs a campaign is created with: every repetition of the grid, an adaptive campaign's
+ * first `minRepetitions`, or none for a search (its first step proposes the first design). Both
+ * strategies add the rest as results land, so they start open.
  */
 export function initialRuns(spec: { repetitions: number; strategy: Strategy }): { repetitions: number; strategyOpen: boolean } {
-  return spec.strategy.kind === 'adaptive' ? { repetitions: spec.strategy.minRepetitions, strategyOpen: true } : { repetitions: spec.repetitions, strategyOpen: false };
+  if (spec.strategy.kind === 'adaptive') return { repetitions: spec.strategy.minRepetitions, strategyOpen: true };
+  if (spec.strategy.kind === 'search') return { repetitions: 0, strategyOpen: true };
+  return { repetitions: spec.repetitions, strategyOpen: false };
 }
 
 export const DECISION_STATUSES = ['sampling', 'dropped', 'front', 'precise', 'exhausted'] as const;
@@ -96,16 +130,16 @@ export type ConfigurationDecisionView = z.infer<typeof ConfigurationDecisionView
 export const CampaignDecisions = z
   .object({
     campaignId: z.string(),
-    strategy: z.union([GridStrategy, AdaptiveStrategy]),
+    strategy: z.union([GridStrategy, AdaptiveStrategy, SearchStrategy]),
     open: z.boolean().describe('whether the strategy may still add runs'),
     stop: z.string().nullable().describe('why it stopped adding runs; null while open'),
     runsUsed: z.number().describe('runs so far, every state'),
-    gridRuns: z.number().describe('what the full grid at maxRepetitions would run (the grid itself: its runs)'),
-    undecided: z.array(z.string()).describe('configurations still sampling'),
+    gridRuns: z.number().describe('what the full grid would run: at maxRepetitions (adaptive), every configuration of the space at strategy.repetitions (search), its runs (the grid itself)'),
+    undecided: z.array(z.string()).describe('configurations still sampling (a search: those with runs in flight)'),
     budget: z
       .object({ maxRuns: z.number().nullable(), runsLeft: z.number().nullable() })
       .describe('the run budget and what is left of it; null: none set'),
-    decisions: z.array(ConfigurationDecisionView).describe('per configuration, in the campaign’s order; none for a grid'),
+    decisions: z.array(ConfigurationDecisionView).describe('per configuration, in the campaign’s order; none for a grid; a search: the configurations it tried, where each stands now (front, dropped: dominated, sampling: in flight)'),
   })
   .meta({ id: 'CampaignDecisions' });
 export type CampaignDecisions = z.infer<typeof CampaignDecisions>;

@@ -55,8 +55,14 @@ export function measureCampaign(
   const strategy = spec.strategy ?? { kind: 'grid' as const };
   const runs = maxRunsOf(strategy, count, spec.repetitions);
   if (runs <= limits.maxRuns) return { ok: true, configurations: count };
+  const axes = `remove parameter values (largest axes: ${largestAxes(index.axes)}), add excludes`;
+  if (strategy.kind === 'search') {
+    // A search stores every configuration of its space (the candidates) and runs its budget.
+    const what = count >= strategy.budget.maxRuns ? `${formatCount(count)} configurations to search` : `a budget of ${formatCount(strategy.budget.maxRuns)} runs`;
+    return { ok: false, issues: [{ path: ROOT_PATH, code: 'campaign_too_large', message: `the search has ${what}, more than the limit of ${formatCount(limits.maxRuns)}; ${axes} or lower strategy.budget.maxRuns` }] };
+  }
   const adaptive = strategy.kind === 'adaptive';
-  const shrink = `remove parameter values (largest axes: ${largestAxes(index.axes)}), add excludes or lower ${adaptive ? 'strategy.maxRepetitions (or set strategy.budget.maxRuns)' : 'repetitions'}`;
+  const shrink = `${axes} or lower ${adaptive ? 'strategy.maxRepetitions (or set strategy.budget.maxRuns)' : 'repetitions'}`;
   const times = adaptive ? `up to ${strategy.maxRepetitions} repetitions each` : `${spec.repetitions} repetitions`;
   return {
     ok: false,

@@ -26,7 +26,7 @@ describe('strategy', () => {
   });
 
   test('each wrong field at its path', () => {
-    expect(issuesOf({ ...base, strategy: 'greedy' })).toEqual([expect.objectContaining({ path: 'strategy.kind', message: 'kind must be one of grid, adaptive (or strategy: grid | adaptive)' })]);
+    expect(issuesOf({ ...base, strategy: 'greedy' })).toEqual([expect.objectContaining({ path: 'strategy.kind', message: 'kind must be one of grid, adaptive, search (or strategy: grid | adaptive | search)' })]);
     const wrong = issuesOf({ ...base, strategy: { kind: 'adaptive', minRepetitions: 1, confidence: 2, budget: { maxRuns: 0, minutes: 3 } } });
     expect(wrong.map((i) => i.path).sort()).toEqual(['strategy.budget.maxRuns', 'strategy.budget.minutes', 'strategy.confidence', 'strategy.minRepetitions']);
   });
@@ -54,5 +54,26 @@ describe('strategy', () => {
       expect.objectContaining({ code: 'campaign_too_large', message: expect.stringMatching(/^the campaign has up to 60 runs \(6 configurations × up to 10 repetitions each\), more than the limit of 50; .*lower strategy\.maxRepetitions \(or set strategy\.budget\.maxRuns\)$/) }),
     ]);
     expect(issuesOf({ ...base, strategy: { kind: 'adaptive', budget: { maxRuns: 40 } } }, { maxRuns: 50 })).toEqual([]);
+  });
+
+  test('search: its defaults, a budget it needs, and the size limit on what it stores and runs', () => {
+    const r = validateCampaign({ ...base, strategy: { kind: 'search', budget: { maxRuns: 4 } } }, LIMITS);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    expect(r.spec.strategy).toEqual({ kind: 'search', repetitions: 1, seed: 1, objectives: ['time', 'energy'], budget: { maxRuns: 4 } });
+    expect(issuesOf({ ...base, strategy: 'search' })).toEqual([expect.objectContaining({ path: 'strategy.budget', message: 'required: a search ends at its budget; set strategy.budget.maxRuns (e.g. 200)' })]);
+    expect(issuesOf({ ...base, strategy: { kind: 'search', budget: { maxNodeHours: 3 } } })).toEqual([expect.objectContaining({ path: 'strategy.budget.maxRuns', message: expect.stringMatching(/^required: a search ends when its runs are spent/) })]);
+    expect(issuesOf({ ...base, repetitions: 3, strategy: { kind: 'search', repetitions: 2, budget: { maxRuns: 1 } } })).toEqual([
+      { path: 'repetitions', code: 'strategy_conflict', message: 'a search runs each configuration it tries strategy.repetitions times (2): remove repetitions (3) and set strategy.repetitions' },
+      { path: 'strategy.budget.maxRuns', code: 'budget_too_small', message: "1 runs cannot pay for one configuration's strategy.repetitions (2); raise it to at least 2" },
+    ]);
+    // 1,000 × 2 configurations stored > 1,000; a budget of 2,000 runs > 1,000.
+    const wide = { ...base, parameters: { a: Array.from({ length: 1000 }, (_, i) => i), b: ['x', 'y'] } };
+    expect(issuesOf({ ...wide, strategy: { kind: 'search', budget: { maxRuns: 50 } } })).toEqual([
+      expect.objectContaining({ code: 'campaign_too_large', message: expect.stringMatching(/^the search has 2,000 configurations to search, more than the limit of 1,000; .*lower strategy\.budget\.maxRuns$/) }),
+    ]);
+    expect(issuesOf({ ...base, strategy: { kind: 'search', budget: { maxRuns: 2000 } } })).toEqual([
+      expect.objectContaining({ code: 'campaign_too_large', message: expect.stringMatching(/^the search has a budget of 2,000 runs, more than the limit of 1,000/) }),
+    ]);
+    expect(issuesOf({ ...wide, strategy: { kind: 'search', budget: { maxRuns: 50 } } }, { maxRuns: 2000 })).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { decodeCampaignText } from '@erg/spec';
+import { decodeCampaignText, maxRunsOf, type CampaignSpec } from '@erg/spec';
 import { validateCampaign } from '@erg/sweep';
 import { nextRunAt, validateSuite } from '@erg/suites/validate';
 import type { CommandContext } from '../context';
@@ -66,12 +66,20 @@ async function validate(ctx: CommandContext, file: string, opts: { maxRuns: numb
     });
   }
   const configurations = result.configurations.length;
-  const repetitions = result.spec.repetitions;
   const target = result.spec.execution === 'import' ? 'to import' : `on cluster ${result.spec.cluster}`;
-  ctx.stdout.write(
-    `${file}: valid. ${plural(configurations, 'configuration')} × ${plural(repetitions, 'repetition')} = ${formatCount(configurations * repetitions)} ${configurations * repetitions === 1 ? 'run' : 'runs'} ${target}\n`,
-  );
+  ctx.stdout.write(`${file}: valid. ${runsText(configurations, result.spec)} ${target}\n`);
   return EXIT.OK;
+}
+
+/** What a campaign will run under its strategy, in words. */
+function runsText(configurations: number, spec: CampaignSpec): string {
+  const runs = (n: number) => `${formatCount(n)} ${n === 1 ? 'run' : 'runs'}`;
+  const s = spec.strategy;
+  if (s.kind === 'search') return `a search of ${plural(configurations, 'configuration')}: at most ${runs(s.budget.maxRuns)}, ${plural(s.repetitions, 'run')} per configuration tried`;
+  if (s.kind === 'adaptive') {
+    return `${plural(configurations, 'configuration')} × ${s.minRepetitions}–${s.maxRepetitions} repetitions (adaptive) = ${formatCount(configurations * s.minRepetitions)} to ${runs(maxRunsOf(s, configurations, spec.repetitions))}`;
+  }
+  return `${plural(configurations, 'configuration')} × ${plural(spec.repetitions, 'repetition')} = ${runs(configurations * spec.repetitions)}`;
 }
 
 export function registerValidate(program: Command, act: Act): void {

@@ -76,9 +76,10 @@ export async function watchCampaign(ctx: CommandContext, id: string, intervalS: 
       return null;
     }
   };
-  /** An adaptive campaign's decisions so far (its strategy in its spec); null for a grid, or while they cannot be read. */
+  /** An adaptive or search campaign's decisions so far (its strategy in its spec); null for a grid, or while they cannot be read. */
   const decisionsOf = async (campaign: Campaign & { spec?: unknown }): Promise<CampaignDecisions | null> => {
-    if ((campaign.spec as { strategy?: { kind?: string } } | undefined)?.strategy?.kind !== 'adaptive') return null;
+    const kind = (campaign.spec as { strategy?: { kind?: string } } | undefined)?.strategy?.kind;
+    if (kind !== 'adaptive' && kind !== 'search') return null;
     try {
       return await api.call((c) => c.GET('/v1/campaigns/{id}/decisions', { params: { path: { id } }, signal: controller.signal }));
     } catch (err) {

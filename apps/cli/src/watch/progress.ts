@@ -76,9 +76,14 @@ export function progressBar(done: number, total: number, width: number): string 
 /** "5/8 runs done (62.5 %) · completed 4, failed 1, running 2, queued 1 · elapsed 42 s · ETA 25 s". */
 /**
  * An adaptive campaign's decisions in a few words: what is undecided and the runs used against the
- * grid, or why it stopped.
+ * grid, or why it stopped; a search's: runs in flight, configurations tried and on the front.
  */
-export function strategyText(d: Pick<CampaignDecisions, 'open' | 'stop' | 'undecided' | 'runsUsed' | 'gridRuns' | 'decisions'>): string {
+export function strategyText(d: Pick<CampaignDecisions, 'open' | 'stop' | 'undecided' | 'runsUsed' | 'gridRuns' | 'decisions'> & { strategy?: { kind: string } }): string {
+  if (d.strategy?.kind === 'search') {
+    const front = d.decisions.filter((x) => x.status === 'front').length;
+    const head = d.open ? `search: ${d.undecided.length} in flight` : `search: ${d.stop ?? 'stopped'}`;
+    return `${head}, ${d.decisions.length} tried, ${front} on the front, ${d.runsUsed} of the space's ${d.gridRuns} runs`;
+  }
   const dropped = d.decisions.filter((x) => x.status === 'dropped').length;
   const head = d.open ? `adaptive: ${d.undecided.length} undecided` : `adaptive: ${d.stop ?? 'stopped'}`;
   return `${head}, ${dropped} dropped, ${d.runsUsed} of the grid's ${d.gridRuns} runs`;
