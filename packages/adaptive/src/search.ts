@@ -54,7 +54,7 @@ export interface SearchSettings {
 }
 
 export interface SearchStep {
-  /** Keys of untried configurations to run `repetitions` times each, best first; at most `slots` runs' worth. */
+  /** Keys of untried configurations to run `repetitions` times each, best first; at most `slots` runs' worth (and at most POOL_SIZE configurations). */
   propose: string[];
   /** Keys of the observed Pareto front (means of completed runs), in ascending order of the first objective. */
   front: string[];
@@ -178,11 +178,13 @@ export function searchStep(settings: SearchSettings, candidates: readonly Search
   const features = encodeFeatures(candidates.map((c) => c.parameters ?? {}));
   const rng = mulberry32(mixSeed(settings.seed, tried, completed.length, inFlight));
   const pool = poolOf(candidates, untried, frontIdx, rng);
+  // More slots than the pool holds: the rest wait for the next step (its pool is drawn afresh).
+  const batch = Math.min(wanted, pool.length);
   // The design replaces configurations that failed without a figure; the surrogate needs two measured.
   const design = Math.max(settings.initialConfigurations, 2) + failedOnly;
-  if (tried < design) return step(spaceFilling(features, pool, seen.flatMap((s, i) => (isTried(s) ? [i] : [])), Math.min(wanted, design - tried), rng), null);
+  if (tried < design) return step(spaceFilling(features, pool, seen.flatMap((s, i) => (isTried(s) ? [i] : [])), Math.min(batch, design - tried), rng), null);
   if (completed.length < 2) return step([], null);
-  return step(surrogatePicks(features, seen, completed, pool, wanted, repetitions), null);
+  return step(surrogatePicks(features, seen, completed, pool, batch, repetitions), null);
 }
 
 /**
@@ -320,23 +322,82 @@ function surrogatePicks(f: Features, seen: (Seen | undefined)[], completed: numb
   };
   for (let r = pool.length; r < rows.length; r++) believe(r);
 
-  const picked = new Uint8Array(pool.length);
+  const score = (r: number) => {
+    const z = [0, 1].map((k) => scaled(k, objectives[k]!.rows.mean[r]! - BETA * Math.sqrt(objectives[k]!.variance[r]!))) as [number, number];
+    return improvement(front, z, reference);
+  };
+  // Lazy greedy: a candidate's score only falls as the batch grows (the front only grows, variances
+  // only shrink, means stay), so a stale score is an upper bound, and the candidate on top whose
+  // fresh score still beats every other's stale one is the greedy pick: the same batch as rescoring
+  // everything after each pick, at a fraction of the cost.
+  const heap = new ScoreHeap();
+  for (let r = 0; r < pool.length; r++) heap.push(score(r), r);
   const picks: number[] = [];
-  while (picks.length < wanted) {
-    let best = -1;
-    let bestScore = -Infinity;
-    for (let r = 0; r < pool.length; r++) {
-      if (picked[r]) continue;
-      const z: [number, number] = [0, 1].map((k) => scaled(k, objectives[k]!.rows.mean[r]! - BETA * Math.sqrt(objectives[k]!.variance[r]!))) as [number, number];
-      const score = improvement(front, z, reference);
-      if (score > bestScore) {
-        bestScore = score;
-        best = r;
-      }
+  while (picks.length < wanted && heap.size > 0) {
+    const top = heap.pop();
+    const fresh = score(top.row);
+    if (heap.size > 0 && !heap.beats(fresh, top.row)) {
+      heap.push(fresh, top.row);
+      continue;
     }
-    picked[best] = 1;
-    picks.push(pool[best]!);
-    believe(best);
+    picks.push(pool[top.row]!);
+    believe(top.row);
   }
   return picks;
+}
+
+/** A max-heap of (score, row), ties to the lower row, for the lazy greedy batch. */
+class ScoreHeap {
+  private readonly scores: number[] = [];
+  private readonly rows: number[] = [];
+
+  get size(): number {
+    return this.rows.length;
+  }
+
+  private above(i: number, j: number): boolean {
+    return this.scores[i]! > this.scores[j]! || (this.scores[i] === this.scores[j] && this.rows[i]! < this.rows[j]!);
+  }
+
+  private swap(i: number, j: number): void {
+    [this.scores[i], this.scores[j]] = [this.scores[j]!, this.scores[i]!];
+    [this.rows[i], this.rows[j]] = [this.rows[j]!, this.rows[i]!];
+  }
+
+  /** Whether (score, row) ranks at or above the heap's top. */
+  beats(score: number, row: number): boolean {
+    return score > this.scores[0]! || (score === this.scores[0] && row < this.rows[0]!);
+  }
+
+  push(score: number, row: number): void {
+    this.scores.push(score);
+    this.rows.push(row);
+    for (let i = this.rows.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (!this.above(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  pop(): { score: number; row: number } {
+    const top = { score: this.scores[0]!, row: this.rows[0]! };
+    const lastScore = this.scores.pop()!;
+    const lastRow = this.rows.pop()!;
+    if (this.rows.length > 0) {
+      this.scores[0] = lastScore;
+      this.rows[0] = lastRow;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let best = i;
+        if (l < this.rows.length && this.above(l, best)) best = l;
+        if (r < this.rows.length && this.above(r, best)) best = r;
+        if (best === i) break;
+        this.swap(i, best);
+        i = best;
+      }
+    }
+    return top;
+  }
 }

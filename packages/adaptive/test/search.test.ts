@@ -168,6 +168,17 @@ describe('searchStep', () => {
     expect(observed.size).toBe(12);
   });
 
+  test('in a space larger than its pool, at most the pool per step, none of them tried, the same on a second call', () => {
+    const many: SearchCandidate[] = Array.from({ length: 1500 }, (_, i) => ({ key: `c${i}`, parameters: { a: i % 30, b: Math.floor(i / 30) % 50, mode: i % 2 === 0 } }));
+    const observations = many.slice(0, 3).map((c, i) => ({ key: c.key, runs: [[10 + i, 30 - i] as [number, number]], pending: 0 }));
+    const settings = { ...SETTINGS, initialConfigurations: 2, budget: { maxRuns: 10_000 } };
+    const s = searchStep(settings, many, observations, { slots: 5000, spentRuns: 3 });
+    expect(s.propose).toHaveLength(1024);
+    expect(new Set(s.propose).size).toBe(1024);
+    expect(s.propose.every((k) => typeof k === 'string' && !['c0', 'c1', 'c2'].includes(k))).toBe(true);
+    expect(searchStep(settings, many, observations, { slots: 16, spentRuns: 3 }).propose).toEqual(searchStep(settings, many, observations, { slots: 16, spentRuns: 3 }).propose);
+  });
+
   test('stops exhausted once every candidate is tried, with the observed front', () => {
     const few = CANDIDATES.slice(0, 6);
     const observations = few.map((c, i) => ({ key: c.key, runs: i === 5 ? [] : [TRUTH.get(c.key)!], pending: i === 5 ? 1 : 0 }));
