@@ -22,6 +22,10 @@
 //
 //   npx turbo run build --filter=@erg/adaptive && node bench/adaptive.js [--campaigns 200] [--quick] [--json] [--futility]
 // --futility: stop repeating a configuration when even maxRepetitions would decide nothing (plan's futility setting).
+// --screening: a configuration may be dropped after its first run with the pooled spread (plan's screening setting).
+// Also reported: the grid at 20 repetitions (4× its runs), the F1 this study allows with far more
+// runs; and each front's hypervolume ratio (its configurations' true figures against the true
+// front's, both minimised, reference 1.1 × the worst true time and energy).
 // --quick: 10 campaigns per setting (a test runs it; about a second); --json: one line of JSON at the end.
 'use strict';
 const path = require('node:path');
@@ -30,17 +34,17 @@ const { parseArgs } = require('node:util');
 const { values: opts } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, campaigns: { type: 'string' },
-    min: { type: 'string', default: '2' }, futility: { type: 'boolean', default: false }, max: { type: 'string', default: '8' }, target: { type: 'string', default: '0.03' }, confidence: { type: 'string', default: '0.95' },
+    min: { type: 'string', default: '2' }, futility: { type: 'boolean', default: false }, screening: { type: 'boolean', default: false }, max: { type: 'string', default: '8' }, target: { type: 'string', default: '0.03' }, confidence: { type: 'string', default: '0.95' },
   },
 });
 const CAMPAIGNS = Number(opts.campaigns ?? (opts.quick ? 10 : 200));
 const CVS = [0.02, 0.05, 0.1];
 const GRID_REPETITIONS = 5;
 const log = opts.json ? console.error : console.log;
-const { plan } = require(path.join(__dirname, '..', 'packages', 'adaptive', 'dist', 'index.js'));
+const { hypervolume2d, plan } = require(path.join(__dirname, '..', 'packages', 'adaptive', 'dist', 'index.js'));
 const { seededRandom } = require(path.join(__dirname, '..', 'packages', 'testkit', 'dist', 'seeded-random.js'));
 
-const SETTINGS = { minRepetitions: Number(opts.min), maxRepetitions: Number(opts.max), targetRelativeHalfWidth: Number(opts.target), confidence: Number(opts.confidence), futility: opts.futility };
+const SETTINGS = { minRepetitions: Number(opts.min), maxRepetitions: Number(opts.max), targetRelativeHalfWidth: Number(opts.target), confidence: Number(opts.confidence), futility: opts.futility, screening: opts.screening };
 
 /** The 48 configurations with their true time (s) and energy (J) per run of 1,000 steps. */
 function study() {
@@ -98,6 +102,10 @@ function simulate(cv, seed) {
   const mean = (runs, i) => runs.reduce((s, r) => s + r[i], 0) / runs.length;
   const truthFront = front(configs.map((c) => ({ key: c.key, a: c.timeS, b: c.energyJ })));
   const truthFrugal = configs.reduce((a, b) => (b.energyJ < a.energyJ ? b : a)).key;
+  const byKey = new Map(configs.map((c) => [c.key, c]));
+  const reference = [1.1 * Math.max(...configs.map((c) => c.timeS)), 1.1 * Math.max(...configs.map((c) => c.energyJ))];
+  const hvOf = (keys) => hypervolume2d(keys.map((k) => [byKey.get(k).timeS, byKey.get(k).energyJ]), reference);
+  const hvTrue = hvOf(truthFront);
   const nodeHours = (c, n) => (n * c.timeS * c.nodes) / 3600;
 
   // The grid.
@@ -105,6 +113,8 @@ function simulate(cv, seed) {
   const gridPoints = grid.map((g) => ({ key: g.c.key, a: mean(g.runs, 0), b: mean(g.runs, 1) }));
   const gridFrugal = gridPoints.reduce((a, b) => (b.b < a.b ? b : a)).key;
   const gridNodeHours = grid.reduce((s, g) => s + nodeHours(g.c, g.runs.length), 0);
+  const large = configs.map((c) => ({ key: c.key, runs: Array.from({ length: 4 * GRID_REPETITIONS }, () => draw(c)) }));
+  const largeFront = front(large.map((g) => ({ key: g.key, a: mean(g.runs, 0), b: mean(g.runs, 1) })));
 
   // Adaptive, round by round.
   const state = new Map(configs.map((c) => [c.key, { c, runs: [], previous: undefined }]));
@@ -128,9 +138,10 @@ function simulate(cv, seed) {
   const frugal = points.reduce((a, b) => (b.b < a.b ? b : a)).key;
   const dropped = [...state.values()].filter((s) => s.previous?.status === 'dropped');
   return {
-    grid: { f1: f1(front(gridPoints), truthFront), frugal: gridFrugal === truthFrugal, runs: configs.length * GRID_REPETITIONS, nodeHours: gridNodeHours },
+    grid: { f1: f1(front(gridPoints), truthFront), hv: hvOf(front(gridPoints)) / hvTrue, frugal: gridFrugal === truthFrugal, runs: configs.length * GRID_REPETITIONS, nodeHours: gridNodeHours },
+    grid20: { f1: f1(largeFront, truthFront) },
     adaptive: {
-      f1: f1(front(points), truthFront), frugal: frugal === truthFrugal, runs: spent.runs, nodeHours: spent.nodeHours,
+      f1: f1(front(points), truthFront), hv: hvOf(front(points)) / hvTrue, frugal: frugal === truthFrugal, runs: spent.runs, nodeHours: spent.nodeHours,
       // A configuration on the true front that was dropped: the error racing must keep rare.
       frontDropped: dropped.filter((s) => truthFront.includes(s.c.key)).length,
       stop: p.stop?.why ?? 'rounds',
@@ -145,16 +156,18 @@ for (const cv of CVS) {
   const row = {
     cv,
     campaigns: CAMPAIGNS,
-    grid: { f1: avg((r) => r.grid.f1), frugalChosen: avg((r) => Number(r.grid.frugal)), runs: avg((r) => r.grid.runs) },
+    grid: { f1: avg((r) => r.grid.f1), hypervolumeRatio: avg((r) => r.grid.hv), frugalChosen: avg((r) => Number(r.grid.frugal)), runs: avg((r) => r.grid.runs) },
+    grid20: { f1: avg((r) => r.grid20.f1) },
     adaptive: {
-      f1: avg((r) => r.adaptive.f1), f1Min: Math.min(...runs.map((r) => r.adaptive.f1)), frugalChosen: avg((r) => Number(r.adaptive.frugal)), runs: avg((r) => r.adaptive.runs),
+      f1: avg((r) => r.adaptive.f1), hypervolumeRatio: avg((r) => r.adaptive.hv), f1Min: Math.min(...runs.map((r) => r.adaptive.f1)), frugalChosen: avg((r) => Number(r.adaptive.frugal)), runs: avg((r) => r.adaptive.runs),
       runsShare: avg((r) => r.adaptive.runs / r.grid.runs), nodeHoursShare: avg((r) => r.adaptive.nodeHours / r.grid.nodeHours),
       frontConfigurationsDropped: avg((r) => r.adaptive.frontDropped),
     },
   };
   results.push(row);
   log(
-    `CV ${(cv * 100).toFixed(0)} %: grid F1 ${row.grid.f1.toFixed(3)}, frugal ${(row.grid.frugalChosen * 100).toFixed(1)} % | adaptive F1 ${row.adaptive.f1.toFixed(3)} (min ${row.adaptive.f1Min.toFixed(2)}), ` +
+    `CV ${(cv * 100).toFixed(0)} %: grid F1 ${row.grid.f1.toFixed(3)} (20 repetitions: ${row.grid20.f1.toFixed(3)}), HV ${row.grid.hypervolumeRatio.toFixed(4)}, frugal ${(row.grid.frugalChosen * 100).toFixed(1)} % | ` +
+      `adaptive F1 ${row.adaptive.f1.toFixed(3)} (min ${row.adaptive.f1Min.toFixed(2)}), HV ${row.adaptive.hypervolumeRatio.toFixed(4)}, ` +
       `frugal ${(row.adaptive.frugalChosen * 100).toFixed(1)} %, runs ${row.adaptive.runs.toFixed(1)} (${(row.adaptive.runsShare * 100).toFixed(1)} % of the grid's), ` +
       `node-hours ${(row.adaptive.nodeHoursShare * 100).toFixed(1)} %, true-front configurations dropped ${row.adaptive.frontConfigurationsDropped.toFixed(3)}`,
   );

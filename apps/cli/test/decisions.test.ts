@@ -1,4 +1,4 @@
-import { colors, decisionsReport, type CampaignDecisions } from '@erg/cli';
+import { colors, decisionsReport, strategyText, type CampaignDecisions } from '@erg/cli';
 import { CampaignDecisions as Schema } from '@erg/spec';
 import { CAMPAIGN_ID, erg, routes } from './helpers';
 
@@ -8,7 +8,7 @@ const plain = colors(false);
 function decided(): CampaignDecisions {
   return {
     campaignId: CAMPAIGN_ID,
-    strategy: { kind: 'adaptive', minRepetitions: 2, maxRepetitions: 5, targetRelativeHalfWidth: 0.05, confidence: 0.95, objectives: ['time', 'energy'] },
+    strategy: { kind: 'adaptive', minRepetitions: 2, maxRepetitions: 5, targetRelativeHalfWidth: 0.05, confidence: 0.95, objectives: ['time', 'energy'], screening: false },
     open: false, stop: 'every configuration is decided after 9 runs', runsUsed: 9, gridRuns: 15, undecided: [],
     budget: { maxRuns: null, runsLeft: null },
     decisions: [
@@ -37,6 +37,29 @@ describe('erg decisions', () => {
     expect(decisionsReport(open, plain)).toContain('State     deciding: 1 configuration undecided');
     const grid = { ...decided(), strategy: { kind: 'grid' as const }, decisions: [] };
     expect(decisionsReport(grid, plain)).toBe(`Campaign ${CAMPAIGN_ID} runs the full grid (strategy grid): 9 runs, no decisions to show.\n`);
+  });
+
+  test('a search: its settings, the runs against the whole space, what is in flight, and where each configuration tried stands', () => {
+    const search: CampaignDecisions = {
+      ...decided(),
+      strategy: { kind: 'search', repetitions: 1, parallel: 4, seed: 7, objectives: ['time', 'energy'], budget: { maxRuns: 12 } },
+      open: true, stop: null, runsUsed: 6, gridRuns: 1000, undecided: ['b=2', 'b=3'], budget: { maxRuns: 12, runsLeft: 6 },
+      decisions: [
+        { key: 'b=1', status: 'front', n: 1, reason: 'b=1 on the observed front after 1 run(s): no configuration tried is better on both time and energy (time 1.00, energy 50.0)', by: null, p: null, relativeHalfWidth: null, decidedAt: '2026-12-01T20:30:00.000Z', runsUsed: 4 },
+        { key: 'b=2', status: 'sampling', n: 0, reason: 'b=2: proposed by the search, 1 run(s) in flight', by: null, p: null, relativeHalfWidth: null, decidedAt: '2026-12-01T20:30:00.000Z', runsUsed: 4 },
+      ],
+    };
+    expect(Schema.parse(search)).toEqual(search);
+    const text = decisionsReport(search, plain);
+    expect(text).toContain('Strategy  search: 1 run per configuration tried, 4 in flight, seed 7, front of time and energy');
+    expect(text).toContain("Runs      6 of the whole space's 1000 (2 configurations tried) (99.4 % fewer)");
+    expect(text).toContain('Budget    12 runs, 6 left');
+    expect(text).toContain('State     searching: 2 configurations in flight');
+    expect(text).toMatch(/^b=1\s+front\s+1\s+b=1 on the observed front after 1 run\(s\)/m);
+    expect(decisionsReport({ ...search, decisions: [] }, plain)).toContain("Nothing tried yet: the first design is proposed at the scheduler's next step.");
+    // erg watch's few words.
+    expect(strategyText(search)).toBe("search: 2 in flight, 2 tried, 1 on the front, 6 of the space's 1000 runs");
+    expect(strategyText({ ...search, open: false, stop: 'the budget of 12 runs is spent' })).toBe("search: the budget of 12 runs is spent, 2 tried, 1 on the front, 6 of the space's 1000 runs");
   });
 
   test('from the API; --json passes the body through', async () => {

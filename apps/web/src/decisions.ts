@@ -38,7 +38,7 @@ export function decisionsSummary(d: CampaignDecisions): DecisionsSummary {
     };
   }
   return {
-    strategy: `adaptive: ${s.minRepetitions}–${s.maxRepetitions} repetitions, intervals within ±${formatPercent(s.targetRelativeHalfWidth)}, confidence ${formatPercent(s.confidence)}, front of ${s.objectives.join(' and ')}`,
+    strategy: `adaptive: ${s.minRepetitions}–${s.maxRepetitions} repetitions, intervals within ±${formatPercent(s.targetRelativeHalfWidth)}, confidence ${formatPercent(s.confidence)}, front of ${s.objectives.join(' and ')}${s.screening ? ', screening' : ''}`,
     runs: `${d.runsUsed} of the grid's ${d.gridRuns} runs at ${s.maxRepetitions} repetitions${saved > 0 ? ` (${formatPercent(saved)} fewer)` : ''}${budget}`,
     state: d.open ? (d.undecided.length > 0 ? `deciding: ${d.undecided.length} undecided (${d.undecided.join(', ')})` : 'deciding: waiting for runs in flight') : `stopped: ${d.stop ?? 'closed'}`,
   };

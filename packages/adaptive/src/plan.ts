@@ -42,6 +42,15 @@ export interface AdaptiveSettings {
    * runs at 5–10 % noise but costs F1 (the front's means get fewer runs); not in the spec yet.
    */
   futility?: boolean;
+  /**
+   * Screening: a configuration may be dropped after its first run, before minRepetitions, when a
+   * configuration with its first runs dominates it at the same α' with the pooled variance (one
+   * run has no spread of its own to check, so this leans on the pooled one). First runs then go
+   * one at a time: one of every configuration, second runs first to the most promising quarter
+   * (by Pareto layer of the first runs) so that the pooled variance exists, then to the rest that
+   * are not dropped by then. Off by default: configurations then always get minRepetitions.
+   */
+  screening?: boolean;
 }
 
 /** The names of the two objectives, for the reasons (time, energy by default). */
@@ -121,7 +130,8 @@ export function plan(settings: AdaptiveSettings, configs: readonly Configuration
   checkSettings(settings);
   const names = options.objectives ?? (['time', 'energy'] as const);
   const k = configs.length;
-  const looks = settings.maxRepetitions - settings.minRepetitions + 1;
+  // Looks at each configuration: from minRepetitions runs to maxRepetitions (screening: from 1 run).
+  const looks = settings.maxRepetitions - (settings.screening ? 1 : settings.minRepetitions) + 1;
   const alpha = (1 - settings.confidence) / (Math.max(1, k - 1) * looks);
   const sampled: Sampled[] = configs.map((c) => {
     for (const r of c.runs) {
@@ -165,17 +175,17 @@ export function plan(settings: AdaptiveSettings, configs: readonly Configuration
       return { ...base, status: 'exhausted', reason: `${s.c.key} reached ${settings.maxRepetitions} runs with ${n} measured (${failed} without figures): too few to decide anything` };
     }
     if (!ready(s) || pooled[0] === null || pooled[1] === null) {
+      const screened = settings.screening && n >= 1 && pooled[0] !== null && pooled[1] !== null ? dominatorOf(s) : null;
+      if (screened) {
+        return {
+          ...base, status: 'dropped', by: screened.key, p: screened.p,
+          reason: `${s.c.key} dropped after ${n} run${n === 1 ? '' : 's'} (screening, with the pooled spread): dominated by ${screened.key} on ${names[0]} and ${names[1]}, ${fmtP(screened.p)}`,
+        };
+      }
       return { ...base, status: 'sampling', reason: `${s.c.key}: ${n} of ${settings.minRepetitions} first runs${failed > 0 ? ` (${failed} without figures)` : ''}` };
     }
     // Dropped: one configuration better on both objectives with confidence (the surest one is named).
-    let dominator: { key: string; p: number } | null = null;
-    for (const d of sampled) {
-      if (d === s || !ready(d)) continue;
-      const [a, b] = [compare(d, s, 0), compare(d, s, 1)];
-      if (!(passes(a) && passes(b))) continue;
-      const p = Math.max(pOf(a), pOf(b));
-      if (dominator === null || p < dominator.p) dominator = { key: d.c.key, p };
-    }
+    const dominator = dominatorOf(s);
     if (dominator) {
       return { ...base, status: 'dropped', by: dominator.key, p: dominator.p, reason: `${s.c.key} dropped after ${n} runs: dominated by ${dominator.key} on ${names[0]} and ${names[1]}, ${fmtP(dominator.p)}` };
     }
@@ -215,6 +225,19 @@ export function plan(settings: AdaptiveSettings, configs: readonly Configuration
     return { ...base, status: 'sampling', reason: `${s.c.key}: undecided after ${n} runs (${names[0]} ±${pct(rhw![0])}, ${names[1]} ±${pct(rhw![1])})` };
   }
 
+  /** The configuration with its first runs that dominates `s` on both objectives at α', the surest one; null when none does. */
+  function dominatorOf(s: Sampled): { key: string; p: number } | null {
+    let dominator: { key: string; p: number } | null = null;
+    for (const d of sampled) {
+      if (d === s || !ready(d)) continue;
+      const [a, b] = [compare(d, s, 0), compare(d, s, 1)];
+      if (!(passes(a) && passes(b))) continue;
+      const p = Math.max(pOf(a), pOf(b));
+      if (dominator === null || p < dominator.p) dominator = { key: d.c.key, p };
+    }
+    return dominator;
+  }
+
   /**
    * Whether more runs of `s` could still decide something by maxRepetitions, if the means and the
    * spread stay what they are now (futility, as in group-sequential designs): its intervals reach
@@ -242,6 +265,7 @@ export function plan(settings: AdaptiveSettings, configs: readonly Configuration
   // runs until every configuration has its first runs measured: until then nothing can be decided
   // against the ones still missing, and a run added then may turn out not to be needed.
   const firstRoundOpen = sampled.some((s) => !ready(s) && decisions.get(s.c.key)!.status === 'sampling');
+  const firstRuns = settings.screening ? screeningFirstRuns() : null;
   const wants: { key: string; runs: number; order: number; perRun?: ConfigurationRuns['perRun'] }[] = [];
   for (const s of sampled) {
     const d = decisions.get(s.c.key)!;
@@ -250,13 +274,41 @@ export function plan(settings: AdaptiveSettings, configs: readonly Configuration
     // Every attempt counts against the maximum, the failed ones too.
     const room = settings.maxRepetitions - have - (s.c.failed ?? 0);
     if (room <= 0) continue;
-    if (have < settings.minRepetitions) wants.push({ key: s.c.key, runs: Math.min(room, settings.minRepetitions - have), order: -1, ...(s.c.perRun ? { perRun: s.c.perRun } : {}) });
+    if (have < settings.minRepetitions) {
+      const runs = firstRuns ? (firstRuns.get(s.c.key) ?? 0) : settings.minRepetitions - have;
+      if (runs > 0) wants.push({ key: s.c.key, runs: Math.min(room, runs), order: -1, ...(s.c.perRun ? { perRun: s.c.perRun } : {}) });
+    }
     else if (s.c.pending === 0 && !firstRoundOpen) {
       const rhw = d.relativeHalfWidth;
       wants.push({ key: s.c.key, runs: 1, order: rhw ? -Math.max(rhw[0], rhw[1]) : 0, ...(s.c.perRun ? { perRun: s.c.perRun } : {}) });
     }
   }
   wants.sort((a, b) => a.order - b.order || (a.key < b.key ? -1 : 1));
+
+  /**
+   * Screening's first runs, per configuration still sampling below minRepetitions: one run while
+   * it has none; once every one has a first run measured, the rest of its first runs to the most
+   * promising quarter (by Pareto layer of the means so far) — until that many have all their
+   * first runs, so that the pooled variance has as many degrees of freedom — then to the rest not
+   * dropped by then.
+   */
+  function screeningFirstRuns(): Map<string, number> {
+    const runs = new Map<string, number>();
+    const below = sampled.filter((s) => !ready(s) && decisions.get(s.c.key)!.status === 'sampling');
+    let unmeasured = false;
+    for (const s of below) {
+      if (s.c.runs.length + s.c.pending === 0) runs.set(s.c.key, 1);
+      if (s.c.runs.length === 0) unmeasured = true;
+    }
+    if (unmeasured) return runs;
+    const pilot = Math.ceil(k / 4);
+    const measured = sampled.filter(ready).length;
+    const onTheWay = sampled.filter((s) => !ready(s) && s.c.runs.length + s.c.pending >= settings.minRepetitions).length;
+    const waiting = below.filter((s) => s.c.pending === 0 && s.c.runs.length + s.c.pending < settings.minRepetitions);
+    const chosen = measured >= pilot ? waiting : byLayer(waiting).slice(0, Math.max(0, pilot - measured - onTheWay));
+    for (const s of chosen) runs.set(s.c.key, settings.minRepetitions - s.c.runs.length);
+    return runs;
+  }
 
   const budget = settings.budget ?? {};
   const inFlight = configs.reduce(
@@ -290,6 +342,18 @@ export function plan(settings: AdaptiveSettings, configs: readonly Configuration
     else if (budgetHit) stop = { why: 'budget', reason: `the budget allows no more runs after ${spent.runs} (${undecided.length} configuration(s) undecided)` };
   }
   return { configurations, submit, undecided, stop, alpha };
+}
+
+/** Configurations in the order of their Pareto layer on the log means (the non-dominated first), then by key. */
+function byLayer(xs: readonly Sampled[]): Sampled[] {
+  const layer = new Map<Sampled, number>();
+  let left = [...xs];
+  for (let l = 0; left.length > 0; l++) {
+    const front = left.filter((p) => !left.some((q) => q !== p && q.logs[0].mean <= p.logs[0].mean && q.logs[1].mean <= p.logs[1].mean && (q.logs[0].mean < p.logs[0].mean || q.logs[1].mean < p.logs[1].mean)));
+    for (const p of front) layer.set(p, l);
+    left = left.filter((p) => !layer.has(p));
+  }
+  return [...xs].sort((a, b) => layer.get(a)! - layer.get(b)! || (a.c.key < b.c.key ? -1 : 1));
 }
 
 /** Relative half-widths of the 95 % intervals of the mean, per objective (exp(t·se) − 1 on the log scale); null below 2 runs. */

@@ -127,9 +127,38 @@ describe('plan', () => {
     expect(() => plan(SETTINGS, [config('a', [[0, 1]])], SPENT)).toThrow(/configuration a: objective values must be finite and > 0, got \[0, 1\]/);
   });
 
-  test('racing keeps its confidence: among identical configurations, none is dropped in ≥ 95 % of simulated campaigns', () => {
+  test('screening: one first run each, the most promising quarter completes its first runs, then what they dominate is dropped after 1 run', () => {
+    const u = seededRandom(3);
+    const S = { ...SETTINGS, screening: true };
+    const keys = ['fast', 'frugal', 'mid', 'worse', 'awful', 'w2', 'w3', 'w4'];
+    const truth: Record<string, [number, number]> = {
+      fast: [100, 2000], frugal: [200, 1000], mid: [140, 1400], worse: [300, 3000], awful: [500, 5000], w2: [320, 3300], w3: [340, 3500], w4: [360, 3600],
+    };
+    // Off, every configuration gets its minimum at once; on, one run each first.
+    expect(plan(SETTINGS, keys.map((k) => config(k, [])), SPENT).submit.every((s) => s.runs === 2)).toBe(true);
+    const first = plan(S, keys.map((k) => config(k, [])), SPENT);
+    expect(first.submit).toEqual(keys.map((key) => ({ key, runs: 1 })).sort((a, b) => (a.key < b.key ? -1 : 1)));
+    // With a first run each: second runs go to the best Pareto layer first (a quarter: 2 of 8).
+    const one = new Map(keys.map((k) => [k, runsOf(u, truth[k]!, 1, 0.02)]));
+    const pilot = plan(S, keys.map((k) => config(k, one.get(k)!)), SPENT);
+    expect(pilot.submit.map((x) => x.key).sort()).toEqual(['fast', 'frugal']);
+    // Once those have theirs, the ones they clearly dominate are dropped after their one run, saying so.
+    for (const k of ['fast', 'frugal']) one.get(k)!.push(...runsOf(u, truth[k]!, 1, 0.02));
+    const screened = plan(S, keys.map((k) => config(k, one.get(k)!)), SPENT);
+    const awful = screened.configurations.find((d) => d.key === 'awful')!;
+    expect(awful).toMatchObject({ status: 'dropped', n: 1 });
+    expect(awful.reason).toMatch(/^awful dropped after 1 run \(screening, with the pooled spread\): dominated by (fast|frugal) on time and energy, p < 0\.0\d+$/);
+    // Those not dropped get the rest of their first runs; the dropped ones none.
+    expect(screened.submit.map((x) => x.key)).not.toContain('awful');
+    expect(screened.submit.map((x) => x.key)).toContain('mid');
+    // Without screening nothing is decided below the minimum.
+    expect(plan(SETTINGS, keys.map((k) => config(k, one.get(k)!)), SPENT).configurations.filter((d) => d.status === 'dropped')).toEqual([]);
+  });
+
+  test.each([false, true])('racing keeps its confidence (screening %s): among identical configurations, none is dropped in ≥ 95 %% of simulated campaigns', (screening) => {
     // 12 configurations with the same truth, 10 % noise, played to the end round by round: any
     // drop is a false one, and the campaign-wise chance of one must stay below 1 − confidence.
+    const SETTINGS_ = { ...SETTINGS, screening };
     let campaignsWithAFalseDrop = 0;
     const campaigns = 200;
     for (let seed = 0; seed < campaigns; seed++) {
@@ -138,7 +167,7 @@ describe('plan', () => {
       const runs = new Map(keys.map((k) => [k, [] as [number, number][]]));
       let previous = new Map<string, ReturnType<typeof plan>['configurations'][number]>();
       for (let round = 0; round < 20; round++) {
-        const p = plan(SETTINGS, keys.map((k) => ({ key: k, runs: runs.get(k)!, pending: 0, ...(previous.has(k) ? { previous: previous.get(k)! } : {}) })), SPENT);
+        const p = plan(SETTINGS_, keys.map((k) => ({ key: k, runs: runs.get(k)!, pending: 0, ...(previous.has(k) ? { previous: previous.get(k)! } : {}) })), SPENT);
         previous = new Map(p.configurations.map((d) => [d.key, d]));
         if (p.submit.length === 0) break;
         for (const s of p.submit) runs.get(s.key)!.push(...runsOf(u, [100, 1000], s.runs, 0.1));

@@ -63,7 +63,10 @@ export async function adaptCampaign(db: Database, campaignId: string): Promise<A
       return { key: c.key, runs: c.runs, pending: c.pending, failed: c.failed, ...(c.perRun ? { perRun: c.perRun } : {}), ...(previous ? { previous } : {}) };
     });
     const p = plan(
-      { minRepetitions: strategy.minRepetitions, maxRepetitions: strategy.maxRepetitions, targetRelativeHalfWidth: strategy.targetRelativeHalfWidth, confidence: strategy.confidence, ...(strategy.budget ? { budget: strategy.budget } : {}) },
+      {
+        minRepetitions: strategy.minRepetitions, maxRepetitions: strategy.maxRepetitions, targetRelativeHalfWidth: strategy.targetRelativeHalfWidth, confidence: strategy.confidence,
+        screening: strategy.screening, ...(strategy.budget ? { budget: strategy.budget } : {}),
+      },
       inputs,
       observed.spent,
       { objectives: strategy.objectives },

@@ -35,6 +35,10 @@ export const AdaptiveStrategy = z
     confidence: z.number().min(0.5).max(0.999).default(0.95).describe('confidence of every drop and settle decision'),
     objectives: z.tuple([Objective, Objective]).default([...DEFAULT_OBJECTIVES]).describe('the two objectives whose Pareto front the decisions are about'),
     budget: StrategyBudget.optional(),
+    screening: z
+      .boolean()
+      .default(false)
+      .describe('drop a configuration after its first run when one with its first runs dominates it with confidence, judged with the spread pooled over configurations (docs/adaptive.md#screening)'),
   })
   .meta({ id: 'AdaptiveStrategy' });
 export type AdaptiveStrategy = z.infer<typeof AdaptiveStrategy>;

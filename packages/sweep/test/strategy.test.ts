@@ -19,7 +19,7 @@ describe('strategy', () => {
   test('`strategy: adaptive` and the full form, with their defaults', () => {
     const short = validateCampaign({ ...base, strategy: 'adaptive' }, LIMITS);
     if (!short.ok) throw new Error(JSON.stringify(short.issues));
-    expect(short.spec.strategy).toEqual({ kind: 'adaptive', minRepetitions: 2, maxRepetitions: 10, targetRelativeHalfWidth: 0.05, confidence: 0.95, objectives: ['time', 'energy'] });
+    expect(short.spec.strategy).toEqual({ kind: 'adaptive', minRepetitions: 2, maxRepetitions: 10, targetRelativeHalfWidth: 0.05, confidence: 0.95, objectives: ['time', 'energy'], screening: false });
     const full = validateCampaign({ ...base, strategy: { kind: 'adaptive', minRepetitions: 3, maxRepetitions: 6, objectives: ['time', 'carbon'], budget: { maxRuns: 30, maxNodeHours: 12.5 } } }, LIMITS);
     if (!full.ok) throw new Error(JSON.stringify(full.issues));
     expect(full.spec.strategy).toMatchObject({ kind: 'adaptive', minRepetitions: 3, maxRepetitions: 6, objectives: ['time', 'carbon'], budget: { maxRuns: 30, maxNodeHours: 12.5 } });

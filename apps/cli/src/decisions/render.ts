@@ -26,7 +26,7 @@ export function decisionsReport(d: CampaignDecisions, color: Colors): string {
   const fields: [string, string][] = [
     search
       ? ['Strategy', `search: ${plural(s.repetitions, 'run')} per configuration tried, ${s.parallel ?? 'default'} in flight, seed ${s.seed}, front of ${s.objectives.join(' and ')}`]
-      : ['Strategy', `adaptive: ${s.minRepetitions}–${s.maxRepetitions} repetitions, ±${formatPercent(s.targetRelativeHalfWidth)} target, confidence ${formatPercent(s.confidence)}, front of ${s.objectives.join(' and ')}`],
+      : ['Strategy', `adaptive: ${s.minRepetitions}–${s.maxRepetitions} repetitions, ±${formatPercent(s.targetRelativeHalfWidth)} target, confidence ${formatPercent(s.confidence)}, front of ${s.objectives.join(' and ')}${s.screening ? ', screening' : ''}`],
     search
       ? ['Runs', `${d.runsUsed} of the whole space's ${d.gridRuns} (${plural(d.decisions.length, 'configuration')} tried)${fewer}`]
       : ['Runs', `${d.runsUsed} of the grid's ${d.gridRuns} at ${s.maxRepetitions} repetitions${fewer}`],
