@@ -111,6 +111,28 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
     expect(view.stop).toMatch(/^the budget allows no more runs after 7/);
   });
 
+  test('screening: one run each at creation; the most promising quarter completes its first runs; the clearly dominated one is dropped after 1 run', async () => {
+    const keys = ['a', 'b', 'slow', 'c', 'd', 'e', 'f', 'g'];
+    const figures = (c: string): [number, number] => (c === 'x=slow' ? [400, 40_000] : c === 'x=a' ? [100, 10_000] : c === 'x=b' ? [101, 10_100] : [130, 13_000]);
+    const created = await ok('POST', '/v1/campaigns', spec({ parameters: { x: keys }, strategy: { kind: 'adaptive', minRepetitions: 2, maxRepetitions: 4, screening: true } }));
+    expect(created.runs).toHaveLength(8);
+    for (const r of await runsOf(created.id)) await complete(r.id, ...figures(r.configurationKey).map((v, i) => v * [1, 1.01, 0.99][(k++) % 3]! ** (i + 1)) as [number, number]);
+    await adaptCampaign(t.db, created.id);
+    // A quarter of 8: the two best by Pareto layer get their second runs first.
+    const second = (await runsOf(created.id)).filter((r) => r.state === 'pending');
+    expect(second.map((r) => r.configurationKey).sort()).toEqual(['x=a', 'x=b']);
+    for (const r of second) await complete(r.id, ...figures(r.configurationKey).map((v, i) => v * [1.02, 0.98][(k++) % 2]! ** (i + 1)) as [number, number]);
+    await adaptCampaign(t.db, created.id);
+    const decisions = await ok('GET', `/v1/campaigns/${created.id}/decisions`);
+    const slow = decisions.decisions.find((d: { key: string }) => d.key === 'x=slow');
+    expect(slow).toMatchObject({ status: 'dropped', n: 1 });
+    expect(slow.reason).toMatch(/^x=slow dropped after 1 run \(screening, with the pooled spread\): dominated by x=[ab] on time and energy/);
+    // The rest get their second first run; the dropped one none.
+    const pending = (await runsOf(created.id)).filter((r) => r.state === 'pending').map((r) => r.configurationKey);
+    expect(pending).not.toContain('x=slow');
+    expect(pending.length).toBeGreaterThan(0);
+  });
+
   test('cancelling the campaign closes its strategy', async () => {
     const created = await ok('POST', '/v1/campaigns', spec());
     await ok('POST', `/v1/campaigns/${created.id}/cancel`);

@@ -103,11 +103,12 @@ export function maxRunsOf(strategy: Strategy, configurations: number, repetition
 
 /**
  * The runs a campaign is created with: every repetition of the grid, an adaptive campaign's
- * first `minRepetitions`, or none for a search (its first step proposes the first design). Both
+ * first `minRepetitions` (one with screening), or none for a search (its first step proposes the first design). Both
  * strategies add the rest as results land, so they start open.
  */
 export function initialRuns(spec: { repetitions: number; strategy: Strategy }): { repetitions: number; strategyOpen: boolean } {
-  if (spec.strategy.kind === 'adaptive') return { repetitions: spec.strategy.minRepetitions, strategyOpen: true };
+  // Screening gives every configuration one run first: its further first runs depend on what they show.
+  if (spec.strategy.kind === 'adaptive') return { repetitions: spec.strategy.screening ? 1 : spec.strategy.minRepetitions, strategyOpen: true };
   if (spec.strategy.kind === 'search') return { repetitions: 0, strategyOpen: true };
   return { repetitions: spec.repetitions, strategyOpen: false };
 }
