@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CampaignView, ClusterName } from './api';
-import { CampaignVerdictView, DEFAULT_REGRESSION_POLICY, RegressionPolicy } from './verdict';
+import { CampaignVerdictView, DEFAULT_REGRESSION_POLICY, RegressionPolicy, SequentialRunView, SpendingFunction } from './verdict';
 import { CampaignSpec } from './campaign';
 
 /**
@@ -121,6 +121,7 @@ export const SuiteRunView = z
         deliveredAt: z.string().nullable(),
       })
       .nullable(),
+    sequential: SequentialRunView.nullable().describe('a sequential suite\'s looks (regression.sequential); null for the fixed design'),
   })
   .meta({ id: 'SuiteRun' });
 export type SuiteRunView = z.infer<typeof SuiteRunView>;
@@ -136,7 +137,10 @@ export const SuiteView = z
       .object({ cron: z.string(), timezone: z.string(), nextRunAt: z.string().nullable().describe('next trigger time, ISO 8601 UTC') })
       .nullable(),
     baseline: z.object({ policy: z.enum(['last-passing', 'pinned']), campaignId: z.string().nullable() }),
-    regression: z.object({ threshold: z.number(), alpha: z.number(), minRepetitions: z.number(), maxCv: z.number() }),
+    regression: z.object({
+      threshold: z.number(), alpha: z.number(), minRepetitions: z.number(), maxCv: z.number(),
+      sequential: z.object({ maxRepetitions: z.number(), spending: SpendingFunction, beta: z.number(), detect: z.number().optional() }).optional().describe('absent: the fixed design'),
+    }),
     webhook: z.object({ url: z.string(), signed: z.boolean() }).nullable(),
     lastRun: z
       .object({ id: z.string(), campaignId: z.string(), status: SuiteRunStatus, createdAt: z.string(), finishedAt: z.string().nullable() })
