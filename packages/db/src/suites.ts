@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
 import { RegressionPolicy, TERMINAL_RUN_STATES, type RegressionPolicyOutput } from '@erg/spec';
-import { clientOf, poolOf, prismaOf, type Database, type Transaction } from './client';
+import { addAdaptiveRuns, listConfigurationAttempts, type ConfigurationAttempts } from './adaptive';
+import { clientOf, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
 import { suiteSecretContext } from './secrets';
 
 /** A suite, with its webhook secret as stored (sealed; openSuiteSecret opens it). */
@@ -46,11 +47,15 @@ export interface SuiteRunRecord {
   webhookError: string | null;
   webhookDeliveredAt: Date | null;
   createdAt: Date;
+  /** Sequential suites: looks taken (0 until the first judgment). */
+  look: number;
+  /** Sequential suites: the latest look as @erg/suites records it; null for the fixed design. */
+  sequential: unknown;
 }
 
 const SUITE_RUN_COLUMNS = {
   id: true, suiteId: true, campaignId: true, trigger: true, baselineCampaignId: true, status: true, reasons: true, verdict: true, finishedAt: true,
-  webhookStatus: true, webhookAttempts: true, webhookError: true, webhookDeliveredAt: true, createdAt: true,
+  webhookStatus: true, webhookAttempts: true, webhookError: true, webhookDeliveredAt: true, createdAt: true, look: true, sequential: true,
 } as const;
 
 /** What a suite is made of, as validated by @erg/suites. */
@@ -65,7 +70,7 @@ export interface SuiteInput {
   timezone: string;
   baselinePolicy: 'last-passing' | 'pinned';
   baselineCampaignId: string | null;
-  policy: { threshold: number; alpha: number; minRepetitions: number; maxCv: number };
+  policy: RegressionPolicyOutput;
   webhookUrl: string | null;
   /** Plaintext; stored sealed for the suite's row. */
   webhookSecret: string | null;
@@ -129,13 +134,16 @@ export async function lastSuiteRuns(db: Database, suiteIds: string[]): Promise<M
  * baseline. Runs that regressed or were inconclusive never become a baseline, so one bad night
  * does not move the bar.
  */
-export async function lastPassingCampaign(db: Database, suiteId: string): Promise<string | null> {
-  const run = await prismaOf(db).suiteRun.findFirst({
-    where: { suiteId, status: { in: ['pass', 'improved'] } },
-    orderBy: [{ finishedAt: 'desc' }, { id: 'desc' }],
-    select: { campaignId: true },
-  });
-  return run?.campaignId ?? null;
+export async function lastPassingCampaign(db: Database, suiteId: string, opts: { fullOnly?: boolean } = {}): Promise<string | null> {
+  // fullOnly (sequential suites): a run that stopped before the maximum has too few repetitions
+  // to judge the next against; runs of the fixed design (sequential null) count as full.
+  const { rows } = await poolOf(db).query<{ campaign_id: string }>(
+    `SELECT campaign_id FROM suite_runs
+     WHERE suite_id = $1 AND status IN ('pass', 'improved') AND (NOT $2 OR sequential IS NULL OR (sequential->>'full')::boolean)
+     ORDER BY finished_at DESC NULLS LAST, id DESC LIMIT 1`,
+    [suiteId, opts.fullOnly ?? false],
+  );
+  return rows[0]?.campaign_id ?? null;
 }
 
 export interface NewSuiteRun {
@@ -144,14 +152,16 @@ export interface NewSuiteRun {
   triggerKey: string | null;
   baselineCampaignId: string | null;
   webhook: boolean;
+  /** A sequential suite's state before its first look; null for the fixed design. */
+  sequential?: unknown;
 }
 
 /** Inserts a suite run inside the transaction that creates its campaign (NewCampaign.within). */
 export async function insertSuiteRun(tx: Transaction, campaignId: string, run: NewSuiteRun): Promise<string> {
   const result = await clientOf(tx).query<{ id: string }>(
-    `INSERT INTO suite_runs (id, suite_id, campaign_id, trigger, trigger_key, baseline_campaign_id, webhook_status)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6) RETURNING id`,
-    [run.suiteId, campaignId, run.trigger, run.triggerKey, run.baselineCampaignId, run.webhook ? 'pending' : null],
+    `INSERT INTO suite_runs (id, suite_id, campaign_id, trigger, trigger_key, baseline_campaign_id, webhook_status, sequential)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    [run.suiteId, campaignId, run.trigger, run.triggerKey, run.baselineCampaignId, run.webhook ? 'pending' : null, run.sequential == null ? null : JSON.stringify(run.sequential)],
   );
   return result.rows[0]!.id;
 }
@@ -205,12 +215,39 @@ export interface SuiteRunOutcome {
  * Records a suite run's verdict: running → judged, once. False when another process got there
  * first, so only one of them goes on to announce it.
  */
-export async function finishSuiteRun(db: Database, id: string, outcome: SuiteRunOutcome): Promise<boolean> {
+export async function finishSuiteRun(db: Database, id: string, outcome: SuiteRunOutcome, look?: { at: number; sequential: unknown }): Promise<boolean> {
+  // A sequential run is finished only at the look it was judged at: another process that has
+  // moved it on to the next look meanwhile wins, and this verdict (on fewer runs) is dropped.
   const result = await poolOf(db).query(
-    `UPDATE suite_runs SET status = $2, reasons = $3, verdict = $4, finished_at = now() WHERE id = $1 AND status = 'running'`,
-    [id, outcome.status, outcome.reasons, outcome.verdict === null ? null : JSON.stringify(outcome.verdict)],
+    look
+      ? `UPDATE suite_runs SET status = $2, reasons = $3, verdict = $4, finished_at = now(), look = $5 + 1, sequential = $6
+         WHERE id = $1 AND status = 'running' AND look = $5`
+      : `UPDATE suite_runs SET status = $2, reasons = $3, verdict = $4, finished_at = now() WHERE id = $1 AND status = 'running'`,
+    [id, outcome.status, outcome.reasons, outcome.verdict === null ? null : JSON.stringify(outcome.verdict), ...(look ? [look.at, JSON.stringify(look.sequential)] : [])],
   );
   return result.rowCount === 1;
+}
+
+/**
+ * A sequential suite run's look that leaves it undecided: moves it from look `at` to `at + 1`
+ * and adds one pending repetition per undecided configuration, in one transaction. The
+ * compare-and-set on `look` (its row lock held to the commit) makes the look happen once however
+ * many processes judge the run; a repetition that exists already is skipped (unique per
+ * configuration). False when another process took this look, or the run is no longer running.
+ */
+export async function addSuiteRunRepetitions(
+  db: Database, id: string, at: number, adds: readonly { configurationId: string; after: number }[], sequential: unknown,
+): Promise<boolean> {
+  return withTransaction(db, async (tx) => {
+    const { rows } = await tx.query<{ campaign_id: string }>(
+      `UPDATE suite_runs SET look = look + 1, sequential = $3 WHERE id = $1 AND look = $2 AND status = 'running' RETURNING campaign_id`,
+      [id, at, JSON.stringify(sequential)],
+    );
+    const campaignId = rows[0]?.campaign_id;
+    if (!campaignId) return false;
+    await addAdaptiveRuns(tx, campaignId, adds.map((a) => ({ ...a, runs: 1 })), `sequential suite: look ${at + 1} undecided`);
+    return true;
+  });
 }
 
 /** Finished suite runs whose webhook is still to be delivered. */
@@ -247,4 +284,9 @@ export async function findSuiteRunBaseline(db: Database, campaignId: string): Pr
     select: { baselineCampaignId: true, suite: { select: { policy: true } } },
   });
   return row ? { baselineCampaignId: row.baselineCampaignId, policy: RegressionPolicy.parse(row.suite.policy) } : null;
+}
+
+/** A suite run's configurations with their repetitions scheduled so far and how many ended other than completed. */
+export async function suiteRunConfigurations(db: Database, campaignId: string): Promise<ConfigurationAttempts[]> {
+  return listConfigurationAttempts(poolOf(db), campaignId);
 }

@@ -3,6 +3,6 @@
 // returns what the API serves.
 export { refreshRunEnergy, refreshStaleRunEnergy, runEnergyView, STALE_REFRESH_LIMIT, type RefreshOptions } from './store-run-energy';
 export { campaignResultsView } from './load-campaign-results';
-export { campaignVerdictView } from './judge-campaign';
+export { campaignVerdictView, sequentialCampaignVerdict } from './judge-campaign';
 export { adaptCampaign, type AdaptStep } from './adapt-campaign';
 export { campaignDecisionsView } from './decisions-view';

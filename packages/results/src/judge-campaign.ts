@@ -1,5 +1,5 @@
 import { listConfigurationEnergies, type Database } from '@erg/db';
-import { campaignVerdict, verdictFor, type RegressionPolicy, type Verdict } from '@erg/regress';
+import { campaignVerdict, decideLook, sequentialVerdictFor, verdictFor, type ConfigurationLook, type RegressionPolicy, type Verdict } from '@erg/regress';
 import { countedRuns } from './load-campaign-results';
 
 /** Per configuration key, the times and energies that count — by the same rule as the campaign's results. */
@@ -38,4 +38,33 @@ export async function campaignVerdictView(db: Database, campaignId: string, base
     onlyInCandidate: [...candidate.keys()].filter((k) => !baseline.has(k)),
     onlyInBaseline: [...baseline.keys()].filter((k) => !candidate.has(k)),
   };
+}
+
+/**
+ * One look of a sequential suite run (issue 16 §2): every configuration key both campaigns have,
+ * time and energy, by @erg/regress's sequentialVerdictFor at the repetitions scheduled for it
+ * (`repetitions`, by key); alpha is shared by all of the run's tests. Returns the verdict in the
+ * campaign verdict's shape and what the run does next (decideLook).
+ */
+export async function sequentialCampaignVerdict(db: Database, campaignId: string, baselineId: string, policy: RegressionPolicy, repetitions: ReadonlyMap<string, number>) {
+  const [candidate, baseline] = await Promise.all([measuredByKey(db, campaignId), measuredByKey(db, baselineId)]);
+  const shared = [...candidate.keys()].filter((k) => baseline.has(k));
+  const tests = Math.max(1, shared.length * 2);
+  const looks: ConfigurationLook[] = shared.map((key) => {
+    const b = baseline.get(key)!;
+    const c = candidate.get(key)!;
+    const r = repetitions.get(key) ?? c.time.length;
+    return { key, repetitions: r, verdicts: [sequentialVerdictFor('time', b.time, c.time, r, policy, tests), sequentialVerdictFor('energy', b.energy, c.energy, r, policy, tests)] };
+  });
+  const configurations = looks.map((l) => ({ key: l.key, verdicts: l.verdicts.map((v) => v.verdict) }));
+  const view = {
+    campaignId,
+    baselineId,
+    policy,
+    ...campaignVerdict(configurations),
+    configurations,
+    onlyInCandidate: [...candidate.keys()].filter((k) => !baseline.has(k)),
+    onlyInBaseline: [...baseline.keys()].filter((k) => !candidate.has(k)),
+  };
+  return { view, decision: decideLook(looks) };
 }

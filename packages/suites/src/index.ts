@@ -5,7 +5,7 @@ export { validateSuite, validateSuiteText, type ValidSuite, type ValidateSuiteRe
 export { cronIssue, isTimeZone, nextRunAt } from './cron';
 export { applySchedule, removeSchedule, syncSchedules, schedulerIdOf } from './schedule';
 export { triggerSuite, type TriggerDeps, type TriggerOptions } from './trigger';
-export { judgeSuiteRun, judgeFinishedSuiteRuns } from './judge';
+export { initialSequentialState, judgeSuiteRun, judgeFinishedSuiteRuns, lookAtSuiteRun, type SequentialState } from './judge';
 export { suiteView, suiteRunView } from './views';
 export {
   webhookBody, deliverWebhook, failureMessage, signature, viewerDeliveryError, WebhookError, WEBHOOK_EVENT, INTERNAL_FAILURE, NO_WEBHOOK_FAILURE,

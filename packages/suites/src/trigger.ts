@@ -5,7 +5,8 @@ import {
 } from '@erg/db';
 import { enqueue, withinDeadline } from '@erg/queue';
 import { validateCampaign, type SizeLimits } from '@erg/sweep';
-import { initialRuns } from '@erg/spec';
+import { initialRuns, RegressionPolicy } from '@erg/spec';
+import { initialSequentialState } from './judge';
 import { SuiteError } from './errors';
 
 export interface TriggerDeps {
@@ -24,8 +25,8 @@ export interface TriggerOptions {
 }
 
 /** The campaign a new run of the suite is judged against, resolved when the run starts. */
-async function baselineFor(db: Database, suite: SuiteRecord): Promise<string | null> {
-  if (suite.baselinePolicy !== 'pinned') return lastPassingCampaign(db, suite.id);
+async function baselineFor(db: Database, suite: SuiteRecord, sequential: boolean): Promise<string | null> {
+  if (suite.baselinePolicy !== 'pinned') return lastPassingCampaign(db, suite.id, { fullOnly: sequential });
   if (!suite.baselineCampaignId) {
     throw new SuiteError('ERG_SUITE_BASELINE_MISSING', `suite "${suite.name}" pins a baseline campaign that no longer exists; update the suite's baseline`);
   }
@@ -56,17 +57,24 @@ export async function triggerSuite(deps: TriggerDeps, suite: SuiteRecord, opts: 
   const cluster = await findClusterByName(deps.db, spec.cluster!);
   // A suite runs only on its own project's clusters.
   if (!cluster || cluster.projectId !== suite.projectId) throw new SuiteError('ERG_SUITE_UNKNOWN_CLUSTER', `suite "${suite.name}" runs on cluster "${spec.cluster}", which is not registered`, { cluster: spec.cluster });
-  const baselineCampaignId = await baselineFor(deps.db, suite);
+  const policy = RegressionPolicy.parse(suite.policy);
+  const sequential = policy.sequential;
+  const baselineCampaignId = await baselineFor(deps.db, suite, sequential !== undefined);
+  // A sequential run starts at the minimum; without a baseline it runs the maximum, since it has
+  // nothing to be judged against and becomes the baseline of the runs after it.
+  const runs = initialRuns(spec);
+  if (sequential) runs.repetitions = baselineCampaignId ? policy.minRepetitions : sequential.maxRepetitions;
 
   let suiteRunId = '';
   try {
     await createCampaign(deps.db, {
       name: spec.name, execution: 'slurm', clusterId: cluster.id, spec, specText: suite.templateText, createdBy: `suite:${suite.name}`,
       projectId: suite.projectId,
-      configurations, ...initialRuns(spec),
+      configurations, ...runs,
       within: async (tx, campaignId) => {
         suiteRunId = await insertSuiteRun(tx, campaignId, {
           suiteId: suite.id, trigger: opts.trigger, triggerKey: opts.key, baselineCampaignId, webhook: suite.webhookUrl !== null,
+          sequential: sequential ? initialSequentialState(sequential, configurations.length, !baselineCampaignId) : null,
         });
       },
     });

@@ -45,17 +45,27 @@ export function validateSuite(input: unknown, limits: SizeLimits): ValidateSuite
     if (i >= 0) issues.splice(i, 1);
     issues.push({ path: 'campaign', code: 'required', message: 'required: the campaign spec every run of the suite submits' });
   } else {
-    const campaign = validateCampaign(raw, limits);
+    // A sequential suite runs minRepetitions to maxRepetitions per configuration: the template's
+    // repetitions is that maximum (also for the size limit), written as such or left out.
+    const sequential = fields.ok ? fields.data.regression.sequential : undefined;
+    const given = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['repetitions'] : undefined;
+    if (sequential && given !== undefined && given !== sequential.maxRepetitions) {
+      issues.push({
+        path: 'campaign.repetitions', code: 'invalid_value',
+        message: `a sequential suite runs regression.minRepetitions to regression.sequential.maxRepetitions (${sequential.maxRepetitions}) repetitions per configuration: set repetitions to ${sequential.maxRepetitions} or leave it out`,
+      });
+    }
+    const campaign = validateCampaign(sequential && given === undefined && typeof raw === 'object' && raw !== null ? { ...raw, repetitions: sequential.maxRepetitions } : raw, limits);
     if (campaign.ok) {
       spec = campaign.spec;
       runs = campaign.configurations.length * campaign.spec.repetitions;
       if (spec.execution !== 'slurm') {
         issues.push({ path: 'campaign.execution', code: 'invalid_value', message: 'a suite submits its campaign to a cluster: use execution: slurm' });
       }
-      // A verdict compares fixed repetitions with the baseline's; suites that add repetitions while
-      // the verdict is undecided (sequential testing) are a suite setting of their own, not this.
+      // A verdict compares repetitions with the baseline's; suites that add repetitions while the
+      // verdict is undecided do it through regression.sequential, not the campaign's strategy.
       if (spec.strategy.kind !== 'grid') {
-        issues.push({ path: 'campaign.strategy', code: 'strategy_conflict', message: "a suite's campaign runs the grid (its verdict compares fixed repetitions with the baseline's): remove strategy" });
+        issues.push({ path: 'campaign.strategy', code: 'strategy_conflict', message: "a suite's campaign runs the grid (its verdict compares repetitions with the baseline's): remove strategy; to add repetitions only while the verdict is undecided, set regression.sequential" });
       }
     } else {
       issues.push(...prefixed('campaign', campaign.issues));

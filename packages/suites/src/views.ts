@@ -1,6 +1,7 @@
 import { campaignSummaryView, getCampaignSummary, type Database, type SuiteRecord, type SuiteRunRecord } from '@erg/db';
 import type { CampaignVerdictView, SuiteRunView, SuiteView } from '@erg/spec';
 import { nextRunAt } from './cron';
+import type { SequentialState } from './judge';
 import { viewerDeliveryError } from './webhook';
 
 /** Database rows → API bodies (and webhook bodies). The webhook secret has no way out of here. */
@@ -49,5 +50,13 @@ export async function suiteRunView(db: Database, run: SuiteRunRecord, suiteName:
     webhook: run.webhookStatus
       ? { status: run.webhookStatus as 'pending' | 'delivered' | 'failed', attempts: run.webhookAttempts, lastError: viewerDeliveryError(run.webhookError), deliveredAt: iso(run.webhookDeliveredAt) }
       : null,
+    sequential: sequentialView(run.sequential, summary.totalRuns),
   };
+}
+
+/** A sequential suite run's looks as stored, with the runs its campaign has now; null for the fixed design. */
+function sequentialView(stored: unknown, runsUsed: number): SuiteRunView['sequential'] {
+  if (stored === null || typeof stored !== 'object') return null;
+  const s = stored as SequentialState;
+  return { look: s.look, maxRepetitions: s.maxRepetitions, spending: s.spending, runsUsed, runsFixed: s.runsFixed, stop: s.stop, configurations: s.configurations };
 }

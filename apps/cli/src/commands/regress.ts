@@ -13,7 +13,7 @@ import { formatElapsed, formatP } from '@erg/format';
 import { withExamples, type Act } from '../program';
 import { junitReport } from '../report/junit';
 import { markdownReport } from '../report/markdown';
-import { changeText, intervalText, orderedVerdicts, SUITE_REASON_TEXT, type ReportInput } from '../report/verdict-text';
+import { changeText, intervalText, orderedVerdicts, sequentialText, SUITE_REASON_TEXT, type ReportInput } from '../report/verdict-text';
 import { countsText, doneRuns } from '../watch/progress';
 import { parseSeconds } from './args';
 import { suiteRunStatusText } from './suites';
@@ -126,6 +126,7 @@ function printHuman(ctx: CommandContext, run: SuiteRun): void {
   const against = run.baselineId ? `against baseline ${run.baselineId}` : 'without a baseline';
   ctx.stdout.write(`Suite ${run.suite}, run ${run.id} (${run.trigger}, campaign ${run.campaignId}) ${against}: ${painted}\n`);
   for (const reason of run.reasons) ctx.stdout.write(`  ${reason}: ${SUITE_REASON_TEXT[reason] ?? reasonText(reason)}\n`);
+  if (run.sequential) ctx.stdout.write(`  ${sequentialText(run.sequential)}\n`);
   const verdict = run.verdict;
   if (!verdict) return;
   const rows = orderedVerdicts(verdict).map(({ key, verdict: v }) => [

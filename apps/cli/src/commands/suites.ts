@@ -22,7 +22,9 @@ function baselineText(s: Suite): string {
 
 function policyText(s: Suite): string {
   const r = s.regression;
-  return `slower or costlier by more than ${formatPercent(r.threshold)} at p < ${r.alpha}; ≥ ${r.minRepetitions} repetitions, CV ≤ ${formatPercent(r.maxCv)}`;
+  const fixed = `slower or costlier by more than ${formatPercent(r.threshold)} at p < ${r.alpha}; ≥ ${r.minRepetitions} repetitions, CV ≤ ${formatPercent(r.maxCv)}`;
+  const seq = r.sequential;
+  return seq ? `${fixed}; sequential: ${r.minRepetitions} to ${seq.maxRepetitions} repetitions (${seq.spending}), alpha for the whole run` : fixed;
 }
 
 /** The suite run's status as a word, with its reasons. */

@@ -136,3 +136,19 @@ export function noVerdictText(input: ReportInput): string {
     ? `no baseline yet: campaign ${input.campaignId} is the first of suite ${input.suite} and nothing was compared`
     : `no verdict: campaign ${input.campaignId} could not be compared with baseline ${input.baselineId}`;
 }
+
+const SEQUENTIAL_STOP_TEXT: Record<string, string> = {
+  regressed: 'a regression crossed its boundary',
+  decided: 'every configuration was decided before the maximum',
+  max_repetitions: 'a configuration reached the maximum',
+  runs_failed: 'runs did not complete',
+  campaign_cancelled: 'the campaign was cancelled',
+  no_baseline: 'first run: it ran the maximum to become the baseline',
+};
+
+/** A sequential suite run's looks in one line: where it stands, what it cost against the fixed design, why it stopped. */
+export function sequentialText(s: { look: number; maxRepetitions: number; spending: string; runsUsed: number; runsFixed: number; stop: string | null }): string {
+  const share = s.runsFixed > 0 ? ` (${Math.round((100 * s.runsUsed) / s.runsFixed)} %)` : '';
+  const why = s.stop === null ? 'still adding repetitions' : `stopped: ${SEQUENTIAL_STOP_TEXT[s.stop] ?? s.stop}`;
+  return `sequential (${s.spending}, up to ${s.maxRepetitions} repetitions): look ${s.look}, ${s.runsUsed} of the fixed design's ${s.runsFixed} runs${share}; ${why}`;
+}

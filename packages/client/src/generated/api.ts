@@ -606,7 +606,7 @@ export interface paths {
                         cluster?: string;
                         /** @default 1 */
                         repetitions?: number;
-                        strategy?: components["schemas"]["GridStrategyInput"] | components["schemas"]["AdaptiveStrategyInput"];
+                        strategy?: components["schemas"]["GridStrategyInput"] | components["schemas"]["AdaptiveStrategyInput"] | components["schemas"]["SearchStrategyInput"];
                         /** @default {} */
                         parameters?: {
                             [key: string]: (number | boolean | string)[];
@@ -3896,6 +3896,23 @@ export interface components {
             /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
             dataMovement: components["schemas"]["CampaignDataMovementInput"] | null;
         };
+        SequentialPolicyInput: {
+            /** @description most repetitions per configuration; the run starts with minRepetitions and adds one per look while undecided */
+            maxRepetitions: number;
+            /**
+             * @description how alpha is spread over the looks that may declare a regression: obrien-fleming (little early, most at the maximum) or pocock (more evenly)
+             * @default obrien-fleming
+             * @enum {string}
+             */
+            spending?: "pocock" | "obrien-fleming";
+            /**
+             * @description futility: a look stops with pass once a regression of detect or more is ruled out at this one-sided level
+             * @default 0.1
+             */
+            beta?: number;
+            /** @description the regression a run must catch, e.g. 0.1 = 10 %; default twice the threshold */
+            detect?: number;
+        };
         RegressionPolicyInput: {
             /**
              * @description relative change that counts, e.g. 0.05 = 5 %
@@ -3917,6 +3934,8 @@ export interface components {
              * @default 0.25
              */
             maxCv?: number;
+            /** @description absent: every run has its template's repetitions (the fixed design); set: sequential testing, for suites */
+            sequential?: components["schemas"]["SequentialPolicyInput"];
         };
         MetricVerdictInput: {
             /** @enum {string} */
@@ -3976,6 +3995,29 @@ export interface components {
             onlyInCandidate: string[];
             onlyInBaseline: string[];
         };
+        SequentialRunInput: {
+            /** @description looks taken: 0 until the first repetitions have ended, then one more each time the runs were judged */
+            look: number;
+            maxRepetitions: number;
+            /** @enum {string} */
+            spending: "pocock" | "obrien-fleming";
+            /** @description runs the campaign has (every state) */
+            runsUsed: number;
+            /** @description runs the fixed design would have: configurations × maxRepetitions */
+            runsFixed: number;
+            /** @description null while the run may still add repetitions; regressed: a boundary was crossed; decided: every configuration decided before the maximum; max_repetitions: some reached it; runs_failed / campaign_cancelled: runs did not complete; no_baseline: the first run, at the maximum, becomes the baseline */
+            stop: ("regressed" | "decided" | "max_repetitions" | "runs_failed" | "campaign_cancelled" | "no_baseline") | null;
+            /** @description per configuration at the latest look */
+            configurations: {
+                key: string;
+                /** @description repetitions scheduled for this configuration so far */
+                repetitions: number;
+                /** @description why its test stopped; null: still undecided (at the last look, or when the run stopped for another configuration) */
+                stop: ("boundary" | "regression_ruled_out" | "max_repetitions" | "baseline_unusable") | null;
+                /** @description the one-sided significance level its latest look tested at (its share of alpha) */
+                level: number;
+            }[];
+        };
         StrategyBudgetInput: {
             /** @description runs, failed ones included */
             maxRuns?: number;
@@ -4019,10 +4061,52 @@ export interface components {
                 "time" | "energy" | "edp" | "carbon" | "cost"
             ];
             budget?: components["schemas"]["StrategyBudgetInput"];
+            /**
+             * @description drop a configuration after its first run when one with its first runs dominates it with confidence, judged with the spread pooled over configurations (docs/adaptive.md#screening)
+             * @default false
+             */
+            screening?: boolean;
         };
         GridStrategyInput: {
             /** @constant */
             kind: "grid";
+        };
+        SearchStrategyInput: {
+            /** @constant */
+            kind: "search";
+            /**
+             * @description runs of every configuration the search tries
+             * @default 1
+             */
+            repetitions?: number;
+            /** @description configurations of the space-filling first design (default: a fifth of the budget, at least 4) */
+            initialConfigurations?: number;
+            /** @description runs in flight at once: each batch fills the free ones (default 4) */
+            parallel?: number;
+            /**
+             * @description the same seed and results give the same proposals
+             * @default 1
+             */
+            seed?: number;
+            /**
+             * @description the two objectives whose Pareto front it searches
+             * @default [
+             *       "time",
+             *       "energy"
+             *     ]
+             */
+            objectives?: [
+                "time" | "energy" | "edp" | "carbon" | "cost",
+                "time" | "energy" | "edp" | "carbon" | "cost"
+            ];
+            budget: {
+                /** @description runs, failed ones included: the search ends when they are spent */
+                maxRuns: number;
+                /** @description node-hours: each run's time × its nodes */
+                maxNodeHours?: number;
+                /** @description kWh of the runs' measured energy */
+                maxEnergyKWh?: number;
+            };
         };
         ConfigurationDecisionInput: {
             key: string;
@@ -4049,23 +4133,23 @@ export interface components {
         };
         CampaignDecisionsInput: {
             campaignId: string;
-            strategy: components["schemas"]["GridStrategyInput"] | components["schemas"]["AdaptiveStrategyInput"];
+            strategy: components["schemas"]["GridStrategyInput"] | components["schemas"]["AdaptiveStrategyInput"] | components["schemas"]["SearchStrategyInput"];
             /** @description whether the strategy may still add runs */
             open: boolean;
             /** @description why it stopped adding runs; null while open */
             stop: string | null;
             /** @description runs so far, every state */
             runsUsed: number;
-            /** @description what the full grid at maxRepetitions would run (the grid itself: its runs) */
+            /** @description what the full grid would run: at maxRepetitions (adaptive), every configuration of the space at strategy.repetitions (search), its runs (the grid itself) */
             gridRuns: number;
-            /** @description configurations still sampling */
+            /** @description configurations still sampling (a search: those with runs in flight) */
             undecided: string[];
             /** @description the run budget and what is left of it; null: none set */
             budget: {
                 maxRuns: number | null;
                 runsLeft: number | null;
             };
-            /** @description per configuration, in the campaign’s order; none for a grid */
+            /** @description per configuration, in the campaign’s order; none for a grid; a search: the configurations it tried, where each stands now (front, dropped: dominated, sampling: in flight) */
             decisions: components["schemas"]["ConfigurationDecisionInput"][];
         };
         SuiteScheduleInput: {
@@ -4135,7 +4219,7 @@ export interface components {
                 cluster?: string;
                 /** @default 1 */
                 repetitions?: number;
-                strategy?: components["schemas"]["GridStrategyInput"] | components["schemas"]["AdaptiveStrategyInput"];
+                strategy?: components["schemas"]["GridStrategyInput"] | components["schemas"]["AdaptiveStrategyInput"] | components["schemas"]["SearchStrategyInput"];
                 /** @default {} */
                 parameters?: {
                     [key: string]: (number | boolean | string)[];
@@ -4287,6 +4371,8 @@ export interface components {
                 lastError: string | null;
                 deliveredAt: string | null;
             } | null;
+            /** @description a sequential suite's looks (regression.sequential); null for the fixed design */
+            sequential: components["schemas"]["SequentialRunInput"] | null;
         };
         SuiteInput: {
             id: string;
@@ -4311,6 +4397,14 @@ export interface components {
                 alpha: number;
                 minRepetitions: number;
                 maxCv: number;
+                /** @description absent: the fixed design */
+                sequential?: {
+                    maxRepetitions: number;
+                    /** @enum {string} */
+                    spending: "pocock" | "obrien-fleming";
+                    beta: number;
+                    detect?: number;
+                };
             };
             webhook: {
                 url: string;
@@ -5772,6 +5866,23 @@ export interface components {
             /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
             dataMovement: components["schemas"]["CampaignDataMovement"] | null;
         };
+        SequentialPolicy: {
+            /** @description most repetitions per configuration; the run starts with minRepetitions and adds one per look while undecided */
+            maxRepetitions: number;
+            /**
+             * @description how alpha is spread over the looks that may declare a regression: obrien-fleming (little early, most at the maximum) or pocock (more evenly)
+             * @default obrien-fleming
+             * @enum {string}
+             */
+            spending: "pocock" | "obrien-fleming";
+            /**
+             * @description futility: a look stops with pass once a regression of detect or more is ruled out at this one-sided level
+             * @default 0.1
+             */
+            beta: number;
+            /** @description the regression a run must catch, e.g. 0.1 = 10 %; default twice the threshold */
+            detect?: number;
+        };
         RegressionPolicy: {
             /**
              * @description relative change that counts, e.g. 0.05 = 5 %
@@ -5793,6 +5904,8 @@ export interface components {
              * @default 0.25
              */
             maxCv: number;
+            /** @description absent: every run has its template's repetitions (the fixed design); set: sequential testing, for suites */
+            sequential?: components["schemas"]["SequentialPolicy"];
         };
         MetricVerdict: {
             /** @enum {string} */
@@ -5852,6 +5965,29 @@ export interface components {
             onlyInCandidate: string[];
             onlyInBaseline: string[];
         };
+        SequentialRun: {
+            /** @description looks taken: 0 until the first repetitions have ended, then one more each time the runs were judged */
+            look: number;
+            maxRepetitions: number;
+            /** @enum {string} */
+            spending: "pocock" | "obrien-fleming";
+            /** @description runs the campaign has (every state) */
+            runsUsed: number;
+            /** @description runs the fixed design would have: configurations × maxRepetitions */
+            runsFixed: number;
+            /** @description null while the run may still add repetitions; regressed: a boundary was crossed; decided: every configuration decided before the maximum; max_repetitions: some reached it; runs_failed / campaign_cancelled: runs did not complete; no_baseline: the first run, at the maximum, becomes the baseline */
+            stop: ("regressed" | "decided" | "max_repetitions" | "runs_failed" | "campaign_cancelled" | "no_baseline") | null;
+            /** @description per configuration at the latest look */
+            configurations: {
+                key: string;
+                /** @description repetitions scheduled for this configuration so far */
+                repetitions: number;
+                /** @description why its test stopped; null: still undecided (at the last look, or when the run stopped for another configuration) */
+                stop: ("boundary" | "regression_ruled_out" | "max_repetitions" | "baseline_unusable") | null;
+                /** @description the one-sided significance level its latest look tested at (its share of alpha) */
+                level: number;
+            }[];
+        };
         StrategyBudget: {
             /** @description runs, failed ones included */
             maxRuns?: number;
@@ -5895,10 +6031,52 @@ export interface components {
                 "time" | "energy" | "edp" | "carbon" | "cost"
             ];
             budget?: components["schemas"]["StrategyBudget"];
+            /**
+             * @description drop a configuration after its first run when one with its first runs dominates it with confidence, judged with the spread pooled over configurations (docs/adaptive.md#screening)
+             * @default false
+             */
+            screening: boolean;
         };
         GridStrategy: {
             /** @constant */
             kind: "grid";
+        };
+        SearchStrategy: {
+            /** @constant */
+            kind: "search";
+            /**
+             * @description runs of every configuration the search tries
+             * @default 1
+             */
+            repetitions: number;
+            /** @description configurations of the space-filling first design (default: a fifth of the budget, at least 4) */
+            initialConfigurations?: number;
+            /** @description runs in flight at once: each batch fills the free ones (default 4) */
+            parallel?: number;
+            /**
+             * @description the same seed and results give the same proposals
+             * @default 1
+             */
+            seed: number;
+            /**
+             * @description the two objectives whose Pareto front it searches
+             * @default [
+             *       "time",
+             *       "energy"
+             *     ]
+             */
+            objectives: [
+                "time" | "energy" | "edp" | "carbon" | "cost",
+                "time" | "energy" | "edp" | "carbon" | "cost"
+            ];
+            budget: {
+                /** @description runs, failed ones included: the search ends when they are spent */
+                maxRuns: number;
+                /** @description node-hours: each run's time × its nodes */
+                maxNodeHours?: number;
+                /** @description kWh of the runs' measured energy */
+                maxEnergyKWh?: number;
+            };
         };
         ConfigurationDecision: {
             key: string;
@@ -5925,23 +6103,23 @@ export interface components {
         };
         CampaignDecisions: {
             campaignId: string;
-            strategy: components["schemas"]["GridStrategy"] | components["schemas"]["AdaptiveStrategy"];
+            strategy: components["schemas"]["GridStrategy"] | components["schemas"]["AdaptiveStrategy"] | components["schemas"]["SearchStrategy"];
             /** @description whether the strategy may still add runs */
             open: boolean;
             /** @description why it stopped adding runs; null while open */
             stop: string | null;
             /** @description runs so far, every state */
             runsUsed: number;
-            /** @description what the full grid at maxRepetitions would run (the grid itself: its runs) */
+            /** @description what the full grid would run: at maxRepetitions (adaptive), every configuration of the space at strategy.repetitions (search), its runs (the grid itself) */
             gridRuns: number;
-            /** @description configurations still sampling */
+            /** @description configurations still sampling (a search: those with runs in flight) */
             undecided: string[];
             /** @description the run budget and what is left of it; null: none set */
             budget: {
                 maxRuns: number | null;
                 runsLeft: number | null;
             };
-            /** @description per configuration, in the campaign’s order; none for a grid */
+            /** @description per configuration, in the campaign’s order; none for a grid; a search: the configurations it tried, where each stands now (front, dropped: dominated, sampling: in flight) */
             decisions: components["schemas"]["ConfigurationDecision"][];
         };
         SuiteSchedule: {
@@ -6016,7 +6194,7 @@ export interface components {
                  *       "kind": "grid"
                  *     }
                  */
-                strategy: components["schemas"]["GridStrategy"] | components["schemas"]["AdaptiveStrategy"];
+                strategy: components["schemas"]["GridStrategy"] | components["schemas"]["AdaptiveStrategy"] | components["schemas"]["SearchStrategy"];
                 /** @default {} */
                 parameters: {
                     [key: string]: (number | boolean | string)[];
@@ -6166,6 +6344,8 @@ export interface components {
                 lastError: string | null;
                 deliveredAt: string | null;
             } | null;
+            /** @description a sequential suite's looks (regression.sequential); null for the fixed design */
+            sequential: components["schemas"]["SequentialRun"] | null;
         };
         Suite: {
             id: string;
@@ -6190,6 +6370,14 @@ export interface components {
                 alpha: number;
                 minRepetitions: number;
                 maxCv: number;
+                /** @description absent: the fixed design */
+                sequential?: {
+                    maxRepetitions: number;
+                    /** @enum {string} */
+                    spending: "pocock" | "obrien-fleming";
+                    beta: number;
+                    detect?: number;
+                };
             };
             webhook: {
                 url: string;
