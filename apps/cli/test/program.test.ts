@@ -193,6 +193,16 @@ describe('submit', () => {
     expect(quiet.stdout).toBe(`${CAMPAIGN_ID}\n`);
   });
 
+  test('a search says its space and budget; an adaptive campaign its first runs', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'search.yml'), 'name: sweep\ncluster: local\nstrategy: { kind: search, budget: { maxRuns: 3 } }\nparameters: { i: [1, 2, 3, 4] }\nrun: echo {{i}}\n');
+    const search = await erg(['submit', 'search.yml'], { cwd: dir, api: routes({ 'POST /v1/campaigns': { status: 201, body: { ...created, totalRuns: 0 } } }) });
+    expect(search.stdout).toContain('a search of 4 configurations: at most 3 runs, proposed as results land on cluster local');
+    writeFileSync(path.join(dir, 'adaptive.yml'), 'name: sweep\ncluster: local\nstrategy: adaptive\nparameters: { i: [1, 2, 3, 4] }\nrun: echo {{i}}\n');
+    const adaptive = await erg(['submit', 'adaptive.yml'], { cwd: dir, api: routes({ 'POST /v1/campaigns': { status: 201, body: created } }) });
+    expect(adaptive.stdout).toContain(`4 configurations: ${created.totalRuns} first runs; more only where they change a decision on cluster local`);
+  });
+
   test('JSON files go as application/json; a refused spec lists every issue (exit 1)', async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'spec.json'), '{"name":"x"}');

@@ -1,4 +1,4 @@
-import { MARK_LEGEND, resultsCsv, resultsJson, resultsMarkdown, resultsTable, sortResults, colors, stripAnsi } from '@erg/cli';
+import { excludedLines, MARK_LEGEND, resultsCsv, resultsJson, resultsMarkdown, resultsTable, sortResults, colors, stripAnsi } from '@erg/cli';
 import { CampaignResults } from '@erg/spec';
 import { footprintFixture, onMachine, resultsFixture } from './fixtures/results';
 import { ANSI, CAMPAIGN_ID, erg, parseCsv, routes } from './helpers';
@@ -116,6 +116,14 @@ describe('results as Markdown', () => {
     expect(tableLines[4]).toMatch(/^\| \*\*P D\*\* \| x=y \|/);
     expect(md).toContain('Marks: P on the Pareto front');
     expect(md).toContain('- `mode=q;n=4`: no runs');
+  });
+});
+
+describe('configurations without measurements', () => {
+  test('a few are listed one per line; many (a search leaves most untried) are summed up per reason', () => {
+    expect(excludedLines([{ key: 'a=1', why: 'no completed runs' }])).toEqual(['a=1: no completed runs']);
+    const many = Array.from({ length: 988 }, (_, i) => ({ key: `a=${i}`, why: 'no completed runs' }));
+    expect(excludedLines([...many, { key: 'b=1', why: 'every run failed' }])).toEqual(['no completed runs: 988 configurations (a=0, a=1, a=2, and 985 more)', 'every run failed: 1 configuration (b=1)']);
   });
 });
 

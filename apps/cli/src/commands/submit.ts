@@ -1,6 +1,7 @@
 // erg submit FILE [--watch]: create a campaign from a spec file, as written.
 import { Option, type Command } from 'commander';
 import type { CampaignCreated } from '@erg/client';
+import { CampaignSpec, decodeCampaignText } from '@erg/spec';
 import type { CommandContext } from '../context';
 import { CliError, EXIT, type ExitCode } from '../errors';
 import { formatCount, plural } from '@erg/format';
@@ -48,10 +49,19 @@ async function submit(ctx: CommandContext, file: string, opts: SubmitOptions): P
   }
   const configurations = campaign.configurations.length;
   const repetitions = configurations === 0 ? 0 : Math.round(campaign.totalRuns / configurations);
+  // The API took the spec, so it parses here too: its strategy says what the run count means.
+  const decoded = decodeCampaignText(readSpecFile(file, ctx.runtime.cwd), specFormat(file));
+  const parsed = decoded.ok ? CampaignSpec.safeParse(decoded.raw) : null;
+  const strategy = parsed?.success ? parsed.data.strategy : undefined;
+  const runs = strategy?.kind === 'search'
+    ? `a search of ${plural(configurations, 'configuration')}: at most ${formatCount(strategy.budget.maxRuns)} runs, proposed as results land`
+    : strategy?.kind === 'adaptive'
+      ? `${plural(configurations, 'configuration')}: ${formatCount(campaign.totalRuns)} first runs; more only where they change a decision`
+      : `${plural(configurations, 'configuration')} × ${plural(repetitions, 'repetition')} = ${formatCount(campaign.totalRuns)} runs`;
   ctx.stdout.write(
     [
       `Campaign ${ctx.color.bold(campaign.name)} created: ${campaign.id}`,
-      `  ${plural(configurations, 'configuration')} × ${plural(repetitions, 'repetition')} = ${formatCount(campaign.totalRuns)} runs${campaign.cluster ? ` on cluster ${campaign.cluster}` : ''}`,
+      `  ${runs}${campaign.cluster ? ` on cluster ${campaign.cluster}` : ''}`,
       ...(opts.watch ? [''] : [`Watch it:     erg watch ${campaign.id}`, `Results:      erg results ${campaign.id}`]),
     ].join('\n') + '\n',
   );
