@@ -51,8 +51,8 @@ describe('erg decisions', () => {
     };
     expect(Schema.parse(search)).toEqual(search);
     const text = decisionsReport(search, plain);
-    expect(text).toContain('Strategy  search: 1 run per configuration tried, 4 in flight, seed 7, front of time and energy');
-    expect(text).toContain("Runs      6 of the whole space's 1000 (2 configurations tried) (99.4 % fewer)");
+    expect(text).toContain('Strategy  search: 1 run per configuration tried, up to 4 in flight, seed 7, front of time and energy');
+    expect(text).toContain("Runs      6 of the whole space's 1000 (2 configurations tried, 99.4 % fewer)");
     expect(text).toContain('Budget    12 runs, 6 left');
     expect(text).toContain('State     searching: 2 configurations in flight');
     expect(text).toMatch(/^b=1\s+front\s+1\s+b=1 on the observed front after 1 run\(s\)/m);

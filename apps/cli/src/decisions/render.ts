@@ -25,10 +25,10 @@ export function decisionsReport(d: CampaignDecisions, color: Colors): string {
   const search = s.kind === 'search';
   const fields: [string, string][] = [
     search
-      ? ['Strategy', `search: ${plural(s.repetitions, 'run')} per configuration tried, ${s.parallel ?? 'default'} in flight, seed ${s.seed}, front of ${s.objectives.join(' and ')}`]
+      ? ['Strategy', `search: ${plural(s.repetitions, 'run')} per configuration tried, up to ${s.parallel ?? 4} in flight, seed ${s.seed}, front of ${s.objectives.join(' and ')}`]
       : ['Strategy', `adaptive: ${s.minRepetitions}–${s.maxRepetitions} repetitions, ±${formatPercent(s.targetRelativeHalfWidth)} target, confidence ${formatPercent(s.confidence)}, front of ${s.objectives.join(' and ')}${s.screening ? ', screening' : ''}`],
     search
-      ? ['Runs', `${d.runsUsed} of the whole space's ${d.gridRuns} (${plural(d.decisions.length, 'configuration')} tried)${fewer}`]
+      ? ['Runs', `${d.runsUsed} of the whole space's ${d.gridRuns} (${plural(d.decisions.length, 'configuration')} tried${saved !== null && saved > 0 ? `, ${formatPercent(saved)} fewer` : ''})`]
       : ['Runs', `${d.runsUsed} of the grid's ${d.gridRuns} at ${s.maxRepetitions} repetitions${fewer}`],
     ...(d.budget.maxRuns !== null ? [['Budget', `${d.budget.maxRuns} runs, ${d.budget.runsLeft} left`] as [string, string]] : []),
     ['State', d.open ? (search ? `searching: ${plural(d.undecided.length, 'configuration')} in flight` : `deciding: ${d.undecided.length === 0 ? 'waiting for runs in flight' : `${plural(d.undecided.length, 'configuration')} undecided`}`) : `stopped: ${d.stop ?? 'closed'}`],
