@@ -34,7 +34,7 @@ export interface ConfigurationFields {
 export interface ResultsFields<C extends ConfigurationFields = ConfigurationFields> {
   configurations: C[];
   best: { time: string; energy: string; edp: string; carbon?: string | null; cost?: string | null } | null;
-  excluded: { key: string }[];
+  excluded: { key: string; why?: string }[];
   /** configuration: one entry per configuration; fingerprint: one per configuration and kind of machine. Absent: configuration. */
   groupedBy?: 'configuration' | 'fingerprint';
   /** The two objectives the Pareto front was decided on (?objectives=). Absent: time, energy. */
@@ -141,6 +141,24 @@ export function hasCost(results: Pick<ResultsFields, 'configurations'>): boolean
 export function measuredConfigurations<C extends ConfigurationFields>(results: ResultsFields<C>): C[] {
   const excluded = new Set(results.excluded.map((e) => e.key));
   return results.configurations.filter((c) => !excluded.has(entryId(c)));
+}
+
+/**
+ * Up to this many configurations without measurements are shown one each; more are folded into
+ * one line per reason (a search leaves most of its space untried: 988 rows of "no completed runs"
+ * would bury the dozen it measured).
+ */
+export const UNMEASURED_SHOWN = 10;
+
+/**
+ * The rows of a results table: every configuration while at most UNMEASURED_SHOWN lack
+ * measurements (or when `showAll`); else the measured ones, and how many are folded away, per reason.
+ */
+export function resultRows<C extends ConfigurationFields>(results: ResultsFields<C>, showAll = false): { rows: C[]; folded: { why: string; count: number }[] } {
+  if (showAll || results.excluded.length <= UNMEASURED_SHOWN) return { rows: [...results.configurations], folded: [] };
+  const counts = new Map<string, number>();
+  for (const e of results.excluded) counts.set(e.why ?? 'no measurements', (counts.get(e.why ?? 'no measurements') ?? 0) + 1);
+  return { rows: measuredConfigurations(results), folded: [...counts].map(([why, count]) => ({ why, count })) };
 }
 
 /** The parameter names over all configurations, in order of first appearance. */

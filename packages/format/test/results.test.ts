@@ -1,4 +1,4 @@
-import { footprintCsvColumns, hasCarbon, hasCost, inConfigurationOrder, markLegend, markLetters, marksOf, marksWithFootprintOf, MARK_LEGEND, objectivesText, resultsCsvRows } from '@erg/format';
+import { footprintCsvColumns, hasCarbon, hasCost, inConfigurationOrder, markLegend, markLetters, marksOf, marksWithFootprintOf, MARK_LEGEND, objectivesText, resultRows, resultsCsvRows, UNMEASURED_SHOWN } from '@erg/format';
 
 const none = { n: 0, mean: null, ci95: null };
 const some = (mean: number) => ({ n: 3, mean, ci95: [mean - 1, mean + 1] });
@@ -50,4 +50,18 @@ describe('carbon and cost CSV columns', () => {
 test("inConfigurationOrder: members in the results' configuration order, unknown keys last in their own order", () => {
   const items = [{ key: 'x', v: 1 }, { key: 'c' }, { key: 'y' }, { key: 'a' }];
   expect(inConfigurationOrder([{ key: 'a' }, { key: 'b' }, { key: 'c' }], items).map((i) => i.key)).toEqual(['a', 'c', 'x', 'y']);
+});
+
+describe('the rows of a results table', () => {
+  test('every configuration while few lack measurements; beyond that the measured ones and a count per reason', () => {
+    const few = { configurations: [entry('a'), entry('b')], best: null, excluded: [{ key: 'b', why: 'no completed runs' }] };
+    expect(resultRows(few)).toEqual({ rows: few.configurations, folded: [] });
+    const keys = Array.from({ length: UNMEASURED_SHOWN + 5 }, (_, i) => `u${i}`);
+    const many = {
+      configurations: [entry('a'), ...keys.map((k) => entry(k))], best: null,
+      excluded: [...keys.slice(1).map((key) => ({ key, why: 'no completed runs' })), { key: 'u0', why: 'every run failed' }],
+    };
+    expect(resultRows(many)).toEqual({ rows: [many.configurations[0]], folded: [{ why: 'no completed runs', count: keys.length - 1 }, { why: 'every run failed', count: 1 }] });
+    expect(resultRows(many, true).rows).toHaveLength(keys.length + 1);
+  });
 });

@@ -2,7 +2,7 @@
 // marks, legend); CSV and JSON are for programs (raw SI numbers, no formatting).
 import { z } from 'zod';
 import type { Colors } from '../output/color';
-import { footprintCsvColumns, plural, renderCsv, resultsCsvRows } from '@erg/format';
+import { footprintCsvColumns, plural, renderCsv, resultsCsvRows, UNMEASURED_SHOWN } from '@erg/format';
 import { mdCell, mdCode, renderMarkdownTable } from '../output/markdown';
 import { renderTable } from '../output/table';
 import { humanResults } from './human';
@@ -11,16 +11,13 @@ import type { CampaignResults } from './model';
 export const ResultsFormat = z.enum(['table', 'csv', 'json', 'markdown']);
 export type ResultsFormat = z.infer<typeof ResultsFormat>;
 
-/** Up to this many configurations without measurements are listed one per line; more are summed up per reason. */
-export const EXCLUDED_LISTED = 10;
-
 /**
- * The configurations without measurements, one line each — or, beyond EXCLUDED_LISTED (a search
+ * The configurations without measurements, one line each — or, beyond UNMEASURED_SHOWN (a search
  * of 1,000 configurations leaves most untried), one line per reason with the first few keys and
  * how many more: what a person reads stays a few lines whatever the campaign's size.
  */
 export function excludedLines(excluded: readonly { key: string; why: string }[], key = (k: string) => k, text = (t: string) => t): string[] {
-  if (excluded.length <= EXCLUDED_LISTED) return excluded.map((e) => `${key(e.key)}: ${text(e.why)}`);
+  if (excluded.length <= UNMEASURED_SHOWN) return excluded.map((e) => `${key(e.key)}: ${text(e.why)}`);
   const byWhy = new Map<string, string[]>();
   for (const e of excluded) byWhy.set(e.why, [...(byWhy.get(e.why) ?? []), e.key]);
   return [...byWhy].map(([why, keys]) => `${text(why)}: ${plural(keys.length, 'configuration')} (${keys.slice(0, 3).map(key).join(', ')}${keys.length > 3 ? `, and ${keys.length - 3} more` : ''})`);

@@ -4,13 +4,13 @@
 // with where the energy went between the fastest and the most frugal configuration, data
 // movement against energy, and the parameter effects; for an adaptive campaign, its decisions.
 // Live while running: `run` events of this campaign refetch (debounced).
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { formatCount, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, NO_VALUE } from '../../format';
 import { debounce } from '../../queue';
 import { footprintColumns, footprintNote } from '../../footprint';
 import {
   differingMachines, entryId, flaggedConfigurations, halfWidth, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, parameterNames, parameterText,
-  powerNoteLine, resultsCsv,
+  powerNoteLine, resultRows, resultsCsv,
 } from '../../results';
 import { flagLabel } from '../../run-info';
 import { hrefRun } from '../../route';
@@ -118,6 +118,8 @@ function CampaignPhasesSection({ results: r, name }: { results: CampaignResults;
 }
 
 function ResultsTable({ results, name }: { results: CampaignResults; name: string }) {
+  const [showAll, setShowAll] = useState(false);
+  const { rows, folded } = resultRows(results, showAll);
   const names = parameterNames(results.configurations);
   const measured = new Set(measuredConfigurations(results).map(entryId));
   const flagged = flaggedConfigurations(results.configurations, flagLabel);
@@ -142,7 +144,7 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
             </tr>
           </thead>
           <tbody>
-            {results.configurations.map((c) => (
+            {rows.map((c) => (
               <tr key={entryId(c)} data-key={c.key}>
                 <td className="marks">{markLetters(marksWithFootprintOf(results, c))}</td>
                 {names.map((n) => <td key={n} className="num">{parameterText(c.parameters[n])}</td>)}
@@ -158,6 +160,14 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
                 ) : <td colSpan={4 + footprint.length} className="small">{results.excluded.find((e) => e.key === entryId(c))?.why ?? 'no measurements yet'}</td>}
               </tr>
             ))}
+            {folded.length > 0 && (
+              <tr data-testid="results-folded">
+                <td colSpan={6 + names.length + footprint.length} className="small">
+                  {folded.map((f) => `${formatCount(f.count)} configuration${f.count === 1 ? '' : 's'}: ${f.why}`).join('; ')}{' '}
+                  <button type="button" onClick={() => setShowAll(true)}>Show them</button>
+                </td>
+              </tr>
+            )}
           </tbody>
         </table>
       </div>
