@@ -117,6 +117,22 @@ describe('erg regress (scripted API)', () => {
     expect(readFileSync(path.join(dir, 'm.md'), 'utf8')).toMatch(/^## ⚠️ INCONCLUSIVE/);
   });
 
+  test('a sequential suite run: both reports say its look, the runs against the fixed design and why it stopped', async () => {
+    const dir = tempDir();
+    const sequential = { look: 1, maxRepetitions: 6, spending: 'obrien-fleming', runsUsed: 6, runsFixed: 12, stop: 'decided', configurations: [] };
+    const out = await erg(['regress', '--suite', 'nightly', '--junit', 'j.xml', '--markdown', 'm.md'], {
+      cwd: dir,
+      api: routes({ 'GET /v1/suites/nightly/runs': { status: 200, body: { items: [suiteRun({ sequential })], total: 1 } } }),
+    });
+    expect(out.code).toBe(0);
+    const line = "sequential (obrien-fleming, up to 6 repetitions): look 1, 6 of the fixed design's 12 runs (50 %); stopped: every configuration was decided before the maximum";
+    expect(out.stdout).toContain(line);
+    const xml = readFileSync(path.join(dir, 'j.xml'), 'utf8');
+    await expectValidJunit(xml);
+    expect(xml).toContain(line);
+    expect(readFileSync(path.join(dir, 'm.md'), 'utf8')).toContain(line);
+  });
+
   test('the first run of a suite (no baseline) passes; JUnit holds one passing "baseline" case', async () => {
     const dir = tempDir();
     const out = await erg(['regress', '--suite', 'nightly', '--junit', 'j.xml', '--json'], {

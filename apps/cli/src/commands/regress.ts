@@ -98,6 +98,7 @@ async function waitForVerdict(ctx: CommandContext, run: SuiteRun, opts: RegressO
 /** What the reports say besides the verdict: why there is none, and where to look. */
 function reportInput(run: SuiteRun): ReportInput {
   const notes = run.reasons.filter((r) => r === 'no_baseline').map((r) => SUITE_REASON_TEXT[r]!);
+  if (run.sequential) notes.push(sequentialText(run.sequential));
   notes.push(`figures: erg results ${run.campaignId}`);
   return {
     suite: run.suite,
