@@ -6,7 +6,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { storeRunEnergy } from '@erg/db';
 import { forceRunEnd } from '@erg/db/testing';
-import { adaptCampaign } from '@erg/results';
+import { adaptCampaign, SearchStepFailed } from '@erg/results';
 import { startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
@@ -112,6 +112,16 @@ describe('search campaigns (Postgres + Redis, no Slurm)', () => {
     await ok('POST', `/v1/campaigns/${created.id}/cancel`);
     expect(await adaptCampaign(t.db, created.id)).toBeNull();
     expect(await ok('GET', `/v1/campaigns/${created.id}/decisions`)).toMatchObject({ open: false, stop: 'the campaign was cancelled' });
+  });
+
+  test('a step that failed for good stops the search with its reason; any other error leaves it open for a later step', async () => {
+    const created = await ok('POST', '/v1/campaigns', spec({ budget: { maxRuns: 6 } }));
+    await expect(adaptCampaign(t.db, created.id, { searchStep: () => { throw new Error('the worker pool is closed'); } })).rejects.toThrow('the worker pool is closed');
+    expect(await ok('GET', `/v1/campaigns/${created.id}/decisions`)).toMatchObject({ open: true, stop: null });
+    const step = await adaptCampaign(t.db, created.id, { searchStep: () => { throw new SearchStepFailed('it ran past its time budget of 10000 ms'); } });
+    expect(step).toMatchObject({ added: 0, stop: { why: 'failed', reason: 'the search stopped: its step failed (it ran past its time budget of 10000 ms)' } });
+    expect(await ok('GET', `/v1/campaigns/${created.id}/decisions`)).toMatchObject({ open: false, stop: 'the search stopped: its step failed (it ran past its time budget of 10000 ms)' });
+    expect((await ok('GET', `/v1/campaigns/${created.id}`)).state).toBe('completed');
   });
 
   test('bad search settings are 400s at their paths', async () => {

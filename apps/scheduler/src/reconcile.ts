@@ -9,6 +9,7 @@ import type { SchedulerContext } from './context';
 import type { CycleLease } from './cycle-lease';
 import { finalizeRun } from './finalize';
 import { adaptCampaign, refreshRunEnergy } from '@erg/results';
+import { offloadedSearchStep } from './search-offload';
 import { isClusterError } from './ssh-errors';
 import { mapLimit } from './submit';
 
@@ -104,7 +105,7 @@ export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: ClusterR
       }
       await refreshRunEnergy(ctx.db, run.id);
       // Its figures are in: an adaptive campaign decides what runs next (the next cycle submits them).
-      const step = await adaptCampaign(ctx.db, run.campaignId);
+      const step = await adaptCampaign(ctx.db, run.campaignId, { searchStep: offloadedSearchStep(ctx.regexes) });
       if (step && (step.added > 0 || step.stop)) {
         ctx.log.info({ ...about, added: step.added, kind: step.kind, undecided: step.undecided, stop: step.stop?.reason ?? null }, 'campaign strategy step');
       }

@@ -7,9 +7,10 @@
  * runner can say which pattern was running when it had to terminate the thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { searchStep } from '@erg/adaptive';
 import { foldMatch, isSettled, type MetricFold } from './metric-fold';
 import { matchPhases } from './phase-match';
-import type { TaskRequest, TaskReply, FoldMatchesInput, FoldMatchesOutput } from './regex-runner';
+import type { TaskRequest, TaskReply, FoldMatchesInput, FoldMatchesOutput, RegexTaskKind, RegexTasks, SearchStepInput } from './regex-runner';
 
 // The runner's READY (a value import would load the runner, and node:worker_threads' Worker, here).
 const READY = 'ready';
@@ -54,12 +55,18 @@ function foldMatches(input: FoldMatchesInput): FoldMatchesOutput {
   return marks ? { folds, marks } : { folds };
 }
 
-const TASKS = { 'fold-matches': foldMatches };
+const TASKS = {
+  'fold-matches': foldMatches,
+  // Not a regex: a search campaign's step, which must not hold the scheduler's event loop either.
+  'search-step': (input: SearchStepInput) => searchStep(input.settings, input.candidates, input.observations, input.options),
+};
 
 parentPort!.on('message', (request: TaskRequest) => {
   let reply: TaskReply;
   try {
-    reply = { id: request.id, ok: true, output: TASKS[request.kind](request.input) };
+    // The request's kind and input come as a pair (TaskRequest); TypeScript cannot narrow the lookup by it.
+    const task = TASKS[request.kind] as (input: unknown) => RegexTasks[RegexTaskKind]['output'];
+    reply = { id: request.id, ok: true, output: task(request.input) };
   } catch (err) {
     reply = { id: request.id, ok: false, error: err instanceof Error ? err.message : String(err) };
   }

@@ -1,6 +1,7 @@
 import { Worker, type Job, type Queue } from 'bullmq';
 import { clustersWithWork, listIdleAdaptiveCampaigns } from '@erg/db';
 import { adaptCampaign, refreshStaleRunEnergy } from '@erg/results';
+import { offloadedSearchStep } from './search-offload';
 import { createSchedulerQueue, enqueue, jobs, QUEUE_NAME, redisConnection } from '@erg/queue';
 import type { SchedulerContext } from './context';
 import { runCycle } from './cycle';
@@ -86,7 +87,7 @@ async function refreshStale(ctx: SchedulerContext): Promise<void> {
  */
 async function adaptIdle(ctx: SchedulerContext): Promise<void> {
   for (const campaignId of await listIdleAdaptiveCampaigns(ctx.db)) {
-    const step = await adaptCampaign(ctx.db, campaignId);
+    const step = await adaptCampaign(ctx.db, campaignId, { searchStep: offloadedSearchStep(ctx.regexes) });
     if (step) ctx.log.info({ campaignId, added: step.added, kind: step.kind, stop: step.stop?.reason ?? null }, 'campaign strategy step (tick)');
   }
 }

@@ -2,7 +2,7 @@ import {
   addAdaptiveRuns, closeStrategy, isStrategyOpen, listCampaignDecisions, listConfigurationAttempts, listConfigurationEnergies, storeDecisions, withAdaptiveCampaign,
   type ConfigurationAttempts, type Database, type StoredDecision, withdrawPendingRuns,
 } from '@erg/db';
-import { plan, type ConfigurationDecision, type ConfigurationRuns } from '@erg/adaptive';
+import { plan, searchStep, type ConfigurationDecision, type ConfigurationRuns } from '@erg/adaptive';
 import { objectiveFigure, type RunFigures } from '@erg/energy';
 import { CampaignSpec, type Objective } from '@erg/spec';
 import { countedRuns } from './load-campaign-results';
@@ -13,6 +13,17 @@ function objectiveOf(f: RunFigures, o: Objective): number | null {
   const v = objectiveFigure(f, o);
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
 }
+
+/** How a step runs the parts that cost more than the event loop should give. */
+export interface AdaptOptions {
+  /**
+   * Runs a search's step (default: @erg/adaptive's searchStep, inline). The scheduler passes one
+   * that runs it in a worker thread: fitting the surrogate takes 0.2-0.6 s.
+   */
+  searchStep?: SearchStepRunner;
+}
+
+export type SearchStepRunner = (...args: Parameters<typeof searchStep>) => ReturnType<typeof searchStep> | Promise<ReturnType<typeof searchStep>>;
 
 /** What one step of a campaign's strategy did. */
 export interface AdaptStep {
@@ -39,7 +50,7 @@ const J_PER_KWH = 3.6e6;
  * cancelled. Null for a campaign that is not adaptive or whose strategy is closed. Safe to call at
  * any time, any number of times.
  */
-export async function adaptCampaign(db: Database, campaignId: string): Promise<AdaptStep | null> {
+export async function adaptCampaign(db: Database, campaignId: string, options: AdaptOptions = {}): Promise<AdaptStep | null> {
   // Most campaigns are grids: they never take the lock.
   if (!(await isStrategyOpen(db, campaignId))) return null;
   return withAdaptiveCampaign(db, campaignId, async (tx, campaign) => {
@@ -56,7 +67,7 @@ export async function adaptCampaign(db: Database, campaignId: string): Promise<A
     const strategy = spec.data.strategy;
     const [rows, attempts, decisions] = await Promise.all([listConfigurationEnergies(db, campaignId), listConfigurationAttempts(tx, campaignId), listCampaignDecisions(db, campaignId)]);
     const observed = observe(rows, attempts, strategy.objectives, spec.data.resources.nodes);
-    if (strategy.kind === 'search') return searchCampaign(tx, campaignId, strategy, observed, searchParallel(strategy));
+    if (strategy.kind === 'search') return searchCampaign(tx, campaignId, strategy, observed, searchParallel(strategy), options.searchStep ?? searchStep);
     const previousOf = new Map(decisions.map((d) => [d.key, asDecision(d)]));
     const inputs: ConfigurationRuns[] = observed.configurations.map((c) => {
       const previous = previousOf.get(c.key);

@@ -4,5 +4,6 @@
 export { refreshRunEnergy, refreshStaleRunEnergy, runEnergyView, STALE_REFRESH_LIMIT, type RefreshOptions } from './store-run-energy';
 export { campaignResultsView } from './load-campaign-results';
 export { campaignVerdictView, sequentialCampaignVerdict } from './judge-campaign';
-export { adaptCampaign, type AdaptStep } from './adapt-campaign';
+export { adaptCampaign, type AdaptOptions, type AdaptStep, type SearchStepRunner } from './adapt-campaign';
+export { SearchStepFailed } from './search-campaign';
 export { campaignDecisionsView } from './decisions-view';

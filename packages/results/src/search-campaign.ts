@@ -1,9 +1,12 @@
-import { searchStep, type SearchCandidate, type SearchObservation } from '@erg/adaptive';
+import type { SearchCandidate, SearchObservation, SearchStep } from '@erg/adaptive';
 import { addAdaptiveRuns, closeStrategy, storeDecisions, type DecisionToStore } from '@erg/db';
 import type { SearchStrategy } from '@erg/spec';
-import type { AdaptStep, Observed, ObservedConfiguration } from './adapt-campaign';
+import type { AdaptStep, Observed, ObservedConfiguration, SearchStepRunner } from './adapt-campaign';
 
 type Tx = Parameters<typeof addAdaptiveRuns>[0];
+
+/** What a SearchStepRunner throws for a step that would fail again on the same input (it ran past its budget, or out of memory). */
+export class SearchStepFailed extends Error {}
 
 /** Runs a search keeps in flight when neither its spec nor the cluster says how many fit. */
 export const DEFAULT_SEARCH_PARALLEL = 4;
@@ -26,19 +29,30 @@ export function initialDesignOf(strategy: Pick<SearchStrategy, 'initialConfigura
  * far. The strategy closes once its budget is spent (or every configuration was tried) and
  * nothing is in flight: the last runs' figures still count for the front it reports.
  */
-export async function searchCampaign(tx: Tx, campaignId: string, strategy: SearchStrategy, observed: Observed, parallel: number): Promise<AdaptStep> {
+export async function searchCampaign(tx: Tx, campaignId: string, strategy: SearchStrategy, observed: Observed, parallel: number, run: SearchStepRunner): Promise<AdaptStep> {
   const inFlight = observed.configurations.reduce((s, c) => s + c.pending, 0);
   const afford = affordableRuns(strategy, observed, inFlight);
   const slots = Math.max(0, Math.min(parallel - inFlight, afford.runs));
   const tried = observed.configurations.filter((c) => c.runs.length + c.pending + c.failed > 0);
   const candidates: SearchCandidate[] = observed.configurations.map((c) => ({ key: c.key, parameters: c.parameters as SearchCandidate['parameters'] }));
   const observations: SearchObservation[] = tried.map((c) => ({ key: c.key, runs: c.runs, pending: c.pending, failed: c.failed }));
-  const step = searchStep(
-    { repetitions: strategy.repetitions, initialConfigurations: initialDesignOf(strategy), seed: strategy.seed, budget: { maxRuns: strategy.budget.maxRuns } },
-    candidates,
-    observations,
-    { slots, spentRuns: observed.spent.runs },
-  );
+  let step: SearchStep;
+  try {
+    step = await run(
+      { repetitions: strategy.repetitions, initialConfigurations: initialDesignOf(strategy), seed: strategy.seed, budget: { maxRuns: strategy.budget.maxRuns } },
+      candidates,
+      observations,
+      { slots, spentRuns: observed.spent.runs },
+    );
+  } catch (err) {
+    // A step that failed this way (past its time budget, its worker out of memory) would fail
+    // again on the same results: the search stops with what it measured, and says why. Anything
+    // else (a scheduler shutting down) rolls the step back, for a later step to take.
+    if (!(err instanceof SearchStepFailed)) throw err;
+    const reason = `the search stopped: its step failed (${err.message})`;
+    await closeStrategy(tx, campaignId, reason);
+    return { kind: 'search', added: 0, withdrawn: 0, undecided: 0, stop: { why: 'failed', reason } };
+  }
   const added = await addAdaptiveRuns(
     tx, campaignId,
     step.propose.map((key) => ({ configurationId: observed.byKey.get(key)!.configurationId, after: observed.byKey.get(key)!.maxRepetition, runs: strategy.repetitions })),
