@@ -5,7 +5,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { findClusterByName, putCarbonIntensity } from '@erg/db';
 import { refreshStaleRunEnergy } from '@erg/results';
-import { startTestApi, type TestApi } from './helpers';
+import { apiRequests, startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
 const CLUSTER = { host: '127.0.0.1', port: 2222, user: 'root', privateKey: key, hostKeySha256: 'SHA256:' + 'A'.repeat(43), workDir: '/var/lib/erg-test' };
@@ -14,15 +14,7 @@ const KWH = 3.6e6;
 describe('carbon and cost of runs and configurations (Postgres + Redis)', () => {
   let t: TestApi;
 
-  async function call(method: string, url: string, body?: unknown) {
-    const res = await t.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${t.token}` }, ...(body === undefined ? {} : { payload: body as object }) });
-    return { status: res.statusCode, body: res.json() };
-  }
-  async function ok(method: string, url: string, body?: unknown) {
-    const res = await call(method, url, body);
-    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  }
+  const { call, ok } = apiRequests(() => t);
   const issuePaths = (body: { error: { issues?: { path: string }[] } }) => (body.error.issues ?? []).map((i) => i.path).sort();
 
   /** One import run on node n1: `watts` of GPU power over [startMs, startMs + seconds], samples bracketing it. */

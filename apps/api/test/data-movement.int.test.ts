@@ -3,17 +3,13 @@
 // GET /v1/runs/:id/energy; per configuration in GET /v1/campaigns/:id/results; a late batch that
 // adds traffic marks the run stale and, recomputed, changes both.
 import { refreshStaleRunEnergy } from '@erg/results';
-import { startTestApi, type TestApi } from './helpers';
+import { apiRequests, startTestApi, type TestApi } from './helpers';
 
 const SPEC = { name: 'movement', execution: 'import', repetitions: 2, parameters: { offload: ['cpu', 'none'] }, metrics: [] };
 
 describe('data movement per run and per configuration (Postgres + Redis)', () => {
   let t: TestApi;
-  async function ok(method: string, url: string, body?: unknown) {
-    const res = await t.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${t.token}` }, ...(body === undefined ? {} : { payload: body as object }) });
-    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-    return res.json();
-  }
+  const { ok } = apiRequests(() => t);
   const start = Date.now() - 3_600_000;
   /** Readings every 100 ms from 1 s before to 1 s after a 10 s window, each `value` (or `value(ms since start)`). */
   const series = (sensor: string, value: number | ((ms: number) => number), from = -1000, to = 11_000) => {

@@ -3,15 +3,11 @@
 import { energyDirtyVersion, findRunEnergy, TelemetryWriter } from '@erg/db';
 import { decodeTelemetryBatch } from '@erg/spec';
 import { refreshRunEnergy, refreshStaleRunEnergy } from '@erg/results';
-import { startTestApi, type TestApi } from './helpers';
+import { apiRequests, startTestApi, type TestApi } from './helpers';
 
 describe('refreshRunEnergy under overlapping refreshes (Postgres + Redis)', () => {
   let t: TestApi;
-  async function ok(method: string, url: string, body?: unknown) {
-    const res = await t.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${t.token}` }, ...(body === undefined ? {} : { payload: body as object }) });
-    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-    return res.json();
-  }
+  const { ok } = apiRequests(() => t);
   const start = Date.now() - 3_600_000;
   const power = (sensor: string, watts: number) => {
     const t = Array.from({ length: 121 }, (_, i) => start - 1000 + i * 100);

@@ -19,6 +19,25 @@ export interface TestApi {
 }
 
 /**
+ * JSON requests to a test API as its admin token: `call` answers whatever the status; `ok` throws
+ * with the status and body on one of 300 or more. `api` is read at each request (it is usually
+ * started in beforeAll, after the helpers are made).
+ */
+export function apiRequests(api: () => Pick<TestApi, 'app' | 'token'>) {
+  async function call(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const { app, token } = api();
+    const res = await app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { payload: body as object }) });
+    return { status: res.statusCode, body: res.body === '' ? null : res.json() };
+  }
+  async function ok(method: string, url: string, body?: unknown): Promise<any> {
+    const res = await call(method, url, body);
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+  return { call, ok };
+}
+
+/**
  * An API instance on its own database and queue prefix, driven with app.inject. `logger` replaces
  * the one LOG_LEVEL would build (tests that read the log lines pass one writing into memory).
  */

@@ -7,22 +7,14 @@ import { generateKeyPairSync } from 'node:crypto';
 import { storeRunEnergy } from '@erg/db';
 import { forceRunEnd } from '@erg/db/testing';
 import { adaptCampaign, SearchStepFailed } from '@erg/results';
-import { startTestApi, type TestApi } from './helpers';
+import { apiRequests, startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
 const CLUSTER = { name: 'nowhere', host: '127.0.0.1', port: 2222, user: 'root', privateKey: key, hostKeySha256: 'SHA256:' + 'A'.repeat(43), workDir: '/var/lib/erg-test' };
 
 describe('search campaigns (Postgres + Redis, no Slurm)', () => {
   let t: TestApi;
-  async function call(method: string, url: string, body?: unknown) {
-    const res = await t.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${t.token}` }, ...(body === undefined ? {} : { payload: body as object }) });
-    return { status: res.statusCode, body: res.json() };
-  }
-  async function ok(method: string, url: string, body?: unknown) {
-    const res = await call(method, url, body);
-    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  }
+  const { call, ok } = apiRequests(() => t);
   const runsOf = async (id: string) => (await ok('GET', `/v1/campaigns/${id}/runs?limit=1000`)).items as { id: string; configurationKey: string; repetition: number; state: string }[];
   /** Time falls and energy rises with the clock: a front along `clock`; `batch` far from 64 costs both. */
   const truth = (key: string): [number, number] => {

@@ -7,21 +7,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeCampaignText } from '@erg/spec';
 import { repoRoot } from '@erg/testkit';
-import { Harness } from './harness';
+import { localClusterHarness } from './harness';
 
 jest.setTimeout(300_000);
 
 describe('an adaptive campaign on the local Slurm cluster (examples/adaptive-cpu.yaml)', () => {
-  const h = new Harness();
-
-  beforeAll(async () => {
-    await h.start();
-    await h.registerCluster('local');
-    await h.startInProcessScheduler();
-  });
-  afterAll(async () => {
-    await h.stop();
-  });
+  const h = localClusterHarness();
 
   test('the clearly worse configuration stops after its first runs; fewer runs than the grid; each decision with its reason', async () => {
     const decoded = decodeCampaignText(readFileSync(path.join(repoRoot(), 'examples', 'adaptive-cpu.yaml'), 'utf8'), 'yaml');

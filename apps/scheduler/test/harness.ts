@@ -292,6 +292,23 @@ export class Harness {
   }
 }
 
+/**
+ * The set-up most end-to-end files share: a Harness on the local Slurm cluster with a scheduler
+ * in this process, started before the file's tests and stopped after them.
+ */
+export function localClusterHarness(): Harness {
+  const h = new Harness();
+  beforeAll(async () => {
+    await h.start();
+    await h.registerCluster('local');
+    await h.startInProcessScheduler();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+  return h;
+}
+
 /** A TCP relay to the cluster's sshd that a test can cut and restore, to play an unreachable cluster. */
 export class Relay {
   private server: net.Server | null = null;

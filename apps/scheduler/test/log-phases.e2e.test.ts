@@ -3,23 +3,14 @@
 // reads them from stdout.log as marks of the run (writer log), on the node its telemetry came
 // from, before the run's energy is computed.
 import { listRunMarks, telemetrySummary } from '@erg/db';
-import { Harness } from './harness';
+import { localClusterHarness } from './harness';
 
 jest.setTimeout(300_000);
 
 const NOW = 'date -u +%Y-%m-%dT%H:%M:%S.%3NZ';
 
 describe('phases read from the log on the local Slurm cluster', () => {
-  const h = new Harness();
-
-  beforeAll(async () => {
-    await h.start();
-    await h.registerCluster('local');
-    await h.startInProcessScheduler();
-  });
-  afterAll(async () => {
-    await h.stop();
-  });
+  const h = localClusterHarness();
 
   test('the begin/end lines a job prints become the run’s marks, at the times printed; the energy is computed', async () => {
     const campaign = await h.submit({

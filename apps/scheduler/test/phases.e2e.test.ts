@@ -7,21 +7,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeCampaignText } from '@erg/spec';
 import { repoRoot } from '@erg/testkit';
-import { Harness } from './harness';
+import { localClusterHarness } from './harness';
 
 jest.setTimeout(300_000);
 
 describe('energy per phase on the local Slurm cluster (examples/phases-cpu.yaml)', () => {
-  const h = new Harness();
-
-  beforeAll(async () => {
-    await h.start();
-    await h.registerCluster('local');
-    await h.startInProcessScheduler();
-  });
-  afterAll(async () => {
-    await h.stop();
-  });
+  const h = localClusterHarness();
 
   test('marks from the shell and from Python reach erg; the compute phase draws more power than the wait phase; steps and the campaign view are there', async () => {
     // As written (decoded, not normalised): what `erg submit examples/phases-cpu.yaml` sends.

@@ -7,21 +7,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeCampaignText } from '@erg/spec';
 import { repoRoot, waitFor } from '@erg/testkit';
-import { Harness } from './harness';
+import { localClusterHarness } from './harness';
 
 jest.setTimeout(300_000);
 
 describe('a search campaign on the local Slurm cluster (examples/search-cpu.yaml)', () => {
-  const h = new Harness();
-
-  beforeAll(async () => {
-    await h.start();
-    await h.registerCluster('local');
-    await h.startInProcessScheduler();
-  });
-  afterAll(async () => {
-    await h.stop();
-  });
+  const h = localClusterHarness();
 
   test('batches of at most 4 in flight, 12 configurations tried once each, stopped at the budget with its front', async () => {
     const decoded = decodeCampaignText(readFileSync(path.join(repoRoot(), 'examples', 'search-cpu.yaml'), 'utf8'), 'yaml');

@@ -4,21 +4,12 @@
 // look, so it stops with `pass` having used fewer runs than the fixed design, each run submitted
 // to Slurm once.
 import { waitFor } from '@erg/testkit';
-import { Harness } from './harness';
+import { localClusterHarness } from './harness';
 
 jest.setTimeout(300_000);
 
 describe('a sequential suite on the local Slurm cluster', () => {
-  const h = new Harness();
-
-  beforeAll(async () => {
-    await h.start();
-    await h.registerCluster('local');
-    await h.startInProcessScheduler();
-  });
-  afterAll(async () => {
-    await h.stop();
-  });
+  const h = localClusterHarness();
 
   const judged = (id: string) =>
     waitFor(

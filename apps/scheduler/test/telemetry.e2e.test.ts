@@ -4,21 +4,12 @@
 import { hostname } from 'node:os';
 import { telemetrySummary } from '@erg/db';
 import { waitFor } from '@erg/testkit';
-import { Harness, Relay } from './harness';
+import { localClusterHarness, Relay } from './harness';
 
 jest.setTimeout(300_000);
 
 describe('telemetry agents on the local Slurm cluster', () => {
-  const h = new Harness();
-
-  beforeAll(async () => {
-    await h.start();
-    await h.registerCluster('local');
-    await h.startInProcessScheduler();
-  });
-  afterAll(async () => {
-    await h.stop();
-  });
+  const h = localClusterHarness();
 
   async function samplesOf(runId: string): Promise<number> {
     return (await telemetrySummary(h.db, runId)).reduce((n, s) => n + s.samples, 0);

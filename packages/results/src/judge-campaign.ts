@@ -29,6 +29,11 @@ export async function campaignVerdictView(db: Database, campaignId: string, base
     if (!b) continue;
     configurations.push({ key, verdicts: [verdictFor('time', b.time, c.time, policy), verdictFor('energy', b.energy, c.energy, policy)] });
   }
+  return verdictView(campaignId, baselineId, policy, configurations, candidate, baseline);
+}
+
+/** The verdict view of the configurations judged: the campaign verdict over them and the keys only one side has. */
+function verdictView(campaignId: string, baselineId: string, policy: RegressionPolicy, configurations: { key: string; verdicts: Verdict[] }[], candidate: ReadonlyMap<string, unknown>, baseline: ReadonlyMap<string, unknown>) {
   return {
     campaignId,
     baselineId,
@@ -57,14 +62,5 @@ export async function sequentialCampaignVerdict(db: Database, campaignId: string
     return { key, repetitions: r, verdicts: [sequentialVerdictFor('time', b.time, c.time, r, policy, tests), sequentialVerdictFor('energy', b.energy, c.energy, r, policy, tests)] };
   });
   const configurations = looks.map((l) => ({ key: l.key, verdicts: l.verdicts.map((v) => v.verdict) }));
-  const view = {
-    campaignId,
-    baselineId,
-    policy,
-    ...campaignVerdict(configurations),
-    configurations,
-    onlyInCandidate: [...candidate.keys()].filter((k) => !baseline.has(k)),
-    onlyInBaseline: [...baseline.keys()].filter((k) => !candidate.has(k)),
-  };
-  return { view, decision: decideLook(looks) };
+  return { view: verdictView(campaignId, baselineId, policy, configurations, candidate, baseline), decision: decideLook(looks) };
 }
