@@ -3,10 +3,9 @@
 // reasons and adds runs exactly once, even when steps race; a budget stops it; a cancel closes
 // it; the campaign is not finished while its strategy may add runs. GET /v1/campaigns/:id/decisions.
 import { generateKeyPairSync } from 'node:crypto';
-import { storeRunEnergy } from '@erg/db';
-import { decideConfiguration, forceRunEnd } from '@erg/db/testing';
+import { decideConfiguration } from '@erg/db/testing';
 import { adaptCampaign } from '@erg/results';
-import { apiRequests, startTestApi, type TestApi } from './helpers';
+import { apiRequests, completeRun, startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
 const CLUSTER = { name: 'nowhere', host: '127.0.0.1', port: 2222, user: 'root', privateKey: key, hostKeySha256: 'SHA256:' + 'A'.repeat(43), workDir: '/var/lib/erg-test' };
@@ -15,12 +14,7 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
   let t: TestApi;
   const { call, ok } = apiRequests(() => t);
   const runsOf = async (id: string) => (await ok('GET', `/v1/campaigns/${id}/runs?limit=1000`)).items as { id: string; configurationKey: string; repetition: number; state: string }[];
-  /** Ends a run completed with these figures, as finalization and refreshRunEnergy would leave it. */
-  async function complete(runId: string, timeS: number, energyJ: number) {
-    await forceRunEnd(t.db, runId, 'completed');
-    const result = { timeS, energyJ, edpJs: timeS * energyJ, ed2pJs2: timeS * timeS * energyJ, avgPowerW: energyJ / timeS, coverage: 1, components: {}, flags: [] };
-    await storeRunEnergy(t.db, runId, { timeS, energyJ, method: 'integrated', coverage: 1, result }, 1);
-  }
+  const complete = (runId: string, timeS: number, energyJ: number) => completeRun(t.db, runId, timeS, energyJ);
   /** Figures by configuration: `slow` 4× the others in time and energy; `a` and `b` 1 % apart, with 3 % noise. */
   let k = 0;
   const truth = (c: string): [number, number] => (c === 'x=slow' ? [400, 40_000] : c === 'x=a' ? [100, 10_000] : [101, 10_100]);

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { createApiToken, createDatabase, type Database } from '@erg/db';
+import { createApiToken, createDatabase, storeRunEnergy, type Database } from '@erg/db';
+import { forceRunEnd } from '@erg/db/testing';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
 import { secretBoxFrom } from '@erg/secrets';
 import { createTestDatabase, TEST_SECRET_KEY, uniqueName, type TestDatabase } from '@erg/testkit';
@@ -16,6 +17,13 @@ export interface TestApi {
   token: string;
   config: ApiConfig;
   close(): Promise<void>;
+}
+
+/** Ends a run completed with these figures, as finalization and refreshRunEnergy would leave it (for the strategies' steps to read). */
+export async function completeRun(db: Database, runId: string, timeS: number, energyJ: number): Promise<void> {
+  await forceRunEnd(db, runId, 'completed');
+  const result = { timeS, energyJ, edpJs: timeS * energyJ, ed2pJs2: timeS * timeS * energyJ, avgPowerW: energyJ / timeS, coverage: 1, components: {}, flags: [] };
+  await storeRunEnergy(db, runId, { timeS, energyJ, method: 'integrated', coverage: 1, result }, 1);
 }
 
 /**

@@ -4,10 +4,8 @@
 // may have in flight, never the same one twice, even when steps race; it stops at its budget once
 // nothing is in flight; every tried configuration's standing is shown with its reason.
 import { generateKeyPairSync } from 'node:crypto';
-import { storeRunEnergy } from '@erg/db';
-import { forceRunEnd } from '@erg/db/testing';
 import { adaptCampaign, SearchStepFailed } from '@erg/results';
-import { apiRequests, startTestApi, type TestApi } from './helpers';
+import { apiRequests, completeRun, startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
 const CLUSTER = { name: 'nowhere', host: '127.0.0.1', port: 2222, user: 'root', privateKey: key, hostKeySha256: 'SHA256:' + 'A'.repeat(43), workDir: '/var/lib/erg-test' };
@@ -24,11 +22,7 @@ describe('search campaigns (Postgres + Redis, no Slurm)', () => {
     const waste = 1 + Math.abs(Math.log2(batch / 64)) * 0.3 + (p['offload'] === 'nvme' ? 0.5 : 0);
     return [(100_000 / clock) * waste, clock * 10 * waste];
   };
-  async function complete(runId: string, timeS: number, energyJ: number) {
-    await forceRunEnd(t.db, runId, 'completed');
-    const result = { timeS, energyJ, edpJs: timeS * energyJ, ed2pJs2: timeS * timeS * energyJ, avgPowerW: energyJ / timeS, coverage: 1, components: {}, flags: [] };
-    await storeRunEnergy(t.db, runId, { timeS, energyJ, method: 'integrated', coverage: 1, result }, 1);
-  }
+  const complete = (runId: string, timeS: number, energyJ: number) => completeRun(t.db, runId, timeS, energyJ);
   const spec = (strategy: object) => ({
     name: 'search', cluster: 'nowhere', run: 'true',
     parameters: { clock: Array.from({ length: 20 }, (_, i) => 600 + 60 * i), batch: [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096], offload: ['none', 'cpu', 'nvme', 'disk', 'none2', 'cpu2'] },

@@ -3,12 +3,12 @@
 import { existsSync } from 'node:fs';
 import { requestCampaignCancel } from '@erg/db';
 import { clusterHostPath, uniqueName, waitFor } from '@erg/testkit';
-import { Harness, Relay } from './harness';
+import { localClusterHarness, Relay } from './harness';
 
 jest.setTimeout(300_000);
 
 describe('campaigns on the local Slurm cluster', () => {
-  const h = new Harness();
+  const h = localClusterHarness();
 
   /** A run that cannot be submitted stays pending, with the reason shown by GET /v1/runs/:id. */
   function waitForPendingReason(runId: string): Promise<{ state: string; reason: string }> {
@@ -20,15 +20,6 @@ describe('campaigns on the local Slurm cluster', () => {
       { timeoutMs: 30_000, what: `a pending reason on run ${runId}` },
     );
   }
-
-  beforeAll(async () => {
-    await h.start();
-    await h.registerCluster('local');
-    await h.startInProcessScheduler();
-  });
-  afterAll(async () => {
-    await h.stop();
-  });
 
   test('a 2 × 2 sweep with 2 repetitions runs to completion with times, metrics, logs and one job per run', async () => {
     const campaign = await h.submit({

@@ -58,9 +58,10 @@ export async function searchCampaign(tx: Tx, campaignId: string, strategy: Searc
     step.propose.map((key) => ({ configurationId: observed.byKey.get(key)!.configurationId, after: observed.byKey.get(key)!.maxRepetition, runs: strategy.repetitions })),
     'search: proposed where the results so far expect the front to improve most',
   );
-  const proposed = new Set(step.propose);
+  // searchStep proposes only untried configurations: they join the tried ones, their runs in flight.
+  const proposed = step.propose.map((key) => ({ ...observed.byKey.get(key)!, pending: strategy.repetitions }));
   const standing = standings(
-    [...tried, ...observed.configurations.filter((c) => proposed.has(c.key) && !tried.includes(c))].map((c) => (proposed.has(c.key) ? { ...c, pending: c.pending + strategy.repetitions } : c)),
+    [...tried, ...proposed],
     new Set(step.front),
     strategy.objectives,
   );

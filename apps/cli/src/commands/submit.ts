@@ -20,8 +20,7 @@ interface SubmitOptions {
 }
 
 /** POST /v1/campaigns with the file's text unchanged, so that YAML errors name its own lines and columns. */
-async function create(ctx: CommandContext, file: string): Promise<CampaignCreated> {
-  const text = readSpecFile(file, ctx.runtime.cwd);
+async function create(ctx: CommandContext, file: string, text: string): Promise<CampaignCreated> {
   try {
     return await ctx.connect().call((c) =>
       c.POST('/v1/campaigns', {
@@ -42,7 +41,8 @@ async function create(ctx: CommandContext, file: string): Promise<CampaignCreate
 }
 
 async function submit(ctx: CommandContext, file: string, opts: SubmitOptions): Promise<ExitCode> {
-  const campaign = await create(ctx, file);
+  const text = readSpecFile(file, ctx.runtime.cwd);
+  const campaign = await create(ctx, file, text);
   if (opts.quiet) {
     ctx.stdout.write(`${campaign.id}\n`);
     return EXIT.OK;
@@ -50,7 +50,7 @@ async function submit(ctx: CommandContext, file: string, opts: SubmitOptions): P
   const configurations = campaign.configurations.length;
   const repetitions = configurations === 0 ? 0 : Math.round(campaign.totalRuns / configurations);
   // The API took the spec, so it parses here too: its strategy says what the run count means.
-  const decoded = decodeCampaignText(readSpecFile(file, ctx.runtime.cwd), specFormat(file));
+  const decoded = decodeCampaignText(text, specFormat(file));
   const parsed = decoded.ok ? CampaignSpec.safeParse(decoded.raw) : null;
   const strategy = parsed?.success ? parsed.data.strategy : undefined;
   const runs = strategy?.kind === 'search'
