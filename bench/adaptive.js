@@ -20,31 +20,41 @@
 // Reported: F1 of the front against the true front, the share of campaigns that chose the truly
 // energy-optimal configuration, runs and node-hours used against the grid's.
 //
-//   npx turbo run build --filter=@erg/adaptive && node bench/adaptive.js [--campaigns 200] [--quick] [--json] [--futility]
-// --futility: stop repeating a configuration when even maxRepetitions would decide nothing (plan's futility setting).
-// --screening: a configuration may be dropped after its first run with the pooled spread (plan's screening setting).
 // Also reported: the grid at 20 repetitions (4× its runs), the F1 this study allows with far more
 // runs; and each front's hypervolume ratio (its configurations' true figures against the true
 // front's, both minimised, reference 1.1 × the worst true time and energy).
-// --quick: 10 campaigns per setting (a test runs it; about a second); --json: one line of JSON at the end.
+//
+//   npx turbo run build --filter=@erg/adaptive && node bench/adaptive.js --campaigns 200   # --help: the options
 'use strict';
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
 
-const { values: opts } = parseArgs({
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'the adaptive strategy (packages/adaptive\'s plan) against the full grid at 5 repetitions, on simulated GH200-like '
+    + 'studies of 48 configurations with known truth: F1 of the Pareto front found, the share of campaigns choosing the truly '
+    + 'energy-optimal configuration, runs and node-hours against the grid\'s. Needs @erg/adaptive built.',
   options: {
-    quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, campaigns: { type: 'string' },
-    min: { type: 'string', default: '2' }, futility: { type: 'boolean', default: false }, screening: { type: 'boolean', default: false }, max: { type: 'string', default: '8' }, target: { type: 'string', default: '0.03' }, confidence: { type: 'string', default: '0.95' },
+    campaigns: { type: 'integer', min: 0, default: 200, quick: 10, description: 'simulated campaigns per CV setting' },
+    min: { type: 'integer', min: 1, default: 2, description: 'minRepetitions of the plan' },
+    max: { type: 'integer', min: 1, default: 8, description: 'maxRepetitions of the plan' },
+    target: { type: 'number', above: 0, default: 0.03, description: 'targetRelativeHalfWidth of the plan' },
+    confidence: { type: 'number', default: 0.95, check: (v) => (v > 0 && v < 1 ? undefined : 'a number between 0 and 1'), description: 'confidence of the plan' },
+    futility: { type: 'boolean', description: 'stop repeating a configuration when even maxRepetitions would decide nothing (the plan\'s futility setting)' },
+    screening: { type: 'boolean', description: 'a configuration may be dropped after its first run with the pooled spread (the plan\'s screening setting)' },
+    quick: { type: 'boolean', description: '10 campaigns per setting (a test runs it; about a second)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end (the text goes to stderr)' },
   },
+  examples: ['node bench/adaptive.js --campaigns 200', 'node bench/adaptive.js --screening --futility --max 10 --target 0.05'],
 });
-const CAMPAIGNS = Number(opts.campaigns ?? (opts.quick ? 10 : 200));
+const CAMPAIGNS = opts.campaigns;
 const CVS = [0.02, 0.05, 0.1];
 const GRID_REPETITIONS = 5;
 const log = opts.json ? console.error : console.log;
 const { hypervolume2d, plan } = require(path.join(__dirname, '..', 'packages', 'adaptive', 'dist', 'index.js'));
 const { seededRandom } = require(path.join(__dirname, '..', 'packages', 'testkit', 'dist', 'seeded-random.js'));
 
-const SETTINGS = { minRepetitions: Number(opts.min), maxRepetitions: Number(opts.max), targetRelativeHalfWidth: Number(opts.target), confidence: Number(opts.confidence), futility: opts.futility, screening: opts.screening };
+const SETTINGS = { minRepetitions: opts.min, maxRepetitions: opts.max, targetRelativeHalfWidth: opts.target, confidence: opts.confidence, futility: opts.futility, screening: opts.screening };
 
 /** The 48 configurations with their true time (s) and energy (J) per run of 1,000 steps. */
 function study() {

@@ -7,9 +7,7 @@
 // The fixtures are files laid out like the real sysfs ones (apps/agent/test/fixtures); reading
 // a real sysfs attribute costs about the same syscalls. Target: < 1 % of one core, < 50 MB RSS.
 //
-//   node bench/agent-overhead.js [seconds=60] [--quick] [--json]
-// --quick: 3 s with a 1 s warm-up (a test runs it); --json: one line of JSON at the end, with the
-// samples the spool holds per sensor (the text goes to stderr).
+//   node bench/agent-overhead.js 60       # --help: the options
 //
 // Needs the bundle: npm run build -w @erg/agent (built here if missing).
 'use strict';
@@ -18,16 +16,24 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
 
-const { values: opts, positionals } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
-  allowPositionals: true,
+const { opts, fail } = parseOptions({
+  script: __filename,
+  summary: 'the telemetry agent\'s own cost on a node: CPU time as % of one core and peak RSS, at 10 Hz on 8 sensors '
+    + '(GH200 hwmon and x86 RAPL fixtures, this machine\'s /proc), spool only. Target: < 1 % of one core, < 50 MB RSS. '
+    + 'Needs the agent\'s bundle (npm run build -w @erg/agent; built here if missing).',
+  positionals: [{ name: 'seconds', type: 'number', default: 60, quick: 3, description: 'how long the agent runs, warm-up included (at least 5; with --quick at least 3)' }],
+  options: {
+    quick: { type: 'boolean', description: '3 s with a 1 s warm-up instead of 2 s (a test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end, with the samples the spool holds per sensor (the text goes to stderr)' },
+  },
+  examples: ['node bench/agent-overhead.js 60', 'node bench/agent-overhead.js --quick --json'],
 });
-const seconds = Number(positionals[0] ?? (opts.quick ? 3 : 60));
+const seconds = opts.seconds;
 // Seconds of warm-up before the steady-state CPU is measured.
 const warmup = opts.quick ? 1 : 2;
-if (!(seconds >= 2 * warmup + 1)) throw new Error(`usage: node bench/agent-overhead.js [seconds ≥ ${2 * warmup + 1}] [--quick] [--json]`);
+if (!(seconds >= 2 * warmup + 1)) fail(`seconds takes a number ≥ ${2 * warmup + 1}${opts.quick ? ' with --quick' : ''}, not "${seconds}"`);
 const log = opts.json ? console.error : console.log;
 const root = path.resolve(__dirname, '..');
 const agentDir = path.join(root, 'apps', 'agent');

@@ -18,9 +18,7 @@
 //    last run's batch → finish → GET /v1/campaigns/{id}/results, and GET results alone
 //    `--requests` times.
 //
-//   npx turbo run build && node bench/campaign-scale.js [--runs 100000] [--baseline 10000] [--posts 3] [--requests 10] [--reps 10] [--quick] [--json]
-// --quick: 3,000 runs beside 300, 2 posts, 3 requests (a test runs it: big enough that the POST
-// answer and the results are streamed); --json: one line of JSON at the end (the text goes to stderr).
+//   npx turbo run build && node bench/campaign-scale.js      # --help: the options
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
@@ -28,7 +26,33 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { generateKeyPairSync } = require('node:crypto');
 const { Worker } = require('node:worker_threads');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
+
+const { opts, fail } = parseOptions({
+  script: __filename,
+  summary: 'a campaign of 100,000 runs through the API beside a baseline of 10,000 measured in the same run (each figure '
+    + 'also as a ratio), a fresh database and API process per size: POST /v1/campaigns (latency, answer size, peak RSS, '
+    + 'worst /healthz meanwhile), the queue and campaign pages (p50 / p95), and the results of an import campaign of that '
+    + 'many runs. Needs the build (npx turbo run build), Postgres and Redis.',
+  options: {
+    runs: { type: 'integer', min: 1, default: 100_000, quick: 3000, description: 'runs in the large campaign' },
+    baseline: { type: 'integer', min: 1, default: 10_000, quick: 300, description: 'runs in the baseline campaign' },
+    posts: { type: 'integer', min: 1, default: 3, quick: 2, description: 'POST /v1/campaigns per size' },
+    requests: { type: 'integer', min: 1, default: 10, quick: 3, description: 'GETs of each queue, campaign and results route (after one warm-up)' },
+    reps: { type: 'integer', min: 1, default: 10, description: 'repetitions per configuration of the results campaign (must divide both sizes)' },
+    parts: { type: 'string', list: true, choices: ['post', 'queue', 'results'], default: ['post', 'queue', 'results'], description: 'the parts to measure (the POSTs run whatever it says: the other parts need their campaigns)' },
+    quick: { type: 'boolean', description: '3,000 runs beside 300, 2 posts, 3 requests (a test runs it: big enough that the POST answer and the results are streamed)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end (the text goes to stderr)' },
+  },
+  examples: ['node bench/campaign-scale.js', 'node bench/campaign-scale.js --runs 20000 --baseline 2000 --parts post,queue'],
+});
+const PARTS = new Set(opts.parts);
+const RUNS = opts.runs;
+const BASELINE = opts.baseline;
+const POSTS = opts.posts;
+const REQUESTS = opts.requests;
+const REPS = opts.reps;
+if (PARTS.has('results')) for (const runs of [BASELINE, RUNS]) if (runs % REPS !== 0) fail(`--reps ${REPS} does not divide ${runs} runs`);
 const {
   claimRunsForSubmission, createApiToken, createDatabase, dropDatabase, ensureDatabase, findClusterByName, findRunEnergy, finishImportedRun,
   markRunsQueued, migrate, recordSlurmProgress, storeRunEnergy,
@@ -37,18 +61,6 @@ const { analyzeTables } = require('@erg/db/testing');
 const { median } = require('./lib/bench-api');
 
 const root = path.resolve(__dirname, '..');
-const { values: opts } = parseArgs({
-  options: {
-    runs: { type: 'string' }, baseline: { type: 'string' }, posts: { type: 'string' }, requests: { type: 'string' }, reps: { type: 'string' },
-    parts: { type: 'string', default: 'post,queue,results' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
-  },
-});
-const PARTS = new Set(opts.parts.split(','));
-const RUNS = Number(opts.runs ?? (opts.quick ? 3000 : 100_000));
-const BASELINE = Number(opts.baseline ?? (opts.quick ? 300 : 10_000));
-const POSTS = Number(opts.posts ?? (opts.quick ? 2 : 3));
-const REQUESTS = Number(opts.requests ?? (opts.quick ? 3 : 10));
-const REPS = Number(opts.reps ?? 10);
 /** Runs finished over HTTP (telemetry, then finish) before the rest are stored through @erg/db. */
 const FINISHED_OVER_HTTP = 20;
 const log = opts.json ? console.error : console.log;

@@ -10,25 +10,33 @@
 //     before: ERG_CANCEL_INLINE_RUNS above the campaign's size).
 // Prints medians and worsts over --repeat rounds, their ratio, and the `cancelling` counts.
 //
-//   npx turbo run build && node bench/cancel.js [--runs 10000] [--active 2000] [--repeat 3]
-//   node bench/cancel.js --quick        # 200 runs, 50 active, one round; what the test runs
-//   --json                              # one JSON line instead of the text (for the test)
+//   npx turbo run build && node bench/cancel.js        # --help: the options
 'use strict';
 const { generateKeyPairSync } = require('node:crypto');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
+
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'POST /v1/campaigns/{id}/cancel on a 10,000-run campaign, some of its runs claimed, queued and running (the '
+    + 'scheduler\'s own transitions, no scheduler): the answer with the default ERG_CANCEL_INLINE_RUNS and until every pending '
+    + 'run is cancelled, against the answer when every pending run is cancelled first; medians and worsts over the rounds. '
+    + 'Needs the build (npx turbo run build), Postgres and Redis.',
+  options: {
+    runs: { type: 'integer', min: 1, default: 10_000, quick: 200, description: 'runs per campaign (100 × runs/100 configurations, rounded up)' },
+    active: { type: 'integer', min: 0, default: 2000, quick: 50, description: 'runs handed to "Slurm" before the cancel (a fifth of them running)' },
+    repeat: { type: 'integer', min: 1, default: 3, quick: 1, description: 'rounds, each on a fresh campaign' },
+    quick: { type: 'boolean', description: '200 runs, 50 active, one round (what the test runs)' },
+    json: { type: 'boolean', description: 'one JSON line instead of the text (for the test)' },
+  },
+  examples: ['node bench/cancel.js --runs 10000 --active 2000 --repeat 3', 'node bench/cancel.js --quick --json'],
+});
 const { claimRunsForSubmission, findClusterByName, markRunsQueued, recordSlurmProgress, runCountsByCampaign } = require('@erg/db');
 const { analyzeTables } = require('@erg/db/testing');
 const { median, startBenchApi } = require('./lib/bench-api');
 
-const { values: opts } = parseArgs({
-  options: {
-    runs: { type: 'string' }, active: { type: 'string' }, repeat: { type: 'string' },
-    quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
-  },
-});
-const RUNS = Number(opts.runs ?? (opts.quick ? 200 : 10_000));
-const ACTIVE = Number(opts.active ?? (opts.quick ? 50 : 2000));
-const REPEAT = Number(opts.repeat ?? (opts.quick ? 1 : 3));
+const RUNS = opts.runs;
+const ACTIVE = opts.active;
+const REPEAT = opts.repeat;
 const PRIVATE_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
 
 /** An API with a registered cluster; `inline`: ERG_CANCEL_INLINE_RUNS. */

@@ -7,56 +7,55 @@
 // (several Slurm jobs for one run), orphaned (Slurm jobs erg does not know), completed, with
 // energy, the longest API outage and the time to finish.
 //
-//   npx turbo run build && node bench/chaos.js [--help] [--quick] [--seed N] [--json]
-//     [--runs 300] [--slow-runs 20] [--faults kind,kind,...] [--concurrency 6]
-//     [--ctld-stop-s 30] [--sshd-down-s 2] [--api-down-s 3] [--no-baseline] [--deadline-s S]
+//   npx turbo run build && node bench/chaos.js --seed 11      # --help: the options
 // --quick: 24 runs (+4 on the slow door), 5 faults (mid-sbatch, one other scheduler phase, Redis,
 // an API process, Postgres), for the e2e test. --json: the result as JSON on stdout (the table
 // goes to stderr). Exit status: 0 when every correctness target holds, 3 when one does not
-// (the 1.5× time target is printed, not enforced), 1 when the suite itself failed.
+// (the 1.5× time target is printed, not enforced), 1 when the suite itself failed, 2 for a wrong option.
 // Needs deploy/local-slurm/up.sh and root (it signals the cluster's daemons).
 'use strict';
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
+
+const { opts, fail } = parseOptions({
+  script: __filename,
+  summary: 'the chaos suite (docs/reliability.md): a disposable erg (its own Postgres and Redis, 2 API and 3 scheduler '
+    + 'processes from the build) runs a campaign of short runs on the local Slurm cluster without faults, then again while '
+    + 'schedulers are SIGKILLed at chosen phases, an API process is killed, Redis wiped, Postgres and sshd restarted and '
+    + 'slurmctld stopped; prints runs lost, duplicated, orphaned, completed, with energy, the longest API outage and the time '
+    + 'to finish. Exit status 0 when every correctness target holds, 3 when one does not, 1 when the suite failed. Needs the '
+    + 'build, deploy/local-slurm/up.sh and root.',
+  options: {
+    seed: { type: 'integer', defaultText: 'random', description: 'seed of the fault plan (printed with the result)' },
+    runs: { type: 'integer', min: 1, default: 300, quick: 24, description: 'runs of the campaign' },
+    'slow-runs': { type: 'integer', min: 0, default: 20, quick: 4, description: 'runs on the cluster whose sbatch takes 4 s (the slow door)' },
+    faults: { type: 'string', list: true, placeholder: 'kind,kind,...', defaultText: 'every kind; with --quick scheduler-sbatch, one other scheduler phase (by the seed), redis-wipe, api-kill, postgres-restart', description: 'the faults to inject (bench/lib/chaos-faults.js names them)' },
+    concurrency: { type: 'integer', min: 1, default: 6, description: 'the main cluster\'s maxConcurrentRuns (runs in Slurm at once)' },
+    'ctld-stop-s': { type: 'number', min: 0, default: 30, description: 'seconds slurmctld stays stopped' },
+    'sshd-down-s': { type: 'number', min: 0, default: 2, description: 'seconds the cluster\'s sshd stays down' },
+    'api-down-s': { type: 'number', min: 0, default: 3, description: 'seconds before a killed API process is restarted' },
+    'phase-wait-s': { type: 'number', min: 0, default: 60, description: 'seconds a scheduler fault waits for a scheduler to log its phase' },
+    'deadline-s': { type: 'number', above: 0, defaultText: '600 without faults; with them 3 × the fault-free campaign's time (or its estimate), at least 120 (60 with --quick)', description: 'seconds after the last fault (or the start, without faults) within which every run must end' },
+    'no-baseline': { type: 'boolean', description: 'skip the fault-free campaign' },
+    quick: { type: 'boolean', description: '24 runs (+4 on the slow door), 5 faults (what the e2e test runs)' },
+    json: { type: 'boolean', description: 'the result as JSON on stdout (the table goes to stderr)' },
+  },
+  examples: ['node bench/chaos.js --seed 11', 'node bench/chaos.js --runs 24 --slow-runs 4 --seed 2 --faults redis-wipe,api-kill --ctld-stop-s 5'],
+});
 const { ChaosInstance } = require('./lib/chaos-instance');
 const { FAULTS, FAULT_KINDS, quickKinds, planFaults, injectFault } = require('./lib/chaos-faults');
 const { HealthMonitor, ledger, round } = require('./lib/chaos-ledger');
 const { formatReport } = require('./lib/chaos-report');
 
-const { values: opts } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
-    seed: { type: 'string' },
-    runs: { type: 'string' },
-    'slow-runs': { type: 'string' },
-    faults: { type: 'string' },
-    concurrency: { type: 'string', default: '6' },
-    'ctld-stop-s': { type: 'string', default: '30' },
-    'sshd-down-s': { type: 'string', default: '2' },
-    'api-down-s': { type: 'string', default: '3' },
-    'phase-wait-s': { type: 'string', default: '60' },
-    'deadline-s': { type: 'string' },
-    'no-baseline': { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
-if (opts.help) {
-  // The comment at the top of this file is the usage text.
-  const head = require('node:fs').readFileSync(__filename, 'utf8').split('\n').slice(1);
-  process.stdout.write(`${head.slice(0, head.findIndex((l) => !l.startsWith('//'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
-  process.exit(0);
-}
-
-const seed = opts.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(opts.seed);
-const runs = Number(opts.runs ?? (opts.quick ? 24 : 300));
-const slowRuns = Number(opts['slow-runs'] ?? (opts.quick ? 4 : 20));
-const kinds = opts.faults ? opts.faults.split(',').map((k) => k.trim()).filter(Boolean) : opts.quick ? quickKinds(seed) : FAULT_KINDS;
-for (const k of kinds) if (!FAULTS[k]) throw new Error(`--faults: unknown fault ${k} (${FAULT_KINDS.join(', ')})`);
+const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
+const runs = opts.runs;
+const slowRuns = opts['slow-runs'];
+const kinds = opts.faults?.length ? opts.faults : opts.quick ? quickKinds(seed) : FAULT_KINDS;
+for (const k of kinds) if (!FAULTS[k]) fail(`--faults: unknown fault ${k} (${FAULT_KINDS.join(', ')})`);
 const faultOptions = {
-  ctldStopMs: Number(opts['ctld-stop-s']) * 1000,
-  sshdDownMs: Number(opts['sshd-down-s']) * 1000,
-  apiDownMs: Number(opts['api-down-s']) * 1000,
-  phaseWaitMs: Number(opts['phase-wait-s']) * 1000,
+  ctldStopMs: opts['ctld-stop-s'] * 1000,
+  sshdDownMs: opts['sshd-down-s'] * 1000,
+  apiDownMs: opts['api-down-s'] * 1000,
+  phaseWaitMs: opts['phase-wait-s'] * 1000,
 };
 const RUN = 'sleep 1';
 
@@ -146,7 +145,7 @@ async function runCampaign(instance, { label, plan, deadlineMs }) {
 
 /** The estimate of a fault-free campaign's duration when none was measured: waves of short jobs. */
 function estimateMs() {
-  return (Math.ceil(runs / Number(opts.concurrency)) * 4 + slowRuns * 8 + 20) * 1000;
+  return (Math.ceil(runs / opts.concurrency) * 4 + slowRuns * 8 + 20) * 1000;
 }
 
 let instance = null;
@@ -158,13 +157,13 @@ function cleanup() {
 
 async function main() {
   const started = new Date();
-  instance = new ChaosInstance({ apis: 2, schedulers: 3, concurrency: Number(opts.concurrency), pollIntervalMs: 500, progress });
+  instance = new ChaosInstance({ apis: 2, schedulers: 3, concurrency: opts.concurrency, pollIntervalMs: 500, progress });
   progress(`seed ${seed}; ${runs} + ${slowRuns} runs; faults: ${kinds.join(', ')}`);
   await instance.start();
 
   let baseline = null;
   if (!opts['no-baseline']) {
-    baseline = await runCampaign(instance, { label: 'fault-free', plan: [], deadlineMs: Number(opts['deadline-s'] ?? 600) * 1000 });
+    baseline = await runCampaign(instance, { label: 'fault-free', plan: [], deadlineMs: (opts['deadline-s'] ?? 600) * 1000 });
     progress(`fault-free: ${baseline.timeToFinishS} s`);
   }
   const expectedMs = baseline?.timeToFinishS ? baseline.timeToFinishS * 1000 : estimateMs();
@@ -172,7 +171,7 @@ async function main() {
   // planned over its first 60 % still find runs to hit after the earlier faults took their time.
   const plan = planFaults(kinds, { seed, expectedMs, scale: opts.quick ? 0.6 : 1 });
   // Long enough for a campaign that recovers slowly, short enough that one that never recovers ends the suite.
-  const deadlineMs = Number(opts['deadline-s'] ?? Math.max(opts.quick ? 60 : 120, (3 * expectedMs) / 1000)) * 1000;
+  const deadlineMs = (opts['deadline-s'] ?? Math.max(opts.quick ? 60 : 120, (3 * expectedMs) / 1000)) * 1000;
   const chaos = await runCampaign(instance, { label: 'with-faults', plan, deadlineMs });
   const unexpectedExits = instance.unexpectedExits();
   await cleanup();

@@ -8,9 +8,7 @@
 //           /bin/true: the floor of any command a job script runs.
 // Then every line of <hostname>.marks is parsed with @erg/spec/marks and counted.
 //
-//   node bench/marks.js [iterations=50000] [--quick] [--json]
-// --quick: 5,000 iterations, 3 rounds, 50 shell calls (a test runs it); --json: one line of JSON
-// at the end (the text goes to stderr).
+//   node bench/marks.js            # --help: the options
 //
 // Needs python3, bash, and @erg/spec built (npx turbo run build --filter=@erg/spec; built here if missing).
 'use strict';
@@ -18,16 +16,24 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawnSync } = require('node:child_process');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
 
-const { values: opts, positionals } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
-  allowPositionals: true,
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'what one phase mark costs the workload that writes it (apps/agent/marks): python3 loops of erg.phase() and '
+    + 'erg.step() against the same loop empty, with marks on and off, and a bash loop of `erg-mark step` against /bin/true; '
+    + 'then every line written is parsed with @erg/spec/marks. Target: < 5 µs per mark. Needs python3, bash and @erg/spec '
+    + 'built (built here if missing).',
+  positionals: [{ name: 'iterations', type: 'integer', min: 100, default: 50_000, quick: 5000, description: 'loop iterations per round' }],
+  options: {
+    quick: { type: 'boolean', description: '5,000 iterations, 3 rounds (else 5), 50 shell calls (else 500) (a test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end (the text goes to stderr)' },
+  },
+  examples: ['node bench/marks.js', 'node bench/marks.js 200000'],
 });
-const iterations = Number(positionals[0] ?? (opts.quick ? 5000 : 50_000));
+const iterations = opts.iterations;
 const rounds = opts.quick ? 3 : 5;
 const shellCalls = opts.quick ? 50 : 500;
-if (!(Number.isInteger(iterations) && iterations >= 100)) throw new Error('usage: node bench/marks.js [iterations ≥ 100] [--quick] [--json]');
 const log = opts.json ? console.error : console.log;
 const root = path.resolve(__dirname, '..');
 const marksDir = path.join(root, 'apps', 'agent', 'marks');
