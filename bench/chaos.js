@@ -34,7 +34,7 @@ const { opts, fail } = parseOptions({
     'sshd-down-s': { type: 'number', min: 0, default: 2, description: 'seconds the cluster\'s sshd stays down' },
     'api-down-s': { type: 'number', min: 0, default: 3, description: 'seconds before a killed API process is restarted' },
     'phase-wait-s': { type: 'number', min: 0, default: 60, description: 'seconds a scheduler fault waits for a scheduler to log its phase' },
-    'deadline-s': { type: 'number', above: 0, defaultText: '600 without faults; with them 3 × the fault-free campaign's time (or its estimate), at least 120 (60 with --quick)', description: 'seconds after the last fault (or the start, without faults) within which every run must end' },
+    'deadline-s': { type: 'number', above: 0, defaultText: '600 without faults; with them 3 × the fault-free campaign\'s time (or its estimate), at least 120 (60 with --quick)', description: 'seconds after the last fault (or the start, without faults) within which every run must end' },
     'no-baseline': { type: 'boolean', description: 'skip the fault-free campaign' },
     quick: { type: 'boolean', description: '24 runs (+4 on the slow door), 5 faults (what the e2e test runs)' },
     json: { type: 'boolean', description: 'the result as JSON on stdout (the table goes to stderr)' },
