@@ -8,10 +8,22 @@
 'use strict';
 const http = require('node:http');
 const { gzipSync } = require('node:zlib');
+const { parseOptions } = require('./lib/options');
 
-const [api, configJson] = process.argv.slice(2);
-const config = JSON.parse(configJson);
-const url = new URL(api);
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'the client of bench/hostile-requests.js (which starts it), in its own process: for each kind of hostile request, '
+    + 'polls /healthz every ~10 ms while it sends the request `repeat` times one after the other, and prints one JSON object: '
+    + 'per kind, the answers\' status codes and codes, request times and /healthz latencies (median and worst).',
+  positionals: [
+    { name: 'api', type: 'string', required: true, check: (v) => (URL.canParse(v) ? undefined : 'a URL'), description: 'the API\'s base URL' },
+    { name: 'config', type: 'json', required: true, description: 'JSON { adminToken, viewerToken, runId, repeat, kinds? }: the tokens, the import run whose telemetry is sent, how many times each kind is sent, which kinds (all when absent)' },
+  ],
+  options: {},
+  examples: [`node bench/hostile-client.js http://127.0.0.1:3000 '{"adminToken":"erg_…","viewerToken":"erg_…","runId":"…","repeat":1}'`],
+});
+const config = opts.config;
+const url = new URL(opts.api);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
 const range = (n) => Array.from({ length: n }, (_, i) => i);

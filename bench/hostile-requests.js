@@ -5,14 +5,31 @@
 // keys; a spec with 40,000 wrong values) sent while /healthz is polled every ~10 ms; prints the
 // answers and /healthz latency (median, worst) per kind. Target: /healthz under 100 ms meanwhile.
 //
-//   node bench/hostile-requests.js [--repeat 5] [--quick] [--json]
+//   node bench/hostile-requests.js        # --help: the options
 //
 // Needs the build (npx turbo run build: the API's worker threads run from dist), Postgres and Redis.
-// --quick sends each request once (what apps/api/test/hostile-bench.int.test.ts runs).
+// apps/api/test/hostile-bench.int.test.ts calls runHostileBench (each request once).
 'use strict';
 const { execFile } = require('node:child_process');
 const path = require('node:path');
-const { parseArgs, promisify } = require('node:util');
+const { promisify } = require('node:util');
+const { parseOptions } = require('./lib/options');
+
+// Run as a script (not required by a test): the options first, before the API's modules load.
+const opts = require.main === module ? parseOptions({
+  script: __filename,
+  summary: 'each hostile request of issue 10 §2 (a huge grid with 1,000 excludes, refused and accepted; the same from a viewer; '
+    + '40,000 empty telemetry series in 5 KB of gzip; the largest telemetry batch; 5,000-level JSON and YAML; a YAML alias bomb; '
+    + '1 MiB of flow YAML; oversized keys; a spec with 40,000 wrong values) sent while /healthz is polled every ~10 ms; prints '
+    + 'the answers and /healthz latency (median, worst) per kind. Target: /healthz under 100 ms meanwhile. Needs the build '
+    + '(npx turbo run build), Postgres and Redis.',
+  options: {
+    repeat: { type: 'integer', min: 1, default: 5, description: 'times each request is sent (1 with --quick, whatever this says)' },
+    quick: { type: 'boolean', description: 'each request once' },
+    json: { type: 'boolean', description: 'the results as JSON instead of the table' },
+  },
+  examples: ['node bench/hostile-requests.js --repeat 5', 'node bench/hostile-requests.js --quick --json'],
+}).opts : null;
 const { startBenchApi } = require('./lib/bench-api');
 
 const execFileAsync = promisify(execFile);
@@ -46,9 +63,8 @@ function table(results) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { repeat: { type: 'string', default: '5' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
-  const results = await runHostileBench({ repeat: values.quick ? 1 : Number(values.repeat) });
-  if (values.json) console.log(JSON.stringify(results, null, 2));
+  const results = await runHostileBench({ repeat: opts.quick ? 1 : opts.repeat });
+  if (opts.json) console.log(JSON.stringify(results, null, 2));
   else console.log(table(results));
   const worst = Math.max(...results.map((r) => r.healthz.worst));
   const wrong = results.filter((r) => r.expect !== undefined && r.statuses.some((s) => s !== r.expect));

@@ -3,12 +3,29 @@
 // `seconds`, each batch `sensors` × `perSensor` samples with its own seq.
 'use strict';
 const http = require('node:http');
+const { parseOptions } = require('./lib/options');
 
-const [api, token, runIdsJson, seconds, sensors, perSensor] = process.argv.slice(2);
-const runIds = JSON.parse(runIdsJson);
-const SENSORS = ['gpu0.power', 'gpu1.power', 'gpu2.power', 'gpu3.power', 'module0.power', 'grace0.power', 'cpu0.power', 'sysio0.power'].slice(0, Number(sensors));
-const N = Number(perSensor);
-const url = new URL(api);
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'the load generator of bench/ingest.js (which starts it), in its own process: one agent per run id, each POSTing '
+    + 'columnar telemetry batches back to back for `seconds`, each batch `sensors` × `perSensor` samples with its own seq; '
+    + 'prints one JSON object (samples accepted, requests, bytes, seconds).',
+  positionals: [
+    { name: 'api', type: 'string', required: true, check: (v) => (URL.canParse(v) ? undefined : 'a URL'), description: 'the API\'s base URL' },
+    { name: 'token', type: 'string', required: true, description: 'an API token that may post the runs\' telemetry' },
+    { name: 'runIds', type: 'json', required: true, check: (v) => (Array.isArray(v) && v.length > 0 ? undefined : 'a JSON array of run ids'), description: 'JSON array of the import runs, one agent each' },
+    { name: 'seconds', type: 'number', above: 0, required: true, description: 'how long the agents post' },
+    { name: 'sensors', type: 'integer', min: 1, required: true, check: (v) => (v <= 8 ? undefined : 'at most 8'), description: 'sensors per batch (at most 8)' },
+    { name: 'perSensor', type: 'integer', min: 1, required: true, description: 'samples per sensor per batch' },
+  ],
+  options: {},
+  examples: [`node bench/ingest-client.js http://127.0.0.1:3000 erg_… '["<run id>"]' 3 8 250`],
+});
+const runIds = opts.runIds;
+const SENSORS = ['gpu0.power', 'gpu1.power', 'gpu2.power', 'gpu3.power', 'module0.power', 'grace0.power', 'cpu0.power', 'sysio0.power'].slice(0, opts.sensors);
+const N = opts.perSensor;
+const url = new URL(opts.api);
+const token = opts.token;
 const agent = new http.Agent({ keepAlive: true, maxSockets: runIds.length });
 
 // The samples part is the same for every batch (only seq changes): build it once per agent.
@@ -34,7 +51,7 @@ function post(runId, body) {
 }
 
 async function main() {
-  const deadline = Date.now() + Number(seconds) * 1000;
+  const deadline = Date.now() + opts.seconds * 1000;
   const start = Date.now();
   let accepted = 0;
   let requests = 0;

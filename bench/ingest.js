@@ -3,34 +3,37 @@
 // and — in the same run, for comparison — a plain COPY of the same samples, one row per sample,
 // into a plain table.
 //
-//   node bench/ingest.js [--agents 100] [--seconds 20] [--per-sensor 1250] [--quick] [--json]
-// --quick: 4 agents for 3 s, batches of 8 × 250 samples (a test runs it); --json: one line of JSON
-// at the end, with the samples sent, stored and copied (the text goes to stderr).
+//   node bench/ingest.js --seconds 20        # --help: the options
 //
 // Needs the build (npx turbo run build), Postgres and Redis.
 'use strict';
 const { execFile } = require('node:child_process');
 const { promisify } = require('node:util');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
+
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'telemetry ingest from HTTP request to committed rows, with 100 concurrent agents (a load generator in its own '
+    + 'process posting columnar batches of 8 sensors), checking that every sample acknowledged is stored; and, in the same '
+    + 'run, a plain COPY of the same samples, one row per sample, into a plain table. Needs the build (npx turbo run build), '
+    + 'Postgres and Redis.',
+  options: {
+    agents: { type: 'integer', min: 1, default: 100, quick: 4, description: 'concurrent agents, one import run each' },
+    seconds: { type: 'number', above: 0, default: 20, quick: 3, description: 'how long the agents post' },
+    'per-sensor': { type: 'integer', min: 1, default: 1250, quick: 250, description: 'samples per sensor per batch (8 sensors a batch)' },
+    'rate-limits': { type: 'boolean', description: 'count every batch against per-token and per-user rate limits set too high to refuse any: what the limits cost ingest (without it, none, as in the other benches)' },
+    quick: { type: 'boolean', description: '4 agents for 3 s, batches of 8 × 250 samples (a test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end, with the samples sent, stored and copied (the text goes to stderr)' },
+  },
+  examples: ['node bench/ingest.js --seconds 20', 'node bench/ingest.js --seconds 10 --rate-limits'],
+});
 const { createCampaign, findProjectByName, telemetryChunkTotals, telemetryTotals, DEFAULT_PROJECT } = require('@erg/db');
 const { copyPlainSamples, countPlainSamples, createPlainSamplesTable, relationBytes } = require('@erg/db/testing');
 const { startBenchApi } = require('./lib/bench-api');
 
-const { values: opts } = parseArgs({
-  options: {
-    agents: { type: 'string' }, seconds: { type: 'string' }, 'per-sensor': { type: 'string' },
-    quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
-    // Count every batch against per-token and per-user rate limits set too high to refuse any:
-    // what the limits cost ingest (the default runs without them, as the other benches do).
-    'rate-limits': { type: 'boolean', default: false },
-  },
-});
-opts.agents ??= opts.quick ? '4' : '100';
-opts.seconds ??= opts.quick ? '3' : '20';
-opts['per-sensor'] ??= opts.quick ? '250' : '1250';
 const log = opts.json ? console.error : console.log;
-const AGENTS = Number(opts.agents);
+const AGENTS = opts.agents;
 const SENSORS = 8;
 const execFileAsync = promisify(execFile);
 
@@ -50,7 +53,7 @@ async function main() {
   // Asynchronously: the API serving the load lives in this process's event loop.
   const { stdout: out } = await execFileAsync(
     process.execPath,
-    [path.join(__dirname, 'ingest-client.js'), api, token, JSON.stringify(runIds), opts.seconds, String(SENSORS), opts['per-sensor']],
+    [path.join(__dirname, 'ingest-client.js'), api, token, JSON.stringify(runIds), String(opts.seconds), String(SENSORS), String(opts['per-sensor'])],
     { encoding: 'utf8', maxBuffer: 1 << 20 },
   );
   const client = JSON.parse(out);
@@ -84,7 +87,7 @@ async function main() {
 
   const result = {
     agents: AGENTS,
-    samplesPerBatch: SENSORS * Number(opts['per-sensor']),
+    samplesPerBatch: SENSORS * opts['per-sensor'],
     seconds: client.elapsedS,
     requests: client.requests,
     samplesCommitted: client.accepted,

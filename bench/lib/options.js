@@ -54,7 +54,7 @@ function defaultOf(spec) {
   let text;
   if (spec.defaultText !== undefined) text = spec.defaultText;
   else if (spec.type === 'boolean') text = spec.default ? 'on' : 'off';
-  else if (spec.default === undefined) text = spec.required ? 'required' : 'none';
+  else if (spec.default === undefined) text = 'none';
   else text = show(spec.default);
   return spec.quick !== undefined ? `${text}; ${show(spec.quick)} with --quick` : text;
 }
@@ -78,7 +78,7 @@ function usage(decl) {
   const positionals = decl.positionals ?? [];
   const args = positionals.map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`)).join(' ');
   const rows = [];
-  for (const p of positionals) rows.push([p.name, `${p.description} (default: ${defaultOf(p)})`]);
+  for (const p of positionals) rows.push([p.name, `${p.description} (${p.required ? 'required' : `default: ${defaultOf(p)}`})`]);
   const options = Object.entries(decl.options);
   for (const [key, spec] of options) {
     const flag = `${spec.short ? `-${spec.short}, ` : ''}--${key}${spec.type === 'boolean' ? '' : ` ${placeholder(spec)}`}`;
