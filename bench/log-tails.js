@@ -5,28 +5,36 @@
 // requests each stream the last 16 MiB of a run's stdout.log and stderr.log (16.2 MiB each), and
 // /healthz latency (median and worst, polled every 20 ms) meanwhile.
 //
-//   npx turbo run build --filter=@erg/api && node bench/log-tails.js [--requests 6] [--tail-mib 16] [--quick] [--json]
-// --quick: 2 requests of 1 MiB tails; --json: one line of JSON at the end.
+//   npx turbo run build --filter=@erg/api && node bench/log-tails.js      # --help: the options
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
+
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'GET /v1/runs/{id}/logs with large tails against the local Slurm cluster (deploy/local-slurm), the API as its own '
+    + 'process: its resident memory at rest and at its peak (VmHWM) while concurrent requests each stream the last MiBs of a '
+    + 'run\'s stdout.log and stderr.log, and /healthz latency (median, worst, polled every 20 ms) meanwhile. Needs the build '
+    + '(npx turbo run build --filter=@erg/api), Postgres and deploy/local-slurm/up.sh.',
+  options: {
+    requests: { type: 'integer', min: 1, default: 6, description: 'concurrent log requests (2 with --quick, whatever this says)' },
+    'tail-mib': { type: 'number', above: 0, default: 16, description: 'MiB of each log\'s tail a request streams (1 with --quick, whatever this says)' },
+    quick: { type: 'boolean', description: '2 requests of 1 MiB tails (a test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end' },
+  },
+  examples: ['node bench/log-tails.js --requests 6 --tail-mib 16', 'node bench/log-tails.js --quick --json'],
+});
 const { createApiToken, createDatabase, dropDatabase, ensureDatabase, migrate } = require('@erg/db');
 const { setRunDir } = require('@erg/db/testing');
 const { ClusterConnection, shellQuote } = require('@erg/slurm');
 const { median } = require('./lib/bench-api');
 
 const root = path.resolve(__dirname, '..');
-const { values: opts } = parseArgs({
-  options: {
-    requests: { type: 'string', default: '6' }, 'tail-mib': { type: 'string', default: '16' }, quick: { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
-  },
-});
-const requests = opts.quick ? 2 : Number(opts.requests);
-const tailBytes = (opts.quick ? 1 : Number(opts['tail-mib'])) * 1024 * 1024;
+const requests = opts.quick ? 2 : opts.requests;
+const tailBytes = (opts.quick ? 1 : opts['tail-mib']) * 1024 * 1024;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function memory(pid) {

@@ -13,23 +13,34 @@
 // monitorEventLoopDelay: the scheduler's thread, which must stay free); "idle" is a child that
 // loads the same modules and scans nothing.
 //
-//   npx turbo run build --filter=@erg/scheduler && node bench/metrics-scan.js [--mb 300] [--ssh] [--quick] [--json]
-// --quick: 8 MB, local file only (a test runs it); --json: one line of JSON at the end.
+//   npx turbo run build --filter=@erg/scheduler && node bench/metrics-scan.js --mb 300 --ssh   # --help: the options
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
 
 const root = path.resolve(__dirname, '..');
-const { values: opts } = parseArgs({
+const CASES = ['idle', 'aggregate', 'last', 'first', 'catastrophic'];
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'metric extraction over a large stdout.log (apps/scheduler/src/metric-scan.ts) as the scheduler does it when a '
+    + 'run ends: a generated DeepSpeed-like log scanned with an aggregate (one pass), a last and a first metric and a '
+    + 'catastrophic regex (stopped at its 2 s budget), from a local file and with --ssh over SSH from the local Slurm '
+    + 'cluster; each case in a child process reporting its peak RSS and the longest delay of its event loop. Needs '
+    + '@erg/scheduler built (and deploy/local-slurm/up.sh for --ssh).',
   options: {
-    mb: { type: 'string', default: '300' }, ssh: { type: 'boolean', default: false }, quick: { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
-    // Internal: run one case in this process and print its result.
-    case: { type: 'string' }, source: { type: 'string' }, file: { type: 'string' }, 'scan-mb': { type: 'string', default: '1024' },
+    mb: { type: 'number', above: 0, default: 300, description: 'megabytes of log to generate (8 with --quick, whatever this says)' },
+    ssh: { type: 'boolean', description: 'also scan over SSH from the local Slurm cluster (not with --quick)' },
+    quick: { type: 'boolean', description: '8 MB, local file only (a test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end' },
+    case: { type: 'string', choices: CASES, description: 'internal (the bench runs itself with it): run this one case in this process and print its result' },
+    source: { type: 'string', choices: ['local', 'ssh'], description: 'internal, with --case: where the log is read from' },
+    file: { type: 'string', placeholder: 'PATH', description: 'internal, with --case: the log' },
+    'scan-mb': { type: 'number', above: 0, default: 1024, description: 'internal, with --case: ERG_METRIC_SCAN_BYTES in MiB' },
   },
+  examples: ['node bench/metrics-scan.js --mb 300 --ssh', 'node bench/metrics-scan.js --quick --json'],
 });
 
 const METRICS = {
@@ -80,7 +91,7 @@ async function runCase() {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const started = process.hrtime.bigint();
-  const limits = { scanBytes: Number(opts['scan-mb']) * 1024 * 1024, regexBudgetMs: BUDGET_MS[opts.case] ?? 600_000 };
+  const limits = { scanBytes: opts['scan-mb'] * 1024 * 1024, regexBudgetMs: BUDGET_MS[opts.case] ?? 600_000 };
   const outcome = metrics.length === 0 ? { metrics: {}, warnings: [] } : await scanMetrics(metrics, { stdout: counted, stderr }, runner, limits);
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   loop.disable();
@@ -122,7 +133,7 @@ function clusterWorkDirHere() {
 }
 
 function main() {
-  const mb = opts.quick ? 8 : Number(opts.mb);
+  const mb = opts.quick ? 8 : opts.mb;
   const sources = opts.quick || !opts.ssh ? ['local'] : ['local', 'ssh'];
   // Over SSH the file must be where the local cluster's login node sees it: its work dir, which is
   // on this machine (under the cluster's root directory).
@@ -134,7 +145,7 @@ function main() {
     const { bytes, steps } = generate(file, mb * 1e6);
     const rows = [];
     for (const source of sources) {
-      for (const caseName of ['idle', 'aggregate', 'last', 'first', 'catastrophic']) {
+      for (const caseName of CASES) {
         const r = child(caseName, source, file);
         rows.push({
           source, case: caseName, 'MB read': +(r.bytesRead / 1e6).toFixed(1), ms: Math.round(r.ms),

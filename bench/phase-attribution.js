@@ -18,17 +18,27 @@
 // the worst phase of a run is its error. Target: within 3 % at ≥ 500 steps. The same runs split
 // proportionally (each reading's energy by time) show what the regression buys.
 //
-//   npx turbo run build --filter=@erg/spec --filter=@erg/energy && node bench/phase-attribution.js [--seeds 10] [--quick] [--json]
-// --quick: 50 and 200 steps, 3 seeds (a test runs it; about a second); --json: one line of JSON at the end.
+//   npx turbo run build --filter=@erg/spec --filter=@erg/energy && node bench/phase-attribution.js   # --help: the options
 'use strict';
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
 
-const { values: opts } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, seeds: { type: 'string' } },
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'how accurately computeRunPhases (packages/energy) attributes a run\'s energy to phases shorter than the sensors\' '
+    + 'readings: synthetic training runs with known truth (data gap, forward, backward, optimizer of 20–200 ms each), read by '
+    + 'an exact and a 20 ms-updated energy counter and by 100 ms and 50 ms averaging power meters, with and without their '
+    + 'timing declared; per run length the worst phase\'s relative error, against a proportional split. Target: within 3 % '
+    + 'at ≥ 500 steps. Needs @erg/spec and @erg/energy built.',
+  options: {
+    seeds: { type: 'integer', min: 1, default: 10, quick: 3, description: 'simulated runs per run length' },
+    quick: { type: 'boolean', description: '50 and 200 steps (else 20 to 1,000), 3 seeds (a test runs it; about a second)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end (the text goes to stderr)' },
+  },
+  examples: ['node bench/phase-attribution.js --seeds 10', 'node bench/phase-attribution.js --quick --json'],
 });
 const STEPS = opts.quick ? [50, 200] : [20, 50, 100, 200, 500, 1000];
-const SEEDS = Number(opts.seeds ?? (opts.quick ? 3 : 10));
+const SEEDS = opts.seeds;
 const TARGET = 0.03;
 const log = opts.json ? console.error : console.log;
 const { computeRunPhases } = require(path.join(__dirname, '..', 'packages', 'energy', 'dist', 'index.js'));

@@ -8,25 +8,33 @@
 // prints how many table rows are in the DOM (the table renders only those on screen) and how long
 // a jump to the end of the list takes to paint.
 //
-//   npx turbo run build && node bench/queue-view.js [--loads 10] [--runs 10000] [--quick] [--json]
-// --runs: how many unfinished runs to seed, a multiple of 200 (100000 for issue 14's campaigns of
-// 100,000 runs: 20 campaigns of 5,000, 6,000 of them running); --quick: 600 runs (36 running), 2
-// loads (a test runs it); --json: one line of JSON at the end, with the table's row counts (the
-// text goes to stderr).
+//   npx turbo run build && node bench/queue-view.js        # --help: the options
 'use strict';
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
+
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'the web app\'s queue view with 10,000 unfinished runs in the database (2 clusters, 20 campaigns; 600 running '
+    + 'with a minute of telemetry each), loaded in headless Chromium at 1366×768: the app\'s own performance marks '
+    + '(erg:queue-fetch, erg:queue-first-render), the table rows in the DOM and the time to paint a jump to the last row. '
+    + 'Needs the build (npx turbo run build), Postgres, Redis and Chromium (/usr/bin/chromium or ERG_CHROMIUM).',
+  options: {
+    loads: { type: 'integer', min: 1, default: 10, quick: 2, description: 'full page loads measured (after one warm-up)' },
+    runs: { type: 'integer', min: 200, default: 10_000, quick: 600, check: (v) => (v % 200 === 0 ? undefined : 'a multiple of 200'), description: 'unfinished runs to seed, a multiple of 200 (100000 for issue 14\'s campaigns of 100,000 runs: 20 campaigns of 5,000, 6,000 of them running)' },
+    quick: { type: 'boolean', description: '600 runs (36 running), 2 loads (a test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end, with the table\'s row counts (the text goes to stderr)' },
+  },
+  examples: ['node bench/queue-view.js --loads 10', 'node bench/queue-view.js --runs 100000'],
+});
 const { chromium } = require('playwright-core');
 const { median, startBenchApi } = require('./lib/bench-api');
 const { queueSeedShape, seedQueue } = require('./lib/queue-seed');
 
-const { values: opts } = parseArgs({
-  options: { loads: { type: 'string' }, runs: { type: 'string' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
-});
-const LOADS = Number(opts.loads ?? (opts.quick ? 2 : 10));
-const SHAPE = queueSeedShape(Number(opts.runs ?? (opts.quick ? 600 : 10_000)));
+const LOADS = opts.loads;
+const SHAPE = queueSeedShape(opts.runs);
 const log = opts.json ? console.error : console.log;
 const CHROMIUM = process.env.ERG_CHROMIUM || '/usr/bin/chromium';
 

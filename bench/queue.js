@@ -5,18 +5,27 @@
 // and cpu0.power), so the page's live power is read too. Prints the median latency of `--requests`
 // GETs at the default limit (500) and at the largest (5000).
 //
-//   npx turbo run build && node bench/queue.js [--requests 20] [--quick] [--json]
-// --quick: 600 runs (20 campaigns of 30; 36 running), 3 requests per query (a test runs it);
-// --json: one line of JSON at the end, with each query's runs by state (the text goes to stderr).
+//   npx turbo run build && node bench/queue.js        # --help: the options
 'use strict';
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
+
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'GET /v1/queue with 10,000 unfinished runs in the database (2 clusters, 20 campaigns of 500 runs; per cluster 2,000 '
+    + 'claimed, 1,000 queued, 300 running with a minute of telemetry each, so the page\'s live power is read too): the median '
+    + 'latency of sequential requests at the default limit, at the largest (5000), and filtered by state and cluster. Needs '
+    + 'the build (npx turbo run build), Postgres and Redis.',
+  options: {
+    requests: { type: 'integer', min: 1, default: 20, quick: 3, description: 'requests per query (after one warm-up)' },
+    quick: { type: 'boolean', description: '600 runs (20 campaigns of 30; 36 running), 3 requests per query (a test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end, with each query\'s runs by state (the text goes to stderr)' },
+  },
+  examples: ['node bench/queue.js --requests 20', 'node bench/queue.js --quick --json'],
+});
 const { median, startBenchApi } = require('./lib/bench-api');
 const { queueSeedShape, seedQueue } = require('./lib/queue-seed');
 
-const { values: opts } = parseArgs({
-  options: { requests: { type: 'string' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
-});
-const REQUESTS = Number(opts.requests ?? (opts.quick ? 3 : 20));
+const REQUESTS = opts.requests;
 const SHAPE = queueSeedShape(opts.quick ? 600 : 10_000);
 const log = opts.json ? console.error : console.log;
 

@@ -4,14 +4,23 @@
 // at 1 MiB; for linear-time redaction the time per byte stays about the same, so the ratio
 // (ns/byte at 1 MiB ÷ ns/byte at 64 KiB) is near 1, where a quadratic pattern gives ~16.
 //
-//   npx turbo run build --filter=@erg/secrets && node bench/redact.js [--module path/to/redact.js] [--quick] [--json]
-// --quick: 16 KiB and 256 KiB (a test runs it); --json: one line of JSON at the end.
+//   npx turbo run build --filter=@erg/secrets && node bench/redact.js     # --help: the options
 'use strict';
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
 
-const { values: opts } = parseArgs({
-  options: { module: { type: 'string' }, 'max-ms': { type: 'string', default: '20000' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'redactSecrets (packages/secrets) on hostile text built to make a backtracking regex blow up, and on ordinary job '
+    + 'output: each input redacted at 64 KiB and at 1 MiB, and the ratio of ns per byte at the larger size over the smaller '
+    + '(about 1 when linear, about 16 when quadratic). Needs @erg/secrets built (npx turbo run build --filter=@erg/secrets).',
+  options: {
+    module: { type: 'string', placeholder: 'PATH', defaultText: 'packages/secrets/dist/redact.js', description: 'the redact.js to measure (e.g. one built from an older commit)' },
+    'max-ms': { type: 'number', above: 0, default: 20_000, description: 'skip the larger size where the smaller one predicts (quadratically) more milliseconds than this' },
+    quick: { type: 'boolean', description: '16 KiB and 256 KiB (a test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end' },
+  },
+  examples: ['node bench/redact.js', 'node bench/redact.js --module /tmp/old/packages/secrets/dist/redact.js --max-ms 5000'],
 });
 const [SMALL, BIG] = opts.quick ? [16 << 10, 256 << 10] : [64 << 10, 1 << 20];
 const label = (n) => (n >= 1 << 20 ? `${n >> 20}MiB` : `${n >> 10}KiB`);
@@ -46,7 +55,7 @@ for (const [name, make] of Object.entries(INPUTS)) {
   const smallMs = time(small);
   // A quadratic pattern would take minutes at the larger size: estimate from the smaller one and skip what would not finish.
   const predicted = smallMs * (BIG / SMALL) ** 2;
-  const bigMs = predicted > Number(opts['max-ms']) ? null : time(big);
+  const bigMs = predicted > opts['max-ms'] ? null : time(big);
   const perByte = (ms, text) => (ms * 1e6) / text.length;
   rows.push({
     input: name,

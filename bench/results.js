@@ -5,27 +5,33 @@
 // last batch, through POST /finish (which computes the run's energy), to a complete
 // GET /v1/campaigns/:id/results.
 //
-//   node bench/results.js [--configs 100] [--reps 30] [--quick] [--json]
-// --quick: 10 configurations × 3 repetitions (a test runs it); --json: one line of JSON at the end,
-// with what the results hold for the last run's configuration (the text goes to stderr).
+//   node bench/results.js        # --help: the options
 'use strict';
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
+
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'how soon a campaign\'s results reflect a run\'s last batch, for a campaign of thousands of runs: an import campaign '
+    + 'of 100 configurations × 30 repetitions is filled with telemetry and finished; for the last run the clock runs from '
+    + 'posting its last batch, through POST /finish (which computes its energy), to a complete GET /v1/campaigns/:id/results. '
+    + 'Needs the build (npx turbo run build), Postgres and Redis.',
+  options: {
+    configs: { type: 'integer', min: 1, default: 100, quick: 10, description: 'configurations of the campaign' },
+    reps: { type: 'integer', min: 1, default: 30, quick: 3, description: 'repetitions per configuration' },
+    quick: { type: 'boolean', description: '10 configurations × 3 repetitions (a test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end, with what the results hold for the last run\'s configuration (the text goes to stderr)' },
+  },
+  examples: ['node bench/results.js --configs 100 --reps 30', 'node bench/results.js --quick --json'],
+});
 const { startBenchApi } = require('./lib/bench-api');
 
-const { values: opts } = parseArgs({
-  options: {
-    configs: { type: 'string' }, reps: { type: 'string' }, quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
-  },
-});
-opts.configs ??= opts.quick ? '10' : '100';
-opts.reps ??= opts.quick ? '3' : '30';
 const log = opts.json ? console.error : console.log;
 
 async function main() {
   const bench = await startBenchApi('results', { poolSize: 8 });
   const { call } = bench;
-  const configs = Number(opts.configs);
-  const reps = Number(opts.reps);
+  const configs = opts.configs;
+  const reps = opts.reps;
   const campaign = await call('POST', '/v1/campaigns', {
     name: 'results-bench', execution: 'import', repetitions: reps,
     parameters: { a: Array.from({ length: configs }, (_, i) => i + 1) },

@@ -26,25 +26,35 @@
 // in the reported means, the HV ratio of the true front of the configurations tried ("tried"). --timing: one step's time at
 // 10,000 candidates × 500 observations.
 //
-//   npx turbo run build --filter=@erg/adaptive && node bench/search.js [--campaigns 100] [--quick] [--json] [--timing]
-// --campaigns 0 --timing: the step's time alone.
-// --quick: 4 campaigns per CV and budget at 5 % and 10 % (a test runs it); --json: one line of JSON at the end.
+//   npx turbo run build --filter=@erg/adaptive && node bench/search.js --campaigns 100   # --help: the options
 'use strict';
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
 
-const { values: opts } = parseArgs({
+const share = (v) => (v > 0 && v <= 1 ? undefined : 'numbers in (0, 1]');
+const { opts } = parseOptions({
+  script: __filename,
+  summary: '`strategy: search` (packages/adaptive\'s searchStep) against random search at the same budget, on a simulated '
+    + 'GH200-like study of 1,440 configurations with known truth: per CV and budget, the hypervolume ratio of the reported '
+    + 'front (mean and worst campaign), the share of the true front found, and the HV ratio of the configurations tried. '
+    + 'Needs @erg/adaptive built.',
   options: {
-    quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, timing: { type: 'boolean', default: false },
-    campaigns: { type: 'string' }, repetitions: { type: 'string', default: '2' }, slots: { type: 'string', default: '16' },
-    cv: { type: 'string' }, budgets: { type: 'string' },
+    campaigns: { type: 'integer', min: 0, default: 100, quick: 4, description: 'simulated campaigns per CV and budget (0 with --timing: the step\'s time alone)' },
+    cv: { type: 'number', list: true, check: (v) => (v > 0 ? undefined : 'numbers > 0'), default: [0.02, 0.05, 0.1], quick: [0.05], description: 'the noise settings (coefficients of variation)' },
+    budgets: { type: 'number', list: true, check: share, default: [0.05, 0.1, 0.2], quick: [0.05, 0.1], description: 'budgets as shares of the 1,440 configurations (× repetitions, in runs)' },
+    repetitions: { type: 'integer', min: 1, default: 2, description: 'repetitions per configuration' },
+    slots: { type: 'integer', min: 1, default: 16, description: 'free slots per search step' },
+    timing: { type: 'boolean', description: 'also one step\'s time at 10,000 candidates × 500 observations' },
+    quick: { type: 'boolean', description: '4 campaigns per CV and budget at CV 5 % and budgets of 5 % and 10 % (a test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end (the text goes to stderr)' },
   },
+  examples: ['node bench/search.js --campaigns 100', 'node bench/search.js --campaigns 0 --timing'],
 });
-const CAMPAIGNS = Number(opts.campaigns ?? (opts.quick ? 4 : 100));
-const CVS = opts.cv ? opts.cv.split(',').map(Number) : opts.quick ? [0.05] : [0.02, 0.05, 0.1];
-const BUDGETS = opts.budgets ? opts.budgets.split(',').map(Number) : opts.quick ? [0.05, 0.1] : [0.05, 0.1, 0.2];
-const REPETITIONS = Number(opts.repetitions);
-const SLOTS = Number(opts.slots);
+const CAMPAIGNS = opts.campaigns;
+const CVS = opts.cv;
+const BUDGETS = opts.budgets;
+const REPETITIONS = opts.repetitions;
+const SLOTS = opts.slots;
 const log = opts.json ? console.error : console.log;
 const { searchStep, hypervolume2d } = require(path.join(__dirname, '..', 'packages', 'adaptive', 'dist', 'index.js'));
 const { seededRandom } = require(path.join(__dirname, '..', 'packages', 'testkit', 'dist', 'seeded-random.js'));

@@ -19,16 +19,27 @@
 // it: each no-change run that passes becomes the next run's baseline with the repetitions it
 // stopped at, and the +10 % run is judged against the baseline of its turn.
 //
-//   npx turbo run build --filter=@erg/regress && node bench/sequential-suite.js [--runs 2000] [--quick] [--json]
-// --quick: 200 suite runs per setting and M = 10 only (a unit test runs it); --json: one line of JSON at the end.
+//   npx turbo run build --filter=@erg/regress && node bench/sequential-suite.js      # --help: the options
 'use strict';
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
 
-const { values: opts } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, runs: { type: 'string' }, seed: { type: 'string', default: '16' } },
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'regression suites with sequential testing (packages/regress\'s sequentialVerdictFor and decideLook, '
+    + 'O\'Brien–Fleming- and Pocock-type spending) against the fixed design at the same maximum, on simulated suite runs of 4 '
+    + 'configurations × time and energy with known truth: per CV and maximum, false regressions without a change, detection '
+    + 'of +10 % energy, and repetitions per suite run, against full and chained (last-passing) baselines. Needs @erg/regress '
+    + 'built.',
+  options: {
+    runs: { type: 'integer', min: 1, default: 2000, quick: 200, description: 'simulated suite runs per setting' },
+    seed: { type: 'integer', default: 16, description: 'seed of the simulated noise' },
+    quick: { type: 'boolean', description: '200 suite runs per setting and maximum M = 10 only (else 5, 10 and 20) (a unit test runs it)' },
+    json: { type: 'boolean', description: 'one line of JSON at the end (the text goes to stderr)' },
+  },
+  examples: ['node bench/sequential-suite.js', 'node bench/sequential-suite.js --runs 500 --seed 7'],
 });
-const RUNS = Number(opts.runs ?? (opts.quick ? 200 : 2000));
+const RUNS = opts.runs;
 const CVS = [0.02, 0.05, 0.1];
 const MAXES = opts.quick ? [10] : [5, 10, 20];
 const CONFIGURATIONS = 4;
@@ -40,7 +51,7 @@ const log = opts.json ? console.error : console.log;
 const R = require(path.join(__dirname, '..', 'packages', 'regress', 'dist', 'index.js'));
 const { seededRandom } = require(path.join(__dirname, '..', 'packages', 'testkit', 'dist', 'seeded-random.js'));
 
-const uniform = seededRandom(Number(opts.seed));
+const uniform = seededRandom(opts.seed);
 let spare = null;
 function gauss() {
   if (spare !== null) {

@@ -4,14 +4,29 @@
 // run: a plain loop of sbatch calls on the cluster itself, erg's own submit loop (paths on stdin)
 // over one channel without and with the fence check, and one new SSH connection per sbatch.
 //
-//   node bench/submit.js [--runs 1000] [--loop 200] [--fresh 50] [--arrays on|off]
+//   node bench/submit.js                     # --help: the options
 //   node bench/submit.js --runs 10000        (issue 14's target: ≥ 1,000 runs/s from POST to all queued)
 //
 // Needs the build (npx turbo run build), Postgres, Redis and deploy/local-slurm/up.sh.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { parseOptions } = require('./lib/options');
+
+const { opts } = parseOptions({
+  script: __filename,
+  summary: 'a 1,000-run campaign from POST to every run queued on the local Slurm cluster, and the slurmctld RPCs one tracking '
+    + 'poll of those runs costs; for comparison, in the same run, a plain loop of sbatch calls on the cluster itself, erg\'s '
+    + 'own submit loop over one channel without and with the fence check, and one new SSH connection per sbatch. Needs the '
+    + 'build (npx turbo run build), Postgres, Redis and deploy/local-slurm/up.sh.',
+  options: {
+    runs: { type: 'integer', min: 1, default: 1000, description: 'runs of the campaign' },
+    loop: { type: 'integer', min: 1, default: 200, description: 'held jobs of the plain sbatch loop and of erg\'s submit loop' },
+    fresh: { type: 'integer', min: 1, default: 50, description: 'sbatch calls with a new SSH connection each' },
+    arrays: { type: 'string', choices: ['on', 'off'], default: 'on', description: 'on: runs that share resources go as array jobs (erg\'s default); off: one sbatch per run, as before issue 14' },
+  },
+  examples: ['node bench/submit.js --runs 1000 --loop 200 --fresh 50', 'node bench/submit.js --runs 10000 --loop 200 --fresh 20 --arrays off'],
+});
 const pino = require('pino');
 const { findClusterByName, listCampaignRuns, runCountsByCampaign } = require('@erg/db');
 const { startBenchApi } = require('./lib/bench-api');
@@ -19,14 +34,7 @@ const { ClusterConnection, SlurmClient, submitManyCommand, parseSubmitMany, rais
 const { startScheduler, runCycle, createSchedulerContext, SchedulerConfig } = require('@erg/scheduler');
 const { secretBoxFrom } = require('@erg/secrets');
 
-const { values: opts } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '1000' }, loop: { type: 'string', default: '200' }, fresh: { type: 'string', default: '50' },
-    // on: runs that share resources go as array jobs (erg's default); off: one sbatch per run, as before issue 14.
-    arrays: { type: 'string', default: 'on' },
-  },
-});
-const RUNS = Number(opts.runs);
+const RUNS = opts.runs;
 const root = path.resolve(__dirname, '..');
 // The local cluster ERG_E2E_SLURM names (22.05 by default; deploy/local-slurm).
 const local = require('@erg/testkit').loadLocalCluster();
@@ -139,7 +147,7 @@ async function main() {
   await slurm.scancel([...jobIds]);
 
   // --- 3. plain sbatch loop on the cluster itself ------------------------------------------
-  const LOOP = Number(opts.loop);
+  const LOOP = opts.loop;
   const loopName = `ergbench-loop-${stamp}`;
   const loop = await conn.exec(
     `s=$(date +%s%N); for i in $(seq ${LOOP}); do sbatch --parsable --hold --job-name=${loopName} --wrap true >/dev/null || exit 1; done; e=$(date +%s%N); echo $(( (e - s) / 1000000 ))`,
@@ -168,7 +176,7 @@ async function main() {
   }
 
   // --- 4. one new SSH connection per sbatch ------------------------------------------------
-  const FRESH = Number(opts.fresh);
+  const FRESH = opts.fresh;
   const freshName = `ergbench-fresh-${stamp}`;
   const tf = performance.now();
   for (let k = 0; k < FRESH; k++) {

@@ -114,7 +114,7 @@ function convert(raw, spec, label) {
       throw bad('JSON');
     }
   }
-  if (spec.choices && !spec.choices.includes(value)) throw bad(spec.choices.join(' or '));
+  if (spec.choices && !spec.choices.includes(value)) throw bad(spec.choices.length === 2 ? spec.choices.join(' or ') : `one of ${spec.choices.join(', ')}`);
   const expected = spec.check?.(value);
   if (expected) throw bad(expected);
   return value;
