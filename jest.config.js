@@ -17,7 +17,7 @@ const base = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/deploy', '<rootDir>/bench'],
+  roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/deploy', '<rootDir>/bench', '<rootDir>/scripts'],
 };
 module.exports = {
   // A deadline for every test and hook that sets none (Jest's default is 5 s). On CI's loaded 2-core

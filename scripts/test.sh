@@ -2,14 +2,21 @@
 # The whole test suite, as CI runs it (`npm test`, called by .ci/run):
 # installs dependencies, builds, makes sure Postgres, Redis and the local Slurm clusters are up,
 # then runs the unit, integration and end-to-end projects and prints one summary line.
-# The e2e project runs once per local cluster (deploy/local-slurm: Slurm 22.05 on this machine,
-# then Slurm 24.11 in its Debian 13 root), with ERG_E2E_SLURM naming the cluster; each run has
-# its own artifact, test-artifacts/e2e-<series>.json, and the summary adds them all up.
-#   scripts/test.sh [unit|integration|e2e]...   (default: all three)
-#   ERG_E2E_SLURM=24.11 scripts/test.sh e2e     (only that cluster; a space-separated list works too)
+# The e2e project follows scripts/e2e-plan.js (docs/testing.md): the Slurm-facing files on every
+# local cluster (Slurm 22.05 on this machine, Slurm 24.11 in its Debian 13 root), every other file
+# once; first the files that isolate themselves, both clusters at once and several files each,
+# then the disruptive ones, one at a time. Each jest run has its artifact,
+# test-artifacts/<run>.json, and the summary adds them all up.
+#   scripts/test.sh [--matrix] [unit|integration|e2e]...   (default: all three)
+#     --matrix                     every e2e file on every cluster (`npm run test:matrix`, for releases)
+#   ERG_E2E_SLURM=24.11 scripts/test.sh e2e     (only that cluster's share; a space-separated list works too)
+#   ERG_E2E_WORKERS=N               parallel e2e files per cluster (default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-projects=("$@")
+matrix=0; projects=()
+for arg in "$@"; do
+  case "$arg" in --matrix) matrix=1 ;; *) projects+=("$arg") ;; esac
+done
 [ ${#projects[@]} -gt 0 ] || projects=(unit integration e2e)
 
 bash scripts/install.sh
@@ -64,29 +71,62 @@ install_helper_tools() {
 for p in "${projects[@]}"; do [ "$p" != unit ] || install_helper_tools || true; done
 
 mkdir -p test-artifacts
-status=0; passed=0; failed=0
-# One jest run: project $1, artifact test-artifacts/$2.json, further arguments to jest; adds its
-# counts to the totals.
+status=0; artifacts=()
+# One jest run: project $1, artifact test-artifacts/$2.json, further arguments to jest. Its counts
+# are read from the artifact at the end (runs in the background cannot add to shell variables).
 run_project() {
-  local p=$1 artifact=test-artifacts/$2.json np nf
+  local p=$1 artifact=test-artifacts/$2.json
   shift 2
+  rm -f "$artifact"
+  artifacts+=("$artifact")
   npx jest --selectProjects "$p" --ci --json --outputFile="$artifact" "$@" || status=1
-  read -r np nf < <(node -e 'const r=require(require("node:path").resolve(process.argv[1])); console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites)' "$artifact" 2>/dev/null || echo "0 1")
-  passed=$((passed + np)); failed=$((failed + nf))
+}
+# The e2e files of cluster $1 in slot $2 (scripts/e2e-plan.js), as jest path arguments.
+plan_files() {
+  node scripts/e2e-plan.js files "$1" "$2" $([ "$matrix" = 0 ] || echo --matrix)
+}
+# One e2e jest run on cluster $1 for slot $2, with further jest arguments; nothing when the slot is empty.
+run_e2e() {
+  local series=$1 slot=$2 files
+  shift 2
+  mapfile -t files < <(plan_files "$series" "$slot")
+  [ ${#files[@]} -gt 0 ] || return 0
+  printf '\n=== e2e, %s files on the Slurm %s local cluster (%d) ===\n' "$slot" "$series" "${#files[@]}"
+  ERG_E2E_SLURM=$series run_project e2e "e2e-$series-$slot" "$@" --runTestsByPath "${files[@]}"
 }
 for p in "${projects[@]}"; do
   case "$p" in
-    unit) printf '\n=== unit tests ===\n'; run_project unit unit ;;
+    unit) printf '\n=== unit tests ===\n'; run_project unit unit --maxWorkers=2 ;;
     integration) printf '\n=== integration tests ===\n'; run_project integration integration --maxWorkers=2 ;;
     e2e)
+      # Parallel files: each cluster's in a jest run of its own, side by side (the two clusters share
+      # nothing but the machine), their output kept apart and printed when both are done.
+      pids=()
       for series in "${e2e_series[@]}"; do
-        printf '\n=== e2e tests on the Slurm %s local cluster ===\n' "$series"
-        ERG_E2E_SLURM=$series run_project e2e "e2e-$series" --runInBand
+        [ -n "$(plan_files "$series" parallel)" ] && artifacts+=("test-artifacts/e2e-$series-parallel.json")
+        ( artifacts=(); status=0
+          run_e2e "$series" parallel --maxWorkers="${ERG_E2E_WORKERS:-3}"
+          exit $status ) >"test-artifacts/e2e-$series-parallel.log" 2>&1 &
+        pids+=($!)
       done
+      for i in "${!pids[@]}"; do
+        wait "${pids[$i]}" || status=1
+        cat "test-artifacts/e2e-${e2e_series[$i]}-parallel.log"
+      done
+      # Then the disruptive ones, one at a time and alone on the machine.
+      for series in "${e2e_series[@]}"; do run_e2e "$series" serial --runInBand; done
       ;;
     *) echo "unknown project $p (unit, integration, e2e)" >&2; exit 2 ;;
   esac
 done
+# Counts of every jest run; a run that left no artifact counts as one failure.
+read -r passed failed < <(node -e '
+  let p = 0, f = 0;
+  for (const a of process.argv.slice(1)) {
+    try { const r = require(require("node:path").resolve(a)); p += r.numPassedTests; f += r.numFailedTests + r.numRuntimeErrorTestSuites; }
+    catch { f += 1; }
+  }
+  console.log(p, f);' "${artifacts[@]}")
 echo
 echo "tests: $passed passed, $failed failed"
 exit $status

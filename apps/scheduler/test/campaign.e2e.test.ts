@@ -76,14 +76,6 @@ describe('campaigns on the local Slurm cluster', () => {
     expect(run.reason).toMatch(/partition/i);
   });
 
-  test('a job over its time limit ends as timeout', async () => {
-    const campaign = await h.submit({ name: 'slow', cluster: 'local', run: 'sleep 600', resources: { time: '1' } });
-    const [run] = await h.waitForCampaignEnd(campaign.id, 240_000);
-    expect(run.state).toBe('timeout');
-    expect(run.slurmState).toBe('TIMEOUT');
-    expect(run.reason).toMatch(/time limit/);
-  });
-
   test('cancel: queued and running jobs are scancelled and end cancelled', async () => {
     const campaign = await h.submit({ name: 'cancel', cluster: 'local', repetitions: 2, run: 'sleep 600', resources: { time: '00:20:00' } });
     await waitFor(async () => (await h.runsOf(campaign.id)).every((r) => r.state === 'running'), { timeoutMs: 60_000, what: 'runs to start' });

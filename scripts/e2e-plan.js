@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// Where each end-to-end test file runs: the one list scripts/test.sh, `npm run test:matrix` and
+// scripts/test/e2e-plan.test.ts read (docs/testing.md).
+//
+// Two local Slurm clusters stand beside each other (deploy/local-slurm: 22.05 on this machine, 24.11
+// in a Debian 13 root). The differences between Slurm versions in what erg parses are pinned by
+// fixture tests of six versions (packages/slurm/test/versions.test.ts); what those cannot pin is
+// what a live Slurm (and the login node's OpenSSH and coreutils) says and does. So:
+//   on: 'every' — the file's behaviour depends on what Slurm or the login node says or does
+//                 (submission, arrays, squeue/sacct tracking, scancel, site limits, a hung
+//                 controller, job files, SSH/jump hosts/certificates): it runs on every cluster.
+//   on: '22.05' | '24.11' — everything else runs once, on the cluster named (spread over both so
+//                 that the two clusters' runs take about as long as each other).
+//   slot: 'parallel' — isolates itself (own database clone, queue prefix and work dir: the
+//                 harness gives it that) and runs beside other files of its cluster.
+//   slot: 'serial' — disruptive, or needs a quiet machine: it restarts or stops something shared
+//                 (the cluster's sshd, slurmctld), kills processes at chosen moments, or measures
+//                 the whole machine's CPU (the power model reads /proc/stat). These run one at a
+//                 time, after every parallel file of both clusters has finished.
+// A file that drives sbatch, squeue, sacct or scancel (itself, through the e2e harness's Slurm
+// helpers, or through a bench/ script it runs) must be 'every': scripts/test/e2e-plan.test.ts
+// fails when one is not, and when a *.e2e.test.ts is missing here or listed but gone.
+//
+// Usage: node scripts/e2e-plan.js files SERIES SLOT [--matrix]   one path per line
+//        node scripts/e2e-plan.js series                         the clusters, one per line
+'use strict';
+
+const SERIES = ['22.05', '24.11'];
+
+/** @type {Record<string, { on: 'every' | '22.05' | '24.11', slot: 'parallel' | 'serial', why: string }>} */
+const E2E_PLAN = {
+  // --- Slurm-facing: on every cluster -----------------------------------------------------
+  'packages/slurm/test/slurm-client.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'sbatch, squeue, sacct and scancel and their parsers against a live Slurm' },
+  'packages/slurm/test/job-files.e2e.test.ts': { on: 'every', slot: 'parallel', why: "job files read on the login node with its own timeout, stat and dd" },
+  'packages/slurm/test/ssh.e2e.test.ts': { on: 'every', slot: 'parallel', why: "the SSH transport against the cluster's own sshd (OpenSSH differs between the Debian releases)" },
+  'packages/slurm/test/jump-cert.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'jump hosts and OpenSSH user certificates, then squeue through them' },
+  'apps/scheduler/test/credentials.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'credentials, bastions and host-key rotation against the login node' },
+  'apps/scheduler/test/campaign.e2e.test.ts': { on: 'every', slot: 'parallel', why: "submission, array tasks, squeue/sacct tracking, scancel, sbatch's refusal messages" },
+  'apps/scheduler/test/time-limit.e2e.test.ts': { on: 'every', slot: 'parallel', why: "a job killed at its time limit as sacct reports it (TIMEOUT)" },
+  'apps/scheduler/test/arrays.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'job arrays: one sbatch, task ids, cancelling one task, a pending task Slurm keeps no record of' },
+  'apps/scheduler/test/site-limits.e2e.test.ts': { on: 'every', slot: 'parallel', why: "a QOS's MaxSubmitJobsPerUser and how sbatch refuses beyond it" },
+  'apps/scheduler/test/concurrency.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'runs held to a cluster limit, counted from squeue' },
+  'apps/scheduler/test/telemetry.e2e.test.ts': { on: 'every', slot: 'parallel', why: "the agent started as an srun --overlap step beside the workload, and the spool pulled after the job" },
+  'apps/scheduler/test/job-output.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'the output files slurmstepd writes and a job that replaces them' },
+  'apps/scheduler/test/submit-bench.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'bench/submit.js: erg against a plain sbatch loop, one squeue + one sacct per poll' },
+  'apps/cli/test/cli.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'erg submit --watch and cancel, checked against squeue and sacct' },
+  'apps/scheduler/test/restart.e2e.test.ts': { on: 'every', slot: 'serial', why: 'kills schedulers after staging and after sbatch; the restart finds the jobs by name in squeue/sacct' },
+  'apps/scheduler/test/fencing.e2e.test.ts': { on: 'every', slot: 'serial', why: "kills a scheduler inside its remote sbatch loop, timed on the slow sbatch door" },
+  'apps/scheduler/test/controller-hang.e2e.test.ts': { on: 'every', slot: 'serial', why: "SIGSTOPs the cluster's slurmctld while sbatch calls are in flight" },
+  'apps/scheduler/test/chaos.e2e.test.ts': { on: 'every', slot: 'serial', why: "bench/chaos.js: restarts the cluster's sshd, stops slurmctld and kills erg's processes mid-sbatch" },
+
+  // --- once: erg's own behaviour, whatever Slurm runs the jobs ------------------------------
+  'apps/api/test/logs.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "the API's log tails of a run" },
+  'apps/api/test/log-tails-bench.e2e.test.ts': { on: '22.05', slot: 'parallel', why: 'bench/log-tails.js in its quick mode' },
+  'apps/scheduler/test/adaptive.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "an adaptive campaign's decisions" },
+  'apps/scheduler/test/log-phases.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "phases from the workload's log" },
+  'apps/scheduler/test/metrics.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "the scheduler's Prometheus metrics" },
+  'apps/scheduler/test/power-state.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "the site's node helper for power knobs" },
+  'apps/scheduler/test/redis-loss.e2e.test.ts': { on: '22.05', slot: 'parallel', why: 'its own Redis wiped under a running scheduler' },
+  'apps/scheduler/test/phases.e2e.test.ts': { on: '22.05', slot: 'serial', why: "compares phases' power from the CPU model, which reads the whole machine's /proc/stat: needs a quiet machine" },
+  'apps/web/test/web.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'the web app in Chromium' },
+  'apps/cli/test/regress.e2e.test.ts': { on: '24.11', slot: 'parallel', why: "erg regress's verdicts and reports" },
+  'apps/scheduler/test/suites.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'suites: cron triggers, verdicts, webhooks' },
+  'apps/scheduler/test/sequential-suite.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'sequential suite runs' },
+  'apps/scheduler/test/search.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'a search campaign' },
+  'apps/scheduler/test/secrets.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'secrets kept out of logs, scripts and responses' },
+};
+
+/** The files of one cluster and slot; `matrix`: every file on every cluster (releases). */
+function planFiles(series, slot, { matrix = false } = {}) {
+  if (!SERIES.includes(series)) throw new Error(`unknown cluster ${series} (${SERIES.join(', ')})`);
+  if (slot !== 'parallel' && slot !== 'serial') throw new Error(`unknown slot ${slot} (parallel, serial)`);
+  return Object.entries(E2E_PLAN)
+    .filter(([, p]) => p.slot === slot && (matrix || p.on === 'every' || p.on === series))
+    .map(([file]) => file)
+    .sort();
+}
+
+module.exports = { E2E_PLAN, SERIES, planFiles };
+
+if (require.main === module) {
+  const [verb, series, slot, ...rest] = process.argv.slice(2);
+  try {
+    if (verb === 'series') console.log(SERIES.join('\n'));
+    else if (verb === 'files' && rest.every((a) => a === '--matrix')) {
+      const files = planFiles(series, slot, { matrix: rest.includes('--matrix') });
+      if (files.length > 0) console.log(files.join('\n'));
+    } else throw new Error('usage: node scripts/e2e-plan.js files SERIES SLOT [--matrix] | series');
+  } catch (err) {
+    console.error(`scripts/e2e-plan.js: ${err.message}`);
+    process.exit(2);
+  }
+}
