@@ -1,6 +1,8 @@
 // An adaptive campaign end to end on the local Slurm cluster (issue 16 §3): examples/adaptive-cpu.yaml
 // as a user submits it. The clearly worse configuration (32 million iterations: 8× the time and
-// energy of the others) is dropped after its first runs, naming what dominates it; the campaign
+// energy of the others) is dropped before the grid's repetitions are spent, naming what dominates
+// it — after its first 2 runs on a quiet machine, after 3 or 4 when a loaded one leaves a look
+// undecided (the design promises the drop with confidence, not at which look); the campaign
 // finishes with fewer runs than the full grid at maxRepetitions; no configuration goes beyond it;
 // every run is exactly once (one run per configuration and repetition, each submitted once).
 import { readFileSync } from 'node:fs';
@@ -30,15 +32,18 @@ describe('an adaptive campaign on the local Slurm cluster (examples/adaptive-cpu
     expect(body.stop).toMatch(/^every configuration is decided after \d+ runs$/);
     const byKey = new Map(body.decisions.map((d: { key: string }) => [d.key, d]));
     const worse = byKey.get('iterations=32000000') as { status: string; n: number; by: string; reason: string };
-    expect(worse).toMatchObject({ status: 'dropped', n: 2 });
+    expect(worse.status).toBe('dropped');
+    // At least its first runs (minRepetitions), fewer than the grid's 5.
+    expect(worse.n).toBeGreaterThanOrEqual(2);
+    expect(worse.n).toBeLessThan(5);
     expect(['iterations=4000000', 'iterations=4400000']).toContain(worse.by);
-    expect(worse.reason).toMatch(/^iterations=32000000 dropped after 2 runs: dominated by iterations=4[04]00000 on time and energy, p < 0\.0\d+$/);
+    expect(worse.reason).toMatch(new RegExp(`^iterations=32000000 dropped after ${worse.n} runs: dominated by ${worse.by} on time and energy, p < 0\\.0\\d+$`));
 
-    // Runs: the dropped one exactly its 2; none beyond 5; fewer than the grid's 15; each
-    // repetition once, numbered 1…n without gaps.
+    // Runs: the dropped one exactly the runs it was decided on; none beyond 5; fewer than the
+    // grid's 15; each repetition once, numbered 1…n without gaps.
     const perConfiguration = new Map<string, number[]>();
     for (const r of runs) perConfiguration.set(r.configurationKey, [...(perConfiguration.get(r.configurationKey) ?? []), r.repetition]);
-    expect(perConfiguration.get('iterations=32000000')!.length).toBe(2);
+    expect(perConfiguration.get('iterations=32000000')!.length).toBe(worse.n);
     for (const reps of perConfiguration.values()) {
       expect(reps.length).toBeLessThanOrEqual(5);
       expect([...reps].sort((a, b) => a - b)).toEqual(Array.from({ length: reps.length }, (_, i) => i + 1));
