@@ -19,7 +19,10 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
 /** Every failure answers with erg's error envelope: erg's own errors, Fastify's client errors, a database away, no such route, anything else. */
 export function installErrorHandlers(app: FastifyInstance, defaultBodyLimit: number): void {
   app.setErrorHandler((err, req, reply) => {
-    if (err instanceof ApiError) return reply.status(err.status).send(err.toJSON());
+    if (err instanceof ApiError) {
+      if (err.retryAfterS !== undefined) reply.header('retry-after', String(err.retryAfterS));
+      return reply.status(err.status).send(err.toJSON());
+    }
     if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       // Fastify's message does not say what the limit is; routes have their own (body-limits.ts).
       const tooLarge = errors.bodyTooLarge(req.routeOptions.bodyLimit ?? defaultBodyLimit, `${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]}`);

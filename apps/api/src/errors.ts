@@ -13,11 +13,12 @@ export class ApiError extends ErgError<ResponseErrorCode> {
   constructor(
     code: ResponseErrorCode,
     message: string,
-    options: { status?: ErrorStatus<ResponseErrorCode>; issues?: SpecIssue[] } = {},
+    options: { status?: ErrorStatus<ResponseErrorCode>; issues?: SpecIssue[]; retryAfterS?: number } = {},
   ) {
     super(code, message, options.status === undefined ? {} : { status: options.status });
     this.statusCode = this.status;
     this.issues = options.issues;
+    this.retryAfterS = options.retryAfterS;
   }
 
   /**
@@ -26,6 +27,11 @@ export class ApiError extends ErgError<ResponseErrorCode> {
    */
   readonly statusCode: number;
   readonly issues: SpecIssue[] | undefined;
+  /**
+   * Seconds after which the same request may succeed, sent as Retry-After (error-handler.ts): set
+   * where the thrower knows it, so that the services that throw need no reply to write headers on.
+   */
+  readonly retryAfterS: number | undefined;
 
   toJSON() {
     return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } };
@@ -39,6 +45,12 @@ function cappedIssues(issues: SpecIssue[]): SpecIssue[] {
   if (issues.length <= MAX_ISSUES) return issues;
   return [...issues.slice(0, MAX_ISSUES), { path: '(root)', code: 'too_many_issues', message: `only the first ${MAX_ISSUES} issues are shown; fix these first` }];
 }
+
+/** Retry-After of a 409 for a cluster not probed yet: the scheduler reaches a new cluster within a cycle or two. */
+const PROBE_RETRY_AFTER_S = 5;
+
+/** Retry-After of a 429 for too many log reads at once: a read takes about a second. */
+const LOG_READS_RETRY_AFTER_S = 1;
 
 const CLUSTER_NOT_REGISTERED = (name: string) => `cluster "${name}" is not registered`;
 
@@ -69,6 +81,7 @@ export const errors = {
     new ApiError(
       'ERG_CLUSTER_NOT_PROBED',
       `erg has not reached cluster "${name}" yet, so it does not know whether the cluster can set the power state this campaign asks for; the scheduler probes a new cluster within seconds: retry shortly (see GET /v1/clusters/${name} capabilities)`,
+      { retryAfterS: PROBE_RETRY_AFTER_S },
     ),
   /** A suite's pinned baseline that is no campaign of the suite's project. */
   unknownBaselineCampaign: (campaignId: string) =>
@@ -109,7 +122,9 @@ export const errors = {
   logUnreadable: (runId: string, why: string) => new ApiError('ERG_LOG_UNREADABLE', `the logs of run ${runId} cannot be read: ${why}`),
   /** GET /v1/runs/{id}/logs: the token or the run's cluster already has as many log reads in flight as allowed. */
   logReadsBusy: (holder: string, limit: number) =>
-    new ApiError('ERG_RATE_LIMITED', `${holder} already has ${limit} log reads in flight, the most at once; retry in a second (see the Retry-After header)`),
+    new ApiError('ERG_RATE_LIMITED', `${holder} already has ${limit} log reads in flight, the most at once; retry in a second (see the Retry-After header)`, {
+      retryAfterS: LOG_READS_RETRY_AFTER_S,
+    }),
   /** Anything unexpected: the details go to the log, never to the caller. */
   internal: () => new ApiError('ERG_INTERNAL', 'internal error; see the API log'),
 };

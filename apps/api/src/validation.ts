@@ -24,6 +24,22 @@ export function bodySize(req: FastifyRequest): number {
   return req.bodyChars ?? (typeof req.body === 'string' ? req.body.length : Number(req.headers['content-length'] ?? 0));
 }
 
+const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
+
+/**
+ * A campaign spec or a suite as its route received it, not validated yet: YAML text (sent with
+ * Content-Type: application/yaml) or the parsed JSON value, and the size of its text.
+ */
+export interface SpecBody {
+  value: unknown;
+  yaml: boolean;
+  chars: number;
+}
+
+export function specBody(req: FastifyRequest): SpecBody {
+  return { value: req.body, yaml: YAML_TYPES.test(req.headers['content-type'] ?? ''), chars: bodySize(req) };
+}
+
 /**
  * Deepest nesting any JSON request body may have. The deepest body erg takes, a suite, needs 5
  * (`campaign.exclude[0].sp[0]`); recursive code downstream (JSON.stringify with indentation, the
