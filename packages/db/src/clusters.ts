@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
 import { poolOf, prismaOf, type Database } from './client';
-import { clusterKeyContext, openClusterKey } from './secrets';
 import { DEFAULT_POWER_HELPER, ErgError, type ClusterCapabilities, type ClusterCarbon, type ClusterPrice } from '@erg/spec';
 import { Prisma } from './generated/client';
 
@@ -109,6 +108,13 @@ export interface NewCluster {
   /** Absent or null: none. */
   price?: ClusterPrice | null | undefined;
 }
+
+/**
+ * The sealed-key context of the cluster's private key (clusters.private_key). The context names the
+ * row, so a sealed value copied to another row does not open; ids never change, names could be
+ * reused after a delete.
+ */
+export const clusterKeyContext = (clusterId: string): string => `cluster:${clusterId}:private_key`;
 
 /** The sealed-key context of a jump host's key: names the row and the hop (keys are sealed again whenever the chain changes). */
 export const jumpHostKeyContext = (clusterId: string, index: number): string => `cluster:${clusterId}:jump_host:${index}:private_key`;
@@ -300,6 +306,11 @@ export interface OpenedClusterCredentials {
   certificate: string | null;
   /** Each jump host with its key opened; one without its own key gets the cluster's key and certificate. */
   jumpHosts: { host: string; port: number; user: string; privateKey: string; certificate: string | null; hostKeySha256: string }[];
+}
+
+/** The cluster's SSH private key in plaintext, for the connection that needs it (and nothing else). */
+export function openClusterKey(secrets: SecretBox, cluster: Pick<ClusterRecord, 'id' | 'privateKey'>): string {
+  return secrets.openStored(cluster.privateKey, clusterKeyContext(cluster.id));
 }
 
 /** Opens the cluster's sealed keys (its own and its jump hosts'). Throws the secret box's error when one does not open. */

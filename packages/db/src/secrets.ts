@@ -1,25 +1,12 @@
 import type { SecretBox } from '@erg/secrets';
 import { poolOf, type Database } from './client';
-import { resealJumpHostKeys, type ClusterRecord } from './clusters';
-import type { SuiteRecord } from './suites';
+import { clusterKeyContext, resealJumpHostKeys } from './clusters';
+import { suiteSecretContext } from './suites';
 
-/**
- * The sealed columns (clusters.private_key, suites.webhook_secret) and their contexts. The context
- * names the row, so a sealed value copied to another row does not open; ids never change, names
- * could be reused after a delete.
- */
-export const clusterKeyContext = (clusterId: string): string => `cluster:${clusterId}:private_key`;
-export const suiteSecretContext = (suiteId: string): string => `suite:${suiteId}:webhook_secret`;
-
-/** The cluster's SSH private key in plaintext, for the connection that needs it (and nothing else). */
-export function openClusterKey(secrets: SecretBox, cluster: Pick<ClusterRecord, 'id' | 'privateKey'>): string {
-  return secrets.openStored(cluster.privateKey, clusterKeyContext(cluster.id));
-}
-
-/** The suite's webhook secret in plaintext for signing a delivery; null when the suite has none. */
-export function openSuiteSecret(secrets: SecretBox, suite: Pick<SuiteRecord, 'id' | 'webhookSecret'>): string | null {
-  return suite.webhookSecret === null ? null : secrets.openStored(suite.webhookSecret, suiteSecretContext(suite.id));
-}
+// Sealing stored secrets again, across the tables that hold them. Each sealed column's context
+// (which row it belongs to) and its opener live with the table that owns the column: clusters.ts
+// (clusterKeyContext, jumpHostKeyContext, openClusterKey) and suites.ts (suiteSecretContext,
+// openSuiteSecret). This file only walks them all for a rotation.
 
 export interface SealReport {
   clusters: number;

@@ -3,7 +3,6 @@ import type { SecretBox } from '@erg/secrets';
 import { RegressionPolicy, TERMINAL_RUN_STATES, type RegressionPolicyOutput } from '@erg/spec';
 import { addAdaptiveRuns, listConfigurationAttempts, type ConfigurationAttempts } from './adaptive';
 import { clientOf, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
-import { suiteSecretContext } from './secrets';
 
 /** A suite, with its webhook secret as stored (sealed; openSuiteSecret opens it). */
 export interface SuiteRecord {
@@ -74,6 +73,18 @@ export interface SuiteInput {
   webhookUrl: string | null;
   /** Plaintext; stored sealed for the suite's row. */
   webhookSecret: string | null;
+}
+
+/**
+ * The sealed-key context of a suite's webhook secret (suites.webhook_secret). The context names the
+ * row, so a sealed value copied to another row does not open; ids never change, names could be
+ * reused after a delete.
+ */
+export const suiteSecretContext = (suiteId: string): string => `suite:${suiteId}:webhook_secret`;
+
+/** The suite's webhook secret in plaintext for signing a delivery; null when the suite has none. */
+export function openSuiteSecret(secrets: SecretBox, suite: Pick<SuiteRecord, 'id' | 'webhookSecret'>): string | null {
+  return suite.webhookSecret === null ? null : secrets.openStored(suite.webhookSecret, suiteSecretContext(suite.id));
 }
 
 function suiteData(input: SuiteInput, id: string, secrets: SecretBox) {
