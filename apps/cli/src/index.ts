@@ -1,6 +1,7 @@
 // @erg/cli — the `erg` command. main.ts runs it on the real process; everything here is exported
 // so that tests (and the lead's `erg regress`) can use the pieces.
-export { buildProgram, runCli, reportError, withExamples, jsonOption, type Act, type Action } from './program';
+export { buildProgram, runCli, reportError } from './program';
+export { withExamples, jsonOption, type Act, type Action } from './commands/register';
 export { CommandContext, processRuntime, createApi, REQUEST_TIMEOUT_MS, type Api, type CliRuntime, type GlobalOptions, type Output } from './context';
 export { CliError, EXIT, type ExitCode, fromApiFailure, usageError, withFlagNames } from './errors';
 export {

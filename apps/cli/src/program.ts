@@ -2,7 +2,7 @@
 // user runs, with captured output; `runCli` runs one command line and returns its exit code.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { registerCampaigns } from './commands/campaigns';
 import { registerCancel } from './commands/cancel';
 import { registerClusters } from './commands/clusters';
@@ -20,29 +20,14 @@ import { registerSuites } from './commands/suites';
 import { registerTokens } from './commands/tokens';
 import { registerValidate } from './commands/validate';
 import { registerWatch } from './commands/watch';
+import type { Act } from './commands/register';
 import { CommandContext, type CliRuntime, type GlobalOptions } from './context';
 import { CliError, EXIT, type ExitCode } from './errors';
-
-/** What a command's action does: its work, given the context and its commander Command; returns the exit code (default 0). */
-export type Action = (ctx: CommandContext, command: Command) => Promise<ExitCode | void>;
-
-/** Turns an Action into a commander action handler that records the exit code in `outcome`. */
-export type Act = (action: Action) => (...args: unknown[]) => Promise<void>;
 
 function version(): string {
   // package.json sits one folder above both src/ (tests) and dist/ (the built CLI).
   const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
-}
-
-/** Adds an "Example(s):" section to a command's --help. */
-export function withExamples(command: Command, ...examples: string[]): Command {
-  return command.addHelpText('after', `\nExample${examples.length > 1 ? 's' : ''}:\n${examples.map((e) => `  ${e}`).join('\n')}\n`);
-}
-
-/** The `--json` flag of the read commands. */
-export function jsonOption(description = "print the API's JSON instead of a table"): Option {
-  return new Option('--json', description);
 }
 
 export function buildProgram(runtime: CliRuntime, outcome: { code: ExitCode } = { code: EXIT.OK }): Command {

@@ -2,7 +2,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context';
 import { renderTable } from '../output/table';
-import { jsonOption, withExamples, type Act } from '../program';
+import { jsonOption, withExamples, type Act } from './register';
 import { countsText } from '../watch/progress';
 
 function parseLimit(value: string): number {

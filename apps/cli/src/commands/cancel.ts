@@ -1,7 +1,7 @@
 // erg cancel CAMPAIGN | erg cancel --run RUN
 import type { Command } from 'commander';
 import type { CommandContext } from '../context';
-import { jsonOption, withExamples, type Act } from '../program';
+import { jsonOption, withExamples, type Act } from './register';
 import { parseId } from './args';
 import { countsText } from '../watch/progress';
 

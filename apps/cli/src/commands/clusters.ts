@@ -9,7 +9,7 @@ import type { CommandContext } from '../context';
 import { CliError, EXIT, usageError, withFlagNames, type ExitCode } from '../errors';
 import { renderFields, renderTable } from '../output/table';
 import { NO_VALUE } from '@erg/format';
-import { jsonOption, withExamples, type Act } from '../program';
+import { jsonOption, withExamples, type Act } from './register';
 import { parseCap, parsePort } from './args';
 
 /**

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context';
 import { decisionsReport } from '../decisions/render';
-import { jsonOption, withExamples, type Act } from '../program';
+import { jsonOption, withExamples, type Act } from './register';
 import { parseId } from './args';
 
 async function decisions(ctx: CommandContext, id: string, opts: { json?: boolean }): Promise<void> {

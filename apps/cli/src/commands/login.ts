@@ -5,7 +5,7 @@ import { createApi, type CommandContext } from '../context';
 import { EXIT, usageError, type ExitCode } from '../errors';
 import { renderFields } from '../output/table';
 import { plural } from '@erg/format';
-import { withExamples, type Act } from '../program';
+import { withExamples, type Act } from './register';
 
 async function login(ctx: CommandContext): Promise<ExitCode> {
   const { apiUrl: urlFlag, token: tokenFlag } = ctx.options;

@@ -4,7 +4,7 @@ import { isTerminalRunState } from '@erg/spec';
 import type { RunLogs } from '@erg/client';
 import type { CommandContext } from '../context';
 import { CliError, EXIT, type ExitCode } from '../errors';
-import { withExamples, type Act } from '../program';
+import { withExamples, type Act } from './register';
 import { parseId, parseSeconds } from './args';
 
 /** How many leading characters of a new answer are looked up in the previous one. */

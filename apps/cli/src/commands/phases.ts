@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ErgApiError } from '@erg/client';
 import type { CommandContext } from '../context';
 import { phasesReport, type RunPhasesAnswer } from '../phases/render';
-import { jsonOption, withExamples, type Act } from '../program';
+import { jsonOption, withExamples, type Act } from './register';
 import { parseId } from './args';
 
 async function phases(ctx: CommandContext, id: string, opts: { json?: boolean }): Promise<void> {

@@ -10,7 +10,7 @@ import { CliError, EXIT, usageError, type ExitCode } from '../errors';
 import { colors } from '../output/color';
 import { renderTable } from '../output/table';
 import { formatElapsed, formatP } from '@erg/format';
-import { withExamples, type Act } from '../program';
+import { withExamples, type Act } from './register';
 import { junitReport } from '../report/junit';
 import { markdownReport } from '../report/markdown';
 import { changeText, intervalText, orderedVerdicts, sequentialText, SUITE_REASON_TEXT, type ReportInput } from '../report/verdict-text';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { CampaignResults, OBJECTIVES, type Objective } from '@erg/spec';
 import type { CommandContext } from '../context';
 import { CliError, usageError, withFlagNames } from '../errors';
-import { withExamples, type Act } from '../program';
+import { withExamples, type Act } from './register';
 import { renderPhaseResults } from '../results/by-phase';
 import { renderDataMovement } from '../results/data-movement';
 import { ResultsSort, sortResults } from '../results/model';

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { ErgApiError } from '@erg/client';
 import type { CommandContext } from '../context';
-import { jsonOption, withExamples, type Act } from '../program';
+import { jsonOption, withExamples, type Act } from './register';
 import { runReport, type RunEnergyAnswer } from '../run/render';
 import { parseId } from './args';
 

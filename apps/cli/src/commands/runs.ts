@@ -6,7 +6,7 @@ import type { CommandContext } from '../context';
 import type { Colors } from '../output/color';
 import { renderTable } from '../output/table';
 import { NO_VALUE } from '@erg/format';
-import { jsonOption, withExamples, type Act } from '../program';
+import { jsonOption, withExamples, type Act } from './register';
 import { paintRunState } from '../run/render';
 import { fetchRuns } from '../runs-query';
 import { parseChoice, parseId } from './args';

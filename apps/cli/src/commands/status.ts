@@ -4,7 +4,7 @@ import type { RunSummary } from '@erg/client';
 import type { CommandContext } from '../context';
 import { renderFields } from '../output/table';
 import { formatElapsed, plural } from '@erg/format';
-import { jsonOption, withExamples, type Act } from '../program';
+import { jsonOption, withExamples, type Act } from './register';
 import { fetchRuns } from '../runs-query';
 import { countsText } from '../watch/progress';
 import { parseId } from './args';

@@ -5,7 +5,7 @@ import { CampaignSpec, decodeCampaignText } from '@erg/spec';
 import type { CommandContext } from '../context';
 import { CliError, EXIT, type ExitCode } from '../errors';
 import { formatCount, plural } from '@erg/format';
-import { withExamples, type Act } from '../program';
+import { withExamples, type Act } from './register';
 import { parseSeconds } from './args';
 import { printResults } from './results';
 import { readSpecFile, specFormat } from './validate';

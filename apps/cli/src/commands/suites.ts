@@ -5,7 +5,7 @@ import type { CommandContext } from '../context';
 import { CliError, EXIT } from '../errors';
 import { renderFields, renderTable } from '../output/table';
 import { NO_VALUE, formatPercent } from '@erg/format';
-import { jsonOption, withExamples, type Act } from '../program';
+import { jsonOption, withExamples, type Act } from './register';
 import { countsText } from '../watch/progress';
 import { readSpecFile, specFormat } from './validate';
 

@@ -4,7 +4,7 @@ import type { Token } from '@erg/client';
 import type { CommandContext } from '../context';
 import { renderTable } from '../output/table';
 import { NO_VALUE } from '@erg/format';
-import { jsonOption, withExamples, type Act } from '../program';
+import { jsonOption, withExamples, type Act } from './register';
 import { parseChoice } from './args';
 import { RoleName } from '@erg/spec';
 

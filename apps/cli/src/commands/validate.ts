@@ -8,7 +8,7 @@ import { nextRunAt, validateSuite } from '@erg/suites/validate';
 import type { CommandContext } from '../context';
 import { CliError, EXIT, usageError, type ExitCode } from '../errors';
 import { formatCount, plural } from '@erg/format';
-import { withExamples, type Act } from '../program';
+import { withExamples, type Act } from './register';
 
 /** The API's default ERG_MAX_RUNS; a server may be configured with another limit. */
 export const DEFAULT_MAX_RUNS = 100_000;

@@ -5,7 +5,7 @@ import type { CommandContext, Output } from '../context';
 import { CliError, EXIT, type ExitCode } from '../errors';
 import { colors, displayWidth } from '../output/color';
 import { formatElapsed } from '@erg/format';
-import { withExamples, type Act } from '../program';
+import { withExamples, type Act } from './register';
 import type { CampaignDecisions } from '../api-types';
 import { countsText, doneRuns, EtaEstimator, isFinal, progressBar, progressText, strategyText, type Progress } from '../watch/progress';
 import { parseId, parseSeconds } from './args';
