@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's first command: sets everything up on this machine and runs the example campaign
 # on the local Slurm cluster. Safe to run again; each step is skipped when already done.
-#   1. Node dependencies and the build       4. erg's API and scheduler (background processes)
+#   1. Node dependencies, the build and      4. erg's API and scheduler (background processes)
+#      `erg` on the PATH (install-cli.sh)
 #   2. Postgres and Redis                     5. an admin token in .erg/token and the secret key
 #                                                in .erg/secret.key (both mode 600)
 #   3. the local Slurm cluster behind sshd    6. register `local`, submit examples/quickstart.yaml,
@@ -14,9 +15,11 @@ step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$plain"; }
 node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' 2>/dev/null || {
   echo "erg needs Node.js 20 or newer (found: $(node --version 2>/dev/null || echo none))" >&2; exit 1; }
 
-step "dependencies and build"
+step "dependencies, build and the erg command"
 bash scripts/install.sh
 npx turbo run build --output-logs=errors-only
+# After the build: the link points at the bundle it writes (apps/cli/dist/erg).
+bash scripts/install-cli.sh
 
 step "postgres and redis"
 bash scripts/services.sh

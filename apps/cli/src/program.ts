@@ -1,7 +1,5 @@
 // The `erg` command tree. `buildProgram` makes it from a runtime so tests run the very commands a
 // user runs, with captured output; `runCli` runs one command line and returns its exit code.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { registerCampaigns } from './commands/campaigns';
 import { registerCancel } from './commands/cancel';
@@ -25,8 +23,9 @@ import { CommandContext, type CliRuntime, type GlobalOptions } from './context';
 import { CliError, EXIT, type ExitCode } from './errors';
 
 function version(): string {
-  // package.json sits one folder above both src/ (tests) and dist/ (the built CLI).
-  const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+  // package.json sits one folder above both src/ (tests) and dist/ (tsc's build); a require (not a
+  // file read) lets esbuild inline it into the one-file bundle, dist/erg, which has no package.json beside it.
+  const pkg = require('../package.json') as { version: string };
   return pkg.version;
 }
 

@@ -163,13 +163,14 @@ export interface CliResult {
 }
 
 /**
- * Runs the built `erg` as a child process with only PATH inherited plus `env` (no FORCE_COLOR or
- * other settings from the test's own environment); killed at its deadline.
+ * Runs the built `erg` (`script`: dist/main.js unless told, e.g. a copy of the bundle) as a child
+ * process with only PATH inherited plus `env` (no FORCE_COLOR or other settings from the test's own
+ * environment); killed at its deadline.
  */
-export function spawnCli(args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs?: number }): Promise<CliResult> {
+export function spawnCli(args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs?: number; script?: string }): Promise<CliResult> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_MAIN, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.script ?? CLI_MAIN, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
