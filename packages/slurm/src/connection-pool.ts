@@ -1,4 +1,5 @@
-import { ClusterConnection, type ClusterEndpointOptions } from './ssh';
+import { ClusterConnection } from './cluster-connection';
+import type { ClusterEndpointOptions } from './connection-options';
 
 /** One jump host of a cluster's endpoint, its key in plaintext. */
 export interface JumpHostEndpoint {

@@ -72,23 +72,19 @@ export {
   type SubmitResult,
 } from './parse';
 export { hostKeyFingerprint, fingerprintsEqual } from './host-key';
-export { SSH_RECONNECT_BACKOFF } from './ssh';
 export { Semaphore } from './semaphore';
+export { ClusterConnection } from './cluster-connection';
 export {
-  ClusterConnection,
+  SSH_RECONNECT_BACKOFF,
   type ClusterConnectionOptions,
   type ClusterEndpointOptions,
   type JumpHostOptions,
   type ConnectionState,
   type ChannelStats,
-  type ExecOptions,
-  type ExecResult,
-  type ExecStream,
-  type ExecStreamOptions,
-  type ExecExit,
-  type ReadFileOptions,
-  type ReadFileResult,
-} from './ssh';
+} from './connection-options';
+export type { ExecOptions, ExecResult } from './collected-command';
+export type { ExecStream, ExecStreamOptions, ExecExit } from './streamed-command';
+export type { ReadFileOptions, ReadFileResult } from './sftp-channel';
 export { SlurmClient, type CommandRunner, type SlurmClientOptions } from './slurm-client';
 export { raiseFenceCommand, parseRaiseFence, FENCE_BUSY_EXIT, FENCE_BROKEN_EXIT, type Fence, type FenceRaise } from './fence';
 export { ConnectionPool, type ClusterEndpoint, type JumpHostEndpoint } from './connection-pool';

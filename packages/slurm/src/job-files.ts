@@ -28,7 +28,7 @@
  */
 import { JobFileReadError, JobFileRefusedError, SshTimeoutError, type JobFileRefusalReason } from './errors';
 import { shellQuote } from './shell';
-import type { ExecStream, ExecStreamOptions } from './ssh';
+import type { ExecStream, ExecStreamOptions } from './streamed-command';
 
 /** What runs the remote command; ClusterConnection in production. */
 export interface StreamRunner {

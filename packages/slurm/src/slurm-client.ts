@@ -10,7 +10,7 @@ import { parseSacct, parseSqueue, parseSubmitMany, type SubmitResult } from './p
 import { parseProbe, probeCommand, type ClusterProbe } from './probe';
 import { stageArchive, stageCommand, type StageEntry } from './stage';
 import type { SlurmJob } from './slurm-job';
-import type { ExecOptions, ExecResult } from './ssh';
+import type { ExecOptions, ExecResult } from './collected-command';
 
 /** What SlurmClient needs from a connection (ClusterConnection implements it). */
 export interface CommandRunner {
