@@ -1,8 +1,8 @@
 /**
- * Builders for the remote commands erg runs on a login node. Each returns one shell command line
- * (plus, for submissions, what to feed on stdin); every variable part is validated and quoted with
- * shellQuote. The output formats here and the parsers in parse.ts are one contract: change them
- * together.
+ * Builders for the remote commands erg runs on a login node. Each returns one shell command line;
+ * every variable part is validated and quoted with shellQuote. The output formats here and the
+ * parsers in parse.ts are one contract: change them together. The sbatch loop that submits a
+ * batch of job scripts, with its own line protocol and parser, is submit-loop.ts.
  *
  * All Slurm queries run under `env TZ=UTC SLURM_TIME_FORMAT=standard SLURM_BITSTR_LEN=0`, so timestamps come back as
  * `YYYY-MM-DDTHH:MM:SS` in UTC whatever the login node's time zone or the user's environment, and
@@ -10,8 +10,6 @@
  * the login shell is not POSIX.
  */
 import { InvalidCommandInputError } from './errors';
-import { fenceCheck, type Fence } from './fence';
-import { CONTROLLER_NOT_ANSWERING, SITE_LIMIT } from './sbatch-failure';
 import { shellQuote } from './shell';
 
 // SLURM_BITSTR_LEN=0: array task lists in full. By default squeue cuts %i at 31 and %K / sacct's
@@ -105,57 +103,4 @@ export function scancelCommand(jobIds: readonly string[]): string {
     if (!JOB_ID_PATTERN.test(id)) throw new InvalidCommandInputError('jobIds', `contains ${JSON.stringify(id)}, not a job id`);
   }
   return `scancel ${jobIds.map(shellQuote).join(' ')}`;
-}
-
-/** What to run to submit a batch of job scripts over one channel. */
-export interface SubmitManyCommand {
-  command: string;
-  /** The script paths, one per line, fed to the command's stdin. */
-  stdin: string;
-}
-
-/**
- * One remote command that submits many job scripts in a loop and prints one line per script:
- * `<path>\t<ok|err>\t<job id or error text>`. Paths travel on stdin rather than in the command
- * line, so a batch of a thousand runs is not limited by the SSH request size or ARG_MAX, and no
- * path ever needs quoting. sbatch's stdin is /dev/null so it cannot eat the rest of the list.
- * Each result line is written with one printf, so a dropped channel loses whole lines only.
- *
- * Once a sbatch fails because slurmctld is not answering or a site limit is reached
- * (sbatch-failure.ts), the scripts after it are not sent: each gets `<path>\tskipped\t` and can
- * be submitted again later.
- *
- * With a fence (fence.ts), each sbatch runs only while the cluster's fence still holds this
- * loop's epoch; when it does not, the loop prints `<path>\tfenced\t<epoch found>` and stops, and
- * the paths after it get no line. Without one (tools and tests only) the loop is unfenced.
- */
-export function submitManyCommand(scriptPaths: readonly string[], fence: Fence | null): SubmitManyCommand {
-  if (scriptPaths.length === 0) throw new InvalidCommandInputError('scriptPaths', 'is empty');
-  for (const p of scriptPaths) {
-    // Tabs and newlines would break the line protocol; a relative path would depend on the login
-    // shell's working directory.
-    if (!p.startsWith('/') || /[\t\n\r\0]/.test(p)) {
-      throw new InvalidCommandInputError('scriptPaths', `contains ${JSON.stringify(p)}: need an absolute path without tabs or newlines`);
-    }
-  }
-  const fenced = fence ? fenceCheck(fence) : { open: '', before: '', after: '' };
-  // After these the rest of the loop is not sent: it would wait out the outage, or be refused by the same limit.
-  const notAnswering = [...CONTROLLER_NOT_ANSWERING, ...SITE_LIMIT].map((text) => `*${shellQuote(text)}*`).join('|');
-  // One line, no newlines inside the quotes: csh/tcsh login shells reject multi-line quoted strings.
-  const script =
-    fenced.open +
-    'e=$(mktemp) || exit 97; d=; t=$(printf \'\\t\'); n=$(printf \'\\nx\'); n=${n%x}; ' +
-    'while IFS= read -r p; do ' +
-    `if [ -n "$d" ]; then printf '%s\\tskipped\\t\\n' "$p"; continue; fi; ` +
-    fenced.before +
-    'if o=$(sbatch --parsable "$p" </dev/null 2>"$e"); then s=ok; else s=err; o=$(cat "$e"); ' +
-    `case "$o" in ${notAnswering}) d=1;; esac; fi; ` +
-    // Tabs and newlines (multi-line errors) become spaces; a job id has none, so the usual line
-    // costs no extra processes.
-    `case "$o" in *"$t"*|*"$n"*) o=$(printf '%s' "$o" | tr '\\t\\n' '  ');; esac; ` +
-    `printf '%s\\t%s\\t%s\\n' "$p" "$s" "$o"; ` +
-    fenced.after +
-    'done; rm -f "$e"';
-  // Run under sh explicitly: the loop is POSIX sh, whatever the user's login shell is.
-  return { command: `sh -c ${shellQuote(script)}`, stdin: scriptPaths.map((p) => `${p}\n`).join('') };
 }

@@ -53,23 +53,20 @@ export {
   squeueCommand,
   sacctCommand,
   scancelCommand,
-  submitManyCommand,
   slurmUtcTimestamp,
   SQUEUE_FIELDS,
   SACCT_FIELDS,
   SACCT_STATES,
   FIELD_SEPARATOR,
-  type SubmitManyCommand,
 } from './commands';
+export { submitManyCommand, parseSubmitMany, type SubmitManyCommand, type SubmitResult } from './submit-loop';
 export {
   parseSbatchParsable,
   parseSqueue,
   parseSacct,
-  parseSubmitMany,
   parseSlurmTimestamp,
   parseExitCode,
   type SbatchResult,
-  type SubmitResult,
 } from './parse';
 export { hostKeyFingerprint, fingerprintsEqual } from './host-key';
 export { Semaphore } from './semaphore';

@@ -1,14 +1,14 @@
 /**
- * Parsers for the output of the commands built in commands.ts. Pure: text in, typed values out;
- * anything that does not have the requested shape raises SlurmParseError rather than being
- * guessed at, because a silently misread state could submit a run twice or lose one.
+ * Parsers for the output of the commands built in commands.ts (the sbatch loop's is in
+ * submit-loop.ts, beside the loop). Pure: text in, typed values out; anything that does not have
+ * the requested shape raises SlurmParseError rather than being guessed at, because a silently
+ * misread state could submit a run twice or lose one.
  */
 import { FIELD_SEPARATOR, SACCT_FIELDS, SQUEUE_FIELDS } from './commands';
 import { SlurmParseError } from './errors';
 import { mapSlurmState, normalizeSlurmState, type SlurmRunState } from './run-state';
 import { expandArrayTasks } from './array';
 import { arraySubmissionFromJobName, runIdFromJobName, type SlurmJob } from './slurm-job';
-import { classifySbatchFailure } from './sbatch-failure';
 
 /** A job id as `sbatch --parsable` prints it. */
 export interface SbatchResult {
@@ -181,84 +181,4 @@ function parseSacctLine(line: string): SlurmJob {
     nodeList: nodes,
     consumedEnergyJ: consumedEnergy(energyRaw),
   };
-}
-
-/** One line of `submitManyCommand()` output. */
-export type SubmitResult =
-  | { path: string; status: 'ok'; jobId: string; cluster: string | null }
-  /** sbatch refused the script: no job was created. */
-  | { path: string; status: 'err'; error: string }
-  /**
-   * No job was created and none can appear later: sbatch could not reach slurmctld, slurmctld
-   * said "not now", or the loop did not send the script because slurmctld had stopped answering
-   * an earlier one. Submit it again later.
-   */
-  | { path: string; status: 'unsent'; error: string }
-  /**
-   * No job was created: a site limit on queued jobs or array size (sbatch-failure.ts SITE_LIMIT).
-   * Submit it again once earlier jobs ended, or with fewer at a time.
-   */
-  | { path: string; status: 'limited'; error: string }
-  /**
-   * The loop stopped before this script: the cluster's fence holds another epoch (a newer lease
-   * took over). No job was created for it or for the scripts after it (those come back `unknown`);
-   * their runs belong to the newer lease now.
-   */
-  | { path: string; status: 'fenced'; fenceEpoch: string }
-  /**
-   * erg cannot tell whether a job was created (no line for the script because the channel
-   * dropped, sbatch gave up waiting for slurmctld's answer, or sbatch said success with output
-   * that is not a job id). Look the run up by job name before submitting it again.
-   */
-  | { path: string; status: 'unknown'; error: string };
-
-function sbatchFailed(path: string, error: string): SubmitResult {
-  switch (classifySbatchFailure(error)) {
-    case 'refused':
-      return { path, status: 'err', error };
-    case 'unsent':
-      return { path, status: 'unsent', error };
-    case 'limited':
-      return { path, status: 'limited', error };
-    case 'in-doubt':
-      return { path, status: 'unknown', error: `sbatch got no answer from slurmctld, which may still create the job: ${error}` };
-  }
-}
-
-/**
- * Output of `submitManyCommand()` → one result per line. When `expectedPaths` is given, every
- * path without a line is reported as `unknown`, in the order of `expectedPaths`.
- */
-export function parseSubmitMany(stdout: string, expectedPaths?: readonly string[]): SubmitResult[] {
-  const byPath = new Map<string, SubmitResult>();
-  const results: SubmitResult[] = [];
-  for (const line of stdout.split('\n')) {
-    if (line === '') continue;
-    const [path, status, ...rest] = line.split('\t');
-    const text = rest.join('\t').trim();
-    if (path === undefined || (status !== 'ok' && status !== 'err' && status !== 'fenced' && status !== 'skipped')) {
-      throw new SlurmParseError('submit loop', line, 'expected "<path>\\t<ok|err|fenced|skipped>\\t<text>"');
-    }
-    let result: SubmitResult;
-    if (status === 'fenced') {
-      result = { path, status: 'fenced', fenceEpoch: text };
-    } else if (status === 'skipped') {
-      result = { path, status: 'unsent', error: 'not sent: an earlier sbatch of the same loop found slurmctld not answering, or a site limit reached' };
-    } else if (status === 'err') {
-      result = sbatchFailed(path, text || 'sbatch failed without a message');
-    } else {
-      try {
-        const { jobId, cluster } = parseSbatchParsable(text);
-        result = { path, status: 'ok', jobId, cluster };
-      } catch {
-        result = { path, status: 'unknown', error: `sbatch succeeded but printed ${JSON.stringify(text)}` };
-      }
-    }
-    byPath.set(path, result);
-    results.push(result);
-  }
-  if (!expectedPaths) return results;
-  return expectedPaths.map(
-    (path) => byPath.get(path) ?? { path, status: 'unknown', error: 'no result from the submit loop (connection lost?)' },
-  );
 }

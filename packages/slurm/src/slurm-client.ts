@@ -3,13 +3,14 @@
  * Controller load is flat in the number of runs: one squeue and at most one sacct per poll, one
  * sbatch loop per batch of submissions, one scancel per batch of cancellations.
  */
-import { sacctCommand, scancelCommand, squeueCommand, submitManyCommand } from './commands';
+import { sacctCommand, scancelCommand, squeueCommand } from './commands';
 import { SlurmCommandError } from './errors';
 import { parseRaiseFence, raiseFenceCommand, type Fence, type FenceRaise } from './fence';
-import { parseSacct, parseSqueue, parseSubmitMany, type SubmitResult } from './parse';
+import { parseSacct, parseSqueue } from './parse';
 import { parseProbe, probeCommand, type ClusterProbe } from './probe';
 import { stageArchive, stageCommand, type StageEntry } from './stage';
 import type { SlurmJob } from './slurm-job';
+import { parseSubmitMany, submitManyCommand, type SubmitResult } from './submit-loop';
 import type { ExecOptions, ExecResult } from './collected-command';
 
 /** What SlurmClient needs from a connection (ClusterConnection implements it). */

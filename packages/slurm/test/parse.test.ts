@@ -6,7 +6,6 @@ import {
   parseSbatchParsable,
   parseSlurmTimestamp,
   parseSqueue,
-  parseSubmitMany,
   classifySbatchFailure,
   SlurmParseError,
   type SlurmJob,
@@ -179,46 +178,6 @@ describe('field parsers', () => {
     expect(parseExitCode('3:0')).toEqual({ exitCode: 3, signal: 0 });
     expect(parseExitCode('0:15')).toEqual({ exitCode: 0, signal: 15 });
     expect(() => parseExitCode('3')).toThrow(SlurmParseError);
-  });
-});
-
-describe('parseSubmitMany (real output)', () => {
-  it('reads ok and err lines', () => {
-    expect(parseSubmitMany(fixture('submit-many.txt'))).toEqual([
-      { path: '/WORK/good.sh', status: 'ok', jobId: '40', cluster: null },
-      {
-        path: '/WORK/bad-partition.sh',
-        status: 'err',
-        error: 'sbatch: error: invalid partition specified: no-such-partition sbatch: error: Batch job submission failed: Invalid partition name specified',
-      },
-      { path: '/WORK/missing.sh', status: 'err', error: 'sbatch: error: Unable to open file /WORK/missing.sh' },
-    ]);
-  });
-
-  it('reports paths without a line, or with a success that is not a job id, as unknown', () => {
-    const results = parseSubmitMany('/a/job.sh\tok\t12\n/b/job.sh\tok\tsbatch: warning: odd\n', ['/a/job.sh', '/b/job.sh', '/c/job.sh']);
-    expect(results.map((r) => r.status)).toEqual(['ok', 'unknown', 'unknown']);
-  });
-
-  it('refuses lines of another shape', () => {
-    expect(() => parseSubmitMany('Submitted batch job 12\n')).toThrow(SlurmParseError);
-  });
-
-  // Captured by capture.sh: a slurm.conf naming a dead port, then slurmctld stopped (SIGSTOP)
-  // past MessageTimeout. The sbatch that timed out had its job created when slurmctld woke up.
-  it('tells a job that may exist (timed out) from one that cannot (connect failure, not sent)', () => {
-    const [connect, skipped1, timedOut, skipped2] = parseSubmitMany(fixture('submit-many-controller-down.txt'));
-    expect(connect).toEqual({
-      path: '/WORK/hang-1.sh', status: 'unsent',
-      error: 'sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)',
-    });
-    expect(timedOut).toEqual({
-      path: '/WORK/hang-1.sh', status: 'unknown',
-      error: 'sbatch got no answer from slurmctld, which may still create the job: sbatch: error: Batch job submission failed: Socket timed out on send/recv operation',
-    });
-    for (const skipped of [skipped1, skipped2]) {
-      expect(skipped).toEqual({ path: '/WORK/hang-2.sh', status: 'unsent', error: 'not sent: an earlier sbatch of the same loop found slurmctld not answering, or a site limit reached' });
-    }
   });
 });
 
