@@ -5,7 +5,7 @@
  */
 import type { ClientChannel } from 'ssh2';
 import { OutputTooLargeError, SshTimeoutError, type ErgSlurmError } from './errors';
-import { exitStatusOf } from './exec-channel';
+import { exitStatusOf, killChannel } from './exec-channel';
 import type { Session } from './session';
 
 export interface ExecOptions {
@@ -102,16 +102,7 @@ class CollectedCommand {
   private abandon(err: ErgSlurmError): void {
     this.abandoned = true;
     clearTimeout(this.timer);
-    // Ask the remote process to die, then close the channel. Signals are best effort: OpenSSH
-    // ignores them in some setups (seen for root logins on OpenSSH 9.2), and then sshd keeps
-    // the channel — and we keep its permit — until the remote command ends by itself. Callers
-    // that can, bound their commands on the remote side too (SlurmClient uses `timeout`).
-    try {
-      this.stream.signal('KILL');
-    } catch {
-      /* the channel may already be closing */
-    }
-    this.stream.close();
+    killChannel(this.stream);
     this.reject(err);
   }
 }

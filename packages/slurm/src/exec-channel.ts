@@ -1,6 +1,7 @@
 /**
  * Opening an exec channel: one command's SSH channel, under a channel permit of its session,
- * asked for again when sshd refuses it, with its exit status recorded the moment ssh2 reports it.
+ * asked for again when sshd refuses it, with its exit status recorded the moment ssh2 reports it;
+ * and killing one that is given up.
  * What reads the channel is collected-command.ts (exec) or streamed-command.ts (execStream).
  */
 import type { ClientChannel } from 'ssh2';
@@ -19,6 +20,21 @@ const exitStatus = new WeakMap<ClientChannel, ExitStatus>();
 /** The exit status of `channel`, once ssh2 has reported one. */
 export function exitStatusOf(channel: ClientChannel): ExitStatus | undefined {
   return exitStatus.get(channel);
+}
+
+/**
+ * Asks the remote process of `channel` to die, then closes the channel. Signals are best effort:
+ * OpenSSH ignores them in some setups (seen for root logins on OpenSSH 9.2), and then sshd keeps
+ * the channel — and we keep its permit — until the remote command ends by itself. Callers that
+ * can, bound their commands on the remote side too (SlurmClient uses `timeout`).
+ */
+export function killChannel(channel: ClientChannel): void {
+  try {
+    channel.signal('KILL');
+  } catch {
+    /* the channel may already be closing */
+  }
+  channel.close();
 }
 
 /**

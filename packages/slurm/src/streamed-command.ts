@@ -10,7 +10,7 @@
 import { Readable } from 'node:stream';
 import type { ClientChannel } from 'ssh2';
 import { SshTimeoutError, type ErgSlurmError } from './errors';
-import { exitStatusOf, type ExitStatus } from './exec-channel';
+import { exitStatusOf, killChannel, type ExitStatus } from './exec-channel';
 import type { Session } from './session';
 
 export interface ExecStreamOptions {
@@ -136,13 +136,8 @@ export class StreamedCommand implements ExecStream {
   private abandon(err: unknown): void {
     if (this.settled) return;
     this.finish();
-    // Signals are best effort (see collected-command.ts); remote commands bound themselves with `timeout`.
-    try {
-      this.channel.signal('KILL');
-    } catch {
-      /* the channel may already be closing */
-    }
-    this.channel.close();
+    // Signals are best effort (see killChannel); remote commands bound themselves with `timeout`.
+    killChannel(this.channel);
     // ssh2 emits the channel's 'close' (which returns the permit) only after its buffered data
     // has been read: drain it into the void.
     this.channel.resume();
