@@ -11,12 +11,20 @@
 //                 controller, job files, SSH/jump hosts/certificates): it runs on every cluster.
 //   on: '22.05' | '24.11' — everything else runs once, on the cluster named (spread over both so
 //                 that the two clusters' runs take about as long as each other).
-//   slot: 'parallel' — isolates itself (own database clone, queue prefix and work dir: the
-//                 harness gives it that) and runs beside other files of its cluster.
-//   slot: 'serial' — disruptive, or needs a quiet machine: it restarts or stops something shared
-//                 (the cluster's sshd, slurmctld), kills processes at chosen moments, or measures
-//                 the whole machine's CPU (the power model reads /proc/stat). These run one at a
-//                 time, after every parallel file of both clusters has finished.
+//   slot: where in the run it goes, and with whom:
+//     'parallel'   — isolates itself (own database clone, queue prefix and work dir: the harness
+//                    gives it that) and shares the node: it runs beside the other such files of
+//                    its cluster.
+//     'whole-node' — its runs take the whole node (exclusive, as the examples it submits ask):
+//                    beside each other, after the cluster's parallel files, so that their runs
+//                    never wait for a node to drain of other files' long jobs.
+//     'serial'     — disrupts its cluster: restarts or stops what the cluster's other users need
+//                    (its sshd, slurmctld) or kills processes at chosen moments; one at a time,
+//                    after the cluster's whole-node files.
+//     'quiet'      — measures the whole machine or controller (the CPU power model reads the
+//                    machine's /proc/stat; slurmctld's RPC counters): alone on the machine, last.
+//   The two clusters share nothing but the machine, so each goes through parallel → whole-node →
+//   serial at the same time as the other; the quiet files follow once both are done.
 // A file that drives sbatch, squeue, sacct or scancel (itself, through the e2e harness's Slurm
 // helpers, or through a bench/ script it runs) must be 'every': scripts/test/e2e-plan.test.ts
 // fails when one is not, and when a *.e2e.test.ts is missing here or listed but gone.
@@ -26,8 +34,9 @@
 'use strict';
 
 const SERIES = ['22.05', '24.11'];
+const SLOTS = ['parallel', 'whole-node', 'serial', 'quiet'];
 
-/** @type {Record<string, { on: 'every' | '22.05' | '24.11', slot: 'parallel' | 'serial', why: string }>} */
+/** @type {Record<string, { on: 'every' | '22.05' | '24.11', slot: 'parallel' | 'whole-node' | 'serial' | 'quiet', why: string }>} */
 const E2E_PLAN = {
   // --- Slurm-facing: on every cluster -----------------------------------------------------
   'packages/slurm/test/slurm-client.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'sbatch, squeue, sacct and scancel and their parsers against a live Slurm' },
@@ -42,7 +51,7 @@ const E2E_PLAN = {
   'apps/scheduler/test/concurrency.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'runs held to a cluster limit, counted from squeue' },
   'apps/scheduler/test/telemetry.e2e.test.ts': { on: 'every', slot: 'parallel', why: "the agent started as an srun --overlap step beside the workload, and the spool pulled after the job" },
   'apps/scheduler/test/job-output.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'the output files slurmstepd writes and a job that replaces them' },
-  'apps/scheduler/test/submit-bench.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'bench/submit.js: erg against a plain sbatch loop, one squeue + one sacct per poll' },
+  'apps/scheduler/test/submit-bench.e2e.test.ts': { on: 'every', slot: 'quiet', why: "bench/submit.js: erg against a plain sbatch loop; counts slurmctld's RPCs per poll (one squeue + one sacct), which any other user of the controller would add to" },
   'apps/cli/test/cli.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'erg submit --watch and cancel, checked against squeue and sacct' },
   'apps/scheduler/test/restart.e2e.test.ts': { on: 'every', slot: 'serial', why: 'kills schedulers after staging and after sbatch; the restart finds the jobs by name in squeue/sacct' },
   'apps/scheduler/test/fencing.e2e.test.ts': { on: 'every', slot: 'serial', why: "kills a scheduler inside its remote sbatch loop, timed on the slow sbatch door" },
@@ -52,31 +61,31 @@ const E2E_PLAN = {
   // --- once: erg's own behaviour, whatever Slurm runs the jobs ------------------------------
   'apps/api/test/logs.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "the API's log tails of a run" },
   'apps/api/test/log-tails-bench.e2e.test.ts': { on: '22.05', slot: 'parallel', why: 'bench/log-tails.js in its quick mode' },
-  'apps/scheduler/test/adaptive.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "an adaptive campaign's decisions" },
+  'apps/scheduler/test/adaptive.e2e.test.ts': { on: '22.05', slot: 'whole-node', why: "an adaptive campaign's decisions (examples/adaptive-cpu.yaml: exclusive runs)" },
   'apps/scheduler/test/log-phases.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "phases from the workload's log" },
   'apps/scheduler/test/metrics.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "the scheduler's Prometheus metrics" },
-  'apps/scheduler/test/power-state.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "the site's node helper for power knobs" },
+  'apps/scheduler/test/power-state.e2e.test.ts': { on: '22.05', slot: 'whole-node', why: "the site's node helper for power knobs (exclusive runs: power settings are the node's)" },
   'apps/scheduler/test/redis-loss.e2e.test.ts': { on: '22.05', slot: 'parallel', why: 'its own Redis wiped under a running scheduler' },
-  'apps/scheduler/test/phases.e2e.test.ts': { on: '22.05', slot: 'serial', why: "compares phases' power from the CPU model, which reads the whole machine's /proc/stat: needs a quiet machine" },
-  'apps/web/test/web.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'the web app in Chromium' },
+  'apps/scheduler/test/phases.e2e.test.ts': { on: '22.05', slot: 'quiet', why: "compares phases' power from the CPU model, which reads the whole machine's /proc/stat: needs a quiet machine" },
+  'apps/web/test/web.e2e.test.ts': { on: '24.11', slot: 'whole-node', why: 'the web app in Chromium (its adaptive campaign is examples/adaptive-cpu.yaml: exclusive runs)' },
   'apps/cli/test/regress.e2e.test.ts': { on: '24.11', slot: 'parallel', why: "erg regress's verdicts and reports" },
   'apps/scheduler/test/suites.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'suites: cron triggers, verdicts, webhooks' },
   'apps/scheduler/test/sequential-suite.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'sequential suite runs' },
-  'apps/scheduler/test/search.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'a search campaign' },
+  'apps/scheduler/test/search.e2e.test.ts': { on: '24.11', slot: 'whole-node', why: 'a search campaign (examples/search-cpu.yaml: exclusive runs)' },
   'apps/scheduler/test/secrets.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'secrets kept out of logs, scripts and responses' },
 };
 
 /** The files of one cluster and slot; `matrix`: every file on every cluster (releases). */
 function planFiles(series, slot, { matrix = false } = {}) {
   if (!SERIES.includes(series)) throw new Error(`unknown cluster ${series} (${SERIES.join(', ')})`);
-  if (slot !== 'parallel' && slot !== 'serial') throw new Error(`unknown slot ${slot} (parallel, serial)`);
+  if (!SLOTS.includes(slot)) throw new Error(`unknown slot ${slot} (${SLOTS.join(', ')})`);
   return Object.entries(E2E_PLAN)
     .filter(([, p]) => p.slot === slot && (matrix || p.on === 'every' || p.on === series))
     .map(([file]) => file)
     .sort();
 }
 
-module.exports = { E2E_PLAN, SERIES, planFiles };
+module.exports = { E2E_PLAN, SERIES, SLOTS, planFiles };
 
 if (require.main === module) {
   const [verb, series, slot, ...rest] = process.argv.slice(2);

@@ -4,13 +4,14 @@
 # then runs the unit, integration and end-to-end projects and prints one summary line.
 # The e2e project follows scripts/e2e-plan.js (docs/testing.md): the Slurm-facing files on every
 # local cluster (Slurm 22.05 on this machine, Slurm 24.11 in its Debian 13 root), every other file
-# once; first the files that isolate themselves, both clusters at once and several files each,
-# then the disruptive ones, one at a time. Each jest run has its artifact,
+# once. Both clusters at once, each: the files that isolate themselves several at a time, then
+# those whose runs take the whole node, then the disruptive ones one at a time; last, alone, the
+# files that measure the whole machine. Each jest run has its artifact,
 # test-artifacts/<run>.json, and the summary adds them all up.
 #   scripts/test.sh [--matrix] [unit|integration|e2e]...   (default: all three)
 #     --matrix                     every e2e file on every cluster (`npm run test:matrix`, for releases)
 #   ERG_E2E_SLURM=24.11 scripts/test.sh e2e     (only that cluster's share; a space-separated list works too)
-#   ERG_E2E_WORKERS=N               parallel e2e files per cluster (default 3)
+#   ERG_E2E_WORKERS=N               e2e files at a time per cluster in the parallel and whole-node slots (default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 matrix=0; projects=()
@@ -99,22 +100,27 @@ for p in "${projects[@]}"; do
     unit) printf '\n=== unit tests ===\n'; run_project unit unit --maxWorkers=2 ;;
     integration) printf '\n=== integration tests ===\n'; run_project integration integration --maxWorkers=2 ;;
     e2e)
-      # Parallel files: each cluster's in a jest run of its own, side by side (the two clusters share
-      # nothing but the machine), their output kept apart and printed when both are done.
+      # Each cluster's chain — parallel files, then whole-node ones, then the disruptive ones one
+      # at a time — in a background job of its own, beside the other cluster's (they share nothing
+      # but the machine); its output is kept apart and printed when both chains are done.
       pids=()
       for series in "${e2e_series[@]}"; do
-        [ -n "$(plan_files "$series" parallel)" ] && artifacts+=("test-artifacts/e2e-$series-parallel.json")
+        for slot in parallel whole-node serial; do
+          [ -z "$(plan_files "$series" "$slot")" ] || artifacts+=("test-artifacts/e2e-$series-$slot.json")
+        done
         ( artifacts=(); status=0
           run_e2e "$series" parallel --maxWorkers="${ERG_E2E_WORKERS:-3}"
-          exit $status ) >"test-artifacts/e2e-$series-parallel.log" 2>&1 &
+          run_e2e "$series" whole-node --maxWorkers="${ERG_E2E_WORKERS:-3}"
+          run_e2e "$series" serial --runInBand
+          exit $status ) >"test-artifacts/e2e-$series.log" 2>&1 &
         pids+=($!)
       done
       for i in "${!pids[@]}"; do
         wait "${pids[$i]}" || status=1
-        cat "test-artifacts/e2e-${e2e_series[$i]}-parallel.log"
+        cat "test-artifacts/e2e-${e2e_series[$i]}.log"
       done
-      # Then the disruptive ones, one at a time and alone on the machine.
-      for series in "${e2e_series[@]}"; do run_e2e "$series" serial --runInBand; done
+      # Last, alone on the machine: the files that measure it.
+      for series in "${e2e_series[@]}"; do run_e2e "$series" quiet --runInBand; done
       ;;
     *) echo "unknown project $p (unit, integration, e2e)" >&2; exit 2 ;;
   esac

@@ -23,9 +23,11 @@ readonly CLUSTER_NAME=erg-local
 readonly PARTITION=gh200
 readonly GPU_TYPE=gh200
 readonly GPU_COUNT=4
-# More CPUs than the sandbox really has, so tests can run several 1-CPU jobs side by side;
-# SlurmdParameters=config_overrides makes slurmd accept the overstatement.
-readonly NODE_CPUS=8
+# Far more CPUs than the sandbox really has, so that the e2e files running side by side
+# (scripts/e2e-plan.js) each find room for their small jobs, which mostly sleep or echo, instead of
+# queueing behind each other's; SlurmdParameters=config_overrides makes slurmd accept the
+# overstatement. The 4 fake GPUs stay the scarce resource a test can fill on purpose.
+readonly NODE_CPUS=32
 readonly SSH_HOST=127.0.0.1
 readonly SSH_PORT=2222
 # A second door into the same sshd for erg's fault tests: sessions through it find a sbatch that

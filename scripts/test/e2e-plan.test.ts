@@ -7,9 +7,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { E2E_PLAN, SERIES, planFiles } = require('../e2e-plan.js') as {
+const { E2E_PLAN, SERIES, SLOTS, planFiles } = require('../e2e-plan.js') as {
   E2E_PLAN: Record<string, { on: string; slot: string; why: string }>;
   SERIES: string[];
+  SLOTS: string[];
   planFiles(series: string, slot: string, options?: { matrix?: boolean }): string[];
 };
 
@@ -85,14 +86,14 @@ describe('the e2e plan (scripts/e2e-plan.js)', () => {
 
   test('each entry says where and why, and each cluster has files of its own to run', () => {
     for (const [file, p] of Object.entries(E2E_PLAN)) {
-      expect({ file, on: ['every', ...SERIES].includes(p.on), slot: ['parallel', 'serial'].includes(p.slot), why: p.why.length > 10 }).toEqual({ file, on: true, slot: true, why: true });
+      expect({ file, on: ['every', ...SERIES].includes(p.on), slot: SLOTS.includes(p.slot), why: p.why.length > 10 }).toEqual({ file, on: true, slot: true, why: true });
     }
     for (const series of SERIES) expect(planFiles(series, 'parallel').length).toBeGreaterThan(0);
   });
 
   test('the default run covers each file once per cluster it names; the matrix runs every file on every cluster', () => {
     const all = Object.keys(E2E_PLAN).sort();
-    const runs = (matrix: boolean) => SERIES.flatMap((s) => ['parallel', 'serial'].flatMap((slot) => planFiles(s, slot, { matrix })));
+    const runs = (matrix: boolean) => SERIES.flatMap((s) => SLOTS.flatMap((slot) => planFiles(s, slot, { matrix })));
     const planned = runs(false);
     for (const [file, p] of Object.entries(E2E_PLAN)) {
       expect({ file, times: planned.filter((f) => f === file).length }).toEqual({ file, times: p.on === 'every' ? SERIES.length : 1 });
@@ -103,7 +104,9 @@ describe('the e2e plan (scripts/e2e-plan.js)', () => {
   test('its command line prints the files of one cluster and slot, and refuses what it does not know', () => {
     const cli = (...args: string[]) => execFileSync(process.execPath, [path.join(root, 'scripts', 'e2e-plan.js'), ...args], { encoding: 'utf8' });
     expect(cli('files', '24.11', 'serial').trim().split('\n')).toEqual(planFiles('24.11', 'serial'));
+    expect(cli('files', '22.05', 'quiet', '--matrix').trim().split('\n')).toEqual(planFiles('22.05', 'quiet', { matrix: true }));
     expect(cli('series').trim().split('\n')).toEqual(SERIES);
     expect(() => execFileSync(process.execPath, [path.join(root, 'scripts', 'e2e-plan.js'), 'files', '23.02', 'parallel'], { stdio: 'pipe' })).toThrow(/unknown cluster 23\.02/);
+    expect(() => execFileSync(process.execPath, [path.join(root, 'scripts', 'e2e-plan.js'), 'files', '22.05', 'later'], { stdio: 'pipe' })).toThrow(/unknown slot later/);
   });
 });

@@ -93,8 +93,8 @@ describe('job arrays', () => {
   });
 
   test('a task cancelled while still pending in Slurm (which then keeps no record of it) ends cancelled', async () => {
-    // Each task takes the whole node (8 CPUs): one runs, the others wait in the array's pending rest.
-    const campaign = await h.submit({ name: 'cancel-pending-task', cluster: 'local', parameters: { i: [1, 2, 3] }, resources: { cpusPerTask: 8, time: '00:05:00' }, run: 'sleep 4' });
+    // Each task takes all 4 of the node's GPUs: one runs, the others wait in the array's pending rest.
+    const campaign = await h.submit({ name: 'cancel-pending-task', cluster: 'local', parameters: { i: [1, 2, 3] }, resources: { gpusPerNode: 4, time: '00:05:00' }, run: 'sleep 4' });
     const victim = campaign.runs[2]!.id;
     await waitFor(async () => (await h.call('GET', `/v1/runs/${campaign.runs[0]!.id}`)).body.state === 'running', { timeoutMs: 60_000, what: 'the first task to run' });
     expect((await h.call('GET', `/v1/runs/${victim}`)).body.state).toBe('queued');
@@ -114,7 +114,10 @@ describe('job arrays', () => {
     expect(['cancelled', 'cancelling']).toContain(cancel.body.outcome);
     await waitFor(async () => (await h.call('GET', `/v1/runs/${campaign.runs[0]!.id}`)).body.state === 'cancelled', { timeoutMs: 30_000, what: 'the run to end cancelled' });
     expect((await h.call('GET', `/v1/runs/${campaign.runs[0]!.id}`)).body).toMatchObject({ state: 'cancelled', reason: 'cancelled before submission' });
-    expect((await h.call('GET', `/v1/runs/${campaign.runs[1]!.id}`)).body.state).toBe('pending');
+    // The other run stays pending: the scheduler keeps trying the cluster (a claim shows it
+    // 'submitting' for a moment, then gives it back), and never cancels or submits it.
+    await waitFor(async () => (await h.call('GET', `/v1/runs/${campaign.runs[1]!.id}`)).body.state === 'pending', { timeoutMs: 30_000, what: 'the other run back in pending' });
+    expect((await h.call('GET', `/v1/runs/${campaign.runs[1]!.id}`)).body).toMatchObject({ state: 'pending', slurmJobId: null, cancelRequestedAt: null });
   });
 
   test('sbatch refusing an array fails every run in it with sbatch\'s message', async () => {

@@ -43,7 +43,8 @@ readonly ERG_CLUSTER_NAME=local-2411
 readonly PARTITION=gh200
 readonly GPU_TYPE=gh200
 readonly GPU_COUNT=4
-readonly NODE_CPUS=8
+# As on the 22.05 cluster (../lib.sh): room for the e2e files running side by side.
+readonly NODE_CPUS=32
 readonly SSH_HOST=127.0.0.1
 readonly SSH_PORT=2223
 # The fault tests' slow door, as 22.05's 2224 (lib.sh: SLOW_SSH_PORT).
