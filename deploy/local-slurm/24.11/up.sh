@@ -212,9 +212,15 @@ PrintMotd no
 MaxSessions 10
 MaxStartups 100:30:200
 ClientAliveInterval 30
+# A login node's commands run in a clean shell: bash started by sshd reads root's ~/.bashrc unless
+# it is a nested shell (bash: SSH_CLIENT set and SHLVL < 2), and this machine's runs pyenv's init
+# — a tenth of a second or more of CPU on every exec erg makes (each poll's squeue and sacct), and
+# a pyenv python3 first on the PATH of every job. SHLVL=1 makes sshd's shell count as nested.
+SetEnv SHLVL=1
 Subsystem sftp internal-sftp
 Match LocalPort $SLOW_SSH_PORT
-  SetEnv PATH=$SLOW_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+  # A Match block's SetEnv replaces the global one: SHLVL again.
+  SetEnv PATH=$SLOW_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin SHLVL=1
 CONF
 }
 
