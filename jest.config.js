@@ -25,6 +25,8 @@ module.exports = {
   // not an assertion about speed (none belongs in the suite), so it is generous: a test that hangs
   // still fails, and its own waits (waitFor with deadlines) say what it was waiting for.
   testTimeout: 30_000,
+  // The e2e slots run several files at once: the longest first (scripts/e2e-plan.js estimates).
+  testSequencer: '<rootDir>/scripts/e2e-sequencer.js',
   projects: [
     { ...base, displayName: 'unit', testMatch: ['**/test/**/*.test.ts'], testPathIgnorePatterns: ['\\.int\\.test\\.ts$', '\\.e2e\\.test\\.ts$', '/node_modules/', '/dist/'] },
     { ...base, displayName: 'integration', testMatch: ['**/test/**/*.int.test.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },

@@ -25,6 +25,9 @@
 //                    machine's /proc/stat; slurmctld's RPC counters): alone on the machine, last.
 //   The two clusters share nothing but the machine, so each goes through parallel → whole-node →
 //   serial at the same time as the other; the quiet files follow once both are done.
+//   minutes: about how long the file takes alone on a quiet machine (docs/testing.md); where several
+//                 files run at once the longest start first (scripts/e2e-sequencer.js), so that
+//                 none is left running by itself at the end.
 // A file that drives sbatch, squeue, sacct or scancel (itself, through the e2e harness's Slurm
 // helpers, or through a bench/ script it runs) must be 'every': scripts/test/e2e-plan.test.ts
 // fails when one is not, and when a *.e2e.test.ts is missing here or listed but gone.
@@ -36,43 +39,43 @@
 const SERIES = ['22.05', '24.11'];
 const SLOTS = ['parallel', 'whole-node', 'serial', 'quiet'];
 
-/** @type {Record<string, { on: 'every' | '22.05' | '24.11', slot: 'parallel' | 'whole-node' | 'serial' | 'quiet', why: string }>} */
+/** @type {Record<string, { on: 'every' | '22.05' | '24.11', slot: 'parallel' | 'whole-node' | 'serial' | 'quiet', minutes: number, why: string }>} */
 const E2E_PLAN = {
   // --- Slurm-facing: on every cluster -----------------------------------------------------
-  'packages/slurm/test/slurm-client.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'sbatch, squeue, sacct and scancel and their parsers against a live Slurm' },
-  'packages/slurm/test/job-files.e2e.test.ts': { on: 'every', slot: 'parallel', why: "job files read on the login node with its own timeout, stat and dd" },
-  'packages/slurm/test/ssh.e2e.test.ts': { on: 'every', slot: 'parallel', why: "the SSH transport against the cluster's own sshd (OpenSSH differs between the Debian releases)" },
-  'packages/slurm/test/jump-cert.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'jump hosts and OpenSSH user certificates, then squeue through them' },
-  'apps/scheduler/test/credentials.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'credentials, bastions and host-key rotation against the login node' },
-  'apps/scheduler/test/campaign.e2e.test.ts': { on: 'every', slot: 'parallel', why: "submission, array tasks, squeue/sacct tracking, scancel, sbatch's refusal messages" },
-  'apps/scheduler/test/time-limit.e2e.test.ts': { on: 'every', slot: 'parallel', why: "a job killed at its time limit as sacct reports it (TIMEOUT)" },
-  'apps/scheduler/test/arrays.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'job arrays: one sbatch, task ids, cancelling one task, a pending task Slurm keeps no record of' },
-  'apps/scheduler/test/site-limits.e2e.test.ts': { on: 'every', slot: 'parallel', why: "a QOS's MaxSubmitJobsPerUser and how sbatch refuses beyond it" },
-  'apps/scheduler/test/concurrency.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'runs held to a cluster limit, counted from squeue' },
-  'apps/scheduler/test/telemetry.e2e.test.ts': { on: 'every', slot: 'parallel', why: "the agent started as an srun --overlap step beside the workload, and the spool pulled after the job" },
-  'apps/scheduler/test/job-output.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'the output files slurmstepd writes and a job that replaces them' },
-  'apps/scheduler/test/submit-bench.e2e.test.ts': { on: 'every', slot: 'quiet', why: "bench/submit.js: erg against a plain sbatch loop; counts slurmctld's RPCs per poll (one squeue + one sacct), which any other user of the controller would add to" },
-  'apps/cli/test/cli.e2e.test.ts': { on: 'every', slot: 'parallel', why: 'erg submit --watch and cancel, checked against squeue and sacct' },
-  'apps/scheduler/test/restart.e2e.test.ts': { on: 'every', slot: 'serial', why: 'kills schedulers after staging and after sbatch; the restart finds the jobs by name in squeue/sacct' },
-  'apps/scheduler/test/fencing.e2e.test.ts': { on: 'every', slot: 'serial', why: "kills a scheduler inside its remote sbatch loop, timed on the slow sbatch door" },
-  'apps/scheduler/test/controller-hang.e2e.test.ts': { on: 'every', slot: 'serial', why: "SIGSTOPs the cluster's slurmctld while sbatch calls are in flight" },
-  'apps/scheduler/test/chaos.e2e.test.ts': { on: 'every', slot: 'serial', why: "bench/chaos.js: restarts the cluster's sshd, stops slurmctld and kills erg's processes mid-sbatch" },
+  'packages/slurm/test/slurm-client.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.1, why: 'sbatch, squeue, sacct and scancel and their parsers against a live Slurm' },
+  'packages/slurm/test/job-files.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.1, why: "job files read on the login node with its own timeout, stat and dd" },
+  'packages/slurm/test/ssh.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.3, why: "the SSH transport against the cluster's own sshd (OpenSSH differs between the Debian releases)" },
+  'packages/slurm/test/jump-cert.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.3, why: 'jump hosts and OpenSSH user certificates, then squeue through them' },
+  'apps/scheduler/test/credentials.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.3, why: 'credentials, bastions and host-key rotation against the login node' },
+  'apps/scheduler/test/campaign.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.7, why: "submission, array tasks, squeue/sacct tracking, scancel, sbatch's refusal messages" },
+  'apps/scheduler/test/time-limit.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 1.2, why: "a job killed at its time limit as sacct reports it (TIMEOUT)" },
+  'apps/scheduler/test/arrays.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.8, why: 'job arrays: one sbatch, task ids, cancelling one task, a pending task Slurm keeps no record of' },
+  'apps/scheduler/test/site-limits.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 1.8, why: "a QOS's MaxSubmitJobsPerUser and how sbatch refuses beyond it" },
+  'apps/scheduler/test/concurrency.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.3, why: 'runs held to a cluster limit, counted from squeue' },
+  'apps/scheduler/test/telemetry.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.3, why: "the agent started as an srun --overlap step beside the workload, and the spool pulled after the job" },
+  'apps/scheduler/test/job-output.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.5, why: 'the output files slurmstepd writes and a job that replaces them' },
+  'apps/scheduler/test/submit-bench.e2e.test.ts': { on: 'every', slot: 'quiet', minutes: 0.2, why: "bench/submit.js: erg against a plain sbatch loop; counts slurmctld's RPCs per poll (one squeue + one sacct), which any other user of the controller would add to" },
+  'apps/cli/test/cli.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.4, why: 'erg submit --watch and cancel, checked against squeue and sacct' },
+  'apps/scheduler/test/restart.e2e.test.ts': { on: 'every', slot: 'serial', minutes: 0.7, why: 'kills schedulers after staging and after sbatch; the restart finds the jobs by name in squeue/sacct' },
+  'apps/scheduler/test/fencing.e2e.test.ts': { on: 'every', slot: 'serial', minutes: 0.4, why: "kills a scheduler inside its remote sbatch loop, timed on the slow sbatch door" },
+  'apps/scheduler/test/controller-hang.e2e.test.ts': { on: 'every', slot: 'serial', minutes: 0.7, why: "SIGSTOPs the cluster's slurmctld while sbatch calls are in flight" },
+  'apps/scheduler/test/chaos.e2e.test.ts': { on: 'every', slot: 'serial', minutes: 1.6, why: "bench/chaos.js: restarts the cluster's sshd, stops slurmctld and kills erg's processes mid-sbatch" },
 
   // --- once: erg's own behaviour, whatever Slurm runs the jobs ------------------------------
-  'apps/api/test/logs.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "the API's log tails of a run" },
-  'apps/api/test/log-tails-bench.e2e.test.ts': { on: '22.05', slot: 'parallel', why: 'bench/log-tails.js in its quick mode' },
-  'apps/scheduler/test/adaptive.e2e.test.ts': { on: '22.05', slot: 'whole-node', why: "an adaptive campaign's decisions (examples/adaptive-cpu.yaml: exclusive runs)" },
-  'apps/scheduler/test/log-phases.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "phases from the workload's log" },
-  'apps/scheduler/test/metrics.e2e.test.ts': { on: '22.05', slot: 'parallel', why: "the scheduler's Prometheus metrics" },
-  'apps/scheduler/test/power-state.e2e.test.ts': { on: '22.05', slot: 'whole-node', why: "the site's node helper for power knobs (exclusive runs: power settings are the node's)" },
-  'apps/scheduler/test/redis-loss.e2e.test.ts': { on: '22.05', slot: 'parallel', why: 'its own Redis wiped under a running scheduler' },
-  'apps/scheduler/test/phases.e2e.test.ts': { on: '22.05', slot: 'quiet', why: "compares phases' power from the CPU model, which reads the whole machine's /proc/stat: needs a quiet machine" },
-  'apps/web/test/web.e2e.test.ts': { on: '24.11', slot: 'whole-node', why: 'the web app in Chromium (its adaptive campaign is examples/adaptive-cpu.yaml: exclusive runs)' },
-  'apps/cli/test/regress.e2e.test.ts': { on: '24.11', slot: 'parallel', why: "erg regress's verdicts and reports" },
-  'apps/scheduler/test/suites.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'suites: cron triggers, verdicts, webhooks' },
-  'apps/scheduler/test/sequential-suite.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'sequential suite runs' },
-  'apps/scheduler/test/search.e2e.test.ts': { on: '24.11', slot: 'whole-node', why: 'a search campaign (examples/search-cpu.yaml: exclusive runs)' },
-  'apps/scheduler/test/secrets.e2e.test.ts': { on: '24.11', slot: 'parallel', why: 'secrets kept out of logs, scripts and responses' },
+  'apps/api/test/log-tails-bench.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.1, why: 'bench/log-tails.js in its quick mode' },
+  'apps/scheduler/test/adaptive.e2e.test.ts': { on: '22.05', slot: 'whole-node', minutes: 0.4, why: "an adaptive campaign's decisions (examples/adaptive-cpu.yaml: exclusive runs)" },
+  'apps/scheduler/test/log-phases.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.1, why: "phases from the workload's log" },
+  'apps/scheduler/test/metrics.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.1, why: "the scheduler's Prometheus metrics" },
+  'apps/scheduler/test/power-state.e2e.test.ts': { on: '22.05', slot: 'whole-node', minutes: 0.3, why: "the site's node helper for power knobs (exclusive runs: power settings are the node's)" },
+  'apps/scheduler/test/redis-loss.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.2, why: 'its own Redis wiped under a running scheduler' },
+  'apps/scheduler/test/phases.e2e.test.ts': { on: '22.05', slot: 'quiet', minutes: 0.7, why: "compares phases' power from the CPU model, which reads the whole machine's /proc/stat: needs a quiet machine" },
+  'apps/api/test/logs.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 1.4, why: "the API's log tails of a run" },
+  'apps/web/test/web.e2e.test.ts': { on: '24.11', slot: 'whole-node', minutes: 0.8, why: 'the web app in Chromium (its adaptive campaign is examples/adaptive-cpu.yaml: exclusive runs)' },
+  'apps/cli/test/regress.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.7, why: "erg regress's verdicts and reports" },
+  'apps/scheduler/test/suites.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.5, why: 'suites: cron triggers, verdicts, webhooks' },
+  'apps/scheduler/test/sequential-suite.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.3, why: 'sequential suite runs' },
+  'apps/scheduler/test/search.e2e.test.ts': { on: '24.11', slot: 'whole-node', minutes: 0.4, why: 'a search campaign (examples/search-cpu.yaml: exclusive runs)' },
+  'apps/scheduler/test/secrets.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.2, why: 'secrets kept out of logs, scripts and responses' },
 };
 
 /** The files of one cluster and slot; `matrix`: every file on every cluster (releases). */
@@ -85,7 +88,12 @@ function planFiles(series, slot, { matrix = false } = {}) {
     .sort();
 }
 
-module.exports = { E2E_PLAN, SERIES, SLOTS, planFiles };
+/** The plan's estimate for a file (minutes alone), 0 for one it does not know. */
+function plannedMinutes(file) {
+  return E2E_PLAN[file]?.minutes ?? 0;
+}
+
+module.exports = { E2E_PLAN, SERIES, SLOTS, planFiles, plannedMinutes };
 
 if (require.main === module) {
   const [verb, series, slot, ...rest] = process.argv.slice(2);

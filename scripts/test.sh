@@ -11,7 +11,7 @@
 #   scripts/test.sh [--matrix] [unit|integration|e2e]...   (default: all three)
 #     --matrix                     every e2e file on every cluster (`npm run test:matrix`, for releases)
 #   ERG_E2E_SLURM=24.11 scripts/test.sh e2e     (only that cluster's share; a space-separated list works too)
-#   ERG_E2E_WORKERS=N               e2e files at a time per cluster in the parallel and whole-node slots (default 3)
+#   ERG_E2E_WORKERS=N               e2e files at a time per cluster in the parallel and whole-node slots (default 4)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 matrix=0; projects=()
@@ -109,8 +109,8 @@ for p in "${projects[@]}"; do
           [ -z "$(plan_files "$series" "$slot")" ] || artifacts+=("test-artifacts/e2e-$series-$slot.json")
         done
         ( artifacts=(); status=0
-          run_e2e "$series" parallel --maxWorkers="${ERG_E2E_WORKERS:-3}"
-          run_e2e "$series" whole-node --maxWorkers="${ERG_E2E_WORKERS:-3}"
+          run_e2e "$series" parallel --maxWorkers="${ERG_E2E_WORKERS:-4}"
+          run_e2e "$series" whole-node --maxWorkers="${ERG_E2E_WORKERS:-4}"
           run_e2e "$series" serial --runInBand
           exit $status ) >"test-artifacts/e2e-$series.log" 2>&1 &
         pids+=($!)

@@ -8,7 +8,7 @@ import path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { E2E_PLAN, SERIES, SLOTS, planFiles } = require('../e2e-plan.js') as {
-  E2E_PLAN: Record<string, { on: string; slot: string; why: string }>;
+  E2E_PLAN: Record<string, { on: string; slot: string; minutes: number; why: string }>;
   SERIES: string[];
   SLOTS: string[];
   planFiles(series: string, slot: string, options?: { matrix?: boolean }): string[];
@@ -108,5 +108,25 @@ describe('the e2e plan (scripts/e2e-plan.js)', () => {
     expect(cli('series').trim().split('\n')).toEqual(SERIES);
     expect(() => execFileSync(process.execPath, [path.join(root, 'scripts', 'e2e-plan.js'), 'files', '23.02', 'parallel'], { stdio: 'pipe' })).toThrow(/unknown cluster 23\.02/);
     expect(() => execFileSync(process.execPath, [path.join(root, 'scripts', 'e2e-plan.js'), 'files', '22.05', 'later'], { stdio: 'pipe' })).toThrow(/unknown slot later/);
+  });
+});
+
+describe('the e2e sequencer (scripts/e2e-sequencer.js)', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Sequencer = require('../e2e-sequencer.js') as new (options: object) => { sort(tests: { path: string }[]): { path: string }[] };
+  const sequencer = new Sequencer({});
+  const at = (file: string) => ({ path: path.join(root, file) });
+
+  test("starts a slot's files longest first, by the plan's minutes", () => {
+    const files = planFiles('22.05', 'parallel');
+    const sorted = sequencer.sort(files.map(at)).map((t) => path.relative(root, t.path));
+    expect(new Set(sorted)).toEqual(new Set(files));
+    const minutes = sorted.map((f) => E2E_PLAN[f]!.minutes);
+    expect(minutes).toEqual([...minutes].sort((a, b) => b - a));
+    expect(sorted[0]).toBe('apps/scheduler/test/site-limits.e2e.test.ts');
+  });
+
+  test('every planned file has an estimate to be ordered by', () => {
+    for (const [file, p] of Object.entries(E2E_PLAN)) expect({ file, minutes: p.minutes > 0 }).toEqual({ file, minutes: true });
   });
 });
