@@ -27,7 +27,8 @@
 //   serial at the same time as the other; the quiet files follow once both are done.
 //   minutes: about how long the file takes alone on a quiet machine (docs/testing.md); where several
 //                 files run at once the longest start first (scripts/e2e-sequencer.js), so that
-//                 none is left running by itself at the end.
+//                 none is left running by itself at the end. The one-at-a-time slots run in the
+//                 order listed here.
 // A file that drives sbatch, squeue, sacct or scancel (itself, through the e2e harness's Slurm
 // helpers, or through a bench/ script it runs) must be 'every': scripts/test/e2e-plan.test.ts
 // fails when one is not, and when a *.e2e.test.ts is missing here or listed but gone.

@@ -126,6 +126,13 @@ describe('the e2e sequencer (scripts/e2e-sequencer.js)', () => {
     expect(sorted[0]).toBe('apps/scheduler/test/site-limits.e2e.test.ts');
   });
 
+  test("runs a one-at-a-time slot in the plan's order, chaos last", () => {
+    const files = planFiles('24.11', 'serial');
+    const sorted = sequencer.sort([...files].reverse().map(at)).map((t) => path.relative(root, t.path));
+    expect(sorted).toEqual(Object.keys(E2E_PLAN).filter((f) => files.includes(f)));
+    expect(sorted[sorted.length - 1]).toBe('apps/scheduler/test/chaos.e2e.test.ts');
+  });
+
   test('every planned file has an estimate to be ordered by', () => {
     for (const [file, p] of Object.entries(E2E_PLAN)) expect({ file, minutes: p.minutes > 0 }).toEqual({ file, minutes: true });
   });
