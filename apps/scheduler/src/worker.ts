@@ -77,18 +77,26 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
 
 /** Recomputes the runs whose telemetry changed after their energy was computed; a run that fails is logged and tried again next time. */
 async function refreshStale(ctx: SchedulerContext): Promise<void> {
-  const done = await refreshStaleRunEnergy(ctx.db, { onError: (runId, err) => ctx.log.error({ runId, err: (err as Error).message }, 'recomputing a run\'s energy after late telemetry failed; will retry') });
+  const done = await refreshStaleRunEnergy(ctx.db, {
+    onError: (runId, err) => ctx.log.error({ runId, code: (err as { code?: string }).code, err: (err as Error).message }, 'recomputing a run\'s energy after late telemetry failed; will retry'),
+  });
   if (done.length > 0) ctx.log.info({ runs: done.length }, 'recomputed energy after late telemetry');
 }
 
 /**
  * Adaptive campaigns with nothing in flight take a step: the safety net behind the step each
- * finalized run triggers (a crash between a run's end and its step, a cancel to close).
+ * finalized run triggers (a crash between a run's end and its step, a cancel to close). A step
+ * that fails (a stored spec that no longer parses, ERG_STORED_SPEC_INVALID) is logged with its
+ * campaign and rolled back; the other campaigns still take theirs, and the next tick tries again.
  */
 async function adaptIdle(ctx: SchedulerContext): Promise<void> {
   for (const campaignId of await listIdleAdaptiveCampaigns(ctx.db)) {
-    const step = await adaptCampaign(ctx.db, campaignId, { searchStep: offloadedSearchStep(ctx.regexes) });
-    if (step) ctx.log.info({ campaignId, added: step.added, kind: step.kind, stop: step.stop?.reason ?? null }, 'campaign strategy step (tick)');
+    try {
+      const step = await adaptCampaign(ctx.db, campaignId, { searchStep: offloadedSearchStep(ctx.regexes) });
+      if (step) ctx.log.info({ campaignId, added: step.added, kind: step.kind, stop: step.stop?.reason ?? null }, 'campaign strategy step (tick)');
+    } catch (err) {
+      ctx.log.error({ campaignId, code: (err as { code?: string }).code, err: (err as Error).message }, 'campaign strategy step failed; will retry');
+    }
   }
 }
 

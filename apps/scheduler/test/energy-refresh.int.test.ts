@@ -12,6 +12,7 @@ import type { Queue } from 'bullmq';
 import { SchedulerConfig } from '../src/config';
 import { createSchedulerContext } from '../src/context';
 import { startScheduler, type SchedulerHandle } from '../src/worker';
+import { testCampaignSpec } from '@erg/db/testing';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -44,7 +45,7 @@ describe('the scheduler recomputes late telemetry (Postgres + Redis)', () => {
     queue = createSchedulerQueue(REDIS_URL, prefix);
     // Before the scheduler starts: its first tick (at start) must find this run.
     const projectId = (await findProjectByName(db, 'default'))!.id;
-    const created = await createCampaign(db, { name: 'late', execution: 'import', clusterId: null, spec: {}, specText: null, projectId, configurations: [{ key: 'x=1', parameters: { x: 1 } }], repetitions: 1 });
+    const created = await createCampaign(db, { name: 'late', execution: 'import', clusterId: null, spec: testCampaignSpec(), specText: null, projectId, configurations: [{ key: 'x=1', parameters: { x: 1 } }], repetitions: 1 });
     runId = created.runs[0]!.id;
     await writer().write(runId, batch('n1', 0, 'gpu0.power', 100));
     // Finalized without its energy computed: as if the process finalizing it had died right after.

@@ -19,6 +19,7 @@ import { SchedulerConfig } from '../src/config';
 import type { SchedulerContext } from '../src/context';
 import { createSchedulerMetrics } from '../src/metrics';
 import { runWebhookDelivery } from '../src/suites';
+import { testCampaignSpec } from '@erg/db/testing';
 
 const HOOK_HOST = 'hooks.rebind.test';
 
@@ -43,7 +44,7 @@ describe('webhook delivery from the scheduler (Postgres)', () => {
   async function finishedRun(): Promise<string> {
     let id = '';
     await createCampaign(db, {
-      name: 'c', execution: 'import', clusterId: null, spec: {}, specText: null, projectId, configurations: [{ key: 'n=1', parameters: { n: 1 } }], repetitions: 1,
+      name: 'c', execution: 'import', clusterId: null, spec: testCampaignSpec(), specText: null, projectId, configurations: [{ key: 'n=1', parameters: { n: 1 } }], repetitions: 1,
       within: async (tx, campaignId) => {
         id = await insertSuiteRun(tx, campaignId, { suiteId: suite.id, trigger: 'manual', triggerKey: null, baselineCampaignId: null, webhook: true });
       },

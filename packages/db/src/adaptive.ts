@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { TERMINAL_RUN_STATES } from '@erg/spec';
+import { TERMINAL_RUN_STATES, type CampaignSpec } from '@erg/spec';
 import { plainArrayLiteral } from './array-literal';
 import { poolOf, withTransaction, type Database } from './client';
 import { stateListSql } from './state-sql';
+import { readStoredSpec } from './stored-spec';
 
 /**
  * What an adaptive campaign's strategy reads and writes (issue 16): its runs in flight and ended
@@ -15,7 +16,8 @@ import { stateListSql } from './state-sql';
 /** An adaptive campaign's row, locked for one step of its strategy. */
 export interface AdaptiveCampaignRow {
   id: string;
-  spec: unknown;
+  /** Read back by readStoredSpec: a spec that no longer parses throws, and the step rolls back. */
+  spec: CampaignSpec;
   strategyOpen: boolean;
   cancelRequested: boolean;
 }
@@ -41,7 +43,7 @@ export async function withAdaptiveCampaign<T>(db: Database, campaignId: string, 
     );
     const r = rows[0];
     if (!r) return null;
-    return work(tx, { id: r.id, spec: r.spec, strategyOpen: r.strategy_open, cancelRequested: r.cancel_requested_at !== null });
+    return work(tx, { id: r.id, spec: readStoredSpec(r.id, r.spec), strategyOpen: r.strategy_open, cancelRequested: r.cancel_requested_at !== null });
   });
 }
 

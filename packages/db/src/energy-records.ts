@@ -1,6 +1,7 @@
-import type { ClusterCarbon, ClusterPrice } from '@erg/spec';
+import type { CampaignSpec, ClusterCarbon, ClusterPrice } from '@erg/spec';
 import type pg from 'pg';
 import { poolOf, prismaOf, type Database } from './client';
+import { readStoredSpec } from './stored-spec';
 
 /**
  * A run's energy figures (run_energy): computed by @erg/results from the run's stored telemetry
@@ -21,7 +22,7 @@ export interface RunEnergyInputs {
   /** When the run was finalized (its windows and outputs read); null while it is not. */
   finalizedAt: Date | null;
   configuration: { key: string; parameters: Record<string, string | number | boolean> };
-  campaign: { spec: unknown; execution: 'slurm' | 'import' };
+  campaign: { spec: CampaignSpec; execution: 'slurm' | 'import' };
   /**
    * The cluster whose carbon and price settings apply, as they are now: the campaign's, or for an
    * import the one its spec names (where the measurements were taken); null: none.
@@ -37,20 +38,23 @@ export async function findRunEnergyInputs(db: Database, runId: string): Promise<
     select: {
       workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, metrics: true, nodeList: true, slurmEnergyJ: true, finalizedAt: true,
       configuration: { select: { key: true, parameters: true } },
+      campaignId: true,
       campaign: { select: { spec: true, execution: true, cluster: { select: SETTINGS } } },
     },
   });
   if (!run) return null;
-  const named = (run.campaign.spec as { cluster?: unknown } | null)?.cluster;
+  const { campaignId, ...inputs } = run;
+  const spec = readStoredSpec(campaignId, run.campaign.spec);
+  const named = spec.cluster;
   // An import campaign is bound to no cluster (it is never submitted); the one its spec names was
   // checked to exist, and to be visible to its creator, when it was created.
   const cluster = run.campaign.cluster ??
     (run.campaign.execution === 'import' && typeof named === 'string' ? await prismaOf(db).cluster.findUnique({ where: { name: named }, select: SETTINGS }) : null);
   return {
-    ...run,
+    ...inputs,
     metrics: run.metrics as RunEnergyInputs['metrics'],
     configuration: { key: run.configuration.key, parameters: run.configuration.parameters as RunEnergyInputs['configuration']['parameters'] },
-    campaign: { spec: run.campaign.spec, execution: run.campaign.execution as RunEnergyInputs['campaign']['execution'] },
+    campaign: { spec, execution: run.campaign.execution as RunEnergyInputs['campaign']['execution'] },
     // Stored by createCluster/upsertCluster as the API validated them.
     cluster: cluster && { id: cluster.id, name: cluster.name, carbon: (cluster.carbon ?? null) as ClusterCarbon | null, price: (cluster.price ?? null) as ClusterPrice | null },
   };

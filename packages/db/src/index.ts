@@ -10,6 +10,7 @@ export * from './projects';
 export * from './clusters';
 export * from './carbon-intensity';
 export * from './campaigns';
+export { readStoredSpec, StoredSpecInvalidError, STORED_SPEC_MIGRATIONS, type StoredSpecMigration } from './stored-spec';
 export * from './runs';
 export * from './run-reads';
 export * from './energy-records';

@@ -1,7 +1,8 @@
-import { RUN_STATES_HOLDING_A_SLOT, TERMINAL_RUN_STATES, type RunState } from '@erg/spec';
+import { RUN_STATES_HOLDING_A_SLOT, TERMINAL_RUN_STATES, type CampaignSpec, type RunState } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
 import type { CampaignCluster } from './campaigns';
 import { stateListSql } from './state-sql';
+import { readStoredSpec } from './stored-spec';
 
 /**
  * Reads of runs: what the API shows of a run and what it checks before writing to one. The
@@ -46,7 +47,7 @@ export interface RunRecord extends RunSummaryRecord {
 
 /** A run with its campaign's name, spec and execution, and its cluster. */
 export interface RunDetail extends RunRecord {
-  campaign: { name: string; spec: unknown; execution: 'slurm' | 'import' };
+  campaign: { name: string; spec: CampaignSpec; execution: 'slurm' | 'import' };
   cluster: CampaignCluster | null;
 }
 
@@ -80,7 +81,7 @@ export async function findRunDetail(db: Database, id: string): Promise<RunDetail
   return {
     ...summaryOf(run),
     metrics: run.metrics as RunRecord['metrics'],
-    campaign: { name: campaign.name, spec: campaign.spec, execution: campaign.execution as RunDetail['campaign']['execution'] },
+    campaign: { name: campaign.name, spec: readStoredSpec(run.campaignId, campaign.spec), execution: campaign.execution as RunDetail['campaign']['execution'] },
     cluster: campaign.cluster,
   };
 }

@@ -1,5 +1,5 @@
 import { from as copyFrom } from 'pg-copy-streams';
-import type { TerminalRunState } from '@erg/spec';
+import { CampaignSpec, type TerminalRunState } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
 import { storeDecisions, type DecisionToStore } from './adaptive';
 
@@ -12,6 +12,14 @@ import { storeDecisions, type DecisionToStore } from './adaptive';
 
 /** The tests' own databases: one migrated template per migration set, cloned for each test file. */
 export { cloneDatabase, ensureTemplateDatabase } from './migrate';
+
+/**
+ * A valid campaign spec (defaults applied) for tests that store a campaign straight through
+ * createCampaign: what the API would have stored, so that reading it back (readStoredSpec) works.
+ */
+export function testCampaignSpec(overrides: Record<string, unknown> = {}): CampaignSpec {
+  return CampaignSpec.parse({ name: 't', cluster: 'local', run: 'true', ...overrides });
+}
 
 /** Sets where a run's files are, as staging would, without claiming or submitting it. */
 export async function setRunDir(db: Database, runId: string, runDir: string): Promise<void> {
@@ -63,6 +71,11 @@ export async function overwriteClusterPrivateKey(db: Database, clusterId: string
 /** Stores `stored` as the suite's webhook secret exactly as given. */
 export async function overwriteSuiteWebhookSecret(db: Database, suiteId: string, stored: string): Promise<void> {
   await poolOf(db).query('UPDATE suites SET webhook_secret = $2 WHERE id = $1', [suiteId, stored]);
+}
+
+/** Stores `spec` as the campaign's spec exactly as given: a row as an older erg may have left it (readStoredSpec must refuse it, naming the campaign). */
+export async function overwriteCampaignSpec(db: Database, campaignId: string, spec: unknown): Promise<void> {
+  await poolOf(db).query('UPDATE campaigns SET spec = $2 WHERE id = $1', [campaignId, JSON.stringify(spec)]);
 }
 
 /** Replaces the cluster's recorded host key fingerprint (the table's checks still apply). */

@@ -8,6 +8,7 @@ import {
 import { secretBoxFrom } from '@erg/secrets';
 import { createTestDatabase, TEST_SECRET_KEY, waitFor, type TestDatabase } from '@erg/testkit';
 import { prismaOf } from '../src/client';
+import { testCampaignSpec } from '@erg/db/testing';
 
 describe('cluster lease', () => {
   let tdb: TestDatabase;
@@ -24,7 +25,7 @@ describe('cluster lease', () => {
     }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }));
     clusterId = cluster.id;
     const campaign = await createCampaign(db, {
-      name: 't', execution: 'slurm', clusterId, projectId, spec: {}, specText: null, repetitions: 4,
+      name: 't', execution: 'slurm', clusterId, projectId, spec: testCampaignSpec(), specText: null, repetitions: 4,
       configurations: [{ key: 'a=1', parameters: { a: 1 } }],
     });
     campaignId = campaign.id;

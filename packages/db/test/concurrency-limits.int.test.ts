@@ -6,6 +6,7 @@ import {
   claimRunsForSubmission, createCampaign, createDatabase, createProject, markRunsQueued, type Database,
 } from '@erg/db';
 import { poolOf, prismaOf } from '../src/client';
+import { testCampaignSpec } from '@erg/db/testing';
 
 describe('concurrency limits in the claim', () => {
   let tdb: TestDatabase;
@@ -31,7 +32,7 @@ describe('concurrency limits in the claim', () => {
     const project = await createProject(db, { name, maxConcurrentRuns: projectMax });
     const cluster = await newCluster(name, project.id, clusterMax, maxQueuedJobs);
     const campaign = await createCampaign(db, {
-      name: 't', execution: 'slurm', clusterId: cluster.id, projectId: project.id, spec: {}, specText: null, repetitions: 1,
+      name: 't', execution: 'slurm', clusterId: cluster.id, projectId: project.id, spec: testCampaignSpec(), specText: null, repetitions: 1,
       configurations: Array.from({ length: 10 }, (_, i) => ({ key: `a=${i}`, parameters: { a: i } })),
     });
     return { project, cluster, campaign };
@@ -64,7 +65,7 @@ describe('concurrency limits in the claim', () => {
     const { project, cluster } = await setup('proj', null, 4);
     const second = await newCluster('proj-2', project.id, null);
     const other = await createCampaign(db, {
-      name: 't2', execution: 'slurm', clusterId: second.id, projectId: project.id, spec: {}, specText: null, repetitions: 1,
+      name: 't2', execution: 'slurm', clusterId: second.id, projectId: project.id, spec: testCampaignSpec(), specText: null, repetitions: 1,
       configurations: Array.from({ length: 10 }, (_, i) => ({ key: `a=${i}`, parameters: { a: i } })),
     });
     const [a, b] = await Promise.all([claimRunsForSubmission(db, cluster.id, 1000), claimRunsForSubmission(db, second.id, 1000)]);

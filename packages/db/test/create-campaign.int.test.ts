@@ -5,6 +5,7 @@ import {
   CAMPAIGN_INSERT_CHUNK, countCampaignRunEvents, createCampaign, createDatabase, createProject, getCampaignSummary, listCampaignRuns,
   listConfigurationEnergies, type Database,
 } from '@erg/db';
+import { testCampaignSpec } from '@erg/db/testing';
 
 describe('createCampaign', () => {
   let tdb: TestDatabase;
@@ -22,7 +23,7 @@ describe('createCampaign', () => {
   });
 
   const store = (configurations: { key: string; parameters: Record<string, unknown> }[], repetitions: number) =>
-    createCampaign(db, { name: 't', execution: 'import', clusterId: null, projectId, spec: {}, specText: null, repetitions, configurations });
+    createCampaign(db, { name: 't', execution: 'import', clusterId: null, projectId, spec: testCampaignSpec(), specText: null, repetitions, configurations });
 
   test('stores keys and parameters that an array literal must quote exactly as given', async () => {
     const awkward = ['a"b', 'back\\slash', 'x,y', '{braces}', ' spaced ', 'NULL', '', 'ünï €', 'line\nbreak', '\\"both\\"'];

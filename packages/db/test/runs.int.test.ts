@@ -6,6 +6,7 @@ import {
   listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, cancelPendingRuns, cancelPendingRunsOnCluster, returnRunsToPending, type Database, type SlurmProgress,
 } from '@erg/db';
 import { prismaOf } from '../src/client';
+import { testCampaignSpec } from '@erg/db/testing';
 
 describe('run state transitions', () => {
   let tdb: TestDatabase;
@@ -29,7 +30,7 @@ describe('run state transitions', () => {
 
   async function newCampaign(configs: number, repetitions: number) {
     return createCampaign(db, {
-      name: 't', execution: 'slurm', clusterId, projectId, spec: {}, specText: null, repetitions,
+      name: 't', execution: 'slurm', clusterId, projectId, spec: testCampaignSpec(), specText: null, repetitions,
       configurations: Array.from({ length: configs }, (_, i) => ({ key: `a=${i}`, parameters: { a: i } })),
     });
   }

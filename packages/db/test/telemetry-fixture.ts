@@ -4,6 +4,7 @@ import { secretBoxFrom } from '@erg/secrets';
 import type { NormalizedBatch } from '@erg/spec';
 import { TEST_SECRET_KEY } from '@erg/testkit';
 import { createCampaign, createCluster, createProject, type Database } from '@erg/db';
+import { testCampaignSpec } from '@erg/db/testing';
 
 /** `repetitions` runs of one configuration of a Slurm campaign in a new project, by id. */
 export async function slurmRuns(db: Database, project: string, repetitions: number): Promise<string[]> {
@@ -12,7 +13,7 @@ export async function slurmRuns(db: Database, project: string, repetitions: numb
     db, { projectId, name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }),
   );
   const campaign = await createCampaign(db, {
-    name: 't', execution: 'slurm', clusterId: cluster.id, projectId, spec: {}, specText: null, repetitions, configurations: [{ key: 'a=1', parameters: { a: 1 } }],
+    name: 't', execution: 'slurm', clusterId: cluster.id, projectId, spec: testCampaignSpec(), specText: null, repetitions, configurations: [{ key: 'a=1', parameters: { a: 1 } }],
   });
   return campaign.runs.map((r) => r.id);
 }

@@ -4,7 +4,7 @@ import {
 } from '@erg/db';
 import { plan, searchStep, type ConfigurationDecision, type ConfigurationRuns } from '@erg/adaptive';
 import { objectiveFigure, type RunFigures } from '@erg/energy';
-import { CampaignSpec, type Objective } from '@erg/spec';
+import type { Objective } from '@erg/spec';
 import { countedRuns } from './load-campaign-results';
 import { searchCampaign, searchParallel } from './search-campaign';
 
@@ -55,8 +55,9 @@ export async function adaptCampaign(db: Database, campaignId: string, options: A
   if (!(await isStrategyOpen(db, campaignId))) return null;
   return withAdaptiveCampaign(db, campaignId, async (tx, campaign) => {
     if (!campaign.strategyOpen) return null;
-    const spec = CampaignSpec.safeParse(campaign.spec);
-    if (!spec.success || spec.data.strategy.kind === 'grid') {
+    // Typed by @erg/db (readStoredSpec): a spec that no longer parses threw, naming the campaign.
+    const { spec } = campaign;
+    if (spec.strategy.kind === 'grid') {
       await closeStrategy(tx, campaignId, 'not an adaptive campaign');
       return null;
     }
@@ -64,9 +65,9 @@ export async function adaptCampaign(db: Database, campaignId: string, options: A
       await closeStrategy(tx, campaignId, 'the campaign was cancelled');
       return null;
     }
-    const strategy = spec.data.strategy;
+    const strategy = spec.strategy;
     const [rows, attempts, decisions] = await Promise.all([listConfigurationEnergies(db, campaignId), listConfigurationAttempts(tx, campaignId), listCampaignDecisions(db, campaignId)]);
-    const observed = observe(rows, attempts, strategy.objectives, spec.data.resources.nodes);
+    const observed = observe(rows, attempts, strategy.objectives, spec.resources.nodes);
     if (strategy.kind === 'search') return searchCampaign(tx, campaignId, strategy, observed, searchParallel(strategy), options.searchStep ?? searchStep);
     const previousOf = new Map(decisions.map((d) => [d.key, asDecision(d)]));
     const inputs: ConfigurationRuns[] = observed.configurations.map((c) => {

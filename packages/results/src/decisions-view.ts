@@ -1,5 +1,5 @@
 import { countConfigurations, getCampaignSummary, listCampaignDecisions, type Database } from '@erg/db';
-import { CampaignSpec, type CampaignDecisions } from '@erg/spec';
+import type { CampaignDecisions } from '@erg/spec';
 
 /**
  * GET /v1/campaigns/:id/decisions: the strategy, whether it may still add runs and why it
@@ -9,9 +9,7 @@ import { CampaignSpec, type CampaignDecisions } from '@erg/spec';
 export async function campaignDecisionsView(db: Database, campaignId: string): Promise<CampaignDecisions | null> {
   const [summary, configurations, decisions] = await Promise.all([getCampaignSummary(db, campaignId), countConfigurations(db, campaignId), listCampaignDecisions(db, campaignId)]);
   if (!summary) return null;
-  const spec = CampaignSpec.safeParse(summary.campaign.spec);
-  const strategy = spec.success ? spec.data.strategy : { kind: 'grid' as const };
-  const repetitions = spec.success ? spec.data.repetitions : 1;
+  const { strategy, repetitions } = summary.campaign.spec;
   const maxRuns = strategy.kind === 'grid' ? null : (strategy.budget?.maxRuns ?? null);
   return {
     campaignId,

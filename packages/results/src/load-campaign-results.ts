@@ -1,6 +1,6 @@
 import { findCampaignPowerContext, listCampaignRunDataMovement, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type ConfigurationEnergyRow, type Database } from '@erg/db';
 import { campaignDataMovement, campaignPhases, campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
-import { CampaignSpec, RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
+import { RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
 import { runFingerprintClasses } from './fingerprint-classes';
 
 /**
@@ -44,8 +44,7 @@ function mostCommon(values: readonly string[]): string | null {
 
 /** Whether the figures were measured at a power state erg set, in a sentence for the results. */
 function powerNote(context: Awaited<ReturnType<typeof findCampaignPowerContext>>): CampaignResults['power'] {
-  const spec = CampaignSpec.safeParse(context?.spec);
-  const requested = spec.success && spec.data.power !== undefined;
+  const requested = context !== null && context.spec.power !== undefined;
   const cluster = context?.cluster;
   if (requested) {
     return { requested, controlled: true, note: `erg set each configuration's power state through ${cluster ? `cluster ${cluster.name}'s` : 'the'} node helper; see each run's power for what was in force` };

@@ -1,7 +1,7 @@
 import { clearEnergyDirty, countRunBatches, deleteRunEnergy, energyDirtyVersion, findRunEnergy, isEnergyStale, listStaleEnergyRuns, findRunEnergyInputs, listNeighbourJobs, readCarbonIntensityAround, type RunEnergyInputs, listRunMarks, listRunNodes, type RunMarkRecord, readRunSensors, readRunSeries, storeRunEnergy, type Database } from '@erg/db';
 import { expandHostlist } from '@erg/slurm';
 import { assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, type NodeTelemetry, type RunEnergy, type RunPhases, type SensorInfo, type Window } from '@erg/energy';
-import { CampaignSpec, expandPower, Telemetry, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
+import { expandPower, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
 
 /** What is stored per run: the view without the run id and the time it was computed (those are columns). */
 type StoredRunEnergy = Omit<RunEnergyView, 'runId' | 'computedAt' | 'stale'>;
@@ -84,14 +84,15 @@ export async function refreshRunEnergy(db: Database, runId: string, options: Ref
   for (const d of sensors) if (!sampled.has(`${d.node}\u0000${d.sensor}`)) nodeOf(d.node).sensors.push(infoOf(d.node, d.sensor));
   const energy = computeRunEnergy({ window, nodes: [...nodes.values()], ...(idle ? { idleBaseline: idle } : {}) });
   await flagSharedNodes(db, runId, run.nodeList, window, idle, energy);
-  const spec = CampaignSpec.safeParse(run.campaign.spec);
+  // Typed by @erg/db (readStoredSpec): a spec that no longer parses threw before anything was computed.
+  const { spec } = run.campaign;
 
   // The power state asked for and the one in force (the agents' state sensors, the helper's records).
-  const requested: PowerState | null = spec.success && spec.data.power ? expandPower(spec.data.power, run.configuration.key, run.configuration.parameters).state : null;
+  const requested: PowerState | null = spec.power ? expandPower(spec.power, run.configuration.key, run.configuration.parameters).state : null;
   const records = new Map<string, PowerRecord>();
   for (const n of await listRunNodes(db, runId)) if (n.power) records.set(n.node, n.power);
   const assessed = assessPowerState({
-    window, requested, nodes: [...nodes.values()], records, maxThrottledShare: (spec.success ? spec.data.telemetry : Telemetry.parse({})).maxThrottledShare,
+    window, requested, nodes: [...nodes.values()], records, maxThrottledShare: spec.telemetry.maxThrottledShare,
   });
   if (assessed.power) energy.power = assessed.power;
   energy.flags.push(...assessed.flags);
@@ -100,7 +101,7 @@ export async function refreshRunEnergy(db: Database, runId: string, options: Ref
   // Energy per unit of work, for every metric the spec marks as counting work.
   const metrics = (run.metrics ?? {}) as Record<string, number | null>;
   const perUnitOfWork: Record<string, number | null> = {};
-  for (const m of spec.success ? spec.data.metrics : []) {
+  for (const m of spec.metrics) {
     if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, metrics[m.name] ?? null);
   }
   const attributed = attributedMarks(marks);

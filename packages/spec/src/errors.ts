@@ -161,6 +161,10 @@ export const ERROR_CATALOG = {
     status: 409, retryable: false, surface: 'internal',
     meaning: '@erg/db: a cluster with that name exists (answered as `ERG_CONFLICT`)',
   },
+  ERG_STORED_SPEC_INVALID: {
+    status: 500, retryable: false, surface: 'internal',
+    meaning: "@erg/db: a campaign's stored spec no longer parses as a campaign spec (a row stored before a schema change no stored-spec migration covers, packages/db/src/stored-spec.ts); the message names the campaign and the fields at fault; what reads it fails rather than use defaults (the API answers `ERG_INTERNAL`, the scheduler logs it with the campaign and tries again)",
+  },
 
   // ── @erg/spec ──
   template_error: {
