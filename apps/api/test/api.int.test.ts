@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { findClusterByName, listCampaignSummaries } from '@erg/db';
+import { findClusterByName, listCampaignSummaries, recordClusterCapabilities } from '@erg/db';
 import { startTestApi, type TestApi } from './helpers';
 
 // A syntactically valid private key that is only ever stored, never used to connect here.
@@ -166,6 +166,28 @@ describe('REST API (Postgres + Redis)', () => {
     expect(res.status).toBe(422);
     expect(res.body.error.message).toMatch(/"ghost"/);
     expect(res.body.error.message).toMatch(/alpha/);
+  });
+
+  test('campaigns: a power state is refused on a cluster not probed yet (409, retry shortly) and on one whose helper does not allow it (422)', async () => {
+    const powered = { ...SPEC, name: 'powered', power: { gpuPowerLimitW: 300 } };
+    const notProbed = await t.app.inject({ method: 'POST', url: '/v1/campaigns', headers: { authorization: `Bearer ${t.token}` }, payload: powered });
+    expect(notProbed.statusCode).toBe(409);
+    expect(notProbed.json().error.code).toBe('ERG_CLUSTER_NOT_PROBED');
+    expect(notProbed.headers['retry-after']).toBe('5');
+    const cluster = (await findClusterByName(t.db, 'alpha'))!;
+    const probed = { probedAt: new Date().toISOString(), slurmVersion: 'slurm 24.05.0', powerHelperProblem: null };
+    await recordClusterCapabilities(t.db, cluster.id, { ...probed, powerHelper: { version: 1, knobs: ['cpuFreqKHz'] } });
+    try {
+      const refused = await call('POST', '/v1/campaigns', powered);
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.code).toBe('ERG_POWER_UNSUPPORTED');
+      expect(refused.body.error.issues).toEqual([{ path: 'power', code: 'power_unsupported', message: expect.stringMatching(/does not allow gpuPowerLimitW/) }]);
+      const allowed = await call('POST', '/v1/campaigns', { ...powered, power: { cpuFreqKHz: 2_000_000 } });
+      expect(allowed.status).toBe(201);
+      await call('POST', `/v1/campaigns/${allowed.body.id}/cancel`);
+    } finally {
+      await recordClusterCapabilities(t.db, cluster.id, { ...probed, powerHelper: null, powerHelperProblem: 'not installed' });
+    }
   });
 
   test('campaigns: cancel before submission cancels every pending run', async () => {

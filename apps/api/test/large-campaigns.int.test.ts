@@ -8,7 +8,7 @@ import { campaignResultsView } from '@erg/results';
 import { CampaignCreated, CampaignResults } from '@erg/spec';
 import { Offload } from '../src/offload';
 import { JSON_SLICE_ITEMS } from '../src/json-stream';
-import { OFFLOAD_ABOVE_CONFIGURATIONS } from '../src/routes/campaigns';
+import { OFFLOAD_ABOVE_CONFIGURATIONS } from '../src/services/campaigns';
 import { startTestApi, type TestApi } from './helpers';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);

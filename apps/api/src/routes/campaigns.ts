@@ -1,55 +1,26 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { CampaignCursor } from '@erg/db';
 import {
-  cancelPendingRuns, createCampaign, findCampaignRef, findClusterByName, findSuiteRunBaseline, type CampaignCursor, getCampaignSummary,
-  listCampaignRuns, listCampaignSummaries, listClusters, requestCampaignCancel,
-} from '@erg/db';
-import {
-  ProjectQuery, CampaignCancelled, CampaignDecisions, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignView, ConfigurationResult, Exclusion, RegressionPolicy, CampaignSpec, CampaignPage, ErrorBody, IdParams,
-  ObjectivesQuery, RunLeftOut, RunSummaryPage, RunState, decodeCampaignText, initialRuns, parseCampaignSpec, powerSupport,
+  ProjectQuery, CampaignCancelled, CampaignDecisions, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignView, ConfigurationResult, Exclusion, CampaignSpec, CampaignPage, ErrorBody, IdParams,
+  ObjectivesQuery, RunLeftOut, RunSummaryPage, RunState,
 } from '@erg/spec';
-import { campaignDecisionsView, campaignResultsView, campaignVerdictView } from '@erg/results';
-import { measureCampaign, validateCampaign, validateCampaignText, type SizeLimits } from '@erg/sweep';
 import type { AppDeps } from '../app';
-import { access, chooseProject, isVisible, requireRole, visibleProjects } from '../access';
+import { access } from '../access';
 import { errors } from '../errors';
-import { BODY_LIMITS, OFFLOAD_ABOVE } from '../body-limits';
-import { runSized, type Offload } from '../offload';
-import { bodySize } from '../validation';
+import { BODY_LIMITS } from '../body-limits';
+import type { Offload } from '../offload';
+import { specBody } from '../validation';
 import { auditCreated } from '../audit';
 import { campaignView, runSummaryView } from '../views';
 import { BackgroundWork } from '../background';
-import { wakeScheduler } from '../wake-scheduler';
 import { JSON_SLICE_ITEMS, jsonObjectStream, streamedArray } from '../json-stream';
+import {
+  campaignDecisions, campaignResults, campaignRuns, campaignSummary, cancelCampaign, createCampaignFromSpec, judgeCampaign, listVisibleCampaigns,
+} from '../services/campaigns';
 
 /** Configuration results per slice of a streamed results answer: each is about 1.4 KB of JSON. */
 const RESULTS_SLICE_ITEMS = 250;
-
-/** Retry-After of a 409 for a cluster not probed yet: the scheduler reaches a new cluster within a cycle or two. */
-const PROBE_RETRY_AFTER_S = 5;
-
-const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
-
-/**
- * Above this many configurations a spec is validated in a worker thread however short its text:
- * expanding it and checking every configuration costs 1-2 µs a configuration on the event loop
- * (50,000 configurations: 0.1-0.2 s).
- */
-export const OFFLOAD_ABOVE_CONFIGURATIONS = 10_000;
-
-/**
- * Whether a spec expands to more than OFFLOAD_ABOVE_CONFIGURATIONS configurations, counted without
- * expanding them (the count has a step budget). Only for specs short enough to decode and parse
- * inline; false for one with errors, which the inline validation reports as quickly.
- */
-function expandsLarge(body: unknown, yaml: boolean, limits: SizeLimits): boolean {
-  const decoded = yaml ? decodeCampaignText(body as string, 'yaml') : { ok: true as const, raw: body };
-  if (!decoded.ok) return false;
-  const parsed = parseCampaignSpec(decoded.raw);
-  if (!parsed.ok) return false;
-  const size = measureCampaign(parsed.spec, limits);
-  return size.ok && size.configurations > OFFLOAD_ABOVE_CONFIGURATIONS;
-}
 
 /** Page cursors are opaque to clients: base64url of "<createdAt ISO>|<id>". */
 function encodeCursor(c: CampaignCursor): string {
@@ -69,7 +40,6 @@ function decodeCursor(cursor: string | undefined): CampaignCursor | undefined {
 export const campaignRoutes =
   (deps: AppDeps & { offload: Offload }): FastifyPluginAsyncZod =>
   async (app) => {
-    /** Wakes the scheduler for a cluster. Best effort: its periodic tick finds the work anyway. */
     app.post(
       '/campaigns',
       {
@@ -84,79 +54,24 @@ export const campaignRoutes =
         },
         config: access.create('campaign.submit'),
         bodyLimit: BODY_LIMITS.spec,
-        // The spec is validated below, together with the campaign size limit, so that YAML and
-        // JSON bodies get the same error report.
+        // The spec is validated by the service (validateCampaignBody), together with the campaign
+        // size limit, so that YAML and JSON bodies get the same error report.
         validatorCompiler: () => (value) => ({ value }),
       },
       async (req, reply) => {
-        // The caller's role was checked before the body was read (access.ts); validation is
-        // bounded by the spec's limits, and a large body is validated in a worker thread.
-        const limits = { maxRuns: deps.config.ERG_MAX_RUNS };
-        const isYaml = YAML_TYPES.test(req.headers['content-type'] ?? '');
-        const body: unknown = req.body;
-        const above = isYaml ? OFFLOAD_ABOVE.yaml : OFFLOAD_ABOVE.json;
-        // A short spec that expands to a large campaign is validated in the worker as a large body is.
-        const bytes = bodySize(req) <= above && deps.offload.available && expandsLarge(body, isYaml, limits) ? Number.POSITIVE_INFINITY : bodySize(req);
-        const result = await runSized(deps.offload, { kind: 'campaign', body, yaml: isYaml, limits }, bytes, above, 'campaign spec', () =>
-          isYaml ? validateCampaignText(body as string, 'yaml', limits) : validateCampaign(body, limits),
+        const { created, summary } = await createCampaignFromSpec(
+          deps, req.identity!, { body: specBody(req), project: (req.query as { project?: string }).project }, req.log,
         );
-        if (!result.ok) throw errors.validation('campaign spec', result.issues);
-        const { spec, configurations } = result;
-        // Only a validated spec is printed: its depth and size are bounded by now.
-        const specText = isYaml ? (body as string) : JSON.stringify(body, null, 2);
-
-        const identity = req.identity!;
-        let clusterId: string | null = null;
-        let projectId: string;
-        if (spec.execution === 'slurm') {
-          // The spec schema requires `cluster` for execution: slurm. A cluster of a project the
-          // caller cannot see is "not registered", as one that does not exist.
-          const cluster = await findClusterByName(deps.db, spec.cluster!);
-          if (!cluster || !isVisible(identity, cluster.projectId)) {
-            throw errors.unknownCluster(spec.cluster!, (await listClusters(deps.db, visibleProjects(identity))).map((c) => c.name));
-          }
-          requireRole(identity, cluster.projectId, 'researcher', { kind: 'cluster', name: cluster.name });
-          // A power state the cluster cannot set is refused now, never run at the nodes' own state.
-          if (spec.power) {
-            const support = powerSupport(cluster, spec.power);
-            if (!support.ok && support.unknown) {
-              reply.header('retry-after', String(PROBE_RETRY_AFTER_S));
-              throw errors.clusterNotProbed(cluster.name);
-            }
-            if (!support.ok) throw errors.powerUnsupported(support.message);
-          }
-          clusterId = cluster.id;
-          projectId = cluster.projectId;
-        } else {
-          projectId = await chooseProject(deps.db, identity, (req.query as { project?: string }).project, 'researcher');
-          // An import's cluster is where the measurements were taken: its carbon and price settings
-          // apply to the runs' figures. It must be one the caller can see; the campaign is still
-          // bound to no cluster (never submitted).
-          if (spec.cluster !== undefined) {
-            const cluster = await findClusterByName(deps.db, spec.cluster);
-            if (!cluster || !isVisible(identity, cluster.projectId)) {
-              throw errors.unknownCluster(spec.cluster, (await listClusters(deps.db, visibleProjects(identity))).map((c) => c.name));
-            }
-          }
-        }
-        // Import campaigns are never submitted: their runs wait for telemetry and POST /v1/runs/:id/finish.
-        const created = await createCampaign(deps.db, {
-          name: spec.name, execution: spec.execution, clusterId, spec, specText, createdBy: req.tokenName ?? null,
-          projectId, createdByUserId: identity.userId,
-          configurations, ...initialRuns(spec),
-        });
-        if (clusterId) await wakeScheduler(deps, clusterId, 'campaign created', req.log);
-        const summary = await getCampaignSummary(deps.db, created.id);
         auditCreated(req, created.id);
         const configurationView = ({ key, parameters }: (typeof created.configurations)[number]) => ({ key, parameters });
         const runView = ({ id, configurationKey, repetition }: (typeof created.runs)[number]) => ({ id, configurationKey, repetition });
         if (created.runs.length <= JSON_SLICE_ITEMS) {
-          return reply.status(201).send({ ...campaignView(summary!), configurations: created.configurations.map(configurationView), runs: created.runs.map(runView) });
+          return reply.status(201).send({ ...campaignView(summary), configurations: created.configurations.map(configurationView), runs: created.runs.map(runView) });
         }
         // A large answer (12 MB for 100,000 runs) is streamed a slice at a time: checked against
         // its schema and serialised whole, it held the event loop for 0.1-0.3 s. Its head is
         // checked as the schema would; the items are the rows just stored.
-        const stream = jsonObjectStream(z.encode(CampaignView, campaignView(summary!)), [
+        const stream = jsonObjectStream(z.encode(CampaignView, campaignView(summary)), [
           streamedArray('configurations', created.configurations, configurationView),
           streamedArray('runs', created.runs, runView),
         ]);
@@ -178,7 +93,7 @@ export const campaignRoutes =
         },
       },
       async (req) => {
-        const page = await listCampaignSummaries(deps.db, { limit: req.query.limit, after: decodeCursor(req.query.cursor), projectIds: visibleProjects(req.identity!) });
+        const page = await listVisibleCampaigns(deps.db, req.identity!, { limit: req.query.limit, after: decodeCursor(req.query.cursor) });
         return { items: page.items.map(campaignView), next: page.next ? encodeCursor(page.next) : null };
       },
     );
@@ -187,8 +102,7 @@ export const campaignRoutes =
       '/campaigns/:id',
       { config: access.campaign('campaign.read'), schema: { tags: ['campaigns'], params: IdParams, response: { 200: CampaignDetail, 404: ErrorBody } } },
       async (req) => {
-        const summary = await getCampaignSummary(deps.db, req.params.id);
-        if (!summary) throw errors.notFound('campaign', req.params.id);
+        const summary = await campaignSummary(deps.db, req.params.id);
         return { ...campaignView(summary), spec: summary.campaign.spec };
       },
     );
@@ -209,9 +123,7 @@ export const campaignRoutes =
         },
       },
       async (req) => {
-        const campaign = await findCampaignRef(deps.db, req.params.id);
-        if (!campaign) throw errors.notFound('campaign', req.params.id);
-        const { items, total } = await listCampaignRuns(deps.db, campaign.id, { state: req.query.state, limit: req.query.limit, offset: req.query.offset });
+        const { campaign, items, total } = await campaignRuns(deps.db, req.params.id, req.query);
         return { items: items.map((r) => runSummaryView(r, campaign.cluster)), total };
       },
     );
@@ -229,13 +141,7 @@ export const campaignRoutes =
           response: { 200: CampaignDecisions, 404: ErrorBody },
         },
       },
-      async (req) => {
-        const campaign = await findCampaignRef(deps.db, req.params.id);
-        if (!campaign) throw errors.notFound('campaign', req.params.id);
-        const view = await campaignDecisionsView(deps.db, campaign.id);
-        if (!view) throw errors.notFound('campaign', req.params.id);
-        return view;
-      },
+      async (req) => campaignDecisions(deps.db, req.params.id),
     );
 
     app.get(
@@ -259,9 +165,7 @@ export const campaignRoutes =
         },
       },
       async (req, reply) => {
-        const campaign = await findCampaignRef(deps.db, req.params.id);
-        if (!campaign) throw errors.notFound('campaign', req.params.id);
-        const results = { campaignId: campaign.id, ...(await campaignResultsView(deps.db, campaign.id, { groupBy: req.query.groupBy, objectives: req.query.objectives })) };
+        const results = await campaignResults(deps.db, req.params.id, { groupBy: req.query.groupBy, objectives: req.query.objectives });
         if (results.configurations.length <= RESULTS_SLICE_ITEMS) return results;
         // Large results (14 MB for 10,000 configurations) are checked against their schema and
         // serialised a slice at a time, as the client reads, rather than whole on the event loop.
@@ -297,23 +201,7 @@ export const campaignRoutes =
           response: { 200: CampaignVerdictView, 400: ErrorBody, 404: ErrorBody },
         },
       },
-      async (req) => {
-        const { baseline, ...given } = req.query;
-        const campaign = await findCampaignRef(deps.db, req.params.id);
-        if (!campaign) throw errors.notFound('campaign', req.params.id);
-        const suiteRun = await findSuiteRunBaseline(deps.db, campaign.id);
-        const baselineId = baseline ?? suiteRun?.baselineCampaignId;
-        if (!baselineId) {
-          throw errors.validation('request querystring', [
-            { path: 'baseline', code: 'required', message: 'required: the id of the campaign to compare against (only a suite run with a baseline has a default)' },
-          ]);
-        }
-        const base = await findCampaignRef(deps.db, baselineId);
-        if (!base || !isVisible(req.identity!, base.projectId)) throw errors.notFound('baseline campaign', baselineId);
-        const defaults = suiteRun?.policy ?? RegressionPolicy.parse({});
-        const policy = { ...defaults, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
-        return campaignVerdictView(deps.db, campaign.id, base.id, policy);
-      },
+      async (req) => judgeCampaign(deps.db, req.identity!, req.params.id, req.query),
     );
 
     /** Pending runs of large cancelled campaigns, cancelled after the answer; closing the app waits for them. */
@@ -335,22 +223,7 @@ export const campaignRoutes =
         },
       },
       async (req, reply) => {
-        const campaign = await findCampaignRef(deps.db, req.params.id);
-        if (!campaign) throw errors.notFound('campaign', req.params.id);
-        // One statement whatever the size: from here on no pending run of the campaign is claimed.
-        const cancelling = await requestCampaignCancel(deps.db, campaign.id);
-        const later = cancelling.pending > deps.config.ERG_CANCEL_INLINE_RUNS;
-        if (cancelling.pending > 0 && !later) await cancelPendingRuns(deps.db, campaign.id);
-        // Queued and running jobs are cancelled by the scheduler (scancel over SSH).
-        if (campaign.clusterId) await wakeScheduler(deps, campaign.clusterId, 'campaign cancelled', req.log);
-        const summary = (await getCampaignSummary(deps.db, campaign.id))!;
-        if (later) {
-          // A run and an event each: for thousands of runs that is seconds, not worth holding the answer for.
-          background.start(
-            () => cancelPendingRuns(deps.db, campaign.id),
-            (err) => req.log.error({ err, campaignId: campaign.id }, 'cancelling the pending runs failed; they are not claimed, and cancelling the campaign again retries'),
-          );
-        }
+        const { summary, cancelling } = await cancelCampaign(deps, req.params.id, background, req.log);
         return reply.status(202).send({ ...campaignView(summary), cancelling });
       },
     );
