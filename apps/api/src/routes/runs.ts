@@ -1,15 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findClusterById, findRunDetail, findRunLogSource, finishImportedRun, listRunNodes, requestRunCancel } from '@erg/db';
-import { refreshRunEnergy } from '@erg/results';
 import { ErrorBody, IdParams, RunCancelled, RunLogs, RunView } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access } from '../access';
-import { errors } from '../errors';
 import { BODY_LIMITS } from '../body-limits';
 import { runView } from '../views';
-import { wakeScheduler } from '../wake-scheduler';
-import type { LogsBody } from '../cluster-files';
+import { cancelRun, finishRunByHand, openRunLogs, runWithNodes } from '../services/runs';
 
 /** The most of each log one request may ask for. */
 const MAX_TAIL_BYTES = 16 * 1024 * 1024;
@@ -17,15 +13,9 @@ const MAX_TAIL_BYTES = 16 * 1024 * 1024;
 export const runRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
-    async function loadRun(id: string) {
-      const run = await findRunDetail(deps.db, id);
-      if (!run) throw errors.notFound('run', id);
-      return run;
-    }
-
     app.get('/runs/:id', { config: access.run('campaign.read'), schema: { tags: ['runs'], params: IdParams, response: { 200: RunView, 404: ErrorBody } } }, async (req) => {
-      const run = await loadRun(req.params.id);
-      return runView(run, run.cluster, await listRunNodes(deps.db, run.id));
+      const { run, nodes } = await runWithNodes(deps.db, req.params.id);
+      return runView(run, run.cluster, nodes);
     });
 
     app.post(
@@ -43,14 +33,7 @@ export const runRoutes =
           response: { 202: RunCancelled, 404: ErrorBody },
         },
       },
-      async (req, reply) => {
-        const run = await loadRun(req.params.id);
-        const outcome = await requestRunCancel(deps.db, run.id);
-        // Its job is the scheduler's to scancel: wake it instead of waiting for its next tick.
-        const clusterId = outcome === 'cancelling' ? (await findRunLogSource(deps.db, run.id))?.clusterId : null;
-        if (clusterId) await wakeScheduler(deps, clusterId, 'run cancelled', req.log);
-        return reply.status(202).send({ id: run.id, outcome });
-      },
+      async (req, reply) => reply.status(202).send(await cancelRun(deps, req.params.id, req.log)),
     );
 
     app.post(
@@ -77,16 +60,10 @@ export const runRoutes =
         },
       },
       async (req) => {
-        const run = await loadRun(req.params.id);
-        if (run.campaign.execution !== 'import') throw errors.conflict(`run ${run.id} belongs to a campaign erg submits to Slurm; only runs of execution: import campaigns are finished by hand`);
-        const done = await finishImportedRun(deps.db, {
-          runId: run.id, startedAt: new Date(req.body.startedAt), endedAt: new Date(req.body.endedAt),
-          exitCode: req.body.exitCode ?? null, metrics: req.body.metrics ?? {},
+        const { run, nodes } = await finishRunByHand(deps.db, req.params.id, {
+          startedAt: new Date(req.body.startedAt), endedAt: new Date(req.body.endedAt), exitCode: req.body.exitCode ?? null, metrics: req.body.metrics ?? {},
         });
-        if (!done) throw errors.conflict(`run ${run.id} is already ${run.state}`);
-        await refreshRunEnergy(deps.db, run.id);
-        const updated = await loadRun(run.id);
-        return runView(updated, null, await listRunNodes(deps.db, run.id));
+        return runView(run, null, nodes);
       },
     );
 
@@ -106,34 +83,10 @@ export const runRoutes =
         },
       },
       async (req, reply) => {
-        const run = await findRunLogSource(deps.db, req.params.id);
-        if (!run) throw errors.notFound('run', req.params.id);
-        const cluster = run.clusterId === null ? null : await findClusterById(deps.db, run.clusterId);
-        const stored = { runId: run.id, source: 'stored' as const, stdout: run.stdoutTail ?? '', stderr: run.stderrTail ?? '', truncated: false };
-        if (!cluster || !run.runDir) return stored; // never submitted, or an imported run
-        const { ERG_LOG_READS_PER_TOKEN: perToken, ERG_LOG_READS_PER_CLUSTER: perCluster } = deps.config;
-        const tokenKey = `token:${req.identity?.id ?? req.tokenName ?? 'anonymous'}`;
-        const release = deps.clusterFiles.tryAcquire([{ key: tokenKey, limit: perToken }, { key: `cluster:${cluster.id}`, limit: perCluster }]);
-        if (!release) {
-          reply.header('Retry-After', 1);
-          const tokenFull = deps.clusterFiles.tryAcquire([{ key: tokenKey, limit: perToken }]);
-          tokenFull?.();
-          throw tokenFull ? errors.logReadsBusy(`cluster "${cluster.name}"`, perCluster) : errors.logReadsBusy('this token', perToken);
-        }
-        let logs: LogsBody;
-        try {
-          logs = await deps.clusterFiles.openLogs(cluster, run.id, run.runDir, { tailBytes: req.query.tailBytes, timeoutMs: deps.config.ERG_LOG_READ_TIMEOUT_MS });
-        } catch (err) {
-          release();
-          if (run.finalizedAt) return stored; // the tail kept at the end is still worth showing
-          throw errors.clusterUnavailable(cluster.name, (err as Error).message);
-        }
-        if (logs.status === 'refused') {
-          release();
-          throw errors.logUnreadable(run.id, logs.message);
-        }
-        // The place is held until the last byte is sent, or the client goes away.
-        logs.body.once('close', release);
+        const { ERG_LOG_READS_PER_TOKEN: perToken, ERG_LOG_READS_PER_CLUSTER: perCluster, ERG_LOG_READ_TIMEOUT_MS: timeoutMs } = deps.config;
+        const holder = req.identity?.id ?? req.tokenName ?? 'anonymous';
+        const logs = await openRunLogs(deps, req.params.id, { holder, tailBytes: req.query.tailBytes }, { perToken, perCluster, timeoutMs });
+        if (logs.source === 'stored') return logs.body;
         // A stream of RunLogs' JSON, sent as it comes (the schema's serializer is not applied to streams).
         return reply.type('application/json; charset=utf-8').send(logs.body as never);
       },
