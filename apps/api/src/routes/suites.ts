@@ -1,93 +1,22 @@
-import type { FastifyRequest } from 'fastify';
-import { withinDeadline } from '@erg/queue';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  createSuite, deleteSuite, findCampaign, findClusterByName, findSuiteByName, findSuiteRun, lastSuiteRuns, listClusters, listSuiteRuns,
-  listSuites, projectWebhookPolicy, replaceSuite, type SuiteInput,
-} from '@erg/db';
 import { ErrorBody, NameParams, SuiteCreate, SuiteList, SuiteRunPage, SuiteRunView, SuiteView } from '@erg/spec';
-import {
-  applySchedule, removeSchedule, suiteRunView, suiteView, SuiteError, triggerSuite, validateSuite, validateSuiteText, webhookUrlIssues, type ValidSuite,
-} from '@erg/suites';
-import { REDACTED, redactSecrets } from '@erg/secrets';
 import type { AppDeps } from '../app';
-import { access, isVisible, requireRole, visibleProjects } from '../access';
+import { access } from '../access';
 import { errors } from '../errors';
-import { BODY_LIMITS, OFFLOAD_ABOVE } from '../body-limits';
-import { runSized, type Offload } from '../offload';
-import { bodySize } from '../validation';
+import { BODY_LIMITS } from '../body-limits';
+import type { Offload } from '../offload';
+import { specBody } from '../validation';
 import { auditCreated } from '../audit';
-
-const YAML_TYPES = /^(application\/(x-)?yaml|text\/yaml)\b/;
+import {
+  createNewSuite, listVisibleSuites, putSuite, removeSuite, suiteNamed, suiteRun, suiteRuns, triggerSuiteNow, viewWithLastRun,
+} from '../services/suites';
 
 const SuiteRunParams = NameParams.extend({ runId: z.uuid({ error: 'not a suite run id (expected a UUID)' }) });
 
 export const suiteRoutes =
   (deps: AppDeps & { offload: Offload }): FastifyPluginAsyncZod =>
   async (app) => {
-    const limits = () => ({ maxRuns: deps.config.ERG_MAX_RUNS });
-
-    /**
-     * The body as YAML or JSON, validated with every issue at once (in a worker thread when it is
-     * large; the caller's role was checked before it was read); then the references it makes.
-     */
-    async function suiteInput(req: FastifyRequest): Promise<{ valid: ValidSuite; input: SuiteInput }> {
-      const identity = req.identity!;
-      const body: unknown = req.body;
-      const isYaml = YAML_TYPES.test(req.headers['content-type'] ?? '');
-      const result = await runSized(deps.offload, { kind: 'suite', body, yaml: isYaml, limits: limits() }, bodySize(req), isYaml ? OFFLOAD_ABOVE.yaml : OFFLOAD_ABOVE.json, 'suite', () =>
-        isYaml ? validateSuiteText(body as string, 'yaml', limits()) : validateSuite(body, limits()),
-      );
-      if (!result.ok) throw errors.validation('suite', result.issues);
-      const { fields, spec } = result.suite;
-      // A suite lives in its cluster's project; a cluster the caller cannot see is "not registered".
-      const cluster = await findClusterByName(deps.db, spec.cluster!);
-      if (!cluster || !isVisible(identity, cluster.projectId)) {
-        const known = (await listClusters(deps.db, visibleProjects(identity))).map((c) => c.name);
-        throw errors.unknownCluster(spec.cluster!, known, 'campaign.cluster');
-      }
-      requireRole(identity, cluster.projectId, 'maintainer', { kind: 'cluster', name: cluster.name });
-      // What the project's webhook policy lets through without DNS (scheme, a literal address);
-      // every delivery checks again, on the addresses the name resolves to then.
-      if (fields.webhook) {
-        const urlIssues = webhookUrlIssues(fields.webhook.url, await projectWebhookPolicy(deps.db, cluster.projectId));
-        if (urlIssues.length > 0) throw errors.validation('suite', urlIssues);
-      }
-      const baseline = fields.baseline;
-      const pinned = baseline.policy === 'pinned' ? await findCampaign(deps.db, baseline.campaignId) : null;
-      if (baseline.policy === 'pinned' && (!pinned || pinned.projectId !== cluster.projectId)) {
-        throw errors.unknownBaselineCampaign(baseline.campaignId);
-      }
-      // Printed only now that it is validated: its depth and size are bounded.
-      const textOfCampaign = isYaml ? (body as string) : JSON.stringify((body as { campaign?: unknown }).campaign, null, 2);
-      return {
-        valid: result.suite,
-        input: {
-          name: fields.name,
-          projectId: cluster.projectId,
-          description: fields.description ?? null,
-          template: spec,
-          // A YAML body is the whole suite, webhook secret included: that text becomes its campaigns' spec text.
-          templateText: isYaml ? withoutSecret(result.suite.textWithoutSecret ?? (body as string), fields.webhook?.secret) : textOfCampaign,
-          cron: fields.schedule?.cron ?? null,
-          timezone: fields.schedule?.timezone ?? 'UTC',
-          baselinePolicy: baseline.policy,
-          baselineCampaignId: baseline.policy === 'pinned' ? baseline.campaignId : null,
-          policy: fields.regression,
-          webhookUrl: fields.webhook?.url ?? null,
-          webhookSecret: fields.webhook?.secret ?? null,
-        },
-      };
-    }
-
-    async function viewOf(name: string) {
-      const suite = await findSuiteByName(deps.db, name);
-      if (!suite) throw errors.notFound('suite', name);
-      const last = await lastSuiteRuns(deps.db, [suite.id]);
-      return { suite, view: suiteView(suite, last.get(suite.id) ?? null) };
-    }
-
     const bodyDoc = {
       description:
         'A suite: a campaign template, an optional cron schedule (time zone aware), a baseline policy (`last-passing` or a pinned campaign), ' +
@@ -106,12 +35,9 @@ export const suiteRoutes =
         validatorCompiler: acceptAnyBody,
       },
       async (req, reply) => {
-        const { input } = await suiteInput(req);
-        if (await findSuiteByName(deps.db, input.name)) throw errors.conflict(`suite "${input.name}" already exists; replace it with PUT /v1/suites/${input.name}`);
-        const suite = await createSuite(deps.db, input, deps.secrets);
+        const suite = await createNewSuite(deps, req.identity!, specBody(req), req.log);
         auditCreated(req, suite.name);
-        await scheduleHint(applySchedule(deps.queue, suite), req.log);
-        return reply.status(201).send(suiteView(suite, null));
+        return reply.status(201).send(await viewWithLastRun(deps.db, suite));
       },
     );
 
@@ -134,36 +60,24 @@ export const suiteRoutes =
       async (req, reply) => {
         const params = NameParams.safeParse(req.params);
         if (!params.success) throw errors.validation('path', [{ path: 'name', code: 'invalid_format', message: 'use 1-63 lower-case letters, digits and -, starting with a letter or digit' }]);
-        const name = params.data.name;
-        const { input } = await suiteInput(req);
-        if (input.name !== name) {
-          throw errors.validation('suite', [{ path: 'name', code: 'invalid_value', message: `must be "${name}", the name in the path` }]);
-        }
-        const replaced = await replaceSuite(deps.db, name, input, deps.secrets);
-        const suite = replaced ?? (await createSuite(deps.db, input, deps.secrets));
-        await scheduleHint(applySchedule(deps.queue, suite), req.log);
-        const last = await lastSuiteRuns(deps.db, [suite.id]);
-        return reply.status(replaced ? 200 : 201).send(suiteView(suite, last.get(suite.id) ?? null));
+        const { view, created } = await putSuite(deps, req.identity!, params.data.name, specBody(req), req.log);
+        return reply.status(created ? 201 : 200).send(view);
       },
     );
 
     app.get('/suites', { config: access.listing('suite.read'), schema: { tags: ['suites'], response: { 200: SuiteList } } }, async (req) => {
-      const suites = await listSuites(deps.db, visibleProjects(req.identity!));
-      const last = await lastSuiteRuns(deps.db, suites.map((s) => s.id));
-      return { items: suites.map((s) => suiteView(s, last.get(s.id) ?? null)) };
+      return { items: await listVisibleSuites(deps.db, req.identity!) };
     });
 
     app.get('/suites/:name', { config: access.suite('suite.read'), schema: { tags: ['suites'], params: NameParams, response: { 200: SuiteView, 404: ErrorBody } } }, async (req) => {
-      return (await viewOf(req.params.name)).view;
+      return viewWithLastRun(deps.db, await suiteNamed(deps.db, req.params.name));
     });
 
     app.delete(
       '/suites/:name',
       { config: access.suite('suite.manage'), bodyLimit: BODY_LIMITS.action, schema: { tags: ['suites'], description: 'Deletes the suite and its schedule; the campaigns it ran stay.', params: NameParams, response: { 204: z.null(), 404: ErrorBody } } },
       async (req, reply) => {
-        const deleted = await deleteSuite(deps.db, req.params.name);
-        if (!deleted) throw errors.notFound('suite', req.params.name);
-        await scheduleHint(removeSchedule(deps.queue, deleted.id), req.log);
+        await removeSuite(deps, req.params.name, req.log);
         return reply.status(204).send(null);
       },
     );
@@ -184,20 +98,8 @@ export const suiteRoutes =
         },
       },
       async (req, reply) => {
-        const suite = await findSuiteByName(deps.db, req.params.name);
-        if (!suite) throw errors.notFound('suite', req.params.name);
-        const key = req.headers['idempotency-key'];
-        try {
-          const { run, created } = await triggerSuite(
-            { db: deps.db, queue: deps.queue, limits: limits() },
-            suite,
-            { trigger: 'manual', key: key ? `manual:${suite.id}:${key}` : null },
-          );
-          return reply.status(created ? 201 : 200).send(await suiteRunView(deps.db, run, suite.name));
-        } catch (err) {
-          if (err instanceof SuiteError) throw errors.suiteRefused(err);
-          throw err;
-        }
+        const { view, created } = await triggerSuiteNow(deps, req.params.name, req.headers['idempotency-key']);
+        return reply.status(created ? 201 : 200).send(view);
       },
     );
 
@@ -213,46 +115,12 @@ export const suiteRoutes =
           response: { 200: SuiteRunPage, 404: ErrorBody },
         },
       },
-      async (req) => {
-        const suite = await findSuiteByName(deps.db, req.params.name);
-        if (!suite) throw errors.notFound('suite', req.params.name);
-        const page = await listSuiteRuns(deps.db, suite.id, req.query);
-        return { items: await Promise.all(page.items.map((r) => suiteRunView(deps.db, r, suite.name))), total: page.total };
-      },
+      async (req) => suiteRuns(deps.db, req.params.name, req.query),
     );
 
     app.get(
       '/suites/:name/runs/:runId',
       { config: access.suite('suite.read'), schema: { tags: ['suites'], params: SuiteRunParams, response: { 200: SuiteRunView, 404: ErrorBody } } },
-      async (req) => {
-        const suite = await findSuiteByName(deps.db, req.params.name);
-        if (!suite) throw errors.notFound('suite', req.params.name);
-        const run = await findSuiteRun(deps.db, req.params.runId);
-        if (!run || run.suiteId !== suite.id) throw errors.notFound('suite run', req.params.runId);
-        return suiteRunView(deps.db, run, suite.name);
-      },
+      async (req) => suiteRun(deps.db, req.params.name, req.params.runId),
     );
   };
-
-/**
- * The suite's text with its webhook secret (and anything else that looks like a secret) redacted.
- * `text` comes with the secret already cut from the parsed YAML (validateSuiteText, in whatever
- * form it was written); here go any copies left in plain sight (a comment), then the patterns of
- * redactSecrets.
- */
-function withoutSecret(text: string, secret: string | undefined): string {
-  return redactSecrets(secret ? text.split(secret).join(REDACTED) : text);
-}
-
-/**
- * Applies a suite's cron schedule to Redis without waiting on a Redis that is away: Postgres holds
- * the suite, and every scheduler re-applies all schedules from it (every ERG_SUITE_SYNC_INTERVAL_MS,
- * and at once when it finds Redis emptied), so a schedule that could not be written now still takes effect.
- */
-async function scheduleHint(work: Promise<void>, log: { warn: (o: object, m: string) => void }): Promise<void> {
-  try {
-    await withinDeadline(work);
-  } catch (err) {
-    log.warn({ err: (err as Error).message }, 'could not update the suite schedule in Redis; the scheduler re-applies it from Postgres');
-  }
-}
