@@ -1,4 +1,6 @@
-import type { CampaignCluster, CarbonIntensitySummary, ClusterRecord, QueueRunRow, RunDetail, RunNodeRecord, RunSummaryRecord } from '@erg/db';
+import type {
+  ApiTokenRecord, CampaignCluster, CarbonIntensitySummary, ClusterRecord, ProjectRecord, QueueRunRow, Role, RunDetail, RunNodeRecord, RunSummaryRecord, TokenIdentity, UserRecord,
+} from '@erg/db';
 import type { UnfinishedRunState } from '@erg/spec';
 import type { CertificateWarningPolicy } from '@erg/slurm';
 import { credentialsView } from './cluster-credentials';
@@ -132,5 +134,26 @@ export function queueRunView(r: QueueRunRow, powerW: number | null) {
     startedAt: iso(r.startedAt),
     reason: effectiveReason(r, r.cluster === null ? null : { name: r.cluster, lastError: r.clusterLastError }),
     powerW,
+  };
+}
+
+/** A project as the caller sees it: with the caller's role there. */
+export function projectView(p: ProjectRecord, identity: TokenIdentity) {
+  return {
+    id: p.id, name: p.name, description: p.description, maxConcurrentRuns: p.maxConcurrentRuns,
+    role: identity.isAdmin ? ('admin' as const) : (identity.roles.get(p.id) ?? null), createdAt: p.createdAt.toISOString(),
+  };
+}
+
+export function userView(u: UserRecord) {
+  return { id: u.id, name: u.name, kind: u.kind as 'person' | 'service', isAdmin: u.isAdmin, createdAt: u.createdAt.toISOString(), disabledAt: iso(u.disabledAt) };
+}
+
+/** A token without its secret; `projectNames` names its projects (projectNames in services/access.ts). */
+export function tokenView(t: ApiTokenRecord, userName: string, projectNames: Map<string, string>) {
+  return {
+    id: t.id, name: t.name, prefix: t.prefix, user: userName, expiresAt: iso(t.expiresAt),
+    projects: t.projectIds.map((id) => projectNames.get(id) ?? id), role: (t.maxRole as Role | null) ?? null,
+    createdAt: t.createdAt.toISOString(), lastUsedAt: iso(t.lastUsedAt), revokedAt: iso(t.revokedAt),
   };
 }
