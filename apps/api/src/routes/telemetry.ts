@@ -1,22 +1,16 @@
 import { createGunzip } from 'node:zlib';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findRunIngestTarget, findRunProgress, listRunMarksUpTo, readRunSensors, readRunSeries, runMarksSummary, type RunMarkRecord, type TelemetryWriter } from '@erg/db';
-import { lttb, nodeTimeline } from '@erg/energy';
-import { runEnergyView } from '@erg/results';
-import {
-  decodeTelemetryBatch, ErrorBody, IdParams, MAX_PHASE_SEGMENTS, RunEnergyView, RunPhasesView, RunTelemetry, sampleTimeBounds, TelemetryAccepted, TelemetryBatch, TERMINAL_RUN_STATES,
-  type PhaseSegment,
-} from '@erg/spec';
+import type { TelemetryWriter } from '@erg/db';
+import { ErrorBody, IdParams, MAX_PHASE_SEGMENTS, RunEnergyView, RunPhasesView, RunTelemetry, TelemetryAccepted, TelemetryBatch } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access } from '../access';
 import type { ApiMetrics } from '../metrics';
-import { errors } from '../errors';
-import { BODY_LIMITS, OFFLOAD_ABOVE } from '../body-limits';
-import { runSized, type Offload } from '../offload';
+import { BODY_LIMITS } from '../body-limits';
+import type { Offload } from '../offload';
 import { validatorCompiler } from '../validation';
 import { PowerEvents } from '../power-events';
-import { askForEnergyRefresh } from '../wake-scheduler';
+import { ingestBatch, runEnergy, runPhases, runSeries } from '../services/telemetry';
 
 /** The body stays bytes until the handler decodes it (decodeTelemetryBatch), inline or in a worker. */
 const rawBody = (data: unknown) => ({ value: data });
@@ -65,27 +59,10 @@ export const telemetryRoutes =
         },
       },
       async (req, reply) => {
-        const run = await findRunIngestTarget(deps.db, req.params.id);
-        if (!run) throw errors.notFound('run', req.params.id);
-        // The same window of sample times as the scheduler's spool pull (one rule, in @erg/spec).
-        const bounds = sampleTimeBounds({ createdAt: run.createdAt, endedAt: run.endedAt, imported: run.campaign.execution === 'import' });
-        const raw = req.body as unknown as Buffer;
-        const normalized = await runSized(deps.offload, { kind: 'telemetry', body: raw, bounds }, raw.length, OFFLOAD_ABOVE.telemetry, 'telemetry batch', () =>
-          decodeTelemetryBatch(raw.toString('utf8'), bounds),
-        );
-        if (!normalized.ok) throw errors.validation('telemetry batch', normalized.issues);
-        const result = await deps.telemetry.write(run.id, normalized.batch);
-        // The batch is committed: the dashboard's live power may move (throttled per run).
-        if (result.accepted > 0) powerEvents.batchCommitted(run.id, run.campaignId);
+        const result = await ingestBatch({ ...deps, powerEvents }, req.params.id, req.body as unknown as Buffer, req.log);
         deps.metrics.telemetryIngest.observe(reply.elapsedTime / 1000);
         deps.metrics.telemetryBatches.inc({ outcome: result.duplicate ? 'duplicate' : 'stored' });
         deps.metrics.telemetrySamples.inc(result.accepted);
-        // A batch that arrives after the run was finalized changes its figures. The writer marked
-        // the run stale in the batch's transaction; the scheduler recomputes it (out of this
-        // request: the cost grows with the run's telemetry and marks), asked to right away.
-        if (result.accepted > 0 && (TERMINAL_RUN_STATES as readonly string[]).includes(run.state) && run.finalizedAt) {
-          await askForEnergyRefresh(deps, req.log);
-        }
         return result;
       },
     );
@@ -111,24 +88,7 @@ export const telemetryRoutes =
           },
         },
       },
-      async (req) => {
-        const run = await findRunProgress(deps.db, req.params.id);
-        if (!run) throw errors.notFound('run', req.params.id);
-        const { sensor, node, from, to, maxPoints } = req.query;
-        const [series, sensors] = await Promise.all([
-          readRunSeries(deps.db, run.id, { sensor, node, fromMs: from, toMs: to }),
-          readRunSensors(deps.db, run.id),
-        ]);
-        return {
-          runId: run.id,
-          series: series.map((s) => {
-            const { t, v } = clip(s.t, s.v, from, to);
-            const down = lttb(t, v, maxPoints);
-            const info = sensors.find((d) => d.node === s.node && d.sensor === s.sensor);
-            return { node: s.node, sensor: s.sensor, source: info?.source ?? null, unit: info?.unit ?? null, samples: t.length, t: Array.from(down.t), v: Array.from(down.v) };
-          }),
-        };
-      },
+      async (req) => runSeries(deps.db, req.params.id, req.query),
     );
 
     app.get(
@@ -142,19 +102,7 @@ export const telemetryRoutes =
           response: { 200: RunEnergyView, 404: ErrorBody, 409: ErrorBody },
         },
       },
-      async (req) => {
-        const run = await findRunProgress(deps.db, req.params.id);
-        if (!run) throw errors.notFound('run', req.params.id);
-        const view = await runEnergyView(deps.db, run.id);
-        if (!view) {
-          throw errors.notReady(
-            run.workloadEndNs === null
-              ? `run ${run.id} is ${run.state}: energy is computed over its workload window once it has ended`
-              : `run ${run.id} has no telemetry to compute energy from`,
-          );
-        }
-        return view;
-      },
+      async (req) => runEnergy(deps.db, req.params.id),
     );
 
     app.get(
@@ -170,60 +118,6 @@ export const telemetryRoutes =
           response: { 200: RunPhasesView, 404: ErrorBody, 409: ErrorBody },
         },
       },
-      async (req) => {
-        const run = await findRunProgress(deps.db, req.params.id);
-        if (!run) throw errors.notFound('run', req.params.id);
-        // Segments come from the first marks only: each mark opens at most one segment, so twice the
-        // segments shown (and one more) is enough, however many marks the run has.
-        const [view, summary, marks] = await Promise.all([
-          runEnergyView(deps.db, run.id), runMarksSummary(deps.db, run.id), listRunMarksUpTo(deps.db, run.id, 2 * MAX_PHASE_SEGMENTS + 1),
-        ]);
-        if (!view) {
-          throw errors.notReady(
-            run.workloadEndNs === null
-              ? `run ${run.id} is ${run.state}: phases are computed with its energy, over its workload window, once it has ended`
-              : `run ${run.id} has no telemetry to compute energy from`,
-          );
-        }
-        const { segments, truncated } = phaseSegments(marks, view.window, marks.length < summary.count);
-        return {
-          runId: run.id,
-          computedAt: view.computedAt,
-          window: view.window,
-          marks: summary,
-          phases: view.phases,
-          segments,
-          segmentsTruncated: truncated,
-        };
-      },
+      async (req) => runPhases(deps.db, req.params.id),
     );
   };
-
-/** Each marking node's window cut by innermost phase, in time order, at most MAX_PHASE_SEGMENTS of them. */
-function phaseSegments(marks: readonly RunMarkRecord[], window: { startMs: number; endMs: number }, more: boolean): { segments: PhaseSegment[]; truncated: boolean } {
-  const byNode = new Map<string, RunMarkRecord[]>();
-  for (const m of marks) {
-    const own = byNode.get(m.node);
-    if (own) own.push(m);
-    else byNode.set(m.node, [m]);
-  }
-  const segments: PhaseSegment[] = [];
-  for (const [node, own] of [...byNode].sort(([a], [b]) => a.localeCompare(b))) {
-    for (const s of nodeTimeline(node, own, window).segments) {
-      if (segments.length === MAX_PHASE_SEGMENTS) return { segments, truncated: true };
-      segments.push({ node, phase: s.leaf, open: [...s.open], fromMs: s.fromMs, toMs: s.toMs });
-    }
-  }
-  if (!more) return { segments, truncated: false };
-  // Marks left unread: the last node's timeline is only known up to its last mark read.
-  const last = marks[marks.length - 1]!;
-  return { segments: segments.filter((s) => s.node !== last.node || s.toMs <= last.t), truncated: true };
-}
-
-function clip(t: Float64Array, v: Float64Array, from?: number, to?: number): { t: Float64Array; v: Float64Array } {
-  let lo = 0;
-  let hi = t.length;
-  if (from !== undefined) while (lo < hi && t[lo]! < from) lo++;
-  if (to !== undefined) while (hi > lo && t[hi - 1]! > to) hi--;
-  return { t: t.subarray(lo, hi), v: v.subarray(lo, hi) };
-}
