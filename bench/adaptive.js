@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark: the adaptive strategy (packages/adaptive's plan) against the full grid at 5
+// Benchmark: the adaptive strategy (packages/strategy's plan) against the full grid at 5
 // repetitions, on simulated GH200-like studies with known truth (issue 16 §3).
 //
 // The study: 48 configurations — ZeRO offload (none, cpu over NVLink-C2C, nvme) × sequence
@@ -24,16 +24,16 @@
 // runs; and each front's hypervolume ratio (its configurations' true figures against the true
 // front's, both minimised, reference 1.1 × the worst true time and energy).
 //
-//   npx turbo run build --filter=@erg/adaptive && node bench/adaptive.js --campaigns 200   # --help: the options
+//   npx turbo run build --filter=@erg/strategy && node bench/adaptive.js --campaigns 200   # --help: the options
 'use strict';
 const path = require('node:path');
 const { parseOptions } = require('./lib/options');
 
 const { opts } = parseOptions({
   script: __filename,
-  summary: 'the adaptive strategy (packages/adaptive\'s plan) against the full grid at 5 repetitions, on simulated GH200-like '
+  summary: 'the adaptive strategy (packages/strategy\'s plan) against the full grid at 5 repetitions, on simulated GH200-like '
     + 'studies of 48 configurations with known truth: F1 of the Pareto front found, the share of campaigns choosing the truly '
-    + 'energy-optimal configuration, runs and node-hours against the grid\'s. Needs @erg/adaptive built.',
+    + 'energy-optimal configuration, runs and node-hours against the grid\'s. Needs @erg/strategy built.',
   options: {
     campaigns: { type: 'integer', min: 0, default: 200, quick: 10, description: 'simulated campaigns per CV setting' },
     min: { type: 'integer', min: 1, default: 2, description: 'minRepetitions of the plan' },
@@ -51,7 +51,8 @@ const CAMPAIGNS = opts.campaigns;
 const CVS = [0.02, 0.05, 0.1];
 const GRID_REPETITIONS = 5;
 const log = opts.json ? console.error : console.log;
-const { hypervolume2d, plan } = require(path.join(__dirname, '..', 'packages', 'adaptive', 'dist', 'index.js'));
+const { plan } = require(path.join(__dirname, '..', 'packages', 'strategy', 'dist', 'plan.js'));
+const { hypervolume2d } = require(path.join(__dirname, '..', 'packages', 'strategy', 'dist', 'search.js'));
 const { seededRandom } = require(path.join(__dirname, '..', 'packages', 'testkit', 'dist', 'seeded-random.js'));
 
 const SETTINGS = { minRepetitions: opts.min, maxRepetitions: opts.max, targetRelativeHalfWidth: opts.target, confidence: opts.confidence, futility: opts.futility, screening: opts.screening };

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark: `strategy: search` (packages/adaptive's searchStep) against random search at the same
+// Benchmark: `strategy: search` (packages/strategy's searchStep) against random search at the same
 // budget, on a simulated GH200-like study too large to run whole, with known truth (issue 16).
 //
 // The study: 1,440 configurations — ZeRO offload (none, cpu over NVLink-C2C, nvme) × sequence
@@ -26,7 +26,7 @@
 // in the reported means, the HV ratio of the true front of the configurations tried ("tried"). --timing: one step's time at
 // 10,000 candidates × 500 observations.
 //
-//   npx turbo run build --filter=@erg/adaptive && node bench/search.js --campaigns 100   # --help: the options
+//   npx turbo run build --filter=@erg/strategy && node bench/search.js --campaigns 100   # --help: the options
 'use strict';
 const path = require('node:path');
 const { parseOptions } = require('./lib/options');
@@ -34,10 +34,10 @@ const { parseOptions } = require('./lib/options');
 const share = (v) => (v > 0 && v <= 1 ? undefined : 'numbers in (0, 1]');
 const { opts } = parseOptions({
   script: __filename,
-  summary: '`strategy: search` (packages/adaptive\'s searchStep) against random search at the same budget, on a simulated '
+  summary: '`strategy: search` (packages/strategy\'s searchStep) against random search at the same budget, on a simulated '
     + 'GH200-like study of 1,440 configurations with known truth: per CV and budget, the hypervolume ratio of the reported '
     + 'front (mean and worst campaign), the share of the true front found, and the HV ratio of the configurations tried. '
-    + 'Needs @erg/adaptive built.',
+    + 'Needs @erg/strategy built.',
   options: {
     campaigns: { type: 'integer', min: 0, default: 100, quick: 4, description: 'simulated campaigns per CV and budget (0 with --timing: the step\'s time alone)' },
     cv: { type: 'number', list: true, check: (v) => (v > 0 ? undefined : 'numbers > 0'), default: [0.02, 0.05, 0.1], quick: [0.05], description: 'the noise settings (coefficients of variation)' },
@@ -56,7 +56,7 @@ const BUDGETS = opts.budgets;
 const REPETITIONS = opts.repetitions;
 const SLOTS = opts.slots;
 const log = opts.json ? console.error : console.log;
-const { searchStep, hypervolume2d } = require(path.join(__dirname, '..', 'packages', 'adaptive', 'dist', 'index.js'));
+const { searchStep, hypervolume2d } = require(path.join(__dirname, '..', 'packages', 'strategy', 'dist', 'search.js'));
 const { seededRandom } = require(path.join(__dirname, '..', 'packages', 'testkit', 'dist', 'seeded-random.js'));
 
 /** The configurations with their parameters and true time (s) and energy (J) per run of 1,000 steps. */

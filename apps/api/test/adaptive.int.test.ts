@@ -4,7 +4,7 @@
 // it; the campaign is not finished while its strategy may add runs. GET /v1/campaigns/:id/decisions.
 import { generateKeyPairSync } from 'node:crypto';
 import { decideConfiguration } from '@erg/db/testing';
-import { adaptCampaign } from '@erg/results';
+import { adaptCampaign } from '@erg/strategy';
 import { apiRequests, completeRun, startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();

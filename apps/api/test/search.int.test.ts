@@ -4,7 +4,7 @@
 // may have in flight, never the same one twice, even when steps race; it stops at its budget once
 // nothing is in flight; every tried configuration's standing is shown with its reason.
 import { generateKeyPairSync } from 'node:crypto';
-import { adaptCampaign, SearchStepFailed } from '@erg/results';
+import { adaptCampaign, SearchStepFailed } from '@erg/strategy';
 import { apiRequests, completeRun, startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();

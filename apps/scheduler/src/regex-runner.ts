@@ -13,9 +13,9 @@
  * - budget: the worker time a group of tasks may spend together (RegexBudget), e.g. all the metric
  *   scanning of one run. Only the time a task runs counts, not the time it waits for a worker.
  *
- * One task is not a regex: `search-step`, a search campaign's step (@erg/adaptive's searchStep:
- * fitting its surrogate takes 0.2-0.6 s), runs here too, for the same reason — it must not hold
- * the event loop — under its own budget (SEARCH_STEP_BUDGET_MS).
+ * One task is not a regex: `search-step`, a search campaign's step (@erg/strategy's contract,
+ * search-runner.ts: fitting its surrogate takes 0.2-0.6 s), runs here too, for the same reason —
+ * it must not hold the event loop — under its own budget (SEARCH_STEP_BUDGET_MS).
  *
  * Tasks beyond the pool's size wait in a FIFO queue. Idle workers do not keep the process alive.
  * A worker's start-up (loading its code) is not charged to any budget: it takes tasks once it
@@ -25,7 +25,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import type { SearchCandidate, SearchObservation, SearchOptions, SearchSettings, SearchStep } from '@erg/adaptive';
+import type { SearchStep, SearchStepInput } from '@erg/strategy';
 import { ErgError } from '@erg/spec';
 import type { MetricFold } from './metric-fold';
 import type { PhaseMarkBatch, PhaseMatchInput } from './phase-match';
@@ -49,16 +49,6 @@ export interface FoldMatchesOutput {
   marks?: PhaseMarkBatch;
 }
 
-/** `search-step`: searchStep's arguments, as one value. */
-export interface SearchStepInput {
-  settings: SearchSettings;
-  candidates: readonly SearchCandidate[];
-  observations: readonly SearchObservation[];
-  options: SearchOptions;
-}
-
-/** Worker time one search step may take: ten times the slowest measured (100,000 candidates, 300 results). */
-export const SEARCH_STEP_BUDGET_MS = 10_000;
 
 /** The catalog of tasks a worker runs, by kind. */
 export interface RegexTasks {

@@ -7,10 +7,11 @@
  * runner can say which pattern was running when it had to terminate the thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { searchStep } from '@erg/adaptive';
+// The subpath: a worker thread loads the pure search step, not the strategy's database side.
+import { runSearchStepInput, type SearchStepInput } from '@erg/strategy/search-runner';
 import { foldMatch, isSettled, type MetricFold } from './metric-fold';
 import { matchPhases } from './phase-match';
-import type { TaskRequest, TaskReply, FoldMatchesInput, FoldMatchesOutput, RegexTaskKind, RegexTasks, SearchStepInput } from './regex-runner';
+import type { TaskRequest, TaskReply, FoldMatchesInput, FoldMatchesOutput, RegexTaskKind, RegexTasks } from './regex-runner';
 
 // The runner's READY (a value import would load the runner, and node:worker_threads' Worker, here).
 const READY = 'ready';
@@ -58,7 +59,7 @@ function foldMatches(input: FoldMatchesInput): FoldMatchesOutput {
 const TASKS = {
   'fold-matches': foldMatches,
   // Not a regex: a search campaign's step, which must not hold the scheduler's event loop either.
-  'search-step': (input: SearchStepInput) => searchStep(input.settings, input.candidates, input.observations, input.options),
+  'search-step': (input: SearchStepInput) => runSearchStepInput(input),
 };
 
 parentPort!.on('message', (request: TaskRequest) => {

@@ -1,8 +1,8 @@
-import { SearchStepFailed, type SearchStepRunner } from '@erg/results';
-import { RegexBudget, RegexBudgetExceededError, RegexTaskError, SEARCH_STEP_BUDGET_MS, type UserRegexRunner } from './regex-runner';
+import { SEARCH_STEP_BUDGET_MS, SearchStepFailed, type SearchStepRunner } from '@erg/strategy';
+import { RegexBudget, RegexBudgetExceededError, RegexTaskError, type UserRegexRunner } from './regex-runner';
 
 /**
- * A search campaign's step (@erg/adaptive's searchStep) run in the scheduler's worker threads
+ * A search campaign's step (@erg/strategy's searchStep) run in the scheduler's worker threads
  * rather than on its event loop: fitting the surrogate takes 0.2-0.6 s (100,000 candidates, 300
  * results), during which every other cluster's cycle would wait. A step past its budget, or one
  * that fails in its worker, fails the same way on the same results: SearchStepFailed, which stops

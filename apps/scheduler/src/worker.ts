@@ -1,6 +1,7 @@
 import { Worker, type Job, type Queue } from 'bullmq';
 import { clustersWithWork, listIdleAdaptiveCampaigns } from '@erg/db';
-import { adaptCampaign, refreshStaleRunEnergy } from '@erg/results';
+import { refreshStaleRunEnergy } from '@erg/results';
+import { adaptCampaign } from '@erg/strategy';
 import { offloadedSearchStep } from './search-offload';
 import { createSchedulerQueue, enqueue, jobs, QUEUE_NAME, redisConnection } from '@erg/queue';
 import type { SchedulerContext } from './context';

@@ -1,8 +1,7 @@
 // A search campaign's step runs in the scheduler's worker threads (search-offload.ts): the same
 // proposals as inline; a step past its budget or failing in its worker is SearchStepFailed (the
 // search then stops with that reason), anything else propagates.
-import { searchStep, type SearchCandidate, type SearchObservation } from '@erg/adaptive';
-import { SearchStepFailed } from '@erg/results';
+import { searchStep, SearchStepFailed, type SearchCandidate, type SearchObservation } from '@erg/strategy';
 import { UserRegexRunner } from '../src/regex-runner';
 import { offloadedSearchStep } from '../src/search-offload';
 

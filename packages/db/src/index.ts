@@ -28,4 +28,4 @@ export * from './cluster-lease';
 export { checkDatabase } from './readiness';
 export { type CampaignRunDataMovementRow, type CampaignRunPhasesRow, listCampaignRunDataMovement, listCampaignRunPhases, listRunMarksUpTo, runMarksSummary } from './run-phases';
 export { storeJobMarks, type StoredJobMarks } from './run-marks';
-export * from './adaptive';
+export * from './strategy';

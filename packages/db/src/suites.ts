@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
 import { RegressionPolicy, TERMINAL_RUN_STATES, type RegressionPolicyOutput } from '@erg/spec';
-import { addAdaptiveRuns, listConfigurationAttempts, type ConfigurationAttempts } from './adaptive';
+import { addAdaptiveRuns, listConfigurationAttempts, type ConfigurationAttempts } from './strategy';
 import { clientOf, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
 
 /** A suite, with its webhook secret as stored (sealed; openSuiteSecret opens it). */

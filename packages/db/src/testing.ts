@@ -1,7 +1,7 @@
 import { from as copyFrom } from 'pg-copy-streams';
 import { CampaignSpec, type TerminalRunState } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
-import { storeDecisions, type DecisionToStore } from './adaptive';
+import { storeDecisions, type DecisionToStore } from './strategy';
 
 /**
  * `@erg/db/testing`: writes that only tests and benchmarks make. They put rows in states no

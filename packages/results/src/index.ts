@@ -1,9 +1,7 @@
-// @erg/results — the glue between the database and the pure math: loads a run's telemetry or a
-// campaign's figures through @erg/db, computes with @erg/energy and @erg/regress, stores or
-// returns what the API serves.
+// @erg/results — energy results: a run's figures computed from its stored telemetry (energy,
+// components, phases, data movement, power state, carbon and cost; stored in run_energy and
+// recomputed when late telemetry makes them stale), and a campaign's statistics and Pareto front
+// from the figures that count (countedRuns: the one rule of which runs' figures count, which the
+// strategies and the verdicts use too). Reads through @erg/db, computes with @erg/energy.
 export { refreshRunEnergy, refreshStaleRunEnergy, runEnergyView, STALE_REFRESH_LIMIT, type RefreshOptions } from './store-run-energy';
-export { campaignResultsView } from './load-campaign-results';
-export { campaignVerdictView, sequentialCampaignVerdict } from './judge-campaign';
-export { adaptCampaign, type AdaptOptions, type AdaptStep, type SearchStepRunner } from './adapt-campaign';
-export { SearchStepFailed } from './search-campaign';
-export { campaignDecisionsView } from './decisions-view';
+export { campaignResultsView, countedRuns } from './load-campaign-results';

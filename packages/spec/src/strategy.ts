@@ -8,7 +8,7 @@ import { DEFAULT_OBJECTIVES, Objective } from './carbon-cost';
  * `targetRelativeHalfWidth`, or its place on the Pareto front of `objectives` is settled with
  * `confidence`; a configuration dominated with confidence is dropped (racing); the campaign stops
  * when nothing is undecided, at `maxRepetitions` per configuration, or at its budget.
- * @erg/adaptive makes the decisions; docs/adaptive.md says how and with what confidence.
+ * @erg/strategy makes the decisions; docs/adaptive.md says how and with what confidence.
  */
 
 /** What an adaptive campaign may spend at most; every field optional, all that are given hold. */
@@ -48,7 +48,7 @@ export type GridStrategy = z.infer<typeof GridStrategy>;
 
 /**
  * For spaces too large to run whole (thousands of configurations): a multi-objective search
- * (@erg/adaptive's searchStep, docs/search.md) that runs a space-filling first design, then
+ * (@erg/strategy's searchStep, docs/search.md) that runs a space-filling first design, then
  * proposes the configurations a surrogate of the results expects to improve the front most, in
  * batches sized to the runs it may have in flight, until its run budget is spent.
  */
@@ -115,7 +115,7 @@ export function initialRuns(spec: { repetitions: number; strategy: Strategy }): 
 
 export const DECISION_STATUSES = ['sampling', 'dropped', 'front', 'precise', 'exhausted'] as const;
 
-/** One configuration's decision (campaign_decisions, made by @erg/adaptive's plan). */
+/** One configuration's decision (campaign_decisions, made by @erg/strategy's plan). */
 export const ConfigurationDecisionView = z
   .object({
     key: z.string(),

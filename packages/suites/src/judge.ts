@@ -2,7 +2,7 @@ import {
   addSuiteRunRepetitions, findSuitePolicy, finishSuiteRun, getCampaignSummary, suiteRunConfigurations, suiteRunsReadyToJudge,
   type Database, type SuiteRunRecord, type SuiteRunOutcome,
 } from '@erg/db';
-import { campaignVerdictView, sequentialCampaignVerdict } from '@erg/results';
+import { campaignVerdictView, sequentialCampaignVerdict } from './campaign-verdict';
 import type { RegressionPolicyOutput, SequentialPolicyOutput, SequentialRunView } from '@erg/spec';
 
 /**

@@ -7,7 +7,7 @@ ALTER TABLE "campaigns" ADD COLUMN "strategy_open" BOOLEAN NOT NULL DEFAULT fals
 -- A repetition of a configuration exists once: the strategy's inserts cannot duplicate a run.
 CREATE UNIQUE INDEX "runs_configuration_id_repetition_key" ON "runs"("configuration_id", "repetition");
 
--- Each configuration's decision, as @erg/adaptive's plan made it: `sampling` is updated as runs
+-- Each configuration's decision, as @erg/strategy's plan made it: `sampling` is updated as runs
 -- land, every other status is final (the reason says what was decided on, with which p).
 CREATE TABLE "campaign_decisions" (
     "configuration_id" UUID NOT NULL,

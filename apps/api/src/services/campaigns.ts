@@ -3,7 +3,9 @@ import {
   type CampaignCursor, type CampaignRef, type CampaignSummary, type CancelRequest, type ClusterRecord, type CreatedCampaign, type Database, type TokenIdentity,
 } from '@erg/db';
 import { decodeCampaignText, initialRuns, parseCampaignSpec, powerSupport, RegressionPolicy, type CampaignSpec, type RunState } from '@erg/spec';
-import { campaignDecisionsView, campaignResultsView, campaignVerdictView } from '@erg/results';
+import { campaignResultsView } from '@erg/results';
+import { campaignVerdictView } from '@erg/suites';
+import { campaignDecisionsView } from '@erg/strategy';
 import { measureCampaign, validateCampaign, validateCampaignText, type SizeLimits } from '@erg/sweep';
 import type { AppDeps } from '../app';
 import { chooseProject, isVisible, requireRole, visibleProjects } from '../access';

@@ -1,12 +1,10 @@
-import type { SearchCandidate, SearchObservation, SearchStep } from '@erg/adaptive';
 import { addAdaptiveRuns, closeStrategy, storeDecisions, type DecisionToStore } from '@erg/db';
 import type { SearchStrategy } from '@erg/spec';
-import type { AdaptStep, Observed, ObservedConfiguration, SearchStepRunner } from './adapt-campaign';
+import type { AdaptStep, Observed, ObservedConfiguration } from './observed';
+import type { SearchCandidate, SearchObservation, SearchStep } from './search';
+import { SearchStepFailed, type SearchStepRunner } from './search-runner';
 
 type Tx = Parameters<typeof addAdaptiveRuns>[0];
-
-/** What a SearchStepRunner throws for a step that would fail again on the same input (it ran past its budget, or out of memory). */
-export class SearchStepFailed extends Error {}
 
 /** Runs a search keeps in flight when neither its spec nor the cluster says how many fit. */
 export const DEFAULT_SEARCH_PARALLEL = 4;
@@ -21,8 +19,8 @@ export function initialDesignOf(strategy: Pick<SearchStrategy, 'initialConfigura
 
 /**
  * One step of a search campaign (`strategy: search`), under the campaign's row lock like the
- * adaptive step: the configurations it tried and their measured objectives → @erg/adaptive's
- * searchStep → the configurations it proposes added as pending runs (`repetitions` each, through
+ * adaptive step: the configurations it tried and their measured objectives → searchStep
+ * (search.ts) → the configurations it proposes added as pending runs (`repetitions` each, through
  * the same claim/submit path), and every tried configuration's standing stored (on the observed
  * front, dominated by a named one, or in flight). Free slots are `parallel` minus the runs in
  * flight, cut to what the node-hour and energy budgets still pay for at the runs' mean cost so

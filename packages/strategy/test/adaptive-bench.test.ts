@@ -3,7 +3,7 @@
 // docs/benchmarks.md; the bounds here are ones a broken strategy would miss: racing never drops a
 // configuration of the true front in these seeded campaigns, the minimum repetitions are always
 // spent (≥ 40 % of the grid's 5), and at 2 % noise it needs hardly more.
-// Needs the build (packages/adaptive/dist).
+// Needs the build (packages/strategy/dist).
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';

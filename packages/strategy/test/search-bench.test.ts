@@ -3,7 +3,7 @@
 // GH200-like study with known truth. The figures belong in docs/benchmarks.md; the bounds here
 // are ones a broken search would miss: random search reaches a hypervolume ratio of about 0.65 at
 // 5 % and 0.8 at 10 %, the search about 0.97; a surrogate whose predicted means are ignored (exploring its variance
-// only) gets 0.37 and 0.81, no better than random. Needs the build (packages/adaptive/dist).
+// only) gets 0.37 and 0.81, no better than random. Needs the build (packages/strategy/dist).
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';

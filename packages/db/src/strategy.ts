@@ -7,10 +7,11 @@ import { stateListSql } from './state-sql';
 import { readStoredSpec } from './stored-spec';
 
 /**
- * What an adaptive campaign's strategy reads and writes (issue 16): its runs in flight and ended
- * per configuration, its decisions, and the runs it adds. @erg/results' adaptCampaign holds the
- * campaign's row lock (withAdaptiveCampaign) for one step, so two scheduler processes never plan
- * it at once; each repetition is a unique (configuration, repetition), so a run is added once.
+ * What a campaign's strategy (adaptive or search, @erg/strategy) reads and writes (issue 16): its
+ * runs in flight and ended per configuration, its decisions, and the runs it adds. @erg/strategy's
+ * adaptCampaign holds the campaign's row lock (withAdaptiveCampaign) for one step, so two
+ * scheduler processes never plan it at once; each repetition is a unique (configuration,
+ * repetition), so a run is added once.
  */
 
 /** An adaptive campaign's row, locked for one step of its strategy. */
@@ -71,7 +72,7 @@ export async function listConfigurationAttempts(tx: Pick<pg.PoolClient, 'query'>
   return rows.map((r) => ({ configurationId: r.id, key: r.key, inFlight: r.in_flight, endedUnsuccessfully: r.ended_unsuccessfully, maxRepetition: r.max_repetition }));
 }
 
-/** A stored decision (campaign_decisions), in @erg/adaptive's ConfigurationDecision shape plus when and after how many runs. */
+/** A stored decision (campaign_decisions), in @erg/strategy's ConfigurationDecision shape plus when and after how many runs. */
 export interface StoredDecision {
   key: string;
   status: string;

@@ -1,6 +1,6 @@
 import { listConfigurationEnergies, type Database } from '@erg/db';
 import { campaignVerdict, decideLook, sequentialVerdictFor, verdictFor, type ConfigurationLook, type RegressionPolicy, type Verdict } from '@erg/regress';
-import { countedRuns } from './load-campaign-results';
+import { countedRuns } from '@erg/results';
 
 /** Per configuration key, the times and energies that count — by the same rule as the campaign's results. */
 async function measuredByKey(db: Database, campaignId: string): Promise<Map<string, { time: number[]; energy: number[] }>> {

@@ -1,50 +1,26 @@
 import {
   addAdaptiveRuns, closeStrategy, isStrategyOpen, listCampaignDecisions, listConfigurationAttempts, listConfigurationEnergies, storeDecisions, withAdaptiveCampaign,
-  type ConfigurationAttempts, type Database, type StoredDecision, withdrawPendingRuns,
+  type Database, type StoredDecision, withdrawPendingRuns,
 } from '@erg/db';
-import { plan, searchStep, type ConfigurationDecision, type ConfigurationRuns } from '@erg/adaptive';
-import { objectiveFigure, type RunFigures } from '@erg/energy';
-import type { Objective } from '@erg/spec';
-import { countedRuns } from './load-campaign-results';
-import { searchCampaign, searchParallel } from './search-campaign';
-
-/** One run's value of an objective, from the figures that count; null where it has none the log scale takes (> 0). */
-function objectiveOf(f: RunFigures, o: Objective): number | null {
-  const v = objectiveFigure(f, o);
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
-}
+import { observe, type AdaptStep } from './observed';
+import { plan, type ConfigurationDecision, type ConfigurationRuns } from './plan';
+import { searchStep } from './search';
+import type { SearchStepRunner } from './search-runner';
+import { searchCampaign, searchParallel } from './search-step';
 
 /** How a step runs the parts that cost more than the event loop should give. */
 export interface AdaptOptions {
   /**
-   * Runs a search's step (default: @erg/adaptive's searchStep, inline). The scheduler passes one
-   * that runs it in a worker thread: fitting the surrogate takes 0.2-0.6 s.
+   * Runs a search's step (default: searchStep, inline). The scheduler passes one that runs it in a
+   * worker thread (search-runner.ts): fitting the surrogate takes 0.2-0.6 s.
    */
   searchStep?: SearchStepRunner;
 }
 
-export type SearchStepRunner = (...args: Parameters<typeof searchStep>) => ReturnType<typeof searchStep> | Promise<ReturnType<typeof searchStep>>;
-
-/** What one step of a campaign's strategy did. */
-export interface AdaptStep {
-  /** Which strategy stepped. */
-  kind: 'adaptive' | 'search';
-  /** Runs added for the scheduler to submit. */
-  added: number;
-  /** Pending runs cancelled because their configuration was decided before they were submitted. */
-  withdrawn: number;
-  /** Configurations still undecided (adaptive) or in flight (search). */
-  undecided: number;
-  /** Why the strategy stopped (it closed in this step), or null while it goes on. */
-  stop: null | { why: string; reason: string };
-}
-
-const J_PER_KWH = 3.6e6;
-
 /**
  * One step of an adaptive campaign's strategy, under the campaign's row lock: the figures of its
  * completed runs that count (the results' rule), its runs in flight and those that ended without
- * figures, its decisions so far → @erg/adaptive's plan → the decisions stored, the runs it asks
+ * figures, its decisions so far → plan (plan.ts) → the decisions stored, the runs it asks
  * for added as pending runs (the scheduler's claim/submit path takes them from there, exactly once:
  * a repetition exists once), and the strategy closed when the plan stops or the campaign was
  * cancelled. Null for a campaign that is not adaptive or whose strategy is closed. Safe to call at
@@ -98,64 +74,6 @@ export async function adaptCampaign(db: Database, campaignId: string, options: A
     if (p.stop) await closeStrategy(tx, campaignId, p.stop.reason);
     return { kind: 'adaptive', added, withdrawn, undecided: p.undecided.length, stop: p.stop };
   });
-}
-
-/** One configuration as a strategy sees it: its measured objectives, its attempts, what a run of it costs. */
-export interface ObservedConfiguration {
-  key: string;
-  configurationId: string;
-  parameters: Record<string, unknown>;
-  /** Completed runs with both objectives (> 0). */
-  runs: [number, number][];
-  /** Runs in flight. */
-  pending: number;
-  /** Runs that ended without both objectives (failed, cancelled, or unmeasured). */
-  failed: number;
-  maxRepetition: number;
-  /** The mean cost of its runs so far (for the node-hour and energy budgets). */
-  perRun?: { nodeHours: number; energyKWh: number };
-}
-
-export interface Observed {
-  configurations: ObservedConfiguration[];
-  byKey: Map<string, ObservedConfiguration>;
-  /** Completed and ended runs (in-flight ones are counted from `pending`). */
-  spent: { runs: number; nodeHours: number; energyKWh: number };
-}
-
-/** The figures that count (the results' rule) and the attempts, per configuration in the campaign's order. */
-function observe(rows: Parameters<typeof countedRuns>[0], attempts: readonly ConfigurationAttempts[], objectives: readonly [Objective, Objective], nodes: number): Observed {
-  const { configs } = countedRuns(rows);
-  const byConfig = new Map(configs.map((c) => [c.key, c]));
-  const spent = { runs: 0, nodeHours: 0, energyKWh: 0 };
-  const configurations = attempts.map((a): ObservedConfiguration => {
-    const figures = byConfig.get(a.key)?.runs ?? [];
-    const runs: [number, number][] = [];
-    let failed = a.endedUnsuccessfully;
-    for (const f of figures) {
-      const x = objectiveOf(f, objectives[0]);
-      const y = objectiveOf(f, objectives[1]);
-      if (x !== null && y !== null) runs.push([x, y]);
-      else failed++;
-      spent.runs += 1;
-      spent.nodeHours += ((f.timeS ?? 0) * nodes) / 3600;
-      spent.energyKWh += (f.energyJ ?? 0) / J_PER_KWH;
-    }
-    spent.runs += a.endedUnsuccessfully;
-    const timed = figures.filter((f) => typeof f.timeS === 'number');
-    const perRun = timed.length > 0
-      ? { nodeHours: (mean(timed.map((f) => f.timeS!)) * nodes) / 3600, energyKWh: mean(timed.map((f) => f.energyJ ?? 0)) / J_PER_KWH }
-      : undefined;
-    return {
-      key: a.key, configurationId: a.configurationId, parameters: byConfig.get(a.key)?.parameters ?? {}, runs, pending: a.inFlight, failed, maxRepetition: a.maxRepetition,
-      ...(perRun ? { perRun } : {}),
-    };
-  });
-  return { configurations, byKey: new Map(configurations.map((c) => [c.key, c])), spent };
-}
-
-function mean(xs: readonly number[]): number {
-  return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
 /** A stored decision as plan() takes it back (its statuses other than sampling are kept). */
