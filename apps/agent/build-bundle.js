@@ -4,40 +4,22 @@
 // runs without it (NVML is then absent and nvidia-smi is used).
 //   node build-bundle.js [outfile]
 'use strict';
-const fs = require('node:fs');
 const path = require('node:path');
-const esbuild = require('esbuild');
+const { bundleMain, bundleNodeApp } = require('../../scripts/bundle-node-app.js');
 
 const { version } = require('./package.json');
 
-/** Builds the bundle to `outfile` (written beside it, then renamed: concurrent builds never see half a file). */
-async function buildBundle(outfile = path.join(__dirname, 'dist', 'erg-agent.js')) {
-  fs.mkdirSync(path.dirname(outfile), { recursive: true });
-  const tmp = `${outfile}.tmp-${process.pid}-${Date.now()}`;
-  await esbuild.build({
-    entryPoints: [path.join(__dirname, 'src', 'main.ts')],
-    outfile: tmp,
-    bundle: true,
-    platform: 'node',
+/** Builds the bundle to `outfile`. */
+function buildBundle(outfile = path.join(__dirname, 'dist', 'erg-agent.js')) {
+  return bundleNodeApp({
+    entry: path.join(__dirname, 'src', 'main.ts'),
+    outfile,
     target: 'node18',
-    format: 'cjs',
     external: ['koffi'],
-    minify: false,
-    sourcemap: false,
-    legalComments: 'none',
-    logLevel: 'warning',
-    banner: { js: `#!/usr/bin/env node\n// erg-agent ${version} — erg's telemetry agent, bundled (node erg-agent.js --help)` },
+    banner: `#!/usr/bin/env node\n// erg-agent ${version} — erg's telemetry agent, bundled (node erg-agent.js --help)`,
   });
-  fs.chmodSync(tmp, 0o755);
-  fs.renameSync(tmp, outfile);
-  return outfile;
 }
 
 module.exports = { buildBundle };
 
-if (require.main === module) {
-  buildBundle(process.argv[2]).catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+if (require.main === module) bundleMain(buildBundle);

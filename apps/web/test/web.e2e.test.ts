@@ -21,6 +21,7 @@ const ARTIFACTS = path.join(repoRoot(), 'test-artifacts', 'web');
 
 describe('web app on a live campaign', () => {
   const h = new Harness();
+  const release = `/tmp/erg-web-e2e-release-${process.pid}-${Date.now()}`;
   let context: BrowserContext;
   let page: Page;
   let userDataDir: string;
@@ -45,6 +46,8 @@ describe('web app on a live campaign', () => {
   });
 
   afterAll(async () => {
+    // A test that failed before releasing its runs: let them end now (removed: nothing is left).
+    await Promise.resolve().then(() => h.slurmLink().connection.exec(`touch ${release}; sleep 1; rm -f ${release}`)).catch(() => undefined);
     await context?.close().catch(() => undefined);
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     await h.stop();
@@ -64,11 +67,13 @@ describe('web app on a live campaign', () => {
     await page.getByRole('heading', { name: 'Queue' }).waitFor();
     await page.getByTestId('live-status').getByText('live').waitFor();
 
+    // secs seconds of CPU work in `workers` processes, then idle until the test has watched a run
+    // live and releases them (`release`, a file on the cluster; at most 2 minutes): on a loaded
+    // machine the page can open later than a fixed-length run ends, and an ended run gains no points.
     const campaign = await h.submit({
       name: 'web-e2e', cluster: 'local', parameters: { workers: [1, 2], secs: [6, 8] },
       telemetry: { intervalMs: 200 },
-      // secs seconds of CPU work in `workers` processes.
-      run: 'for w in $(seq {{workers}}); do timeout {{secs}} sh -c "while :; do :; done" & done; wait; echo done',
+      run: `for w in $(seq {{workers}}); do timeout {{secs}} sh -c "while :; do :; done" & done; wait; t=0; while [ ! -e ${release} ] && [ $t -lt 600 ]; do sleep 0.2; t=$((t+1)); done; echo done`,
     });
 
     // The queue shows the campaign's runs running, with a power figure (updated by `power` events).
@@ -90,6 +95,7 @@ describe('web app on a live campaign', () => {
     const firstPoints = Number(await chart.getAttribute('data-points'));
     await waitFor(async () => Number(await chart.getAttribute('data-last-t')) > firstLast, { timeoutMs: 15_000, intervalMs: 200, what: 'new power points on the run page' });
     expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThan(firstPoints);
+    await h.slurmLink().connection.exec(`touch ${release}`);
     await page.getByTestId('job-script').waitFor();
     await shot('run-live', true);
 
