@@ -4,10 +4,9 @@
 # then runs the unit, integration and end-to-end projects and prints one summary line.
 # The e2e project follows scripts/e2e-plan.js (docs/testing.md): the Slurm-facing files on every
 # local cluster (Slurm 22.05 on this machine, Slurm 24.11 in its Debian 13 root), every other file
-# once. Both clusters at once, and beside them the unit and integration projects; on each cluster
-# the files that isolate themselves several at a time, then those whose runs take the whole node,
-# then the disruptive ones one at a time; last, alone, the files that measure the whole machine.
-# Each jest run has its artifact,
+# once. Both clusters at once, each: the files that isolate themselves several at a time, then
+# those whose runs take the whole node, then the disruptive ones one at a time; last, alone, the
+# files that measure the whole machine. Each jest run has its artifact,
 # test-artifacts/<run>.json, and the summary adds them all up.
 #   scripts/test.sh [--matrix] [unit|integration|e2e]...   (default: all three)
 #     --matrix                     every e2e file on every cluster (`npm run test:matrix`, for releases)
@@ -99,44 +98,36 @@ run_e2e() {
   printf '\n=== e2e, %s files on the Slurm %s local cluster (%d) ===\n' "$slot" "$series" "${#files[@]}"
   ERG_E2E_SLURM=$series run_project e2e "e2e-$series-$slot" "$@" --runTestsByPath "${files[@]}"
 }
-# Each cluster's e2e chain — parallel files, then whole-node ones, then the disruptive ones one at
-# a time — in a background job of its own, beside the other cluster's (they share nothing but the
-# machine) and beside the unit and integration projects: the e2e files spend most of their time
-# waiting on Slurm (queues, polls, jobs that sleep), which leaves the CPUs to the others. Each
-# chain's output is kept apart and printed when it is done.
-run_e2e_chains=0; pids=()
-for p in "${projects[@]}"; do [ "$p" != e2e ] || run_e2e_chains=1; done
-if [ "$run_e2e_chains" = 1 ]; then
-  for series in "${e2e_series[@]}"; do
-    for slot in parallel whole-node serial; do
-      [ -z "$(plan_files "$series" "$slot")" ] || artifacts+=("test-artifacts/e2e-$series-$slot.json")
-    done
-    ( artifacts=(); status=0
-      run_e2e "$series" parallel --maxWorkers="${ERG_E2E_WORKERS:-4}"
-      run_e2e "$series" whole-node --maxWorkers="${ERG_E2E_WORKERS:-4}"
-      run_e2e "$series" serial --runInBand
-      exit $status ) >"test-artifacts/e2e-$series.log" 2>&1 &
-    pids+=($!)
-  done
-  printf '
-=== e2e chains started on the Slurm %s local cluster(s); their output follows the other projects ===
-' "${e2e_series[*]}"
-fi
 for p in "${projects[@]}"; do
   case "$p" in
     unit) printf '\n=== unit tests ===\n'; run_project unit unit --maxWorkers=2 ;;
     integration) printf '\n=== integration tests ===\n'; run_project integration integration --maxWorkers=2 ;;
-    e2e) ;;
+    e2e)
+      # Each cluster's chain — parallel files, then whole-node ones, then the disruptive ones one
+      # at a time — in a background job of its own, beside the other cluster's (they share nothing
+      # but the machine); its output is kept apart and printed when both chains are done.
+      pids=()
+      for series in "${e2e_series[@]}"; do
+        for slot in parallel whole-node serial; do
+          [ -z "$(plan_files "$series" "$slot")" ] || artifacts+=("test-artifacts/e2e-$series-$slot.json")
+        done
+        ( artifacts=(); status=0
+          run_e2e "$series" parallel --maxWorkers="${ERG_E2E_WORKERS:-4}"
+          run_e2e "$series" whole-node --maxWorkers="${ERG_E2E_WORKERS:-4}"
+          run_e2e "$series" serial --runInBand
+          exit $status ) >"test-artifacts/e2e-$series.log" 2>&1 &
+        pids+=($!)
+      done
+      for i in "${!pids[@]}"; do
+        wait "${pids[$i]}" || status=1
+        cat "test-artifacts/e2e-${e2e_series[$i]}.log"
+      done
+      # Last, alone on the machine: the files that measure it.
+      for series in "${e2e_series[@]}"; do run_e2e "$series" quiet --runInBand; done
+      ;;
+    *) echo "unknown project $p (unit, integration, e2e)" >&2; exit 2 ;;
   esac
 done
-if [ "$run_e2e_chains" = 1 ]; then
-  for i in "${!pids[@]}"; do
-    wait "${pids[$i]}" || status=1
-    cat "test-artifacts/e2e-${e2e_series[$i]}.log"
-  done
-  # Last, alone on the machine: the files that measure it.
-  for series in "${e2e_series[@]}"; do run_e2e "$series" quiet --runInBand; done
-fi
 # Counts of every jest run; a run that left no artifact counts as one failure.
 read -r passed failed < <(node -e '
   let p = 0, f = 0;
