@@ -25,7 +25,7 @@
 //                    machine's /proc/stat; slurmctld's RPC counters): alone on the machine, last.
 //   The two clusters share nothing but the machine, so each goes through parallel → whole-node →
 //   serial at the same time as the other; the quiet files follow once both are done.
-//   minutes: about how long the file takes alone on a quiet machine (docs/testing.md); where several
+//   minutes: about how long the file takes, relative to the others (docs/testing.md); where several
 //                 files run at once the longest start first (scripts/e2e-sequencer.js), so that
 //                 none is left running by itself at the end. The one-at-a-time slots run in the
 //                 order listed here.
@@ -51,12 +51,12 @@ const E2E_PLAN = {
   'apps/scheduler/test/campaign.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.7, why: "submission, array tasks, squeue/sacct tracking, scancel, sbatch's refusal messages" },
   'apps/scheduler/test/time-limit.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 1.2, why: "a job killed at its time limit as sacct reports it (TIMEOUT)" },
   'apps/scheduler/test/arrays.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.8, why: 'job arrays: one sbatch, task ids, cancelling one task, a pending task Slurm keeps no record of' },
-  'apps/scheduler/test/site-limits.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 1.8, why: "a QOS's MaxSubmitJobsPerUser and how sbatch refuses beyond it" },
+  'apps/scheduler/test/site-limits.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 1.2, why: "a QOS's MaxSubmitJobsPerUser and how sbatch refuses beyond it" },
   'apps/scheduler/test/concurrency.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.3, why: 'runs held to a cluster limit, counted from squeue' },
   'apps/scheduler/test/telemetry.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.3, why: "the agent started as an srun --overlap step beside the workload, and the spool pulled after the job" },
   'apps/scheduler/test/job-output.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.5, why: 'the output files slurmstepd writes and a job that replaces them' },
   'apps/scheduler/test/submit-bench.e2e.test.ts': { on: 'every', slot: 'quiet', minutes: 0.2, why: "bench/submit.js: erg against a plain sbatch loop; counts slurmctld's RPCs per poll (one squeue + one sacct), which any other user of the controller would add to" },
-  'apps/cli/test/cli.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.4, why: 'erg submit --watch and cancel, checked against squeue and sacct' },
+  'apps/cli/test/cli.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 1.5, why: 'erg submit --watch and cancel, checked against squeue and sacct' },
   'apps/scheduler/test/restart.e2e.test.ts': { on: 'every', slot: 'serial', minutes: 0.7, why: 'kills schedulers after staging and after sbatch; the restart finds the jobs by name in squeue/sacct' },
   'apps/scheduler/test/fencing.e2e.test.ts': { on: 'every', slot: 'serial', minutes: 0.4, why: "kills a scheduler inside its remote sbatch loop, timed on the slow sbatch door" },
   'apps/scheduler/test/controller-hang.e2e.test.ts': { on: 'every', slot: 'serial', minutes: 0.7, why: "SIGSTOPs the cluster's slurmctld while sbatch calls are in flight" },
@@ -72,7 +72,7 @@ const E2E_PLAN = {
   'apps/scheduler/test/phases.e2e.test.ts': { on: '22.05', slot: 'quiet', minutes: 0.7, why: "compares phases' power from the CPU model, which reads the whole machine's /proc/stat: needs a quiet machine" },
   'apps/api/test/logs.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 1.4, why: "the API's log tails of a run" },
   'apps/web/test/web.e2e.test.ts': { on: '24.11', slot: 'whole-node', minutes: 0.8, why: 'the web app in Chromium (its adaptive campaign is examples/adaptive-cpu.yaml: exclusive runs)' },
-  'apps/cli/test/regress.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.7, why: "erg regress's verdicts and reports" },
+  'apps/cli/test/regress.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 1.2, why: "erg regress's verdicts and reports" },
   'apps/scheduler/test/suites.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.5, why: 'suites: cron triggers, verdicts, webhooks' },
   'apps/scheduler/test/sequential-suite.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.3, why: 'sequential suite runs' },
   'apps/scheduler/test/search.e2e.test.ts': { on: '24.11', slot: 'whole-node', minutes: 0.4, why: 'a search campaign (examples/search-cpu.yaml: exclusive runs)' },
