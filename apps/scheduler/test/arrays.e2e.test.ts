@@ -116,8 +116,19 @@ describe('job arrays', () => {
     expect((await h.call('GET', `/v1/runs/${campaign.runs[0]!.id}`)).body).toMatchObject({ state: 'cancelled', reason: 'cancelled before submission' });
     // The other run stays pending: the scheduler keeps trying the cluster (a claim shows it
     // 'submitting' for a moment, then gives it back), and never cancels or submits it.
-    await waitFor(async () => (await h.call('GET', `/v1/runs/${campaign.runs[1]!.id}`)).body.state === 'pending', { timeoutMs: 30_000, what: 'the other run back in pending' });
-    expect((await h.call('GET', `/v1/runs/${campaign.runs[1]!.id}`)).body).toMatchObject({ state: 'pending', slurmJobId: null, cancelRequestedAt: null });
+    // Every look at it, not only the one that sees it pending (the next claim can come between two
+    // requests): never cancelled, never handed to Slurm.
+    const seen: { state: string; slurmJobId: unknown; cancelRequestedAt: unknown }[] = [];
+    await waitFor(
+      async () => {
+        const { body } = await h.call('GET', `/v1/runs/${campaign.runs[1]!.id}`);
+        seen.push({ state: body.state, slurmJobId: body.slurmJobId, cancelRequestedAt: body.cancelRequestedAt });
+        return body.state === 'pending';
+      },
+      { timeoutMs: 30_000, what: 'the other run back in pending' },
+    );
+    for (const look of seen) expect(look).toEqual({ state: expect.stringMatching(/^(pending|submitting)$/), slurmJobId: null, cancelRequestedAt: null });
+    expect(seen.at(-1)?.state).toBe('pending');
   });
 
   test('sbatch refusing an array fails every run in it with sbatch\'s message', async () => {

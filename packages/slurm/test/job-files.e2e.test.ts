@@ -113,8 +113,11 @@ describe('what a job may leave instead of a regular file', () => {
   });
 
   it('does not wait on a FIFO swapped in after the check, even one a writer holds open without writing', async () => {
-    // The writer opens the FIFO as soon as dd does, then writes nothing: a blocking read would wait for ever.
-    const runner = swappingBeforeRead('rm -f "$p" && mkfifo "$p" && (sleep 2 > "$p" 2>/dev/null </dev/null &)');
+    // A writer holds the FIFO open and writes nothing: a blocking read would wait for ever. The
+    // shell opens it (read-write: no wait for a reader) before dd starts and hands it to a
+    // background sleep, so the writer is there when dd reads; a writer that opened it only after
+    // dd's open raced dd's read (an empty read, then a writer blocked for ever holding the channel).
+    const runner = swappingBeforeRead('rm -f "$p" && mkfifo "$p" && exec 3<>"$p" && { sleep 2 </dev/null >/dev/null 2>&1 & } && exec 3>&-');
     const result = await readJobFile(runner, request('swapped-fifo', { timeoutMs: 30_000 }));
     expect(result.status).toBe('refused');
     const err = (result as { error: JobFileRefusedError }).error;
