@@ -81,6 +81,29 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
     expect(step!.withdrawn).toBe(1);
     const withdrawn = (await ok('GET', `/v1/runs/${pendingB.id}`));
     expect(withdrawn).toMatchObject({ state: 'cancelled', reason: 'not needed: its configuration was decided (erg decisions shows why)' });
+    // The strategy's own withdrawal is no failure: once the other runs are done and the strategy
+    // has closed, the campaign is completed (a user's cancel of a run still fails it: below).
+    for (let round = 0; round < 6 && (await ok('GET', `/v1/campaigns/${created.id}/decisions`)).open; round++) {
+      for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r.configurationKey));
+      await adaptCampaign(t.db, created.id);
+    }
+    expect((await ok('GET', `/v1/campaigns/${created.id}/decisions`)).open).toBe(false);
+    const summary = await ok('GET', `/v1/campaigns/${created.id}`);
+    expect(summary.runCounts.cancelled).toBe(1);
+    expect(summary.state).toBe('completed');
+  });
+
+  test('a run a user cancelled still makes an otherwise completed adaptive campaign failed', async () => {
+    const created = await ok('POST', '/v1/campaigns', spec());
+    const [first, ...rest] = await runsOf(created.id);
+    expect((await ok('POST', `/v1/runs/${first!.id}/cancel`)).outcome).toBe('cancelled');
+    for (const r of rest) await complete(r.id, ...noisy(r.configurationKey));
+    for (let round = 0; round < 6 && (await ok('GET', `/v1/campaigns/${created.id}/decisions`)).open; round++) {
+      await adaptCampaign(t.db, created.id);
+      for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r.configurationKey));
+    }
+    expect((await ok('GET', `/v1/campaigns/${created.id}/decisions`)).open).toBe(false);
+    expect((await ok('GET', `/v1/campaigns/${created.id}`)).state).toBe('failed');
   });
 
   test('a run budget stops the strategy where the next run would exceed it', async () => {

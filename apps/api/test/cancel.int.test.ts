@@ -76,7 +76,7 @@ describe('POST /v1/campaigns/{id}/cancel (Postgres + Redis)', () => {
       expect(res.body).toMatchObject({ state: 'cancelling', runCounts: { pending: 50, queued: 10 } });
       await waitFor(
         async () => {
-          const counts = (await runCountsByCampaign(s.t.db, [id])).get(id) ?? {};
+          const counts = (await runCountsByCampaign(s.t.db, [id])).get(id)?.byState ?? {};
           return counts['cancelled'] === 50;
         },
         { timeoutMs: 15_000, intervalMs: 100, what: 'the 50 pending runs to be cancelled' },

@@ -141,9 +141,11 @@ const TERMINAL = new Set<string>(TERMINAL_RUN_STATES);
 /**
  * A campaign's state is derived from its runs, so it can never disagree with them — and, for an
  * adaptive campaign, from whether its strategy may still add runs: while it may, the campaign
- * runs on even when every run so far has ended (the next ones are being decided).
+ * runs on even when every run so far has ended (the next ones are being decided). Runs its
+ * strategy withdrew (cancelled as not needed, never handed to Slurm) are no failure: a campaign
+ * whose other runs all completed is completed.
  */
-export function campaignState(counts: Record<string, number>, cancelRequested: boolean, strategyOpen = false): CampaignState {
+export function campaignState(counts: Record<string, number>, cancelRequested: boolean, strategyOpen = false, withdrawn = 0): CampaignState {
   const entries = Object.entries(counts).filter(([, n]) => n > 0);
   const open = entries.filter(([s]) => !TERMINAL.has(s));
   if (open.length > 0) {
@@ -152,7 +154,7 @@ export function campaignState(counts: Record<string, number>, cancelRequested: b
   }
   if (cancelRequested) return strategyOpen ? 'cancelling' : 'cancelled';
   if (strategyOpen) return 'running';
-  return entries.every(([s]) => s === 'completed') ? 'completed' : 'failed';
+  return entries.every(([s, n]) => s === 'completed' || (s === 'cancelled' && n === withdrawn)) ? 'completed' : 'failed';
 }
 
 /** A campaign with its state and run counts; `campaign` with its spec (getCampaignSummary) or without (a list's). */
@@ -161,30 +163,43 @@ export interface CampaignSummary<C extends CampaignHead = CampaignRecord> {
   clusterName: string | null;
   state: CampaignState;
   runCounts: Record<string, number>;
+  /** Of the cancelled runs, those its strategy withdrew as not needed (runs.withdrawn_at). */
+  withdrawnRuns: number;
   totalRuns: number;
 }
 
-export async function runCountsByCampaign(db: Database, campaignIds: string[]): Promise<Map<string, Record<string, number>>> {
-  const result = await poolOf(db).query<{ campaign_id: string; state: string; n: string }>(
-    `SELECT campaign_id, state::text AS state, count(*) AS n FROM runs WHERE campaign_id = ANY($1::uuid[]) GROUP BY 1, 2`,
+/** A campaign's runs by state, and how many of its cancelled ones its strategy withdrew. */
+export interface CampaignRunCounts {
+  byState: Record<string, number>;
+  withdrawn: number;
+}
+
+export async function runCountsByCampaign(db: Database, campaignIds: string[]): Promise<Map<string, CampaignRunCounts>> {
+  const result = await poolOf(db).query<{ campaign_id: string; state: string; n: string; withdrawn: string }>(
+    `SELECT campaign_id, state::text AS state, count(*) AS n, count(*) FILTER (WHERE withdrawn_at IS NOT NULL) AS withdrawn
+       FROM runs WHERE campaign_id = ANY($1::uuid[]) GROUP BY 1, 2`,
     [campaignIds],
   );
-  const map = new Map<string, Record<string, number>>();
+  const map = new Map<string, CampaignRunCounts>();
   for (const row of result.rows) {
-    const counts = map.get(row.campaign_id) ?? {};
-    counts[row.state] = Number(row.n);
+    const counts = map.get(row.campaign_id) ?? { byState: {}, withdrawn: 0 };
+    counts.byState[row.state] = Number(row.n);
+    counts.withdrawn += Number(row.withdrawn);
     map.set(row.campaign_id, counts);
   }
   return map;
 }
 
-function summarize<C extends CampaignHead>(campaign: C, cluster: { name: string } | null, counts: Record<string, number>): CampaignSummary<C> {
+const NO_RUNS: CampaignRunCounts = { byState: {}, withdrawn: 0 };
+
+function summarize<C extends CampaignHead>(campaign: C, cluster: { name: string } | null, counts: CampaignRunCounts): CampaignSummary<C> {
   return {
     campaign,
     clusterName: cluster?.name ?? null,
-    state: campaignState(counts, campaign.cancelRequestedAt !== null, campaign.strategyOpen),
-    runCounts: counts,
-    totalRuns: Object.values(counts).reduce((a, b) => a + b, 0),
+    state: campaignState(counts.byState, campaign.cancelRequestedAt !== null, campaign.strategyOpen, counts.withdrawn),
+    runCounts: counts.byState,
+    withdrawnRuns: counts.withdrawn,
+    totalRuns: Object.values(counts.byState).reduce((a, b) => a + b, 0),
   };
 }
 
@@ -207,7 +222,7 @@ export function campaignSummaryView(s: CampaignSummary<CampaignHead>) {
 export async function getCampaignSummary(db: Database, id: string): Promise<CampaignSummary | null> {
   const campaign = await prismaOf(db).campaign.findUnique({ where: { id }, select: { ...CAMPAIGN_COLUMNS, cluster: { select: { name: true } } } });
   if (!campaign) return null;
-  const counts = (await runCountsByCampaign(db, [id])).get(id) ?? {};
+  const counts = (await runCountsByCampaign(db, [id])).get(id) ?? NO_RUNS;
   const { cluster, ...row } = campaign;
   return summarize(recordOf(row), cluster, counts);
 }
@@ -239,7 +254,7 @@ export async function listCampaignSummaries(
   const counts = await runCountsByCampaign(db, page.map((c) => c.id));
   const last = page.at(-1);
   return {
-    items: page.map(({ cluster, ...c }) => summarize(c, cluster, counts.get(c.id) ?? {})),
+    items: page.map(({ cluster, ...c }) => summarize(c, cluster, counts.get(c.id) ?? NO_RUNS)),
     next: campaigns.length > opts.limit && last ? { createdAt: last.createdAt, id: last.id } : null,
   };
 }

@@ -464,13 +464,14 @@ export async function cancelPendingRuns(db: Database, campaignId: string): Promi
 /**
  * pending → cancelled for runs an adaptive campaign no longer needs: their configuration was
  * decided (dropped, settled) while a repetition of it waited to be submitted. Runs already handed
- * to Slurm run to their end. Returns how many it withdrew.
+ * to Slurm run to their end. Marked withdrawn (withdrawn_at): the campaign's state does not count
+ * them as failed. Returns how many it withdrew.
  */
 export async function withdrawPendingRuns(tx: Pick<pg.PoolClient, 'query'>, configurationIds: readonly string[], why: string): Promise<number> {
   if (configurationIds.length === 0) return 0;
   const ids = await transition(tx as Queryable, {
     where: `runs.configuration_id = ANY($1::uuid[]) AND runs.state = 'pending'`,
-    set: `state = 'cancelled', reason = $2, ended_at = now(), finalized_at = now()`,
+    set: `state = 'cancelled', reason = $2, withdrawn_at = now(), ended_at = now(), finalized_at = now()`,
     params: [[...configurationIds], why],
     detail: `$2`,
   });

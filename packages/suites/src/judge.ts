@@ -17,7 +17,7 @@ import type { RegressionPolicyOutput, SequentialPolicyOutput, SequentialRunView 
 export async function judgeSuiteRun(db: Database, run: SuiteRunRecord, policy: RegressionPolicyOutput): Promise<SuiteRunOutcome> {
   const summary = await getCampaignSummary(db, run.campaignId);
   const counts = summary?.runCounts ?? {};
-  const incomplete = (summary?.totalRuns ?? 0) - (counts['completed'] ?? 0);
+  const incomplete = (summary?.totalRuns ?? 0) - (counts['completed'] ?? 0) - (summary?.withdrawnRuns ?? 0);
   const trouble = summary?.state === 'cancelled' ? 'campaign_cancelled' : incomplete > 0 ? 'runs_failed' : null;
   if (!run.baselineCampaignId) {
     return trouble ? { status: 'inconclusive', reasons: [trouble, 'no_baseline'], verdict: null } : { status: 'pass', reasons: ['no_baseline'], verdict: null };
@@ -73,7 +73,7 @@ export function initialSequentialState(sequential: SequentialPolicyOutput, confi
 export async function lookAtSuiteRun(db: Database, run: SuiteRunRecord, policy: RegressionPolicyOutput & { sequential: SequentialPolicyOutput }): Promise<boolean> {
   const [summary, configs] = await Promise.all([getCampaignSummary(db, run.campaignId), suiteRunConfigurations(db, run.campaignId)]);
   const counts = summary?.runCounts ?? {};
-  const incomplete = (summary?.totalRuns ?? 0) - (counts['completed'] ?? 0);
+  const incomplete = (summary?.totalRuns ?? 0) - (counts['completed'] ?? 0) - (summary?.withdrawnRuns ?? 0);
   const trouble = summary?.state === 'cancelled' ? 'campaign_cancelled' : incomplete > 0 ? 'runs_failed' : null;
   const max = policy.sequential.maxRepetitions;
   const state = (stop: SequentialState['stop'], configurations: SequentialState['configurations'] = []): SequentialState => ({
