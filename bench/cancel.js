@@ -66,7 +66,7 @@ async function seedCampaign({ bench, clusterId }, i) {
 }
 
 async function pendingLeft(db, id) {
-  const counts = (await runCountsByCampaign(db, [id])).get(id) ?? {};
+  const counts = (await runCountsByCampaign(db, [id])).get(id)?.byState ?? {};
   return counts.pending ?? 0;
 }
 

@@ -77,6 +77,9 @@ async function quietController(conn) {
   return false;
 }
 
+/** What a failed run must undo on the cluster: its campaign's jobs (1,000 of `sleep 240` would hold the node for hours). */
+let onFailure = null;
+
 async function main() {
   const bench = await startBenchApi('submit');
   const { url, db, redis, prefix, call } = bench;
@@ -87,7 +90,7 @@ async function main() {
   });
   const cluster = await findClusterByName(db, 'local');
   /** The campaign's runs by state. */
-  const countsOf = async (id) => (await runCountsByCampaign(db, [id])).get(id) ?? {};
+  const countsOf = async (id) => (await runCountsByCampaign(db, [id])).get(id)?.byState ?? {};
 
   const schedConfig = SchedulerConfig.parse({
     DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, ERG_POLL_INTERVAL_MS: '1000', LOG_LEVEL: 'warn', ERG_SUBMIT_ARRAYS: opts.arrays,
@@ -109,6 +112,12 @@ async function main() {
     resources: { time: '00:05:00', cpusPerTask: 1, exclusive: false },
     run: 'sleep 240',
   });
+  onFailure = async () => {
+    // The scheduler first, so that no run is handed to Slurm after the list is read.
+    await scheduler.close().catch(() => {});
+    const ids = new Set((await listCampaignRuns(db, campaign.id)).items.map((r) => r.slurmJobId?.split('_')[0]).filter((id) => id));
+    if (ids.size > 0) await slurm.scancel([...ids]);
+  };
   const tPost = performance.now();
   let queuedAt = null;
   for (;;) {
@@ -145,6 +154,7 @@ async function main() {
   // One scancel per array job (its tasks all go), one per job of its own.
   const jobIds = new Set((await listCampaignRuns(db, campaign.id)).items.map((r) => r.slurmJobId?.split('_')[0]).filter((id) => id));
   await slurm.scancel([...jobIds]);
+  onFailure = null;
 
   // --- 3. plain sbatch loop on the cluster itself ------------------------------------------
   const LOOP = opts.loop;
@@ -218,7 +228,8 @@ async function main() {
   await bench.close();
 }
 
-main().catch((err) => {
+main().catch(async (err) => {
   console.error(err);
+  if (onFailure) await onFailure().catch((e) => console.error(`could not cancel the campaign's jobs: ${e.message}`));
   process.exit(1);
 });
