@@ -112,11 +112,16 @@ async function main() {
     resources: { time: '00:05:00', cpusPerTask: 1, exclusive: false },
     run: 'sleep 240',
   });
+  /** One scancel per array job (its tasks all go), one per job of its own; how many Slurm jobs that was (one per sbatch). */
+  const cancelCampaignJobs = async () => {
+    const jobIds = new Set((await listCampaignRuns(db, campaign.id)).items.map((r) => r.slurmJobId?.split('_')[0]).filter((id) => id));
+    if (jobIds.size > 0) await slurm.scancel([...jobIds]);
+    return jobIds.size;
+  };
   onFailure = async () => {
     // The scheduler first, so that no run is handed to Slurm after the list is read.
     await scheduler.close().catch(() => {});
-    const ids = new Set((await listCampaignRuns(db, campaign.id)).items.map((r) => r.slurmJobId?.split('_')[0]).filter((id) => id));
-    if (ids.size > 0) await slurm.scancel([...ids]);
+    await cancelCampaignJobs();
   };
   const tPost = performance.now();
   let queuedAt = null;
@@ -151,9 +156,7 @@ async function main() {
   const rpcTotal = fewest.total;
   const quiet = fewest.quiet;
 
-  // One scancel per array job (its tasks all go), one per job of its own.
-  const jobIds = new Set((await listCampaignRuns(db, campaign.id)).items.map((r) => r.slurmJobId?.split('_')[0]).filter((id) => id));
-  await slurm.scancel([...jobIds]);
+  const sbatchCalls = await cancelCampaignJobs();
   onFailure = null;
 
   // --- 3. plain sbatch loop on the cluster itself ------------------------------------------
@@ -201,7 +204,7 @@ async function main() {
   const result = {
     runs: RUNS,
     arrays: opts.arrays,
-    sbatchCalls: jobIds.size,
+    sbatchCalls,
     postMs: Math.round(tPost - t0),
     allQueuedS: Number(seconds.toFixed(2)),
     runsPerS: Math.round(RUNS / seconds),

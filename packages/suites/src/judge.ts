@@ -1,9 +1,19 @@
 import {
   addSuiteRunRepetitions, findSuitePolicy, finishSuiteRun, getCampaignSummary, suiteRunConfigurations, suiteRunsReadyToJudge,
-  type Database, type SuiteRunRecord, type SuiteRunOutcome,
+  type CampaignSummary, type Database, type SuiteRunRecord, type SuiteRunOutcome,
 } from '@erg/db';
 import { campaignVerdictView, sequentialCampaignVerdict } from './campaign-verdict';
 import type { RegressionPolicyOutput, SequentialPolicyOutput, SequentialRunView } from '@erg/spec';
+
+/**
+ * Why a suite run's campaign cannot pass or improve: it was cancelled, or some of its runs neither
+ * completed nor were withdrawn by its strategy (failed, timed out, cancelled); null when neither.
+ */
+function campaignTrouble(summary: CampaignSummary | null): 'campaign_cancelled' | 'runs_failed' | null {
+  if (summary?.state === 'cancelled') return 'campaign_cancelled';
+  const incomplete = (summary?.totalRuns ?? 0) - (summary?.runCounts['completed'] ?? 0) - (summary?.withdrawnRuns ?? 0);
+  return incomplete > 0 ? 'runs_failed' : null;
+}
 
 /**
  * The outcome of a suite run whose campaign has finished.
@@ -16,9 +26,7 @@ import type { RegressionPolicyOutput, SequentialPolicyOutput, SequentialRunView 
  */
 export async function judgeSuiteRun(db: Database, run: SuiteRunRecord, policy: RegressionPolicyOutput): Promise<SuiteRunOutcome> {
   const summary = await getCampaignSummary(db, run.campaignId);
-  const counts = summary?.runCounts ?? {};
-  const incomplete = (summary?.totalRuns ?? 0) - (counts['completed'] ?? 0) - (summary?.withdrawnRuns ?? 0);
-  const trouble = summary?.state === 'cancelled' ? 'campaign_cancelled' : incomplete > 0 ? 'runs_failed' : null;
+  const trouble = campaignTrouble(summary);
   if (!run.baselineCampaignId) {
     return trouble ? { status: 'inconclusive', reasons: [trouble, 'no_baseline'], verdict: null } : { status: 'pass', reasons: ['no_baseline'], verdict: null };
   }
@@ -72,9 +80,7 @@ export function initialSequentialState(sequential: SequentialPolicyOutput, confi
  */
 export async function lookAtSuiteRun(db: Database, run: SuiteRunRecord, policy: RegressionPolicyOutput & { sequential: SequentialPolicyOutput }): Promise<boolean> {
   const [summary, configs] = await Promise.all([getCampaignSummary(db, run.campaignId), suiteRunConfigurations(db, run.campaignId)]);
-  const counts = summary?.runCounts ?? {};
-  const incomplete = (summary?.totalRuns ?? 0) - (counts['completed'] ?? 0) - (summary?.withdrawnRuns ?? 0);
-  const trouble = summary?.state === 'cancelled' ? 'campaign_cancelled' : incomplete > 0 ? 'runs_failed' : null;
+  const trouble = campaignTrouble(summary);
   const max = policy.sequential.maxRepetitions;
   const state = (stop: SequentialState['stop'], configurations: SequentialState['configurations'] = []): SequentialState => ({
     ...initialSequentialState(policy.sequential, configs.length, configs.every((c) => c.maxRepetition >= max)),
