@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { crossFieldIssues, viewOfSpec } from './campaign-checks';
+import { Cooldown, Design, Validity } from './design';
 import { LogPhases } from './log-phases';
 import { Metrics } from './metrics';
 import { PowerBlock } from './power';
@@ -124,6 +125,12 @@ export const CampaignSpecFields = z.strictObject({
   /** Phases read from the workload's stdout.log (log-phases.ts); absent: none, the workload may still write marks itself. */
   phases: LogPhases.optional(),
   telemetry: Telemetry,
+  /** Run order, node balance and the confidence of the results' claims (design.ts). */
+  design: Design,
+  /** The gates a run's measurement must pass to count as valid (design.ts). */
+  validity: Validity,
+  /** A wait before each run until its nodes are back near idle (design.ts); absent: none. */
+  cooldown: Cooldown.optional(),
 });
 
 /** A campaign: the workload, the parameter space to sweep, and what each run asks of Slurm. */

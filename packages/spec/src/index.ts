@@ -35,6 +35,8 @@ export * from './audit';
 export * from './marks';
 export * from './phases';
 export * from './data-movement';
+export * from './design';
+export * from './claims';
 export {
   CampaignSpec,
   CampaignSpecFields,

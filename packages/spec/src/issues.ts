@@ -42,6 +42,8 @@ export const ISSUE_CODES = [
   'too_many_issues',
   'strategy_conflict',
   'budget_too_small',
+  'duplicate_node',
+  'design_conflict',
 ] as const;
 export type IssueCode = (typeof ISSUE_CODES)[number];
 

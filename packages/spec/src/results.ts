@@ -4,6 +4,7 @@ import { CampaignPhases, RunPhases } from './phases';
 import { CampaignDataMovement, RunDataMovement } from './data-movement';
 import { Summary } from './summary';
 import { Objective, RunCarbon, RunCost } from './carbon-cost';
+import { CampaignClaims, CampaignDesignView, CampaignNodes, CampaignValidity, RunCooldown, RunValidity } from './claims';
 
 /**
  * Energy results: one run's figures (what @erg/energy's computeRunEnergy returns and the API's
@@ -75,8 +76,9 @@ export type IdleEnergy = z.infer<typeof IdleEnergy>;
  * - power_state_unverified: the campaign asked for a power state but nothing recorded what was in force;
  * - throttled: its GPUs were held down by power or heat (clock-event reasons) for more than the
  *   campaign's telemetry.maxThrottledShare of its window.
+ * - invalid: its measurement failed one of the campaign's validity gates (validity.reasons says which).
  */
-export const RunFlag = z.enum(['too_short', 'negative_net_energy', 'shared_node', 'shared_idle_baseline', 'power_state_mismatch', 'power_state_unverified', 'throttled']);
+export const RunFlag = z.enum(['too_short', 'negative_net_energy', 'shared_node', 'shared_idle_baseline', 'power_state_mismatch', 'power_state_unverified', 'throttled', 'invalid']);
 export type RunFlag = z.infer<typeof RunFlag>;
 
 /** One GPU's power state over a run's window, from its agent's sensors. Nulls: no such sensor. */
@@ -157,6 +159,9 @@ export const RunEnergyView = z.object({
   stale: z
     .boolean()
     .describe('true: telemetry arrived after these figures were computed (a late batch); the scheduler recomputes them at its next tick (ERG_POLL_INTERVAL_MS) and these are the figures until then'),
+  // The experiment's checks (issue 26) after every figure that was there before them.
+  validity: RunValidity.optional().describe("the campaign's validity gates applied to this run's measurement; absent in figures computed before erg checked them"),
+  cooldown: RunCooldown.nullable().optional().describe("the wait before the run until its nodes were back near idle (the spec's cooldown), outside timeS; null: the campaign has none"),
 }).meta({ id: 'RunEnergy' });
 export type RunEnergyView = z.infer<typeof RunEnergyView>;
 
@@ -296,6 +301,10 @@ export const CampaignResults = z
       .nullable()
       .describe("the currency of every cost (the runs' clusters' price), the one most runs' costs are in; a run priced in another (a price changed currency) has its cost left out (cost.n says how many count); null: no run has a cost"),
     dataMovement: CampaignDataMovement.nullable().describe('bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor'),
+    design: CampaignDesignView.optional().describe('the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims'),
+    claims: CampaignClaims.nullable().optional().describe('every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point'),
+    validity: CampaignValidity.optional().describe("the runs' validity and whether the results are publishable"),
+    nodes: CampaignNodes.nullable().optional().describe('the node effect, where counted runs ran on more than one node; null: one node (or none known)'),
   })
   .meta({ id: 'CampaignResults' });
 export type CampaignResults = z.infer<typeof CampaignResults>;

@@ -18,6 +18,8 @@ describe('parseCampaignSpec: fields', () => {
       files: {},
       metrics: [],
       telemetry: { intervalMs: 1000, idleBaselineS: 0, maxThrottledShare: 0.1 },
+      design: { order: 'randomized-blocks', confidence: 0.95 },
+      validity: { maxGapS: 3, minSampleShare: 0.95, maxIntervalRatio: 1.5, maxClockOffsetMs: 1000, maxCounterDisagreement: 0.05, maxIdleCv: 0.1, excludeInvalid: false },
     });
   });
 

@@ -13,6 +13,8 @@ describe('response schemas keep the key order the API has always answered with',
       'carbon', 'cost',
       // Whether a recompute is due (late telemetry) came after them.
       'stale',
+      // The experiment's checks (issue 26) after them.
+      'validity', 'cooldown',
     ]);
     expect(Object.keys(RunCarbon.shape)).toEqual(['gCO2e', 'energyKWh', 'pue', 'gCO2ePerKWh', 'source', 'series', 'note']);
     expect(Object.keys(RunCost.shape)).toEqual(['total', 'currency', 'nodes', 'nodeHours', 'perNodeHour', 'nodeTimeCost', 'energyKWh', 'pue', 'perKWh', 'energyCost']);
@@ -30,6 +32,8 @@ describe('response schemas keep the key order the API has always answered with',
       'campaignId', 'configurations', 'paretoFront', 'best', 'tradeoff', 'excluded', 'runsLeftOut', 'groupedBy', 'power', 'phases', 'objectives', 'currency',
       // Data movement per configuration (issue 15 §3) after them.
       'dataMovement',
+      // The experiment around the figures (issue 26): design, claims with their uncertainty, validity, node effects.
+      'design', 'claims', 'validity', 'nodes',
     ]);
     expect(Object.keys(BestOf.shape)).toEqual(['time', 'energy', 'edp', 'carbon', 'cost']);
     expect(Object.keys(ConfigurationResult.shape)).toEqual([
