@@ -225,3 +225,20 @@ export async function listRunOutcomes(db: Database, campaignIds: readonly string
     arraySubmission: r.array_submission, arrayIndex: r.array_index,
   }));
 }
+
+/** One state change of a run (run_events), as appended by its transition. */
+export interface RunEventRecord {
+  at: Date;
+  from: RunState | null;
+  to: RunState;
+  detail: string | null;
+}
+
+/** A run's state changes, oldest first (the order they were appended in, for equal times). */
+export async function listRunEvents(db: Database, runId: string): Promise<RunEventRecord[]> {
+  const { rows } = await poolOf(db).query<{ at: Date; from: RunState | null; to: RunState; detail: string | null }>(
+    `SELECT at, "from"::text AS "from", "to"::text AS "to", detail FROM run_events WHERE run_id = $1 ORDER BY at, id`,
+    [runId],
+  );
+  return rows;
+}
