@@ -7,7 +7,7 @@ const base = {
     // A few dependencies ship ESM only; Node 20 loads them with require(esm), Jest's runtime does not.
     '^.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie|set-cookie-parser|eventsource-parser)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie|set-cookie-parser|eventsource-parser|hyparquet|hyparquet-writer)/)'],
   moduleNameMapper: {
     '^@erg/(api|scheduler|agent|cli|web)$': '<rootDir>/apps/$1/src/index.ts',
     '^@erg/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
