@@ -55,6 +55,14 @@ export const ApiConfig = z.object({
   /** Deadline of reading one log file from a cluster, streaming included; the remote read is killed at it. */
   ERG_LOG_READ_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   /**
+   * Evidence bundles (GET /v1/campaigns/{id}/export) written at once by this process (beyond: 429
+   * with Retry-After). Each holds one run's samples in memory and a database connection at a time,
+   * and writes its samples.parquet to ERG_EXPORT_TMP_DIR until it is sent.
+   */
+  ERG_EXPORTS_AT_ONCE: z.coerce.number().int().min(1).max(64).default(2),
+  /** Where a bundle's samples.parquet is written before it joins the archive (it is removed then); default: the system's temporary folder. */
+  ERG_EXPORT_TMP_DIR: z.string().optional(),
+  /**
    * When a cluster's OpenSSH certificate starts to warn (cluster view `warnings`, /metrics
    * erg_cluster_certificate_warning): this many seconds before it expires, or once less than this
    * share of its validity is left, whichever comes later (a certificate valid 8 h warns 2 h before).

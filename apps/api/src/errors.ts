@@ -51,6 +51,8 @@ const PROBE_RETRY_AFTER_S = 5;
 
 /** Retry-After of a 429 for too many log reads at once: a read takes about a second. */
 const LOG_READS_RETRY_AFTER_S = 1;
+/** A bundle takes seconds to minutes to write: ask again a little later. */
+const EXPORTS_RETRY_AFTER_S = 5;
 
 const CLUSTER_NOT_REGISTERED = (name: string) => `cluster "${name}" is not registered`;
 
@@ -124,6 +126,11 @@ export const errors = {
   logReadsBusy: (holder: string, limit: number) =>
     new ApiError('ERG_RATE_LIMITED', `${holder} already has ${limit} log reads in flight, the most at once; retry in a second (see the Retry-After header)`, {
       retryAfterS: LOG_READS_RETRY_AFTER_S,
+    }),
+  /** GET /v1/campaigns/{id}/export: ERG_EXPORTS_AT_ONCE bundles are being written already. */
+  exportsBusy: (limit: number) =>
+    new ApiError('ERG_RATE_LIMITED', `the API is writing ${limit} evidence bundles already, the most at once; retry in a few seconds (see the Retry-After header)`, {
+      retryAfterS: EXPORTS_RETRY_AFTER_S,
     }),
   /** Anything unexpected: the details go to the log, never to the caller. */
   internal: () => new ApiError('ERG_INTERNAL', 'internal error; see the API log'),

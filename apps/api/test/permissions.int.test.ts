@@ -46,7 +46,9 @@ describe('permission matrix: every route × role × own / other project (Postgre
 
   async function call(token: string, r: Req) {
     const res = await t.app.inject({ method: r.method as 'GET', url: r.url, headers: { authorization: `Bearer ${token}` }, ...(r.body === undefined ? {} : { payload: r.body as object }) });
-    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : null };
+    // An evidence bundle (GET …/export) is a tar archive, not JSON.
+    const json = (res.headers['content-type'] ?? '').toString().startsWith('application/json');
+    return { status: res.statusCode, body: res.body && json ? JSON.parse(res.body) : null };
   }
   const admin = (r: Req) => call(t.token, r);
 
@@ -84,6 +86,7 @@ describe('permission matrix: every route × role × own / other project (Postgre
     'GET /v1/campaigns/:id/runs': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/runs` }),
     'GET /v1/campaigns/:id/results': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/results` }),
     'GET /v1/campaigns/:id/decisions': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/decisions` }),
+    'GET /v1/campaigns/:id/export': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/export` }),
     'GET /v1/campaigns/:id/verdict': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/verdict?baseline=${s.campaignId}` }),
     'POST /v1/campaigns/:id/cancel': (s) => ({ method: 'POST', url: `/v1/campaigns/${s.campaignId}/cancel` }),
     'GET /v1/runs/:id': (s) => ({ method: 'GET', url: `/v1/runs/${s.runId}` }),

@@ -414,6 +414,15 @@ export const RunView = z
   })
   .meta({ id: 'Run' });
 
+/** GET /v1/campaigns/{id}/export: a campaign's evidence bundle, a tar archive (docs/experiments.md, "Evidence bundle"). */
+export const EvidenceBundleBody = z
+  .string()
+  .describe(
+    'a tar archive (application/x-tar): manifest.json (every file\'s sha256), the spec as submitted and as stored, the campaign, results.json, ' +
+      'samples.parquet, and per run runs/<run>/run.json, inputs.json, energy.json, marks.csv.gz and samples/<node>.csv.gz; `erg verify` checks it offline',
+  )
+  .meta({ id: 'EvidenceBundle', format: 'binary' });
+
 export const RunLogs = z
   .object({
     runId: z.string(),

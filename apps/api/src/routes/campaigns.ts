@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { CampaignCursor } from '@erg/db';
 import {
-  ProjectQuery, CampaignCancelled, CampaignDecisions, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignView, ConfigurationResult, Exclusion, CampaignSpec, CampaignPage, ErrorBody, IdParams,
+  ProjectQuery, CampaignCancelled, CampaignDecisions, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignView, ConfigurationResult, Exclusion, CampaignSpec, CampaignPage, ErrorBody, EvidenceBundleBody, IdParams,
   ObjectivesQuery, RunLeftOut, RunSummaryPage, RunState,
 } from '@erg/spec';
 import type { AppDeps } from '../app';
@@ -15,6 +15,8 @@ import { auditCreated } from '../audit';
 import { campaignView, runSummaryView } from '../views';
 import { BackgroundWork } from '../background';
 import { JSON_SLICE_ITEMS, jsonObjectStream, streamedArray } from '../json-stream';
+import { bundleFileName } from '@erg/evidence/layout';
+import { exportCampaign } from '../services/evidence';
 import {
   campaignDecisions, campaignResults, campaignRuns, campaignSummary, cancelCampaign, createCampaignFromSpec, judgeCampaign, listVisibleCampaigns,
 } from '../services/campaigns';
@@ -176,6 +178,48 @@ export const campaignRoutes =
           streamedArray('runsLeftOut', runsLeftOut, (r) => z.encode(RunLeftOut, r)),
         ]);
         return reply.type('application/json; charset=utf-8').send(stream as never);
+      },
+    );
+
+    /** Evidence bundles being written by this process (ERG_EXPORTS_AT_ONCE at most). */
+    let exporting = 0;
+    app.get(
+      '/campaigns/:id/export',
+      {
+        config: access.campaign('campaign.read'),
+        schema: {
+          tags: ['campaigns'],
+          description:
+            "The campaign's evidence bundle, one tar archive (docs/experiments.md, \"Evidence bundle\"): the spec as submitted and as stored, every run with its " +
+            'events, fingerprints, power records, figure inputs, samples per node (CSV.gz) and marks, its stored figures, every sample again as samples.parquet, ' +
+            'the results, and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; ' +
+            'at most ERG_EXPORTS_AT_ONCE bundles are written at once (429 with Retry-After beyond). A bundle cut short (an error while writing) has no manifest.json.',
+          params: IdParams,
+          response: {
+            200: { description: 'the evidence bundle (a tar archive)', content: { 'application/x-tar': { schema: EvidenceBundleBody } } },
+            404: ErrorBody,
+            429: ErrorBody,
+          },
+        },
+      },
+      async (req, reply) => {
+        const limit = deps.config.ERG_EXPORTS_AT_ONCE;
+        if (exporting >= limit) throw errors.exportsBusy(limit);
+        exporting++;
+        let bundle;
+        try {
+          bundle = await exportCampaign(deps.db, req.params.id, deps.config.ERG_EXPORT_TMP_DIR === undefined ? {} : { tmpDir: deps.config.ERG_EXPORT_TMP_DIR });
+        } catch (err) {
+          exporting--;
+          throw err;
+        }
+        // Its place is held until the last byte is sent, or the client goes away.
+        bundle.once('close', () => exporting--);
+        bundle.once('error', (err) => req.log.error({ err, campaignId: req.params.id }, 'writing the evidence bundle failed; the archive was cut short'));
+        return reply
+          .type('application/x-tar')
+          .header('content-disposition', `attachment; filename="${bundleFileName(req.params.id)}"`)
+          .send(bundle as never);
       },
     );
 

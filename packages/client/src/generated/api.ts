@@ -969,6 +969,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/campaigns/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The campaign's evidence bundle, one tar archive (docs/experiments.md, "Evidence bundle"): the spec as submitted and as stored, every run with its events, fingerprints, power records, figure inputs, samples per node (CSV.gz) and marks, its stored figures, every sample again as samples.parquet, the results, and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; at most ERG_EXPORTS_AT_ONCE bundles are written at once (429 with Retry-After beyond). A bundle cut short (an error while writing) has no manifest.json. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the evidence bundle (a tar archive) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-tar": components["schemas"]["EvidenceBundle"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns/{id}/verdict": {
         parameters: {
             query?: never;
@@ -3276,6 +3332,11 @@ export interface components {
                 power: components["schemas"]["PowerRecordInput"] | null;
             }[];
         };
+        /**
+         * Format: binary
+         * @description a tar archive (application/x-tar): manifest.json (every file's sha256), the spec as submitted and as stored, the campaign, results.json, samples.parquet, and per run runs/<run>/run.json, inputs.json, energy.json, marks.csv.gz and samples/<node>.csv.gz; `erg verify` checks it offline
+         */
+        EvidenceBundleInput: string;
         RunLogsInput: {
             runId: string;
             /**
@@ -5535,6 +5596,11 @@ export interface components {
                 power: components["schemas"]["PowerRecord"] | null;
             }[];
         };
+        /**
+         * Format: binary
+         * @description a tar archive (application/x-tar): manifest.json (every file's sha256), the spec as submitted and as stored, the campaign, results.json, samples.parquet, and per run runs/<run>/run.json, inputs.json, energy.json, marks.csv.gz and samples/<node>.csv.gz; `erg verify` checks it offline
+         */
+        EvidenceBundle: string;
         RunLogs: {
             runId: string;
             /**
