@@ -3,7 +3,7 @@
 // scripted fetch, and run the very same commands.
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createErgClient, type ErgClient } from '@erg/client';
+import { createErgClient, ErgApiError, type ErgClient } from '@erg/client';
 import { colorEnabled, colors, type Colors } from './output/color';
 import { parseCliEnv, requireApi, resolveConfig, type CliEnv, type ConfigFlags, type ResolvedConfig } from './config';
 import { fromApiFailure, type ApiTarget } from './errors';
@@ -82,6 +82,12 @@ export interface Api {
   readonly client: ErgClient;
   /** Runs one request and returns its body; an error answer or no answer becomes a CliError. */
   call<T>(request: (client: ErgClient) => Promise<{ data?: T }>): Promise<T>;
+  /**
+   * GETs `path` (`/v1/...`) for an answer that is not JSON (an archive), its body left to read as
+   * a stream; an error answer or no answer becomes a CliError. `signal` is the caller's: a body
+   * may take longer than one request (the caller bounds its waits between bytes).
+   */
+  download(path: string, signal: AbortSignal): Promise<Response>;
 }
 
 /** What a command's action works with: the runtime, the parsed environment, colours, and the API on demand. */
@@ -135,6 +141,7 @@ export function createApi(settings: { baseUrl: string; token: string; apiUrlSour
     return baseFetch(input, { ...init, signal: own ? AbortSignal.any([own, timeout]) : timeout });
   };
   const client = createErgClient({ baseUrl: settings.baseUrl, token: settings.token, fetch: fetchWithTimeout });
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const target: ApiTarget = { apiUrl: settings.baseUrl, apiUrlSource: settings.apiUrlSource, tokenSource: settings.tokenSource };
   return {
     target,
@@ -144,6 +151,22 @@ export function createApi(settings: { baseUrl: string; token: string; apiUrlSour
         const { data } = await request(client);
         if (data === undefined) throw new Error('the API answered without a body');
         return data;
+      } catch (err) {
+        throw fromApiFailure(err, target);
+      }
+    },
+    async download(path, signal) {
+      try {
+        const response = await baseFetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${settings.token}` }, signal });
+        if (response.ok) return response;
+        const text = await response.text();
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON (a proxy's HTML page, say): keep the text for the message
+        }
+        throw ErgApiError.fromBody(response.status, body);
       } catch (err) {
         throw fromApiFailure(err, target);
       }

@@ -8,6 +8,7 @@ import { registerConfig, registerLogin } from './commands/login';
 import { registerLogs } from './commands/logs';
 import { registerPhases } from './commands/phases';
 import { registerDecisions } from './commands/decisions';
+import { registerEvidence } from './commands/evidence';
 import { registerResults } from './commands/results';
 import { registerRun } from './commands/run';
 import { registerRuns } from './commands/runs';
@@ -76,6 +77,7 @@ export function buildProgram(runtime: CliRuntime, outcome: { code: ExitCode } = 
   registerLogs(program, act);
   registerCancel(program, act);
   registerResults(program, act);
+  registerEvidence(program, act);
   registerSuites(program, act);
   registerRegress(program, act);
   registerTokens(program, act);
