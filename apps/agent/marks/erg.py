@@ -49,6 +49,17 @@ Phases nest and an exception inside ``with erg.phase(...)`` still writes its end
 exception propagates). CUDA runs asynchronously: for a phase to bracket the GPU's work rather
 than its launch, synchronise (``torch.cuda.synchronize()``) before it ends, where that matters.
 ``erg.begin(name)`` / ``erg.end(name)`` mark a phase that does not fit a block.
+
+The same module reads a campaign's evidence bundle (``erg export CAMPAIGN``), so a notebook starts
+from one line::
+
+    b = erg.open_bundle("erg-evidence-<campaign>.tar")   # checks every file's sha256
+    b.runs          # one row per run: configuration, repetition, state, time, energy, ...
+    b.samples()     # every sample: run, node, sensor, t (Unix ms), v; b.samples(run, node) for one
+    b.marks()       # every phase mark; b.results, b.manifest, b.campaign: the JSON as stored
+
+Tables are pandas DataFrames where pandas is installed (``pandas=False``: lists of dicts). The
+reader imports nothing until it is called: marks cost what they cost without it.
 """
 
 import os
@@ -57,7 +68,7 @@ import threading
 import time
 import warnings
 
-__all__ = ["phase", "begin", "end", "step", "enabled", "MARKS_DIR_ENV", "DEFAULT_STEP_NAME"]
+__all__ = ["phase", "begin", "end", "step", "enabled", "MARKS_DIR_ENV", "DEFAULT_STEP_NAME", "open_bundle", "Bundle", "BundleError", "BUNDLE_FORMAT"]
 
 #: The environment variable erg's job script sets to the folder ``<hostname>.marks`` is in.
 MARKS_DIR_ENV = "ERG_MARKS_DIR"
@@ -270,3 +281,259 @@ def phase(name):
         p = _Phase(name)  # validates the name: ValueError
         _phases[name] = p
     return p
+
+
+# --- Evidence bundles ------------------------------------------------------------------------------
+# The layout is packages/evidence/src/layout.ts's (a test holds these names equal to it).
+
+#: The bundle format this reader knows (manifest.json ``format``).
+BUNDLE_FORMAT = "erg-evidence/1"
+_MANIFEST = "manifest.json"
+_CAMPAIGN = "campaign.json"
+_SPEC_SUBMITTED = "spec-submitted.txt"
+_SPEC_STORED = "spec.json"
+_RESULTS = "results.json"
+_RUN_FILE = "runs/%s/run.json"
+_INPUTS_FILE = "runs/%s/inputs.json"
+_ENERGY_FILE = "runs/%s/energy.json"
+_MARKS_FILE = "runs/%s/marks.csv.gz"
+_SAMPLES_FILE = "runs/%s/samples/%s.csv.gz"
+_SAMPLES_PREFIX = "runs/%s/samples/"
+# What the runs table takes from run.json and energy.json, in its column order.
+_RUN_COLUMNS = ("position", "configurationKey", "repetition", "state", "slurmJobId", "nodeList")
+_FIGURE_COLUMNS = ("timeS", "energyJ", "edpJs", "avgPowerW", "method", "coverage")
+
+
+class BundleError(ValueError):
+    """A file that is not an erg evidence bundle, or one whose files do not match its manifest."""
+
+
+def open_bundle(path, pandas=None, check=True):
+    """The evidence bundle at ``path`` (``erg export`` writes one; .tar or .tar.gz).
+
+    ``pandas``: True for DataFrames (pandas must be installed), False for lists of dicts, None
+    (default) for DataFrames where pandas can be imported. ``check``: read every file once and
+    compare its sha256 with the manifest (``BundleError`` on any difference). The figures are
+    rechecked by ``erg verify``, which recomputes them.
+    """
+    return Bundle(path, pandas=pandas, check=check)
+
+
+class Bundle(object):
+    """An evidence bundle, opened: ``manifest``, ``campaign``, ``spec``, ``spec_submitted``,
+    ``results`` (dicts, as stored), ``runs`` and ``configurations`` (tables), ``samples()`` and
+    ``marks()`` (tables), ``run(id)``, ``energy(id)`` and ``inputs(id)`` (dicts)."""
+
+    def __init__(self, path, pandas=None, check=True):
+        import tarfile
+
+        self.path = path
+        self._pd = _pandas(pandas)
+        try:
+            self._tar = tarfile.open(path, "r:*")
+        except (OSError, tarfile.TarError) as err:
+            raise BundleError("%s is not a tar archive erg can read: %s" % (path, err))
+        # Archives packed again from a folder (tar -cf b.tar -C dir .) name their members ./<path>.
+        self._members = dict((_member_path(m.name), m) for m in self._tar.getmembers() if m.isfile())
+        self.manifest = self._json(_MANIFEST)
+        if not isinstance(self.manifest, dict) or self.manifest.get("format") != BUNDLE_FORMAT:
+            raise BundleError("%s: no %s of format %s: not an erg evidence bundle this reader knows" % (path, _MANIFEST, BUNDLE_FORMAT))
+        if check:
+            self._check()
+        self.campaign = self._json(_CAMPAIGN)
+        self.spec = self._json(_SPEC_STORED)
+        self.spec_submitted = self._text(_SPEC_SUBMITTED)
+        self.results = self._json(_RESULTS)
+        self.run_ids = list(self.manifest["runs"])
+
+    def close(self):
+        self._tar.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        return "erg.Bundle(%r: campaign %s, %d runs)" % (self.path, self.manifest.get("campaignId"), len(self.run_ids))
+
+    # Files -----------------------------------------------------------------------------------
+    def _bytes(self, name):
+        member = self._members.get(name)
+        if member is None:
+            return None
+        f = self._tar.extractfile(member)
+        try:
+            return f.read()
+        finally:
+            f.close()
+
+    def _text(self, name):
+        data = self._bytes(name)
+        return None if data is None else data.decode("utf-8")
+
+    def _json(self, name):
+        import json
+
+        text = self._text(name)
+        return None if text is None else json.loads(text)
+
+    def _check(self):
+        import hashlib
+
+        listed = set()
+        for f in self.manifest["files"]:
+            listed.add(f["path"])
+            member = self._members.get(f["path"])
+            if member is None:
+                raise BundleError("%s: %s is in the manifest but not in the archive" % (self.path, f["path"]))
+            digest = hashlib.sha256()
+            stream = self._tar.extractfile(member)
+            try:
+                for chunk in iter(lambda: stream.read(1 << 20), b""):
+                    digest.update(chunk)
+            finally:
+                stream.close()
+            if digest.hexdigest() != f["sha256"]:
+                raise BundleError("%s: %s does not match its sha256 in the manifest" % (self.path, f["path"]))
+        extra = sorted(set(self._members) - listed - set([_MANIFEST]))
+        if extra:
+            raise BundleError("%s: %s is not in the manifest" % (self.path, extra[0]))
+
+    # Per run ---------------------------------------------------------------------------------
+    def run(self, run_id):
+        """The run as GET /v1/runs/:id shows it, with its ``position`` and ``events``."""
+        return self._json(_RUN_FILE % run_id)
+
+    def energy(self, run_id):
+        """The run's stored figures (GET /v1/runs/:id/energy); None when it has none."""
+        return self._json(_ENERGY_FILE % run_id)
+
+    def inputs(self, run_id):
+        """What the run's figures are computed from, but the samples (exact JSON, read as plain JSON)."""
+        return self._json(_INPUTS_FILE % run_id)
+
+    def nodes(self, run_id):
+        """The nodes the run has samples of."""
+        prefix = _SAMPLES_PREFIX % run_id
+        return sorted(n[len(prefix):-len(".csv.gz")] for n in self._members if n.startswith(prefix) and n.endswith(".csv.gz"))
+
+    # Tables ----------------------------------------------------------------------------------
+    @property
+    def runs(self):
+        """One row per run, in the run order: runId, position, configurationKey, repetition,
+        state, slurmJobId, nodeList, and its stored timeS, energyJ, edpJs, avgPowerW, method,
+        coverage (None without figures)."""
+        rows = []
+        for run_id in self.run_ids:
+            run = self.run(run_id) or {}
+            energy = self.energy(run_id) or {}
+            row = {"runId": run_id}
+            for k in _RUN_COLUMNS:
+                row[k] = run.get(k)
+            for k in _FIGURE_COLUMNS:
+                row[k] = energy.get(k)
+            rows.append(row)
+        return self._table(rows, ("runId",) + _RUN_COLUMNS + _FIGURE_COLUMNS)
+
+    @property
+    def configurations(self):
+        """One row per configuration of the results: its key and parameters' text, and n, mean,
+        std, ci95 of each figure as ``<figure>.<statistic>`` (``energyJ.mean``)."""
+        rows = []
+        for c in (self.results or {}).get("configurations", []):
+            row = {}
+            for k, v in c.items():
+                if isinstance(v, dict) and "mean" in v:
+                    for stat, x in v.items():
+                        if not isinstance(x, (dict, list)):
+                            row["%s.%s" % (k, stat)] = x
+                elif not isinstance(v, (dict, list)):
+                    row[k] = v
+            rows.append(row)
+        return self._table(rows, None)
+
+    def samples(self, run_id=None, node=None):
+        """Samples: run, node, sensor, t (Unix ms), v (in the sensor's unit); every run's, or one
+        run's, or one run's on one node. Every value is the double erg stored."""
+        runs = self.run_ids if run_id is None else [run_id]
+        parts = []
+        for r in runs:
+            for n in self.nodes(r) if node is None else [node]:
+                data = self._bytes(_SAMPLES_FILE % (r, n))
+                if data is None:
+                    raise BundleError("%s: no samples of run %s on node %s" % (self.path, r, n))
+                parts.append((r, n, data))
+        if self._pd is not None:
+            return self._sample_frames(parts)
+        rows = []
+        for r, n, data in parts:
+            for sensor, t, v in _csv_rows(data):
+                rows.append({"run": r, "node": n, "sensor": sensor, "t": float(t), "v": float(v)})
+        return rows
+
+    def _sample_frames(self, parts):
+        import io
+
+        pd = self._pd
+        columns = ["run", "node", "sensor", "t", "v"]
+        frames = []
+        for r, n, data in parts:
+            # round_trip: every value parses to the double written (pandas' default parser may not).
+            frame = pd.read_csv(io.BytesIO(data), compression="gzip", dtype={"sensor": str, "t": "float64", "v": "float64"}, float_precision="round_trip")
+            frame.insert(0, "node", n)
+            frame.insert(0, "run", r)
+            frames.append(frame)
+        if not frames:
+            return pd.DataFrame({c: [] for c in columns})
+        return pd.concat(frames, ignore_index=True)[columns]
+
+    def marks(self, run_id=None):
+        """Phase marks: run, node, offset, kind (begin, end, step), name, t (Unix ms), clock, writer."""
+        rows = []
+        for r in self.run_ids if run_id is None else [run_id]:
+            data = self._bytes(_MARKS_FILE % r)
+            if data is None:
+                continue
+            for node, offset, kind, name, t, clock, writer in _csv_rows(data):
+                rows.append({"run": r, "node": node, "offset": int(offset), "kind": kind, "name": name, "t": float(t), "clock": clock, "writer": writer})
+        return self._table(rows, ("run", "node", "offset", "kind", "name", "t", "clock", "writer"))
+
+    def _table(self, rows, columns):
+        if self._pd is None:
+            return rows
+        if columns is None:
+            return self._pd.DataFrame(rows)
+        return self._pd.DataFrame(rows, columns=list(columns))
+
+
+def _pandas(wanted):
+    """pandas, or None for plain lists (``wanted`` False, or None and pandas not installed)."""
+    if wanted is False:
+        return None
+    try:
+        import pandas
+    except ImportError:
+        if wanted:
+            raise
+        return None
+    return pandas
+
+
+def _member_path(name):
+    while name.startswith("./"):
+        name = name[2:]
+    return name
+
+
+def _csv_rows(data):
+    """The rows of a gzip'd CSV file of the bundle, without its header."""
+    import csv
+    import gzip
+    import io
+
+    reader = csv.reader(io.StringIO(gzip.decompress(data).decode("utf-8")))
+    next(reader, None)
+    return list(reader)
