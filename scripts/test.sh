@@ -74,6 +74,18 @@ install_helper_tools() {
 }
 for p in "${projects[@]}"; do [ "$p" != unit ] || install_helper_tools || true; done
 
+# The evidence bundle's integration test reads a bundle with Debian's python3-pandas through erg.py
+# (in /usr/bin/python3); without it that test fails, never skips.
+install_pandas() {
+  /usr/bin/python3 -c 'import pandas' 2>/dev/null && return 0
+  echo "installing python3-pandas for the evidence bundle's test"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends python3-pandas >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends python3-pandas >/dev/null; } ||
+    { echo "could not install python3-pandas; the evidence bundle test will fail" >&2; return 1; }
+}
+for p in "${projects[@]}"; do [ "$p" != integration ] || install_pandas || true; done
+
 mkdir -p test-artifacts
 status=0; artifacts=()
 # One jest run: project $1, artifact test-artifacts/$2.json, further arguments to jest. Its counts
