@@ -1,75 +1,12 @@
-import { findCampaignPowerContext, listCampaignRunDataMovement, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type ConfigurationEnergyRow, type Database } from '@erg/db';
-import { campaignDataMovement, campaignPhases, campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
-import { RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
-import { runFingerprintClasses } from './fingerprint-classes';
+import { findCampaignPowerContext, listCampaignRunDataMovement, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type Database } from '@erg/db';
+import type { Objective } from '@erg/spec';
+import { campaignFiguresOf, type CampaignFigureInputs } from './campaign-figures';
 
 /**
- * Each configuration's completed runs with the figures that count (countedFigures), and the runs
- * left out and why. Costs count in one currency, the one most of them are in (ties: the first
- * alphabetically); a run priced in another has its cost left out of the statistics.
+ * Everything a campaign's results are computed from (CampaignFigureInputs), read from the
+ * database: five queries, whatever the number of runs. The evidence bundle (export) reads the same.
  */
-export function countedRuns(rows: readonly ConfigurationEnergyRow[], fingerprintOf: ReadonlyMap<string, string | null> = new Map()): {
-  configs: { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }[];
-  runsLeftOut: RunLeftOut[];
-  currency: string | null;
-} {
-  const configs = new Map<string, { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }>();
-  const runsLeftOut: RunLeftOut[] = [];
-  const priced: RunFigures[] = [];
-  for (const row of rows) {
-    const c = configs.get(row.key) ?? { key: row.key, parameters: row.parameters, runs: [] };
-    configs.set(row.key, c);
-    if (!row.runId) continue;
-    // Stored by refreshRunEnergy (store-run-energy.ts) in the shape of @erg/spec's RunEnergy.
-    const counted = countedFigures(row.result as StoredFigures | null);
-    if (counted.leftOut) runsLeftOut.push({ runId: row.runId, key: row.key, repetition: row.repetition ?? 0, leftOut: counted.leftOut.what, why: counted.leftOut.why });
-    c.runs.push({ ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass: fingerprintOf.get(row.runId) ?? null });
-    if (typeof counted.figures.costCurrency === 'string') priced.push(c.runs[c.runs.length - 1]!);
-  }
-  const currency = mostCommon(priced.map((r) => r.costCurrency!));
-  // Costs in two currencies cannot be averaged: those in another than most are left out (cost.n
-  // says how many count; runsLeftOut names runs left out of energy or wholly, not of cost alone).
-  for (const r of priced) if (r.costCurrency !== currency) r.cost = null;
-  return { configs: [...configs.values()], runsLeftOut, currency };
-}
-
-/** The value most of them are (ties: the first in sort order); null for none. */
-function mostCommon(values: readonly string[]): string | null {
-  const counts = new Map<string, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let best: string | null = null;
-  for (const [v, n] of counts) if (best === null || n > counts.get(best)! || (n === counts.get(best)! && v < best)) best = v;
-  return best;
-}
-
-/** Whether the figures were measured at a power state erg set, in a sentence for the results. */
-function powerNote(context: Awaited<ReturnType<typeof findCampaignPowerContext>>): CampaignResults['power'] {
-  const requested = context !== null && context.spec.power !== undefined;
-  const cluster = context?.cluster;
-  if (requested) {
-    return { requested, controlled: true, note: `erg set each configuration's power state through ${cluster ? `cluster ${cluster.name}'s` : 'the'} node helper; see each run's power for what was in force` };
-  }
-  const knobs = cluster?.capabilities?.powerHelper ? 'has a node helper, but this campaign set no power state' : 'has no power knobs erg can set (no node helper)';
-  return {
-    requested,
-    controlled: false,
-    note: cluster ? `cluster ${cluster.name} ${knobs}: runs ran at whatever power state its nodes were in` : 'imported measurements: erg set no power state',
-  };
-}
-
-/**
- * A campaign's results: per configuration, statistics over its completed runs by the one rule of
- * which figures count (a run whose energy was not measured never enters them as 0 J); the Pareto
- * front on (mean time, mean energy); the best configurations and the trade-off between the fastest
- * and the most frugal; the runs left out and why; how many kinds of machine each configuration
- * ran on (grouped by them with groupBy 'fingerprint'); whether erg set the power state; the
- * energy per phase where runs marked phases; data movement where nodes measured it; carbon and
- * cost, and the front on other objectives (`objectives`, default time and energy). Five queries,
- * whatever the number of runs.
- */
-export async function campaignResultsView(
-  db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint'; objectives?: readonly [Objective, Objective] } = {},
-) {
+export async function readCampaignFigureInputs(db: Database, campaignId: string): Promise<CampaignFigureInputs> {
   const [rows, runNodes, context, phaseRows, movementRows] = await Promise.all([
     listConfigurationEnergies(db, campaignId),
     listCampaignRunNodes(db, campaignId),
@@ -77,54 +14,12 @@ export async function campaignResultsView(
     listCampaignRunPhases(db, campaignId),
     listCampaignRunDataMovement(db, campaignId),
   ]);
-  const { byRun, classes } = runFingerprintClasses(runNodes);
-  const { configs, runsLeftOut, currency } = countedRuns(rows, byRun);
-  const groupBy = options.groupBy ?? 'configuration';
-  const results = campaignResults(configs, { groupBy, fingerprintClasses: classes, ...(options.objectives ? { objectives: options.objectives } : {}) });
-  // The comparison names configurations; grouped by fingerprint the best are entries, so it is left out.
-  const optimal = groupBy === 'configuration' && results.best ? { time: results.best.time, energy: results.best.energy } : null;
-  const counting = countingRunIds(rows);
-  const phases = byConfiguration(phaseRows.map((r) => ({ ...r, value: r.phases })), counting, RunPhases);
-  const movement = byConfiguration(movementRows.map((r) => ({ ...r, value: r.dataMovement })), counting, RunDataMovement);
-  return { ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phases, optimal), dataMovement: dataMovementByConfiguration(movement), currency };
+  return { rows, runNodes, context, phaseRows, movementRows };
 }
 
-/** The runs whose figures count (countedFigures): per-phase and data-movement figures follow the same rule. */
-function countingRunIds(rows: readonly ConfigurationEnergyRow[]): Set<string> {
-  return new Set(rows.filter((r) => r.runId !== null && !countedFigures(r.result as StoredFigures | null).leftOut).map((r) => r.runId!));
-}
-
-/**
- * One stored member of each counting run (its phases, its data movement), validated and grouped by
- * configuration in the rows' order; a run left out of the figures, or whose member does not parse
- * (stored by an older erg), is left out here too.
- */
-function byConfiguration<T>(rows: readonly { runId: string; key: string; value: unknown }[], counting: ReadonlySet<string>, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): Map<string, T[]> {
-  const byKey = new Map<string, T[]>();
-  for (const r of rows) {
-    const parsed = schema.safeParse(r.value);
-    if (!counting.has(r.runId) || !parsed.success) continue;
-    const list = byKey.get(r.key);
-    if (list) list.push(parsed.data);
-    else byKey.set(r.key, [parsed.data]);
-  }
-  return byKey;
-}
-
-/** Data movement per configuration; null when no counting run measured any. */
-function dataMovementByConfiguration(byKey: ReadonlyMap<string, RunDataMovement[]>): CampaignDataMovement | null {
-  return byKey.size === 0 ? null : campaignDataMovement([...byKey].map(([key, runs]) => ({ key, runs })));
-}
-
-/**
- * Energy per phase per configuration, over the runs whose figures count (the same rule as the
- * other figures: a run left out of them is left out here) and that marked phases; null when none did.
- */
-function phasesByConfiguration(byKey: ReadonlyMap<string, RunPhases[]>, optimal: { time: string; energy: string } | null): CampaignPhases | null {
-  if (byKey.size === 0) return null;
-  const keys = new Set(byKey.keys());
-  return campaignPhases(
-    [...byKey].map(([key, runs]) => ({ key, runs })),
-    optimal && keys.has(optimal.time) && keys.has(optimal.energy) ? optimal : null,
-  );
+/** A campaign's results (campaignFiguresOf, campaign-figures.ts) from its stored figures: five queries, whatever the number of runs. */
+export async function campaignResultsView(
+  db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint'; objectives?: readonly [Objective, Objective] } = {},
+) {
+  return campaignFiguresOf(await readCampaignFigureInputs(db, campaignId), options);
 }
