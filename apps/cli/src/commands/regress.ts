@@ -118,7 +118,7 @@ async function campaignClaims(ctx: CommandContext, campaignId: string): Promise<
   try {
     const results = await ctx.connect().call((c) => c.GET('/v1/campaigns/{id}/results', { params: { path: { id: campaignId } } }));
     const claims = results.claims;
-    if (!claims) return { ok: false, why: 'fewer than 2 configurations have both a time and an energy' };
+    if (!claims) return { ok: true, summary: 'nothing to compare: fewer than 2 configurations have runs with both a time and an energy', distinguishable: false };
     return { ok: true, summary: claims.summary, distinguishable: claims.distinguishable };
   } catch (err) {
     return { ok: false, why: err instanceof Error ? err.message : String(err) };
