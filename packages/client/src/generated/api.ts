@@ -4179,11 +4179,11 @@ export interface components {
             /** @description the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims */
             design?: components["schemas"]["CampaignDesignInput"];
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
-            claims?: components["schemas"]["CampaignClaimsInput"] | null;
+            claims: components["schemas"]["CampaignClaimsInput"] | null;
             /** @description the runs' validity and whether the results are publishable */
             validity?: components["schemas"]["CampaignValidityInput"];
             /** @description the node effect, where counted runs ran on more than one node; null: one node (or none known) */
-            nodes?: components["schemas"]["CampaignNodesInput"] | null;
+            nodes: components["schemas"]["CampaignNodesInput"] | null;
         };
         SequentialPolicyInput: {
             /** @description most repetitions per configuration; the run starts with minRepetitions and adds one per look while undecided */
@@ -6436,11 +6436,11 @@ export interface components {
             /** @description the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims */
             design?: components["schemas"]["CampaignDesign"];
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
-            claims?: components["schemas"]["CampaignClaims"] | null;
+            claims: components["schemas"]["CampaignClaims"] | null;
             /** @description the runs' validity and whether the results are publishable */
             validity?: components["schemas"]["CampaignValidity"];
             /** @description the node effect, where counted runs ran on more than one node; null: one node (or none known) */
-            nodes?: components["schemas"]["CampaignNodes"] | null;
+            nodes: components["schemas"]["CampaignNodes"] | null;
         };
         SequentialPolicy: {
             /** @description most repetitions per configuration; the run starts with minRepetitions and adds one per look while undecided */
