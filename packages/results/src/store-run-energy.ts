@@ -3,8 +3,8 @@ import { expandHostlist } from '@erg/slurm';
 import { assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, type NodeTelemetry, type RunEnergy, type RunPhases, type SensorInfo, type Window } from '@erg/energy';
 import { expandPower, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
 
-/** What is stored per run: the view without the run id and the time it was computed (those are columns). */
-type StoredRunEnergy = Omit<RunEnergyView, 'runId' | 'computedAt' | 'stale'>;
+/** What is stored per run: the view without the run id and the time it was computed (those are columns), and the run's cooldown (the run's, finalizing stores it). */
+type StoredRunEnergy = Omit<RunEnergyView, 'runId' | 'computedAt' | 'stale' | 'cooldown'>;
 
 /** Samples this far outside the window are still read: the edges are interpolated from them. */
 const EDGE_MARGIN_MS = 60_000;
@@ -252,5 +252,8 @@ export async function runEnergyView(db: Database, runId: string): Promise<RunEne
   const stored = r?.result as Partial<StoredRunEnergy> | undefined;
   if (!r) return null;
   const stale = await isEnergyStale(db, runId);
-  return { runId, computedAt: r.computedAt.toISOString(), stale, ...(r.result as StoredRunEnergy), phases: stored!.phases ?? null, dataMovement: stored!.dataMovement ?? null, carbon: stored!.carbon ?? null, cost: stored!.cost ?? null };
+  return {
+    runId, computedAt: r.computedAt.toISOString(), stale, ...(r.result as StoredRunEnergy), phases: stored!.phases ?? null, dataMovement: stored!.dataMovement ?? null, carbon: stored!.carbon ?? null, cost: stored!.cost ?? null,
+    cooldown: r.cooldown,
+  };
 }
