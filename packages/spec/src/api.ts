@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { POWER_KNOBS } from './node-info';
 import { RunState } from './run-state-schema';
-import { RunCooldown } from './claims';
 import { NodeFingerprintSchema, PowerRecordSchema } from './telemetry';
 import type { SpecIssue } from './issues';
 import { CarbonIntensitySeries, ClusterCarbon, ClusterCarbonView, ClusterPrice, ClusterPriceView } from './carbon-cost';
+import { RunCooldown } from './run-cooldown';
 
 /**
  * Request and response bodies of the REST API. These schemas validate requests, shape the

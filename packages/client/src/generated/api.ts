@@ -2675,294 +2675,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @default {} */
-        DesignInput: {
-            /**
-             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
-             * @default randomized-blocks
-             * @enum {string}
-             */
-            order?: "randomized-blocks" | "blocks" | "configuration-major";
-            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
-            seed?: number;
-            /**
-             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
-             * @default 0.95
-             */
-            confidence?: number;
-            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
-            nodes?: string[];
-        };
-        /** @default {} */
-        ValidityInput: {
-            /**
-             * @description longest stretch without a sample of any sensor the energy uses, in seconds
-             * @default 3
-             */
-            maxGapS?: number;
-            /**
-             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
-             * @default 0.95
-             */
-            minSampleShare?: number;
-            /**
-             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
-             * @default 1.5
-             */
-            maxIntervalRatio?: number;
-            /**
-             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
-             * @default 1000
-             */
-            maxClockOffsetMs?: number;
-            /**
-             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
-             * @default 0.05
-             */
-            maxCounterDisagreement?: number;
-            /**
-             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
-             * @default 0.1
-             */
-            maxIdleCv?: number;
-            /**
-             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
-             * @default false
-             */
-            excludeInvalid?: boolean;
-        };
-        CooldownInput: {
-            /**
-             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
-             * @default 0.1
-             */
-            powerMargin?: number;
-            /**
-             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
-             * @default 5
-             */
-            tempMarginC?: number;
-            /**
-             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
-             * @default 5
-             */
-            settleS?: number;
-            /**
-             * @description the longest wait; a run that starts without having cooled says so
-             * @default 120
-             */
-            maxWaitS?: number;
-        };
-        TimeWindowInput: {
-            startMs: number;
-            endMs: number;
-        };
-        ComparisonInput: {
-            /** @description a stable name for this comparison within the results, e.g. "time:a|b" */
-            id: string;
-            /** @enum {string} */
-            objective: "time" | "energy" | "edp" | "carbon" | "cost";
-            /** @description the entry the claim favours (e.g. the fastest) */
-            reference: string;
-            /** @description the entry it is compared with */
-            other: string;
-            /** @description mean(other) / mean(reference); null when a mean is missing or not positive */
-            ratio: number | null;
-            /** @description the ratio's interval at the campaign's confidence (this comparison's own, not adjusted); null with fewer than 2 runs on a side */
-            interval: [
-                number,
-                number
-            ] | null;
-            /** @description two-sided p-value of "the means are equal"; null when it cannot be tested */
-            p: number | null;
-            /** @description Holm's adjustment of p over the campaign's comparisons (the family); null when not tested */
-            pAdjusted: number | null;
-            /** @description pAdjusted below 1 − confidence: the difference is a finding; false: the two are tied */
-            distinguishable: boolean;
-            /** @description runs counted for reference and other */
-            n: [
-                number,
-                number
-            ];
-            /** @description why it could not be tested, where it could not */
-            note: string | null;
-        };
-        RankClaimInput: {
-            /** @enum {string} */
-            objective: "time" | "energy" | "edp" | "carbon" | "cost";
-            /** @description least mean (the point estimate, as `best`) */
-            best: string;
-            /** @description entries whose difference from the best is not distinguishable: the best is not ranked above them */
-            tiedWith: string[];
-            /** @description true: the best is distinguishably better than every other entry */
-            distinguishable: boolean;
-            /** @description ids of the comparisons behind this claim (best against each other entry) */
-            comparisons: string[];
-        };
-        ParetoClaimInput: {
-            id: string;
-            /** @enum {string} */
-            status: "front" | "tied_with_front" | "dominated";
-            /** @description the front member it was compared with (its closest dominator); null for front members */
-            against: string | null;
-            /** @description front members: the neighbours on the front it cannot be told apart from on either objective */
-            tiedWith: string[];
-            /** @description ids of the comparisons behind this claim */
-            comparisons: string[];
-        };
-        TradeoffClaimInput: {
-            fastest: string;
-            mostFrugal: string;
-            /** @description id of the comparison of their times */
-            time: string;
-            /** @description id of the comparison of their energies */
-            energy: string;
-            /** @description both differences are distinguishable: choosing one over the other is a real trade-off */
-            distinguishable: boolean;
-            /** @description the trade-off in a sentence, with both intervals, or why it is not one */
-            statement: string;
-        };
-        CampaignClaimsInput: {
-            /** @description the campaign's design.confidence */
-            confidence: number;
-            /** @description how each comparison was tested and the family adjusted, in words */
-            method: string;
-            /** @description comparisons that could be tested: the size of the Holm family */
-            family: number;
-            comparisons: components["schemas"]["ComparisonInput"][];
-            /** @description time, energy and edp (and carbon, cost where the entries have them) */
-            ranks: components["schemas"]["RankClaimInput"][];
-            /** @description one per entry with a point on the front objectives */
-            pareto: components["schemas"]["ParetoClaimInput"][];
-            tradeoff: components["schemas"]["TradeoffClaimInput"] | null;
-            /** @description at least one comparison is distinguishable */
-            distinguishable: boolean;
-            /** @description the findings in a sentence: "no distinguishable difference between the 2 configurations at 95 % …" when none is */
-            summary: string;
-            /** @description true when the entries were more than the claims cover (the MAX_CLAIM_ENTRIES with the most runs, by mean time) */
-            truncated: boolean;
-        };
-        CampaignDesignInput: {
-            /** @enum {string} */
-            order: "randomized-blocks" | "blocks" | "configuration-major";
-            /** @description the seed of the randomized order; null for orders without one */
-            seed: number | null;
-            confidence: number;
-            /** @description the nodes runs were balanced over (design.nodes); null: Slurm chose */
-            nodes: string[] | null;
-            /** @description the order in words, e.g. "randomized complete blocks (seed 1234): repetition r of every configuration forms block r, in a random order per block" */
-            note: string;
-        };
-        ValidityCheckInput: {
-            /** @enum {string} */
-            check: "sample_share" | "longest_gap" | "sampling_interval" | "clock_offset" | "clock_spread" | "counter_agreement" | "idle_stability";
-            /**
-             * @description not_measured: nothing to judge (no such sensor pair, no idle baseline, telemetry from the spool without a clock reading)
-             * @enum {string}
-             */
-            status: "pass" | "fail" | "not_measured";
-            /** @description the worst value (a share, seconds, a ratio, ms, a relative difference, a CV) */
-            value: number | null;
-            /** @description the spec's threshold */
-            limit: number;
-            /** @description the node and sensor of the worst value, e.g. "node1 gpu0.power" */
-            where: string | null;
-            /** @description the check in a sentence */
-            detail: string;
-        };
-        RunValidityInput: {
-            /** @description every gate passed or was not measured */
-            valid: boolean;
-            checks: components["schemas"]["ValidityCheckInput"][];
-            /** @description one sentence per failed gate; empty when valid */
-            reasons: string[];
-        };
-        CampaignValidityInput: {
-            /** @description every completed run passed its gates (or was left out by excludeInvalid) and every claim rests on valid runs */
-            publishable: boolean;
-            /** @description completed runs checked */
-            runs: number;
-            valid: number;
-            invalid: number;
-            /** @description completed runs without validity (figures computed by an older erg, or none yet) */
-            unchecked: number;
-            /** @description invalid runs left out of the figures (validity.excludeInvalid, or ?valid=only) */
-            excluded: number;
-            /** @description runs failing each gate */
-            failures: {
-                [key: string]: number;
-            };
-            note: string;
-        };
-        NodeEffectInput: {
-            /** @description the node (a multi-node run counts under its node list, e.g. "gh-[001-002]") */
-            node: string;
-            runs: number;
-            /** @description mean relative residual of time: run / its configuration's mean − 1, with its interval */
-            time: {
-                mean: number | null;
-                interval: [
-                    number,
-                    number
-                ] | null;
-            };
-            energy: {
-                mean: number | null;
-                interval: [
-                    number,
-                    number
-                ] | null;
-            };
-            /** @description an interval excludes 0: this node measures differently from the others */
-            distinguishable: boolean;
-        };
-        CampaignNodesInput: {
-            /** @description distinct nodes (or node lists) the counted runs ran on */
-            nodes: number;
-            effects: components["schemas"]["NodeEffectInput"][];
-            /** @description configurations whose counted runs (at least 2) all ran on one node while the campaign used several: their figures cannot be told apart from that node's effect */
-            confounded: {
-                key: string;
-                node: string;
-                runs: number;
-            }[];
-            note: string;
-        };
-        NodeCooldownInput: {
-            node: string;
-            /** @description seconds from the node's agent taking its first sample to the node counting as cool (or maxWaitS) */
-            waitedS: number;
-            /** @description false: maxWaitS passed first */
-            reached: boolean;
-            /**
-             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
-             * @enum {string}
-             */
-            criterion: "idle_baseline" | "settled";
-            /** @description mean power over the last settleS when the wait ended, by the energy selection rules; null: no power reading over it */
-            powerW: number | null;
-            /** @description the node's idle power it was compared with; null when settled */
-            referenceW: number | null;
-            /** @description the hottest GPU's mean temperature over the last settleS; null: no GPU temperature sensor */
-            maxGpuTempC: number | null;
-            /** @description the highest of the GPUs' idle temperatures it was compared with; null: none known */
-            referenceTempC: number | null;
-            /** @description each GPU's mean temperature over the last settleS and its idle temperature: with both, it counted as cool within tempMarginC of it */
-            gpus: {
-                gpu: number;
-                tempC: number;
-                referenceTempC: number | null;
-            }[];
-        };
-        RunCooldownInput: {
-            /** @description how long the job waited, by its own clock, from every agent being ready to every node's record (or its deadline, maxWaitS + 5 s); where the job recorded no wait, the longest over the nodes */
-            waitedS: number;
-            /** @description every node of the job cooled before maxWaitS (a node without a record did not) */
-            reached: boolean;
-            /** @description the wait as the job script measured it, before the idle baseline and the workload; null: it recorded none */
-            window: components["schemas"]["TimeWindowInput"] | null;
-            nodes: components["schemas"]["NodeCooldownInput"][];
-        };
         NodeFingerprintInput: {
             node: string;
             hostname: string;
@@ -3219,6 +2931,45 @@ export interface components {
             perKWh: number | null;
             /** @description energyKWh × pue × perKWh */
             energyCost: number | null;
+        };
+        TimeWindowInput: {
+            startMs: number;
+            endMs: number;
+        };
+        NodeCooldownInput: {
+            node: string;
+            /** @description seconds from the node's agent taking its first sample to the node counting as cool (or maxWaitS) */
+            waitedS: number;
+            /** @description false: maxWaitS passed first */
+            reached: boolean;
+            /**
+             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
+             * @enum {string}
+             */
+            criterion: "idle_baseline" | "settled";
+            /** @description mean power over the last settleS when the wait ended, by the energy selection rules; null: no power reading over it */
+            powerW: number | null;
+            /** @description the node's idle power it was compared with; null when settled */
+            referenceW: number | null;
+            /** @description the hottest GPU's mean temperature over the last settleS; null: no GPU temperature sensor */
+            maxGpuTempC: number | null;
+            /** @description the highest of the GPUs' idle temperatures it was compared with; null: none known */
+            referenceTempC: number | null;
+            /** @description each GPU's mean temperature over the last settleS and its idle temperature: with both, it counted as cool within tempMarginC of it */
+            gpus: {
+                gpu: number;
+                tempC: number;
+                referenceTempC: number | null;
+            }[];
+        };
+        RunCooldownInput: {
+            /** @description how long the job waited, by its own clock, from every agent being ready to every node's record (or its deadline, maxWaitS + 5 s); where the job recorded no wait, the longest over the nodes */
+            waitedS: number;
+            /** @description every node of the job cooled before maxWaitS (a node without a record did not) */
+            reached: boolean;
+            /** @description the wait as the job script measured it, before the idle baseline and the workload; null: it recorded none */
+            window: components["schemas"]["TimeWindowInput"] | null;
+            nodes: components["schemas"]["NodeCooldownInput"][];
         };
         ClusterCapabilitiesInput: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
@@ -3914,6 +3665,255 @@ export interface components {
         CampaignDataMovementInput: {
             /** @description configurations with at least one such run, in the campaign’s order */
             configurations: components["schemas"]["ConfigurationDataMovementInput"][];
+        };
+        /** @default {} */
+        DesignInput: {
+            /**
+             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
+             * @default randomized-blocks
+             * @enum {string}
+             */
+            order?: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
+            seed?: number;
+            /**
+             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
+             * @default 0.95
+             */
+            confidence?: number;
+            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
+            nodes?: string[];
+        };
+        /** @default {} */
+        ValidityInput: {
+            /**
+             * @description longest stretch without a sample of any sensor the energy uses, in seconds
+             * @default 3
+             */
+            maxGapS?: number;
+            /**
+             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
+             * @default 0.95
+             */
+            minSampleShare?: number;
+            /**
+             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
+             * @default 1.5
+             */
+            maxIntervalRatio?: number;
+            /**
+             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
+             * @default 1000
+             */
+            maxClockOffsetMs?: number;
+            /**
+             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
+             * @default 0.05
+             */
+            maxCounterDisagreement?: number;
+            /**
+             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
+             * @default 0.1
+             */
+            maxIdleCv?: number;
+            /**
+             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
+             * @default false
+             */
+            excludeInvalid?: boolean;
+        };
+        CooldownInput: {
+            /**
+             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
+             * @default 0.1
+             */
+            powerMargin?: number;
+            /**
+             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
+             * @default 5
+             */
+            tempMarginC?: number;
+            /**
+             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
+             * @default 5
+             */
+            settleS?: number;
+            /**
+             * @description the longest wait; a run that starts without having cooled says so
+             * @default 120
+             */
+            maxWaitS?: number;
+        };
+        ComparisonInput: {
+            /** @description a stable name for this comparison within the results, e.g. "time:a|b" */
+            id: string;
+            /** @enum {string} */
+            objective: "time" | "energy" | "edp" | "carbon" | "cost";
+            /** @description the entry the claim favours (e.g. the fastest) */
+            reference: string;
+            /** @description the entry it is compared with */
+            other: string;
+            /** @description mean(other) / mean(reference); null when a mean is missing or not positive */
+            ratio: number | null;
+            /** @description the ratio's interval at the campaign's confidence (this comparison's own, not adjusted); null with fewer than 2 runs on a side */
+            interval: [
+                number,
+                number
+            ] | null;
+            /** @description two-sided p-value of "the means are equal"; null when it cannot be tested */
+            p: number | null;
+            /** @description Holm's adjustment of p over the campaign's comparisons (the family); null when not tested */
+            pAdjusted: number | null;
+            /** @description pAdjusted below 1 − confidence: the difference is a finding; false: the two are tied */
+            distinguishable: boolean;
+            /** @description runs counted for reference and other */
+            n: [
+                number,
+                number
+            ];
+            /** @description why it could not be tested, where it could not */
+            note: string | null;
+        };
+        RankClaimInput: {
+            /** @enum {string} */
+            objective: "time" | "energy" | "edp" | "carbon" | "cost";
+            /** @description least mean (the point estimate, as `best`) */
+            best: string;
+            /** @description entries whose difference from the best is not distinguishable: the best is not ranked above them */
+            tiedWith: string[];
+            /** @description true: the best is distinguishably better than every other entry */
+            distinguishable: boolean;
+            /** @description ids of the comparisons behind this claim (best against each other entry) */
+            comparisons: string[];
+        };
+        ParetoClaimInput: {
+            id: string;
+            /** @enum {string} */
+            status: "front" | "tied_with_front" | "dominated";
+            /** @description the front member it was compared with (its closest dominator); null for front members */
+            against: string | null;
+            /** @description front members: the neighbours on the front it cannot be told apart from on either objective */
+            tiedWith: string[];
+            /** @description ids of the comparisons behind this claim */
+            comparisons: string[];
+        };
+        TradeoffClaimInput: {
+            fastest: string;
+            mostFrugal: string;
+            /** @description id of the comparison of their times */
+            time: string;
+            /** @description id of the comparison of their energies */
+            energy: string;
+            /** @description both differences are distinguishable: choosing one over the other is a real trade-off */
+            distinguishable: boolean;
+            /** @description the trade-off in a sentence, with both intervals, or why it is not one */
+            statement: string;
+        };
+        CampaignClaimsInput: {
+            /** @description the campaign's design.confidence */
+            confidence: number;
+            /** @description how each comparison was tested and the family adjusted, in words */
+            method: string;
+            /** @description comparisons that could be tested: the size of the Holm family */
+            family: number;
+            comparisons: components["schemas"]["ComparisonInput"][];
+            /** @description time, energy and edp (and carbon, cost where the entries have them) */
+            ranks: components["schemas"]["RankClaimInput"][];
+            /** @description one per entry with a point on the front objectives */
+            pareto: components["schemas"]["ParetoClaimInput"][];
+            tradeoff: components["schemas"]["TradeoffClaimInput"] | null;
+            /** @description at least one comparison is distinguishable */
+            distinguishable: boolean;
+            /** @description the findings in a sentence: "no distinguishable difference between the 2 configurations at 95 % …" when none is */
+            summary: string;
+            /** @description true when the entries were more than the claims cover (the MAX_CLAIM_ENTRIES with the most runs, by mean time) */
+            truncated: boolean;
+        };
+        CampaignDesignInput: {
+            /** @enum {string} */
+            order: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description the seed of the randomized order; null for orders without one */
+            seed: number | null;
+            confidence: number;
+            /** @description the nodes runs were balanced over (design.nodes); null: Slurm chose */
+            nodes: string[] | null;
+            /** @description the order in words, e.g. "randomized complete blocks (seed 1234): repetition r of every configuration forms block r, in a random order per block" */
+            note: string;
+        };
+        ValidityCheckInput: {
+            /** @enum {string} */
+            check: "sample_share" | "longest_gap" | "sampling_interval" | "clock_offset" | "clock_spread" | "counter_agreement" | "idle_stability";
+            /**
+             * @description not_measured: nothing to judge (no such sensor pair, no idle baseline, telemetry from the spool without a clock reading)
+             * @enum {string}
+             */
+            status: "pass" | "fail" | "not_measured";
+            /** @description the worst value (a share, seconds, a ratio, ms, a relative difference, a CV) */
+            value: number | null;
+            /** @description the spec's threshold */
+            limit: number;
+            /** @description the node and sensor of the worst value, e.g. "node1 gpu0.power" */
+            where: string | null;
+            /** @description the check in a sentence */
+            detail: string;
+        };
+        RunValidityInput: {
+            /** @description every gate passed or was not measured */
+            valid: boolean;
+            checks: components["schemas"]["ValidityCheckInput"][];
+            /** @description one sentence per failed gate; empty when valid */
+            reasons: string[];
+        };
+        CampaignValidityInput: {
+            /** @description every completed run passed its gates (or was left out by excludeInvalid) and every claim rests on valid runs */
+            publishable: boolean;
+            /** @description completed runs checked */
+            runs: number;
+            valid: number;
+            invalid: number;
+            /** @description completed runs without validity (figures computed by an older erg, or none yet) */
+            unchecked: number;
+            /** @description invalid runs left out of the figures (validity.excludeInvalid, or ?valid=only) */
+            excluded: number;
+            /** @description runs failing each gate */
+            failures: {
+                [key: string]: number;
+            };
+            note: string;
+        };
+        NodeEffectInput: {
+            /** @description the node (a multi-node run counts under its node list, e.g. "gh-[001-002]") */
+            node: string;
+            runs: number;
+            /** @description mean relative residual of time: run / its configuration's mean − 1, with its interval */
+            time: {
+                mean: number | null;
+                interval: [
+                    number,
+                    number
+                ] | null;
+            };
+            energy: {
+                mean: number | null;
+                interval: [
+                    number,
+                    number
+                ] | null;
+            };
+            /** @description an interval excludes 0: this node measures differently from the others */
+            distinguishable: boolean;
+        };
+        CampaignNodesInput: {
+            /** @description distinct nodes (or node lists) the counted runs ran on */
+            nodes: number;
+            effects: components["schemas"]["NodeEffectInput"][];
+            /** @description configurations whose counted runs (at least 2) all ran on one node while the campaign used several: their figures cannot be told apart from that node's effect */
+            confounded: {
+                key: string;
+                node: string;
+                runs: number;
+            }[];
+            note: string;
         };
         SensorGapInput: {
             fromMs: number;
@@ -4962,292 +4962,6 @@ export interface components {
         TokenListInput: {
             items: components["schemas"]["TokenInput"][];
         };
-        Design: {
-            /**
-             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
-             * @default randomized-blocks
-             * @enum {string}
-             */
-            order: "randomized-blocks" | "blocks" | "configuration-major";
-            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
-            seed?: number;
-            /**
-             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
-             * @default 0.95
-             */
-            confidence: number;
-            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
-            nodes?: string[];
-        };
-        Validity: {
-            /**
-             * @description longest stretch without a sample of any sensor the energy uses, in seconds
-             * @default 3
-             */
-            maxGapS: number;
-            /**
-             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
-             * @default 0.95
-             */
-            minSampleShare: number;
-            /**
-             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
-             * @default 1.5
-             */
-            maxIntervalRatio: number;
-            /**
-             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
-             * @default 1000
-             */
-            maxClockOffsetMs: number;
-            /**
-             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
-             * @default 0.05
-             */
-            maxCounterDisagreement: number;
-            /**
-             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
-             * @default 0.1
-             */
-            maxIdleCv: number;
-            /**
-             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
-             * @default false
-             */
-            excludeInvalid: boolean;
-        };
-        Cooldown: {
-            /**
-             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
-             * @default 0.1
-             */
-            powerMargin: number;
-            /**
-             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
-             * @default 5
-             */
-            tempMarginC: number;
-            /**
-             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
-             * @default 5
-             */
-            settleS: number;
-            /**
-             * @description the longest wait; a run that starts without having cooled says so
-             * @default 120
-             */
-            maxWaitS: number;
-        };
-        TimeWindow: {
-            startMs: number;
-            endMs: number;
-        };
-        Comparison: {
-            /** @description a stable name for this comparison within the results, e.g. "time:a|b" */
-            id: string;
-            /** @enum {string} */
-            objective: "time" | "energy" | "edp" | "carbon" | "cost";
-            /** @description the entry the claim favours (e.g. the fastest) */
-            reference: string;
-            /** @description the entry it is compared with */
-            other: string;
-            /** @description mean(other) / mean(reference); null when a mean is missing or not positive */
-            ratio: number | null;
-            /** @description the ratio's interval at the campaign's confidence (this comparison's own, not adjusted); null with fewer than 2 runs on a side */
-            interval: [
-                number,
-                number
-            ] | null;
-            /** @description two-sided p-value of "the means are equal"; null when it cannot be tested */
-            p: number | null;
-            /** @description Holm's adjustment of p over the campaign's comparisons (the family); null when not tested */
-            pAdjusted: number | null;
-            /** @description pAdjusted below 1 − confidence: the difference is a finding; false: the two are tied */
-            distinguishable: boolean;
-            /** @description runs counted for reference and other */
-            n: [
-                number,
-                number
-            ];
-            /** @description why it could not be tested, where it could not */
-            note: string | null;
-        };
-        RankClaim: {
-            /** @enum {string} */
-            objective: "time" | "energy" | "edp" | "carbon" | "cost";
-            /** @description least mean (the point estimate, as `best`) */
-            best: string;
-            /** @description entries whose difference from the best is not distinguishable: the best is not ranked above them */
-            tiedWith: string[];
-            /** @description true: the best is distinguishably better than every other entry */
-            distinguishable: boolean;
-            /** @description ids of the comparisons behind this claim (best against each other entry) */
-            comparisons: string[];
-        };
-        ParetoClaim: {
-            id: string;
-            /** @enum {string} */
-            status: "front" | "tied_with_front" | "dominated";
-            /** @description the front member it was compared with (its closest dominator); null for front members */
-            against: string | null;
-            /** @description front members: the neighbours on the front it cannot be told apart from on either objective */
-            tiedWith: string[];
-            /** @description ids of the comparisons behind this claim */
-            comparisons: string[];
-        };
-        TradeoffClaim: {
-            fastest: string;
-            mostFrugal: string;
-            /** @description id of the comparison of their times */
-            time: string;
-            /** @description id of the comparison of their energies */
-            energy: string;
-            /** @description both differences are distinguishable: choosing one over the other is a real trade-off */
-            distinguishable: boolean;
-            /** @description the trade-off in a sentence, with both intervals, or why it is not one */
-            statement: string;
-        };
-        CampaignClaims: {
-            /** @description the campaign's design.confidence */
-            confidence: number;
-            /** @description how each comparison was tested and the family adjusted, in words */
-            method: string;
-            /** @description comparisons that could be tested: the size of the Holm family */
-            family: number;
-            comparisons: components["schemas"]["Comparison"][];
-            /** @description time, energy and edp (and carbon, cost where the entries have them) */
-            ranks: components["schemas"]["RankClaim"][];
-            /** @description one per entry with a point on the front objectives */
-            pareto: components["schemas"]["ParetoClaim"][];
-            tradeoff: components["schemas"]["TradeoffClaim"] | null;
-            /** @description at least one comparison is distinguishable */
-            distinguishable: boolean;
-            /** @description the findings in a sentence: "no distinguishable difference between the 2 configurations at 95 % …" when none is */
-            summary: string;
-            /** @description true when the entries were more than the claims cover (the MAX_CLAIM_ENTRIES with the most runs, by mean time) */
-            truncated: boolean;
-        };
-        CampaignDesign: {
-            /** @enum {string} */
-            order: "randomized-blocks" | "blocks" | "configuration-major";
-            /** @description the seed of the randomized order; null for orders without one */
-            seed: number | null;
-            confidence: number;
-            /** @description the nodes runs were balanced over (design.nodes); null: Slurm chose */
-            nodes: string[] | null;
-            /** @description the order in words, e.g. "randomized complete blocks (seed 1234): repetition r of every configuration forms block r, in a random order per block" */
-            note: string;
-        };
-        ValidityCheck: {
-            /** @enum {string} */
-            check: "sample_share" | "longest_gap" | "sampling_interval" | "clock_offset" | "clock_spread" | "counter_agreement" | "idle_stability";
-            /**
-             * @description not_measured: nothing to judge (no such sensor pair, no idle baseline, telemetry from the spool without a clock reading)
-             * @enum {string}
-             */
-            status: "pass" | "fail" | "not_measured";
-            /** @description the worst value (a share, seconds, a ratio, ms, a relative difference, a CV) */
-            value: number | null;
-            /** @description the spec's threshold */
-            limit: number;
-            /** @description the node and sensor of the worst value, e.g. "node1 gpu0.power" */
-            where: string | null;
-            /** @description the check in a sentence */
-            detail: string;
-        };
-        RunValidity: {
-            /** @description every gate passed or was not measured */
-            valid: boolean;
-            checks: components["schemas"]["ValidityCheck"][];
-            /** @description one sentence per failed gate; empty when valid */
-            reasons: string[];
-        };
-        CampaignValidity: {
-            /** @description every completed run passed its gates (or was left out by excludeInvalid) and every claim rests on valid runs */
-            publishable: boolean;
-            /** @description completed runs checked */
-            runs: number;
-            valid: number;
-            invalid: number;
-            /** @description completed runs without validity (figures computed by an older erg, or none yet) */
-            unchecked: number;
-            /** @description invalid runs left out of the figures (validity.excludeInvalid, or ?valid=only) */
-            excluded: number;
-            /** @description runs failing each gate */
-            failures: {
-                [key: string]: number;
-            };
-            note: string;
-        };
-        NodeEffect: {
-            /** @description the node (a multi-node run counts under its node list, e.g. "gh-[001-002]") */
-            node: string;
-            runs: number;
-            /** @description mean relative residual of time: run / its configuration's mean − 1, with its interval */
-            time: {
-                mean: number | null;
-                interval: [
-                    number,
-                    number
-                ] | null;
-            };
-            energy: {
-                mean: number | null;
-                interval: [
-                    number,
-                    number
-                ] | null;
-            };
-            /** @description an interval excludes 0: this node measures differently from the others */
-            distinguishable: boolean;
-        };
-        CampaignNodes: {
-            /** @description distinct nodes (or node lists) the counted runs ran on */
-            nodes: number;
-            effects: components["schemas"]["NodeEffect"][];
-            /** @description configurations whose counted runs (at least 2) all ran on one node while the campaign used several: their figures cannot be told apart from that node's effect */
-            confounded: {
-                key: string;
-                node: string;
-                runs: number;
-            }[];
-            note: string;
-        };
-        NodeCooldown: {
-            node: string;
-            /** @description seconds from the node's agent taking its first sample to the node counting as cool (or maxWaitS) */
-            waitedS: number;
-            /** @description false: maxWaitS passed first */
-            reached: boolean;
-            /**
-             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
-             * @enum {string}
-             */
-            criterion: "idle_baseline" | "settled";
-            /** @description mean power over the last settleS when the wait ended, by the energy selection rules; null: no power reading over it */
-            powerW: number | null;
-            /** @description the node's idle power it was compared with; null when settled */
-            referenceW: number | null;
-            /** @description the hottest GPU's mean temperature over the last settleS; null: no GPU temperature sensor */
-            maxGpuTempC: number | null;
-            /** @description the highest of the GPUs' idle temperatures it was compared with; null: none known */
-            referenceTempC: number | null;
-            /** @description each GPU's mean temperature over the last settleS and its idle temperature: with both, it counted as cool within tempMarginC of it */
-            gpus: {
-                gpu: number;
-                tempC: number;
-                referenceTempC: number | null;
-            }[];
-        };
-        RunCooldown: {
-            /** @description how long the job waited, by its own clock, from every agent being ready to every node's record (or its deadline, maxWaitS + 5 s); where the job recorded no wait, the longest over the nodes */
-            waitedS: number;
-            /** @description every node of the job cooled before maxWaitS (a node without a record did not) */
-            reached: boolean;
-            /** @description the wait as the job script measured it, before the idle baseline and the workload; null: it recorded none */
-            window: components["schemas"]["TimeWindow"] | null;
-            nodes: components["schemas"]["NodeCooldown"][];
-        };
         NodeFingerprint: {
             node: string;
             hostname: string;
@@ -5504,6 +5218,45 @@ export interface components {
             perKWh: number | null;
             /** @description energyKWh × pue × perKWh */
             energyCost: number | null;
+        };
+        TimeWindow: {
+            startMs: number;
+            endMs: number;
+        };
+        NodeCooldown: {
+            node: string;
+            /** @description seconds from the node's agent taking its first sample to the node counting as cool (or maxWaitS) */
+            waitedS: number;
+            /** @description false: maxWaitS passed first */
+            reached: boolean;
+            /**
+             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
+             * @enum {string}
+             */
+            criterion: "idle_baseline" | "settled";
+            /** @description mean power over the last settleS when the wait ended, by the energy selection rules; null: no power reading over it */
+            powerW: number | null;
+            /** @description the node's idle power it was compared with; null when settled */
+            referenceW: number | null;
+            /** @description the hottest GPU's mean temperature over the last settleS; null: no GPU temperature sensor */
+            maxGpuTempC: number | null;
+            /** @description the highest of the GPUs' idle temperatures it was compared with; null: none known */
+            referenceTempC: number | null;
+            /** @description each GPU's mean temperature over the last settleS and its idle temperature: with both, it counted as cool within tempMarginC of it */
+            gpus: {
+                gpu: number;
+                tempC: number;
+                referenceTempC: number | null;
+            }[];
+        };
+        RunCooldown: {
+            /** @description how long the job waited, by its own clock, from every agent being ready to every node's record (or its deadline, maxWaitS + 5 s); where the job recorded no wait, the longest over the nodes */
+            waitedS: number;
+            /** @description every node of the job cooled before maxWaitS (a node without a record did not) */
+            reached: boolean;
+            /** @description the wait as the job script measured it, before the idle baseline and the workload; null: it recorded none */
+            window: components["schemas"]["TimeWindow"] | null;
+            nodes: components["schemas"]["NodeCooldown"][];
         };
         ClusterCapabilities: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
@@ -6199,6 +5952,253 @@ export interface components {
         CampaignDataMovement: {
             /** @description configurations with at least one such run, in the campaign’s order */
             configurations: components["schemas"]["ConfigurationDataMovement"][];
+        };
+        Design: {
+            /**
+             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
+             * @default randomized-blocks
+             * @enum {string}
+             */
+            order: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
+            seed?: number;
+            /**
+             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
+             * @default 0.95
+             */
+            confidence: number;
+            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
+            nodes?: string[];
+        };
+        Validity: {
+            /**
+             * @description longest stretch without a sample of any sensor the energy uses, in seconds
+             * @default 3
+             */
+            maxGapS: number;
+            /**
+             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
+             * @default 0.95
+             */
+            minSampleShare: number;
+            /**
+             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
+             * @default 1.5
+             */
+            maxIntervalRatio: number;
+            /**
+             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
+             * @default 1000
+             */
+            maxClockOffsetMs: number;
+            /**
+             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
+             * @default 0.05
+             */
+            maxCounterDisagreement: number;
+            /**
+             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
+             * @default 0.1
+             */
+            maxIdleCv: number;
+            /**
+             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
+             * @default false
+             */
+            excludeInvalid: boolean;
+        };
+        Cooldown: {
+            /**
+             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
+             * @default 0.1
+             */
+            powerMargin: number;
+            /**
+             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
+             * @default 5
+             */
+            tempMarginC: number;
+            /**
+             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
+             * @default 5
+             */
+            settleS: number;
+            /**
+             * @description the longest wait; a run that starts without having cooled says so
+             * @default 120
+             */
+            maxWaitS: number;
+        };
+        Comparison: {
+            /** @description a stable name for this comparison within the results, e.g. "time:a|b" */
+            id: string;
+            /** @enum {string} */
+            objective: "time" | "energy" | "edp" | "carbon" | "cost";
+            /** @description the entry the claim favours (e.g. the fastest) */
+            reference: string;
+            /** @description the entry it is compared with */
+            other: string;
+            /** @description mean(other) / mean(reference); null when a mean is missing or not positive */
+            ratio: number | null;
+            /** @description the ratio's interval at the campaign's confidence (this comparison's own, not adjusted); null with fewer than 2 runs on a side */
+            interval: [
+                number,
+                number
+            ] | null;
+            /** @description two-sided p-value of "the means are equal"; null when it cannot be tested */
+            p: number | null;
+            /** @description Holm's adjustment of p over the campaign's comparisons (the family); null when not tested */
+            pAdjusted: number | null;
+            /** @description pAdjusted below 1 − confidence: the difference is a finding; false: the two are tied */
+            distinguishable: boolean;
+            /** @description runs counted for reference and other */
+            n: [
+                number,
+                number
+            ];
+            /** @description why it could not be tested, where it could not */
+            note: string | null;
+        };
+        RankClaim: {
+            /** @enum {string} */
+            objective: "time" | "energy" | "edp" | "carbon" | "cost";
+            /** @description least mean (the point estimate, as `best`) */
+            best: string;
+            /** @description entries whose difference from the best is not distinguishable: the best is not ranked above them */
+            tiedWith: string[];
+            /** @description true: the best is distinguishably better than every other entry */
+            distinguishable: boolean;
+            /** @description ids of the comparisons behind this claim (best against each other entry) */
+            comparisons: string[];
+        };
+        ParetoClaim: {
+            id: string;
+            /** @enum {string} */
+            status: "front" | "tied_with_front" | "dominated";
+            /** @description the front member it was compared with (its closest dominator); null for front members */
+            against: string | null;
+            /** @description front members: the neighbours on the front it cannot be told apart from on either objective */
+            tiedWith: string[];
+            /** @description ids of the comparisons behind this claim */
+            comparisons: string[];
+        };
+        TradeoffClaim: {
+            fastest: string;
+            mostFrugal: string;
+            /** @description id of the comparison of their times */
+            time: string;
+            /** @description id of the comparison of their energies */
+            energy: string;
+            /** @description both differences are distinguishable: choosing one over the other is a real trade-off */
+            distinguishable: boolean;
+            /** @description the trade-off in a sentence, with both intervals, or why it is not one */
+            statement: string;
+        };
+        CampaignClaims: {
+            /** @description the campaign's design.confidence */
+            confidence: number;
+            /** @description how each comparison was tested and the family adjusted, in words */
+            method: string;
+            /** @description comparisons that could be tested: the size of the Holm family */
+            family: number;
+            comparisons: components["schemas"]["Comparison"][];
+            /** @description time, energy and edp (and carbon, cost where the entries have them) */
+            ranks: components["schemas"]["RankClaim"][];
+            /** @description one per entry with a point on the front objectives */
+            pareto: components["schemas"]["ParetoClaim"][];
+            tradeoff: components["schemas"]["TradeoffClaim"] | null;
+            /** @description at least one comparison is distinguishable */
+            distinguishable: boolean;
+            /** @description the findings in a sentence: "no distinguishable difference between the 2 configurations at 95 % …" when none is */
+            summary: string;
+            /** @description true when the entries were more than the claims cover (the MAX_CLAIM_ENTRIES with the most runs, by mean time) */
+            truncated: boolean;
+        };
+        CampaignDesign: {
+            /** @enum {string} */
+            order: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description the seed of the randomized order; null for orders without one */
+            seed: number | null;
+            confidence: number;
+            /** @description the nodes runs were balanced over (design.nodes); null: Slurm chose */
+            nodes: string[] | null;
+            /** @description the order in words, e.g. "randomized complete blocks (seed 1234): repetition r of every configuration forms block r, in a random order per block" */
+            note: string;
+        };
+        ValidityCheck: {
+            /** @enum {string} */
+            check: "sample_share" | "longest_gap" | "sampling_interval" | "clock_offset" | "clock_spread" | "counter_agreement" | "idle_stability";
+            /**
+             * @description not_measured: nothing to judge (no such sensor pair, no idle baseline, telemetry from the spool without a clock reading)
+             * @enum {string}
+             */
+            status: "pass" | "fail" | "not_measured";
+            /** @description the worst value (a share, seconds, a ratio, ms, a relative difference, a CV) */
+            value: number | null;
+            /** @description the spec's threshold */
+            limit: number;
+            /** @description the node and sensor of the worst value, e.g. "node1 gpu0.power" */
+            where: string | null;
+            /** @description the check in a sentence */
+            detail: string;
+        };
+        RunValidity: {
+            /** @description every gate passed or was not measured */
+            valid: boolean;
+            checks: components["schemas"]["ValidityCheck"][];
+            /** @description one sentence per failed gate; empty when valid */
+            reasons: string[];
+        };
+        CampaignValidity: {
+            /** @description every completed run passed its gates (or was left out by excludeInvalid) and every claim rests on valid runs */
+            publishable: boolean;
+            /** @description completed runs checked */
+            runs: number;
+            valid: number;
+            invalid: number;
+            /** @description completed runs without validity (figures computed by an older erg, or none yet) */
+            unchecked: number;
+            /** @description invalid runs left out of the figures (validity.excludeInvalid, or ?valid=only) */
+            excluded: number;
+            /** @description runs failing each gate */
+            failures: {
+                [key: string]: number;
+            };
+            note: string;
+        };
+        NodeEffect: {
+            /** @description the node (a multi-node run counts under its node list, e.g. "gh-[001-002]") */
+            node: string;
+            runs: number;
+            /** @description mean relative residual of time: run / its configuration's mean − 1, with its interval */
+            time: {
+                mean: number | null;
+                interval: [
+                    number,
+                    number
+                ] | null;
+            };
+            energy: {
+                mean: number | null;
+                interval: [
+                    number,
+                    number
+                ] | null;
+            };
+            /** @description an interval excludes 0: this node measures differently from the others */
+            distinguishable: boolean;
+        };
+        CampaignNodes: {
+            /** @description distinct nodes (or node lists) the counted runs ran on */
+            nodes: number;
+            effects: components["schemas"]["NodeEffect"][];
+            /** @description configurations whose counted runs (at least 2) all ran on one node while the campaign used several: their figures cannot be told apart from that node's effect */
+            confounded: {
+                key: string;
+                node: string;
+                runs: number;
+            }[];
+            note: string;
         };
         SensorGap: {
             fromMs: number;
