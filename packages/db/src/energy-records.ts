@@ -1,4 +1,4 @@
-import type { CampaignSpec, ClusterCarbon, ClusterPrice } from '@erg/spec';
+import type { CampaignSpec, ClusterCarbon, ClusterPrice, RunCooldown } from '@erg/spec';
 import type pg from 'pg';
 import { poolOf, prismaOf, type Database } from './client';
 import { readStoredSpec } from './stored-spec';
@@ -190,13 +190,16 @@ export async function isEnergyStale(db: Database, runId: string): Promise<boolea
 }
 
 /** A run's stored figures and when they were computed; null when none exist. */
-export async function findRunEnergy(db: Database, runId: string): Promise<{ result: Record<string, unknown>; computedAt: Date } | null> {
-  const rows = await poolOf(db).query<{ result: Record<string, unknown>; computed_at: Date }>(
-    'SELECT result, computed_at FROM run_energy WHERE run_id = $1',
+export async function findRunEnergy(
+  db: Database, runId: string,
+): Promise<{ result: Record<string, unknown>; computedAt: Date; cooldown: RunCooldown | null } | null> {
+  // The cooldown is the run's (finalizing stores it), not its figures': it shows beside them.
+  const rows = await poolOf(db).query<{ result: Record<string, unknown>; computed_at: Date; cooldown: RunCooldown | null }>(
+    'SELECT e.result, e.computed_at, r.cooldown FROM run_energy e JOIN runs r ON r.id = e.run_id WHERE e.run_id = $1',
     [runId],
   );
   const r = rows.rows[0];
-  return r ? { result: r.result, computedAt: r.computed_at } : null;
+  return r ? { result: r.result, computedAt: r.computed_at, cooldown: r.cooldown } : null;
 }
 
 /**

@@ -5,3 +5,4 @@ export * from './csv';
 export * from './results';
 export * from './provenance';
 export * from './claims';
+export * from './cooldown';

@@ -14,8 +14,11 @@ import { expandPower, type CampaignSpec, type ClusterCarbon, type ClusterPrice, 
  * This module imports no database code (types only), so the CLI can bundle it.
  */
 
-/** What is stored per run: the view without the run id, the time it was computed and whether it is stale (those are columns). */
-export type StoredRunEnergy = Omit<RunEnergyView, 'runId' | 'computedAt' | 'stale'>;
+/**
+ * What is stored per run: the view without the run id, the time it was computed and whether it is
+ * stale (those are columns), and the run's cooldown (the run's own record, which finalizing stores).
+ */
+export type StoredRunEnergy = Omit<RunEnergyView, 'runId' | 'computedAt' | 'stale' | 'cooldown'>;
 
 /** One sensor's samples on one node, in time order. */
 export interface FigureSeries {

@@ -121,5 +121,8 @@ export async function runEnergyView(db: Database, runId: string): Promise<RunEne
   const stored = r?.result as Partial<StoredRunEnergy> | undefined;
   if (!r) return null;
   const stale = await isEnergyStale(db, runId);
-  return { runId, computedAt: r.computedAt.toISOString(), stale, ...(r.result as StoredRunEnergy), phases: stored!.phases ?? null, dataMovement: stored!.dataMovement ?? null, carbon: stored!.carbon ?? null, cost: stored!.cost ?? null };
+  return {
+    runId, computedAt: r.computedAt.toISOString(), stale, ...(r.result as StoredRunEnergy), phases: stored!.phases ?? null, dataMovement: stored!.dataMovement ?? null, carbon: stored!.carbon ?? null, cost: stored!.cost ?? null,
+    cooldown: r.cooldown,
+  };
 }

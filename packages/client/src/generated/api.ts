@@ -2932,6 +2932,45 @@ export interface components {
             /** @description energyKWh × pue × perKWh */
             energyCost: number | null;
         };
+        TimeWindowInput: {
+            startMs: number;
+            endMs: number;
+        };
+        NodeCooldownInput: {
+            node: string;
+            /** @description seconds from the node's agent taking its first sample to the node counting as cool (or maxWaitS) */
+            waitedS: number;
+            /** @description false: maxWaitS passed first */
+            reached: boolean;
+            /**
+             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
+             * @enum {string}
+             */
+            criterion: "idle_baseline" | "settled";
+            /** @description mean power over the last settleS when the wait ended, by the energy selection rules; null: no power reading over it */
+            powerW: number | null;
+            /** @description the node's idle power it was compared with; null when settled */
+            referenceW: number | null;
+            /** @description the hottest GPU's mean temperature over the last settleS; null: no GPU temperature sensor */
+            maxGpuTempC: number | null;
+            /** @description the highest of the GPUs' idle temperatures it was compared with; null: none known */
+            referenceTempC: number | null;
+            /** @description each GPU's mean temperature over the last settleS and its idle temperature: with both, it counted as cool within tempMarginC of it */
+            gpus: {
+                gpu: number;
+                tempC: number;
+                referenceTempC: number | null;
+            }[];
+        };
+        RunCooldownInput: {
+            /** @description how long the job waited, by its own clock, from every agent being ready to every node's record (or its deadline, maxWaitS + 5 s); where the job recorded no wait, the longest over the nodes */
+            waitedS: number;
+            /** @description every node of the job cooled before maxWaitS (a node without a record did not) */
+            reached: boolean;
+            /** @description the wait as the job script measured it, before the idle baseline and the workload; null: it recorded none */
+            window: components["schemas"]["TimeWindowInput"] | null;
+            nodes: components["schemas"]["NodeCooldownInput"][];
+        };
         ClusterCapabilitiesInput: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
             probedAt: string;
@@ -3254,6 +3293,8 @@ export interface components {
             /** @description the idle baseline measured before the workload, if the spec asked for one */
             idleStart: string | null;
             idleEnd: string | null;
+            /** @description the wait before the idle baseline and the workload until the run's nodes were back near idle (the spec's cooldown); null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldownInput"] | null;
             /** @description the spec's resources.partition, else the cluster's default partition; null: Slurm's default */
             partition: string | null;
             nodeList: string | null;
@@ -3874,35 +3915,6 @@ export interface components {
             }[];
             note: string;
         };
-        NodeCooldownInput: {
-            node: string;
-            /** @description seconds from the agents being ready to the node counting as cool (or maxWaitS) */
-            waitedS: number;
-            /** @description false: maxWaitS passed first */
-            reached: boolean;
-            /**
-             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
-             * @enum {string}
-             */
-            criterion: "idle_baseline" | "settled";
-            /** @description mean power over the last settleS when the wait ended */
-            powerW: number | null;
-            /** @description the node's idle power it was compared with; null when settled */
-            referenceW: number | null;
-            maxGpuTempC: number | null;
-            referenceTempC: number | null;
-        };
-        RunCooldownInput: {
-            /** @description the longest wait over the nodes (the job waits for all of them) */
-            waitedS: number;
-            /** @description every node cooled before maxWaitS */
-            reached: boolean;
-            nodes: components["schemas"]["NodeCooldownInput"][];
-        };
-        TimeWindowInput: {
-            startMs: number;
-            endMs: number;
-        };
         SensorGapInput: {
             fromMs: number;
             toMs: number;
@@ -3927,6 +3939,20 @@ export interface components {
                 [key: string]: number;
             };
         };
+        IdleNodeFiguresInput: {
+            node: string;
+            /** @description mean power over the baseline window, by the same selection rules as the run; null: no power reading there */
+            powerW: number | null;
+            coverage: number;
+            /** @enum {string} */
+            method: "counter" | "integrated" | "model";
+            /** @description each GPU with a temperature sensor (gpuN.temp): its mean and highest temperature over the baseline */
+            gpus: {
+                gpu: number;
+                meanTempC: number;
+                maxTempC: number;
+            }[];
+        };
         IdleEnergyInput: {
             /** @description mean power over the baseline window, summed over nodes, by the same selection rules as the run */
             powerW: number;
@@ -3938,6 +3964,8 @@ export interface components {
             coverage: number;
             /** @enum {string} */
             method: "counter" | "integrated" | "model";
+            /** @description per node; absent in figures computed before erg recorded them */
+            nodes?: components["schemas"]["IdleNodeFiguresInput"][];
         };
         GpuPowerObservedInput: {
             node: string;
@@ -4031,8 +4059,8 @@ export interface components {
             stale: boolean;
             /** @description the campaign's validity gates applied to this run's measurement; absent in figures computed before erg checked them */
             validity?: components["schemas"]["RunValidityInput"];
-            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), outside timeS; null: the campaign has none */
-            cooldown?: components["schemas"]["RunCooldownInput"] | null;
+            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), before its idle baseline and outside timeS; null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldownInput"] | null;
         };
         PhaseSegmentInput: {
             node: string;
@@ -5191,6 +5219,45 @@ export interface components {
             /** @description energyKWh × pue × perKWh */
             energyCost: number | null;
         };
+        TimeWindow: {
+            startMs: number;
+            endMs: number;
+        };
+        NodeCooldown: {
+            node: string;
+            /** @description seconds from the node's agent taking its first sample to the node counting as cool (or maxWaitS) */
+            waitedS: number;
+            /** @description false: maxWaitS passed first */
+            reached: boolean;
+            /**
+             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
+             * @enum {string}
+             */
+            criterion: "idle_baseline" | "settled";
+            /** @description mean power over the last settleS when the wait ended, by the energy selection rules; null: no power reading over it */
+            powerW: number | null;
+            /** @description the node's idle power it was compared with; null when settled */
+            referenceW: number | null;
+            /** @description the hottest GPU's mean temperature over the last settleS; null: no GPU temperature sensor */
+            maxGpuTempC: number | null;
+            /** @description the highest of the GPUs' idle temperatures it was compared with; null: none known */
+            referenceTempC: number | null;
+            /** @description each GPU's mean temperature over the last settleS and its idle temperature: with both, it counted as cool within tempMarginC of it */
+            gpus: {
+                gpu: number;
+                tempC: number;
+                referenceTempC: number | null;
+            }[];
+        };
+        RunCooldown: {
+            /** @description how long the job waited, by its own clock, from every agent being ready to every node's record (or its deadline, maxWaitS + 5 s); where the job recorded no wait, the longest over the nodes */
+            waitedS: number;
+            /** @description every node of the job cooled before maxWaitS (a node without a record did not) */
+            reached: boolean;
+            /** @description the wait as the job script measured it, before the idle baseline and the workload; null: it recorded none */
+            window: components["schemas"]["TimeWindow"] | null;
+            nodes: components["schemas"]["NodeCooldown"][];
+        };
         ClusterCapabilities: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
             probedAt: string;
@@ -5513,6 +5580,8 @@ export interface components {
             /** @description the idle baseline measured before the workload, if the spec asked for one */
             idleStart: string | null;
             idleEnd: string | null;
+            /** @description the wait before the idle baseline and the workload until the run's nodes were back near idle (the spec's cooldown); null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldown"] | null;
             /** @description the spec's resources.partition, else the cluster's default partition; null: Slurm's default */
             partition: string | null;
             nodeList: string | null;
@@ -6131,35 +6200,6 @@ export interface components {
             }[];
             note: string;
         };
-        NodeCooldown: {
-            node: string;
-            /** @description seconds from the agents being ready to the node counting as cool (or maxWaitS) */
-            waitedS: number;
-            /** @description false: maxWaitS passed first */
-            reached: boolean;
-            /**
-             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
-             * @enum {string}
-             */
-            criterion: "idle_baseline" | "settled";
-            /** @description mean power over the last settleS when the wait ended */
-            powerW: number | null;
-            /** @description the node's idle power it was compared with; null when settled */
-            referenceW: number | null;
-            maxGpuTempC: number | null;
-            referenceTempC: number | null;
-        };
-        RunCooldown: {
-            /** @description the longest wait over the nodes (the job waits for all of them) */
-            waitedS: number;
-            /** @description every node cooled before maxWaitS */
-            reached: boolean;
-            nodes: components["schemas"]["NodeCooldown"][];
-        };
-        TimeWindow: {
-            startMs: number;
-            endMs: number;
-        };
         SensorGap: {
             fromMs: number;
             toMs: number;
@@ -6184,6 +6224,20 @@ export interface components {
                 [key: string]: number;
             };
         };
+        IdleNodeFigures: {
+            node: string;
+            /** @description mean power over the baseline window, by the same selection rules as the run; null: no power reading there */
+            powerW: number | null;
+            coverage: number;
+            /** @enum {string} */
+            method: "counter" | "integrated" | "model";
+            /** @description each GPU with a temperature sensor (gpuN.temp): its mean and highest temperature over the baseline */
+            gpus: {
+                gpu: number;
+                meanTempC: number;
+                maxTempC: number;
+            }[];
+        };
         IdleEnergy: {
             /** @description mean power over the baseline window, summed over nodes, by the same selection rules as the run */
             powerW: number;
@@ -6195,6 +6249,8 @@ export interface components {
             coverage: number;
             /** @enum {string} */
             method: "counter" | "integrated" | "model";
+            /** @description per node; absent in figures computed before erg recorded them */
+            nodes?: components["schemas"]["IdleNodeFigures"][];
         };
         GpuPowerObserved: {
             node: string;
@@ -6288,8 +6344,8 @@ export interface components {
             stale: boolean;
             /** @description the campaign's validity gates applied to this run's measurement; absent in figures computed before erg checked them */
             validity?: components["schemas"]["RunValidity"];
-            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), outside timeS; null: the campaign has none */
-            cooldown?: components["schemas"]["RunCooldown"] | null;
+            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), before its idle baseline and outside timeS; null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldown"] | null;
         };
         PhaseSegment: {
             node: string;
