@@ -52,7 +52,7 @@ export {
 } from './phase-summary';
 export { type PowerStateAssessment, type PowerStateInput, assessPowerState, LOCKED_CLOCK_SLACK_MHZ } from './power-state';
 export { type Summary, summarize } from './stats';
-export { type CountedFigures, type StoredFigures, countedFigures } from './counted-figures';
+export { type CountedFigures, type CountingOptions, type StoredFigures, type StoredValidity, countedFigures } from './counted-figures';
 export { studentTQuantile, studentTCdf, studentTTwoSided, regularizedBeta, lnGamma } from './student-t';
 export { type BestOf, type ObjectivePoint, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, paretoFrontOf, tradeoff } from './pareto';
 export { type IntensityPoint, type RunCarbonInput, type RunCostInput, type SeriesIntensity, runCarbon, runCost, seriesIntensity } from './carbon-cost';
@@ -92,3 +92,5 @@ export {
   type PhaseMovementSummary,
   campaignDataMovement,
 } from './data-movement-summary';
+export { type ClockOffset, type ValidityInput, counterDisagreement, idleCv, keptShare, longestGapMs, MAX_IDLE_BINS, MIN_COMPARED_SHARE, MIN_IDLE_BINS, runValidity } from './validity';
+export { campaignValidity } from './campaign-validity';
