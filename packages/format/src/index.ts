@@ -4,3 +4,4 @@ export * from './units';
 export * from './csv';
 export * from './results';
 export * from './provenance';
+export * from './validity';

@@ -3,7 +3,7 @@
 import {
   differingMachines, entryId, fingerprintPrefix, flaggedConfigurations, formatCarbon, formatCost, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh,
   groupedByFingerprint, halfWidth, hasCarbon, hasCost, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, NO_VALUE, parameterHeaders,
-  parameterNames, parameterText, powerNoteLine, whIsHelpful,
+  parameterNames, parameterText, powerNoteLine, publishableLine, whIsHelpful,
 } from '@erg/format';
 import type { Column } from '../output/table';
 import { isNumericParameter, type CampaignResults } from './model';
@@ -26,6 +26,8 @@ export interface HumanResults {
   power: string | null;
   /** Configurations whose runs ran on more than one kind of machine, each with how the kinds differ. */
   differingMachines: { label: string; differences: readonly string[] }[];
+  /** `publishable: yes — …`: whether every counted run passed the validity gates; null from an API that does not say. */
+  publishable: string | null;
 }
 
 function plusMinus(value: number | null, format: (x: number) => string): string {
@@ -107,6 +109,6 @@ export function humanResults(results: CampaignResults): HumanResults {
   const legend = `Marks: ${markLegend(results)}; ± is the half-width of the 95 % interval of the mean.${footprintLegend(withCarbon, withCost, currency)}`;
   return {
     columns, rows, marks, legend, excluded: results.excluded, runsLeftOut, flagged, tradeoff,
-    power: powerNoteLine(results.power), differingMachines: differingMachines(results.configurations),
+    power: powerNoteLine(results.power), differingMachines: differingMachines(results.configurations), publishable: publishableLine(results.validity),
   };
 }
