@@ -128,6 +128,8 @@ describe('web app on a live campaign', () => {
     await page.getByTestId('components-chart').waitFor();
     // Whether erg set the power state, in the API's words, under the results table.
     expect(await page.getByTestId('power-note').textContent()).toBe(`Power state: ${api.body.power.note}`);
+    // Whether the results are publishable (every counted run passed the validity gates), in the API's words.
+    expect(await page.getByTestId('publishable').textContent()).toBe(`publishable: ${api.body.validity.publishable ? 'yes' : 'no'} — ${api.body.validity.note}`);
     await shot('campaign', true);
 
     // Plots export as SVG (the labels are in it) and as PNG (a real PNG file).
