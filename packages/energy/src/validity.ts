@@ -36,7 +36,7 @@ export interface ValidityInput {
 export const MAX_IDLE_BINS = 100;
 /** Fewest stretches of the idle baseline a CV is computed over. */
 export const MIN_IDLE_BINS = 3;
-/** A counter and a power reading are compared only where the power covers at least this share of the window. */
+/** A counter and a power reading are compared only where together they cover at least this share of the window. */
 export const MIN_COMPARED_SHARE = 0.5;
 
 /**
@@ -50,9 +50,7 @@ export const MIN_COMPARED_SHARE = 0.5;
  * - clock_offset: |offset| of each node agent's clock from erg's server;
  * - clock_spread: the largest minus the smallest offset over the run's agents (two or more);
  * - counter_agreement: |∫ power − counter delta| ÷ counter delta where one component has both
- *   (gpu0.energy and gpu0.power), over the stretch the power covers; the counter is read over that
- *   stretch shifted back by half the power reading's averaging window (NVML's 1 s average trails
- *   the counter) and on by its own update lag;
+ *   (gpu0.energy and gpu0.power), over the stretch of the window both cover (counterDisagreement);
  * - idle_stability: the coefficient of variation of each node's power over the idle baseline, in
  *   up to MAX_IDLE_BINS stretches of at least the requested interval.
  * A gate with nothing to judge is `not_measured` and does not make the run invalid.
@@ -191,13 +189,12 @@ function samplingInterval(used: readonly UsedSeries[], window: Window, intervalM
 }
 
 function clockOffset(clocks: readonly ClockOffset[], limitMs: number): ValidityCheck {
-  let worst: Worst | null = null;
-  for (const c of clocks) worst = worse(worst, Math.abs(c.offsetMs), `${c.node} (${c.readings} push${c.readings === 1 ? '' : 'es'})`);
-  const signed = (v: number) => clocks.find((c) => Math.abs(c.offsetMs) === v)?.offsetMs ?? v;
+  // The worst by size; the sentence keeps its sign (ahead of the server, or behind it).
+  const worst = clocks.reduce<ClockOffset | null>((w, c) => (w === null || Math.abs(c.offsetMs) > Math.abs(w.offsetMs) ? c : w), null);
   return judge(
-    'clock_offset', worst, limitMs, false,
-    (v, cmp) => `agent clock ${signedMs(signed(v))} from erg's server ${cmp} ${ms(limitMs)}`,
-    "no agent sent its clock (telemetry pulled from the spool, or an agent older than the x-erg-sent-at header)",
+    'clock_offset', worst && { value: Math.abs(worst.offsetMs), where: `${worst.node} (${worst.readings} push${worst.readings === 1 ? '' : 'es'})` }, limitMs, false,
+    (_, cmp) => `agent clock ${signedMs(worst!.offsetMs)} from erg's server ${cmp} ${ms(limitMs)}`,
+    'no agent sent its clock (telemetry pulled from the spool, or an agent older than the x-erg-sent-at header)',
   );
 }
 
