@@ -234,6 +234,13 @@ describe('erg results', () => {
     if (format === 'csv') expect(parseCsv(out.stdout)).toHaveLength(5);
   });
 
+  test('--valid-only asks the API for ?valid=only; without it nothing is asked', async () => {
+    const out = await erg(['results', CAMPAIGN_ID, '--valid-only'], { api });
+    expect(out.code).toBe(0);
+    expect(out.requests[0]!.query.get('valid')).toBe('only');
+    expect((await erg(['results', CAMPAIGN_ID], { api })).requests[0]!.query.has('valid')).toBe(false);
+  });
+
   test('--group-by fingerprint asks the API for ?groupBy=fingerprint; without it nothing is asked', async () => {
     const grouped = await erg(['results', CAMPAIGN_ID, '--group-by', 'fingerprint'], { api });
     expect(grouped.code).toBe(0);
