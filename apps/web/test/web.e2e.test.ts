@@ -134,6 +134,8 @@ describe('web app on a live campaign', () => {
     expect(summary).toMatch(/^no distinguishable difference between the \d+ configurations at 95 %/);
     expect(await page.getByTestId('claims-summary').textContent()).toBe(`${summary[0]!.toUpperCase()}${summary.slice(1)}.`);
     expect(await page.getByTestId('pareto-claim').count()).toBe(api.body.claims.pareto.length);
+    // Whether the results are publishable (every counted run passed the validity gates), in the API's words.
+    expect(await page.getByTestId('publishable').textContent()).toBe(`publishable: ${api.body.validity.publishable ? 'yes' : 'no'} — ${api.body.validity.note}`);
     await shot('campaign', true);
 
     // Plots export as SVG (the labels are in it) and as PNG (a real PNG file).

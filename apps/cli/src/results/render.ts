@@ -51,6 +51,7 @@ export function resultsTable(results: CampaignResults, color: Colors): string {
     for (const d of human.differingMachines) lines.push(`  ${d.label}`, ...d.differences.map((line) => `    ${line}`));
   }
   if (human.power) lines.push('', human.power);
+  if (human.publishable) lines.push('', human.publishable);
   return lines.join('\n') + '\n';
 }
 
@@ -81,6 +82,7 @@ export function resultsMarkdown(results: CampaignResults): string {
     for (const d of human.differingMachines) parts.push(`- ${mdCell(d.label)}`, ...d.differences.map((line) => `  - ${mdCell(line)}`));
   }
   if (human.power) parts.push('', mdCell(human.power));
+  if (human.publishable) parts.push('', mdCell(human.publishable));
   return parts.join('\n') + '\n';
 }
 
