@@ -150,7 +150,7 @@ describe('evidence bundle: export, verify, read back (Postgres + Redis)', () => 
     const bundle = await openEvidenceBundle(bundleFile);
     const figures = new Map();
     for (const runId of bundle.manifest.runs) {
-      const { runId: _id, computedAt: _at, stale: _stale, ...stored } = await ok('GET', `/v1/runs/${runId}/energy`);
+      const { runId: _id, computedAt: _at, stale: _stale, cooldown: _cooldown, ...stored } = await ok('GET', `/v1/runs/${runId}/energy`);
       const recomputed = JSON.parse(JSON.stringify(runFiguresOf(bundle.runInputs(runId)!)));
       expect(recomputed).toEqual(stored);
       expect(recomputed.carbon.gCO2e).toBeGreaterThan(0); // the cluster's carbon and price travel in the inputs

@@ -1,12 +1,13 @@
 import { colors, NO_PROVENANCE, runReport, stripAnsi } from '@erg/cli';
 import { RunEnergyView, RunView } from '@erg/spec';
-import { energyFixture, runCarbonFixture, runCostFixture, runFixture, runMovementFixture } from './fixtures/run';
+import { energyFixture, runCarbonFixture, runCooldownFixture, runCostFixture, runFixture, runMovementFixture } from './fixtures/run';
 import { ANSI, erg, routes, RUN_ID } from './helpers';
 
 const plain = colors(false);
 
 test("the fixtures are bodies the API's schemas accept", () => {
   expect(RunView.parse(runFixture())).toEqual(runFixture());
+  expect(RunView.parse(runFixture({ cooldown: runCooldownFixture() }))).toEqual(runFixture({ cooldown: runCooldownFixture() }));
   const priced = energyFixture({ carbon: runCarbonFixture(), cost: runCostFixture() });
   for (const body of [energyFixture(), priced, energyFixture({ dataMovement: runMovementFixture() })]) expect(RunEnergyView.parse(body)).toEqual(body);
 });
@@ -130,6 +131,26 @@ describe('erg run: the report', () => {
   });
 });
 
+describe('erg run: the cooldown', () => {
+  test("the job's wait before its idle baseline and workload, and what each node was compared with", () => {
+    const text = runReport(runFixture({ cooldown: runCooldownFixture() }), { figures: energyFixture() }, plain);
+    expect(text).toContain(
+      'Cooldown\n' +
+        '  waited 1 min 04 s before the idle baseline and the workload (not in its time); not every node cooled before maxWaitS: the workload ran all the same\n' +
+        '  nid001: cooled in 12.4 s — 231 W vs idle 214 W; hottest GPU 38.4 °C vs idle 35.1 °C\n' +
+        '  nid002: not cooled after 1 min 00 s — 402 W, settled (no idle baseline measured on this node yet)\n',
+    );
+    // Between the power state and the energy, where it happened.
+    expect(text.indexOf('Cooldown')).toBeGreaterThan(text.indexOf('Power state'));
+    expect(text.indexOf('Cooldown')).toBeLessThan(text.indexOf('\nEnergy\n'));
+    expect(stripAnsi(runReport(runFixture({ cooldown: runCooldownFixture() }), { figures: energyFixture() }, colors(true)))).toBe(text);
+  });
+
+  test('no section for a run whose campaign has no cooldown', () => {
+    expect(runReport(runFixture(), { figures: energyFixture() }, plain)).not.toContain('Cooldown');
+  });
+});
+
 describe('erg run', () => {
   const api = (energy: { status: number; body?: unknown }) =>
     routes({ [`GET /v1/runs/${RUN_ID}`]: { status: 200, body: runFixture() }, [`GET /v1/runs/${RUN_ID}/energy`]: energy });
@@ -240,4 +261,34 @@ describe('erg run: data movement', () => {
 test('erg run says when the figures are behind late telemetry', () => {
   expect(runReport(runFixture(), { figures: energyFixture({ stale: true }) }, plain)).toMatch(/^ {2}Stale {9}telemetry arrived after these figures were computed; the scheduler recomputes them at its next tick$/m);
   expect(runReport(runFixture(), { figures: energyFixture() }, plain)).not.toContain('Stale');
+});
+
+describe('erg run: validity', () => {
+  const check = (check: string, status: 'pass' | 'fail' | 'not_measured', value: number | null, limit: number, where: string | null, detail: string) => ({ check, status, value, limit, where, detail });
+  const validity = {
+    valid: false, excluded: false,
+    reasons: ['longest gap 20.1 s > 3 s at nid001 gpu0.power'],
+    checks: [
+      check('sample_share', 'pass', 0.991, 0.95, 'nid001 gpu0.power', '99.1 % of the sample intervals expected every 100 ms kept ≥ 95.0 % at nid001 gpu0.power'),
+      check('longest_gap', 'fail', 20.1, 3, 'nid001 gpu0.power', 'longest gap 20.1 s > 3 s at nid001 gpu0.power'),
+      check('clock_offset', 'pass', 12, 1000, 'nid001 (40 pushes)', "agent clock +12 ms from erg's server ≤ 1,000 ms at nid001 (40 pushes)"),
+      check('idle_stability', 'not_measured', null, 0.1, null, 'no idle baseline (telemetry.idleBaselineS is 0)'),
+    ],
+  };
+
+  test('the gates under the energy: whether the run is valid and why not, then each gate with its worst value, limit and where', () => {
+    const energy = energyFixture({ validity });
+    expect(RunEnergyView.parse(energy)).toEqual(energy);
+    const text = runReport(runFixture(), { figures: energy }, plain);
+    expect(text).toContain('  Validity: invalid: longest gap 20.1 s > 3 s at nid001 gpu0.power\n');
+    expect(text).toMatch(/^ {4}GATE +STATUS +WORST +LIMIT +WHERE$/m);
+    expect(text).toMatch(/^ {4}samples kept +pass +99\.1 % +≥ 95\.0 % +nid001 gpu0\.power$/m);
+    expect(text).toMatch(/^ {4}longest gap +fail +20\.1 s +≤ 3\.00 s +nid001 gpu0\.power$/m);
+    expect(text).toMatch(/^ {4}clock offset +pass +12\.0 ms +≤ 1\.00 s +nid001 \(40 pushes\)$/m);
+    expect(text).toMatch(/^ {4}idle stability +not measured +— +≤ CV 0\.100 +no idle baseline \(telemetry\.idleBaselineS is 0\)$/m);
+  });
+
+  test('figures computed before erg checked validity show no gates', () => {
+    expect(runReport(runFixture(), { figures: energyFixture() }, plain)).not.toContain('Validity');
+  });
 });

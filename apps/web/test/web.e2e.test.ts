@@ -128,6 +128,14 @@ describe('web app on a live campaign', () => {
     await page.getByTestId('components-chart').waitFor();
     // Whether erg set the power state, in the API's words, under the results table.
     expect(await page.getByTestId('power-note').textContent()).toBe(`Power state: ${api.body.power.note}`);
+    // What the results claim, in the API's words (one repetition each: nothing can be told apart),
+    // and each measured configuration's place on the front.
+    const summary: string = api.body.claims.summary;
+    expect(summary).toMatch(/^no distinguishable difference between the \d+ configurations at 95 %/);
+    expect(await page.getByTestId('claims-summary').textContent()).toBe(`${summary[0]!.toUpperCase()}${summary.slice(1)}.`);
+    expect(await page.getByTestId('pareto-claim').count()).toBe(api.body.claims.pareto.length);
+    // Whether the results are publishable (every counted run passed the validity gates), in the API's words.
+    expect(await page.getByTestId('publishable').textContent()).toBe(`publishable: ${api.body.validity.publishable ? 'yes' : 'no'} — ${api.body.validity.note}`);
     await shot('campaign', true);
 
     // Plots export as SVG (the labels are in it) and as PNG (a real PNG file).

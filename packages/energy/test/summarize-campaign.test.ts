@@ -1,4 +1,4 @@
-import { campaignResults, EnergyInputError, groupEntryId, MAX_FINGERPRINT_DIFFERENCES, type RunFigures } from '../src';
+import { campaignResults, campaignValidity, EnergyInputError, groupEntryId, MAX_FINGERPRINT_DIFFERENCES, type RunFigures } from '../src';
 import { CampaignResults, ConfigurationResult } from '@erg/spec';
 
 const run = (timeS: number | null, energyJ: number | null, metrics: Record<string, number | null> = {}): RunFigures => ({
@@ -68,7 +68,7 @@ describe('campaignResults', () => {
   });
 
   it('gives an empty comparison for no configurations', () => {
-    expect(campaignResults([])).toEqual({ configurations: [], paretoFront: [], best: null, tradeoff: null, excluded: [], groupedBy: 'configuration', objectives: ['time', 'energy'] });
+    expect(campaignResults([])).toEqual({ configurations: [], paretoFront: [], best: null, tradeoff: null, excluded: [], groupedBy: 'configuration', objectives: ['time', 'energy'], claims: null, nodes: null });
   });
 
   it('refuses duplicate configuration keys', () => {
@@ -107,7 +107,7 @@ describe("campaignResults' result is the API's CampaignResults", () => {
     expect(r.excluded).toHaveLength(1);
     expect(r.groupedBy).toBe('configuration');
     // The power note is the caller's (it knows the campaign and the cluster).
-    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: false, controlled: false, note: 'no power block' }, phases: null, dataMovement: null, currency: null };
+    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: false, controlled: false, note: 'no power block' }, phases: null, dataMovement: null, currency: null, validity: campaignValidity([]) };
     expect(CampaignResults.strict().parse(view)).toEqual(view);
     for (const c of r.configurations) expect(ConfigurationResult.strict().parse(c)).toEqual(c);
   });
@@ -121,7 +121,7 @@ describe("campaignResults' result is the API's CampaignResults", () => {
       { groupBy: 'fingerprint' },
     );
     expect(r.groupedBy).toBe('fingerprint');
-    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: true, controlled: true, note: 'set by the node helper' }, phases: null, dataMovement: null, currency: null };
+    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: true, controlled: true, note: 'set by the node helper' }, phases: null, dataMovement: null, currency: null, validity: campaignValidity([]) };
     expect(CampaignResults.strict().parse(view)).toEqual(view);
     for (const c of r.configurations) expect(ConfigurationResult.strict().parse(c)).toEqual(c);
   });

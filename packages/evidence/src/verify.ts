@@ -90,8 +90,9 @@ function recomputeRun(bundle: EvidenceBundle, runId: string, differences: Differ
       differences.push({ file: energyPath, run: runId, path: '', stored: 'figures', recomputed: inputs === null ? `none: no ${runFile(runId, 'inputs')}` : 'none: no sample in its span' });
     } else if (stored !== null && figures !== null) {
       // energy.json is the route's answer: the stored figures with the run's id, when they were
-      // computed and whether they are stale, encoded by its schema. The recomputed ones go the same way.
-      const view = roundTrip(z.encode(RunEnergyView, { ...figures, runId, computedAt: stored.computedAt, stale: stored.stale } as RunEnergyView));
+      // computed, whether they are stale and the run's cooldown (its own record, not a figure),
+      // encoded by its schema. The recomputed ones go the same way.
+      const view = roundTrip(z.encode(RunEnergyView, { ...figures, runId, computedAt: stored.computedAt, stale: stored.stale, cooldown: stored.cooldown } as RunEnergyView));
       differences.push(...limited(energyPath, runId, diffJson(stored, view)));
     }
     return { figures, computed: inputs !== null };
@@ -166,6 +167,10 @@ function countedProjection(result: Record<string, unknown> | null): Record<strin
     timeS: at(result, 'timeS'), energyJ: at(result, 'energyJ'), edpJs: at(result, 'edpJs'), ed2pJs2: at(result, 'ed2pJs2'), avgPowerW: at(result, 'avgPowerW'),
     coverage: at(result, 'coverage'), components: at(result, 'components'), flags: at(result, 'flags'),
     carbonG: at(at(result, 'carbon'), 'gCO2e'), costTotal: at(at(result, 'cost'), 'total'), costCurrency: at(at(result, 'cost'), 'currency'), costPerKWh: at(at(result, 'cost'), 'perKWh'),
+    validity: 'validity' in result ? {
+      valid: at(at(result, 'validity'), 'valid'), excluded: at(at(result, 'validity'), 'excluded'), reasons: at(at(result, 'validity'), 'reasons'),
+      failed: ((at(at(result, 'validity'), 'checks') as { check: unknown; status: unknown }[] | null) ?? []).filter((c) => c.status === 'fail').map((c) => c.check),
+    } : null,
   };
 }
 

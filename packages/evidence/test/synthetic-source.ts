@@ -43,15 +43,15 @@ export function syntheticSource(seed = 1): EvidenceSource & { inputs: Map<string
           : [];
       inputs.set(id, {
         window, idleWindow: null, execution: 'import', spec, configuration: { key: `cap=${cap}`, parameters: { cap } }, metrics: {}, nodeList: null, slurmEnergyJ: null,
-        series, sensors: [], marks, neighbours: [], powerRecords: [], cluster: null, carbonIntensity: [],
+        series, sensors: [], marks, neighbours: [], powerRecords: [], cluster: null, carbonIntensity: [], clocks: [],
       });
       position++;
     }
   }
   const figures = new Map([...inputs].map(([id, i]) => [id, JSON.parse(JSON.stringify(runFiguresOf(i)))]));
   const bare: CampaignFigureInputs = {
-    rows: runs.map((r) => ({ key: r.key, parameters: { cap: r.cap }, position: r.cap === 200 ? 0 : 1, runId: r.id, repetition: r.repetition, metrics: {}, result: null })),
-    runNodes: new Map(runs.map((r) => [r.id, [{ node: 'n1', fingerprintId: null, fingerprintClassId: null, fingerprint: null, power: null }]])),
+    rows: runs.map((r) => ({ key: r.key, parameters: { cap: r.cap }, position: r.cap === 200 ? 0 : 1, runId: r.id, repetition: r.repetition, metrics: {}, result: null, nodeList: null })),
+    runNodes: new Map(runs.map((r) => [r.id, [{ node: 'n1', fingerprintId: null, fingerprintClassId: null, fingerprint: null, power: null, clockOffsetMs: null, clockReadings: 0 }]])),
     context: { spec, cluster: null },
     phaseRows: [],
     movementRows: [],
@@ -68,6 +68,6 @@ export function syntheticSource(seed = 1): EvidenceSource & { inputs: Map<string
     runIds: async () => runs.map((r) => r.id),
     run: async (id) => ({ id, state: 'completed', position: runs.find((r) => r.id === id)!.position, events: [] }),
     runInputs: async (id) => inputs.get(id) ?? null,
-    runEnergy: async (id) => ({ runId: id, computedAt: '2026-11-30T12:00:00.000Z', stale: false, ...figures.get(id) }),
+    runEnergy: async (id) => ({ runId: id, computedAt: '2026-11-30T12:00:00.000Z', stale: false, ...figures.get(id), cooldown: null }),
   };
 }

@@ -4,3 +4,6 @@ export * from './units';
 export * from './csv';
 export * from './results';
 export * from './provenance';
+export * from './claims';
+export * from './cooldown';
+export * from './validity';

@@ -1,6 +1,5 @@
 import { findCampaignPowerContext, listCampaignRunDataMovement, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type Database } from '@erg/db';
-import type { Objective } from '@erg/spec';
-import { campaignFiguresOf, type CampaignFigureInputs } from './campaign-figures';
+import { campaignFiguresOf, type CampaignFigureInputs, type CampaignFigureOptions } from './campaign-figures';
 
 /**
  * Everything a campaign's results are computed from (CampaignFigureInputs), read from the
@@ -18,8 +17,6 @@ export async function readCampaignFigureInputs(db: Database, campaignId: string)
 }
 
 /** A campaign's results (campaignFiguresOf, campaign-figures.ts) from its stored figures: five queries, whatever the number of runs. */
-export async function campaignResultsView(
-  db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint'; objectives?: readonly [Objective, Objective] } = {},
-) {
+export async function campaignResultsView(db: Database, campaignId: string, options: CampaignFigureOptions = {}) {
   return campaignFiguresOf(await readCampaignFigureInputs(db, campaignId), options);
 }

@@ -38,6 +38,9 @@ export type RunOrder = z.infer<typeof RunOrder>;
 /** Largest seed: a 31-bit non-negative integer, as search's strategy.seed. */
 export const MAX_DESIGN_SEED = 2 ** 31 - 1;
 
+/** The confidence of a campaign's claims when its spec sets none (design.confidence). */
+export const DEFAULT_CONFIDENCE = 0.95;
+
 /** A Slurm node name as `--nodelist` takes one (no host-list ranges: one name per entry). */
 const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -56,7 +59,7 @@ export const Design = z
       .number()
       .min(0.5)
       .max(0.999)
-      .default(0.95)
+      .default(DEFAULT_CONFIDENCE)
       .describe('confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims'),
     nodes: z
       .array(z.string().regex(NODE_NAME, { error: 'a Slurm node name: letters, digits and . _ -, at most 128 characters' }))

@@ -37,6 +37,7 @@ export * from './phases';
 export * from './data-movement';
 export * from './design';
 export * from './claims';
+export * from './cooldown-plan';
 export {
   CampaignSpec,
   CampaignSpecFields,
@@ -58,6 +59,7 @@ export {
 export {
   RUN_DIR_FILES, TELEMETRY_DIR_FILES, NODE_FILE_SUFFIXES, type NodeFile, runDirPath, nodeTelemetryFiles, spoolNode, runTokenFile,
   type WorkloadTiming, TIMED_WORKLOAD_LINES, parseTiming, idleBaselineLines, parseIdleWindow,
+  COOLDOWN_WAIT_SLACK_S, cooldownPlanFile, cooldownWaitLines, type CooledFile, parseCooled,
   AGENT_READY_TIMEOUT_S, AGENT_STOP_TIMEOUT_S, type AgentLaunch, agentStartLines, agentStopLines,
   POWER_APPLY_TIMEOUT_S, POWER_NOT_APPLIED_EXIT_CODE, powerHelperArgs, powerRequestText, powerStartLines, powerStopLines, describePowerFailure,
   spoolLineHead, SPOOL_LINE_HEAD_BYTES, spoolLineSeq, ackedText, parseAcked, MAX_SPOOL_LINE_BYTES, type SpoolLine, readSpool,
@@ -136,7 +138,7 @@ export { PowerBlock, POWER_RANGES, powerTemplates, expandPower, powerKnobsOf, po
 export {
   SENSOR_SOURCES, sensorName, componentOf, type Component, type Unit, type SampleColumn, type TelemetryBatchShape,
   DATA_MOVEMENT_QUANTITIES, type DataMovementQuantity, LINK_KINDS, TRANSFER_DIRECTIONS,
-  CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons,
+  CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons, SENT_AT_HEADER, MAX_CLOCK_READING_MS, clockReading,
 } from './sensors';
 export * from './access';
 export { LogPhase, LogPhases, PhaseTimeFormat, PHASE_TIME_FORMATS, MAX_LOG_PHASES, MAX_PHASE_REGEX_CHARS, PHASE_TIME_GROUP, PHASE_REGEX_FIELDS, type PhaseRegexField, regexGroupNames } from './log-phases';

@@ -1,12 +1,13 @@
 // One run as `erg run` prints it: what happened to it (state, Slurm job, times), what it was
-// measured on (each node's provenance), at which power state (the node helper's record), and its
+// measured on (each node's provenance), at which power state (the node helper's record), how long
+// it waited for its nodes to cool down (the spec's cooldown), and its
 // energy figures with the state in force, Slurm's own figure, and its carbon and cost with what
 // they were computed with; what it moved over each kind of link, where its nodes measured it. Pure: the command fetches, this renders; the words shared with the web
 // app's run page come from @erg/format.
 import {
-  cpuMaxFreqText, fingerprintFacts, formatByteRate, formatBytes, formatJoulesPerGB, linkKindLabel, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
+  cooldownNodeText, cooldownSummary, cpuMaxFreqText, fingerprintFacts, formatByteRate, formatBytes, formatJoulesPerGB, linkKindLabel, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
   formatTime, NO_NODE_PROVENANCE, NO_PROVENANCE, plural, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRecordRows, powerRecordStatus, powerRequestedText,
-  powerStateText, slurmEnergyFigure,
+  powerStateText, runValidityText, slurmEnergyFigure, VALIDITY_COLUMNS, validityRows,
 } from '@erg/format';
 import type { Run, RunEnergy } from '../api-types';
 import type { Colors } from '../output/color';
@@ -54,6 +55,14 @@ function summaryFields(run: Run, color: Colors): [string, string][] {
     ['Ended', run.endedAt ?? 'not yet'],
     ['Time', run.timeS === null ? 'not measured yet' : formatTime(run.timeS)],
   ];
+}
+
+/** The wait before the idle baseline and the workload (the spec's cooldown), per node; null when the run had none. */
+function cooldownSection(run: Run, color: Colors): string | null {
+  const c = run.cooldown;
+  if (!c) return null;
+  const summary = cooldownSummary(c);
+  return ['Cooldown', `  ${c.reached ? summary : color.yellow(summary)}`, ...c.nodes.map((n) => `  ${cooldownNodeText(n)}`)].join('\n');
 }
 
 function provenanceSection(run: Run, options: RunReportOptions): string {
@@ -138,7 +147,18 @@ function energySection(answer: RunEnergyAnswer, color: Colors): string {
   const lines = ['Energy', indent(renderFields(fields))];
   if (e.warnings.length > 0) lines.push(`  Warnings (${e.warnings.length}):`, ...e.warnings.map((w) => `    ${w}`));
   lines.push(indent(powerInForce(e, color)));
+  const validity = validitySection(e, color);
+  if (validity) lines.push(indent(validity));
   return lines.join('\n');
+}
+
+/** The campaign's validity gates applied to the run: one line, then each gate's worst value; null for figures computed before erg checked them. */
+function validitySection(energy: RunEnergy, color: Colors): string | null {
+  const v = energy.validity;
+  const text = runValidityText(v);
+  if (!v || text === null) return null;
+  const columns: Column[] = VALIDITY_COLUMNS.map((header, i) => ({ header: header.toUpperCase(), align: i === 2 || i === 3 ? 'right' : 'left' }));
+  return [`Validity: ${v.valid ? color.green(text) : color.red(text)}`, indent(renderTable(columns, validityRows(v.checks), { header: color.bold }))].join('\n');
 }
 
 const MOVEMENT_COLUMNS: Column[] = [
@@ -173,10 +193,11 @@ function dataMovementSection(answer: RunEnergyAnswer): string | null {
   return lines.join('\n');
 }
 
-/** The whole report: summary, provenance, power state (when recorded), energy, data movement (when measured). */
+/** The whole report: summary, provenance, power state (when recorded), cooldown (when the campaign has one), energy, data movement (when measured). */
 export function runReport(run: Run, energy: RunEnergyAnswer, color: Colors, options: RunReportOptions = {}): string {
   const sections = [
-    renderFields(summaryFields(run, color)).trimEnd(), provenanceSection(run, options), powerRecordSection(run, color), energySection(energy, color), dataMovementSection(energy),
+    renderFields(summaryFields(run, color)).trimEnd(), provenanceSection(run, options), powerRecordSection(run, color), cooldownSection(run, color), energySection(energy, color),
+    dataMovementSection(energy),
   ];
   return sections.filter((s): s is string => s !== null).join('\n\n') + '\n';
 }

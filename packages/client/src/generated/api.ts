@@ -915,7 +915,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; how many kinds of machine (fingerprint classes) each configuration ran on and how they differ; carbon (gCO2e) and cost per configuration. `?groupBy=fingerprint` gives one entry per configuration and kind of machine; `?objectives=time,carbon` decides the Pareto front on two other objectives (any two of time, energy, edp, carbon, cost; default time,energy). */
+        /** @description Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; how many kinds of machine (fingerprint classes) each configuration ran on and how they differ; carbon (gCO2e) and cost per configuration. `?groupBy=fingerprint` gives one entry per configuration and kind of machine; `?objectives=time,carbon` decides the Pareto front on two other objectives (any two of time, energy, edp, carbon, cost; default time,energy). `validity` says whether the results are publishable (every counted run passed the spec's validity gates); `?valid=only` leaves invalid runs out of every figure (listed in runsLeftOut with their reasons), as the spec's validity.excludeInvalid does. */
         get: {
             parameters: {
                 query?: {
@@ -923,6 +923,8 @@ export interface paths {
                     groupBy?: "configuration" | "fingerprint";
                     /** @description the two objectives the Pareto front is decided on, comma-separated, of time, energy, edp, carbon, cost; default time,energy */
                     objectives?: string;
+                    /** @description only: leave runs that failed a validity gate out of the figures (validity.excluded counts them) */
+                    valid?: "all" | "only";
                 };
                 header?: never;
                 path: {
@@ -2555,7 +2557,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** @description Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. At most 200,000 samples, 10,000 entries in `samples`, 512 sensors, 10,000 phase marks and 16 MiB (inflated) per batch; no empty columns. Marks are idempotent on (run, node, offset). */
+        /** @description Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. At most 200,000 samples, 10,000 entries in `samples`, 512 sensors, 10,000 phase marks and 16 MiB (inflated) per batch; no empty columns. Marks are idempotent on (run, node, offset). An agent sends its clock (Unix ms, when it sent the request) in `x-erg-sent-at`: erg keeps the largest sentAt − receivedAt per run and node as the agent's clock offset (the validity gate clock_offset); a malformed header, or one more than a day off, is ignored and never costs the batch. */
         post: {
             parameters: {
                 query?: never;
@@ -2988,6 +2990,45 @@ export interface components {
             /** @description energyKWh × pue × perKWh */
             energyCost: number | null;
         };
+        TimeWindowInput: {
+            startMs: number;
+            endMs: number;
+        };
+        NodeCooldownInput: {
+            node: string;
+            /** @description seconds from the node's agent taking its first sample to the node counting as cool (or maxWaitS) */
+            waitedS: number;
+            /** @description false: maxWaitS passed first */
+            reached: boolean;
+            /**
+             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
+             * @enum {string}
+             */
+            criterion: "idle_baseline" | "settled";
+            /** @description mean power over the last settleS when the wait ended, by the energy selection rules; null: no power reading over it */
+            powerW: number | null;
+            /** @description the node's idle power it was compared with; null when settled */
+            referenceW: number | null;
+            /** @description the hottest GPU's mean temperature over the last settleS; null: no GPU temperature sensor */
+            maxGpuTempC: number | null;
+            /** @description the highest of the GPUs' idle temperatures it was compared with; null: none known */
+            referenceTempC: number | null;
+            /** @description each GPU's mean temperature over the last settleS and its idle temperature: with both, it counted as cool within tempMarginC of it */
+            gpus: {
+                gpu: number;
+                tempC: number;
+                referenceTempC: number | null;
+            }[];
+        };
+        RunCooldownInput: {
+            /** @description how long the job waited, by its own clock, from every agent being ready to every node's record (or its deadline, maxWaitS + 5 s); where the job recorded no wait, the longest over the nodes */
+            waitedS: number;
+            /** @description every node of the job cooled before maxWaitS (a node without a record did not) */
+            reached: boolean;
+            /** @description the wait as the job script measured it, before the idle baseline and the workload; null: it recorded none */
+            window: components["schemas"]["TimeWindowInput"] | null;
+            nodes: components["schemas"]["NodeCooldownInput"][];
+        };
         ClusterCapabilitiesInput: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
             probedAt: string;
@@ -3310,6 +3351,8 @@ export interface components {
             /** @description the idle baseline measured before the workload, if the spec asked for one */
             idleStart: string | null;
             idleEnd: string | null;
+            /** @description the wait before the idle baseline and the workload until the run's nodes were back near idle (the spec's cooldown); null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldownInput"] | null;
             /** @description the spec's resources.partition, else the cluster's default partition; null: Slurm's default */
             partition: string | null;
             nodeList: string | null;
@@ -3883,6 +3926,8 @@ export interface components {
             checks: components["schemas"]["ValidityCheckInput"][];
             /** @description one sentence per failed gate; empty when valid */
             reasons: string[];
+            /** @description true: invalid, and the campaign's validity.excludeInvalid leaves it out of every figure that counts runs (results, adaptive decisions, suite verdicts) */
+            excluded: boolean;
         };
         CampaignValidityInput: {
             /** @description every completed run passed its gates (or was left out by excludeInvalid) and every claim rests on valid runs */
@@ -3935,35 +3980,6 @@ export interface components {
             }[];
             note: string;
         };
-        NodeCooldownInput: {
-            node: string;
-            /** @description seconds from the agents being ready to the node counting as cool (or maxWaitS) */
-            waitedS: number;
-            /** @description false: maxWaitS passed first */
-            reached: boolean;
-            /**
-             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
-             * @enum {string}
-             */
-            criterion: "idle_baseline" | "settled";
-            /** @description mean power over the last settleS when the wait ended */
-            powerW: number | null;
-            /** @description the node's idle power it was compared with; null when settled */
-            referenceW: number | null;
-            maxGpuTempC: number | null;
-            referenceTempC: number | null;
-        };
-        RunCooldownInput: {
-            /** @description the longest wait over the nodes (the job waits for all of them) */
-            waitedS: number;
-            /** @description every node cooled before maxWaitS */
-            reached: boolean;
-            nodes: components["schemas"]["NodeCooldownInput"][];
-        };
-        TimeWindowInput: {
-            startMs: number;
-            endMs: number;
-        };
         SensorGapInput: {
             fromMs: number;
             toMs: number;
@@ -3988,6 +4004,20 @@ export interface components {
                 [key: string]: number;
             };
         };
+        IdleNodeFiguresInput: {
+            node: string;
+            /** @description mean power over the baseline window, by the same selection rules as the run; null: no power reading there */
+            powerW: number | null;
+            coverage: number;
+            /** @enum {string} */
+            method: "counter" | "integrated" | "model";
+            /** @description each GPU with a temperature sensor (gpuN.temp): its mean and highest temperature over the baseline */
+            gpus: {
+                gpu: number;
+                meanTempC: number;
+                maxTempC: number;
+            }[];
+        };
         IdleEnergyInput: {
             /** @description mean power over the baseline window, summed over nodes, by the same selection rules as the run */
             powerW: number;
@@ -3999,6 +4029,8 @@ export interface components {
             coverage: number;
             /** @enum {string} */
             method: "counter" | "integrated" | "model";
+            /** @description per node; absent in figures computed before erg recorded them */
+            nodes?: components["schemas"]["IdleNodeFiguresInput"][];
         };
         GpuPowerObservedInput: {
             node: string;
@@ -4092,8 +4124,8 @@ export interface components {
             stale: boolean;
             /** @description the campaign's validity gates applied to this run's measurement; absent in figures computed before erg checked them */
             validity?: components["schemas"]["RunValidityInput"];
-            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), outside timeS; null: the campaign has none */
-            cooldown?: components["schemas"]["RunCooldownInput"] | null;
+            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), before its idle baseline and outside timeS; null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldownInput"] | null;
         };
         PhaseSegmentInput: {
             node: string;
@@ -4240,11 +4272,11 @@ export interface components {
             /** @description the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims */
             design?: components["schemas"]["CampaignDesignInput"];
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
-            claims?: components["schemas"]["CampaignClaimsInput"] | null;
+            claims: components["schemas"]["CampaignClaimsInput"] | null;
             /** @description the runs' validity and whether the results are publishable */
-            validity?: components["schemas"]["CampaignValidityInput"];
+            validity: components["schemas"]["CampaignValidityInput"];
             /** @description the node effect, where counted runs ran on more than one node; null: one node (or none known) */
-            nodes?: components["schemas"]["CampaignNodesInput"] | null;
+            nodes: components["schemas"]["CampaignNodesInput"] | null;
         };
         SequentialPolicyInput: {
             /** @description most repetitions per configuration; the run starts with minRepetitions and adds one per look while undecided */
@@ -5252,6 +5284,45 @@ export interface components {
             /** @description energyKWh × pue × perKWh */
             energyCost: number | null;
         };
+        TimeWindow: {
+            startMs: number;
+            endMs: number;
+        };
+        NodeCooldown: {
+            node: string;
+            /** @description seconds from the node's agent taking its first sample to the node counting as cool (or maxWaitS) */
+            waitedS: number;
+            /** @description false: maxWaitS passed first */
+            reached: boolean;
+            /**
+             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
+             * @enum {string}
+             */
+            criterion: "idle_baseline" | "settled";
+            /** @description mean power over the last settleS when the wait ended, by the energy selection rules; null: no power reading over it */
+            powerW: number | null;
+            /** @description the node's idle power it was compared with; null when settled */
+            referenceW: number | null;
+            /** @description the hottest GPU's mean temperature over the last settleS; null: no GPU temperature sensor */
+            maxGpuTempC: number | null;
+            /** @description the highest of the GPUs' idle temperatures it was compared with; null: none known */
+            referenceTempC: number | null;
+            /** @description each GPU's mean temperature over the last settleS and its idle temperature: with both, it counted as cool within tempMarginC of it */
+            gpus: {
+                gpu: number;
+                tempC: number;
+                referenceTempC: number | null;
+            }[];
+        };
+        RunCooldown: {
+            /** @description how long the job waited, by its own clock, from every agent being ready to every node's record (or its deadline, maxWaitS + 5 s); where the job recorded no wait, the longest over the nodes */
+            waitedS: number;
+            /** @description every node of the job cooled before maxWaitS (a node without a record did not) */
+            reached: boolean;
+            /** @description the wait as the job script measured it, before the idle baseline and the workload; null: it recorded none */
+            window: components["schemas"]["TimeWindow"] | null;
+            nodes: components["schemas"]["NodeCooldown"][];
+        };
         ClusterCapabilities: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
             probedAt: string;
@@ -5574,6 +5645,8 @@ export interface components {
             /** @description the idle baseline measured before the workload, if the spec asked for one */
             idleStart: string | null;
             idleEnd: string | null;
+            /** @description the wait before the idle baseline and the workload until the run's nodes were back near idle (the spec's cooldown); null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldown"] | null;
             /** @description the spec's resources.partition, else the cluster's default partition; null: Slurm's default */
             partition: string | null;
             nodeList: string | null;
@@ -6145,6 +6218,8 @@ export interface components {
             checks: components["schemas"]["ValidityCheck"][];
             /** @description one sentence per failed gate; empty when valid */
             reasons: string[];
+            /** @description true: invalid, and the campaign's validity.excludeInvalid leaves it out of every figure that counts runs (results, adaptive decisions, suite verdicts) */
+            excluded: boolean;
         };
         CampaignValidity: {
             /** @description every completed run passed its gates (or was left out by excludeInvalid) and every claim rests on valid runs */
@@ -6197,35 +6272,6 @@ export interface components {
             }[];
             note: string;
         };
-        NodeCooldown: {
-            node: string;
-            /** @description seconds from the agents being ready to the node counting as cool (or maxWaitS) */
-            waitedS: number;
-            /** @description false: maxWaitS passed first */
-            reached: boolean;
-            /**
-             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
-             * @enum {string}
-             */
-            criterion: "idle_baseline" | "settled";
-            /** @description mean power over the last settleS when the wait ended */
-            powerW: number | null;
-            /** @description the node's idle power it was compared with; null when settled */
-            referenceW: number | null;
-            maxGpuTempC: number | null;
-            referenceTempC: number | null;
-        };
-        RunCooldown: {
-            /** @description the longest wait over the nodes (the job waits for all of them) */
-            waitedS: number;
-            /** @description every node cooled before maxWaitS */
-            reached: boolean;
-            nodes: components["schemas"]["NodeCooldown"][];
-        };
-        TimeWindow: {
-            startMs: number;
-            endMs: number;
-        };
         SensorGap: {
             fromMs: number;
             toMs: number;
@@ -6250,6 +6296,20 @@ export interface components {
                 [key: string]: number;
             };
         };
+        IdleNodeFigures: {
+            node: string;
+            /** @description mean power over the baseline window, by the same selection rules as the run; null: no power reading there */
+            powerW: number | null;
+            coverage: number;
+            /** @enum {string} */
+            method: "counter" | "integrated" | "model";
+            /** @description each GPU with a temperature sensor (gpuN.temp): its mean and highest temperature over the baseline */
+            gpus: {
+                gpu: number;
+                meanTempC: number;
+                maxTempC: number;
+            }[];
+        };
         IdleEnergy: {
             /** @description mean power over the baseline window, summed over nodes, by the same selection rules as the run */
             powerW: number;
@@ -6261,6 +6321,8 @@ export interface components {
             coverage: number;
             /** @enum {string} */
             method: "counter" | "integrated" | "model";
+            /** @description per node; absent in figures computed before erg recorded them */
+            nodes?: components["schemas"]["IdleNodeFigures"][];
         };
         GpuPowerObserved: {
             node: string;
@@ -6354,8 +6416,8 @@ export interface components {
             stale: boolean;
             /** @description the campaign's validity gates applied to this run's measurement; absent in figures computed before erg checked them */
             validity?: components["schemas"]["RunValidity"];
-            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), outside timeS; null: the campaign has none */
-            cooldown?: components["schemas"]["RunCooldown"] | null;
+            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), before its idle baseline and outside timeS; null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldown"] | null;
         };
         PhaseSegment: {
             node: string;
@@ -6502,11 +6564,11 @@ export interface components {
             /** @description the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims */
             design?: components["schemas"]["CampaignDesign"];
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
-            claims?: components["schemas"]["CampaignClaims"] | null;
+            claims: components["schemas"]["CampaignClaims"] | null;
             /** @description the runs' validity and whether the results are publishable */
-            validity?: components["schemas"]["CampaignValidity"];
+            validity: components["schemas"]["CampaignValidity"];
             /** @description the node effect, where counted runs ran on more than one node; null: one node (or none known) */
-            nodes?: components["schemas"]["CampaignNodes"] | null;
+            nodes: components["schemas"]["CampaignNodes"] | null;
         };
         SequentialPolicy: {
             /** @description most repetitions per configuration; the run starts with minRepetitions and adds one per look while undecided */
