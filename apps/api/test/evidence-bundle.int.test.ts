@@ -158,7 +158,7 @@ describe('evidence bundle: export, verify, read back (Postgres + Redis)', () => 
       figures.set(runId, recomputed);
     }
     expect(bundle.json(BUNDLE_FILES.results)).toEqual(await ok('GET', `/v1/campaigns/${campaignId}/results`));
-    // verify's mirror of the database's reads of the stored figures gives the rows Postgres gave.
+    // verify's reads of the recomputed figures (@erg/db's projection, counted-figures.ts) give the rows Postgres gave.
     const inputs = bundle.campaignInputs()!;
     const rebuilt = campaignInputsWith(inputs, figures);
     expect(rebuilt.rows).toEqual(inputs.rows);

@@ -1,6 +1,7 @@
 import type { CampaignSpec, ClusterCarbon, ClusterPrice, RunCooldown } from '@erg/spec';
 import type pg from 'pg';
 import { poolOf, prismaOf, type Database } from './client';
+import { countedFiguresSql } from './counted-figures';
 import { readStoredSpec } from './stored-spec';
 
 /**
@@ -205,11 +206,12 @@ export async function findRunEnergy(
 /**
  * One configuration of a campaign with one of its completed runs and that run's figures;
  * `runId` and `result` are null for a configuration without completed runs, `result` also for a
- * completed run without figures. `result` holds only the figures statistics count (the stored
- * result's timeS, energyJ, edpJs, ed2pJs2, avgPowerW, coverage, components and flags, and of its
- * carbon and cost `carbonG` = carbon.gCO2e, `costTotal`, `costCurrency` and `costPerKWh`, and of its
- * validity `valid`, `excluded`, `reasons` and the gates it `failed` — null where none was checked),
- * not the whole record GET /v1/runs/{id}/energy shows. Rows of one configuration share its `parameters`.
+ * completed run without figures. `result` holds only the figures statistics count
+ * (counted-figures.ts, COUNTED_FIGURES: the stored result's timeS, energyJ, edpJs, ed2pJs2,
+ * avgPowerW, coverage, components and flags, and of its carbon and cost `carbonG` = carbon.gCO2e,
+ * `costTotal`, `costCurrency` and `costPerKWh`, and of its validity `valid`, `excluded`, `reasons`
+ * and the gates it `failed` — null where none was checked), not the whole record
+ * GET /v1/runs/{id}/energy shows. Rows of one configuration share its `parameters`.
  */
 export interface ConfigurationEnergyRow {
   key: string;
@@ -222,6 +224,9 @@ export interface ConfigurationEnergyRow {
   /** Slurm's node list for the run (e.g. "gh-[001-002]"); null before it started or for imports. */
   nodeList: string | null;
 }
+
+/** The figures that count of a run's stored result (counted-figures.ts), in SQL. */
+const COUNTED_FIGURES_SQL = countedFiguresSql('e.result');
 
 /**
  * Every configuration of a campaign with its completed runs' figures, by position and repetition;
@@ -237,15 +242,7 @@ export async function listConfigurationEnergies(db: Database, campaignId: string
     ),
     poolOf(db).query<{ configuration_id: string; id: string; repetition: number; metrics: Record<string, number | null> | null; node_list: string | null; figures: Record<string, unknown> | null }>(
       `SELECT r.configuration_id, r.id, r.repetition, r.metrics, r.node_list,
-              CASE WHEN e.run_id IS NOT NULL THEN jsonb_build_object(
-                'timeS', e.result->'timeS', 'energyJ', e.result->'energyJ', 'edpJs', e.result->'edpJs', 'ed2pJs2', e.result->'ed2pJs2',
-                'avgPowerW', e.result->'avgPowerW', 'coverage', e.result->'coverage', 'components', e.result->'components', 'flags', e.result->'flags',
-                'carbonG', e.result->'carbon'->'gCO2e', 'costTotal', e.result->'cost'->'total', 'costCurrency', e.result->'cost'->'currency',
-                'costPerKWh', e.result->'cost'->'perKWh',
-                'validity', CASE WHEN e.result ? 'validity' THEN jsonb_build_object(
-                  'valid', e.result->'validity'->'valid', 'excluded', e.result->'validity'->'excluded', 'reasons', e.result->'validity'->'reasons',
-                  'failed', COALESCE((SELECT jsonb_agg(c->'check') FROM jsonb_array_elements(e.result->'validity'->'checks') c WHERE c->>'status' = 'fail'), '[]'::jsonb)) END
-              ) END AS figures
+              CASE WHEN e.run_id IS NOT NULL THEN ${COUNTED_FIGURES_SQL} END AS figures
        FROM runs r LEFT JOIN run_energy e ON e.run_id = r.id
        WHERE r.campaign_id = $1 AND r.state = 'completed'`,
       [campaignId],

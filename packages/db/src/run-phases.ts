@@ -1,5 +1,6 @@
 import type { MarkKind } from '@erg/spec';
 import { poolOf, type Database } from './client';
+import type { ResultMember } from './counted-figures';
 import type { RunMarkRecord } from './run-marks';
 
 /** One completed run's stored member of its energy result (refreshRunEnergy's), with its configuration. */
@@ -13,8 +14,9 @@ interface RunResultMemberRow {
  * One member of the stored results of a campaign's completed runs that have it (an object), in
  * the configurations' order and by repetition: only that member of each result is read, so
  * campaigns without it pay one index scan and nothing more. `member` is one of erg's own names.
+ * Its twin in JavaScript, for erg verify, is counted-figures.ts's resultMemberOf.
  */
-async function listCampaignRunResultMember(db: Database, campaignId: string, member: 'phases' | 'dataMovement'): Promise<RunResultMemberRow[]> {
+async function listCampaignRunResultMember(db: Database, campaignId: string, member: ResultMember): Promise<RunResultMemberRow[]> {
   const rows = await poolOf(db).query<RunResultMemberRow>(
     `SELECT r.id AS run_id, c.key, e.result->$2::text AS member
      FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id

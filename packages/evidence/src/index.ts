@@ -8,4 +8,4 @@ export { numberText, parseNumber, parseSamplesCsv, samplesCsv, marksCsv, type Sa
 export { SamplesParquet, PARQUET_ROW_GROUP_ROWS } from './samples-parquet';
 export { bundleStream, type EvidenceSource, type BundleOptions } from './bundle-writer';
 export { BundleFileError, BundleUnreadableError, EvidenceBundle, openEvidenceBundle, readBundleMembers, type BundleMember, type BundleMembers } from './bundle-reader';
-export { verifyBundle, campaignInputsWith, diffJson, jsonbOrder, MAX_DIFFERENCES_PER_FILE, type Difference, type VerifyReport } from './verify';
+export { verifyBundle, campaignInputsWith, diffJson, MAX_DIFFERENCES_PER_FILE, type Difference, type VerifyReport } from './verify';

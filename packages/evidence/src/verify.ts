@@ -1,3 +1,4 @@
+import { countedFiguresOf, resultMemberOf, type ResultMember } from '@erg/db/counted-figures';
 import { campaignFiguresOf, type CampaignFigureInputs } from '@erg/results/campaign-figures';
 import { runFiguresOf, type StoredRunEnergy } from '@erg/results/run-figures';
 import { CampaignResults, RunEnergyView } from '@erg/spec';
@@ -139,17 +140,16 @@ function recomputeResults(bundle: EvidenceBundle, figures: ReadonlyMap<string, S
 /**
  * The campaign's inputs with every stored figure replaced by the run's recomputed one: each
  * row's figures that count, and the phase and data-movement rows, as @erg/db reads them from the
- * stored figures (listConfigurationEnergies, listCampaignRunPhases, listCampaignRunDataMovement:
- * their SQL is mirrored here, and the export test holds the two equal).
+ * stored figures (listConfigurationEnergies, listCampaignRunPhases, listCampaignRunDataMovement) —
+ * through @erg/db's own projection (counted-figures.ts), which its SQL follows too.
  */
 export function campaignInputsWith(inputs: CampaignFigureInputs, figuresOf: ReadonlyMap<string, StoredRunEnergy | null>): CampaignFigureInputs {
-  // As read back from jsonb: object keys in its order, which iterations over them then follow.
-  const stored = new Map([...figuresOf].map(([runId, f]) => [runId, f === null ? null : (jsonbOrder(f) as Record<string, unknown>)]));
-  const rows = inputs.rows.map((r) => (r.runId === null ? r : { ...r, result: jsonbOrder(countedProjection(stored.get(r.runId) ?? null)) as Record<string, unknown> | null }));
-  const member = (name: 'phases' | 'dataMovement') =>
+  const stored = (runId: string) => (figuresOf.get(runId) ?? null) as Record<string, unknown> | null;
+  const rows = inputs.rows.map((r) => (r.runId === null ? r : { ...r, result: countedFiguresOf(stored(r.runId)) }));
+  const member = (name: ResultMember) =>
     rows.flatMap((r) => {
-      const value = r.runId === null ? undefined : stored.get(r.runId)?.[name];
-      return r.runId !== null && value !== null && typeof value === 'object' && !Array.isArray(value) ? [{ runId: r.runId, key: r.key, value }] : [];
+      const value = r.runId === null ? undefined : resultMemberOf(stored(r.runId), name);
+      return r.runId !== null && value !== undefined ? [{ runId: r.runId, key: r.key, value }] : [];
     });
   return {
     ...inputs,
@@ -157,33 +157,6 @@ export function campaignInputsWith(inputs: CampaignFigureInputs, figuresOf: Read
     phaseRows: member('phases').map(({ runId, key, value }) => ({ runId, key, phases: value })),
     movementRows: member('dataMovement').map(({ runId, key, value }) => ({ runId, key, dataMovement: value })),
   };
-}
-
-/** The figures that count of a run's stored figures, as listConfigurationEnergies's jsonb_build_object reads them. */
-function countedProjection(result: Record<string, unknown> | null): Record<string, unknown> | null {
-  if (result === null) return null;
-  const at = (value: unknown, key: string): unknown => (value !== null && typeof value === 'object' && !Array.isArray(value) ? ((value as Record<string, unknown>)[key] ?? null) : null);
-  return {
-    timeS: at(result, 'timeS'), energyJ: at(result, 'energyJ'), edpJs: at(result, 'edpJs'), ed2pJs2: at(result, 'ed2pJs2'), avgPowerW: at(result, 'avgPowerW'),
-    coverage: at(result, 'coverage'), components: at(result, 'components'), flags: at(result, 'flags'),
-    carbonG: at(at(result, 'carbon'), 'gCO2e'), costTotal: at(at(result, 'cost'), 'total'), costCurrency: at(at(result, 'cost'), 'currency'), costPerKWh: at(at(result, 'cost'), 'perKWh'),
-    validity: 'validity' in result ? {
-      valid: at(at(result, 'validity'), 'valid'), excluded: at(at(result, 'validity'), 'excluded'), reasons: at(at(result, 'validity'), 'reasons'),
-      failed: ((at(at(result, 'validity'), 'checks') as { check: unknown; status: unknown }[] | null) ?? []).filter((c) => c.status === 'fail').map((c) => c.check),
-    } : null,
-  };
-}
-
-/** A JSON value with every object's keys in the order Postgres's jsonb keeps them: shorter first, then by their bytes. */
-export function jsonbOrder(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(jsonbOrder);
-  if (value === null || typeof value !== 'object') return value;
-  const keys = Object.keys(value).sort((a, b) => {
-    const ab = Buffer.from(a, 'utf8');
-    const bb = Buffer.from(b, 'utf8');
-    return ab.length - bb.length || Buffer.compare(ab, bb);
-  });
-  return Object.fromEntries(keys.map((k) => [k, jsonbOrder((value as Record<string, unknown>)[k])]));
 }
 
 /** `value` as JSON would give it back (the stored figures went through JSON). */
