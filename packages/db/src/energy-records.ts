@@ -1,5 +1,6 @@
 import type { CampaignSpec, ClusterCarbon, ClusterPrice, RunCooldown } from '@erg/spec';
 import type pg from 'pg';
+import type { CarbonIntensityRow } from './carbon-intensity';
 import { poolOf, prismaOf, type Database } from './client';
 import { countedFiguresSql } from './counted-figures';
 import { readStoredSpec } from './stored-spec';
@@ -105,7 +106,22 @@ export async function listNeighbourJobs(db: Database, runId: string, fromMs: num
   });
 }
 
-/** A run's figures as stored: the indexed columns and the whole result. */
+/**
+ * What a run's figures are computed from beyond its own rows (its telemetry, marks, windows, nodes,
+ * campaign): read from the cluster when they are computed, and stored beside them, as they were
+ * read. None of it marks the figures stale when it changes — a neighbour's job ends, a cluster's
+ * price is edited — so the evidence bundle writes these, not what the cluster holds at export.
+ */
+export interface RunEnergyContext {
+  /** The other jobs that may have shared the run's nodes (listNeighbourJobs). */
+  neighbours: readonly NeighbourJob[];
+  /** Its cluster's carbon and price settings; null: no cluster. */
+  cluster: { carbon: ClusterCarbon | null; price: ClusterPrice | null } | null;
+  /** Its cluster's carbon-intensity series around the window (readCarbonIntensityAround). */
+  carbonIntensity: readonly CarbonIntensityRow[];
+}
+
+/** A run's figures as stored: the indexed columns, the whole result and what it was computed from beyond the run's rows. */
 export interface RunEnergyFigures {
   timeS: number;
   energyJ: number;
@@ -113,6 +129,8 @@ export interface RunEnergyFigures {
   coverage: number;
   /** Everything GET /v1/runs/:id/energy shows, as JSON. */
   result: Record<string, unknown>;
+  /** Absent: not kept (figures a test stores as they would have been before erg kept it). */
+  context?: RunEnergyContext;
 }
 
 /**
@@ -123,11 +141,11 @@ export interface RunEnergyFigures {
  */
 export async function storeRunEnergy(db: Database, runId: string, figures: RunEnergyFigures, batchesSeen: number): Promise<boolean> {
   const { rowCount } = await poolOf(db).query(
-    `INSERT INTO run_energy (run_id, time_s, energy_j, method, coverage, result, batches_seen) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    `INSERT INTO run_energy (run_id, time_s, energy_j, method, coverage, result, context, batches_seen) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (run_id) DO UPDATE SET computed_at = now(), time_s = EXCLUDED.time_s, energy_j = EXCLUDED.energy_j,
-       method = EXCLUDED.method, coverage = EXCLUDED.coverage, result = EXCLUDED.result, batches_seen = EXCLUDED.batches_seen
+       method = EXCLUDED.method, coverage = EXCLUDED.coverage, result = EXCLUDED.result, context = EXCLUDED.context, batches_seen = EXCLUDED.batches_seen
      WHERE run_energy.batches_seen <= EXCLUDED.batches_seen`,
-    [runId, figures.timeS, figures.energyJ, figures.method, figures.coverage, JSON.stringify(figures.result), batchesSeen],
+    [runId, figures.timeS, figures.energyJ, figures.method, figures.coverage, JSON.stringify(figures.result), figures.context ? JSON.stringify(figures.context) : null, batchesSeen],
   );
   return (rowCount ?? 0) > 0;
 }
@@ -201,6 +219,15 @@ export async function findRunEnergy(
   );
   const r = rows.rows[0];
   return r ? { result: r.result, computedAt: r.computed_at, cooldown: r.cooldown } : null;
+}
+
+/**
+ * What a run's stored figures were computed from beyond its rows (RunEnergyContext), as it was
+ * read then; null when it has no figures, or figures stored before erg kept it. The evidence bundle's.
+ */
+export async function findRunEnergyContext(db: Database, runId: string): Promise<RunEnergyContext | null> {
+  const { rows } = await poolOf(db).query<{ context: RunEnergyContext | null }>('SELECT context FROM run_energy WHERE run_id = $1', [runId]);
+  return rows[0]?.context ?? null;
 }
 
 /**
