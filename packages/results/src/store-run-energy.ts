@@ -1,7 +1,8 @@
 import {
   clearEnergyDirty, countRunBatches, deleteRunEnergy, energyDirtyVersion, findRunEnergy, isEnergyStale, listStaleEnergyRuns, findRunEnergyInputs, listNeighbourJobs,
-  readCarbonIntensityAround, listRunMarks, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database,
+  readCarbonIntensityAround, listRunMarks, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database, type RunEnergyContext, type RunEnergyInputs,
 } from '@erg/db';
+import type { Window } from '@erg/energy';
 import type { RunEnergyView } from '@erg/spec';
 import { figureSpan, runFiguresOf, type RunFigureInputs, type StoredRunEnergy } from './run-figures';
 
@@ -37,15 +38,23 @@ export async function refreshRunEnergy(db: Database, runId: string, options: Ref
     if (inputs === 'no_window') await settled();
     return null;
   }
-  const result = runFiguresOf(inputs);
+  // What the figures depend on beyond the run's own rows, kept beside them as stored (JSON), and
+  // the figures computed from exactly that: the evidence bundle writes it, and they recompute.
+  const context = JSON.parse(JSON.stringify(runFigureContextOf(inputs))) as RunEnergyContext;
+  const result = runFiguresOf({ ...inputs, ...context });
   await options.beforeStore?.();
   if (result === null) {
     await deleteRunEnergy(db, runId, batchesSeen);
   } else {
-    await storeRunEnergy(db, runId, { timeS: result.timeS, energyJ: result.energyJ, method: result.method, coverage: result.coverage, result }, batchesSeen);
+    await storeRunEnergy(db, runId, { timeS: result.timeS, energyJ: result.energyJ, method: result.method, coverage: result.coverage, result, context }, batchesSeen);
   }
   await settled();
   return result;
+}
+
+/** The inputs of a run's figures that are not the run's own rows (RunEnergyContext): what is stored beside them. */
+function runFigureContextOf(inputs: RunFigureInputs): RunEnergyContext {
+  return { neighbours: inputs.neighbours, cluster: inputs.cluster, carbonIntensity: inputs.carbonIntensity };
 }
 
 /**
@@ -54,10 +63,11 @@ export async function refreshRunEnergy(db: Database, runId: string, options: Ref
  * agents declared, its marks, the jobs that shared its cluster then, its power records and its
  * agents' clock offsets, its cluster's carbon and price settings and intensity series. `not_found`: no such run;
  * `not_finalized`: no window yet; `no_window`: finalized without a workload window.
- * The evidence bundle (export) reads the same inputs, with every sample.
+ * The evidence bundle (export) reads the same inputs with every sample, and with the `context`
+ * its stored figures were computed from (findRunEnergyContext) instead of the cluster's as it is now.
  */
 export async function readRunFigureInputs(
-  db: Database, runId: string, options: { allSamples?: boolean } = {},
+  db: Database, runId: string, options: { allSamples?: boolean; context?: RunEnergyContext } = {},
 ): Promise<RunFigureInputs | 'not_found' | 'not_finalized' | 'no_window'> {
   const run = await findRunEnergyInputs(db, runId);
   if (!run) return 'not_found';
@@ -65,28 +75,37 @@ export async function readRunFigureInputs(
   const window = { startMs: nsToMs(run.workloadStartNs), endMs: nsToMs(run.workloadEndNs) };
   const idleWindow = run.idleStartNs !== null && run.idleEndNs !== null ? { startMs: nsToMs(run.idleStartNs), endMs: nsToMs(run.idleEndNs) } : null;
   const span = figureSpan(window, idleWindow);
-  const [series, sensors, marks, neighbours, nodes, carbonIntensity] = await Promise.all([
+  const [series, sensors, marks, nodes, context] = await Promise.all([
     // With the samples that bracket the span however far out (runFiguresOf keeps the nearest one
     // each side), or every sample for a bundle.
     options.allSamples ? readRunSeries(db, runId) : readRunSeries(db, runId, { fromMs: span.startMs, toMs: span.endMs, bracket: true }),
     readRunSensors(db, runId),
     listRunMarks(db, runId),
-    // One look at the cluster's jobs over both windows (the baseline comes right before the workload).
-    run.nodeList ? listNeighbourJobs(db, runId, Math.min(window.startMs, idleWindow?.startMs ?? window.startMs), window.endMs) : Promise.resolve([]),
     listRunNodes(db, runId),
-    run.cluster ? readCarbonIntensityAround(db, run.cluster.id, window.startMs, window.endMs) : Promise.resolve([]),
+    options.context ?? readRunContext(db, runId, run, window, idleWindow),
   ]);
   return {
     window, idleWindow, execution: run.campaign.execution,
     // Typed by @erg/db (readStoredSpec): a spec that no longer parses threw before anything was computed.
     spec: run.campaign.spec,
     configuration: run.configuration, metrics: (run.metrics ?? {}) as Record<string, number | null>, nodeList: run.nodeList, slurmEnergyJ: run.slurmEnergyJ,
-    series, sensors, marks, neighbours,
+    series, sensors, marks,
     powerRecords: nodes.flatMap((n) => (n.power ? [{ node: n.node, power: n.power }] : [])),
-    cluster: run.cluster ? { carbon: run.cluster.carbon, price: run.cluster.price } : null,
-    carbonIntensity,
+    ...context,
     clocks: nodes.flatMap((n) => (n.clockOffsetMs === null ? [] : [{ node: n.node, offsetMs: n.clockOffsetMs, readings: n.clockReadings }])),
   };
+}
+
+/** The run's context as the cluster holds it now: the jobs that shared its nodes, its cluster's settings and carbon-intensity series. */
+async function readRunContext(
+  db: Database, runId: string, run: RunEnergyInputs, window: Window, idleWindow: Window | null,
+): Promise<RunEnergyContext> {
+  const [neighbours, carbonIntensity] = await Promise.all([
+    // One look at the cluster's jobs over both windows (the baseline comes right before the workload).
+    run.nodeList ? listNeighbourJobs(db, runId, Math.min(window.startMs, idleWindow?.startMs ?? window.startMs), window.endMs) : Promise.resolve([]),
+    run.cluster ? readCarbonIntensityAround(db, run.cluster.id, window.startMs, window.endMs) : Promise.resolve([]),
+  ]);
+  return { neighbours, cluster: run.cluster ? { carbon: run.cluster.carbon, price: run.cluster.price } : null, carbonIntensity };
 }
 
 /** Most stale runs one call of refreshStaleRunEnergy recomputes: a tick's share, the rest wait for the next. */

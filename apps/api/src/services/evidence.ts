@@ -1,4 +1,4 @@
-import { findRunDetail, getCampaignSummary, listCampaignRuns, listRunEvents, listRunNodes, type Database } from '@erg/db';
+import { findRunDetail, findRunEnergyContext, getCampaignSummary, listCampaignRuns, listRunEvents, listRunNodes, type Database } from '@erg/db';
 import { bundleStream, type EvidenceSource } from '@erg/evidence';
 import { campaignFiguresOf, readCampaignFigureInputs, readRunFigureInputs, runEnergyView } from '@erg/results';
 import { CampaignResults, RunEnergyView } from '@erg/spec';
@@ -13,7 +13,8 @@ import { campaignRef } from './campaigns';
  * GET /v1/campaigns/:id without its spec, results.json as GET /v1/campaigns/:id/results, each
  * run.json as GET /v1/runs/:id with its position and events, each energy.json as
  * GET /v1/runs/:id/energy — and the figures' inputs are what refreshRunEnergy and
- * campaignResultsView compute from, with every sample.
+ * campaignResultsView compute from, with every sample, and with what each run's figures were
+ * computed from beyond its rows as it was stored beside them (run_energy.context).
  */
 
 /** erg's version, the API's own (package.json; one version for every part of erg). */
@@ -50,7 +51,11 @@ function evidenceSource(db: Database, campaignId: string): EvidenceSource {
       };
     },
     async runInputs(runId) {
-      const inputs = await readRunFigureInputs(db, runId, { allSamples: true });
+      // What its stored figures were computed from beyond its rows (the jobs that shared its nodes,
+      // its cluster's settings and carbon intensity, as they were then), not what the cluster holds
+      // now; read as it is now for a run without figures, or with figures from before erg kept it.
+      const context = (await findRunEnergyContext(db, runId)) ?? undefined;
+      const inputs = await readRunFigureInputs(db, runId, { allSamples: true, context });
       return typeof inputs === 'string' ? null : inputs;
     },
     async runEnergy(runId) {
