@@ -14,7 +14,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
 import { runCli, type CliRuntime } from '@erg/cli';
 import { BUNDLE_FILES, campaignInputsWith, openEvidenceBundle, parseSamplesCsv, runFile, samplesFile } from '@erg/evidence';
-import { runFiguresOf } from '@erg/results';
+import { readRunFigureInputs, runFiguresOf } from '@erg/results';
 import { repoRoot } from '@erg/testkit';
 import { apiRequests, startTestApi, type TestApi } from './helpers';
 
@@ -272,5 +272,28 @@ print(json.dumps(out))
     for (const c of results.configurations as { key: string; energyJ: { mean: number } }[]) {
       expect(Math.abs(py.configurations[c.key] - c.energyJ.mean) / c.energyJ.mean).toBeLessThan(1e-12);
     }
+  });
+
+  // Last: it changes the cluster the other tests' bundle was written under.
+  test("the cluster's carbon, price and intensity series changed after the figures were computed: a new bundle holds what they were computed from, and verifies", async () => {
+    const { name: _name, ...rest } = CLUSTER;
+    await ok('PUT', '/v1/clusters/site', { ...rest, carbon: { gCO2ePerKWh: 50, pue: 1.1 }, price: { perKWh: 0.9, currency: 'USD' } });
+    await ok('PUT', '/v1/clusters/site/carbon-intensity', { points: [8, 9, 10].map((h) => ({ t: new Date(Date.UTC(2026, 10, 30, h)).toISOString(), gCO2ePerKWh: 100 * h })) });
+    const runId = (await openEvidenceBundle(bundleFile)).manifest.runs[0]!;
+    // Settings are not telemetry: the stored figures stay, not stale, and computed now they would differ.
+    expect((await ok('GET', `/v1/runs/${runId}/energy`)).stale).toBe(false);
+    const now = await readRunFigureInputs(t.db, runId);
+    if (typeof now === 'string') throw new Error(now);
+    expect(now.carbonIntensity).toHaveLength(3);
+    expect(runFiguresOf(now)!.cost!.currency).toBe('USD');
+
+    expect(await erg('export', campaignId, '--output', 'changed.tar')).toMatchObject({ code: 0, stderr: '' });
+    const changed = await openEvidenceBundle(path.join(dir, 'changed.tar'));
+    const inputs = changed.runInputs(runId)!;
+    expect(inputs.cluster).toEqual({ carbon: CLUSTER.carbon, price: CLUSTER.price });
+    expect(inputs.carbonIntensity).toEqual([]);
+    const verified = await erg('verify', 'changed.tar');
+    expect(verified).toMatchObject({ code: 0, stderr: '' });
+    expect(verified.stdout).toContain('4 runs recomputed from their inputs and samples');
   });
 });

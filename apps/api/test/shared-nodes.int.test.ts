@@ -1,6 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { forceRunEnd, setRunJob, setRunWindows } from '@erg/db/testing';
-import { refreshRunEnergy } from '@erg/results';
+import { openEvidenceBundle, verifyBundle } from '@erg/evidence';
+import { readRunFigureInputs, refreshRunEnergy, runFiguresOf } from '@erg/results';
 import { startTestApi, type TestApi } from './helpers';
 
 // No Slurm here: the test plays the scheduler's part — it records each run's job (node list, start,
@@ -77,5 +81,42 @@ describe('runs that share a node (Postgres + Redis)', () => {
     await setRunJob(t.db, second!.id, { nodeList: 'gh009', startedAt: new Date(t0 + 10_000), endedAt: new Date(t0 + 21_000) });
     await refreshRunEnergy(t.db, first!.id);
     expect((await call('GET', `/v1/runs/${first!.id}/energy`)).body.flags).toEqual([]);
+  });
+
+  test("a neighbour that finished after the run's figures were computed: they keep it, and the campaign's evidence bundle verifies", async () => {
+    const victim = (await call('POST', '/v1/campaigns', { name: 'kept', cluster: 'shared', repetitions: 1, parameters: {}, run: 'true' })).body;
+    const other = (await call('POST', '/v1/campaigns', { name: 'next-door', cluster: 'shared', repetitions: 1, parameters: {}, run: 'true' })).body;
+    const runId = victim.runs[0].id as string;
+    const neighbourId = other.runs[0].id as string;
+    const t0 = Date.now() - 250_000;
+    await finishedRun(runId, 'gh[020-021]', { jobFrom: t0, idleFrom: t0 + 1000, workFrom: t0 + 2000, workTo: t0 + 12_000, jobTo: t0 + 13_000 });
+    // Still running when the figures are computed: Slurm says it started during the workload, so it
+    // counts as busy from then until now.
+    await setRunJob(t.db, neighbourId, { nodeList: 'gh020', startedAt: new Date(t0 + 5000), endedAt: null });
+    await refreshRunEnergy(t.db, runId);
+    expect((await call('GET', `/v1/runs/${runId}/energy`)).body.flags).toEqual(['shared_node']);
+
+    // It finishes: its job script measured its windows after the run's, so read now it no longer
+    // overlaps — and the run's figures are not stale (nothing of the run changed).
+    await setRunWindows(t.db, neighbourId, { idleStartNs: ns(t0 + 20_000), idleEndNs: ns(t0 + 21_000), workloadStartNs: ns(t0 + 21_000), workloadEndNs: ns(t0 + 30_000) });
+    await setRunJob(t.db, neighbourId, { nodeList: 'gh020', startedAt: new Date(t0 + 5000), endedAt: new Date(t0 + 31_000) });
+    const now = await readRunFigureInputs(t.db, runId);
+    if (typeof now === 'string') throw new Error(now);
+    expect(runFiguresOf(now)!.flags).toEqual([]);
+    expect((await call('GET', `/v1/runs/${runId}/energy`)).body.stale).toBe(false);
+
+    const exported = await t.app.inject({ method: 'GET', url: `/v1/campaigns/${victim.id}/export`, headers: { authorization: `Bearer ${t.token}` } });
+    expect(exported.statusCode).toBe(200);
+    const dir = mkdtempSync(path.join(tmpdir(), 'erg-shared-nodes-'));
+    try {
+      writeFileSync(path.join(dir, 'bundle.tar'), exported.rawPayload);
+      const bundle = await openEvidenceBundle(path.join(dir, 'bundle.tar'));
+      expect(bundle.runInputs(runId)!.neighbours).toEqual([expect.objectContaining({ runId: neighbourId, nodeList: 'gh020', busyFromMs: t0 + 6000 })]);
+      const report = verifyBundle(bundle);
+      expect(report.differences).toEqual([]);
+      expect([report.runsRecomputed, report.resultsRecomputed]).toEqual([1, true]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
