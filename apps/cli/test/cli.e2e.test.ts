@@ -171,6 +171,23 @@ describe('erg against a real API and the local Slurm cluster', () => {
     expect(JSON.parse((await erg(['run', first.id, '--json'])).stdout)).toMatchObject({ run: { id: first.id }, energy: { runId: first.id } });
   });
 
+  test("export and verify: the finished campaign's evidence bundle checks offline — every run's figures and the results recomputed exactly", async () => {
+    // Its runs shared the one local node: each run's stored figures keep the neighbours they were
+    // computed with, so the bundle verifies whatever those jobs' records say now. A run whose
+    // telemetry came after its figures is recomputed within a tick: the bundle is written once none is stale.
+    const { items } = (await h.call<{ items: { id: string }[] }>('GET', `/v1/campaigns/${campaignId}/runs`)).body;
+    expect(items).toHaveLength(4);
+    await waitFor(async () => {
+      for (const r of items) if ((await h.call<{ stale: boolean }>('GET', `/v1/runs/${r.id}/energy`)).body.stale !== false) return false;
+      return true;
+    });
+    const exported = await erg(['export', campaignId, '--output', 'campaign.tar']);
+    expect(exported).toMatchObject({ code: 0, stderr: '' });
+    const verified = await erg(['verify', 'campaign.tar']);
+    expect(verified).toMatchObject({ code: 0, stderr: '' });
+    expect(verified.stdout).toContain('4 runs recomputed from their inputs and samples');
+  });
+
   test('cancel a long-running campaign: it ends cancelled and its Slurm jobs go away', async () => {
     // Both at once on the one local node: the runs opt out of whole nodes.
     const spec = specFile('long.json', JSON.stringify({ name: 'cli-long', cluster: 'local', repetitions: 2, run: 'sleep 600', resources: { time: '00:20:00', exclusive: false } }));
