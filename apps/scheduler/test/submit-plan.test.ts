@@ -1,16 +1,21 @@
-import { planSubmissions, type Prepared } from '../src/submit';
+import { planSubmissions, sbatchLoops, type Prepared } from '../src/submit';
 
 const WORK = '/scratch/erg';
 
-function prepared(campaignId: string, id: string, resourceLines: string[] = ['#SBATCH --nodes=1', '#SBATCH --time=00:10:00']): Prepared {
+const LINES = ['#SBATCH --nodes=1', '#SBATCH --time=00:10:00'];
+
+function prepared(campaignId: string, id: string, resourceLines: string[] = LINES, node: string | null = null): Prepared {
   return {
-    run: { id, campaignId, configurationKey: id, parameters: {}, repetition: 1, position: 0 },
+    run: { id, campaignId, configurationKey: id, parameters: {}, repetition: 1, position: 0, configurationPosition: 0 },
     runDir: `${WORK}/${campaignId}/${id}`,
     files: [],
     jobScript: '',
-    resourceLines,
+    resourceLines: node === null ? resourceLines : [...resourceLines, `#SBATCH --nodelist=${node}`],
+    node,
   };
 }
+
+const groupsOf = (plan: ReturnType<typeof planSubmissions>) => plan.map((s) => [s.kind, s.members.map((m) => m.run.id).join('')]);
 
 describe('planning submissions', () => {
   test('runs of one campaign with the same resources share an array, in claim order', () => {
@@ -21,14 +26,33 @@ describe('planning submissions', () => {
     expect(plan[0]!.scriptPath).toMatch(/^\/scratch\/erg\/c1\/\.arrays\/[0-9a-f-]{36}\/array\.sh$/);
   });
 
-  test('different resources, or another campaign, make another submission', () => {
+  test('another campaign makes another submission; campaigns do not break each other\'s arrays', () => {
+    const plan = planSubmissions(WORK, [prepared('c1', 'a'), prepared('c2', 'c'), prepared('c1', 'd'), prepared('c2', 'e')], 1001);
+    expect(groupsOf(plan)).toEqual([['array', 'ad'], ['array', 'ce']]);
+  });
+
+  test('runs with other resources in between close an array: no task runs before a run placed ahead of it', () => {
+    // gpuFreq templated per configuration: a randomized order alternates the lines.
+    const high = [...LINES, '#SBATCH --gpu-freq=high'];
+    const low = [...LINES, '#SBATCH --gpu-freq=low'];
     const plan = planSubmissions(
       WORK,
-      [prepared('c1', 'a'), prepared('c1', 'b', ['#SBATCH --nodes=2']), prepared('c2', 'c'), prepared('c1', 'd'), prepared('c2', 'e')],
+      [prepared('c1', 'a', high), prepared('c1', 'b', high), prepared('c1', 'c', low), prepared('c1', 'd', high), prepared('c1', 'e', low), prepared('c1', 'f', low)],
       1001,
     );
-    const groups = plan.map((s) => [s.kind, s.members.map((m) => m.run.id).join('')]);
-    expect(groups).toEqual([['array', 'ad'], ['job', 'b'], ['array', 'ce']]);
+    expect(groupsOf(plan)).toEqual([['array', 'ab'], ['job', 'c'], ['job', 'd'], ['array', 'ef']]);
+    // Submitted in this order, every run is numbered (and, at equal priority, started) after the runs before it.
+    expect(plan.flatMap((s) => s.members.map((m) => m.run.id)).join('')).toBe('abcdef');
+  });
+
+  test('runs pinned to different nodes never compete: one array per node, each in run order', () => {
+    const plan = planSubmissions(
+      WORK,
+      [prepared('c1', 'a', LINES, 'n1'), prepared('c1', 'b', LINES, 'n2'), prepared('c1', 'c', LINES, 'n2'), prepared('c1', 'd', LINES, 'n1'), prepared('c1', 'e', LINES, 'n3')],
+      1001,
+    );
+    expect(groupsOf(plan)).toEqual([['array', 'ad'], ['array', 'bc'], ['job', 'e']]);
+    expect(plan.map((s) => s.members[0]!.resourceLines.at(-1))).toEqual(['#SBATCH --nodelist=n1', '#SBATCH --nodelist=n2', '#SBATCH --nodelist=n3']);
   });
 
   test('arrays hold at most MaxArraySize tasks; a run left alone is a job of its own', () => {
@@ -45,5 +69,24 @@ describe('planning submissions', () => {
         ['job', `${WORK}/c1/b/job.sh`],
       ]);
     }
+  });
+});
+
+describe('the sbatch loops', () => {
+  const plan = (ids: string[][]) =>
+    ids.map((members) => ({ scriptPath: `/w/${members.join('')}`, members: members.map((id) => prepared(id.slice(0, 2), id)) }));
+
+  test("a campaign's submissions stay in one loop, in plan order (Slurm numbers them in run order)", () => {
+    expect(sbatchLoops(plan([['c1a'], ['c1b'], ['c1c'], ['c1d']]), 4)).toEqual([['/w/c1a', '/w/c1b', '/w/c1c', '/w/c1d']]);
+  });
+
+  test('campaigns spread over the loops, each to the one with the fewest submissions so far', () => {
+    const loops = sbatchLoops(plan([['c1a'], ['c1b'], ['c2a'], ['c3a'], ['c3b'], ['c3c'], ['c4a']]), 2);
+    expect(loops).toEqual([['/w/c1a', '/w/c1b', '/w/c4a'], ['/w/c2a', '/w/c3a', '/w/c3b', '/w/c3c']]);
+  });
+
+  test('no submissions, no loops; at least one loop otherwise', () => {
+    expect(sbatchLoops([], 4)).toEqual([]);
+    expect(sbatchLoops(plan([['c1a']]), 0)).toEqual([['/w/c1a']]);
   });
 });

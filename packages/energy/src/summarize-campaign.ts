@@ -45,9 +45,9 @@ export type ConfigurationResult<P = Record<string, unknown>> = Omit<Configuratio
 
 /**
  * A campaign's results (the API's CampaignResults without the campaign id, the runs left out,
- * the power note, the phases, the data movement and the currency, which the caller adds): per configuration, the Pareto front and the best configurations.
+ * the power note, the phases, the data movement, the currency and the design, which the caller adds): per configuration, the Pareto front and the best configurations.
  */
-export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut' | 'power' | 'phases' | 'dataMovement' | 'currency'> & {
+export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut' | 'power' | 'phases' | 'dataMovement' | 'currency' | 'design'> & {
   configurations: ConfigurationResult<P>[];
 };
 

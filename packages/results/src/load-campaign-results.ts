@@ -1,6 +1,7 @@
 import { findCampaignPowerContext, listCampaignRunDataMovement, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type ConfigurationEnergyRow, type Database } from '@erg/db';
 import { campaignDataMovement, campaignPhases, campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
 import { RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
+import { campaignDesignView } from './design-view';
 import { runFingerprintClasses } from './fingerprint-classes';
 
 /**
@@ -86,7 +87,7 @@ export async function campaignResultsView(
   const counting = countingRunIds(rows);
   const phases = byConfiguration(phaseRows.map((r) => ({ ...r, value: r.phases })), counting, RunPhases);
   const movement = byConfiguration(movementRows.map((r) => ({ ...r, value: r.dataMovement })), counting, RunDataMovement);
-  return { ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phases, optimal), dataMovement: dataMovementByConfiguration(movement), currency };
+  return { ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phases, optimal), dataMovement: dataMovementByConfiguration(movement), currency, design: campaignDesignView(context) };
 }
 
 /** The runs whose figures count (countedFigures): per-phase and data-movement figures follow the same rule. */

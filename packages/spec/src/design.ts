@@ -70,6 +70,39 @@ export const Design = z
   .meta({ id: 'Design' });
 export type Design = z.infer<typeof Design>;
 
+/** The run order a campaign's runs follow, as the campaign shows it (GET /v1/campaigns/:id, lists). */
+export const CampaignRunOrder = z
+  .object({
+    order: RunOrder,
+    seed: z.int().nullable().describe('the seed of the randomized order (given in the spec, or drawn when the campaign was created); null for orders without one'),
+  })
+  .meta({ id: 'CampaignRunOrder' });
+export type CampaignRunOrder = z.infer<typeof CampaignRunOrder>;
+
+/** The run order in a few words, as `erg status`, `erg results` and the web page print it: "randomized complete blocks, seed 1234". */
+export function runOrderLabel(design: CampaignRunOrder): string {
+  switch (design.order) {
+    case 'randomized-blocks':
+      return `randomized complete blocks, seed ${design.seed ?? 'unknown'}`;
+    case 'blocks':
+      return 'complete blocks in listed order';
+    case 'configuration-major':
+      return 'configuration-major (every repetition of a configuration, then the next)';
+  }
+}
+
+/** The run order in a sentence, for the results' design note. */
+export function runOrderNote(design: CampaignRunOrder): string {
+  switch (design.order) {
+    case 'randomized-blocks':
+      return `randomized complete blocks (seed ${design.seed ?? 'unknown'}): repetition r of every configuration forms block r, blocks in turn, each block in its own random order`;
+    case 'blocks':
+      return 'complete blocks in listed order: repetition r of every configuration forms block r, blocks in turn, each block in the listed order of the configurations';
+    case 'configuration-major':
+      return 'configuration-major: every repetition of a configuration, then the next; drift while the campaign ran shows as a difference between configurations';
+  }
+}
+
 /**
  * The validity gates of a run's measurement. Defaults follow NVIDIA's srt-slurm publishability
  * rules where it has one (gaps ≤ 3 s, ≥ 95 % of sample intervals kept, clocks agreeing) and
