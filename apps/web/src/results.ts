@@ -8,7 +8,8 @@ import type { CampaignResults, ConfigurationResult } from './types';
 // Marks, ±, parameter columns and the CSV's rows are the CLI's too: one definition in @erg/format.
 export {
   CSV_FIGURES, differingMachines, entryId, flaggedConfigurations, footprintCsvColumns, groupedByFingerprint, halfWidth, hasCarbon, hasCost, inConfigurationOrder, interval, leftOutText, markLegend,
-  markLetters, MARK_LEGEND, marksOf, marksWithFootprintOf, measuredConfigurations, objectivesText, parameterNames, parameterText, powerNoteLine, resultRows, UNMEASURED_SHOWN, type Marks,
+  markLetters, MARK_LEGEND, marksOf, marksWithFootprintOf, measuredConfigurations, objectivesText, parameterNames, parameterText, powerNoteLine, resultRows, runOrderLabel, UNMEASURED_SHOWN,
+  type Marks,
 } from '@erg/format';
 
 /** The component kinds over all configurations (`gpu`, `cpu`, `module`, …), sorted. */

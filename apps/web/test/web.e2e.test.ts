@@ -128,6 +128,8 @@ describe('web app on a live campaign', () => {
     await page.getByTestId('components-chart').waitFor();
     // Whether erg set the power state, in the API's words, under the results table.
     expect(await page.getByTestId('power-note').textContent()).toBe(`Power state: ${api.body.power.note}`);
+    // The order its runs went to the cluster in, with the seed the API drew for it.
+    expect(await page.getByTestId('run-order').textContent()).toBe(`randomized complete blocks, seed ${api.body.design.seed}`);
     await shot('campaign', true);
 
     // Plots export as SVG (the labels are in it) and as PNG (a real PNG file).

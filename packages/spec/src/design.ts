@@ -79,18 +79,6 @@ export const CampaignRunOrder = z
   .meta({ id: 'CampaignRunOrder' });
 export type CampaignRunOrder = z.infer<typeof CampaignRunOrder>;
 
-/** The run order in a few words, as `erg status`, `erg results` and the web page print it: "randomized complete blocks, seed 1234". */
-export function runOrderLabel(design: CampaignRunOrder): string {
-  switch (design.order) {
-    case 'randomized-blocks':
-      return `randomized complete blocks, seed ${design.seed ?? 'unknown'}`;
-    case 'blocks':
-      return 'complete blocks in listed order';
-    case 'configuration-major':
-      return 'configuration-major (every repetition of a configuration, then the next)';
-  }
-}
-
 /** The run order in a sentence, for the results' design note. */
 export function runOrderNote(design: CampaignRunOrder): string {
   switch (design.order) {

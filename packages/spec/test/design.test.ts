@@ -1,4 +1,4 @@
-import { CampaignSpec, runOrderLabel } from '../src';
+import { CampaignSpec, runOrderNote } from '../src';
 import { issueAt, issuesOf, minimal, specOf } from './helpers';
 
 describe('the design block: run order and node balance', () => {
@@ -42,9 +42,8 @@ describe('the design block: run order and node balance', () => {
     expect(direct.success).toBe(false);
   });
 
-  it('says the order in a few words', () => {
-    expect(runOrderLabel({ order: 'randomized-blocks', seed: 1234 })).toBe('randomized complete blocks, seed 1234');
-    expect(runOrderLabel({ order: 'blocks', seed: null })).toBe('complete blocks in listed order');
-    expect(runOrderLabel({ order: 'configuration-major', seed: null })).toBe('configuration-major (every repetition of a configuration, then the next)');
+  it('says the order in a sentence for the results', () => {
+    expect(runOrderNote({ order: 'randomized-blocks', seed: 1234 })).toMatch(/^randomized complete blocks \(seed 1234\): repetition r of every configuration forms block r/);
+    expect(runOrderNote({ order: 'configuration-major', seed: null })).toMatch(/drift while the campaign ran shows as a difference between configurations/);
   });
 });

@@ -3,7 +3,7 @@
 import {
   differingMachines, entryId, fingerprintPrefix, flaggedConfigurations, formatCarbon, formatCost, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh,
   groupedByFingerprint, halfWidth, hasCarbon, hasCost, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, NO_VALUE, parameterHeaders,
-  parameterNames, parameterText, powerNoteLine, whIsHelpful,
+  parameterNames, parameterText, powerNoteLine, runOrderLine, whIsHelpful,
 } from '@erg/format';
 import type { Column } from '../output/table';
 import { isNumericParameter, type CampaignResults } from './model';
@@ -26,6 +26,8 @@ export interface HumanResults {
   power: string | null;
   /** Configurations whose runs ran on more than one kind of machine, each with how the kinds differ. */
   differingMachines: { label: string; differences: readonly string[] }[];
+  /** `Run order: randomized complete blocks, seed 1234`: the order the runs went to the cluster in; null from an API that does not say. */
+  runOrder: string | null;
 }
 
 function plusMinus(value: number | null, format: (x: number) => string): string {
@@ -108,5 +110,6 @@ export function humanResults(results: CampaignResults): HumanResults {
   return {
     columns, rows, marks, legend, excluded: results.excluded, runsLeftOut, flagged, tradeoff,
     power: powerNoteLine(results.power), differingMachines: differingMachines(results.configurations),
+    runOrder: runOrderLine(results.design),
   };
 }

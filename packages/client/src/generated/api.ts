@@ -2675,6 +2675,90 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @default {} */
+        DesignInput: {
+            /**
+             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
+             * @default randomized-blocks
+             * @enum {string}
+             */
+            order?: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
+            seed?: number;
+            /**
+             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
+             * @default 0.95
+             */
+            confidence?: number;
+            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
+            nodes?: string[];
+        };
+        CampaignRunOrderInput: {
+            /** @enum {string} */
+            order: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description the seed of the randomized order (given in the spec, or drawn when the campaign was created); null for orders without one */
+            seed: number | null;
+        };
+        /** @default {} */
+        ValidityInput: {
+            /**
+             * @description longest stretch without a sample of any sensor the energy uses, in seconds
+             * @default 3
+             */
+            maxGapS?: number;
+            /**
+             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
+             * @default 0.95
+             */
+            minSampleShare?: number;
+            /**
+             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
+             * @default 1.5
+             */
+            maxIntervalRatio?: number;
+            /**
+             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
+             * @default 1000
+             */
+            maxClockOffsetMs?: number;
+            /**
+             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
+             * @default 0.05
+             */
+            maxCounterDisagreement?: number;
+            /**
+             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
+             * @default 0.1
+             */
+            maxIdleCv?: number;
+            /**
+             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
+             * @default false
+             */
+            excludeInvalid?: boolean;
+        };
+        CooldownInput: {
+            /**
+             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
+             * @default 0.1
+             */
+            powerMargin?: number;
+            /**
+             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
+             * @default 5
+             */
+            tempMarginC?: number;
+            /**
+             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
+             * @default 5
+             */
+            settleS?: number;
+            /**
+             * @description the longest wait; a run that starts without having cooled says so
+             * @default 120
+             */
+            maxWaitS?: number;
+        };
         NodeFingerprintInput: {
             node: string;
             hostname: string;
@@ -3142,6 +3226,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrderInput"];
         };
         CampaignCreatedInput: {
             id: string;
@@ -3158,6 +3244,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrderInput"];
             configurations: {
                 key: string;
                 parameters: {
@@ -3185,6 +3273,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrderInput"];
             spec: unknown;
         };
         CampaignCancelledInput: {
@@ -3202,6 +3292,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrderInput"];
             /** @description how many runs are being cancelled; zero and zero when nothing was left to cancel */
             cancelling: {
                 /** @description runs not yet handed to Slurm: erg cancels them itself (before the answer, or right after it for large campaigns) */
@@ -3624,84 +3716,6 @@ export interface components {
         CampaignDataMovementInput: {
             /** @description configurations with at least one such run, in the campaign’s order */
             configurations: components["schemas"]["ConfigurationDataMovementInput"][];
-        };
-        /** @default {} */
-        DesignInput: {
-            /**
-             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
-             * @default randomized-blocks
-             * @enum {string}
-             */
-            order?: "randomized-blocks" | "blocks" | "configuration-major";
-            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
-            seed?: number;
-            /**
-             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
-             * @default 0.95
-             */
-            confidence?: number;
-            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
-            nodes?: string[];
-        };
-        /** @default {} */
-        ValidityInput: {
-            /**
-             * @description longest stretch without a sample of any sensor the energy uses, in seconds
-             * @default 3
-             */
-            maxGapS?: number;
-            /**
-             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
-             * @default 0.95
-             */
-            minSampleShare?: number;
-            /**
-             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
-             * @default 1.5
-             */
-            maxIntervalRatio?: number;
-            /**
-             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
-             * @default 1000
-             */
-            maxClockOffsetMs?: number;
-            /**
-             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
-             * @default 0.05
-             */
-            maxCounterDisagreement?: number;
-            /**
-             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
-             * @default 0.1
-             */
-            maxIdleCv?: number;
-            /**
-             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
-             * @default false
-             */
-            excludeInvalid?: boolean;
-        };
-        CooldownInput: {
-            /**
-             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
-             * @default 0.1
-             */
-            powerMargin?: number;
-            /**
-             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
-             * @default 5
-             */
-            tempMarginC?: number;
-            /**
-             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
-             * @default 5
-             */
-            settleS?: number;
-            /**
-             * @description the longest wait; a run that starts without having cooled says so
-             * @default 120
-             */
-            maxWaitS?: number;
         };
         ComparisonInput: {
             /** @description a stable name for this comparison within the results, e.g. "time:a|b" */
@@ -4177,7 +4191,7 @@ export interface components {
             /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
             dataMovement: components["schemas"]["CampaignDataMovementInput"] | null;
             /** @description the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims */
-            design?: components["schemas"]["CampaignDesignInput"];
+            design: components["schemas"]["CampaignDesignInput"];
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
             claims?: components["schemas"]["CampaignClaimsInput"] | null;
             /** @description the runs' validity and whether the results are publishable */
@@ -4934,6 +4948,88 @@ export interface components {
         TokenListInput: {
             items: components["schemas"]["TokenInput"][];
         };
+        Design: {
+            /**
+             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
+             * @default randomized-blocks
+             * @enum {string}
+             */
+            order: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
+            seed?: number;
+            /**
+             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
+             * @default 0.95
+             */
+            confidence: number;
+            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
+            nodes?: string[];
+        };
+        CampaignRunOrder: {
+            /** @enum {string} */
+            order: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description the seed of the randomized order (given in the spec, or drawn when the campaign was created); null for orders without one */
+            seed: number | null;
+        };
+        Validity: {
+            /**
+             * @description longest stretch without a sample of any sensor the energy uses, in seconds
+             * @default 3
+             */
+            maxGapS: number;
+            /**
+             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
+             * @default 0.95
+             */
+            minSampleShare: number;
+            /**
+             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
+             * @default 1.5
+             */
+            maxIntervalRatio: number;
+            /**
+             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
+             * @default 1000
+             */
+            maxClockOffsetMs: number;
+            /**
+             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
+             * @default 0.05
+             */
+            maxCounterDisagreement: number;
+            /**
+             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
+             * @default 0.1
+             */
+            maxIdleCv: number;
+            /**
+             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
+             * @default false
+             */
+            excludeInvalid: boolean;
+        };
+        Cooldown: {
+            /**
+             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
+             * @default 0.1
+             */
+            powerMargin: number;
+            /**
+             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
+             * @default 5
+             */
+            tempMarginC: number;
+            /**
+             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
+             * @default 5
+             */
+            settleS: number;
+            /**
+             * @description the longest wait; a run that starts without having cooled says so
+             * @default 120
+             */
+            maxWaitS: number;
+        };
         NodeFingerprint: {
             node: string;
             hostname: string;
@@ -5401,6 +5497,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrder"];
         };
         CampaignCreated: {
             id: string;
@@ -5417,6 +5515,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrder"];
             configurations: {
                 key: string;
                 parameters: {
@@ -5444,6 +5544,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrder"];
             spec: unknown;
         };
         CampaignCancelled: {
@@ -5461,6 +5563,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrder"];
             /** @description how many runs are being cancelled; zero and zero when nothing was left to cancel */
             cancelling: {
                 /** @description runs not yet handed to Slurm: erg cancels them itself (before the answer, or right after it for large campaigns) */
@@ -5883,82 +5987,6 @@ export interface components {
         CampaignDataMovement: {
             /** @description configurations with at least one such run, in the campaign’s order */
             configurations: components["schemas"]["ConfigurationDataMovement"][];
-        };
-        Design: {
-            /**
-             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
-             * @default randomized-blocks
-             * @enum {string}
-             */
-            order: "randomized-blocks" | "blocks" | "configuration-major";
-            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
-            seed?: number;
-            /**
-             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
-             * @default 0.95
-             */
-            confidence: number;
-            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
-            nodes?: string[];
-        };
-        Validity: {
-            /**
-             * @description longest stretch without a sample of any sensor the energy uses, in seconds
-             * @default 3
-             */
-            maxGapS: number;
-            /**
-             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
-             * @default 0.95
-             */
-            minSampleShare: number;
-            /**
-             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
-             * @default 1.5
-             */
-            maxIntervalRatio: number;
-            /**
-             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
-             * @default 1000
-             */
-            maxClockOffsetMs: number;
-            /**
-             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
-             * @default 0.05
-             */
-            maxCounterDisagreement: number;
-            /**
-             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
-             * @default 0.1
-             */
-            maxIdleCv: number;
-            /**
-             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
-             * @default false
-             */
-            excludeInvalid: boolean;
-        };
-        Cooldown: {
-            /**
-             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
-             * @default 0.1
-             */
-            powerMargin: number;
-            /**
-             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
-             * @default 5
-             */
-            tempMarginC: number;
-            /**
-             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
-             * @default 5
-             */
-            settleS: number;
-            /**
-             * @description the longest wait; a run that starts without having cooled says so
-             * @default 120
-             */
-            maxWaitS: number;
         };
         Comparison: {
             /** @description a stable name for this comparison within the results, e.g. "time:a|b" */
@@ -6434,7 +6462,7 @@ export interface components {
             /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
             dataMovement: components["schemas"]["CampaignDataMovement"] | null;
             /** @description the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims */
-            design?: components["schemas"]["CampaignDesign"];
+            design: components["schemas"]["CampaignDesign"];
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
             claims?: components["schemas"]["CampaignClaims"] | null;
             /** @description the runs' validity and whether the results are publishable */
