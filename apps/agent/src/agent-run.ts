@@ -2,6 +2,7 @@ import { marksFileName } from '@erg/spec/marks';
 import { nowMs, startTicker, type Ticker } from './clock';
 import type { AgentConfig } from './config';
 import { BatchCloser } from './batch-closer';
+import { EVALUATE_EVERY_MS, startCooldownWatch, type CooldownWatch } from './cooldown-watch';
 import { sourceCounters, type AgentStats, type DroppedSensor } from './agent-stats';
 import { spoolFiles, writeFileAtomic } from './files';
 import { errorMessage, type Logger } from './log';
@@ -54,6 +55,10 @@ export class AgentRun {
   private readonly batches: BatchCloser;
   /** The workload's phase marks (`<node>.marks` beside the spool), read as batches close. */
   private readonly marks: MarksTail;
+  /** The campaign's cooldown on this node; null without one, or once its record is written. */
+  private readonly cooldown: CooldownWatch | null;
+  /** Decides the cooldown at maxWaitS even when no sample is due then (a long --interval-ms). */
+  private cooldownDeadline: NodeJS.Timeout | undefined;
   /** Highest seq with every seq ≤ it settled on the server; moved by the pusher, written to `.acked`. */
   private ackedSeq: number;
   /** End of the current batch window (Unix ms): start + m × batchMs. */
@@ -83,6 +88,7 @@ export class AgentRun {
       ...(spool.recovery.existing === 0 ? { earliestMs: startedAt - MARK_EARLY_SLACK_MS } : {}),
     });
     this.batches = new BatchCloser(config.node, this.store, spool, this.pusher, log, nodeInfoMembers(nodeInfo), this.marks);
+    this.cooldown = startCooldownWatch(config.cooldownFile, config.node, this.store, files.cooled, log);
     this.nextBatchAt = startedAt + config.batchMs;
   }
 
@@ -92,6 +98,7 @@ export class AgentRun {
     this.tick();
     this.ticker = startTicker(this.config.intervalMs, () => this.tick());
     this.housekeeping = setInterval(() => this.keepHouse(), 1000);
+    if (this.cooldown) this.cooldownDeadline = setTimeout(() => this.checkCooldown(nowMs()), this.cooldown.maxWaitMs + EVALUATE_EVERY_MS);
   }
 
   /** Takes a last sample, spools and fsyncs it, pushes for at most `drainMs`, writes `.acked` and `.stats.json`. Idempotent. */
@@ -120,6 +127,7 @@ export class AgentRun {
     try {
       const t = nowMs();
       this.sampler.sample(t);
+      this.checkCooldown(t);
       if (t >= this.nextBatchAt || this.store.pendingSamples >= this.config.maxBatchSamples) {
         this.marks.poll();
         this.batches.close();
@@ -127,6 +135,16 @@ export class AgentRun {
       }
     } catch (err) {
       this.log.warnOnce(`tick:${errorMessage(err)}`, 'sampling cycle failed', { error: errorMessage(err) });
+    }
+  }
+
+  /** The cooldown's check after a sample (or at its deadline); it must not stop the sampling when it fails. */
+  private checkCooldown(t: number): void {
+    if (!this.cooldown || this.cooldown.done) return;
+    try {
+      this.cooldown.observe(t);
+    } catch (err) {
+      this.log.warnOnce(`cooldown:${errorMessage(err)}`, 'cooldown check failed', { error: errorMessage(err) });
     }
   }
 
@@ -148,6 +166,7 @@ export class AgentRun {
   private async finish(): Promise<AgentStats> {
     this.ticker?.stop();
     clearInterval(this.housekeeping);
+    clearTimeout(this.cooldownDeadline);
     this.closeLastBatches();
     this.spool.sync();
     if (this.pusher) {

@@ -114,6 +114,8 @@ export const AgentConfig = z
     maxBatchSamples: z._default(int(1, 200_000), 50_000),
     /** srun, asked once (`srun --version`) for Slurm's version in the node's fingerprint. */
     srun: z._default(path('must be a program path or name'), 'srun'),
+    /** The run's cooldown plan (job.sh passes erg.cooldown when the campaign has a cooldown): the agent writes `<node>.cooled.json` once its node is back near idle. */
+    cooldownFile: z.optional(path('must be a file path')),
     /** The campaign's workload directory (job.sh passes ERG_WORKLOAD_DIR): its git commit goes into the fingerprint. Empty: none. */
     workloadDir: z.optional(z.pipe(z.string(), z.transform((s: string) => (s.trim() === '' ? undefined : s)))),
     /** The environment's PATH, where a bare --nvidia-smi name is looked up. */
@@ -151,6 +153,7 @@ const OPTIONS = {
   perf: 'perf',
   srun: 'srun',
   'workload-dir': 'workloadDir',
+  cooldown: 'cooldownFile',
   sources: 'sources',
   'drain-ms': 'drainMs',
   'max-batch-samples': 'maxBatchSamples',
@@ -181,6 +184,8 @@ Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGE
   --perf <path>              the perf tool, for Grace's host memory traffic from its SCF PMU (default perf)
   --srun <path>              srun binary, asked once for Slurm's version (default srun)
   --workload-dir <dir>       the campaign's workload directory; its git commit goes into the node's fingerprint
+  --cooldown <file>          the run's cooldown plan (${RUN_DIR_FILES.cooldown}): write <node>${NODE_FILE_SUFFIXES.cooled} once this node is
+                             back near its idle power (and GPU temperature), or at the plan's maxWaitS
   --sources auto|<list>      sources to use: auto, or a list of ${SOURCE_NAMES.join(',')}
   --drain-ms <ms>            on SIGTERM, push unacknowledged batches for at most this long (default 3000)
   --max-batch-samples <n>    close a batch early at this many samples (default 50000, at most 200000)

@@ -25,6 +25,9 @@ export class SampleStore {
   private ts: Float64Array[] = [];
   private vs: Float64Array[] = [];
   private counts: number[] = [];
+  /** Each sensor's latest sample, kept across batches (the cooldown reads them as they come). */
+  private lastT: number[] = [];
+  private lastV: number[] = [];
   private pending = 0;
   /** Bumped whenever the sensor set changes; batches carry `sensors` after a change. */
   version = 0;
@@ -39,6 +42,8 @@ export class SampleStore {
     this.ts.push(new Float64Array(INITIAL_CAPACITY));
     this.vs.push(new Float64Array(INITIAL_CAPACITY));
     this.counts.push(0);
+    this.lastT.push(Number.NaN);
+    this.lastV.push(Number.NaN);
     this.version += 1;
     return this.infos.length - 1;
   }
@@ -57,8 +62,8 @@ export class SampleStore {
       this.ts[id] = tcol = grownT;
       this.vs[id] = vcol = grownV;
     }
-    tcol[n] = roundToMicros(t);
-    vcol[n] = v;
+    tcol[n] = this.lastT[id] = roundToMicros(t);
+    vcol[n] = this.lastV[id] = v;
     n += 1;
     this.counts[id] = n;
     this.pending += 1;
@@ -84,6 +89,26 @@ export class SampleStore {
 
   info(id: number): SensorInfo | undefined {
     return this.infos[id];
+  }
+
+  /** Sensors ever registered: ids are 0 … count − 1 (a dropped one keeps its id, inactive). */
+  get registered(): number {
+    return this.infos.length;
+  }
+
+  /** Whether the sensor is in the set (not dropped). */
+  isActive(id: number): boolean {
+    return this.active[id] === true;
+  }
+
+  /** The time (Unix ms) of the sensor's latest sample; NaN before its first. */
+  latestTime(id: number): number {
+    return this.lastT[id] ?? Number.NaN;
+  }
+
+  /** The value of the sensor's latest sample; NaN before its first. */
+  latestValue(id: number): number {
+    return this.lastV[id] ?? Number.NaN;
   }
 
   /**

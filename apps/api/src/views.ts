@@ -103,6 +103,7 @@ export function runView(run: RunDetail, cluster: CampaignCluster | null, nodes: 
     workloadEnd: nsIso(run.workloadEndNs),
     idleStart: nsIso(run.idleStartNs),
     idleEnd: nsIso(run.idleEndNs),
+    cooldown: run.cooldown,
     partition: partitionOf(run.campaign.spec, cluster),
     nodeList: run.nodeList,
     runDir: run.runDir,

@@ -126,10 +126,17 @@ describe('carbon and cost of runs and configurations (Postgres + Redis)', () => 
     expect(onCarbon.objectives).toEqual(['time', 'carbon']);
     expect(onCarbon.paretoFront).toEqual(['n=1', 'n=2']);
     expect(onCarbon.configurations.map((c: { paretoOptimal: boolean }) => c.paretoOptimal)).toEqual([true, true]);
-    // Only the front changed: the rest is the default answer.
-    const { paretoFront: _a, objectives: _b, configurations: cs, ...rest } = onCarbon;
-    const { paretoFront: _c, objectives: _d, configurations: ds, ...restDefault } = results;
+    // Only the front (and the claims' places on it) changed: the rest is the default answer.
+    const { paretoFront: _a, objectives: _b, configurations: cs, claims: onCarbonClaims, ...rest } = onCarbon;
+    const { paretoFront: _c, objectives: _d, configurations: ds, claims, ...restDefault } = results;
     expect(rest).toEqual(restDefault);
+    // The claims' ranks are the same; their Pareto memberships follow the front's objectives.
+    expect(onCarbonClaims.ranks).toEqual(claims.ranks);
+    expect(claims.pareto.map((p: { status: string }) => p.status)).toEqual(['front', 'dominated']);
+    expect(onCarbonClaims.pareto.map((p: { status: string; comparisons: string[] }) => [p.status, p.comparisons])).toEqual([
+      ['front', ['time:n=1|n=2', 'carbon:n=1|n=2']],
+      ['front', ['time:n=1|n=2', 'carbon:n=1|n=2']],
+    ]);
     expect(cs.map((c: { paretoOptimal: boolean }) => ({ ...c, paretoOptimal: false }))).toEqual(ds.map((c: { paretoOptimal: boolean }) => ({ ...c, paretoOptimal: false })));
     expect((await ok('GET', `/v1/campaigns/${campaign.id}/results?objectives=cost,carbon`)).paretoFront).toEqual(['n=1', 'n=2']);
 

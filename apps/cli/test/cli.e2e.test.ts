@@ -106,7 +106,9 @@ describe('erg against a real API and the local Slurm cluster', () => {
     // the shared node (a fresh clone saw 1 min 01 s); the watch's deadline bounds it (90 s).
     expect(out.stdout).toMatch(/^4\/4 runs done \(100\.0 %\) · completed 4 · elapsed (\d+ s|1 min \d\d s)$/m);
     expect(out.stdout).toMatch(/^Campaign cli-sweep completed after .*: completed 4\.$/m);
-    expect(out.stdout).toMatch(/^marks\s+steps\s+n\s+time\s+± 95 %\s+energy/m);
+    expect(out.stdout).toMatch(/^marks\s+steps\s+n\s+time\s+± 95 %\s+energy.*\s+pareto$/m);
+    // What the results claim, with its confidence and the Holm family, under the table.
+    expect(out.stdout).toMatch(/^Claims \(95 %, Holm over \d+ comparisons?\):\n  Summary: .+\.\n  Fastest: steps=[12], /m);
     // Progress lines are printed when the counts change, so there are few and each is different.
     const progress = out.stdout.split('\n').filter((l) => / runs done /.test(l));
     expect(new Set(progress).size).toBe(progress.length);

@@ -87,6 +87,8 @@ describe('erg regress against a real API and the local Slurm cluster', () => {
     expect(suiteCounts(junit)).toEqual({ tests: 2, failures: 0, errors: 0, skipped: 0 });
     expect(testcases(junit).map((c) => `${c.classname} ${c.name}`)).toEqual(['secs=2 time', 'secs=2 energy']);
     expect(markdown).toMatch(/^## ✅ PASS — suite `ci-sleep`/);
+    // The campaign's own claims: one configuration has nothing to be compared with.
+    expect(markdown).toMatch(/\nClaims of campaign [0-9a-f-]{36}: nothing to compare: fewer than 2 configurations have runs with both a time and an energy\.\n/);
   });
 
   test('a planted slowdown is a regression: exit 1, a JUnit failure naming the configuration, the Markdown says so', async () => {

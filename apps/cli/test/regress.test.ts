@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { erg, routes, tempDir, type RecordedRequest } from './helpers';
 import { expectValidJunit, suiteCounts, testcases } from './junit';
+import { resultsFixture } from './fixtures/results';
 import { BASELINE, CANDIDATE, passVerdict, regressedVerdict } from './fixtures/verdicts';
 
 const RUN_ID = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
@@ -42,6 +43,7 @@ describe('erg regress (scripted API)', () => {
       api: routes({
         'POST /v1/suites/nightly/trigger': (req) => (seen.push(req), { status: 201, body: running({ pending: 10 }) }),
         [`GET /v1/suites/nightly/runs/${RUN_ID}`]: () => ({ status: 200, body: polls.shift() ?? suiteRun() }),
+        [`GET /v1/campaigns/${CANDIDATE}/results`]: { status: 200, body: resultsFixture() },
       }),
     });
     expect(out.code).toBe(1);
@@ -53,7 +55,12 @@ describe('erg regress (scripted API)', () => {
     const xml = readFileSync(path.join(dir, 'j.xml'), 'utf8');
     await expectValidJunit(xml);
     expect(suiteCounts(xml).failures).toBe(1);
-    expect(readFileSync(path.join(dir, 'm.md'), 'utf8')).toMatch(/^## ❌ REGRESSED/);
+    const md = readFileSync(path.join(dir, 'm.md'), 'utf8');
+    expect(md).toMatch(/^## ❌ REGRESSED/);
+    // The campaign's own claims, read from its results, in both reports.
+    const claims = resultsFixture().claims!;
+    expect(md).toContain(`Claims of campaign ${CANDIDATE}: ${claims.summary.replace(/[[\]]/g, '\\$&')}.`);
+    expect(xml).toContain('<property name="erg.claims.distinguishable" value="true"/>');
   });
 
   test('--wait gives up at --timeout with exit 2 and says the run goes on', async () => {

@@ -77,6 +77,29 @@ describe('junitReport', () => {
   });
 });
 
+describe("the judged campaign's claims", () => {
+  const AA = 'no distinguishable difference between the 2 configurations at 95 % (Holm over 3 comparisons)';
+  const claims = { ok: true as const, summary: AA, distinguishable: false };
+
+  test('JUnit carries them as properties and a line of the suite output, never as a testcase', async () => {
+    const xml = junitReport(input({ claims }));
+    await expectValid(xml);
+    expect(xml).toContain(`<property name="erg.claims" value="${AA}"/>`);
+    expect(xml).toContain('<property name="erg.claims.distinguishable" value="false"/>');
+    expect(xml).toContain(`Claims of campaign ${CANDIDATE}: ${AA}</system-out>\n  </testsuite>`);
+    expect(suiteCounts(xml)).toEqual(suiteCounts(junitReport(input())));
+    expect(junitReport(input())).not.toContain('erg.claims');
+  });
+
+  test('Markdown says them after the verdict, or why they could not be read', () => {
+    expect(markdownReport(input({ claims }))).toContain(`\n\nClaims of campaign ${CANDIDATE}: ${AA}.\n`);
+    expect(markdownReport(input({ baselineId: null, verdict: null, claims }))).toContain(AA);
+    const missing = markdownReport(input({ claims: { ok: false, why: 'the API answered 503' } }));
+    expect(missing).toContain(`Claims of campaign ${CANDIDATE}: not available (the API answered 503).`);
+    expect(markdownReport(input())).not.toContain('Claims of campaign');
+  });
+});
+
 describe('markdownReport', () => {
   test('the verdict first with a symbol, then the policy, the decisive rows first, and the campaign ids', () => {
     const md = markdownReport(input());

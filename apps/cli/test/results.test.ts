@@ -1,6 +1,6 @@
 import { excludedLines, MARK_LEGEND, resultsCsv, resultsJson, resultsMarkdown, resultsTable, sortResults, colors, stripAnsi } from '@erg/cli';
 import { CampaignResults } from '@erg/spec';
-import { footprintFixture, onMachine, resultsFixture } from './fixtures/results';
+import { fixtureNodes, footprintFixture, onMachine, resultsFixture } from './fixtures/results';
 import { ANSI, CAMPAIGN_ID, erg, parseCsv, routes } from './helpers';
 
 const plain = colors(false);
@@ -74,18 +74,26 @@ describe('results as a table', () => {
   const lines = table.split('\n');
 
   test('one row per measured configuration, in the API order, with parameters as columns and aligned cells', () => {
-    expect(lines[0]).toMatch(/^marks\s+mode\s+param_n\s+n\s+time\s+± 95 %\s+energy\s+± 95 %\s+energy \(Wh\)\s+avg power\s+EDP$/);
+    expect(lines[0]).toMatch(/^marks\s+mode\s+param_n\s+n\s+time\s+± 95 %\s+energy\s+± 95 %\s+energy \(Wh\)\s+avg power\s+EDP\s+pareto$/);
     const rows = lines.slice(1, 4);
-    expect(rows[0]).toMatch(/^P E\s+z\s+3\s+5\s+40\.0 s\s+± 981 ms\s+9\.00 kJ\s+± 98\.\d J\s+2\.50 Wh\s+225 W\s+360 kJ·s$/);
+    expect(rows[0]).toMatch(/^P E\s+z\s+3\s+5\s+40\.0 s\s+± 981 ms\s+9\.00 kJ\s+± 98\.\d J\s+2\.50 Wh\s+225 W\s+360 kJ·s\s+front$/);
     expect(rows[1]).toMatch(/^P T\s+a,b\s+1\s+5\s+10\.0 s/);
     expect(rows[2]).toMatch(/^P D\s+x=y\s+2\s+5\s+11\.0 s/);
-    // The last column is right-aligned: every line ends in the same column.
-    expect(new Set([lines[0], ...rows].map((r) => r!.length)).size).toBe(1);
+    // The figures are right-aligned: every line's figures end in the same column, where the
+    // (left-aligned) pareto column starts; without claims, where every line ends.
+    expect(new Set([lines[0], ...rows].map((r) => r!.search(/\S+\s*$/))).size).toBe(1);
+    const withoutClaims = resultsTable({ ...resultsFixture(), claims: null }, plain).split('\n').slice(0, 4);
+    expect(new Set(withoutClaims.map((r) => r.length)).size).toBe(1);
   });
 
   test('legend, trade-off and the configurations without measurements under the table', () => {
     expect(table).toContain(MARK_LEGEND);
-    expect(table).toMatch(/Trade-off: the most frugal configuration \(mode=z;n=3\) saves 11\.0 kJ \(55\.0 %\) against the fastest \(mode=a,b;n=1\) and takes 30\.0 s \(300\.0 %\) longer\./);
+    // The trade-off is the claims' (with both intervals); without claims, the point estimates of before.
+    expect(table).toContain(`\nTrade-off: ${resultsFixture().claims!.tradeoff!.statement}.\n`);
+    expect(table).toMatch(/Trade-off: choosing mode=z;n=3 over mode=a,b;n=1 saves 55 % energy \[5\d %, 5\d %\] for 300 % more time \[\d+ %, \d+ %\]\./);
+    const pointOnly = resultsTable({ ...resultsFixture(), claims: null }, plain);
+    expect(pointOnly).toMatch(/Trade-off: the most frugal configuration \(mode=z;n=3\) saves 11\.0 kJ \(55\.0 %\) against the fastest \(mode=a,b;n=1\) and takes 30\.0 s \(300\.0 %\) longer\./);
+    expect(pointOnly.split('\n')[0]).not.toContain('pareto');
     expect(table).toContain('Without measurements (1):\n  mode=q;n=4: no runs');
   });
 
@@ -108,14 +116,76 @@ describe('results as Markdown', () => {
 
   test('a GFM table with the marks in bold, right-aligned figures, the legend and the exclusions', () => {
     const tableLines = md.split('\n').filter((l) => l.startsWith('|'));
-    expect(tableLines[0]).toBe('| marks | mode | param_n | n | time | ± 95 % | energy | ± 95 % | energy (Wh) | avg power | EDP |');
-    expect(tableLines[1]).toBe('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    expect(tableLines[0]).toBe('| marks | mode | param_n | n | time | ± 95 % | energy | ± 95 % | energy (Wh) | avg power | EDP | pareto |');
+    expect(tableLines[1]).toBe('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
     expect(tableLines).toHaveLength(5);
     expect(tableLines[2]).toMatch(/^\| \*\*P E\*\* \| z \| 3 \| 5 \| 40\.0 s \|/);
     expect(tableLines[3]).toMatch(/^\| \*\*P T\*\* \| a,b \|/);
     expect(tableLines[4]).toMatch(/^\| \*\*P D\*\* \| x=y \|/);
     expect(md).toContain('Marks: P on the Pareto front');
     expect(md).toContain('- `mode=q;n=4`: no runs');
+  });
+});
+
+describe('claims and node effects', () => {
+  test('the table says what the results claim: the summary, each best with its closest ratio and interval, each entry on the front', () => {
+    const results = resultsFixture();
+    const claims = results.claims!;
+    const table = resultsTable(results, plain);
+    const ratio = (id: string) => {
+      const c = claims.comparisons.find((x) => x.id === id)!;
+      return `×${c.ratio!.toPrecision(3)} [${c.interval![0]!.toPrecision(3)}, ${c.interval![1]!.toPrecision(3)}]`;
+    };
+    expect(table).toContain(
+      [
+        `Claims (95 %, Holm over ${claims.family} comparisons):`,
+        `  Summary: ${claims.summary}.`,
+        `  Fastest: mode=a,b;n=1, ahead of every other (closest mode=x=y;n=2 ${ratio('time:mode=a,b;n=1|mode=x=y;n=2')})`,
+        `  Least energy: mode=z;n=3, ahead of every other (closest mode=x=y;n=2 ${ratio('energy:mode=x=y;n=2|mode=z;n=3')})`,
+      ].join('\n'),
+    );
+    expect(claims.summary).toMatch(/^at 95 % \(Holm over \d+ comparisons\): fastest mode=a,b;n=1; least energy mode=z;n=3; lowest EDP mode=x=y;n=2; /);
+    expect(table).toContain('Pareto (95 %, Holm over');
+    const md = resultsMarkdown(results);
+    expect(md).toContain(`**Claims (95 %, Holm over ${claims.family} comparisons):**\n\n- Summary: `);
+    expect(md).toContain('- Fastest: mode=a,b;n=1, ahead of every other (closest mode=x=y;n=2 ×1.10 \\[');
+  });
+
+  test('ties are named as ties, an entry off the front with the comparisons against its dominator, and an A/A campaign reads no distinguishable difference', () => {
+    const results = resultsFixture();
+    const claims = results.claims!;
+    // As the API says of two configurations it cannot tell apart.
+    results.claims = {
+      ...claims,
+      distinguishable: false,
+      summary: 'no distinguishable difference between the 3 configurations at 95 % (Holm over 8 comparisons)',
+      comparisons: claims.comparisons.map((c) => ({ ...c, distinguishable: false, pAdjusted: 0.4 })),
+      ranks: claims.ranks.map((r) => ({ ...r, tiedWith: ['mode=a,b;n=1', 'mode=x=y;n=2', 'mode=z;n=3'].filter((k) => k !== r.best), distinguishable: false })),
+      pareto: [
+        { id: 'mode=z;n=3', status: 'front', against: null, tiedWith: ['mode=x=y;n=2'], comparisons: [] },
+        { id: 'mode=a,b;n=1', status: 'front', against: null, tiedWith: [], comparisons: [] },
+        { id: 'mode=x=y;n=2', status: 'tied_with_front', against: 'mode=a,b;n=1', tiedWith: [], comparisons: ['time:mode=a,b;n=1|mode=x=y;n=2', 'energy:mode=a,b;n=1|mode=x=y;n=2'] },
+      ],
+    };
+    const table = resultsTable(results, plain);
+    expect(table).toContain('  Summary: no distinguishable difference between the 3 configurations at 95 % (Holm over 8 comparisons).');
+    expect(table).toMatch(/  Fastest: mode=a,b;n=1, tied with mode=x=y;n=2 ×1\.10 \[1\.\d\d, 1\.\d\d\], mode=z;n=3 ×4\.00 \[/);
+    expect(table).toMatch(/  mode=x=y;n=2: ≈ front \(mode=a,b;n=1\) — time ×1\.10 \[.*\] \(tied\), energy ×/);
+    const rows = table.split('\n').slice(1, 4);
+    expect(rows[0]).toMatch(/front, tied with mode=x=y;n=2$/);
+    expect(rows[2]).toMatch(/≈ front \(mode=a,b;n=1\)$/);
+  });
+
+  test('node effects: a table of residuals per node, the note and the confounded configurations; nothing where the runs used one node', () => {
+    const results = { ...resultsFixture(), nodes: fixtureNodes() };
+    const table = resultsTable(results, plain);
+    expect(table).toMatch(/\nNode effects \(3 nodes\):\n  node\s+runs\s+time residual\s+energy residual\s+differs\n  gpu-01\s+6\s+\+0\.1 % \[-0\.4 %, \+0\.6 %\]\s+-2\.0 % \[-3\.5 %, -0\.5 %\]\s+yes\n/);
+    expect(table).toContain('  gpu-03     4  +0.1 % [-0.6 %, +0.7 %]  +5.2 % [+4.0 %, +6.4 %]  yes');
+    expect(table).toContain(`  ${fixtureNodes().note}.\n  Confounded with one node:\n    mode=z;n=3: all 5 runs on gpu-01`);
+    const md = resultsMarkdown(results);
+    expect(md).toContain('**Node effects (3 nodes):**\n\n| node | runs | time residual | energy residual | differs |');
+    expect(md).toContain('**Confounded with one node:**\n\n- mode=z;n=3: all 5 runs on gpu-01');
+    expect(resultsTable(resultsFixture(), plain)).not.toContain('Node effects');
   });
 });
 
@@ -273,12 +343,12 @@ describe('carbon and cost', () => {
 
   test('the table gains carbon and cost with their ± after EDP, least carbon (C) and cheapest (M) among the marks', () => {
     const lines = resultsTable(footprintFixture(), plain).split('\n');
-    expect(lines[0]).toMatch(/\s+avg power\s+EDP\s+carbon\s+± 95 %\s+cost\s+± 95 %$/);
+    expect(lines[0]).toMatch(/\s+avg power\s+EDP\s+carbon\s+± 95 %\s+cost\s+± 95 %\s+pareto$/);
     // frugal: least energy and least carbon, but off the front on (time, cost): mid is cheaper and about as fast.
-    expect(lines[1]).toMatch(/^E C\s+z\s+3\s+5\s+40\.0 s.*360 kJ·s\s+1\.05 gCO₂e\s+± 0\.0115 gCO₂e\s+0\.0287 EUR\s+± 0\.000691 EUR$/);
-    expect(lines[2]).toMatch(/^P T\s+a,b\s+.*200 kJ·s\s+2\.33 gCO₂e\s+± 0\.0458 gCO₂e\s+0\.00894 EUR\s+± 0\.000176 EUR$/);
+    expect(lines[1]).toMatch(/^E C\s+z\s+3\s+5\s+40\.0 s.*360 kJ·s\s+1\.05 gCO₂e\s+± 0\.0115 gCO₂e\s+0\.0287 EUR\s+± 0\.000691 EUR\s+dominated by mode=x=y;n=2$/);
+    expect(lines[2]).toMatch(/^P T\s+a,b\s+.*200 kJ·s\s+2\.33 gCO₂e\s+± 0\.0458 gCO₂e\s+0\.00894 EUR\s+± 0\.000176 EUR\s+front\s*$/);
     expect(lines[3]).toMatch(/^P D M\s+x=y\s+.*132 kJ·s\s+1\.40 gCO₂e\s+± 0\.0115 gCO₂e\s+0\.00884 EUR/);
-    expect(new Set(lines.slice(0, 4).map((l) => l.length)).size).toBe(1);
+    expect(new Set(lines.slice(0, 4).map((l) => l.search(/(pareto|front|dominated by \S+)\s*$/))).size).toBe(1);
   });
 
   test("the legend says which objectives the front is on (the response's), what C and M mean, and what the columns hold", () => {
@@ -294,7 +364,7 @@ describe('carbon and cost', () => {
   test('carbon without a price: the carbon columns and C, no cost column and no M', () => {
     const results = footprintFixture({ cost: false });
     const table = resultsTable(results, plain);
-    expect(table.split('\n')[0]).toMatch(/EDP\s+carbon\s+± 95 %$/);
+    expect(table.split('\n')[0]).toMatch(/EDP\s+carbon\s+± 95 %\s+pareto$/);
     expect(table.split('\n')[3]).toMatch(/^P D\s+x=y/);
     expect(table).toContain('· C least carbon;');
     expect(table).not.toMatch(/cheapest|EUR|cost is/);
@@ -310,8 +380,8 @@ describe('carbon and cost', () => {
   test('Markdown: the same columns and marks, the legend in italics', () => {
     const md = resultsMarkdown(footprintFixture());
     const tableLines = md.split('\n').filter((l) => l.startsWith('|'));
-    expect(tableLines[0]).toBe('| marks | mode | param_n | n | time | ± 95 % | energy | ± 95 % | energy (Wh) | avg power | EDP | carbon | ± 95 % | cost | ± 95 % |');
-    expect(tableLines[2]).toMatch(/^\| \*\*E C\*\* \| z \| .* \| 1\.05 gCO₂e \| ± 0\.0115 gCO₂e \| 0\.0287 EUR \| ± 0\.000691 EUR \|$/);
+    expect(tableLines[0]).toBe('| marks | mode | param_n | n | time | ± 95 % | energy | ± 95 % | energy (Wh) | avg power | EDP | carbon | ± 95 % | cost | ± 95 % | pareto |');
+    expect(tableLines[2]).toMatch(/^\| \*\*E C\*\* \| z \| .* \| 1\.05 gCO₂e \| ± 0\.0115 gCO₂e \| 0\.0287 EUR \| ± 0\.000691 EUR \| dominated by mode=x=y;n=2 \|$/);
     expect(tableLines[4]).toMatch(/^\| \*\*P D M\*\* \| x=y \|/);
     expect(md).toContain('_Marks: P on the Pareto front of (time, cost) ·');
   });

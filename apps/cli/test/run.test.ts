@@ -1,12 +1,13 @@
 import { colors, NO_PROVENANCE, runReport, stripAnsi } from '@erg/cli';
 import { RunEnergyView, RunView } from '@erg/spec';
-import { energyFixture, runCarbonFixture, runCostFixture, runFixture, runMovementFixture } from './fixtures/run';
+import { energyFixture, runCarbonFixture, runCooldownFixture, runCostFixture, runFixture, runMovementFixture } from './fixtures/run';
 import { ANSI, erg, routes, RUN_ID } from './helpers';
 
 const plain = colors(false);
 
 test("the fixtures are bodies the API's schemas accept", () => {
   expect(RunView.parse(runFixture())).toEqual(runFixture());
+  expect(RunView.parse(runFixture({ cooldown: runCooldownFixture() }))).toEqual(runFixture({ cooldown: runCooldownFixture() }));
   const priced = energyFixture({ carbon: runCarbonFixture(), cost: runCostFixture() });
   for (const body of [energyFixture(), priced, energyFixture({ dataMovement: runMovementFixture() })]) expect(RunEnergyView.parse(body)).toEqual(body);
 });
@@ -127,6 +128,26 @@ describe('erg run: the report', () => {
     expect(stripAnsi(text)).toContain('  nid002: no record from the node helper: what was in force there is not known\n');
     expect(text).toMatch(ANSI);
     expect(report).not.toMatch(ANSI);
+  });
+});
+
+describe('erg run: the cooldown', () => {
+  test("the job's wait before its idle baseline and workload, and what each node was compared with", () => {
+    const text = runReport(runFixture({ cooldown: runCooldownFixture() }), { figures: energyFixture() }, plain);
+    expect(text).toContain(
+      'Cooldown\n' +
+        '  waited 1 min 04 s before the idle baseline and the workload (not in its time); not every node cooled before maxWaitS: the workload ran all the same\n' +
+        '  nid001: cooled in 12.4 s — 231 W vs idle 214 W; hottest GPU 38.4 °C vs idle 35.1 °C\n' +
+        '  nid002: not cooled after 1 min 00 s — 402 W, settled (no idle baseline measured on this node yet)\n',
+    );
+    // Between the power state and the energy, where it happened.
+    expect(text.indexOf('Cooldown')).toBeGreaterThan(text.indexOf('Power state'));
+    expect(text.indexOf('Cooldown')).toBeLessThan(text.indexOf('\nEnergy\n'));
+    expect(stripAnsi(runReport(runFixture({ cooldown: runCooldownFixture() }), { figures: energyFixture() }, colors(true)))).toBe(text);
+  });
+
+  test('no section for a run whose campaign has no cooldown', () => {
+    expect(runReport(runFixture(), { figures: energyFixture() }, plain)).not.toContain('Cooldown');
   });
 });
 

@@ -5,7 +5,7 @@ import { agentStartLines, agentStopLines, type CampaignSpec } from '@erg/spec';
 
 /**
  * The lines job.sh runs around the workload to measure it (@erg/spec's run-dir owns them: the
- * agents on every node, their folder, the idle baseline), filled with this cluster's agent
+ * agents on every node, their folder, the cooldown's wait, the idle baseline), filled with this cluster's agent
  * command and this campaign's telemetry settings. Every value from the cluster's settings is
  * shell-quoted; the rest is erg's own text.
  */
@@ -23,6 +23,8 @@ export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, staged: St
     options,
     gpusPerNode: spec.resources.gpusPerNode,
     idleBaselineS,
+    // The agents read the plan the scheduler stages beside job.sh (cooldown.ts); job.sh waits for their records.
+    ...(spec.cooldown ? { cooldown: { maxWaitS: spec.cooldown.maxWaitS } } : {}),
   });
   return { start, stop: agentStopLines() };
 }

@@ -1,8 +1,9 @@
 import { storeJobMarks, type FinishedRun, type TrackedRun } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
-import { readJobFile, type JobFileContent, type SlurmJob } from '@erg/slurm';
-import { describePowerFailure, isTerminalRunState, parseIdleWindow, parseTiming, RUN_DIR_FILES, type CampaignSpec } from '@erg/spec';
+import { expandHostlist, readJobFile, type JobFileContent, type SlurmJob } from '@erg/slurm';
+import { describePowerFailure, isTerminalRunState, parseCooled, parseIdleWindow, parseTiming, RUN_DIR_FILES, type CampaignSpec } from '@erg/spec';
 import type { ClusterLink } from './connections';
+import { runCooldownOf } from './cooldown';
 import type { SchedulerContext } from './context';
 import { describeOutside, type LogMarks } from './log-phases';
 import { clusterLogSource, scanRunLogs, type LogSource } from './metric-scan';
@@ -15,6 +16,8 @@ const STORED_TAIL_BYTES = 64 * 1024;
 const SMALL_FILE_BYTES = 4096;
 /** erg.power-failed: one record per failing node; describePowerFailure reads the first few. */
 const POWER_FAILED_BYTES = 16 * 1024;
+/** erg.cooled: the wait and one record of a few hundred bytes per node; this holds well over a thousand nodes. */
+const COOLED_BYTES = 1024 * 1024;
 
 /** What finalizing found, for the log line: the terminal update, and what came from the telemetry spool. */
 export interface Finalized {
@@ -24,7 +27,7 @@ export interface Finalized {
 
 /**
  * Gathers everything a finished run leaves in its directory — the workload window and exit code
- * the job script recorded, stdout/stderr tails, metrics parsed from the logs, spooled telemetry —
+ * the job script recorded, its cooldown's wait and the nodes' records, stdout/stderr tails, metrics parsed from the logs, spooled telemetry —
  * into the terminal update; the marks its campaign's `phases` find in stdout.log are stored here,
  * as the run's marks, before the caller computes its energy. Missing files are normal (a job
  * cancelled while queued never ran) and give nulls. A file the job replaced with something erg
@@ -35,18 +38,23 @@ export interface Finalized {
 export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run: TrackedRun, job: SlurmJob): Promise<Finalized> {
   const spec = await ctx.specs.get(run.campaignId);
   const timeoutMs = ctx.config.ERG_RUN_FILE_TIMEOUT_MS;
-  const read = (file: string, maxBytes: number): Promise<JobFileContent> =>
-    run.runDir ? readJobFile(link.connection, { runDir: run.runDir, file, maxBytes, from: 'end', timeoutMs }) : Promise.resolve({ status: 'missing' });
-  const [timingFile, idleFile, stdout, stderr, powerFailed] = await Promise.all([
+  const readFrom = (from: 'start' | 'end') => (file: string, maxBytes: number): Promise<JobFileContent> =>
+    run.runDir ? readJobFile(link.connection, { runDir: run.runDir, file, maxBytes, from, timeoutMs }) : Promise.resolve({ status: 'missing' });
+  const read = readFrom('end');
+  const readStart = readFrom('start');
+  const none = Promise.resolve<JobFileContent>({ status: 'missing' });
+  const [timingFile, idleFile, stdout, stderr, powerFailed, cooledFile] = await Promise.all([
     read(RUN_DIR_FILES.timing, SMALL_FILE_BYTES),
     read(RUN_DIR_FILES.idle, SMALL_FILE_BYTES),
     read(RUN_DIR_FILES.stdout, STORED_TAIL_BYTES),
     read(RUN_DIR_FILES.stderr, STORED_TAIL_BYTES),
     // Only a campaign with a power state can leave one; a few lines per node, read from its start.
-    spec.power ? read(RUN_DIR_FILES.powerFailed, POWER_FAILED_BYTES) : Promise.resolve<JobFileContent>({ status: 'missing' }),
+    spec.power ? read(RUN_DIR_FILES.powerFailed, POWER_FAILED_BYTES) : none,
+    // Only a campaign with a cooldown: the job's wait and every node's record, from its start.
+    spec.cooldown ? readStart(RUN_DIR_FILES.cooled, COOLED_BYTES) : none,
   ]);
   // What the job did to its directory, in the order a reader expects: the run fails with these.
-  const problems = [timingFile, idleFile, stdout, stderr, powerFailed].flatMap((f) => (f.status === 'refused' ? [f.error.message] : []));
+  const problems = [timingFile, idleFile, stdout, stderr, powerFailed, cooledFile].flatMap((f) => (f.status === 'refused' ? [f.error.message] : []));
   // The node helper could not set the power state: the workload never ran at the state asked for.
   const powerText = text(powerFailed);
   if (powerText !== null) problems.push(describePowerFailure(powerText));
@@ -79,6 +87,12 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
   // After the spool: the marks go to every node the telemetry came from, the spooled ones included.
   if (logMarks && logMarks.count > 0) warnings.push(...(await storeLogMarks(ctx, run, phases, logMarks, endedAt)));
 
+  // The wait before the idle baseline and the workload: the job's own window and every node's record.
+  const cooledText = text(cooledFile);
+  const jobNodes = job.nodeList ? (expandHostlist(job.nodeList)?.length ?? null) : null;
+  const cooled = runCooldownOf(cooledText === null ? null : parseCooled(cooledText), jobNodes || null);
+  warnings.push(...cooled.warnings);
+
   const ended = job.runState && isTerminalRunState(job.runState) ? job.runState : 'failed';
   const state = problems.length > 0 ? 'failed' : ended;
   // The run's exit code is its workload's, as job.sh recorded it around run.sh. Slurm's is only the
@@ -101,6 +115,7 @@ export async function finalizeRun(ctx: SchedulerContext, link: ClusterLink, run:
       workloadStartNs: timing.startNs,
       workloadEndNs: timing.endNs,
       ...parseIdleWindow(text(idleFile)),
+      cooldown: cooled.cooldown,
       metrics,
       stdoutTail: redactSecrets(text(stdout) ?? ''),
       stderrTail: redactSecrets(text(stderr) ?? ''),

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import {
   cancelPendingRunsOnCluster, claimRunsForSubmission, recordClusterContact, failRunsAtSubmission, markRunsQueued, recordStagedRuns, returnRunsToPending, type ClaimedRun, type ClusterRecord,
 } from '@erg/db';
-import { issueRunTokens } from '@erg/db';
+import { issueRunTokens, listIdleReferences } from '@erg/db';
 import { redactSecrets } from '@erg/secrets';
 import {
   ARRAY_FILES, arrayDirPath, renderArrayJob, renderRunFiles, resourceDirectiveLines, type RenderedFile, type StageEntry, type SubmitResult,
 } from '@erg/slurm';
-import { RUN_DIR_FILES, runDirPath, runTokenFile } from '@erg/spec';
+import { RUN_DIR_FILES, runDirPath, runTokenFile, type IdleReference } from '@erg/spec';
 import { nodeForRun } from '@erg/sweep';
 import { agentHook } from './agent-hook';
+import { cooldownFile } from './cooldown';
 import type { StagedAgent } from './agent-bundle';
 import { powerHook } from './power-hook';
 import type { ClusterLink } from './connections';
@@ -28,7 +29,9 @@ export interface Prepared {
   node: string | null;
 }
 
-async function renderRun(ctx: SchedulerContext, cluster: ClusterRecord, run: ClaimedRun, agent: StagedAgent | null, token: string): Promise<Prepared> {
+async function renderRun(
+  ctx: SchedulerContext, cluster: ClusterRecord, run: ClaimedRun, agent: StagedAgent | null, token: string, idleReferences: readonly IdleReference[],
+): Promise<Prepared> {
   const spec = await ctx.specs.get(run.campaignId);
   const runDir = runDirPath(cluster.workDir, run.campaignId, run.id);
   const power = powerHook(cluster, spec, run.configurationKey, run.parameters);
@@ -51,8 +54,20 @@ async function renderRun(ctx: SchedulerContext, cluster: ClusterRecord, run: Cla
   const jobScript = files.find((f) => f.name === RUN_DIR_FILES.jobScript)!.content;
   // The run's telemetry token, readable by the job's user only; never part of the stored script.
   files.push(runTokenFile(token));
+  // The cooldown's plan, which the agents read (there is none to wait for without agents).
+  const cooldown = agent ? cooldownFile(spec, idleReferences) : null;
+  if (cooldown) files.push(cooldown);
   const resourceLines = resourceDirectiveLines({ spec, parameters: run.parameters, defaultPartition, ...(node !== undefined ? { node } : {}) });
   return { run, runDir, files, jobScript, resourceLines, node: node ?? null };
+}
+
+/** Whether a run of the batch waits for a cooldown; a stored spec that cannot be read fails its run when it is rendered, not here. */
+async function anyCooldown(ctx: SchedulerContext, claimed: readonly ClaimedRun[]): Promise<boolean> {
+  for (const campaignId of new Set(claimed.map((r) => r.campaignId))) {
+    const spec = await ctx.specs.get(campaignId).catch(() => null);
+    if (spec?.cooldown) return true;
+  }
+  return false;
 }
 
 /**
@@ -218,9 +233,12 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
     throw err;
   }
   const tokens = await issueRunTokens(ctx.db, claimed.map((r) => r.id));
+  // Read once per batch, and only when a run of it waits for a cooldown; outside the renders'
+  // try, like the tokens: a database that fails here fails no run (the next cycle settles them).
+  const references = agent && (await anyCooldown(ctx, claimed)) ? await listIdleReferences(ctx.db, cluster.id) : [];
   for (const run of claimed) {
     try {
-      prepared.push(await renderRun(ctx, cluster, run, agent, tokens.get(run.id)!));
+      prepared.push(await renderRun(ctx, cluster, run, agent, tokens.get(run.id)!, references));
     } catch (err) {
       // Validation on the way in makes this unreachable for stored specs, but for a power state
       // the cluster cannot set (its helper went away since the campaign was accepted): the run

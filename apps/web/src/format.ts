@@ -4,7 +4,7 @@ import { formatElapsed as formatSpan, isNumber, NO_VALUE } from '@erg/format';
 
 export {
   formatByteRate, formatBytes, formatCarbon, formatCost, formatCount, formatEdp, formatEnergy, formatIntensity, formatJoulesPerGB, formatNumber, formatPercent, formatPower,
-  formatTime, isNumber, linkKindLabel, NO_VALUE, plural, withPrefix,
+  formatP, formatTime, isNumber, linkKindLabel, NO_VALUE, plural, withPrefix,
 } from '@erg/format';
 
 /**

@@ -3,15 +3,21 @@
 // bars in both directions, the front as a line through its points (by x), and text labels on the
 // runtime-, energy- and EDP-optimal points (and the least-carbon and cheapest where those are on
 // an axis). No objective is ever negative: the axes start at 0 or above, and an interval reaching
-// below 0 is cut at 0 and says so (xClipped, yClipped). Pure: the React component draws exactly
-// what this returns, and the tests check it.
+// below 0 is cut at 0 and says so (xClipped, yClipped). Each point carries its place on the front
+// under uncertainty (the results' claims): on the front, not distinguishable from it, or
+// distinguishably dominated. Pure: the React component draws exactly what this returns, and the
+// tests check it.
 import { objectiveInfo, resultsObjectives, type ObjectiveInfo, type ObjectivePair } from './objectives';
-import { entryId, interval, marksWithFootprintOf, type Marks } from './results';
+import { entryId, interval, marksWithFootprintOf, paretoStatusText, type Marks } from './results';
 import { scatterLayout, type ScatterLayout, type ScatterPoint } from './scatter';
 import type { CampaignResults } from './types';
 
 export interface ParetoPoint extends ScatterPoint {
   marks: Marks;
+  /** Its place on the front at the claims' confidence; null where the results carry no claim of it. */
+  status: 'front' | 'tied_with_front' | 'dominated' | null;
+  /** That place in words ("front, tied with b", "≈ front (a)", "dominated by a"); '' without a claim. */
+  statusText: string;
 }
 
 export interface ParetoLayout extends ScatterLayout<ParetoPoint> {
@@ -53,7 +59,12 @@ export function paretoLayout(results: CampaignResults, width = 640, height = 400
     })),
     width, height, y.tick,
   );
-  const points = L.points.map((p, i): ParetoPoint => ({ ...p, marks: marks[i]! }));
+  const claims = results.claims ?? null;
+  const points = L.points.map((p, i): ParetoPoint => {
+    const id = entryId(measured[i]!);
+    const claim = claims?.pareto.find((c) => c.id === id) ?? null;
+    return { ...p, marks: marks[i]!, status: claim?.status ?? null, statusText: claims ? paretoStatusText(claims, id) : '' };
+  });
   // The front names entries by id (the key, unless grouped by fingerprint).
   const byId = new Map(points.map((p, i) => [entryId(measured[i]!), p]));
   const front = results.paretoFront

@@ -1,11 +1,15 @@
 // A campaign's results as the UI shows and exports them: the marks (P T E D, and C M for least
-// carbon and cheapest, as the CLI prints them), the ± of each figure, the rows of the results
+// carbon and cheapest, as the CLI prints them), the claims with their ties and intervals and the
+// node effects (the CLI's words), the ± of each figure, the rows of the results
 // table and its CSV (the CLI's columns with carbon and cost where the runs have them, then the
 // marks and the energy per component).
 import { footprintCsvColumns, markLetters, marksWithFootprintOf, renderCsv, resultsCsvRows } from '@erg/format';
 import type { CampaignResults, ConfigurationResult } from './types';
 
 // Marks, ±, parameter columns and the CSV's rows are the CLI's too: one definition in @erg/format.
+export {
+  claimsLevelText, confidenceText, confoundedLines, NODE_EFFECT_HEADERS, nodeEffectRows, paretoDetailLines, paretoLegend, paretoStatusText, ratioText, rankLines,
+} from '@erg/format';
 export {
   CSV_FIGURES, differingMachines, entryId, flaggedConfigurations, footprintCsvColumns, groupedByFingerprint, halfWidth, hasCarbon, hasCost, inConfigurationOrder, interval, leftOutText, markLegend,
   markLetters, MARK_LEGEND, marksOf, marksWithFootprintOf, measuredConfigurations, objectivesText, parameterNames, parameterText, powerNoteLine, resultRows, runOrderLabel, UNMEASURED_SHOWN,

@@ -1,8 +1,11 @@
 // What the run page shows besides power and energy: each node's provenance (what exactly was
-// measured) and the node helper's power record, from GET /v1/runs/:id's `nodes`; and the power
+// measured) and the node helper's power record, from GET /v1/runs/:id's `nodes`; its cooldown
+// (the wait before its idle baseline and workload, from `cooldown`); and the power
 // state in force, flags and Slurm's figure from /energy. The words are @erg/format's, as in
 // `erg run`; here only the rows the page's tables are made of.
-import { fingerprintFacts, fingerprintPrefix, fingerprintSummary, flagLabel, NO_NODE_PROVENANCE, powerRecordRows, powerRecordStatus, type PowerRecordRow } from '@erg/format';
+import {
+  cooldownNodeText, cooldownSummary, fingerprintFacts, fingerprintPrefix, fingerprintSummary, flagLabel, NO_NODE_PROVENANCE, powerRecordRows, powerRecordStatus, type PowerRecordRow,
+} from '@erg/format';
 import type { Run, RunEnergy } from './types';
 
 export {
@@ -47,4 +50,11 @@ export function hasPowerRecord(run: Pick<Run, 'nodes'>): boolean {
 /** The run's flags, readable (`power state mismatch`), in the order the API gives them. */
 export function flagLabels(energy: Pick<RunEnergy, 'flags'>): string[] {
   return energy.flags.map(flagLabel);
+}
+
+/** The run page's cooldown section: the wait in a sentence and one line per node; null when the campaign has none. */
+export function cooldownLines(run: Pick<Run, 'cooldown'>): { reached: boolean; summary: string; nodes: { node: string; reached: boolean; text: string }[] } | null {
+  const c = run.cooldown;
+  if (!c) return null;
+  return { reached: c.reached, summary: asSentence(cooldownSummary(c)), nodes: c.nodes.map((n) => ({ node: n.node, reached: n.reached, text: cooldownNodeText(n) })) };
 }

@@ -46,6 +46,25 @@ describe('Pareto plot geometry', () => {
     expect(optimalLabel({ pareto: true, bestTime: false, bestEnergy: false, bestEdp: false })).toBeNull();
   });
 
+  it("carries each point's place on the front under uncertainty from the results' claims", () => {
+    expect(L.points.map((p) => p.status)).toEqual([null, null, null]); // results without claims
+    const r = results();
+    const cmp = (id: string, objective: string, reference: string, other: string, ratio: number, distinguishable: boolean) => ({
+      id, objective, reference, other, ratio, interval: [ratio * 0.9, ratio * 1.1], p: 0.01, pAdjusted: distinguishable ? 0.03 : 0.2, distinguishable, n: [3, 3], note: null,
+    });
+    r.claims = {
+      confidence: 0.95, method: 'm', family: 4, distinguishable: true, summary: 's', truncated: false, ranks: [], tradeoff: null,
+      comparisons: [cmp('time:a|c', 'time', 'n=1;w=1', 'n=2;w=1', 1.2, false), cmp('energy:a|c', 'energy', 'n=1;w=1', 'n=2;w=1', 1.2, false)],
+      pareto: [
+        { id: 'n=1;w=1', status: 'front', against: null, tiedWith: ['n=1;w=2'], comparisons: [] },
+        { id: 'n=1;w=2', status: 'front', against: null, tiedWith: ['n=1;w=1'], comparisons: [] },
+        { id: 'n=2;w=1', status: 'tied_with_front', against: 'n=1;w=1', tiedWith: [], comparisons: ['time:a|c', 'energy:a|c'] },
+      ],
+    };
+    const W = paretoLayout(r, 640, 400);
+    expect(W.points.map((p) => [p.status, p.statusText])).toEqual([['front', 'front, tied with n=1;w=2'], ['front', 'front, tied with n=1;w=1'], ['tied_with_front', '≈ front (n=1;w=1)']]);
+  });
+
   it('keeps labels inside the plot and apart', () => {
     for (const p of L.points.filter((q) => q.label)) {
       if (p.labelAnchor === 'start') expect(p.labelX + p.label!.length * 6.5).toBeLessThanOrEqual(L.plot.right + 1);

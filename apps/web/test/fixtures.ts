@@ -129,7 +129,7 @@ export function run(): Run {
   return {
     id: '00000000-0000-4000-8000-0000000000a1', campaignId: '00000000-0000-4000-8000-000000000001', campaignName: 'power-sweep', state: 'completed', reason: null,
     slurmJobId: '4242', slurmState: 'COMPLETED', configurationKey: 'limit=300', parameters: { limit: 300 }, repetition: 1, exitCode: 0, signal: null, submitAttempts: 1,
-    submittedAt: null, startedAt: null, endedAt: null, timeS: 60, workloadStart: null, workloadEnd: null, idleStart: null, idleEnd: null,
+    submittedAt: null, startedAt: null, endedAt: null, timeS: 60, workloadStart: null, workloadEnd: null, idleStart: null, idleEnd: null, cooldown: null,
     partition: 'gh200', nodeList: 'nid[001-003]', runDir: null, metrics: null, warnings: [], jobScript: null,
     nodes: [
       {
@@ -159,6 +159,7 @@ export function energy(over: Partial<RunEnergy> = {}): RunEnergy {
     },
     energyPerUnit: {}, window: { startMs: 0, endMs: 60_000 }, idleWindow: null,
     slurmEnergy: { energyJ: 66_000, ratio: 1.1, note: "Slurm's acct_gather_energy measured 66000 J for the whole job" },
+    cooldown: null,
     ...over,
   };
 }

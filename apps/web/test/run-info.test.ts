@@ -1,5 +1,5 @@
 import {
-  asSentence, differingMachines, entryId, flaggedConfigurations, flagLabel, flagLabels, hasPowerRecord, marksOf, measuredConfigurations, NO_PROVENANCE, nodeRows, POWER_IN_FORCE_COLUMNS,
+  asSentence, cooldownLines, differingMachines, entryId, flaggedConfigurations, flagLabel, flagLabels, hasPowerRecord, marksOf, measuredConfigurations, NO_PROVENANCE, nodeRows, POWER_IN_FORCE_COLUMNS,
   powerInForceRows, powerNoteLine, powerRequestedText, slurmEnergyFigure,
 } from '@erg/web';
 import { config, energy, results, run } from './fixtures';
@@ -32,6 +32,27 @@ describe('the run page: nodes and provenance', () => {
     expect(rows[2]!.power).toBeNull();
     expect(hasPowerRecord(run())).toBe(true);
     expect(hasPowerRecord({ nodes: run().nodes.map((n) => ({ ...n, power: null })) })).toBe(false);
+  });
+});
+
+describe('the run page: cooldown', () => {
+  it("the job's wait in a sentence and one line per node, the node that did not cool marked; nothing without a cooldown", () => {
+    const cooldown = {
+      waitedS: 9.5, reached: false, window: { startMs: 0, endMs: 9500 },
+      nodes: [
+        { node: 'nid001', waitedS: 6.1, reached: true, criterion: 'idle_baseline' as const, powerW: 118, referenceW: 112, maxGpuTempC: 41, referenceTempC: 38, gpus: [] },
+        { node: 'nid002', waitedS: 9, reached: false, criterion: 'settled' as const, powerW: null, referenceW: null, maxGpuTempC: null, referenceTempC: null, gpus: [] },
+      ],
+    };
+    expect(cooldownLines({ cooldown })).toEqual({
+      reached: false,
+      summary: 'Waited 9.50 s before the idle baseline and the workload (not in its time); not every node cooled before maxWaitS: the workload ran all the same.',
+      nodes: [
+        { node: 'nid001', reached: true, text: 'nid001: cooled in 6.10 s — 118 W vs idle 112 W; hottest GPU 41.0 °C vs idle 38.0 °C' },
+        { node: 'nid002', reached: false, text: 'nid002: not cooled after 9.00 s — power unknown, settled (no idle baseline measured on this node yet)' },
+      ],
+    });
+    expect(cooldownLines(run())).toBeNull();
   });
 });
 

@@ -128,6 +128,12 @@ describe('web app on a live campaign', () => {
     await page.getByTestId('components-chart').waitFor();
     // Whether erg set the power state, in the API's words, under the results table.
     expect(await page.getByTestId('power-note').textContent()).toBe(`Power state: ${api.body.power.note}`);
+    // What the results claim, in the API's words (one repetition each: nothing can be told apart),
+    // and each measured configuration's place on the front.
+    const summary: string = api.body.claims.summary;
+    expect(summary).toMatch(/^no distinguishable difference between the \d+ configurations at 95 %/);
+    expect(await page.getByTestId('claims-summary').textContent()).toBe(`${summary[0]!.toUpperCase()}${summary.slice(1)}.`);
+    expect(await page.getByTestId('pareto-claim').count()).toBe(api.body.claims.pareto.length);
     // The order its runs went to the cluster in, with the seed the API drew for it.
     expect(await page.getByTestId('run-order').textContent()).toBe(`randomized complete blocks, seed ${api.body.design.seed}`);
     await shot('campaign', true);

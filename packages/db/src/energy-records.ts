@@ -1,4 +1,4 @@
-import type { CampaignSpec, ClusterCarbon, ClusterPrice } from '@erg/spec';
+import type { CampaignSpec, ClusterCarbon, ClusterPrice, RunCooldown } from '@erg/spec';
 import type pg from 'pg';
 import { poolOf, prismaOf, type Database } from './client';
 import { readStoredSpec } from './stored-spec';
@@ -190,13 +190,16 @@ export async function isEnergyStale(db: Database, runId: string): Promise<boolea
 }
 
 /** A run's stored figures and when they were computed; null when none exist. */
-export async function findRunEnergy(db: Database, runId: string): Promise<{ result: Record<string, unknown>; computedAt: Date } | null> {
-  const rows = await poolOf(db).query<{ result: Record<string, unknown>; computed_at: Date }>(
-    'SELECT result, computed_at FROM run_energy WHERE run_id = $1',
+export async function findRunEnergy(
+  db: Database, runId: string,
+): Promise<{ result: Record<string, unknown>; computedAt: Date; cooldown: RunCooldown | null } | null> {
+  // The cooldown is the run's (finalizing stores it), not its figures': it shows beside them.
+  const rows = await poolOf(db).query<{ result: Record<string, unknown>; computed_at: Date; cooldown: RunCooldown | null }>(
+    'SELECT e.result, e.computed_at, r.cooldown FROM run_energy e JOIN runs r ON r.id = e.run_id WHERE e.run_id = $1',
     [runId],
   );
   const r = rows.rows[0];
-  return r ? { result: r.result, computedAt: r.computed_at } : null;
+  return r ? { result: r.result, computedAt: r.computed_at, cooldown: r.cooldown } : null;
 }
 
 /**
@@ -215,6 +218,8 @@ export interface ConfigurationEnergyRow {
   repetition: number | null;
   metrics: Record<string, number | null> | null;
   result: Record<string, unknown> | null;
+  /** Slurm's node list for the run (e.g. "gh-[001-002]"); null before it started or for imports. */
+  nodeList: string | null;
 }
 
 /**
@@ -229,8 +234,8 @@ export async function listConfigurationEnergies(db: Database, campaignId: string
       'SELECT id, key, parameters, position FROM configurations WHERE campaign_id = $1 ORDER BY position',
       [campaignId],
     ),
-    poolOf(db).query<{ configuration_id: string; id: string; repetition: number; metrics: Record<string, number | null> | null; figures: Record<string, unknown> | null }>(
-      `SELECT r.configuration_id, r.id, r.repetition, r.metrics,
+    poolOf(db).query<{ configuration_id: string; id: string; repetition: number; metrics: Record<string, number | null> | null; node_list: string | null; figures: Record<string, unknown> | null }>(
+      `SELECT r.configuration_id, r.id, r.repetition, r.metrics, r.node_list,
               CASE WHEN e.run_id IS NOT NULL THEN jsonb_build_object(
                 'timeS', e.result->'timeS', 'energyJ', e.result->'energyJ', 'edpJs', e.result->'edpJs', 'ed2pJs2', e.result->'ed2pJs2',
                 'avgPowerW', e.result->'avgPowerW', 'coverage', e.result->'coverage', 'components', e.result->'components', 'flags', e.result->'flags',
@@ -251,12 +256,12 @@ export async function listConfigurationEnergies(db: Database, campaignId: string
   for (const c of configurations.rows) {
     const completed = byConfiguration.get(c.id);
     if (!completed) {
-      rows.push({ key: c.key, parameters: c.parameters, position: c.position, runId: null, repetition: null, metrics: null, result: null });
+      rows.push({ key: c.key, parameters: c.parameters, position: c.position, runId: null, repetition: null, metrics: null, result: null, nodeList: null });
       continue;
     }
     completed.sort((a, b) => a.repetition - b.repetition);
     for (const r of completed) {
-      rows.push({ key: c.key, parameters: c.parameters, position: c.position, runId: r.id, repetition: r.repetition, metrics: r.metrics, result: r.figures });
+      rows.push({ key: c.key, parameters: c.parameters, position: c.position, runId: r.id, repetition: r.repetition, metrics: r.metrics, result: r.figures, nodeList: r.node_list });
     }
   }
   return rows;

@@ -14,6 +14,7 @@ export { readStoredSpec, StoredSpecInvalidError, STORED_SPEC_MIGRATIONS, type St
 export * from './runs';
 export * from './run-reads';
 export * from './energy-records';
+export { IDLE_REFERENCE_RUNS, listIdleReferences } from './idle-references';
 export * from './telemetry';
 export * from './run-nodes';
 export { listRunMarks, countRunMarks, type RunMarkRecord } from './run-marks';

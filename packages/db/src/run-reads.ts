@@ -1,4 +1,4 @@
-import { RUN_STATES_HOLDING_A_SLOT, TERMINAL_RUN_STATES, type CampaignSpec, type RunState } from '@erg/spec';
+import { RUN_STATES_HOLDING_A_SLOT, TERMINAL_RUN_STATES, type CampaignSpec, type RunCooldown, type RunState } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
 import type { CampaignCluster } from './campaigns';
 import { stateListSql } from './state-sql';
@@ -43,6 +43,8 @@ export interface RunRecord extends RunSummaryRecord {
   warnings: string[];
   jobScript: string | null;
   cancelRequestedAt: Date | null;
+  /** The wait before its idle baseline and workload (the spec's cooldown); null: none. */
+  cooldown: RunCooldown | null;
 }
 
 /** A run with its campaign's name, spec and execution, and its cluster. */
@@ -60,7 +62,7 @@ const RECORD_COLUMNS = {
   ...SUMMARY_COLUMNS,
   slurmState: true, signal: true, submitAttempts: true, createdAt: true, submittedAt: true, startedAt: true, endedAt: true, finalizedAt: true,
   workloadStartNs: true, workloadEndNs: true, idleStartNs: true, idleEndNs: true, nodeList: true, runDir: true, metrics: true, warnings: true,
-  jobScript: true, cancelRequestedAt: true,
+  jobScript: true, cancelRequestedAt: true, cooldown: true,
 } as const;
 
 function summaryOf<R extends { configuration: { key: string; parameters: unknown } }>(row: R) {
@@ -81,6 +83,8 @@ export async function findRunDetail(db: Database, id: string): Promise<RunDetail
   return {
     ...summaryOf(run),
     metrics: run.metrics as RunRecord['metrics'],
+    // Only finishRun writes it, from a validated RunCooldown.
+    cooldown: run.cooldown as RunRecord['cooldown'],
     campaign: { name: campaign.name, spec: readStoredSpec(run.campaignId, campaign.spec), execution: campaign.execution as RunDetail['campaign']['execution'] },
     cluster: campaign.cluster,
   };

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import {
   isRunStateTransition, RUN_STATES_HOLDING_A_SLOT, RUN_STATES_IN_SLURM_QUEUE, SLURM_PROGRESS_RUN_STATES, TERMINAL_RUN_STATES, UNFINISHED_RUN_STATES,
-  type SlurmProgressRunState, type TerminalRunState,
+  type RunCooldown, type SlurmProgressRunState, type TerminalRunState,
 } from '@erg/spec';
 import { poolOf, withTransaction, type Database } from './client';
 import { stateListSql } from './state-sql';
@@ -399,6 +399,8 @@ export interface FinishedRun {
   warnings?: string[];
   /** Slurm's own energy figure for the job (sacct ConsumedEnergyRaw); null: Slurm measured none. */
   slurmEnergyJ?: number | null;
+  /** The wait before its idle baseline and workload (the spec's cooldown), as its job and agents recorded it; null: none. */
+  cooldown?: RunCooldown | null;
 }
 
 /** any non-terminal → terminal, with everything fetched from the run directory. Returns false when already finished. */
@@ -408,11 +410,12 @@ export async function finishRun(db: Database, run: FinishedRun): Promise<boolean
     set: `state = $2, slurm_state = $3, reason = $4, exit_code = $5, signal = $6, started_at = COALESCE($7, runs.started_at),
           ended_at = $8, node_list = COALESCE($9, runs.node_list), workload_start_ns = $10, workload_end_ns = $11,
           metrics = $12, stdout_tail = $13, stderr_tail = $14, idle_start_ns = $15, idle_end_ns = $16, finalized_at = now(),
-          warnings = runs.warnings || $17::text[], slurm_energy_j = $18`,
+          warnings = runs.warnings || $17::text[], slurm_energy_j = $18, cooldown = $19::jsonb`,
     params: [
       run.runId, run.state, run.slurmState, run.reason, run.exitCode, run.signal, run.startedAt, run.endedAt, run.nodeList,
       run.workloadStartNs?.toString() ?? null, run.workloadEndNs?.toString() ?? null, JSON.stringify(run.metrics),
       run.stdoutTail, run.stderrTail, run.idleStartNs?.toString() ?? null, run.idleEndNs?.toString() ?? null, run.warnings ?? [], run.slurmEnergyJ ?? null,
+      run.cooldown ? JSON.stringify(run.cooldown) : null,
     ],
     detail: `'finished: ' || $3`,
   });

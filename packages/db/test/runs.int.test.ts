@@ -2,7 +2,7 @@ import { secretBoxFrom } from '@erg/secrets';
 import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
 import {
   createProject,
-  claimRunsForSubmission, createCampaign, createCluster, createDatabase, failRunsAtSubmission, finishRun, getCampaignSummary,
+  claimRunsForSubmission, createCampaign, createCluster, createDatabase, failRunsAtSubmission, findRunDetail, finishRun, getCampaignSummary,
   listTrackedRuns, markRunsQueued, recordStagedRuns, recordSlurmProgress, requestCampaignCancel, cancelPendingRuns, cancelPendingRunsOnCluster, returnRunsToPending, type Database, type SlurmProgress,
 } from '@erg/db';
 import { prismaOf } from '../src/client';
@@ -74,11 +74,18 @@ describe('run state transitions', () => {
     const tracked = await listTrackedRuns(db, clusterId);
     expect(tracked.find((t) => t.id === runId)).toMatchObject({ state: 'running', slurmJobId: '42' });
 
+    const cooldown = {
+      waitedS: 2.5, reached: true, window: { startMs: 1000, endMs: 3500 },
+      nodes: [{ node: 'n1', waitedS: 2.6, reached: true, criterion: 'settled' as const, powerW: 80, referenceW: null, maxGpuTempC: null, referenceTempC: null, gpus: [] }],
+    };
     const finished = {
       runId, state: 'completed' as const, slurmState: 'COMPLETED', reason: null, exitCode: 0, signal: 0, startedAt: null,
       endedAt: new Date(), nodeList: null, workloadStartNs: 1n, workloadEndNs: 2n, idleStartNs: null, idleEndNs: null, metrics: { x: 1 }, stdoutTail: 'out', stderrTail: '',
+      cooldown,
     };
     expect(await finishRun(db, finished)).toBe(true);
+    // The cooldown the job and its agents recorded is the run's, as GET /v1/runs/:id reads it.
+    expect((await findRunDetail(db, runId))!.cooldown).toEqual(cooldown);
     expect(await finishRun(db, { ...finished, state: 'failed' })).toBe(false);
     const run = await prismaOf(db).run.findUniqueOrThrow({ where: { id: runId }, include: { events: { orderBy: { id: 'asc' } } } });
     expect(run.state).toBe('completed');

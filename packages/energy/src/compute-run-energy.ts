@@ -1,11 +1,12 @@
 import { EnergyInputError } from './errors';
 import { indexNode, nodeEnergy, powerChecks, weakest } from './node-energy';
+import { idleNodeFigures } from './node-power';
 import { checkWindow, DEFAULT_GAP_FACTOR } from './sampling';
-import type { EnergyMethod, NodeEnergy, RunEnergy, SensorGap } from '@erg/spec';
+import type { IdleNodeFigures, NodeEnergy, RunEnergy, SensorGap } from '@erg/spec';
 import { distinctNodes, type NodeTelemetry, type Window } from './telemetry';
 
 // The result types are the API's (GET /v1/runs/:id/energy): one definition, in @erg/spec.
-export type { EnergyMethod, IdleEnergy, NodeEnergy, RunEnergy, SensorGap } from '@erg/spec';
+export type { EnergyMethod, IdleEnergy, IdleNodeFigures, NodeEnergy, RunEnergy, SensorGap } from '@erg/spec';
 
 /** What computeRunEnergy needs. */
 export interface RunEnergyInput {
@@ -98,18 +99,19 @@ export function computeRunEnergy(input: RunEnergyInput): RunEnergy {
   if (idleBaseline) {
     let powerW = 0;
     let coverage = nodes.length === 0 ? 0 : 1;
-    const methods: EnergyMethod[] = [];
+    const perNodeIdle: IdleNodeFigures[] = [];
     for (const telemetry of nodes) {
-      const result = nodeEnergy(indexNode(telemetry, []), idleBaseline, gapFactor);
-      // Mean power per sensor over the stretch it has samples for: dividing by the whole
-      // baseline window would read missing edges as zero power.
-      for (const term of result.terms) if (term.spanMs > 0) powerW += term.joules / (term.spanMs / 1000);
-      coverage = Math.min(coverage, result.node.coverage);
-      methods.push(result.node.method);
-      warnings.push(...result.warnings.map((w) => `idle baseline: ${w}`));
+      // Per node, kept: a later run's cooldown compares the node with these (node-power.ts).
+      const { warnings: idleWarnings, ...figures } = idleNodeFigures(telemetry, idleBaseline, gapFactor);
+      powerW += figures.powerW ?? 0;
+      coverage = Math.min(coverage, figures.coverage);
+      perNodeIdle.push(figures);
+      warnings.push(...idleWarnings.map((w) => `idle baseline: ${w}`));
     }
     const idleJ = powerW * timeS;
-    out.idle = { powerW, energyJ: idleJ, netEnergyJ: energyJ - idleJ, coverage, method: weakest(methods) };
+    out.idle = {
+      powerW, energyJ: idleJ, netEnergyJ: energyJ - idleJ, coverage, method: weakest(perNodeIdle.map((n) => n.method)), nodes: perNodeIdle,
+    };
     // Below zero by more than rounding: an idle draw equal to the run's is 0 J net, not a flag.
     if (out.idle.netEnergyJ < -1e-9 * Math.abs(energyJ)) {
       out.flags.push('negative_net_energy');

@@ -1,5 +1,5 @@
 import type { RunFlag } from '@erg/spec';
-import type { RunFigures } from './summarize-campaign';
+import type { RunFigures } from './run-figures';
 
 /** A run's stored energy figures, as far as statistics need them. */
 export interface StoredFigures {

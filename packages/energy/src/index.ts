@@ -1,4 +1,4 @@
-// @erg/energy — pure energy math: integration, counters, data quality, run energy, energy per phase, data movement (bytes per link, J/GB), a run's power state, carbon and cost, statistics, Pareto front, downsampling.
+// @erg/energy — pure energy math: integration, counters, data quality, run energy, energy per phase, data movement (bytes per link, J/GB), a run's power state, carbon and cost, statistics, Pareto front, the claims with their uncertainty and the node effects, downsampling.
 export { type EnergyErrorCode, EnergyInputError } from './errors';
 export {
   type Gap,
@@ -11,12 +11,14 @@ export {
   parseSensorName,
 } from './telemetry';
 export { DEFAULT_GAP_FACTOR } from './sampling';
+export { type NodePower, gpuTemperatures, idleNodeFigures, meanNodePower } from './node-power';
 export { type CoverageOptions, type IntegralResult, integratePower } from './integrate';
 export { type CounterOptions, type CounterResult, counterEnergy } from './counter';
 export { type RepeatedValues, type SamplePresence, expectedVsPresent, repeatedValues } from './quality';
 export {
   type EnergyMethod,
   type IdleEnergy,
+  type IdleNodeFigures,
   type NodeEnergy,
   type RunEnergy,
   type RunEnergyInput,
@@ -54,6 +56,7 @@ export { type PowerStateAssessment, type PowerStateInput, assessPowerState, LOCK
 export { type Summary, summarize } from './stats';
 export { type CountedFigures, type StoredFigures, countedFigures } from './counted-figures';
 export { studentTQuantile, studentTCdf, studentTTwoSided, regularizedBeta, lnGamma } from './student-t';
+export { type ChangeUnavailableReason, type LogRatio, type WelchResult, logRatioOfMeans, meanVar, welch } from './two-sample';
 export { type BestOf, type ObjectivePoint, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, paretoFrontOf, tradeoff } from './pareto';
 export { type IntensityPoint, type RunCarbonInput, type RunCostInput, type SeriesIntensity, runCarbon, runCost, seriesIntensity } from './carbon-cost';
 export {
@@ -62,12 +65,13 @@ export {
   type ConfigurationResult,
   type ConfigurationRuns,
   type Exclusion,
-  type RunFigures,
-  objectiveFigure,
   campaignResults,
   groupEntryId,
   MAX_FINGERPRINT_DIFFERENCES,
 } from './summarize-campaign';
+export { type RunFigures, objectiveFigure } from './run-figures';
+export { type ClaimEntry, type ClaimsOptions, campaignClaims, holm, MAX_CLAIM_ENTRIES } from './claims';
+export { type NodeRuns, campaignNodes, MAX_CONFOUNDED, MAX_NODE_EFFECTS } from './node-effects';
 export { type Downsampled, lttb } from './lttb';
 export { type PowerReading, livePower } from './live-power';
 export { DEFAULT_POWER_AVERAGING_MS, sensorTimingOf } from './sensor-timing';

@@ -1,34 +1,12 @@
-import { DEFAULT_OBJECTIVES, type CampaignResults as CampaignResultsView, type ConfigurationResult as ConfigurationResultView, type Exclusion, type Objective, type RunFlag } from '@erg/spec';
+import { DEFAULT_CONFIDENCE, DEFAULT_OBJECTIVES, type CampaignResults as CampaignResultsView, type ConfigurationResult as ConfigurationResultView, type Exclusion, type Objective, type RunFlag } from '@erg/spec';
+import { campaignClaims } from './claims';
 import { EnergyInputError } from './errors';
+import { campaignNodes } from './node-effects';
 import { bestOf, paretoFront, paretoFrontOf, tradeoff, type BestOf, type ObjectivePoint, type Tradeoff, type TradeoffPoint } from './pareto';
+import { FIGURE, type RunFigures } from './run-figures';
 import { summarize, type Summary } from './stats';
 
-/** One run's figures as stored; null where a figure could not be measured. */
-export interface RunFigures {
-  timeS: number | null;
-  energyJ: number | null;
-  edpJs: number | null;
-  ed2pJs2: number | null;
-  avgPowerW: number | null;
-  /** Figures of merit parsed from the workload's output (samples_per_s, steps, …). */
-  metrics: Record<string, number | null>;
-  /** J per component kind (gpu, cpu, module, …) that added up to energyJ; absent when not known. */
-  components?: Record<string, number>;
-  /** Why its figures cannot be fully trusted (shared_node, too_short, …); absent: none. */
-  flags?: readonly RunFlag[];
-  /**
-   * An opaque id of the kind of machine the run ran on (its fingerprint class: hardware and
-   * software, not node names); for a multi-node run the caller combines its nodes' classes into
-   * one id. null or absent: not known.
-   */
-  fingerprintClass?: string | null;
-  /** gCO2e; null or absent: none (its cluster had no carbon settings, or its energy does not count). */
-  carbonG?: number | null;
-  /** Its cost, in the results' currency (the caller leaves out costs in another); null or absent: none. */
-  cost?: number | null;
-  /** The currency of `cost`. */
-  costCurrency?: string | null;
-}
+export type { RunFigures } from './run-figures';
 
 /** One configuration with its runs (repetitions). */
 export interface ConfigurationRuns<P = Record<string, unknown>> {
@@ -66,6 +44,8 @@ export interface CampaignResultsOptions {
    * default time and energy. best, tradeoff and each entry's point are on time and energy whatever they are.
    */
   objectives?: readonly [Objective, Objective];
+  /** The confidence of the claims and the node effects (the campaign's design.confidence); default 0.95. */
+  confidence?: number;
 }
 
 /** At most this many lines of fingerprintDifferences per configuration. */
@@ -94,6 +74,9 @@ export type { Exclusion } from '@erg/spec';
  * and how those differ. With `groupBy: 'fingerprint'` every configuration is split by class and
  * the comparison is between those entries: paretoFront, best, tradeoff and excluded then name
  * entries by groupEntryId (`<key>@<class prefix>`), not by configuration key.
+ *
+ * The claims (claims.ts) say which of those picks and front memberships are distinguishable at
+ * `confidence`, and the node effects (node-effects.ts) how the nodes the runs ran on differ.
  */
 export function campaignResults<P = Record<string, unknown>>(configs: readonly ConfigurationRuns<P>[], options: CampaignResultsOptions = {}): CampaignResults<P> {
   const groupedBy = options.groupBy ?? 'configuration';
@@ -135,20 +118,14 @@ export function campaignResults<P = Record<string, unknown>>(configs: readonly C
   for (const r of results) r.result.paretoOptimal = onFront.has(r.id);
   const configurations = results.map((r) => r.result);
   const best = bestOf(points);
+  const confidence = options.confidence ?? DEFAULT_CONFIDENCE;
   return {
     configurations, paretoFront: front, best: best && { ...best, carbon: leastMean(configurations, 'carbon'), cost: leastMean(configurations, 'cost') },
     tradeoff: tradeoff(points), excluded, groupedBy, objectives,
+    // The claims compare what the results compare (entries); a node's effect is on configurations, whatever the grouping.
+    claims: campaignClaims(entries, { confidence, objectives, noun: groupedBy === 'fingerprint' ? 'entries' : 'configurations' }),
+    nodes: campaignNodes(configs, { confidence }),
   };
-}
-
-/** Each objective's figure in a run's figures. */
-const FIGURE: Record<Objective, (r: RunFigures) => number | null | undefined> = {
-  time: (r) => r.timeS, energy: (r) => r.energyJ, edp: (r) => r.edpJs, carbon: (r) => r.carbonG, cost: (r) => r.cost,
-};
-
-/** A run's figure for an objective (null or absent: it has none). */
-export function objectiveFigure(r: RunFigures, o: Objective): number | null | undefined {
-  return FIGURE[o](r);
 }
 
 /** What a run lacks when it has no figure for an objective, for `excluded`. */

@@ -1,5 +1,5 @@
 import { computeRunEnergy, EnergyInputError, perUnit, type NodeTelemetry, type Series, type SensorInfo } from '../src';
-import { IdleEnergy, NodeEnergy, RunEnergy } from '@erg/spec';
+import { IdleEnergy, IdleNodeFigures, NodeEnergy, RunEnergy } from '@erg/spec';
 import { powerSeries, sampleTimes, T0, win } from './traces';
 
 // Samples every 100 ms from 40 s before T0 to 130 s after: an idle stretch [-30 s, -1 s], the run [0, 120 s].
@@ -239,6 +239,29 @@ describe('computeRunEnergy', () => {
     expect(r.idle!.method).toBe('integrated');
   });
 
+  it("keeps each node's idle power and GPU temperatures: what a later run's cooldown compares the node with", () => {
+    // gpu0 at 35 °C idle (40 °C for its last 9 s: 91 of its 291 samples), gpu1 at 30 °C; a second node without temperature sensors.
+    const temps = [powerSeries('gpu0.temp', TIMES, (s) => (s < -10 ? 35 : 40)), powerSeries('gpu1.temp', TIMES, () => 30)];
+    const hot = gh200('gh-1');
+    const r = computeRunEnergy({ window: RUN, nodes: [{ ...hot, series: [...hot.series, ...temps] }, gh200('gh-2', { module: 400 })], idleBaseline: IDLE });
+    expect(r.idle!.nodes).toEqual([
+      {
+        node: 'gh-1', powerW: expect.closeTo(4 * 150, 6), coverage: expect.closeTo(1, 12), method: 'integrated',
+        gpus: [{ gpu: 0, meanTempC: expect.closeTo((200 * 35 + 91 * 40) / 291, 9), maxTempC: 40 }, { gpu: 1, meanTempC: 30, maxTempC: 30 }],
+      },
+      { node: 'gh-2', powerW: expect.closeTo(4 * 150, 6), coverage: expect.closeTo(1, 12), method: 'integrated', gpus: [] },
+    ]);
+    // The nodes' figures add up to the run's idle power, and temperatures never count as power.
+    expect(r.idle!.powerW).toBeCloseTo(r.idle!.nodes!.reduce((sum, n) => sum + n.powerW!, 0), 9);
+  });
+
+  it("a node with no power reading in the baseline has no idle power (null), not 0 W", () => {
+    const series = [powerSeries('gpu0.temp', TIMES, () => 33)];
+    const r = computeRunEnergy({ window: RUN, nodes: [{ node: 'cold', series, sensors: [] }], idleBaseline: IDLE });
+    expect(r.idle!.nodes).toEqual([{ node: 'cold', powerW: null, coverage: 0, method: 'integrated', gpus: [{ gpu: 0, meanTempC: 33, maxTempC: 33 }] }]);
+    expect(r.idle!.powerW).toBe(0);
+  });
+
   it('takes the idle power over the stretch with samples, not the whole baseline window', () => {
     const series = [power('gpu0.power', 300, 100), power('cpu0.power', 50, 20)];
     const r = computeRunEnergy({ window: RUN, nodes: [{ node: 'x', series, sensors: [] }], idleBaseline: win(-60, -1) }); // samples start at -40 s
@@ -281,6 +304,7 @@ describe("computeRunEnergy's result is the API's RunEnergy", () => {
     expect(RunEnergy.strict().parse(r)).toEqual(r);
     for (const n of r.nodes) expect(NodeEnergy.strict().parse(n)).toEqual(n);
     expect(IdleEnergy.strict().parse(r.idle)).toEqual(r.idle);
+    for (const n of r.idle!.nodes!) expect(IdleNodeFigures.strict().parse(n)).toEqual(n);
   });
 });
 

@@ -71,7 +71,7 @@ describe('campaignResults', () => {
   });
 
   it('gives an empty comparison for no configurations', () => {
-    expect(campaignResults([])).toEqual({ configurations: [], paretoFront: [], best: null, tradeoff: null, excluded: [], groupedBy: 'configuration', objectives: ['time', 'energy'] });
+    expect(campaignResults([])).toEqual({ configurations: [], paretoFront: [], best: null, tradeoff: null, excluded: [], groupedBy: 'configuration', objectives: ['time', 'energy'], claims: null, nodes: null });
   });
 
   it('refuses duplicate configuration keys', () => {

@@ -4,3 +4,5 @@ export * from './units';
 export * from './csv';
 export * from './results';
 export * from './provenance';
+export * from './claims';
+export * from './cooldown';

@@ -1,9 +1,8 @@
-import { studentTCdf } from '@erg/energy';
+import { meanVar, studentTCdf } from '@erg/energy';
 import type { SequentialPolicyOutput, SequentialRunStop, SequentialStop, SpendingFunction } from '@erg/spec';
 import { RegressInputError } from './errors';
 import { normalCdf, normalQuantile } from './normal';
 import { logRatioOfMeans } from './relative-change';
-import { meanVar } from './sample';
 import { verdictFor, type Metric, type RegressionPolicy, type Verdict } from './verdict';
 import { welch } from './welch';
 

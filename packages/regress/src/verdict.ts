@@ -1,7 +1,7 @@
+import { meanVar } from '@erg/energy';
 import { DEFAULT_REGRESSION_POLICY, type MetricVerdict, type RegressionPolicyOutput, type VerdictMetric } from '@erg/spec';
 import { RegressInputError } from './errors';
 import { relativeChange } from './relative-change';
-import { meanVar } from './sample';
 import { welch } from './welch';
 
 // The policy, its defaults and the verdict's shape are the API's, defined once in @erg/spec

@@ -1,4 +1,4 @@
-import { runOrderNote, type CampaignDesignView, type CampaignRunOrder, type CampaignSpec } from '@erg/spec';
+import { DEFAULT_CONFIDENCE, runOrderNote, type CampaignDesignView, type CampaignRunOrder, type CampaignSpec } from '@erg/spec';
 
 /**
  * The results' `design` member: the run order the runs followed and its seed (the campaign's
@@ -12,7 +12,7 @@ export function campaignDesignView(context: { spec: CampaignSpec; design: Campai
   return {
     order: design.order,
     seed: design.seed,
-    confidence: context?.spec.design.confidence ?? 0.95,
+    confidence: context?.spec.design.confidence ?? DEFAULT_CONFIDENCE,
     nodes: context?.spec.design.nodes ?? null,
     note: runOrderNote(design),
   };

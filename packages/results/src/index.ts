@@ -5,3 +5,5 @@
 // strategies and the verdicts use too). Reads through @erg/db, computes with @erg/energy.
 export { refreshRunEnergy, refreshStaleRunEnergy, runEnergyView, STALE_REFRESH_LIMIT, type RefreshOptions } from './store-run-energy';
 export { campaignResultsView, countedRuns } from './load-campaign-results';
+export { runFiguresOf, figureSeries, figureSpan, EDGE_MARGIN_MS, MAX_ATTRIBUTED_MARKS, type RunFigureInputs, type FigureSeries, type StoredRunEnergy } from './run-figures';
+export { readRunFigureInputs } from './store-run-energy';

@@ -1,15 +1,20 @@
-import { findCampaignPowerContext, listCampaignRunDataMovement, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type ConfigurationEnergyRow, type Database } from '@erg/db';
+import { findCampaignPowerContext, listCampaignRunDataMovement, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type ConfigurationEnergyRow, type Database, type RunNodeRecord } from '@erg/db';
 import { campaignDataMovement, campaignPhases, campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
-import { RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
+import { DEFAULT_CONFIDENCE, RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
 import { campaignDesignView } from './design-view';
 import { runFingerprintClasses } from './fingerprint-classes';
+import { runNodeOf } from './run-node';
 
 /**
  * Each configuration's completed runs with the figures that count (countedFigures), and the runs
  * left out and why. Costs count in one currency, the one most of them are in (ties: the first
- * alphabetically); a run priced in another has its cost left out of the statistics.
+ * alphabetically); a run priced in another has its cost left out of the statistics. Each run
+ * carries its fingerprint class (`fingerprintOf`) and its node (runNodeOf: the nodes its agents
+ * reported from, `nodesOf`, else Slurm's node list).
  */
-export function countedRuns(rows: readonly ConfigurationEnergyRow[], fingerprintOf: ReadonlyMap<string, string | null> = new Map()): {
+export function countedRuns(
+  rows: readonly ConfigurationEnergyRow[], fingerprintOf: ReadonlyMap<string, string | null> = new Map(), nodesOf: ReadonlyMap<string, readonly RunNodeRecord[]> = new Map(),
+): {
   configs: { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }[];
   runsLeftOut: RunLeftOut[];
   currency: string | null;
@@ -24,7 +29,7 @@ export function countedRuns(rows: readonly ConfigurationEnergyRow[], fingerprint
     // Stored by refreshRunEnergy (store-run-energy.ts) in the shape of @erg/spec's RunEnergy.
     const counted = countedFigures(row.result as StoredFigures | null);
     if (counted.leftOut) runsLeftOut.push({ runId: row.runId, key: row.key, repetition: row.repetition ?? 0, leftOut: counted.leftOut.what, why: counted.leftOut.why });
-    c.runs.push({ ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass: fingerprintOf.get(row.runId) ?? null });
+    c.runs.push({ ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass: fingerprintOf.get(row.runId) ?? null, node: runNodeOf(nodesOf.get(row.runId), row.nodeList) });
     if (typeof counted.figures.costCurrency === 'string') priced.push(c.runs[c.runs.length - 1]!);
   }
   const currency = mostCommon(priced.map((r) => r.costCurrency!));
@@ -65,8 +70,9 @@ function powerNote(context: Awaited<ReturnType<typeof findCampaignPowerContext>>
  * and the most frugal; the runs left out and why; how many kinds of machine each configuration
  * ran on (grouped by them with groupBy 'fingerprint'); whether erg set the power state; the
  * energy per phase where runs marked phases; data movement where nodes measured it; carbon and
- * cost, and the front on other objectives (`objectives`, default time and energy). Five queries,
- * whatever the number of runs.
+ * cost, and the front on other objectives (`objectives`, default time and energy); the claims with
+ * their uncertainty at the spec's design.confidence, and the node effects. Five queries, whatever
+ * the number of runs.
  */
 export async function campaignResultsView(
   db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint'; objectives?: readonly [Objective, Objective] } = {},
@@ -79,9 +85,10 @@ export async function campaignResultsView(
     listCampaignRunDataMovement(db, campaignId),
   ]);
   const { byRun, classes } = runFingerprintClasses(runNodes);
-  const { configs, runsLeftOut, currency } = countedRuns(rows, byRun);
+  const { configs, runsLeftOut, currency } = countedRuns(rows, byRun, runNodes);
   const groupBy = options.groupBy ?? 'configuration';
-  const results = campaignResults(configs, { groupBy, fingerprintClasses: classes, ...(options.objectives ? { objectives: options.objectives } : {}) });
+  const confidence = context?.spec.design.confidence ?? DEFAULT_CONFIDENCE;
+  const results = campaignResults(configs, { groupBy, fingerprintClasses: classes, confidence, ...(options.objectives ? { objectives: options.objectives } : {}) });
   // The comparison names configurations; grouped by fingerprint the best are entries, so it is left out.
   const optimal = groupBy === 'configuration' && results.best ? { time: results.best.time, energy: results.best.energy } : null;
   const counting = countingRunIds(rows);

@@ -1,7 +1,7 @@
 import type { RunNodeRecord } from '@erg/db';
 import type { NodeFingerprint } from '@erg/spec';
 import { flattenClass, runFingerprintClasses } from '../src/fingerprint-classes';
-import { slurmEnergyBeside } from '../src/store-run-energy';
+import { slurmEnergyBeside } from '../src/run-figures';
 
 const fp = (node: string, over: Partial<NodeFingerprint> = {}): NodeFingerprint => ({
   node, hostname: node, kernel: '6.8.0', arch: 'arm64', cpuModel: 'ARM Neoverse-V2', cpuCount: 72,

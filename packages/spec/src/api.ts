@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { POWER_KNOBS } from './node-info';
-import { CampaignRunOrder } from './design';
+import { CampaignRunOrder } from './run-order';
 import { RunState } from './run-state-schema';
 import { NodeFingerprintSchema, PowerRecordSchema } from './telemetry';
 import type { SpecIssue } from './issues';
 import { CarbonIntensitySeries, ClusterCarbon, ClusterCarbonView, ClusterPrice, ClusterPriceView } from './carbon-cost';
+import { RunCooldown } from './run-cooldown';
 
 /**
  * Request and response bodies of the REST API. These schemas validate requests, shape the
@@ -395,6 +396,7 @@ export const RunView = z
     workloadEnd: z.string().nullable(),
     idleStart: z.string().nullable().describe('the idle baseline measured before the workload, if the spec asked for one'),
     idleEnd: z.string().nullable(),
+    cooldown: RunCooldown.nullable().describe("the wait before the idle baseline and the workload until the run's nodes were back near idle (the spec's cooldown); null: the campaign has none, or the job never reached it"),
     partition: z.string().nullable().describe("the spec's resources.partition, else the cluster's default partition; null: Slurm's default"),
     nodeList: z.string().nullable(),
     runDir: z.string().nullable(),

@@ -174,27 +174,6 @@ export const CampaignNodes = z
   .meta({ id: 'CampaignNodes' });
 export type CampaignNodes = z.infer<typeof CampaignNodes>;
 
-/** One node's wait before a run (the spec's cooldown block), as its agent recorded it. */
-export const NodeCooldown = z
-  .object({
-    node: z.string(),
-    waitedS: z.number().describe('seconds from the agents being ready to the node counting as cool (or maxWaitS)'),
-    reached: z.boolean().describe('false: maxWaitS passed first'),
-    criterion: z.enum(['idle_baseline', 'settled']).describe("idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed"),
-    powerW: z.number().nullable().describe('mean power over the last settleS when the wait ended'),
-    referenceW: z.number().nullable().describe("the node's idle power it was compared with; null when settled"),
-    maxGpuTempC: z.number().nullable(),
-    referenceTempC: z.number().nullable(),
-  })
-  .meta({ id: 'NodeCooldown' });
-export type NodeCooldown = z.infer<typeof NodeCooldown>;
-
-/** A run's cooldown: outside its time-to-solution, which starts after it. */
-export const RunCooldown = z
-  .object({
-    waitedS: z.number().describe('the longest wait over the nodes (the job waits for all of them)'),
-    reached: z.boolean().describe('every node cooled before maxWaitS'),
-    nodes: z.array(NodeCooldown),
-  })
-  .meta({ id: 'RunCooldown' });
-export type RunCooldown = z.infer<typeof RunCooldown>;
+// A run's cooldown (NodeCooldown, RunCooldown) lives in run-cooldown.ts: the run view (api.ts) shows
+// it too, and importing it alone there keeps the API document's order of schemas as it was.
+export { NodeCooldown, RunCooldown } from './run-cooldown';

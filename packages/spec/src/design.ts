@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_DESIGN_SEED, RunOrder } from './run-order';
 
 /**
  * The experiment around the arithmetic (issue 26): in what order a campaign's runs go to the
@@ -31,12 +32,13 @@ import { z } from 'zod';
  *                known) is back within a margin of the node's idle baseline, or a maximum time.
  */
 
-export const RUN_ORDERS = ['randomized-blocks', 'blocks', 'configuration-major'] as const;
-export const RunOrder = z.enum(RUN_ORDERS);
-export type RunOrder = z.infer<typeof RunOrder>;
+// The order's names live in run-order.ts, which the API's campaign view imports alone (so that the
+// API document keeps its order of schemas).
+export { MAX_DESIGN_SEED, RUN_ORDERS, RunOrder } from './run-order';
 
-/** Largest seed: a 31-bit non-negative integer, as search's strategy.seed. */
-export const MAX_DESIGN_SEED = 2 ** 31 - 1;
+
+/** The confidence of a campaign's claims when its spec sets none (design.confidence). */
+export const DEFAULT_CONFIDENCE = 0.95;
 
 /** A Slurm node name as `--nodelist` takes one (no host-list ranges: one name per entry). */
 const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -56,7 +58,7 @@ export const Design = z
       .number()
       .min(0.5)
       .max(0.999)
-      .default(0.95)
+      .default(DEFAULT_CONFIDENCE)
       .describe('confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims'),
     nodes: z
       .array(z.string().regex(NODE_NAME, { error: 'a Slurm node name: letters, digits and . _ -, at most 128 characters' }))
@@ -69,27 +71,6 @@ export const Design = z
   .prefault({})
   .meta({ id: 'Design' });
 export type Design = z.infer<typeof Design>;
-
-/** The run order a campaign's runs follow, as the campaign shows it (GET /v1/campaigns/:id, lists). */
-export const CampaignRunOrder = z
-  .object({
-    order: RunOrder,
-    seed: z.int().nullable().describe('the seed of the randomized order (given in the spec, or drawn when the campaign was created); null for orders without one'),
-  })
-  .meta({ id: 'CampaignRunOrder' });
-export type CampaignRunOrder = z.infer<typeof CampaignRunOrder>;
-
-/** The run order in a sentence, for the results' design note. */
-export function runOrderNote(design: CampaignRunOrder): string {
-  switch (design.order) {
-    case 'randomized-blocks':
-      return `randomized complete blocks (seed ${design.seed ?? 'unknown'}): repetition r of every configuration forms block r, blocks in turn, each block in its own random order`;
-    case 'blocks':
-      return 'complete blocks in listed order: repetition r of every configuration forms block r, blocks in turn, each block in the listed order of the configurations';
-    case 'configuration-major':
-      return 'configuration-major: every repetition of a configuration, then the next; drift while the campaign ran shows as a difference between configurations';
-  }
-}
 
 /**
  * The validity gates of a run's measurement. Defaults follow NVIDIA's srt-slurm publishability

@@ -36,7 +36,9 @@ export * from './marks';
 export * from './phases';
 export * from './data-movement';
 export * from './design';
+export { CampaignRunOrder, runOrderNote } from './run-order';
 export * from './claims';
+export * from './cooldown-plan';
 export {
   CampaignSpec,
   CampaignSpecFields,
@@ -58,6 +60,7 @@ export {
 export {
   RUN_DIR_FILES, TELEMETRY_DIR_FILES, NODE_FILE_SUFFIXES, type NodeFile, runDirPath, nodeTelemetryFiles, spoolNode, runTokenFile,
   type WorkloadTiming, TIMED_WORKLOAD_LINES, parseTiming, idleBaselineLines, parseIdleWindow,
+  COOLDOWN_WAIT_SLACK_S, cooldownPlanFile, cooldownWaitLines, type CooledFile, parseCooled,
   AGENT_READY_TIMEOUT_S, AGENT_STOP_TIMEOUT_S, type AgentLaunch, agentStartLines, agentStopLines,
   POWER_APPLY_TIMEOUT_S, POWER_NOT_APPLIED_EXIT_CODE, powerHelperArgs, powerRequestText, powerStartLines, powerStopLines, describePowerFailure,
   spoolLineHead, SPOOL_LINE_HEAD_BYTES, spoolLineSeq, ackedText, parseAcked, MAX_SPOOL_LINE_BYTES, type SpoolLine, readSpool,

@@ -5,6 +5,7 @@ import { CampaignDataMovement, RunDataMovement } from './data-movement';
 import { Summary } from './summary';
 import { Objective, RunCarbon, RunCost } from './carbon-cost';
 import { CampaignClaims, CampaignDesignView, CampaignNodes, CampaignValidity, RunCooldown, RunValidity } from './claims';
+import { TimeWindow } from './time-window';
 
 /**
  * Energy results: one run's figures (what @erg/energy's computeRunEnergy returns and the API's
@@ -23,9 +24,7 @@ import { CampaignClaims, CampaignDesignView, CampaignNodes, CampaignValidity, Ru
 export const EnergyMethod = z.enum(['counter', 'integrated', 'model']);
 export type EnergyMethod = z.infer<typeof EnergyMethod>;
 
-/** A time interval in Unix milliseconds. */
-export const TimeWindow = z.object({ startMs: z.number(), endMs: z.number() }).meta({ id: 'TimeWindow' });
-export type TimeWindow = z.infer<typeof TimeWindow>;
+export { TimeWindow } from './time-window';
 
 /** A stretch of one sensor's window without usable samples: reported, never filled in. */
 export const SensorGap = z
@@ -52,6 +51,20 @@ export const NodeEnergy = z
   .meta({ id: 'NodeEnergy' });
 export type NodeEnergy = z.infer<typeof NodeEnergy>;
 
+/** One node's figures over the idle baseline: what a later run's cooldown compares that node with. */
+export const IdleNodeFigures = z
+  .object({
+    node: z.string(),
+    powerW: z.number().nullable().describe('mean power over the baseline window, by the same selection rules as the run; null: no power reading there'),
+    coverage: z.number(),
+    method: EnergyMethod,
+    gpus: z
+      .array(z.object({ gpu: z.int(), meanTempC: z.number(), maxTempC: z.number() }))
+      .describe('each GPU with a temperature sensor (gpuN.temp): its mean and highest temperature over the baseline'),
+  })
+  .meta({ id: 'IdleNodeFigures' });
+export type IdleNodeFigures = z.infer<typeof IdleNodeFigures>;
+
 /** The idle baseline and the energy net of it. */
 export const IdleEnergy = z
   .object({
@@ -60,6 +73,7 @@ export const IdleEnergy = z
     netEnergyJ: z.number().describe('the run’s energyJ − this idle energy'),
     coverage: z.number().describe('coverage of the baseline window, as for the run'),
     method: EnergyMethod,
+    nodes: z.array(IdleNodeFigures).optional().describe('per node; absent in figures computed before erg recorded them'),
   })
   .meta({ id: 'IdleEnergy' });
 export type IdleEnergy = z.infer<typeof IdleEnergy>;
@@ -161,7 +175,7 @@ export const RunEnergyView = z.object({
     .describe('true: telemetry arrived after these figures were computed (a late batch); the scheduler recomputes them at its next tick (ERG_POLL_INTERVAL_MS) and these are the figures until then'),
   // The experiment's checks (issue 26) after every figure that was there before them.
   validity: RunValidity.optional().describe("the campaign's validity gates applied to this run's measurement; absent in figures computed before erg checked them"),
-  cooldown: RunCooldown.nullable().optional().describe("the wait before the run until its nodes were back near idle (the spec's cooldown), outside timeS; null: the campaign has none"),
+  cooldown: RunCooldown.nullable().describe("the wait before the run until its nodes were back near idle (the spec's cooldown), before its idle baseline and outside timeS; null: the campaign has none, or the job never reached it"),
 }).meta({ id: 'RunEnergy' });
 export type RunEnergyView = z.infer<typeof RunEnergyView>;
 
@@ -302,9 +316,9 @@ export const CampaignResults = z
       .describe("the currency of every cost (the runs' clusters' price), the one most runs' costs are in; a run priced in another (a price changed currency) has its cost left out (cost.n says how many count); null: no run has a cost"),
     dataMovement: CampaignDataMovement.nullable().describe('bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor'),
     design: CampaignDesignView.describe('the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims'),
-    claims: CampaignClaims.nullable().optional().describe('every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point'),
+    claims: CampaignClaims.nullable().describe('every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point'),
     validity: CampaignValidity.optional().describe("the runs' validity and whether the results are publishable"),
-    nodes: CampaignNodes.nullable().optional().describe('the node effect, where counted runs ran on more than one node; null: one node (or none known)'),
+    nodes: CampaignNodes.nullable().describe('the node effect, where counted runs ran on more than one node; null: one node (or none known)'),
   })
   .meta({ id: 'CampaignResults' });
 export type CampaignResults = z.infer<typeof CampaignResults>;

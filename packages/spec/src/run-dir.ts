@@ -11,6 +11,8 @@
  *   stdout.log, stderr.log    the workload's output
  *   erg.timing                the workload's window and exit code          → parseTiming
  *   erg.idle                  the idle baseline's window, when asked for   → parseIdleWindow
+ *   erg.cooldown              staged with a cooldown: its thresholds and the nodes' idle references (cooldown-plan.ts)
+ *   erg.cooled                the cooldown's wait and every node's record  → parseCooled
  *   telemetry/                the agents' folder (agentStartLines):
  *     agent.log               what srun printed for all the agents
  *     <node>.spool            one telemetry batch per line                  → readSpool
@@ -18,6 +20,7 @@
  *     <node>.ready, <node>.meta.json, <node>.stats.json
  *     <node>.power.json       the node helper's record of the power state  → parsePowerRecord
  *     <node>.marks            the workload's phase marks (marks.ts), tailed by the node's agent
+ *     <node>.cooled.json      the agent's cooldown record, once its node is back near idle (or at maxWaitS)
  *     power.log               what srun and the helpers printed (powerStartLines)
  *
  * It imports only node-info and marks (both dependency-free): the agent bundles this file alone (`@erg/spec/run-dir`), without zod.
@@ -36,6 +39,11 @@ export const RUN_DIR_FILES = {
   timing: 'erg.timing',
   timingTmp: 'erg.timing.tmp',
   idle: 'erg.idle',
+  /** Staged when the campaign has a cooldown: the thresholds and the nodes' idle references (cooldown-plan.ts), read by every agent. */
+  cooldown: 'erg.cooldown',
+  /** Written by job.sh after the cooldown's wait: its window and every node's record (cooldownWaitLines → parseCooled). */
+  cooled: 'erg.cooled',
+  cooledTmp: 'erg.cooled.tmp',
   /** Written by job.sh when the node helper could not apply the power state: the failing records, one per line. */
   powerFailed: 'erg.power-failed',
   /** Staged: the power state asked for, as the helper's options (one `--option value` per line), for sites whose Slurm prolog applies it. */
@@ -65,6 +73,8 @@ export const NODE_FILE_SUFFIXES = {
   stats: '.stats.json',
   /** The node helper's PowerRecord (one JSON line), when the campaign sets a power state. */
   power: '.power.json',
+  /** The agent's cooldown record (NodeCooldown, one JSON line), written once when the campaign has a cooldown: job.sh waits for one per node. */
+  cooled: '.cooled.json',
 } as const;
 export type NodeFile = keyof typeof NODE_FILE_SUFFIXES;
 
@@ -75,8 +85,11 @@ export function runDirPath(workDir: string, campaignId: string, runId: string): 
 
 /** The names of one node's files in the telemetry folder. */
 export function nodeTelemetryFiles(node: string): Record<NodeFile, string> {
-  const { spool, acked, meta, ready, stats, power } = NODE_FILE_SUFFIXES;
-  return { spool: `${node}${spool}`, acked: `${node}${acked}`, meta: `${node}${meta}`, ready: `${node}${ready}`, stats: `${node}${stats}`, power: `${node}${power}` };
+  const { spool, acked, meta, ready, stats, power, cooled } = NODE_FILE_SUFFIXES;
+  return {
+    spool: `${node}${spool}`, acked: `${node}${acked}`, meta: `${node}${meta}`, ready: `${node}${ready}`, stats: `${node}${stats}`, power: `${node}${power}`,
+    cooled: `${node}${cooled}`,
+  };
 }
 
 /** A spool's name as the agent writes it: the node's name (a host name) and `.spool`. */
@@ -149,6 +162,80 @@ export function parseIdleWindow(text: string | null): { idleStartNs: bigint | nu
 }
 
 // ---------------------------------------------------------------------------------------------
+// The cooldown (the spec's `cooldown` block): after the agents are ready and before the idle
+// baseline and the workload, job.sh waits until every node's agent has written its record — its
+// node is back near idle, or it gave up at maxWaitS — so the wait lies in neither window.
+
+/**
+ * Seconds job.sh waits beyond maxWaitS for the nodes' records. Each agent counts maxWaitS from its
+ * own first sample, which comes before the job's wait starts; the slack covers an agent whose
+ * last evaluation or write comes late on a busy node.
+ */
+export const COOLDOWN_WAIT_SLACK_S = 5;
+
+/** erg.cooldown as the scheduler stages it: the plan (cooldown-plan.ts's cooldownPlanText), readable by the job's agents. */
+export function cooldownPlanFile(content: string): { name: string; content: string; mode: number } {
+  return { name: RUN_DIR_FILES.cooldown, content, mode: 0o644 };
+}
+
+/**
+ * job.sh's lines that wait for every node's `<node>.cooled.json`, at most maxWaitS +
+ * COOLDOWN_WAIT_SLACK_S (bash's SECONDS: wall time, whatever each check costs), then write
+ * erg.cooled: the wait's window, then every record the agents wrote by then, one JSON line each.
+ * The workload runs whether or not every node cooled; the records say which did.
+ */
+export function cooldownWaitLines(maxWaitS: number): string[] {
+  if (!Number.isFinite(maxWaitS) || maxWaitS <= 0 || maxWaitS > 86_400) throw new RangeError(`cooldown maxWaitS ${maxWaitS} is not a number of seconds in (0, 86400]`);
+  const cooled = NODE_FILE_SUFFIXES.cooled;
+  const waitS = Math.ceil(maxWaitS) + COOLDOWN_WAIT_SLACK_S;
+  const records = `"$(ls "$erg_telemetry" 2>/dev/null | grep -c '${cooled.replace(/\./g, '\\.')}$')"`;
+  const nodes = '"${SLURM_JOB_NUM_NODES:-1}"';
+  return [
+    // The cooldown: each node's agent writes its record once the node is back near idle (or at maxWaitS).
+    'erg_cool_start_ns=$(date +%s%N)',
+    `erg_cool_deadline=$((SECONDS + ${waitS}))`,
+    `while [ ${records} -lt ${nodes} ] && [ $SECONDS -lt $erg_cool_deadline ]; do sleep 0.2; done`,
+    'erg_cool_end_ns=$(date +%s%N)',
+    `{ printf 'wait_start_ns=%s\\nwait_end_ns=%s\\n' "$erg_cool_start_ns" "$erg_cool_end_ns"; cat "$erg_telemetry"/*${cooled} 2>/dev/null; } >${RUN_DIR_FILES.cooledTmp}`,
+    `mv -f ${RUN_DIR_FILES.cooledTmp} ${RUN_DIR_FILES.cooled}`,
+    `[ ${records} -ge ${nodes} ] || echo "erg: cooldown records from fewer than ${nodes.slice(1, -1)} node(s) after ${waitS} s (see ${RUN_DIR_FILES.telemetryDir}/${TELEMETRY_DIR_FILES.agentLog}); the workload runs all the same" >&2`,
+  ];
+}
+
+/** What erg.cooled holds: the job's wait (nulls where it left none) and the nodes' records as JSON values, not yet validated. */
+export interface CooledFile {
+  waitStartNs: bigint | null;
+  waitEndNs: bigint | null;
+  /** Each line that is a JSON object, in file order: the job's to write, so validate them (NodeCooldown) before use. */
+  records: unknown[];
+  /** Lines that are neither the window nor JSON (a record cut by a crash, or by the read's limit). */
+  unreadable: number;
+}
+
+/** Reads what cooldownWaitLines wrote; a missing file gives nulls and no records. */
+export function parseCooled(text: string | null): CooledFile {
+  const out: CooledFile = { waitStartNs: null, waitEndNs: null, records: [], unreadable: 0 };
+  for (const line of (text ?? '').split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '') continue;
+    const window = /^wait_(start|end)_ns=(\d+)$/.exec(trimmed);
+    if (window) {
+      if (window[1] === 'start') out.waitStartNs = BigInt(window[2]!);
+      else out.waitEndNs = BigInt(window[2]!);
+      continue;
+    }
+    try {
+      const value: unknown = JSON.parse(trimmed);
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) out.records.push(value);
+      else out.unreadable += 1;
+    } catch {
+      out.unreadable += 1;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The agents: started beside the workload on every node, writing into the telemetry folder.
 
 /** Seconds job.sh waits for every node's agent to take its first sample. */
@@ -165,6 +252,8 @@ export interface AgentLaunch {
   gpusPerNode?: number;
   /** Seconds of idle baseline after the agents are ready (0: none). */
   idleBaselineS: number;
+  /** The campaign's cooldown: the agents read erg.cooldown, and job.sh waits for their records before the idle baseline. Absent: none. */
+  cooldown?: { maxWaitS: number };
   /**
    * The phase-mark writers' folder on the cluster, shell-quoted by the caller: `bin/erg-mark`
    * goes on the workload's PATH and `python/` (the `erg` module) on its PYTHONPATH. Absent: the
@@ -175,12 +264,15 @@ export interface AgentLaunch {
 
 /**
  * job.sh's lines before the workload: start the agent on every node of the job as an overlapping
- * step writing into the telemetry folder, wait until each has sampled once, then the idle
- * baseline if asked for. The run's own arguments (its id, folder and token) are added here.
+ * step writing into the telemetry folder, wait until each has sampled once, then the cooldown's
+ * wait if the campaign has one, then the idle baseline if asked for — the baseline measures
+ * nodes already back near idle, and neither wait is in the workload's window. The run's own
+ * arguments (its id, folder, token and cooldown plan) are added here.
  */
 export function agentStartLines(launch: AgentLaunch): string {
   const gpus = launch.gpusPerNode ? ` --gpus-per-node=${launch.gpusPerNode}` : '';
-  const runArgs = `--run-id "$ERG_RUN_ID" --spool-dir "$erg_telemetry" --token-file "$ERG_RUN_DIR/${RUN_DIR_FILES.runToken}"`;
+  const cooldownArg = launch.cooldown ? ` --cooldown "$ERG_RUN_DIR/${RUN_DIR_FILES.cooldown}"` : '';
+  const runArgs = `--run-id "$ERG_RUN_ID" --spool-dir "$erg_telemetry" --token-file "$ERG_RUN_DIR/${RUN_DIR_FILES.runToken}"${cooldownArg}`;
   const ready = NODE_FILE_SUFFIXES.ready.replace(/\./g, '\\.');
   const ticks = AGENT_READY_TIMEOUT_S * 10;
   return [
@@ -192,6 +284,7 @@ export function agentStartLines(launch: AgentLaunch): string {
     `while [ "$(ls "$erg_telemetry" 2>/dev/null | grep -c '${ready}$')" -lt "\${SLURM_JOB_NUM_NODES:-1}" ] && [ $erg_i -lt ${ticks} ]; do sleep 0.1; erg_i=$((erg_i + 1)); done`,
     `[ $erg_i -lt ${ticks} ] || echo "erg: telemetry agents not ready after ${AGENT_READY_TIMEOUT_S} s (see ${RUN_DIR_FILES.telemetryDir}/${TELEMETRY_DIR_FILES.agentLog})" >&2`,
     ...markWriterLines(launch.markTools),
+    ...(launch.cooldown ? cooldownWaitLines(launch.cooldown.maxWaitS) : []),
     ...idleBaselineLines(launch.idleBaselineS),
   ].join('\n');
 }

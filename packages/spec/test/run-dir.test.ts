@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  ackedText, agentStartLines, agentStopLines, idleBaselineLines, MAX_SPOOL_LINE_BYTES, NODE_FILE_SUFFIXES, nodeTelemetryFiles, parseAcked, parseIdleWindow,
+  ackedText, agentStartLines, agentStopLines, COOLDOWN_WAIT_SLACK_S, cooldownPlanFile, cooldownWaitLines, idleBaselineLines, parseCooled, MAX_SPOOL_LINE_BYTES, NODE_FILE_SUFFIXES, nodeTelemetryFiles, parseAcked, parseIdleWindow,
   parseTiming, readSpool, RUN_DIR_FILES, runDirPath, runTokenFile, spoolLineHead, spoolLineSeq, spoolNode, TELEMETRY_DIR_FILES, TIMED_WORKLOAD_LINES,
   type SpoolLine,
 } from '../src';
@@ -34,11 +34,13 @@ describe('names', () => {
   test('the names of a run directory, which running jobs and staged agents already use, stay as they are', () => {
     expect(RUN_DIR_FILES).toEqual({
       jobScript: 'job.sh', runScript: 'run.sh', stdout: 'stdout.log', stderr: 'stderr.log', slurmOut: 'slurm.out', slurmErr: 'slurm.err',
-      timing: 'erg.timing', timingTmp: 'erg.timing.tmp', idle: 'erg.idle', powerFailed: 'erg.power-failed', powerRequest: 'erg.power-request', runToken: 'erg.token', telemetryDir: 'telemetry',
+      timing: 'erg.timing', timingTmp: 'erg.timing.tmp', idle: 'erg.idle', cooldown: 'erg.cooldown', cooled: 'erg.cooled', cooledTmp: 'erg.cooled.tmp',
+      powerFailed: 'erg.power-failed', powerRequest: 'erg.power-request', runToken: 'erg.token', telemetryDir: 'telemetry',
     });
     expect(TELEMETRY_DIR_FILES).toEqual({ agentLog: 'agent.log', powerLog: 'power.log' });
     expect(nodeTelemetryFiles('gh-001')).toEqual({
       spool: 'gh-001.spool', acked: 'gh-001.acked', meta: 'gh-001.meta.json', ready: 'gh-001.ready', stats: 'gh-001.stats.json', power: 'gh-001.power.json',
+      cooled: 'gh-001.cooled.json',
     });
     expect(Object.keys(NODE_FILE_SUFFIXES)).toEqual(Object.keys(nodeTelemetryFiles('n')));
   });
@@ -100,6 +102,71 @@ describe('erg.idle', () => {
   });
 });
 
+describe('the cooldown: erg.cooldown, each node\'s record and erg.cooled', () => {
+  const record = (node: string, reached = true) => JSON.stringify({ node, waitedS: 2.5, reached, criterion: 'settled', powerW: 80, referenceW: null, maxGpuTempC: null, referenceTempC: null, gpus: [] });
+  /** A run directory whose telemetry folder holds the records of `nodes`, and something that is none. */
+  function withRecords(nodes: string[]): string {
+    const dir = runDir();
+    const folder = path.join(dir, RUN_DIR_FILES.telemetryDir);
+    fs.mkdirSync(folder);
+    for (const node of nodes) fs.writeFileSync(path.join(folder, nodeTelemetryFiles(node).cooled), `${record(node)}\n`);
+    // An agent's record half written (its temporary name) and another node's ready file are no records.
+    fs.writeFileSync(path.join(folder, `${nodeTelemetryFiles('n9').cooled}.tmp-12`), '{"node":');
+    fs.writeFileSync(path.join(folder, nodeTelemetryFiles('n9').ready), '{}\n');
+    return dir;
+  }
+  const script = (nodes: number, lines: string[]) => `export SLURM_JOB_NUM_NODES=${nodes}\nerg_telemetry="$PWD/${RUN_DIR_FILES.telemetryDir}"\n${lines.join('\n')}`;
+
+  test('the plan is staged as erg.cooldown, readable by the job\'s agents', () => {
+    expect(cooldownPlanFile('{"ergCooldown":1}\n')).toEqual({ name: 'erg.cooldown', content: '{"ergCooldown":1}\n', mode: 0o644 });
+  });
+
+  test('every node\'s record there: no wait, and erg.cooled holds the wait and the records, which parseCooled reads back', () => {
+    const dir = withRecords(['n1', 'n2']);
+    const result = bash(script(2, cooldownWaitLines(60)), dir);
+    expect(result.status).toBe(0);
+    expect(result.stderr).toBe('');
+    const cooled = parseCooled(fs.readFileSync(path.join(dir, RUN_DIR_FILES.cooled), 'utf8'));
+    expect(cooled.records).toEqual([JSON.parse(record('n1')), JSON.parse(record('n2'))]);
+    expect(cooled.unreadable).toBe(0);
+    expect(cooled.waitEndNs! >= cooled.waitStartNs!).toBe(true);
+    expect(fs.existsSync(path.join(dir, RUN_DIR_FILES.cooledTmp))).toBe(false);
+  });
+
+  test('a node without its record: the job waits for it (cut short here by a timeout), however many other files there are', () => {
+    const dir = withRecords(['n1', 'n2']);
+    fs.writeFileSync(path.join(dir, 'wait.sh'), script(3, cooldownWaitLines(60)));
+    expect(bash('timeout -s KILL 1 bash ./wait.sh; echo "status=$?"', dir).stdout).toBe('status=137\n');
+    expect(fs.existsSync(path.join(dir, RUN_DIR_FILES.cooled))).toBe(false);
+  });
+
+  test('the wait is bounded by maxWaitS + the slack: at its deadline the job writes what it has, says so, and goes on', () => {
+    const dir = withRecords(['n1']);
+    const lines = cooldownWaitLines(60);
+    // The deadline is the one line changed (60 + the slack is too long for a unit test); the rest runs as job.sh has it.
+    const deadline = `erg_cool_deadline=$((SECONDS + ${60 + COOLDOWN_WAIT_SLACK_S}))`;
+    expect(lines).toContain(deadline);
+    const result = bash(`${script(2, lines.map((l) => (l === deadline ? 'erg_cool_deadline=$((SECONDS + 1))' : l)))}\necho went-on`, dir);
+    expect(result.stdout).toBe('went-on\n');
+    expect(result.stderr).toContain('erg: cooldown records from fewer than 2 node(s) after 65 s');
+    const cooled = parseCooled(fs.readFileSync(path.join(dir, RUN_DIR_FILES.cooled), 'utf8'));
+    expect(cooled.records).toEqual([JSON.parse(record('n1'))]);
+    expect(Number(cooled.waitEndNs! - cooled.waitStartNs!) / 1e9).toBeGreaterThan(0);
+  });
+
+  test('parseCooled: nulls and no records without a file; lines that are neither the window nor a JSON object are counted, not kept', () => {
+    expect(parseCooled(null)).toEqual({ waitStartNs: null, waitEndNs: null, records: [], unreadable: 0 });
+    expect(parseCooled(`wait_start_ns=5\n${record('n1')}\n{"node":"n2","wai\n[1]\nnull\n`)).toEqual({
+      waitStartNs: 5n, waitEndNs: null, records: [JSON.parse(record('n1'))], unreadable: 3,
+    });
+  });
+
+  test('maxWaitS that is not a number of seconds never reaches job.sh', () => {
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => cooldownWaitLines(bad)).toThrow(RangeError);
+    expect(cooldownWaitLines(1.2)).toContain(`erg_cool_deadline=$((SECONDS + ${2 + COOLDOWN_WAIT_SLACK_S}))`);
+  });
+});
+
 describe('the agents\' lines in job.sh', () => {
   const launch = { program: "'node' '/w/.erg-agent/a.js'", options: '--interval-ms 500', idleBaselineS: 0 };
 
@@ -142,6 +209,20 @@ describe('the agents\' lines in job.sh', () => {
 
   test('start with an idle baseline ends with its lines', () => {
     expect(agentStartLines({ ...launch, idleBaselineS: 5 }).endsWith(idleBaselineLines(5).join('\n'))).toBe(true);
+  });
+
+  test('with a cooldown: the agents read erg.cooldown, and job.sh waits for their records after they are ready and before the idle baseline', () => {
+    const start = agentStartLines({ ...launch, idleBaselineS: 5, cooldown: { maxWaitS: 30 } });
+    expect(start).toContain(`--token-file "$ERG_RUN_DIR/${RUN_DIR_FILES.runToken}" --cooldown "$ERG_RUN_DIR/${RUN_DIR_FILES.cooldown}" ${launch.options}`);
+    const ready = start.indexOf("grep -c '\\.ready$'");
+    const wait = start.indexOf(cooldownWaitLines(30).join('\n'));
+    const idle = start.indexOf(idleBaselineLines(5).join('\n'));
+    expect(ready).toBeGreaterThan(0);
+    expect(wait).toBeGreaterThan(ready);
+    expect(idle).toBeGreaterThan(wait);
+    // Without a cooldown: neither the option nor the wait.
+    expect(agentStartLines(launch)).not.toContain('--cooldown');
+    expect(agentStartLines(launch)).not.toContain(RUN_DIR_FILES.cooled);
   });
 
   test('the ready wait counts the .ready files the agents write, one per node, and nothing else', () => {

@@ -13,7 +13,7 @@ import { formatElapsed, formatP } from '@erg/format';
 import { withExamples, type Act } from './register';
 import { junitReport } from '../report/junit';
 import { markdownReport } from '../report/markdown';
-import { changeText, intervalText, orderedVerdicts, sequentialText, SUITE_REASON_TEXT, type ReportInput } from '../report/verdict-text';
+import { changeText, intervalText, orderedVerdicts, sequentialText, SUITE_REASON_TEXT, type ReportClaims, type ReportInput } from '../report/verdict-text';
 import { countsText, doneRuns } from '../watch/progress';
 import { parseSeconds } from './args';
 import { suiteRunStatusText } from './suites';
@@ -110,6 +110,21 @@ function reportInput(run: SuiteRun): ReportInput {
   };
 }
 
+/**
+ * What the judged campaign's results claim, for the reports. The verdict decides the exit code;
+ * the claims only inform it, so a failure to read them is said in the reports, not raised.
+ */
+async function campaignClaims(ctx: CommandContext, campaignId: string): Promise<ReportClaims> {
+  try {
+    const results = await ctx.connect().call((c) => c.GET('/v1/campaigns/{id}/results', { params: { path: { id: campaignId } } }));
+    const claims = results.claims;
+    if (!claims) return { ok: true, summary: 'nothing to compare: fewer than 2 configurations have runs with both a time and an energy', distinguishable: false };
+    return { ok: true, summary: claims.summary, distinguishable: claims.distinguishable };
+  } catch (err) {
+    return { ok: false, why: err instanceof Error ? err.message : String(err) };
+  }
+}
+
 function writeReport(ctx: CommandContext, file: string, text: string, what: string): void {
   try {
     writeFileSync(path.resolve(ctx.runtime.cwd, file), text);
@@ -169,6 +184,7 @@ async function regress(ctx: CommandContext, opts: RegressOptions): Promise<ExitC
     });
   }
   const input = reportInput(run);
+  if (opts.junit || opts.markdown) input.claims = await campaignClaims(ctx, run.campaignId);
   if (opts.junit) writeReport(ctx, opts.junit, junitReport(input), 'JUnit');
   if (opts.markdown) writeReport(ctx, opts.markdown, markdownReport(input), 'Markdown');
   if (opts.json) ctx.stdout.write(JSON.stringify(run, null, 2) + '\n');

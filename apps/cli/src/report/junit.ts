@@ -16,10 +16,13 @@
 // A campaign verdict with no configuration verdicts (nothing measured on both sides) gets one
 // <error> testcase named "verdict", for the same reason as inconclusive ones; a suite run made
 // inconclusive by failed or cancelled repetitions gets one <error> testcase named "campaign".
+// What the campaign's own results claim (its configurations against each other, with their
+// uncertainty) is informational: properties erg.claims and erg.claims.distinguishable and a line
+// of the suite's <system-out>, never a testcase — it is not the regression check.
 import { formatPercent } from '@erg/format';
 import { openTag, xmlText } from './xml';
 import {
-  CAMPAIGN_REASON_TEXT, figuresText, inconclusiveText, noVerdictText, orderedVerdicts, policyText, reportStatus, samplesText,
+  CAMPAIGN_REASON_TEXT, claimsText, figuresText, inconclusiveText, noVerdictText, orderedVerdicts, policyText, reportStatus, samplesText,
   SUITE_REASON_TEXT, suiteProblems, type ReportInput, type VerdictEntry,
 } from './verdict-text';
 
@@ -117,12 +120,19 @@ export function junitReport(input: ReportInput): string {
           ['erg.policy.maxCv', String(input.verdict.policy.maxCv)],
         ] as [string, string][])
       : []),
+    ...(input.claims?.ok
+      ? ([
+          ['erg.claims', input.claims.summary],
+          ['erg.claims.distinguishable', String(input.claims.distinguishable)],
+        ] as [string, string][])
+      : []),
   ];
   const summary = input.verdict
     ? `verdict: ${input.verdict.status}${input.verdict.reasons.length > 0 ? ` (${input.verdict.reasons.map((r) => CAMPAIGN_REASON_TEXT[r]).join('; ')})` : ''}; ` +
       `policy: regression = change above ${formatPercent(input.verdict.policy.threshold, { signed: true })} at p < ${input.verdict.policy.alpha}`
     : (input.note ?? noVerdictText(input));
-  const systemOut = [summary, ...(input.verdict && input.note ? [input.note] : [])].join('\n');
+  const claims = claimsText(input);
+  const systemOut = [summary, ...(input.verdict && input.note ? [input.note] : []), ...(claims === null ? [] : [claims])].join('\n');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `${openTag('testsuites', { name: 'erg', ...counts })}>`,

@@ -5,7 +5,7 @@ import { mdCell, mdCode, renderMarkdownTable } from '../output/markdown';
 import type { Column } from '../output/table';
 import { formatP } from '@erg/format';
 import {
-  CAMPAIGN_REASON_TEXT, changeText, inconclusiveText, intervalText, noVerdictText, orderedVerdicts, policyText, reportStatus, STATUS_SYMBOL,
+  CAMPAIGN_REASON_TEXT, changeText, claimsText, inconclusiveText, intervalText, noVerdictText, orderedVerdicts, policyText, reportStatus, STATUS_SYMBOL,
   SUITE_REASON_TEXT, suiteProblems, type CampaignVerdict, type ReportInput,
 } from './verdict-text';
 
@@ -36,12 +36,14 @@ export function markdownReport(input: ReportInput): string {
   const suite = mdCode(input.suite);
   const ids = [`Campaign ${mdCode(input.campaignId)}`, input.baselineId === null ? 'no baseline' : `baseline ${mdCode(input.baselineId)}`].join(' · ');
   const note = input.note === undefined ? [] : ['', mdCell(input.note)];
+  const claims = claimsText(input);
+  const claimLines = claims === null ? [] : ['', mdCell(claims) + '.'];
   const verdict = input.verdict;
   const problems = suiteProblems(input).map((r) => `**${mdCell(SUITE_REASON_TEXT[r] ?? r)}.**`);
   const problemLines = problems.length === 0 ? [] : ['', ...problems];
   if (verdict === null) {
     const heading = problems.length > 0 ? `## ${STATUS_SYMBOL.inconclusive} INCONCLUSIVE — suite ${suite}` : `## ℹ️ No verdict — suite ${suite}`;
-    return [heading, ...problemLines, '', mdCell(noVerdictText(input)) + '.', ...note, '', ids, ''].join('\n');
+    return [heading, ...problemLines, '', mdCell(noVerdictText(input)) + '.', ...claimLines, ...note, '', ids, ''].join('\n');
   }
   const status = reportStatus(input);
   const shown = status === null || status === 'running' ? verdict.status : status;
@@ -61,6 +63,7 @@ export function markdownReport(input: ReportInput): string {
     hasRows ? verdictTable(verdict).trimEnd() : '_No configuration was measured in both campaigns._',
     ...keyList('Only in this campaign', verdict.onlyInCandidate),
     ...keyList('Only in the baseline', verdict.onlyInBaseline),
+    ...claimLines,
     ...note,
     '',
     ids,

@@ -29,6 +29,24 @@ export interface ReportInput {
    * complete passed, and the reports must say so.
    */
   run?: { status: VerdictStatus | 'running'; reasons: readonly string[] };
+  /**
+   * What the judged campaign's own results claim (its configurations compared with each other, not
+   * with the baseline): the claims' summary at its confidence, or why it could not be read.
+   * Absent: not asked for.
+   */
+  claims?: ReportClaims;
+}
+
+/** The judged campaign's claims as the reports carry them. */
+export type ReportClaims =
+  | { ok: true; summary: string; distinguishable: boolean }
+  | { ok: false; why: string };
+
+/** The claims in one line: "Claims of campaign X: no distinguishable difference … at 95 % (Holm over 3 comparisons)". */
+export function claimsText(input: Pick<ReportInput, 'campaignId' | 'claims'>): string | null {
+  const c = input.claims;
+  if (!c) return null;
+  return c.ok ? `Claims of campaign ${input.campaignId}: ${c.summary}` : `Claims of campaign ${input.campaignId}: not available (${c.why})`;
 }
 
 /** Suite-level reasons (see docs/suites.md) that the campaign verdict does not carry. */

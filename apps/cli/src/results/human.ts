@@ -1,9 +1,9 @@
 // The results as a person reads them, before they become a terminal table or Markdown: one row per
 // measured configuration with formatted figures, then the lines that go under the table.
 import {
-  differingMachines, entryId, fingerprintPrefix, flaggedConfigurations, formatCarbon, formatCost, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh,
-  groupedByFingerprint, halfWidth, hasCarbon, hasCost, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, NO_VALUE, parameterHeaders,
-  parameterNames, parameterText, powerNoteLine, runOrderLine, whIsHelpful,
+  claimsLevelText, claimsLines, confoundedLines, differingMachines, entryId, fingerprintPrefix, flaggedConfigurations, formatCarbon, formatCost, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh,
+  groupedByFingerprint, halfWidth, hasCarbon, hasCost, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, NO_VALUE, NODE_EFFECT_HEADERS,
+  nodeEffectRows, paretoLegend, paretoStatusText, parameterHeaders, parameterNames, parameterText, powerNoteLine, runOrderLine, whIsHelpful,
 } from '@erg/format';
 import type { Column } from '../output/table';
 import { isNumericParameter, type CampaignResults } from './model';
@@ -20,8 +20,15 @@ export interface HumanResults {
   runsLeftOut: string[];
   /** Configurations with runs whose figures cannot be fully trusted: `key: shared_node 2 of 3 runs, …`. */
   flagged: string[];
-  /** One sentence on the fastest against the most frugal configuration, when they differ. */
+  /**
+   * One sentence on the fastest against the most frugal configuration, when they differ: the
+   * claims' (with both intervals) where the results carry claims, else the point estimates.
+   */
   tradeoff: string | null;
+  /** What the results claim and how sure they are: a heading, then the summary, the ranks with their ties and ratios, the front's detail. */
+  claims: { heading: string; lines: string[] } | null;
+  /** How the nodes the runs ran on differ: a table of residuals per node, the confounded configurations, the note. */
+  nodes: { heading: string; columns: Column[]; rows: string[][]; confounded: string[]; note: string } | null;
   /** `Power state: …`: whether erg set the power state the figures were measured at; null from an API that does not say. */
   power: string | null;
   /** Configurations whose runs ran on more than one kind of machine, each with how the kinds differ. */
@@ -74,12 +81,16 @@ export function humanResults(results: CampaignResults): HumanResults {
   // Grouped by fingerprint, a configuration has one row per kind of machine: the class tells them apart.
   const byFingerprint = groupedByFingerprint(results);
   const fingerprint: Column[] = byFingerprint ? [{ header: 'fingerprint' }] : [];
-  const headers = parameterHeaders(names, ['marks', ...fingerprint.map((f) => f.header), ...figures.map((f) => f.header)]);
+  // Each entry's place on the front under uncertainty, where the results carry claims.
+  const claims = results.claims ?? null;
+  const pareto: Column[] = claims ? [{ header: 'pareto' }] : [];
+  const headers = parameterHeaders(names, ['marks', ...fingerprint.map((f) => f.header), ...figures.map((f) => f.header), ...pareto.map((p) => p.header)]);
   const columns: Column[] = [
     { header: 'marks' },
     ...names.map((name, i): Column => ({ header: headers[i]!, align: isNumericParameter(results.configurations, name) ? 'right' : 'left' })),
     ...fingerprint,
     ...figures,
+    ...pareto,
   ];
   const marks = configurations.map((c) => markLetters(marksWithFootprintOf(results, c)));
   const rows = configurations.map((c, i) => [
@@ -96,20 +107,33 @@ export function humanResults(results: CampaignResults): HumanResults {
     formatEdp(c.edpJs.mean),
     ...(withCarbon ? [formatCarbon(c.carbon.mean), plusMinus(halfWidth(c.carbon), formatCarbon)] : []),
     ...(withCost ? [cost(c.cost.mean), plusMinus(halfWidth(c.cost), cost)] : []),
+    ...(claims ? [paretoStatusText(claims, entryId(c))] : []),
   ]);
   const t = results.tradeoff;
-  const tradeoff =
-    t && t.fastest !== t.mostFrugal
+  const tradeoff = claims
+    ? claims.tradeoff && `Trade-off: ${claims.tradeoff.statement}.`
+    : t && t.fastest !== t.mostFrugal
       ? `Trade-off: the most frugal configuration (${t.mostFrugal}) saves ${formatEnergy(t.energySavedJ)} (${formatPercent(
           t.energySavedPct === null ? null : t.energySavedPct / 100,
         )}) against the fastest (${t.fastest}) and takes ${formatTime(t.timeLostS)} (${formatPercent(t.timeLostPct === null ? null : t.timeLostPct / 100)}) longer.`
       : null;
   const runsLeftOut = (results.runsLeftOut ?? []).map((r) => `run ${r.repetition} of ${r.key}: ${leftOutText(r)}`);
   const flagged = flaggedConfigurations(results.configurations).map(({ configuration, text }) => `${entryId(configuration)}: ${text}`);
-  const legend = `Marks: ${markLegend(results)}; ± is the half-width of the 95 % interval of the mean.${footprintLegend(withCarbon, withCost, currency)}`;
+  const legend =
+    `Marks: ${markLegend(results)}; ± is the half-width of the 95 % interval of the mean.${footprintLegend(withCarbon, withCost, currency)}` +
+    (claims ? ` ${paretoLegend(claims)}.` : '');
   return {
     columns, rows, marks, legend, excluded: results.excluded, runsLeftOut, flagged, tradeoff,
     power: powerNoteLine(results.power), differingMachines: differingMachines(results.configurations),
+    claims: claims && { heading: `Claims (${claimsLevelText(claims)})`, lines: claimsLines(claims).filter((line) => !line.startsWith('Trade-off: ')) },
+    nodes: nodesOf(results.nodes ?? null),
     runOrder: runOrderLine(results.design),
   };
+}
+
+/** The node effects as a table with its note; null where the runs ran on fewer than two nodes. */
+function nodesOf(nodes: CampaignResults['nodes'] | null): HumanResults['nodes'] {
+  if (!nodes) return null;
+  const columns = NODE_EFFECT_HEADERS.map((header, i): Column => ({ header, align: i === 0 || i === 4 ? 'left' : 'right' }));
+  return { heading: `Node effects (${nodes.nodes} nodes)`, columns, rows: nodeEffectRows(nodes), confounded: confoundedLines(nodes), note: nodes.note };
 }

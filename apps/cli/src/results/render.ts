@@ -35,6 +35,12 @@ export function resultsTable(results: CampaignResults, color: Colors): string {
     lines.push('No configuration has measurements yet.');
   }
   if (human.tradeoff) lines.push(human.tradeoff);
+  if (human.claims) lines.push('', `${human.claims.heading}:`, ...human.claims.lines.map((line) => `  ${line}`));
+  if (human.nodes) {
+    const n = human.nodes;
+    lines.push('', `${n.heading}:`, renderTable(n.columns, n.rows, { header: color.bold }).trimEnd().replace(/^/gm, '  '), `  ${n.note}.`);
+    if (n.confounded.length > 0) lines.push('  Confounded with one node:', ...n.confounded.map((c) => `    ${c}`));
+  }
   if (human.excluded.length > 0) {
     lines.push('', `Without measurements (${human.excluded.length}):`, ...excludedLines(human.excluded).map((e) => `  ${e}`));
   }
@@ -60,6 +66,12 @@ export function resultsMarkdown(results: CampaignResults): string {
     parts.push('No configuration has measurements yet.');
   }
   if (human.tradeoff) parts.push('', mdCell(human.tradeoff));
+  if (human.claims) parts.push('', `**${mdCell(human.claims.heading)}:**`, '', ...human.claims.lines.map((line) => `- ${mdCell(line)}`));
+  if (human.nodes) {
+    const n = human.nodes;
+    parts.push('', `**${mdCell(n.heading)}:**`, '', renderMarkdownTable(n.columns, n.rows.map((row) => row.map(mdCell))).trimEnd(), '', `_${mdCell(n.note)}._`);
+    if (n.confounded.length > 0) parts.push('', '**Confounded with one node:**', '', ...n.confounded.map((c) => `- ${mdCell(c)}`));
+  }
   if (human.excluded.length > 0) {
     parts.push('', `**Without measurements (${human.excluded.length}):**`, '', ...excludedLines(human.excluded, (key) => mdCode(key), mdCell).map((e) => `- ${e}`));
   }

@@ -1,10 +1,11 @@
 // One run as `erg run` prints it: what happened to it (state, Slurm job, times), what it was
-// measured on (each node's provenance), at which power state (the node helper's record), and its
+// measured on (each node's provenance), at which power state (the node helper's record), how long
+// it waited for its nodes to cool down (the spec's cooldown), and its
 // energy figures with the state in force, Slurm's own figure, and its carbon and cost with what
 // they were computed with; what it moved over each kind of link, where its nodes measured it. Pure: the command fetches, this renders; the words shared with the web
 // app's run page come from @erg/format.
 import {
-  cpuMaxFreqText, fingerprintFacts, formatByteRate, formatBytes, formatJoulesPerGB, linkKindLabel, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
+  cooldownNodeText, cooldownSummary, cpuMaxFreqText, fingerprintFacts, formatByteRate, formatBytes, formatJoulesPerGB, linkKindLabel, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
   formatTime, NO_NODE_PROVENANCE, NO_PROVENANCE, plural, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRecordRows, powerRecordStatus, powerRequestedText,
   powerStateText, slurmEnergyFigure,
 } from '@erg/format';
@@ -54,6 +55,14 @@ function summaryFields(run: Run, color: Colors): [string, string][] {
     ['Ended', run.endedAt ?? 'not yet'],
     ['Time', run.timeS === null ? 'not measured yet' : formatTime(run.timeS)],
   ];
+}
+
+/** The wait before the idle baseline and the workload (the spec's cooldown), per node; null when the run had none. */
+function cooldownSection(run: Run, color: Colors): string | null {
+  const c = run.cooldown;
+  if (!c) return null;
+  const summary = cooldownSummary(c);
+  return ['Cooldown', `  ${c.reached ? summary : color.yellow(summary)}`, ...c.nodes.map((n) => `  ${cooldownNodeText(n)}`)].join('\n');
 }
 
 function provenanceSection(run: Run, options: RunReportOptions): string {
@@ -173,10 +182,11 @@ function dataMovementSection(answer: RunEnergyAnswer): string | null {
   return lines.join('\n');
 }
 
-/** The whole report: summary, provenance, power state (when recorded), energy, data movement (when measured). */
+/** The whole report: summary, provenance, power state (when recorded), cooldown (when the campaign has one), energy, data movement (when measured). */
 export function runReport(run: Run, energy: RunEnergyAnswer, color: Colors, options: RunReportOptions = {}): string {
   const sections = [
-    renderFields(summaryFields(run, color)).trimEnd(), provenanceSection(run, options), powerRecordSection(run, color), energySection(energy, color), dataMovementSection(energy),
+    renderFields(summaryFields(run, color)).trimEnd(), provenanceSection(run, options), powerRecordSection(run, color), cooldownSection(run, color), energySection(energy, color),
+    dataMovementSection(energy),
   ];
   return sections.filter((s): s is string => s !== null).join('\n\n') + '\n';
 }

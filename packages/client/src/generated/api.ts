@@ -2675,89 +2675,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @default {} */
-        DesignInput: {
-            /**
-             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
-             * @default randomized-blocks
-             * @enum {string}
-             */
-            order?: "randomized-blocks" | "blocks" | "configuration-major";
-            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
-            seed?: number;
-            /**
-             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
-             * @default 0.95
-             */
-            confidence?: number;
-            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
-            nodes?: string[];
-        };
         CampaignRunOrderInput: {
             /** @enum {string} */
             order: "randomized-blocks" | "blocks" | "configuration-major";
             /** @description the seed of the randomized order (given in the spec, or drawn when the campaign was created); null for orders without one */
             seed: number | null;
-        };
-        /** @default {} */
-        ValidityInput: {
-            /**
-             * @description longest stretch without a sample of any sensor the energy uses, in seconds
-             * @default 3
-             */
-            maxGapS?: number;
-            /**
-             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
-             * @default 0.95
-             */
-            minSampleShare?: number;
-            /**
-             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
-             * @default 1.5
-             */
-            maxIntervalRatio?: number;
-            /**
-             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
-             * @default 1000
-             */
-            maxClockOffsetMs?: number;
-            /**
-             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
-             * @default 0.05
-             */
-            maxCounterDisagreement?: number;
-            /**
-             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
-             * @default 0.1
-             */
-            maxIdleCv?: number;
-            /**
-             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
-             * @default false
-             */
-            excludeInvalid?: boolean;
-        };
-        CooldownInput: {
-            /**
-             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
-             * @default 0.1
-             */
-            powerMargin?: number;
-            /**
-             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
-             * @default 5
-             */
-            tempMarginC?: number;
-            /**
-             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
-             * @default 5
-             */
-            settleS?: number;
-            /**
-             * @description the longest wait; a run that starts without having cooled says so
-             * @default 120
-             */
-            maxWaitS?: number;
         };
         NodeFingerprintInput: {
             node: string;
@@ -3015,6 +2937,45 @@ export interface components {
             perKWh: number | null;
             /** @description energyKWh × pue × perKWh */
             energyCost: number | null;
+        };
+        TimeWindowInput: {
+            startMs: number;
+            endMs: number;
+        };
+        NodeCooldownInput: {
+            node: string;
+            /** @description seconds from the node's agent taking its first sample to the node counting as cool (or maxWaitS) */
+            waitedS: number;
+            /** @description false: maxWaitS passed first */
+            reached: boolean;
+            /**
+             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
+             * @enum {string}
+             */
+            criterion: "idle_baseline" | "settled";
+            /** @description mean power over the last settleS when the wait ended, by the energy selection rules; null: no power reading over it */
+            powerW: number | null;
+            /** @description the node's idle power it was compared with; null when settled */
+            referenceW: number | null;
+            /** @description the hottest GPU's mean temperature over the last settleS; null: no GPU temperature sensor */
+            maxGpuTempC: number | null;
+            /** @description the highest of the GPUs' idle temperatures it was compared with; null: none known */
+            referenceTempC: number | null;
+            /** @description each GPU's mean temperature over the last settleS and its idle temperature: with both, it counted as cool within tempMarginC of it */
+            gpus: {
+                gpu: number;
+                tempC: number;
+                referenceTempC: number | null;
+            }[];
+        };
+        RunCooldownInput: {
+            /** @description how long the job waited, by its own clock, from every agent being ready to every node's record (or its deadline, maxWaitS + 5 s); where the job recorded no wait, the longest over the nodes */
+            waitedS: number;
+            /** @description every node of the job cooled before maxWaitS (a node without a record did not) */
+            reached: boolean;
+            /** @description the wait as the job script measured it, before the idle baseline and the workload; null: it recorded none */
+            window: components["schemas"]["TimeWindowInput"] | null;
+            nodes: components["schemas"]["NodeCooldownInput"][];
         };
         ClusterCapabilitiesInput: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
@@ -3346,6 +3307,8 @@ export interface components {
             /** @description the idle baseline measured before the workload, if the spec asked for one */
             idleStart: string | null;
             idleEnd: string | null;
+            /** @description the wait before the idle baseline and the workload until the run's nodes were back near idle (the spec's cooldown); null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldownInput"] | null;
             /** @description the spec's resources.partition, else the cluster's default partition; null: Slurm's default */
             partition: string | null;
             nodeList: string | null;
@@ -3717,6 +3680,84 @@ export interface components {
             /** @description configurations with at least one such run, in the campaign’s order */
             configurations: components["schemas"]["ConfigurationDataMovementInput"][];
         };
+        /** @default {} */
+        DesignInput: {
+            /**
+             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
+             * @default randomized-blocks
+             * @enum {string}
+             */
+            order?: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
+            seed?: number;
+            /**
+             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
+             * @default 0.95
+             */
+            confidence?: number;
+            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
+            nodes?: string[];
+        };
+        /** @default {} */
+        ValidityInput: {
+            /**
+             * @description longest stretch without a sample of any sensor the energy uses, in seconds
+             * @default 3
+             */
+            maxGapS?: number;
+            /**
+             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
+             * @default 0.95
+             */
+            minSampleShare?: number;
+            /**
+             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
+             * @default 1.5
+             */
+            maxIntervalRatio?: number;
+            /**
+             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
+             * @default 1000
+             */
+            maxClockOffsetMs?: number;
+            /**
+             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
+             * @default 0.05
+             */
+            maxCounterDisagreement?: number;
+            /**
+             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
+             * @default 0.1
+             */
+            maxIdleCv?: number;
+            /**
+             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
+             * @default false
+             */
+            excludeInvalid?: boolean;
+        };
+        CooldownInput: {
+            /**
+             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
+             * @default 0.1
+             */
+            powerMargin?: number;
+            /**
+             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
+             * @default 5
+             */
+            tempMarginC?: number;
+            /**
+             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
+             * @default 5
+             */
+            settleS?: number;
+            /**
+             * @description the longest wait; a run that starts without having cooled says so
+             * @default 120
+             */
+            maxWaitS?: number;
+        };
         ComparisonInput: {
             /** @description a stable name for this comparison within the results, e.g. "time:a|b" */
             id: string;
@@ -3888,35 +3929,6 @@ export interface components {
             }[];
             note: string;
         };
-        NodeCooldownInput: {
-            node: string;
-            /** @description seconds from the agents being ready to the node counting as cool (or maxWaitS) */
-            waitedS: number;
-            /** @description false: maxWaitS passed first */
-            reached: boolean;
-            /**
-             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
-             * @enum {string}
-             */
-            criterion: "idle_baseline" | "settled";
-            /** @description mean power over the last settleS when the wait ended */
-            powerW: number | null;
-            /** @description the node's idle power it was compared with; null when settled */
-            referenceW: number | null;
-            maxGpuTempC: number | null;
-            referenceTempC: number | null;
-        };
-        RunCooldownInput: {
-            /** @description the longest wait over the nodes (the job waits for all of them) */
-            waitedS: number;
-            /** @description every node cooled before maxWaitS */
-            reached: boolean;
-            nodes: components["schemas"]["NodeCooldownInput"][];
-        };
-        TimeWindowInput: {
-            startMs: number;
-            endMs: number;
-        };
         SensorGapInput: {
             fromMs: number;
             toMs: number;
@@ -3941,6 +3953,20 @@ export interface components {
                 [key: string]: number;
             };
         };
+        IdleNodeFiguresInput: {
+            node: string;
+            /** @description mean power over the baseline window, by the same selection rules as the run; null: no power reading there */
+            powerW: number | null;
+            coverage: number;
+            /** @enum {string} */
+            method: "counter" | "integrated" | "model";
+            /** @description each GPU with a temperature sensor (gpuN.temp): its mean and highest temperature over the baseline */
+            gpus: {
+                gpu: number;
+                meanTempC: number;
+                maxTempC: number;
+            }[];
+        };
         IdleEnergyInput: {
             /** @description mean power over the baseline window, summed over nodes, by the same selection rules as the run */
             powerW: number;
@@ -3952,6 +3978,8 @@ export interface components {
             coverage: number;
             /** @enum {string} */
             method: "counter" | "integrated" | "model";
+            /** @description per node; absent in figures computed before erg recorded them */
+            nodes?: components["schemas"]["IdleNodeFiguresInput"][];
         };
         GpuPowerObservedInput: {
             node: string;
@@ -4045,8 +4073,8 @@ export interface components {
             stale: boolean;
             /** @description the campaign's validity gates applied to this run's measurement; absent in figures computed before erg checked them */
             validity?: components["schemas"]["RunValidityInput"];
-            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), outside timeS; null: the campaign has none */
-            cooldown?: components["schemas"]["RunCooldownInput"] | null;
+            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), before its idle baseline and outside timeS; null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldownInput"] | null;
         };
         PhaseSegmentInput: {
             node: string;
@@ -4193,11 +4221,11 @@ export interface components {
             /** @description the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims */
             design: components["schemas"]["CampaignDesignInput"];
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
-            claims?: components["schemas"]["CampaignClaimsInput"] | null;
+            claims: components["schemas"]["CampaignClaimsInput"] | null;
             /** @description the runs' validity and whether the results are publishable */
             validity?: components["schemas"]["CampaignValidityInput"];
             /** @description the node effect, where counted runs ran on more than one node; null: one node (or none known) */
-            nodes?: components["schemas"]["CampaignNodesInput"] | null;
+            nodes: components["schemas"]["CampaignNodesInput"] | null;
         };
         SequentialPolicyInput: {
             /** @description most repetitions per configuration; the run starts with minRepetitions and adds one per look while undecided */
@@ -4948,87 +4976,11 @@ export interface components {
         TokenListInput: {
             items: components["schemas"]["TokenInput"][];
         };
-        Design: {
-            /**
-             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
-             * @default randomized-blocks
-             * @enum {string}
-             */
-            order: "randomized-blocks" | "blocks" | "configuration-major";
-            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
-            seed?: number;
-            /**
-             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
-             * @default 0.95
-             */
-            confidence: number;
-            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
-            nodes?: string[];
-        };
         CampaignRunOrder: {
             /** @enum {string} */
             order: "randomized-blocks" | "blocks" | "configuration-major";
             /** @description the seed of the randomized order (given in the spec, or drawn when the campaign was created); null for orders without one */
             seed: number | null;
-        };
-        Validity: {
-            /**
-             * @description longest stretch without a sample of any sensor the energy uses, in seconds
-             * @default 3
-             */
-            maxGapS: number;
-            /**
-             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
-             * @default 0.95
-             */
-            minSampleShare: number;
-            /**
-             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
-             * @default 1.5
-             */
-            maxIntervalRatio: number;
-            /**
-             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
-             * @default 1000
-             */
-            maxClockOffsetMs: number;
-            /**
-             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
-             * @default 0.05
-             */
-            maxCounterDisagreement: number;
-            /**
-             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
-             * @default 0.1
-             */
-            maxIdleCv: number;
-            /**
-             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
-             * @default false
-             */
-            excludeInvalid: boolean;
-        };
-        Cooldown: {
-            /**
-             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
-             * @default 0.1
-             */
-            powerMargin: number;
-            /**
-             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
-             * @default 5
-             */
-            tempMarginC: number;
-            /**
-             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
-             * @default 5
-             */
-            settleS: number;
-            /**
-             * @description the longest wait; a run that starts without having cooled says so
-             * @default 120
-             */
-            maxWaitS: number;
         };
         NodeFingerprint: {
             node: string;
@@ -5286,6 +5238,45 @@ export interface components {
             perKWh: number | null;
             /** @description energyKWh × pue × perKWh */
             energyCost: number | null;
+        };
+        TimeWindow: {
+            startMs: number;
+            endMs: number;
+        };
+        NodeCooldown: {
+            node: string;
+            /** @description seconds from the node's agent taking its first sample to the node counting as cool (or maxWaitS) */
+            waitedS: number;
+            /** @description false: maxWaitS passed first */
+            reached: boolean;
+            /**
+             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
+             * @enum {string}
+             */
+            criterion: "idle_baseline" | "settled";
+            /** @description mean power over the last settleS when the wait ended, by the energy selection rules; null: no power reading over it */
+            powerW: number | null;
+            /** @description the node's idle power it was compared with; null when settled */
+            referenceW: number | null;
+            /** @description the hottest GPU's mean temperature over the last settleS; null: no GPU temperature sensor */
+            maxGpuTempC: number | null;
+            /** @description the highest of the GPUs' idle temperatures it was compared with; null: none known */
+            referenceTempC: number | null;
+            /** @description each GPU's mean temperature over the last settleS and its idle temperature: with both, it counted as cool within tempMarginC of it */
+            gpus: {
+                gpu: number;
+                tempC: number;
+                referenceTempC: number | null;
+            }[];
+        };
+        RunCooldown: {
+            /** @description how long the job waited, by its own clock, from every agent being ready to every node's record (or its deadline, maxWaitS + 5 s); where the job recorded no wait, the longest over the nodes */
+            waitedS: number;
+            /** @description every node of the job cooled before maxWaitS (a node without a record did not) */
+            reached: boolean;
+            /** @description the wait as the job script measured it, before the idle baseline and the workload; null: it recorded none */
+            window: components["schemas"]["TimeWindow"] | null;
+            nodes: components["schemas"]["NodeCooldown"][];
         };
         ClusterCapabilities: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
@@ -5617,6 +5608,8 @@ export interface components {
             /** @description the idle baseline measured before the workload, if the spec asked for one */
             idleStart: string | null;
             idleEnd: string | null;
+            /** @description the wait before the idle baseline and the workload until the run's nodes were back near idle (the spec's cooldown); null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldown"] | null;
             /** @description the spec's resources.partition, else the cluster's default partition; null: Slurm's default */
             partition: string | null;
             nodeList: string | null;
@@ -5988,6 +5981,82 @@ export interface components {
             /** @description configurations with at least one such run, in the campaign’s order */
             configurations: components["schemas"]["ConfigurationDataMovement"][];
         };
+        Design: {
+            /**
+             * @description randomized-blocks: repetition r of every configuration forms block r, each block in a seeded random order; blocks: each block in the listed order; configuration-major: all repetitions of one configuration, then the next
+             * @default randomized-blocks
+             * @enum {string}
+             */
+            order: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description seed of the randomized order; absent: erg draws one when the campaign is created and stores it (the campaign shows it) */
+            seed?: number;
+            /**
+             * @description confidence of every claim the results make (fastest, most frugal, Pareto membership, trade-off), Holm-adjusted over the claims
+             * @default 0.95
+             */
+            confidence: number;
+            /** @description nodes to balance the runs over: each single-node run is pinned (--nodelist) so that every block spreads its configurations across them (a Latin square) */
+            nodes?: string[];
+        };
+        Validity: {
+            /**
+             * @description longest stretch without a sample of any sensor the energy uses, in seconds
+             * @default 3
+             */
+            maxGapS: number;
+            /**
+             * @description share of the sample intervals expected at telemetry.intervalMs that were kept, per sensor the energy uses
+             * @default 0.95
+             */
+            minSampleShare: number;
+            /**
+             * @description achieved median sampling interval ÷ requested telemetry.intervalMs, per sensor the energy uses
+             * @default 1.5
+             */
+            maxIntervalRatio: number;
+            /**
+             * @description largest offset between a node agent's clock and erg's server, and between the agents of one run, in ms
+             * @default 1000
+             */
+            maxClockOffsetMs: number;
+            /**
+             * @description largest relative difference between an energy counter and its integrated power where a sensor has both (e.g. gpu0.energy and gpu0.power)
+             * @default 0.05
+             */
+            maxCounterDisagreement: number;
+            /**
+             * @description largest coefficient of variation of the node's power over the idle baseline (with telemetry.idleBaselineS > 0)
+             * @default 0.1
+             */
+            maxIdleCv: number;
+            /**
+             * @description leave runs that fail a gate out of the results (they are listed in runsLeftOut); false: they count, flagged `invalid`
+             * @default false
+             */
+            excludeInvalid: boolean;
+        };
+        Cooldown: {
+            /**
+             * @description relative margin over the node's idle power: 0.1 waits until power is within 10 % of it
+             * @default 0.1
+             */
+            powerMargin: number;
+            /**
+             * @description where GPU temperature is known: wait until every GPU is within this many °C of its idle temperature
+             * @default 5
+             */
+            tempMarginC: number;
+            /**
+             * @description the power compared is the mean over the last settleS seconds; without a known idle baseline, the node has cooled once two consecutive such means agree within powerMargin
+             * @default 5
+             */
+            settleS: number;
+            /**
+             * @description the longest wait; a run that starts without having cooled says so
+             * @default 120
+             */
+            maxWaitS: number;
+        };
         Comparison: {
             /** @description a stable name for this comparison within the results, e.g. "time:a|b" */
             id: string;
@@ -6159,35 +6228,6 @@ export interface components {
             }[];
             note: string;
         };
-        NodeCooldown: {
-            node: string;
-            /** @description seconds from the agents being ready to the node counting as cool (or maxWaitS) */
-            waitedS: number;
-            /** @description false: maxWaitS passed first */
-            reached: boolean;
-            /**
-             * @description idle_baseline: within powerMargin of the node's idle power erg measured before; settled: no baseline known, two consecutive means agreed
-             * @enum {string}
-             */
-            criterion: "idle_baseline" | "settled";
-            /** @description mean power over the last settleS when the wait ended */
-            powerW: number | null;
-            /** @description the node's idle power it was compared with; null when settled */
-            referenceW: number | null;
-            maxGpuTempC: number | null;
-            referenceTempC: number | null;
-        };
-        RunCooldown: {
-            /** @description the longest wait over the nodes (the job waits for all of them) */
-            waitedS: number;
-            /** @description every node cooled before maxWaitS */
-            reached: boolean;
-            nodes: components["schemas"]["NodeCooldown"][];
-        };
-        TimeWindow: {
-            startMs: number;
-            endMs: number;
-        };
         SensorGap: {
             fromMs: number;
             toMs: number;
@@ -6212,6 +6252,20 @@ export interface components {
                 [key: string]: number;
             };
         };
+        IdleNodeFigures: {
+            node: string;
+            /** @description mean power over the baseline window, by the same selection rules as the run; null: no power reading there */
+            powerW: number | null;
+            coverage: number;
+            /** @enum {string} */
+            method: "counter" | "integrated" | "model";
+            /** @description each GPU with a temperature sensor (gpuN.temp): its mean and highest temperature over the baseline */
+            gpus: {
+                gpu: number;
+                meanTempC: number;
+                maxTempC: number;
+            }[];
+        };
         IdleEnergy: {
             /** @description mean power over the baseline window, summed over nodes, by the same selection rules as the run */
             powerW: number;
@@ -6223,6 +6277,8 @@ export interface components {
             coverage: number;
             /** @enum {string} */
             method: "counter" | "integrated" | "model";
+            /** @description per node; absent in figures computed before erg recorded them */
+            nodes?: components["schemas"]["IdleNodeFigures"][];
         };
         GpuPowerObserved: {
             node: string;
@@ -6316,8 +6372,8 @@ export interface components {
             stale: boolean;
             /** @description the campaign's validity gates applied to this run's measurement; absent in figures computed before erg checked them */
             validity?: components["schemas"]["RunValidity"];
-            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), outside timeS; null: the campaign has none */
-            cooldown?: components["schemas"]["RunCooldown"] | null;
+            /** @description the wait before the run until its nodes were back near idle (the spec's cooldown), before its idle baseline and outside timeS; null: the campaign has none, or the job never reached it */
+            cooldown: components["schemas"]["RunCooldown"] | null;
         };
         PhaseSegment: {
             node: string;
@@ -6464,11 +6520,11 @@ export interface components {
             /** @description the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims */
             design: components["schemas"]["CampaignDesign"];
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
-            claims?: components["schemas"]["CampaignClaims"] | null;
+            claims: components["schemas"]["CampaignClaims"] | null;
             /** @description the runs' validity and whether the results are publishable */
             validity?: components["schemas"]["CampaignValidity"];
             /** @description the node effect, where counted runs ran on more than one node; null: one node (or none known) */
-            nodes?: components["schemas"]["CampaignNodes"] | null;
+            nodes: components["schemas"]["CampaignNodes"] | null;
         };
         SequentialPolicy: {
             /** @description most repetitions per configuration; the run starts with minRepetitions and adds one per look while undecided */

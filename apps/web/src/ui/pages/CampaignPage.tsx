@@ -1,6 +1,7 @@
 // A campaign: progress by state, the results table (the same figures and P/T/E/D/C/M marks as
 // GET /v1/campaigns/:id/results and `erg results`, with carbon and cost per run where the runs
-// have them), the Pareto plot on two objectives of choice, energy by component, energy by phase
+// have them, and each configuration's place on the Pareto front under uncertainty), what the
+// results claim with their ties and intervals, the node effects, the Pareto plot on two objectives of choice, energy by component, energy by phase
 // with where the energy went between the fastest and the most frugal configuration, data
 // movement against energy, and the parameter effects; for an adaptive campaign, its decisions.
 // Live while running: `run` events of this campaign refetch (debounced).
@@ -10,7 +11,7 @@ import { debounce } from '../../queue';
 import { footprintColumns, footprintNote } from '../../footprint';
 import {
   differingMachines, entryId, flaggedConfigurations, halfWidth, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, parameterNames, parameterText,
-  powerNoteLine, resultRows, resultsCsv, runOrderLabel,
+  confidenceText, paretoLegend, paretoStatusText, powerNoteLine, resultRows, resultsCsv, runOrderLabel,
 } from '../../results';
 import { flagLabel } from '../../run-info';
 import { hrefRun } from '../../route';
@@ -23,6 +24,8 @@ import { StateBar } from '../charts/StateBar';
 import { DataMovementSection } from '../campaign/DataMovement';
 import { DecisionsSection } from '../campaign/Decisions';
 import { isAdaptive } from '../../decisions';
+import { ClaimsSection } from '../campaign/Claims';
+import { NodeEffectsSection } from '../campaign/NodeEffects';
 import { ParetoSection } from '../campaign/ParetoSection';
 import { useEvents, useGet } from '../context';
 import { downloadCsv } from '../exporting';
@@ -70,6 +73,8 @@ export function CampaignPage({ id }: { id: string }) {
         <h2 id="results-title">Results</h2>
         {r ? <ResultsTable results={r} name={name} /> : results.error ? <p className="error">{results.error.message}</p> : <p>Loading…</p>}
       </section>
+      {r && <ClaimsSection results={r} />}
+      {r && <NodeEffectsSection results={r} />}
       {r && (
         <div className="charts">
           <ParetoSection campaignId={id} results={r} name={name} />
@@ -129,6 +134,7 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
   const footprint = footprintColumns(results);
   const footprintText = footprintNote(results);
   const legend = markLegend(results);
+  const claims = results.claims ?? null;
   return (
     <>
       <div className="toolbar">
@@ -142,6 +148,7 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
               {names.map((n) => <th key={n} scope="col">{n}</th>)}
               <th scope="col">n</th><th scope="col">Time (± 95 %)</th><th scope="col">Energy (± 95 %)</th><th scope="col">Avg power (± 95 %)</th><th scope="col">EDP (± 95 %)</th>
               {footprint.map((f) => <th key={f.key} scope="col" title={f.title} data-column={f.key}>{f.header}</th>)}
+              {claims && <th scope="col" title={paretoLegend(claims)}>Pareto ({confidenceText(claims.confidence)})</th>}
             </tr>
           </thead>
           <tbody>
@@ -157,13 +164,14 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
                     <td className="num">{formatPower(c.avgPowerW.mean)}{pm(c.avgPowerW, formatPower)}</td>
                     <td className="num">{formatEdp(c.edpJs.mean)}{pm(c.edpJs, formatEdp)}</td>
                     {footprint.map((f) => <td key={f.key} className="num" data-column={f.key}>{f.cell(c)}</td>)}
+                    {claims && <td className="pareto-claim" data-testid="pareto-claim">{paretoStatusText(claims, entryId(c))}</td>}
                   </>
-                ) : <td colSpan={4 + footprint.length} className="small">{results.excluded.find((e) => e.key === entryId(c))?.why ?? 'no measurements yet'}</td>}
+                ) : <td colSpan={4 + footprint.length + (claims ? 1 : 0)} className="small">{results.excluded.find((e) => e.key === entryId(c))?.why ?? 'no measurements yet'}</td>}
               </tr>
             ))}
             {folded.length > 0 && (
               <tr data-testid="results-folded">
-                <td colSpan={6 + names.length + footprint.length} className="small">
+                <td colSpan={6 + names.length + footprint.length + (claims ? 1 : 0)} className="small">
                   {folded.map((f) => `${formatCount(f.count)} configuration${f.count === 1 ? '' : 's'}: ${f.why}`).join('; ')}{' '}
                   <button type="button" onClick={() => setShowAll(true)}>Show them</button>
                 </td>
@@ -172,8 +180,8 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
           </tbody>
         </table>
       </div>
-      <p className="small">Marks: {legend}. ± is the half-width of the 95 % interval of the mean.{footprintText ? ` ${footprintText}` : ''}</p>
-      {results.tradeoff && results.tradeoff.fastest !== results.tradeoff.mostFrugal && (
+      <p className="small">Marks: {legend}. ± is the half-width of the 95 % interval of the mean.{footprintText ? ` ${footprintText}` : ''}{claims ? ` ${paretoLegend(claims)}.` : ''}</p>
+      {claims ? claims.tradeoff && <p data-testid="tradeoff">Trade-off: {claims.tradeoff.statement}.</p> : results.tradeoff && results.tradeoff.fastest !== results.tradeoff.mostFrugal && (
         <p>
           Trade-off: the most frugal configuration ({results.tradeoff.mostFrugal}) saves {formatEnergy(results.tradeoff.energySavedJ)} (
           {formatPercent(results.tradeoff.energySavedPct === null ? null : results.tradeoff.energySavedPct / 100)}) against the fastest ({results.tradeoff.fastest}) and takes{' '}

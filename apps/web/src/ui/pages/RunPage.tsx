@@ -19,6 +19,7 @@ import { PhaseEnergy } from '../run/PhaseEnergy';
 import { RunCarbonCost } from '../run/RunCarbonCost';
 import { RunMovement } from '../run/RunMovement';
 import { RunNodes } from '../run/RunNodes';
+import { RunCooldownSection } from '../run/RunCooldown';
 import { RunOutput } from '../run/RunOutput';
 import { useRunEnergy } from '../run/useRunEnergy';
 import { useRunPhases } from '../run/useRunPhases';
@@ -27,6 +28,8 @@ import { useRunPower } from '../run/useRunPower';
 function bandsOf(run: Run | null, lastT: number | null): Band[] {
   if (!run) return [];
   const bands: Band[] = [];
+  // The cooldown comes first: the wait for the nodes to be back near idle, before the baseline.
+  if (run.cooldown?.window) bands.push({ label: 'cooldown', fromMs: run.cooldown.window.startMs, toMs: run.cooldown.window.endMs });
   const idleStart = toMs(run.idleStart), idleEnd = toMs(run.idleEnd);
   if (idleStart !== null && idleEnd !== null) bands.push({ label: 'idle baseline', fromMs: idleStart, toMs: idleEnd });
   const ws = toMs(run.workloadStart), we = toMs(run.workloadEnd);
@@ -86,6 +89,7 @@ export function RunPage({ id }: { id: string }) {
         {series && series.length > 0 ? <PowerChart series={series} bands={bands} phases={bandsOfPhases} name={name} /> : series ? <p data-testid="no-telemetry">No power samples yet.</p> : <p>Loading…</p>}
       </section>
       <RunNodes run={r} />
+      <RunCooldownSection run={r} />
       <section aria-labelledby="energy-title">
         <h2 id="energy-title">Energy</h2>
         <EnergyFigures figures={energy.figures} note={energy.note} />
