@@ -7,7 +7,7 @@ import { redactSecrets } from '@erg/secrets';
 import {
   ARRAY_FILES, arrayDirPath, renderArrayJob, renderRunFiles, resourceDirectiveLines, type RenderedFile, type StageEntry, type SubmitResult,
 } from '@erg/slurm';
-import { RUN_DIR_FILES, runDirPath, runTokenFile, type IdleReference } from '@erg/spec';
+import { RUN_DIR_FILES, runDirPath, runTokenFile, type CampaignSpec, type IdleReference } from '@erg/spec';
 import { nodeForRun } from '@erg/sweep';
 import { agentHook } from './agent-hook';
 import { cooldownFile } from './cooldown';
@@ -29,6 +29,12 @@ export interface Prepared {
   node: string | null;
 }
 
+/** The node a run is pinned to by the spec's node balance (design.nodes, a Latin square); null: Slurm chooses. */
+export function pinnedNode(spec: Pick<CampaignSpec, 'design'>, run: Pick<ClaimedRun, 'configurationPosition' | 'repetition'>): string | null {
+  const { nodes } = spec.design;
+  return nodes ? nodeForRun(nodes, run.configurationPosition, run.repetition) : null;
+}
+
 async function renderRun(
   ctx: SchedulerContext, cluster: ClusterRecord, run: ClaimedRun, agent: StagedAgent | null, token: string, idleReferences: readonly IdleReference[],
 ): Promise<Prepared> {
@@ -36,8 +42,7 @@ async function renderRun(
   const runDir = runDirPath(cluster.workDir, run.campaignId, run.id);
   const power = powerHook(cluster, spec, run.configurationKey, run.parameters);
   const defaultPartition = cluster.defaultPartition ?? undefined;
-  const nodes = spec.design.nodes;
-  const node = nodes ? nodeForRun(nodes, run.configurationPosition, run.repetition) : undefined;
+  const node = pinnedNode(spec, run) ?? undefined;
   const files = renderRunFiles({
     ...(agent ? { agent: agentHook(cluster, spec, agent) } : {}),
     ...(power ? { power } : {}),

@@ -1,4 +1,7 @@
-import { planSubmissions, sbatchLoops, type Prepared } from '../src/submit';
+import { resourceDirectiveLines } from '@erg/slurm';
+import { CampaignSpec } from '@erg/spec';
+import { campaignRunOrder } from '@erg/sweep';
+import { pinnedNode, planSubmissions, sbatchLoops, type Prepared } from '../src/submit';
 
 const WORK = '/scratch/erg';
 
@@ -88,5 +91,41 @@ describe('the sbatch loops', () => {
   test('no submissions, no loops; at least one loop otherwise', () => {
     expect(sbatchLoops([], 4)).toEqual([]);
     expect(sbatchLoops(plan([['c1a']]), 0)).toEqual([['/w/c1a']]);
+  });
+});
+
+describe('node balance through the plan (design.nodes; the local clusters have one node, so no e2e)', () => {
+  const spec = CampaignSpec.parse({ name: 'balanced', cluster: 'local', run: 'true', parameters: { c: [0, 1, 2, 3] }, repetitions: 3, design: { seed: 7, nodes: ['n1', 'n2', 'n3'] } });
+  const runs = [...campaignRunOrder(4, 3, spec.design)].map((r, position) => ({ ...r, id: `r${position}`, position }));
+  const prepare = (r: (typeof runs)[number]): Prepared => {
+    const node = pinnedNode(spec, { configurationPosition: r.configuration, repetition: r.repetition });
+    return {
+      run: { id: r.id, campaignId: 'c1', configurationKey: `c=${r.configuration}`, parameters: { c: r.configuration }, repetition: r.repetition, position: r.position, configurationPosition: r.configuration },
+      runDir: `${WORK}/c1/${r.id}`, files: [], jobScript: '',
+      resourceLines: resourceDirectiveLines({ spec, parameters: { c: r.configuration }, ...(node ? { node } : {}) }),
+      node,
+    };
+  };
+
+  test('each run is pinned by the Latin square; each node gets one array, its tasks in run order', () => {
+    const plan = planSubmissions(WORK, runs.map(prepare), 1001);
+    expect(plan.map((s) => [s.kind, s.members[0]!.node]).sort()).toEqual([['array', 'n1'], ['array', 'n2'], ['array', 'n3']]);
+    for (const s of plan) {
+      const node = s.members[0]!.node!;
+      expect(s.members.every((m) => m.node === node && m.resourceLines.includes(`#SBATCH --nodelist=${node}`))).toBe(true);
+      expect(s.members.map((m) => m.run.position)).toEqual([...s.members.map((m) => m.run.position)].sort((a, b) => a - b));
+      for (const m of s.members) expect(node).toBe(['n1', 'n2', 'n3'][(m.run.configurationPosition + m.run.repetition - 1) % 3]);
+    }
+    expect(plan.flatMap((s) => s.members)).toHaveLength(12);
+  });
+
+  test('over the 3 blocks every configuration ran once on each node', () => {
+    const visits = new Map<number, Set<string>>();
+    for (const p of runs.map(prepare)) visits.set(p.run.configurationPosition, (visits.get(p.run.configurationPosition) ?? new Set()).add(p.node!));
+    expect([...visits.values()].map((v) => [...v].sort())).toEqual(Array(4).fill(['n1', 'n2', 'n3']));
+  });
+
+  test('without design.nodes no run is pinned', () => {
+    expect(pinnedNode(CampaignSpec.parse({ name: 'x', cluster: 'local', run: 'true' }), { configurationPosition: 3, repetition: 2 })).toBeNull();
   });
 });
