@@ -1,6 +1,8 @@
 import type http from 'node:http';
 import type https from 'node:https';
 import { Backoff, type BackoffOptions } from '@erg/backoff';
+import { SENT_AT_HEADER } from '@erg/spec/sensors';
+import { nowMs } from './clock';
 import { errorMessage, type Logger } from './log';
 import type { Spool, SpooledBatch } from './spool';
 import { AGENT_VERSION } from './version';
@@ -15,6 +17,8 @@ import { AGENT_VERSION } from './version';
 //   network error, timeout (10 s), 408, 429, 5xx
 //                       kept; retried with exponential backoff 0.5 s → 30 s
 // Resending is harmless: the server is idempotent on (run, node, seq).
+// Every request carries the agent's clock when it was sent (x-erg-sent-at, the clock its samples
+// are stamped with): the server bounds the agent's clock offset from it (a validity gate).
 
 const GZIP_ABOVE = 64 * 1024;
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -161,6 +165,8 @@ export class Pusher {
     headers['content-length'] = body.length;
     if (this.closed) return { kind: 'retry', message: 'agent stopping' };
     this.stats.requests += 1;
+    // Last, after any compression: the nearer to the send, the tighter the server's bound.
+    headers[SENT_AT_HEADER] = nowMs().toFixed(3);
     return new Promise<Outcome>((resolve) => {
       let done = false;
       const finish = (o: Outcome) => {

@@ -56,7 +56,12 @@ describe('agent push (local API stand-in)', () => {
       expect(r.headers.authorization).toBe('Bearer run-token-abc');
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.headers['content-encoding']).toBeUndefined();
+      // The agent's clock when it sent the batch — after the batch closed, on the clock that stamped its samples.
+      expect(r.headers['x-erg-sent-at']).toMatch(/^\d+\.\d{3}$/);
+      expect(Number(r.headers['x-erg-sent-at'])).toBeGreaterThanOrEqual(Math.max(...r.batch.samples.flatMap((c) => c.t)));
     }
+    const sentAt = api.requests.map((r) => Number(r.headers['x-erg-sent-at']));
+    expect(sentAt.every((x, i) => i === 0 || x >= sentAt[i - 1]!)).toBe(true);
     expect(new Set(api.requests.map((r) => r.remotePort)).size).toBe(1);
     // What was sent is exactly what was spooled.
     expect(api.requests.map((r) => r.batch)).toEqual(spooled);

@@ -223,19 +223,34 @@ describe('runs left out', () => {
 
 describe('power state and machines under the table', () => {
   const POWER_LINE = 'Power state: cluster erg-local has no power knobs erg can set (no node helper): runs ran at whatever power state its nodes were in';
+  const PUBLISHABLE_LINE = 'publishable: yes — all 15 checked runs passed the validity gates';
+
+  test('the last line says whether the results are publishable, and why not', () => {
+    const results = resultsFixture();
+    results.validity = {
+      publishable: false, runs: 15, valid: 13, invalid: 2, unchecked: 0, excluded: 0, failures: { longest_gap: 2 },
+      note: '2 of 15 runs invalid: longest gap 20.1 s > 3 s at n1 cpu0.power (and 1 more); they count, flagged invalid: leave them out with validity.excludeInvalid or ?valid=only',
+    };
+    const line = `publishable: no — ${results.validity.note}`;
+    expect(resultsTable(results, plain).endsWith(`\n\n${line}\n`)).toBe(true);
+    expect(resultsMarkdown(results)).toContain('\n\npublishable: no — 2 of 15 runs invalid: longest gap 20.1 s \\> 3 s at n1 cpu0.power (and 1 more)');
+    // An API from before validity says nothing of it.
+    const { validity: _validity, ...older } = results;
+    expect(resultsTable(older as typeof results, plain)).not.toContain('publishable');
+  });
 
   const ORDER_LINE = 'Run order: randomized complete blocks, seed 1234';
 
-  test("the campaign's power note and run order are the last lines, under the table, which itself is unchanged", () => {
+  test("the campaign's power note and run order are under the table, which itself is unchanged", () => {
     const results = resultsFixture();
     const table = resultsTable(results, plain);
-    expect(table.endsWith(`\n\n${POWER_LINE}\n${ORDER_LINE}\n`)).toBe(true);
-    const { power: _power, design: _design, ...without } = results;
+    expect(table.endsWith(`\n\n${POWER_LINE}\n${ORDER_LINE}\n\n${PUBLISHABLE_LINE}\n`)).toBe(true);
+    const { power: _power, validity: _validity, design: _design, ...without } = results;
     const before = resultsTable(without as typeof results, plain);
     expect(before).not.toContain('Power state');
     expect(before).not.toContain('Run order');
     expect(table.startsWith(before.trimEnd())).toBe(true);
-    expect(resultsMarkdown(results)).toContain(`\n\n${POWER_LINE}\n\n${ORDER_LINE}\n`);
+    expect(resultsMarkdown(results)).toContain(`\n\n${POWER_LINE}\n\n${ORDER_LINE}\n\n${PUBLISHABLE_LINE}\n`);
   });
 
   test('the run order says which order, and the seed of a randomized one', () => {
@@ -243,7 +258,7 @@ describe('power state and machines under the table', () => {
     results.design = { ...results.design, order: 'configuration-major', seed: null };
     expect(resultsTable(results, plain)).toContain('\nRun order: configuration-major (every repetition of a configuration, then the next)\n');
     const { power: _power, ...withoutPower } = resultsFixture();
-    expect(resultsTable(withoutPower as typeof results, plain).endsWith(`\n\n${ORDER_LINE}\n`)).toBe(true);
+    expect(resultsTable(withoutPower as typeof results, plain).endsWith(`\n\n${ORDER_LINE}\n\n${PUBLISHABLE_LINE}\n`)).toBe(true);
   });
 
   test('configurations that ran on more than one kind of machine are listed with how the kinds differ', () => {
@@ -298,6 +313,13 @@ describe('erg results', () => {
     expect(out.stdout).not.toMatch(ANSI);
     if (format === 'json') expect(JSON.parse(out.stdout).campaignId).toBe(CAMPAIGN_ID);
     if (format === 'csv') expect(parseCsv(out.stdout)).toHaveLength(5);
+  });
+
+  test('--valid-only asks the API for ?valid=only; without it nothing is asked', async () => {
+    const out = await erg(['results', CAMPAIGN_ID, '--valid-only'], { api });
+    expect(out.code).toBe(0);
+    expect(out.requests[0]!.query.get('valid')).toBe('only');
+    expect((await erg(['results', CAMPAIGN_ID], { api })).requests[0]!.query.has('valid')).toBe(false);
   });
 
   test('--group-by fingerprint asks the API for ?groupBy=fingerprint; without it nothing is asked', async () => {

@@ -262,3 +262,33 @@ test('erg run says when the figures are behind late telemetry', () => {
   expect(runReport(runFixture(), { figures: energyFixture({ stale: true }) }, plain)).toMatch(/^ {2}Stale {9}telemetry arrived after these figures were computed; the scheduler recomputes them at its next tick$/m);
   expect(runReport(runFixture(), { figures: energyFixture() }, plain)).not.toContain('Stale');
 });
+
+describe('erg run: validity', () => {
+  const check = (check: string, status: 'pass' | 'fail' | 'not_measured', value: number | null, limit: number, where: string | null, detail: string) => ({ check, status, value, limit, where, detail });
+  const validity = {
+    valid: false, excluded: false,
+    reasons: ['longest gap 20.1 s > 3 s at nid001 gpu0.power'],
+    checks: [
+      check('sample_share', 'pass', 0.991, 0.95, 'nid001 gpu0.power', '99.1 % of the sample intervals expected every 100 ms kept ≥ 95.0 % at nid001 gpu0.power'),
+      check('longest_gap', 'fail', 20.1, 3, 'nid001 gpu0.power', 'longest gap 20.1 s > 3 s at nid001 gpu0.power'),
+      check('clock_offset', 'pass', 12, 1000, 'nid001 (40 pushes)', "agent clock +12 ms from erg's server ≤ 1,000 ms at nid001 (40 pushes)"),
+      check('idle_stability', 'not_measured', null, 0.1, null, 'no idle baseline (telemetry.idleBaselineS is 0)'),
+    ],
+  };
+
+  test('the gates under the energy: whether the run is valid and why not, then each gate with its worst value, limit and where', () => {
+    const energy = energyFixture({ validity });
+    expect(RunEnergyView.parse(energy)).toEqual(energy);
+    const text = runReport(runFixture(), { figures: energy }, plain);
+    expect(text).toContain('  Validity: invalid: longest gap 20.1 s > 3 s at nid001 gpu0.power\n');
+    expect(text).toMatch(/^ {4}GATE +STATUS +WORST +LIMIT +WHERE$/m);
+    expect(text).toMatch(/^ {4}samples kept +pass +99\.1 % +≥ 95\.0 % +nid001 gpu0\.power$/m);
+    expect(text).toMatch(/^ {4}longest gap +fail +20\.1 s +≤ 3\.00 s +nid001 gpu0\.power$/m);
+    expect(text).toMatch(/^ {4}clock offset +pass +12\.0 ms +≤ 1\.00 s +nid001 \(40 pushes\)$/m);
+    expect(text).toMatch(/^ {4}idle stability +not measured +— +≤ CV 0\.100 +no idle baseline \(telemetry\.idleBaselineS is 0\)$/m);
+  });
+
+  test('figures computed before erg checked validity show no gates', () => {
+    expect(runReport(runFixture(), { figures: energyFixture() }, plain)).not.toContain('Validity');
+  });
+});

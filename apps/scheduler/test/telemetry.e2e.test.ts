@@ -1,5 +1,6 @@
 // Telemetry end to end on the local Slurm cluster: the agent runs beside every job, its samples
-// reach Postgres, and the run's energy is computed. The local node has no power sensors, so the
+// reach Postgres, and the run's energy is computed, with its validity gates (healthy runs pass
+// them, and the agent's pushes measure its clock). The local node has no power sensors, so the
 // agent measures with the model source (method: model) — that is what this cluster can show.
 import { hostname } from 'node:os';
 import { telemetrySummary } from '@erg/db';
@@ -46,6 +47,10 @@ describe('telemetry agents on the local Slurm cluster', () => {
       expect(e.nodes.map((n: { node: string }) => n.node)).toEqual([hostname()]);
       expect(e.energyPerUnit.steps).toBeCloseTo(e.energyJ / Number(run.parameters.n), 9);
       expect(e.idle.powerW).toBeGreaterThan(0);
+      // A healthy run passes every gate; its agent's pushes measured its clock against the API's.
+      expect(e.validity).toMatchObject({ valid: true, reasons: [], excluded: false });
+      expect(e.validity.checks.find((c: { check: string }) => c.check === 'clock_offset')).toMatchObject({ status: 'pass', where: expect.stringMatching(/^\S+ \(\d+ push(es)?\)$/) });
+      expect(e.flags).not.toContain('invalid');
       // What the agent spooled is exactly what was stored: nothing lost, nothing twice.
       expect(await samplesOf(run.id)).toBe(await spooledSamples(run.runDir));
       const series = await h.call('GET', `/v1/runs/${run.id}/telemetry?sensor=cpu0.power`);
@@ -55,6 +60,7 @@ describe('telemetry agents on the local Slurm cluster', () => {
     expect(results.body.configurations.map((c: { n: number }) => c.n)).toEqual([2, 2]);
     expect(results.body.paretoFront.length).toBeGreaterThanOrEqual(1);
     expect(results.body.best.time).toBeTruthy();
+    expect(results.body.validity).toMatchObject({ publishable: true, runs: 4, valid: 4, invalid: 0 });
   });
 
   test('with the API cut off for part of the run, live pushes plus the spool pulled at the end lose no sample; a resent batch changes nothing', async () => {

@@ -10,7 +10,7 @@ import type { Run, RunEnergy } from './types';
 
 export {
   cpuMaxFreqText, fingerprintFacts, fingerprintPrefix, fingerprintSummary, flagLabel, NO_NODE_PROVENANCE, NO_PROVENANCE, POWER_IN_FORCE_COLUMNS, powerInForceRows,
-  powerRecordRows, powerRecordStatus, powerRequestedText, powerStateText, slurmEnergyFigure, type PowerInForceRow, type PowerRecordRow,
+  powerRecordRows, powerRecordStatus, powerRequestedText, powerStateText, runValidityText, slurmEnergyFigure, VALIDITY_COLUMNS, validityRows, type PowerInForceRow, type PowerRecordRow,
 } from '@erg/format';
 
 /** One row of the run page's nodes table, and what its details show. */

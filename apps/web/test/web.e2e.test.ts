@@ -134,6 +134,8 @@ describe('web app on a live campaign', () => {
     expect(summary).toMatch(/^no distinguishable difference between the \d+ configurations at 95 %/);
     expect(await page.getByTestId('claims-summary').textContent()).toBe(`${summary[0]!.toUpperCase()}${summary.slice(1)}.`);
     expect(await page.getByTestId('pareto-claim').count()).toBe(api.body.claims.pareto.length);
+    // Whether the results are publishable (every counted run passed the validity gates), in the API's words.
+    expect(await page.getByTestId('publishable').textContent()).toBe(`publishable: ${api.body.validity.publishable ? 'yes' : 'no'} — ${api.body.validity.note}`);
     // The order its runs went to the cluster in, with the seed the API drew for it.
     expect(await page.getByTestId('run-order').textContent()).toBe(`randomized complete blocks, seed ${api.body.design.seed}`);
     await shot('campaign', true);

@@ -207,8 +207,9 @@ export async function findRunEnergy(
  * `runId` and `result` are null for a configuration without completed runs, `result` also for a
  * completed run without figures. `result` holds only the figures statistics count (the stored
  * result's timeS, energyJ, edpJs, ed2pJs2, avgPowerW, coverage, components and flags, and of its
- * carbon and cost `carbonG` = carbon.gCO2e, `costTotal`, `costCurrency` and `costPerKWh`), not the
- * whole record GET /v1/runs/{id}/energy shows. Rows of one configuration share its `parameters`.
+ * carbon and cost `carbonG` = carbon.gCO2e, `costTotal`, `costCurrency` and `costPerKWh`, and of its
+ * validity `valid`, `excluded`, `reasons` and the gates it `failed` — null where none was checked),
+ * not the whole record GET /v1/runs/{id}/energy shows. Rows of one configuration share its `parameters`.
  */
 export interface ConfigurationEnergyRow {
   key: string;
@@ -240,7 +241,11 @@ export async function listConfigurationEnergies(db: Database, campaignId: string
                 'timeS', e.result->'timeS', 'energyJ', e.result->'energyJ', 'edpJs', e.result->'edpJs', 'ed2pJs2', e.result->'ed2pJs2',
                 'avgPowerW', e.result->'avgPowerW', 'coverage', e.result->'coverage', 'components', e.result->'components', 'flags', e.result->'flags',
                 'carbonG', e.result->'carbon'->'gCO2e', 'costTotal', e.result->'cost'->'total', 'costCurrency', e.result->'cost'->'currency',
-                'costPerKWh', e.result->'cost'->'perKWh') END AS figures
+                'costPerKWh', e.result->'cost'->'perKWh',
+                'validity', CASE WHEN e.result ? 'validity' THEN jsonb_build_object(
+                  'valid', e.result->'validity'->'valid', 'excluded', e.result->'validity'->'excluded', 'reasons', e.result->'validity'->'reasons',
+                  'failed', COALESCE((SELECT jsonb_agg(c->'check') FROM jsonb_array_elements(e.result->'validity'->'checks') c WHERE c->>'status' = 'fail'), '[]'::jsonb)) END
+              ) END AS figures
        FROM runs r LEFT JOIN run_energy e ON e.run_id = r.id
        WHERE r.campaign_id = $1 AND r.state = 'completed'`,
       [campaignId],

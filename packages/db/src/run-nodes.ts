@@ -3,8 +3,9 @@ import { poolOf, type Database } from './client';
 
 /**
  * The nodes a run's agents reported from (run_nodes) and their provenance: each node's
- * fingerprint (node_fingerprints, one row per distinct content) and the power record the node
- * helper printed. Written by the telemetry writer (telemetry.ts) from the batches that carry them.
+ * fingerprint (node_fingerprints, one row per distinct content), the power record the node
+ * helper printed, and the agent's clock offset from erg's server. Written by the telemetry writer
+ * (telemetry.ts) from the batches (and pushes) that carry them.
  */
 
 /** One node of a run, with what its agent said of it. */
@@ -15,6 +16,10 @@ export interface RunNodeRecord {
   fingerprintClassId: string | null;
   fingerprint: NodeFingerprint | null;
   power: PowerRecord | null;
+  /** The agent's clock offset from erg's server (ms), a lower bound from its pushes; null: no push carried its clock. */
+  clockOffsetMs: number | null;
+  /** Pushes that offset is taken over. */
+  clockReadings: number;
 }
 
 interface RunNodeRow {
@@ -24,13 +29,18 @@ interface RunNodeRow {
   class_id: string | null;
   data: NodeFingerprint | null;
   power: PowerRecord | null;
+  clock_offset_ms: number | null;
+  clock_readings: number;
 }
 
 function recordOf(row: RunNodeRow): RunNodeRecord {
-  return { node: row.node, fingerprintId: row.fingerprint_id, fingerprintClassId: row.class_id, fingerprint: row.data, power: row.power };
+  return {
+    node: row.node, fingerprintId: row.fingerprint_id, fingerprintClassId: row.class_id, fingerprint: row.data, power: row.power,
+    clockOffsetMs: row.clock_offset_ms, clockReadings: row.clock_readings,
+  };
 }
 
-const SELECT = `SELECT n.run_id, n.node, n.fingerprint_id, f.class_id, f.data, n.power
+const SELECT = `SELECT n.run_id, n.node, n.fingerprint_id, f.class_id, f.data, n.power, n.clock_offset_ms, n.clock_readings
   FROM run_nodes n LEFT JOIN node_fingerprints f ON f.id = n.fingerprint_id`;
 
 /** A run's nodes, by name. */

@@ -28,6 +28,8 @@ export interface WriteResult {
 interface Pending {
   runId: string;
   batch: NormalizedBatch;
+  /** What the push said of its agent's clock (@erg/spec clockReading); null: nothing (no header, or pulled from the spool). */
+  clockOffsetMs: number | null;
   resolve: (r: WriteResult) => void;
   reject: (err: unknown) => void;
 }
@@ -53,10 +55,13 @@ export class TelemetryWriter {
     this.maxSamples = options.maxSamplesPerFlush ?? 1_000_000;
   }
 
-  /** Resolves once the batch is committed (or known to be a duplicate). */
-  write(runId: string, batch: NormalizedBatch): Promise<WriteResult> {
+  /**
+   * Resolves once the batch is committed (or known to be a duplicate). `clockOffsetMs`: what the
+   * request said of its agent's clock (sentAt − receivedAt); a duplicate's reading counts too.
+   */
+  write(runId: string, batch: NormalizedBatch, clockOffsetMs: number | null = null): Promise<WriteResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ runId, batch, resolve, reject });
+      this.queue.push({ runId, batch, clockOffsetMs, resolve, reject });
       this.pump();
     });
   }
@@ -128,6 +133,8 @@ export class TelemetryWriter {
       }
       const stored = batches.filter((p) => accepted.has(`${p.runId}|${p.batch.node}|${p.batch.seq}`));
       await storeRunNodes(client, stored);
+      // After the provenance: a node's first row comes from the batch that brings its fingerprint.
+      await storeClockReadings(client, group);
       // A duplicate batch's marks were stored with it; a new batch's marks may have come before
       // in another seq (a restarted agent re-reads its marks file): each is stored once.
       await storeRunMarks(client, stored.flatMap((p) => (p.batch.marks ? [{ runId: p.runId, node: p.batch.node, marks: p.batch.marks }] : [])));
@@ -214,6 +221,32 @@ async function storeRunNodes(client: pg.PoolClient, batches: readonly Pending[])
        seq = EXCLUDED.seq
      WHERE EXCLUDED.seq >= run_nodes.seq`,
     [link.run, link.node, link.fingerprint, link.power, link.seq],
+  );
+}
+
+/**
+ * The agents' clock readings of a flush, one row per (run, node): the largest offset and how many
+ * readings, merged with those stored (GREATEST ignores the NULL of a node without any yet). A
+ * node's row that does not exist yet is created with seq -1: it holds no provenance, and the batch
+ * that brings some replaces the -1. In (run, node) order, so concurrent flushes lock rows alike.
+ */
+async function storeClockReadings(client: pg.PoolClient, group: readonly Pending[]): Promise<void> {
+  const perNode = new Map<string, { run: string; node: string; offset: number; readings: number }>();
+  for (const p of group) {
+    if (p.clockOffsetMs === null) continue;
+    const key = `${p.runId}|${p.batch.node}`;
+    const before = perNode.get(key);
+    perNode.set(key, { run: p.runId, node: p.batch.node, offset: Math.max(before?.offset ?? -Infinity, p.clockOffsetMs), readings: (before?.readings ?? 0) + 1 });
+  }
+  if (perNode.size === 0) return;
+  const rows = [...perNode.values()].sort((a, b) => (a.run < b.run ? -1 : a.run > b.run ? 1 : a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+  await client.query(
+    `INSERT INTO run_nodes (run_id, node, seq, clock_offset_ms, clock_readings)
+     SELECT run_id, node, -1, offset_ms, readings FROM unnest($1::uuid[], $2::text[], $3::float8[], $4::int[]) AS r(run_id, node, offset_ms, readings)
+     ON CONFLICT (run_id, node) DO UPDATE SET
+       clock_offset_ms = GREATEST(run_nodes.clock_offset_ms, EXCLUDED.clock_offset_ms),
+       clock_readings = run_nodes.clock_readings + EXCLUDED.clock_readings`,
+    [rows.map((r) => r.run), rows.map((r) => r.node), rows.map((r) => r.offset), rows.map((r) => r.readings)],
   );
 }
 

@@ -60,7 +60,7 @@ describe('run nodes: fingerprints and power records', () => {
     expect(fingerprintClassId(fingerprint('gh-001', '535.104.05'))).not.toBe(fingerprintClassId(fingerprint('gh-001')));
 
     const [node] = await listRunNodes(db, runs[0]!);
-    expect(node).toEqual({ node: 'gh-001', fingerprintId: fingerprintId(fingerprint('gh-001')), fingerprintClassId: fingerprintClassId(fingerprint('gh-001')), fingerprint: fingerprint('gh-001'), power: record });
+    expect(node).toEqual({ node: 'gh-001', fingerprintId: fingerprintId(fingerprint('gh-001')), fingerprintClassId: fingerprintClassId(fingerprint('gh-001')), fingerprint: fingerprint('gh-001'), power: record, clockOffsetMs: null, clockReadings: 0 });
     const byRun = await listCampaignRunNodes(db, campaignId);
     expect([...byRun.keys()].sort()).toEqual([...runs].sort());
     expect(byRun.get(runs[1]!)![0]!.power).toBeNull();
@@ -79,6 +79,25 @@ describe('run nodes: fingerprints and power records', () => {
       writer.write(runs[0]!, batch('gh-001', 6, { fingerprint: fingerprint('gh-001', '555.1') })),
     ]);
     expect((await listRunNodes(db, runs[0]!))[0]!.fingerprint!.driverVersion).toBe('560.1');
+  });
+
+  test("an agent's clock: the largest reading of its pushes is kept with their count, from the first push on", async () => {
+    const writer = new TelemetryWriter(db);
+    const node3 = async () => (await listRunNodes(db, runs[2]!)).find((n) => n.node === 'gh-003')!;
+    // A node whose first push to arrive brings no provenance (seq 3 before seq 0)…
+    await writer.write(runs[2]!, batch('gh-003', 3), -40);
+    expect(await node3()).toMatchObject({ fingerprint: null, clockOffsetMs: -40, clockReadings: 1 });
+    // …still gets its fingerprint from the older batch that brings it.
+    await writer.write(runs[2]!, batch('gh-003', 0, { fingerprint: fingerprint('gh-003') }), -25);
+    expect(await node3()).toMatchObject({ fingerprintId: fingerprintId(fingerprint('gh-003')), clockOffsetMs: -25, clockReadings: 2 });
+    // A resent batch is a reading too; a smaller reading keeps the largest; a push without one changes nothing.
+    expect((await writer.write(runs[2]!, batch('gh-003', 0), -30)).duplicate).toBe(true);
+    await writer.write(runs[2]!, batch('gh-003', 4));
+    expect(await node3()).toMatchObject({ clockOffsetMs: -25, clockReadings: 3 });
+    await Promise.all([writer.write(runs[2]!, batch('gh-003', 5), 10), writer.write(runs[2]!, batch('gh-003', 6), 12)]);
+    expect(await node3()).toMatchObject({ clockOffsetMs: 12, clockReadings: 5 });
+    // Another node of the run keeps its own.
+    expect((await listRunNodes(db, runs[2]!)).find((n) => n.node === 'gh-002')).toMatchObject({ clockOffsetMs: null, clockReadings: 0 });
   });
 
   test('a cluster keeps its probed capabilities while its login and helper stay; changing them asks for a new probe', async () => {

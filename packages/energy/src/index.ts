@@ -54,7 +54,7 @@ export {
 } from './phase-summary';
 export { type PowerStateAssessment, type PowerStateInput, assessPowerState, LOCKED_CLOCK_SLACK_MHZ } from './power-state';
 export { type Summary, summarize } from './stats';
-export { type CountedFigures, type StoredFigures, countedFigures } from './counted-figures';
+export { type CountedFigures, type CountingOptions, type StoredFigures, type StoredValidity, countedFigures } from './counted-figures';
 export { studentTQuantile, studentTCdf, studentTTwoSided, regularizedBeta, lnGamma } from './student-t';
 export { type ChangeUnavailableReason, type LogRatio, type WelchResult, logRatioOfMeans, meanVar, welch } from './two-sample';
 export { type BestOf, type ObjectivePoint, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, paretoFrontOf, tradeoff } from './pareto';
@@ -96,3 +96,5 @@ export {
   type PhaseMovementSummary,
   campaignDataMovement,
 } from './data-movement-summary';
+export { type ClockOffset, type ValidityInput, counterDisagreement, idleCv, keptShare, longestGapMs, MAX_IDLE_BINS, MIN_COMPARED_SHARE, MIN_IDLE_BINS, runValidity } from './validity';
+export { campaignValidity } from './campaign-validity';

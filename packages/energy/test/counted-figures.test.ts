@@ -47,3 +47,24 @@ describe('countedFigures: carbon and cost', () => {
     expect(countedFigures({ ...unmeasured, costPerKWh: null }).figures).not.toHaveProperty('carbonG');
   });
 });
+
+describe('countedFigures: invalid runs', () => {
+  const invalid = { valid: false, excluded: false, reasons: ['longest gap 20.1 s > 3 s at n1 cpu0.power'], failed: ['longest_gap' as const] };
+
+  test('an invalid run counts, flagged, unless its campaign or the reader leaves it out', () => {
+    expect(countedFigures({ ...measured, flags: ['invalid'], validity: invalid })).toEqual({ figures: { ...countedFigures(measured).figures, flags: ['invalid'] }, leftOut: null });
+  });
+
+  test("the campaign's validity.excludeInvalid leaves it out whole, with its reasons", () => {
+    expect(countedFigures({ ...measured, validity: { ...invalid, excluded: true } })).toEqual({
+      figures: { timeS: null, energyJ: null, edpJs: null, ed2pJs2: null, avgPowerW: null },
+      leftOut: { what: 'run', why: 'invalid measurement (validity.excludeInvalid): longest gap 20.1 s > 3 s at n1 cpu0.power' },
+    });
+  });
+
+  test('valid runs only (?valid=only) leaves out invalid runs, never valid or unchecked ones', () => {
+    expect(countedFigures({ ...measured, validity: invalid }, { validOnly: true }).leftOut).toEqual({ what: 'run', why: 'invalid measurement (valid runs only): longest gap 20.1 s > 3 s at n1 cpu0.power' });
+    expect(countedFigures({ ...measured, validity: { ...invalid, valid: true, reasons: [], failed: [] } }, { validOnly: true }).leftOut).toBeNull();
+    expect(countedFigures({ ...measured, validity: null }, { validOnly: true }).leftOut).toBeNull();
+  });
+});

@@ -6,3 +6,4 @@ export * from './results';
 export * from './provenance';
 export * from './claims';
 export * from './cooldown';
+export * from './validity';

@@ -1,19 +1,20 @@
 import { findCampaignPowerContext, listCampaignRunDataMovement, listCampaignRunNodes, listCampaignRunPhases, listConfigurationEnergies, type ConfigurationEnergyRow, type Database, type RunNodeRecord } from '@erg/db';
-import { campaignDataMovement, campaignPhases, campaignResults, countedFigures, type RunFigures, type StoredFigures } from '@erg/energy';
+import { campaignDataMovement, campaignPhases, campaignResults, campaignValidity, countedFigures, type CountingOptions, type RunFigures, type StoredFigures } from '@erg/energy';
 import { DEFAULT_CONFIDENCE, RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
 import { campaignDesignView } from './design-view';
 import { runFingerprintClasses } from './fingerprint-classes';
 import { runNodeOf } from './run-node';
 
 /**
- * Each configuration's completed runs with the figures that count (countedFigures), and the runs
- * left out and why. Costs count in one currency, the one most of them are in (ties: the first
- * alphabetically); a run priced in another has its cost left out of the statistics. Each run
- * carries its fingerprint class (`fingerprintOf`) and its node (runNodeOf: the nodes its agents
- * reported from, `nodesOf`, else Slurm's node list).
+ * Each configuration's completed runs with the figures that count (countedFigures; `counting`: valid
+ * runs only, where the reader asks), and the runs left out and why. Costs count in one currency,
+ * the one most of them are in (ties: the first alphabetically); a run priced in another has its
+ * cost left out of the statistics. Each run carries its fingerprint class (`fingerprintOf`) and its
+ * node (runNodeOf: the nodes its agents reported from, `nodesOf`, else Slurm's node list).
  */
 export function countedRuns(
   rows: readonly ConfigurationEnergyRow[], fingerprintOf: ReadonlyMap<string, string | null> = new Map(), nodesOf: ReadonlyMap<string, readonly RunNodeRecord[]> = new Map(),
+  counting: CountingOptions = {},
 ): {
   configs: { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }[];
   runsLeftOut: RunLeftOut[];
@@ -27,7 +28,7 @@ export function countedRuns(
     configs.set(row.key, c);
     if (!row.runId) continue;
     // Stored by refreshRunEnergy (store-run-energy.ts) in the shape of @erg/spec's RunEnergy.
-    const counted = countedFigures(row.result as StoredFigures | null);
+    const counted = countedFigures(row.result as StoredFigures | null, counting);
     if (counted.leftOut) runsLeftOut.push({ runId: row.runId, key: row.key, repetition: row.repetition ?? 0, leftOut: counted.leftOut.what, why: counted.leftOut.why });
     c.runs.push({ ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass: fingerprintOf.get(row.runId) ?? null, node: runNodeOf(nodesOf.get(row.runId), row.nodeList) });
     if (typeof counted.figures.costCurrency === 'string') priced.push(c.runs[c.runs.length - 1]!);
@@ -71,11 +72,12 @@ function powerNote(context: Awaited<ReturnType<typeof findCampaignPowerContext>>
  * ran on (grouped by them with groupBy 'fingerprint'); whether erg set the power state; the
  * energy per phase where runs marked phases; data movement where nodes measured it; carbon and
  * cost, and the front on other objectives (`objectives`, default time and energy); the claims with
- * their uncertainty at the spec's design.confidence, and the node effects. Five queries, whatever
- * the number of runs.
+ * their uncertainty at the spec's design.confidence, and the node effects; the runs' validity and
+ * whether the results are publishable (`validOnly`: invalid runs left out, as the spec's
+ * validity.excludeInvalid does). Five queries, whatever the number of runs.
  */
 export async function campaignResultsView(
-  db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint'; objectives?: readonly [Objective, Objective] } = {},
+  db: Database, campaignId: string, options: { groupBy?: 'configuration' | 'fingerprint'; objectives?: readonly [Objective, Objective]; validOnly?: boolean } = {},
 ) {
   const [rows, runNodes, context, phaseRows, movementRows] = await Promise.all([
     listConfigurationEnergies(db, campaignId),
@@ -85,21 +87,25 @@ export async function campaignResultsView(
     listCampaignRunDataMovement(db, campaignId),
   ]);
   const { byRun, classes } = runFingerprintClasses(runNodes);
-  const { configs, runsLeftOut, currency } = countedRuns(rows, byRun, runNodes);
+  const counting = { validOnly: options.validOnly === true };
+  const { configs, runsLeftOut, currency } = countedRuns(rows, byRun, runNodes, counting);
   const groupBy = options.groupBy ?? 'configuration';
   const confidence = context?.spec.design.confidence ?? DEFAULT_CONFIDENCE;
   const results = campaignResults(configs, { groupBy, fingerprintClasses: classes, confidence, ...(options.objectives ? { objectives: options.objectives } : {}) });
   // The comparison names configurations; grouped by fingerprint the best are entries, so it is left out.
   const optimal = groupBy === 'configuration' && results.best ? { time: results.best.time, energy: results.best.energy } : null;
-  const counting = countingRunIds(rows);
-  const phases = byConfiguration(phaseRows.map((r) => ({ ...r, value: r.phases })), counting, RunPhases);
-  const movement = byConfiguration(movementRows.map((r) => ({ ...r, value: r.dataMovement })), counting, RunDataMovement);
-  return { ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phases, optimal), dataMovement: dataMovementByConfiguration(movement), currency, design: campaignDesignView(context) };
+  const countingIds = countingRunIds(rows, counting);
+  const phases = byConfiguration(phaseRows.map((r) => ({ ...r, value: r.phases })), countingIds, RunPhases);
+  const movement = byConfiguration(movementRows.map((r) => ({ ...r, value: r.dataMovement })), countingIds, RunDataMovement);
+  const validity = campaignValidity(rows.flatMap((r) => (r.runId === null ? [] : [r.result as StoredFigures | null])), counting);
+  return {
+    ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phases, optimal), dataMovement: dataMovementByConfiguration(movement), currency, validity, design: campaignDesignView(context),
+  };
 }
 
 /** The runs whose figures count (countedFigures): per-phase and data-movement figures follow the same rule. */
-function countingRunIds(rows: readonly ConfigurationEnergyRow[]): Set<string> {
-  return new Set(rows.filter((r) => r.runId !== null && !countedFigures(r.result as StoredFigures | null).leftOut).map((r) => r.runId!));
+function countingRunIds(rows: readonly ConfigurationEnergyRow[], counting: CountingOptions): Set<string> {
+  return new Set(rows.filter((r) => r.runId !== null && !countedFigures(r.result as StoredFigures | null, counting).leftOut).map((r) => r.runId!));
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { CarbonIntensityRow, NeighbourJob, RunMarkRecord, StoredSensor } from '@erg/db';
 import { expandHostlist } from '@erg/slurm/hostlist';
 import {
-  assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, type NodeTelemetry, type RunEnergy, type RunPhases,
-  type SensorInfo, type Window,
+  assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, runValidity, type ClockOffset, type NodeTelemetry, type RunEnergy,
+  type RunPhases, type SensorInfo, type Window,
 } from '@erg/energy';
 import { expandPower, type CampaignSpec, type ClusterCarbon, type ClusterPrice, type PowerRecord, type PowerState, type RunEnergyView, type SlurmEnergy } from '@erg/spec';
 
@@ -58,6 +58,8 @@ export interface RunFigureInputs {
   cluster: { carbon: ClusterCarbon | null; price: ClusterPrice | null } | null;
   /** The cluster's carbon intensity series around the window (readCarbonIntensityAround). */
   carbonIntensity: readonly CarbonIntensityRow[];
+  /** Each node agent's clock offset from erg's server, as its pushes bounded it (run_nodes); a node without one was not measured. */
+  clocks: readonly ClockOffset[];
 }
 
 /** Samples this far outside the window are still read: the edges are interpolated from them. */
@@ -91,8 +93,8 @@ export function figureSeries(series: readonly FigureSeries[], span: Window): Fig
 
 /**
  * A run's stored figures: energy (per node, components, idle baseline), shared-node flags, the
- * power state asked for and in force, energy per unit of work, phases, data movement, carbon and
- * cost. Null when no sample falls in figureSpan (there is nothing to compute from).
+ * power state asked for and in force, the validity gates (flag `invalid` where one failed), energy
+ * per unit of work, phases, data movement, carbon and cost. Null when no sample falls in figureSpan (there is nothing to compute from).
  */
 export function runFiguresOf(inputs: RunFigureInputs): StoredRunEnergy | null {
   const { window, spec } = inputs;
@@ -112,6 +114,15 @@ export function runFiguresOf(inputs: RunFigureInputs): StoredRunEnergy | null {
   energy.flags.push(...assessed.flags);
   energy.warnings.push(...assessed.warnings);
 
+  // The campaign's validity gates, over the sensors the energy was computed from.
+  const validity = runValidity({
+    window, idleWindow: idle ?? null, nodes, used: energy.nodes, requestedIntervalMs: spec.telemetry.intervalMs, clocks: inputs.clocks, limits: spec.validity,
+  });
+  if (!validity.valid) {
+    energy.flags.push('invalid');
+    energy.warnings.push(...validity.reasons.map((r) => `invalid measurement: ${r}`));
+  }
+
   // Energy per unit of work, for every metric the spec marks as counting work.
   const perUnitOfWork: Record<string, number | null> = {};
   for (const m of spec.metrics) {
@@ -124,6 +135,7 @@ export function runFiguresOf(inputs: RunFigureInputs): StoredRunEnergy | null {
     phases,
     dataMovement: computeRunDataMovement({ window, nodes, energyJ: energy.energyJ, marks: attributed, phases }),
     ...carbonAndCost(inputs, energy),
+    validity,
   };
 }
 

@@ -51,8 +51,8 @@ export async function refreshRunEnergy(db: Database, runId: string, options: Ref
 /**
  * Everything a run's figures are computed from (RunFigureInputs), read from the database: its
  * windows, campaign spec, configuration, metrics, the samples around its windows, the sensors its
- * agents declared, its marks, the jobs that shared its cluster then, its power records, its
- * cluster's carbon and price settings and intensity series. `not_found`: no such run;
+ * agents declared, its marks, the jobs that shared its cluster then, its power records and its
+ * agents' clock offsets, its cluster's carbon and price settings and intensity series. `not_found`: no such run;
  * `not_finalized`: no window yet; `no_window`: finalized without a workload window.
  * The evidence bundle (export) reads the same inputs, with every sample.
  */
@@ -85,6 +85,7 @@ export async function readRunFigureInputs(
     powerRecords: nodes.flatMap((n) => (n.power ? [{ node: n.node, power: n.power }] : [])),
     cluster: run.cluster ? { carbon: run.cluster.carbon, price: run.cluster.price } : null,
     carbonIntensity,
+    clocks: nodes.flatMap((n) => (n.clockOffsetMs === null ? [] : [{ node: n.node, offsetMs: n.clockOffsetMs, readings: n.clockReadings }])),
   };
 }
 

@@ -1,4 +1,5 @@
-import { figureSeries, figureSpan, EDGE_MARGIN_MS } from '../src/run-figures';
+import { parseCampaignSpec } from '@erg/spec';
+import { figureSeries, figureSpan, EDGE_MARGIN_MS, runFiguresOf, type RunFigureInputs } from '../src/run-figures';
 
 describe('figureSeries: the samples a run\'s figures use', () => {
   const span = { startMs: 1_000, endMs: 2_000 };
@@ -30,5 +31,53 @@ describe('figureSeries: the samples a run\'s figures use', () => {
   it('spans both windows with a margin either side', () => {
     expect(figureSpan({ startMs: 10_000, endMs: 20_000 }, { startMs: 5_000, endMs: 10_000 })).toEqual({ startMs: 5_000 - EDGE_MARGIN_MS, endMs: 20_000 + EDGE_MARGIN_MS });
     expect(figureSpan({ startMs: 10_000, endMs: 20_000 }, null)).toEqual({ startMs: 10_000 - EDGE_MARGIN_MS, endMs: 20_000 + EDGE_MARGIN_MS });
+  });
+});
+
+describe('runFiguresOf: the validity gates', () => {
+  const T = 1_764_460_800_000;
+  const spec = (validity: Record<string, unknown> = {}) => {
+    const parsed = parseCampaignSpec({ name: 'study', cluster: 'local', run: 'srun ./bench', telemetry: { intervalMs: 200 }, validity });
+    if (!parsed.ok) throw new Error(parsed.issues.map((i) => i.message).join('; '));
+    return parsed.spec;
+  };
+  const every200 = Array.from({ length: 501 }, (_, i) => T - 20_000 + i * 200);
+  /** A 60 s run sampled every 200 ms from 20 s before it to 20 s after; `hole` leaves out the samples in (10 s, 30 s). */
+  const inputs = (options: { hole?: boolean; clocks?: RunFigureInputs['clocks']; validity?: Record<string, unknown> } = {}): RunFigureInputs => {
+    const t = options.hole ? every200.filter((x) => x <= T + 10_000 || x >= T + 30_000) : every200;
+    return {
+      window: { startMs: T, endMs: T + 60_000 }, idleWindow: null, execution: 'slurm', spec: spec(options.validity),
+      configuration: { key: 'k', parameters: {} }, metrics: {}, nodeList: null, slurmEnergyJ: null,
+      series: [{ node: 'n1', sensor: 'cpu0.power', t, v: t.map(() => 120) }],
+      sensors: [{ node: 'n1', sensor: 'cpu0.power', source: 'procfs', unit: 'W', scope: null, wrapAt: null, averagingMs: null, updateMs: null }],
+      marks: [], neighbours: [], powerRecords: [], cluster: null, carbonIntensity: [], clocks: options.clocks ?? [],
+    };
+  };
+
+  it('stores a healthy run as valid, with its measured clock offset, and no flag', () => {
+    const figures = runFiguresOf(inputs({ clocks: [{ node: 'n1', offsetMs: -4, readings: 30 }] }))!;
+    expect(figures.validity).toMatchObject({ valid: true, reasons: [], excluded: false });
+    expect(figures.validity!.checks.find((c) => c.check === 'clock_offset')).toMatchObject({ status: 'pass', value: 4, where: 'n1 (30 pushes)' });
+    expect(figures.flags).not.toContain('invalid');
+  });
+
+  it('flags a run with a 20 s hole invalid, with a warning per failed gate', () => {
+    const figures = runFiguresOf(inputs({ hole: true }))!;
+    expect(figures.validity).toMatchObject({ valid: false, excluded: false });
+    expect(figures.validity!.reasons).toEqual([
+      '67.0 % of the sample intervals expected every 200 ms kept < 95.0 % at n1 cpu0.power',
+      'longest gap 20 s > 3 s at n1 cpu0.power',
+    ]);
+    expect(figures.flags).toContain('invalid');
+    expect(figures.warnings).toEqual(expect.arrayContaining(['invalid measurement: longest gap 20 s > 3 s at n1 cpu0.power']));
+    // The spec's thresholds apply: with gaps up to 30 s allowed and any share kept, the same run is valid.
+    expect(runFiguresOf(inputs({ hole: true, validity: { maxGapS: 30, minSampleShare: 0.5 } }))!.validity!.valid).toBe(true);
+  });
+
+  it("marks an invalid run excluded where the spec's validity.excludeInvalid says so, and fails agents 3 s apart", () => {
+    const clocks = [{ node: 'n1', offsetMs: 1_500, readings: 9 }, { node: 'n2', offsetMs: -1_500, readings: 9 }];
+    const figures = runFiguresOf(inputs({ clocks, validity: { excludeInvalid: true } }))!;
+    expect(figures.validity).toMatchObject({ valid: false, excluded: true });
+    expect(figures.validity!.checks.filter((c) => c.status === 'fail').map((c) => c.check)).toEqual(['clock_offset', 'clock_spread']);
   });
 });

@@ -131,6 +131,9 @@ export const RunValidity = z
     valid: z.boolean().describe('every gate passed or was not measured'),
     checks: z.array(ValidityCheck),
     reasons: z.array(z.string()).describe('one sentence per failed gate; empty when valid'),
+    excluded: z
+      .boolean()
+      .describe("true: invalid, and the campaign's validity.excludeInvalid leaves it out of every figure that counts runs (results, adaptive decisions, suite verdicts)"),
   })
   .meta({ id: 'RunValidity' });
 export type RunValidity = z.infer<typeof RunValidity>;

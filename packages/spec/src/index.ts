@@ -139,7 +139,7 @@ export { PowerBlock, POWER_RANGES, powerTemplates, expandPower, powerKnobsOf, po
 export {
   SENSOR_SOURCES, sensorName, componentOf, type Component, type Unit, type SampleColumn, type TelemetryBatchShape,
   DATA_MOVEMENT_QUANTITIES, type DataMovementQuantity, LINK_KINDS, TRANSFER_DIRECTIONS,
-  CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons,
+  CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons, SENT_AT_HEADER, MAX_CLOCK_READING_MS, clockReading,
 } from './sensors';
 export * from './access';
 export { LogPhase, LogPhases, PhaseTimeFormat, PHASE_TIME_FORMATS, MAX_LOG_PHASES, MAX_PHASE_REGEX_CHARS, PHASE_TIME_GROUP, PHASE_REGEX_FIELDS, type PhaseRegexField, regexGroupNames } from './log-phases';

@@ -185,3 +185,28 @@ export interface TelemetryAck {
   /** This (node, seq) was stored before; nothing changed. */
   duplicate: boolean;
 }
+
+/**
+ * The header an agent sends with each push: its wall clock (Unix ms, the clock its samples are
+ * stamped with) when it sent the request. The API reads a clock offset from it (clockReading).
+ */
+export const SENT_AT_HEADER = 'x-erg-sent-at';
+
+/** A reading further from the server's clock than this is no clock (seconds or µs sent for ms, a garbled header): ignored. */
+export const MAX_CLOCK_READING_MS = 24 * 3_600_000;
+
+const SENT_AT = /^\d{1,16}(\.\d{1,6})?$/;
+
+/**
+ * What one push says of its agent's clock: sentAt − receivedAt (ms), which is the agent's offset
+ * from the server's clock less the request's one-way latency — a lower bound of the offset. The
+ * largest over many pushes is the tightest: the offset lies in [that, that + the smallest latency].
+ * Null when the header is absent, not a plain non-negative number, or further than
+ * MAX_CLOCK_READING_MS from the server's clock: a reading that cannot be trusted is no reading,
+ * and never costs the batch.
+ */
+export function clockReading(header: string | string[] | undefined, receivedAtMs: number): number | null {
+  if (typeof header !== 'string' || !SENT_AT.test(header)) return null;
+  const offset = Number(header) - receivedAtMs;
+  return Number.isFinite(offset) && Math.abs(offset) <= MAX_CLOCK_READING_MS ? offset : null;
+}

@@ -155,17 +155,19 @@ export const campaignRoutes =
             'the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; ' +
             'how many kinds of machine (fingerprint classes) each configuration ran on and how they differ; carbon (gCO2e) and cost per configuration. ' +
             '`?groupBy=fingerprint` gives one entry per configuration and kind of machine; `?objectives=time,carbon` decides the Pareto front on two other objectives ' +
-            '(any two of time, energy, edp, carbon, cost; default time,energy).',
+            '(any two of time, energy, edp, carbon, cost; default time,energy). `validity` says whether the results are publishable (every counted run passed ' +
+            "the spec's validity gates); `?valid=only` leaves invalid runs out of every figure (listed in runsLeftOut with their reasons), as the spec's validity.excludeInvalid does.",
           params: IdParams,
           querystring: z.object({
             groupBy: z.enum(['configuration', 'fingerprint']).default('configuration').describe('fingerprint: split each configuration by the kind of machine its runs ran on'),
             objectives: ObjectivesQuery,
+            valid: z.enum(['all', 'only']).default('all').describe('only: leave runs that failed a validity gate out of the figures (validity.excluded counts them)'),
           }),
           response: { 200: CampaignResults, 400: ErrorBody, 404: ErrorBody },
         },
       },
       async (req, reply) => {
-        const results = await campaignResults(deps.db, req.params.id, { groupBy: req.query.groupBy, objectives: req.query.objectives });
+        const results = await campaignResults(deps.db, req.params.id, { groupBy: req.query.groupBy, objectives: req.query.objectives, validOnly: req.query.valid === 'only' });
         if (results.configurations.length <= RESULTS_SLICE_ITEMS) return results;
         // Large results (14 MB for 10,000 configurations) are checked against their schema and
         // serialised a slice at a time, as the client reads, rather than whole on the event loop.

@@ -2,7 +2,7 @@ import { createGunzip } from 'node:zlib';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TelemetryWriter } from '@erg/db';
-import { ErrorBody, IdParams, MAX_PHASE_SEGMENTS, RunEnergyView, RunPhasesView, RunTelemetry, TelemetryAccepted, TelemetryBatch } from '@erg/spec';
+import { clockReading, ErrorBody, IdParams, MAX_PHASE_SEGMENTS, RunEnergyView, RunPhasesView, RunTelemetry, SENT_AT_HEADER, TelemetryAccepted, TelemetryBatch } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access } from '../access';
 import type { ApiMetrics } from '../metrics';
@@ -36,7 +36,9 @@ export const telemetryRoutes =
             'Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). ' +
             'Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. ' +
             'At most 200,000 samples, 10,000 entries in `samples`, 512 sensors, 10,000 phase marks and 16 MiB (inflated) per batch; no empty columns. ' +
-            'Marks are idempotent on (run, node, offset).',
+            'Marks are idempotent on (run, node, offset). ' +
+            `An agent sends its clock (Unix ms, when it sent the request) in \`${SENT_AT_HEADER}\`: erg keeps the largest sentAt − receivedAt per run and node ` +
+            "as the agent's clock offset (the validity gate clock_offset); a malformed header, or one more than a day off, is ignored and never costs the batch.",
           params: IdParams,
           body: TelemetryBatch,
           response: {
@@ -59,7 +61,10 @@ export const telemetryRoutes =
         },
       },
       async (req, reply) => {
-        const result = await ingestBatch({ ...deps, powerEvents }, req.params.id, req.body as unknown as Buffer, req.log);
+        // When the request arrived (elapsedTime runs from then), not when its body was parsed: the
+        // later the server reads its clock, the more latency the offset estimate carries.
+        const clock = clockReading(req.headers[SENT_AT_HEADER], Date.now() - reply.elapsedTime);
+        const result = await ingestBatch({ ...deps, powerEvents }, req.params.id, req.body as unknown as Buffer, req.log, clock);
         deps.metrics.telemetryIngest.observe(reply.elapsedTime / 1000);
         deps.metrics.telemetryBatches.inc({ outcome: result.duplicate ? 'duplicate' : 'stored' });
         deps.metrics.telemetrySamples.inc(result.accepted);

@@ -25,11 +25,12 @@ export type IngestResult = Awaited<ReturnType<TelemetryWriter['write']>>;
 
 /**
  * Takes in one batch of a run's samples (its bytes; a large one is decoded in a worker thread),
- * within the window of sample times the run accepts. A batch with any invalid sample is refused
- * whole (400). A committed batch may move the dashboard's live power; one that arrives after the
- * run was finalized has the scheduler recompute its figures.
+ * within the window of sample times the run accepts, with what its request said of the agent's
+ * clock (`clockOffsetMs`, @erg/spec clockReading; null: nothing). A batch with any invalid sample
+ * is refused whole (400). A committed batch may move the dashboard's live power; one that arrives
+ * after the run was finalized has the scheduler recompute its figures.
  */
-export async function ingestBatch(deps: IngestDeps, runId: string, raw: Buffer, log: Log): Promise<IngestResult> {
+export async function ingestBatch(deps: IngestDeps, runId: string, raw: Buffer, log: Log, clockOffsetMs: number | null = null): Promise<IngestResult> {
   const run = await findRunIngestTarget(deps.db, runId);
   if (!run) throw errors.notFound('run', runId);
   // The same window of sample times as the scheduler's spool pull (one rule, in @erg/spec).
@@ -38,7 +39,7 @@ export async function ingestBatch(deps: IngestDeps, runId: string, raw: Buffer, 
     decodeTelemetryBatch(raw.toString('utf8'), bounds),
   );
   if (!normalized.ok) throw errors.validation('telemetry batch', normalized.issues);
-  const result = await deps.telemetry.write(run.id, normalized.batch);
+  const result = await deps.telemetry.write(run.id, normalized.batch, clockOffsetMs);
   // The batch is committed: the dashboard's live power may move (throttled per run).
   if (result.accepted > 0) deps.powerEvents.batchCommitted(run.id, run.campaignId);
   // A batch that arrives after the run was finalized changes its figures. The writer marked

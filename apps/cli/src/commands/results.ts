@@ -1,4 +1,4 @@
-// erg results CAMPAIGN [--format table|csv|json|markdown] [--sort energy|time|edp] [--group-by configuration|fingerprint] [--objectives A,B] [--by-phase | --data-movement]
+// erg results CAMPAIGN [--format table|csv|json|markdown] [--sort energy|time|edp] [--group-by configuration|fingerprint] [--objectives A,B] [--valid-only] [--by-phase | --data-movement]
 import type { Command } from 'commander';
 import { CampaignResults, OBJECTIVES, type Objective } from '@erg/spec';
 import type { CommandContext } from '../context';
@@ -27,6 +27,8 @@ export interface ResultsOptions {
   byPhase?: boolean;
   /** Bytes per configuration and link kind (and per phase) instead of the figures per configuration. */
   dataMovement?: boolean;
+  /** Leave runs that failed a validity gate out of the figures (the API's ?valid=only). */
+  validOnly?: boolean;
 }
 
 /** Fetches a campaign's results and writes them to stdout in `format` (per phase with `byPhase`). */
@@ -44,6 +46,7 @@ export async function printResults(ctx: CommandContext, id: string, opts: Result
   const query = {
     ...(opts.groupBy === undefined ? {} : { groupBy: opts.groupBy }),
     ...(opts.objectives === undefined ? {} : { objectives: opts.objectives.join(',') }),
+    ...(opts.validOnly ? { valid: 'only' as const } : {}),
   };
   const results = await ctx
     .connect()
@@ -77,6 +80,7 @@ export function registerResults(program: Command, act: Act): void {
         '--by-phase',
         "one row per configuration and phase its runs marked (self and inclusive energy, time, share), then which phases account for what the runtime-optimal configuration spends beyond the energy-optimal one; json: the API's phases member",
       )
+      .option('--valid-only', 'leave runs that failed a validity gate out of every figure (they are listed as left out, with their reasons); the last line says whether the results are publishable')
       .option(
         '--data-movement',
         "one row per configuration and link kind (PCIe, NVLink, NVLink-C2C, host memory): bytes and rate per run, J per GB, the share of GPU busy time overlapped with transfers; then bytes per phase beside energy per phase; json: the API's dataMovement member",
@@ -94,5 +98,6 @@ export function registerResults(program: Command, act: Act): void {
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --by-phase',
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --by-phase --format csv > phases.csv',
     'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --data-movement',
+    'erg results 7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f --valid-only',
   ).action(act((ctx, cmd) => printResults(ctx, cmd.processedArgs[0] as string, cmd.opts())));
 }

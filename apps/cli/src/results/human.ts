@@ -3,7 +3,7 @@
 import {
   claimsLevelText, claimsLines, confoundedLines, differingMachines, entryId, fingerprintPrefix, flaggedConfigurations, formatCarbon, formatCost, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh,
   groupedByFingerprint, halfWidth, hasCarbon, hasCost, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, NO_VALUE, NODE_EFFECT_HEADERS,
-  nodeEffectRows, paretoLegend, paretoStatusText, parameterHeaders, parameterNames, parameterText, powerNoteLine, runOrderLine, whIsHelpful,
+  nodeEffectRows, paretoLegend, paretoStatusText, parameterHeaders, parameterNames, parameterText, powerNoteLine, publishableLine, runOrderLine, whIsHelpful,
 } from '@erg/format';
 import type { Column } from '../output/table';
 import { isNumericParameter, type CampaignResults } from './model';
@@ -35,6 +35,8 @@ export interface HumanResults {
   differingMachines: { label: string; differences: readonly string[] }[];
   /** `Run order: randomized complete blocks, seed 1234`: the order the runs went to the cluster in; null from an API that does not say. */
   runOrder: string | null;
+  /** `publishable: yes — …`: whether every counted run passed the validity gates; null from an API that does not say. */
+  publishable: string | null;
 }
 
 function plusMinus(value: number | null, format: (x: number) => string): string {
@@ -124,7 +126,7 @@ export function humanResults(results: CampaignResults): HumanResults {
     (claims ? ` ${paretoLegend(claims)}.` : '');
   return {
     columns, rows, marks, legend, excluded: results.excluded, runsLeftOut, flagged, tradeoff,
-    power: powerNoteLine(results.power), differingMachines: differingMachines(results.configurations),
+    power: powerNoteLine(results.power), differingMachines: differingMachines(results.configurations), publishable: publishableLine(results.validity),
     claims: claims && { heading: `Claims (${claimsLevelText(claims)})`, lines: claimsLines(claims).filter((line) => !line.startsWith('Trade-off: ')) },
     nodes: nodesOf(results.nodes ?? null),
     runOrder: runOrderLine(results.design),

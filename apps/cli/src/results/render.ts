@@ -52,6 +52,7 @@ export function resultsTable(results: CampaignResults, color: Colors): string {
   }
   const notes = [human.power, human.runOrder].filter((line) => line !== null);
   if (notes.length > 0) lines.push('', ...notes);
+  if (human.publishable) lines.push('', human.publishable);
   return lines.join('\n') + '\n';
 }
 
@@ -83,6 +84,7 @@ export function resultsMarkdown(results: CampaignResults): string {
   }
   if (human.power) parts.push('', mdCell(human.power));
   if (human.runOrder) parts.push('', mdCell(human.runOrder));
+  if (human.publishable) parts.push('', mdCell(human.publishable));
   return parts.join('\n') + '\n';
 }
 

@@ -7,7 +7,7 @@
 import {
   cooldownNodeText, cooldownSummary, cpuMaxFreqText, fingerprintFacts, formatByteRate, formatBytes, formatJoulesPerGB, linkKindLabel, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
   formatTime, NO_NODE_PROVENANCE, NO_PROVENANCE, plural, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRecordRows, powerRecordStatus, powerRequestedText,
-  powerStateText, slurmEnergyFigure,
+  powerStateText, runValidityText, slurmEnergyFigure, VALIDITY_COLUMNS, validityRows,
 } from '@erg/format';
 import type { Run, RunEnergy } from '../api-types';
 import type { Colors } from '../output/color';
@@ -147,7 +147,18 @@ function energySection(answer: RunEnergyAnswer, color: Colors): string {
   const lines = ['Energy', indent(renderFields(fields))];
   if (e.warnings.length > 0) lines.push(`  Warnings (${e.warnings.length}):`, ...e.warnings.map((w) => `    ${w}`));
   lines.push(indent(powerInForce(e, color)));
+  const validity = validitySection(e, color);
+  if (validity) lines.push(indent(validity));
   return lines.join('\n');
+}
+
+/** The campaign's validity gates applied to the run: one line, then each gate's worst value; null for figures computed before erg checked them. */
+function validitySection(energy: RunEnergy, color: Colors): string | null {
+  const v = energy.validity;
+  const text = runValidityText(v);
+  if (!v || text === null) return null;
+  const columns: Column[] = VALIDITY_COLUMNS.map((header, i) => ({ header: header.toUpperCase(), align: i === 2 || i === 3 ? 'right' : 'left' }));
+  return [`Validity: ${v.valid ? color.green(text) : color.red(text)}`, indent(renderTable(columns, validityRows(v.checks), { header: color.bold }))].join('\n');
 }
 
 const MOVEMENT_COLUMNS: Column[] = [

@@ -915,7 +915,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; how many kinds of machine (fingerprint classes) each configuration ran on and how they differ; carbon (gCO2e) and cost per configuration. `?groupBy=fingerprint` gives one entry per configuration and kind of machine; `?objectives=time,carbon` decides the Pareto front on two other objectives (any two of time, energy, edp, carbon, cost; default time,energy). */
+        /** @description Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; how many kinds of machine (fingerprint classes) each configuration ran on and how they differ; carbon (gCO2e) and cost per configuration. `?groupBy=fingerprint` gives one entry per configuration and kind of machine; `?objectives=time,carbon` decides the Pareto front on two other objectives (any two of time, energy, edp, carbon, cost; default time,energy). `validity` says whether the results are publishable (every counted run passed the spec's validity gates); `?valid=only` leaves invalid runs out of every figure (listed in runsLeftOut with their reasons), as the spec's validity.excludeInvalid does. */
         get: {
             parameters: {
                 query?: {
@@ -923,6 +923,8 @@ export interface paths {
                     groupBy?: "configuration" | "fingerprint";
                     /** @description the two objectives the Pareto front is decided on, comma-separated, of time, energy, edp, carbon, cost; default time,energy */
                     objectives?: string;
+                    /** @description only: leave runs that failed a validity gate out of the figures (validity.excluded counts them) */
+                    valid?: "all" | "only";
                 };
                 header?: never;
                 path: {
@@ -2499,7 +2501,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** @description Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. At most 200,000 samples, 10,000 entries in `samples`, 512 sensors, 10,000 phase marks and 16 MiB (inflated) per batch; no empty columns. Marks are idempotent on (run, node, offset). */
+        /** @description Ingest one batch of samples for a run (agents use the run token; admins may post too). Idempotent on (run, node, seq). Send `Content-Encoding: gzip` to compress. A batch with any invalid sample is refused whole with 400. At most 200,000 samples, 10,000 entries in `samples`, 512 sensors, 10,000 phase marks and 16 MiB (inflated) per batch; no empty columns. Marks are idempotent on (run, node, offset). An agent sends its clock (Unix ms, when it sent the request) in `x-erg-sent-at`: erg keeps the largest sentAt − receivedAt per run and node as the agent's clock offset (the validity gate clock_offset); a malformed header, or one more than a day off, is ignored and never costs the batch. */
         post: {
             parameters: {
                 query?: never;
@@ -3877,6 +3879,8 @@ export interface components {
             checks: components["schemas"]["ValidityCheckInput"][];
             /** @description one sentence per failed gate; empty when valid */
             reasons: string[];
+            /** @description true: invalid, and the campaign's validity.excludeInvalid leaves it out of every figure that counts runs (results, adaptive decisions, suite verdicts) */
+            excluded: boolean;
         };
         CampaignValidityInput: {
             /** @description every completed run passed its gates (or was left out by excludeInvalid) and every claim rests on valid runs */
@@ -4223,7 +4227,7 @@ export interface components {
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
             claims: components["schemas"]["CampaignClaimsInput"] | null;
             /** @description the runs' validity and whether the results are publishable */
-            validity?: components["schemas"]["CampaignValidityInput"];
+            validity: components["schemas"]["CampaignValidityInput"];
             /** @description the node effect, where counted runs ran on more than one node; null: one node (or none known) */
             nodes: components["schemas"]["CampaignNodesInput"] | null;
         };
@@ -6176,6 +6180,8 @@ export interface components {
             checks: components["schemas"]["ValidityCheck"][];
             /** @description one sentence per failed gate; empty when valid */
             reasons: string[];
+            /** @description true: invalid, and the campaign's validity.excludeInvalid leaves it out of every figure that counts runs (results, adaptive decisions, suite verdicts) */
+            excluded: boolean;
         };
         CampaignValidity: {
             /** @description every completed run passed its gates (or was left out by excludeInvalid) and every claim rests on valid runs */
@@ -6522,7 +6528,7 @@ export interface components {
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
             claims: components["schemas"]["CampaignClaims"] | null;
             /** @description the runs' validity and whether the results are publishable */
-            validity?: components["schemas"]["CampaignValidity"];
+            validity: components["schemas"]["CampaignValidity"];
             /** @description the node effect, where counted runs ran on more than one node; null: one node (or none known) */
             nodes: components["schemas"]["CampaignNodes"] | null;
         };

@@ -11,7 +11,7 @@ import { debounce } from '../../queue';
 import { footprintColumns, footprintNote } from '../../footprint';
 import {
   differingMachines, entryId, flaggedConfigurations, halfWidth, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, parameterNames, parameterText,
-  confidenceText, paretoLegend, paretoStatusText, powerNoteLine, resultRows, resultsCsv, runOrderLabel,
+  confidenceText, paretoLegend, paretoStatusText, powerNoteLine, publishableLine, resultRows, resultsCsv, runOrderLabel,
 } from '../../results';
 import { flagLabel } from '../../run-info';
 import { hrefRun } from '../../route';
@@ -131,6 +131,7 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
   const flagged = flaggedConfigurations(results.configurations, flagLabel);
   const differing = differingMachines(results.configurations);
   const power = powerNoteLine(results.power);
+  const publishable = publishableLine(results.validity);
   const footprint = footprintColumns(results);
   const footprintText = footprintNote(results);
   const legend = markLegend(results);
@@ -224,6 +225,7 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
         </details>
       )}
       {power && <p className="small" data-testid="power-note">{power}</p>}
+      {publishable && <p className={results.validity?.publishable ? 'small' : 'flags'} data-testid="publishable">{publishable}</p>}
     </>
   );
 }

@@ -1,8 +1,10 @@
 // The energy figures of a run, with its method, coverage, components and idle baseline; its flags
-// and warnings; the power state in force per GPU; and Slurm's own figure beside erg's.
+// and warnings; the power state in force per GPU; Slurm's own figure beside erg's; and the
+// validity gates its measurement was checked against.
 import { formatEdp, formatEnergy, formatPercent, formatPower, formatTime } from '../../format';
 import { cpuMaxFreqText, flagLabels, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRequestedText, slurmEnergyFigure } from '../../run-info';
 import type { RunEnergy } from '../../types';
+import { RunValidity } from './RunValidity';
 
 export function EnergyFigures({ figures: f, note }: { figures: RunEnergy | null; note: string | null }) {
   return (
@@ -27,6 +29,7 @@ export function EnergyFigures({ figures: f, note }: { figures: RunEnergy | null;
       )}
       {f?.warnings && f.warnings.length > 0 && <ul className="warnings">{f.warnings.map((w) => <li key={w}>{w}</li>)}</ul>}
       {f && <PowerInForce figures={f} />}
+      {f && <RunValidity figures={f} />}
     </>
   );
 }
