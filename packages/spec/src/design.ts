@@ -36,7 +36,6 @@ import { MAX_DESIGN_SEED, RunOrder } from './run-order';
 // API document keeps its order of schemas).
 export { MAX_DESIGN_SEED, RUN_ORDERS, RunOrder } from './run-order';
 
-
 /** The confidence of a campaign's claims when its spec sets none (design.confidence). */
 export const DEFAULT_CONFIDENCE = 0.95;
 

@@ -1,6 +1,5 @@
 import { addAdaptiveRuns, closeStrategy, storeDecisions, type DecisionToStore } from '@erg/db';
-import type { SearchStrategy } from '@erg/spec';
-import type { CampaignRunOrder } from '@erg/spec';
+import type { CampaignRunOrder, SearchStrategy } from '@erg/spec';
 import { addTo, type AdaptStep, type Observed, type ObservedConfiguration } from './observed';
 import type { SearchCandidate, SearchObservation, SearchStep } from './search';
 import { SearchStepFailed, type SearchStepRunner } from './search-runner';
