@@ -29,7 +29,7 @@ const { opts } = parseOptions({
   examples: ['node bench/ingest.js --seconds 20', 'node bench/ingest.js --seconds 10 --rate-limits'],
 });
 const { createCampaign, findProjectByName, telemetryChunkTotals, telemetryTotals, DEFAULT_PROJECT } = require('@erg/db');
-const { copyPlainSamples, countPlainSamples, createPlainSamplesTable, relationBytes } = require('@erg/db/testing');
+const { copyPlainSamples, countPlainSamples, createPlainSamplesTable, relationBytes, testCampaignSpec } = require('@erg/db/testing');
 const { startBenchApi } = require('./lib/bench-api');
 
 const log = opts.json ? console.error : console.log;
@@ -44,7 +44,7 @@ async function main() {
   // One import run per agent: no cluster needed, any recent timestamp accepted.
   const project = await findProjectByName(db, DEFAULT_PROJECT);
   const campaign = await createCampaign(db, {
-    name: 'ingest-bench', execution: 'import', clusterId: null, projectId: project.id, spec: { name: 'ingest-bench', execution: 'import' }, specText: null,
+    name: 'ingest-bench', execution: 'import', clusterId: null, projectId: project.id, spec: testCampaignSpec({ name: 'ingest-bench', execution: 'import', cluster: undefined, run: undefined }), specText: null,
     repetitions: AGENTS, configurations: [{ key: 'default', parameters: {} }],
   });
   const runIds = campaign.runs.map((r) => r.id);

@@ -15,12 +15,17 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
   const { call, ok } = apiRequests(() => t);
   const runsOf = async (id: string) => (await ok('GET', `/v1/campaigns/${id}/runs?limit=1000`)).items as { id: string; configurationKey: string; repetition: number; state: string }[];
   const complete = (runId: string, timeS: number, energyJ: number) => completeRun(t.db, runId, timeS, energyJ);
-  /** Figures by configuration: `slow` 4× the others in time and energy; `a` and `b` 1 % apart, with 3 % noise. */
-  let k = 0;
+  /**
+   * Figures by configuration: `slow` 4× the others in time and energy; `a` and `b` 1 % apart, with
+   * 3 % noise. The noise is a run's own — by its configuration and repetition, not by when it is
+   * completed — so that the figures do not depend on the campaign's (seeded, random) run order.
+   */
+  const WOBBLE = [1, 1.03, 0.97, 1.02, 0.98];
+  const OFFSET: Record<string, number> = { 'x=a': 0, 'x=b': 2, 'x=slow': 4 };
   const truth = (c: string): [number, number] => (c === 'x=slow' ? [400, 40_000] : c === 'x=a' ? [100, 10_000] : [101, 10_100]);
-  const noisy = (c: string): [number, number] => {
-    const wobble = [1, 1.03, 0.97, 1.02, 0.98][k++ % 5]!;
-    const [time, energy] = truth(c);
+  const noisy = (r: { configurationKey: string; repetition: number }): [number, number] => {
+    const wobble = WOBBLE[((OFFSET[r.configurationKey] ?? 0) + r.repetition - 1) % WOBBLE.length]!;
+    const [time, energy] = truth(r.configurationKey);
     return [time * wobble, energy / wobble];
   };
   const spec = (extra: object = {}) => ({ name: 'adaptive', cluster: 'nowhere', run: 'true', parameters: { x: ['a', 'b', 'slow'] }, strategy: { kind: 'adaptive', minRepetitions: 2, maxRepetitions: 4 }, ...extra });
@@ -39,7 +44,7 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
     const before = await ok('GET', `/v1/campaigns/${created.id}/decisions`);
     expect(before).toMatchObject({ open: true, stop: null, runsUsed: 6, gridRuns: 12, decisions: [] });
 
-    for (const r of await runsOf(created.id)) await complete(r.id, ...noisy(r.configurationKey));
+    for (const r of await runsOf(created.id)) await complete(r.id, ...noisy(r));
     // Every run so far has ended, yet the strategy may add more: the campaign is not finished.
     expect((await ok('GET', `/v1/campaigns/${created.id}`)).state).toBe('running');
     // Five steps at once (five runs' figures landing in five scheduler processes): runs are added once.
@@ -55,7 +60,7 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
 
     // The close call goes on until maxRepetitions (4): then exhausted, and the strategy closes.
     for (let round = 0; round < 3; round++) {
-      for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r.configurationKey));
+      for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r));
       await adaptCampaign(t.db, created.id);
     }
     runs = await runsOf(created.id);
@@ -71,7 +76,7 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
 
   test('a configuration decided while a repetition of it waits to be submitted has that run withdrawn', async () => {
     const created = await ok('POST', '/v1/campaigns', spec());
-    for (const r of await runsOf(created.id)) await complete(r.id, ...noisy(r.configurationKey));
+    for (const r of await runsOf(created.id)) await complete(r.id, ...noisy(r));
     await adaptCampaign(t.db, created.id);
     const pendingB = (await runsOf(created.id)).find((r) => r.state === 'pending' && r.configurationKey === 'x=b')!;
     expect(pendingB).toBeDefined();
@@ -84,7 +89,7 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
     // The strategy's own withdrawal is no failure: once the other runs are done and the strategy
     // has closed, the campaign is completed (a user's cancel of a run still fails it: below).
     for (let round = 0; round < 6 && (await ok('GET', `/v1/campaigns/${created.id}/decisions`)).open; round++) {
-      for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r.configurationKey));
+      for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r));
       await adaptCampaign(t.db, created.id);
     }
     expect((await ok('GET', `/v1/campaigns/${created.id}/decisions`)).open).toBe(false);
@@ -97,10 +102,10 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
     const created = await ok('POST', '/v1/campaigns', spec());
     const [first, ...rest] = await runsOf(created.id);
     expect((await ok('POST', `/v1/runs/${first!.id}/cancel`)).outcome).toBe('cancelled');
-    for (const r of rest) await complete(r.id, ...noisy(r.configurationKey));
+    for (const r of rest) await complete(r.id, ...noisy(r));
     for (let round = 0; round < 6 && (await ok('GET', `/v1/campaigns/${created.id}/decisions`)).open; round++) {
       await adaptCampaign(t.db, created.id);
-      for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r.configurationKey));
+      for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r));
     }
     expect((await ok('GET', `/v1/campaigns/${created.id}/decisions`)).open).toBe(false);
     expect((await ok('GET', `/v1/campaigns/${created.id}`)).state).toBe('failed');
@@ -108,10 +113,10 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
 
   test('a run budget stops the strategy where the next run would exceed it', async () => {
     const created = await ok('POST', '/v1/campaigns', spec({ strategy: { kind: 'adaptive', minRepetitions: 2, maxRepetitions: 4, budget: { maxRuns: 7 } } }));
-    for (const r of await runsOf(created.id)) await complete(r.id, ...noisy(r.configurationKey));
+    for (const r of await runsOf(created.id)) await complete(r.id, ...noisy(r));
     const first = await adaptCampaign(t.db, created.id);
     expect(first!.added).toBe(1);
-    for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r.configurationKey));
+    for (const r of (await runsOf(created.id)).filter((x) => x.state === 'pending')) await complete(r.id, ...noisy(r));
     const last = await adaptCampaign(t.db, created.id);
     expect(last!.added).toBe(0);
     expect(last!.stop).toMatchObject({ why: 'budget' });
@@ -125,12 +130,14 @@ describe('adaptive campaigns (Postgres + Redis, no Slurm)', () => {
     const figures = (c: string): [number, number] => (c === 'x=slow' ? [400, 40_000] : c === 'x=a' ? [100, 10_000] : c === 'x=b' ? [101, 10_100] : [130, 13_000]);
     const created = await ok('POST', '/v1/campaigns', spec({ parameters: { x: keys }, strategy: { kind: 'adaptive', minRepetitions: 2, maxRepetitions: 4, screening: true } }));
     expect(created.runs).toHaveLength(8);
-    for (const r of await runsOf(created.id)) await complete(r.id, ...figures(r.configurationKey).map((v, i) => v * [1, 1.01, 0.99][(k++) % 3]! ** (i + 1)) as [number, number]);
+    // Noise by configuration (its place in keys), whatever order the runs came in.
+    const at = (r: { configurationKey: string }) => keys.indexOf(r.configurationKey.slice(2));
+    for (const r of await runsOf(created.id)) await complete(r.id, ...figures(r.configurationKey).map((v, i) => v * [1, 1.01, 0.99][at(r) % 3]! ** (i + 1)) as [number, number]);
     await adaptCampaign(t.db, created.id);
     // A quarter of 8: the two best by Pareto layer get their second runs first.
     const second = (await runsOf(created.id)).filter((r) => r.state === 'pending');
     expect(second.map((r) => r.configurationKey).sort()).toEqual(['x=a', 'x=b']);
-    for (const r of second) await complete(r.id, ...figures(r.configurationKey).map((v, i) => v * [1.02, 0.98][(k++) % 2]! ** (i + 1)) as [number, number]);
+    for (const r of second) await complete(r.id, ...figures(r.configurationKey).map((v, i) => v * [1.02, 0.98][at(r) % 2]! ** (i + 1)) as [number, number]);
     await adaptCampaign(t.db, created.id);
     const decisions = await ok('GET', `/v1/campaigns/${created.id}/decisions`);
     const slow = decisions.decisions.find((d: { key: string }) => d.key === 'x=slow');

@@ -1,5 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { findClusterByName, listCampaignSummaries, recordClusterCapabilities } from '@erg/db';
+import { MAX_DESIGN_SEED } from '@erg/spec';
+import { campaignRunOrder } from '@erg/sweep';
 import { startTestApi, type TestApi } from './helpers';
 
 // A syntactically valid private key that is only ever stored, never used to connect here.
@@ -114,9 +116,42 @@ describe('REST API (Postgres + Redis)', () => {
     expect(detail.body.spec).toMatchObject({ name: 'sweep', repetitions: 2 });
     const runs = await call('GET', `/v1/campaigns/${res.body.id}/runs`);
     expect(runs.body.total).toBe(10);
+    // The first run is repetition 1 of whichever configuration the campaign's seed put first.
     const run = await call('GET', `/v1/runs/${runs.body.items[0].id}`);
     expect(run.body).toMatchObject({ state: 'pending', repetition: 1, slurmJobId: null, campaignId: res.body.id });
-    expect(run.body.parameters).toEqual({ offload: 'none', sp: 1 });
+    expect(run.body.parameters).toEqual(res.body.configurations.find((c: { key: string }) => c.key === runs.body.items[0].configurationKey).parameters);
+  });
+
+  test('campaigns: the run order and its seed — drawn when the spec gives none, kept when it does — stored with the spec and shown', async () => {
+    const drawn = await call('POST', '/v1/campaigns', SPEC);
+    expect(drawn.status).toBe(201);
+    const { seed } = drawn.body.design;
+    expect(drawn.body.design).toEqual({ order: 'randomized-blocks', seed: expect.any(Number) });
+    expect(Number.isInteger(seed) && seed >= 0 && seed <= MAX_DESIGN_SEED).toBe(true);
+    const detail = await call('GET', `/v1/campaigns/${drawn.body.id}`);
+    expect(detail.body.design).toEqual({ order: 'randomized-blocks', seed });
+    expect(detail.body.spec.design).toMatchObject({ order: 'randomized-blocks', seed });
+    // The runs are in that seed's order: blocks of repetition 1, then 2, each shuffled by it.
+    const keys = drawn.body.configurations.map((c: { key: string }) => c.key);
+    const expected = [...campaignRunOrder(keys.length, 2, { order: 'randomized-blocks', seed })].map((r) => [keys[r.configuration], r.repetition]);
+    const runs = await call('GET', `/v1/campaigns/${drawn.body.id}/runs`);
+    expect(runs.body.items.map((r: { configurationKey: string; repetition: number }) => [r.configurationKey, r.repetition])).toEqual(expected);
+
+    const given = await call('POST', '/v1/campaigns', { ...SPEC, design: { seed: 1234 } });
+    expect(given.body.design).toEqual({ order: 'randomized-blocks', seed: 1234 });
+    expect((await call('GET', `/v1/campaigns/${given.body.id}`)).body.spec.design.seed).toBe(1234);
+    const major = await call('POST', '/v1/campaigns', { ...SPEC, design: { order: 'configuration-major' } });
+    expect(major.body.design).toEqual({ order: 'configuration-major', seed: null });
+    const page = await call('GET', '/v1/campaigns?limit=10');
+    expect(page.body.items.find((c: { id: string }) => c.id === given.body.id).design).toEqual({ order: 'randomized-blocks', seed: 1234 });
+  });
+
+  test('campaigns: design.nodes over runs of several nodes is a 400 naming design.nodes (design_conflict)', async () => {
+    const res = await call('POST', '/v1/campaigns', { ...SPEC, resources: { ...SPEC.resources, nodes: 2 }, design: { nodes: ['gh-01', 'gh-02'] } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.issues).toEqual([
+      expect.objectContaining({ path: 'design.nodes', code: 'design_conflict', message: expect.stringContaining('set resources.nodes to 1') }),
+    ]);
   });
 
   test('campaigns: YAML bodies are accepted, and YAML syntax errors point at the line', async () => {

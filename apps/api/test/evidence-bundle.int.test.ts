@@ -188,7 +188,11 @@ describe('evidence bundle: export, verify, read back (Postgres + Redis)', () => 
     expect(rehashed.code).toBe(1);
     expect(rehashed.stdout).not.toContain('sha256: stored');
     expect(rehashed.stdout).toMatch(new RegExp(`  ${runFile(runId, 'energy')} energyJ: stored [0-9.e+-]+, recomputed [0-9.e+-]+\\n`));
-    expect(rehashed.stdout).toMatch(/ {2}results\.json configurations\[0\]\.energyJ\.mean: stored /);
+    // The run's configuration's mean, wherever the run order put the run.
+    const tarJson = (member: string) => JSON.parse(execFileSync('tar', ['-xOf', bundleFile, member], { encoding: 'utf8' }));
+    const at = tarJson(BUNDLE_FILES.results).configurations.findIndex((c: { key: string }) => c.key === tarJson(runFile(runId, 'run')).configurationKey);
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(rehashed.stdout).toMatch(new RegExp(` {2}results\\.json configurations\\[${at}\\]\\.energyJ\\.mean: stored `));
     expect(rehashed.stderr).toMatch(/does not verify: \d+ differences/);
   });
 

@@ -18,6 +18,8 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
   let a: { id: string; runs: { id: string }[] };
   let b: { id: string; runs: { id: string }[] };
   let running: string;
+  /** The running run's configuration: the first in campaign a's run order (its seed's). */
+  let runningKey: { configurationKey: string; parameters: Record<string, unknown> };
   let queued: string;
 
   async function call(method: string, url: string, body?: unknown, token = t.token) {
@@ -39,6 +41,7 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
     const alpha = (await findClusterByName(t.db, 'alpha'))!;
     const claimed = await claimRunsForSubmission(t.db, alpha.id, 3);
     [running, queued] = [claimed[0]!.id, claimed[1]!.id];
+    runningKey = { configurationKey: claimed[0]!.configurationKey, parameters: claimed[0]!.parameters };
     await markRunsQueued(t.db, [{ runId: running, slurmJobId: '101' }, { runId: queued, slurmJobId: '102' }]);
     await recordSlurmProgress(t.db, [{ runId: running, state: 'running', slurmState: 'RUNNING', reason: null, startedAt: new Date(), nodeList: 'gh-[01-02]' }]);
   });
@@ -62,7 +65,7 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
     const top = q.runs[0];
     expect(top).toMatchObject({
       id: running, campaignId: a.id, owner: 'test', cluster: 'alpha', state: 'running', slurmJobId: '101', partition: 'gh200', nodes: 1,
-      nodeList: 'gh-[01-02]', configurationKey: 'n=1', parameters: { n: 1 }, repetition: 1, reason: null, powerW: null,
+      nodeList: 'gh-[01-02]', ...runningKey, repetition: 1, reason: null, powerW: null,
     });
     expect(Date.parse(top.startedAt)).not.toBeNaN();
     expect(Date.parse(top.submittedAt)).not.toBeNaN();

@@ -46,7 +46,7 @@ describe('runs that share a node (Postgres + Redis)', () => {
     const spec = { name: 'sharing', cluster: 'shared', repetitions: 1, parameters: { a: [1, 2, 3] }, run: 'true' };
     const created = await call('POST', '/v1/campaigns', spec);
     expect(created.status).toBe(201);
-    const [alone, victim, neighbour] = created.body.runs as { id: string }[];
+    const [alone, victim, neighbour] = created.body.runs as { id: string; configurationKey: string }[];
     const t0 = Date.now() - 300_000; // inside the window of sample times the API accepts for a run created now
     // alone: gh001 only, long before the others; victim: gh[002-003]; neighbour: gh002, starting during victim's workload.
     await finishedRun(alone!.id, 'gh001', { jobFrom: t0, idleFrom: t0 + 1000, workFrom: t0 + 2000, workTo: t0 + 12_000, jobTo: t0 + 13_000 });
@@ -66,7 +66,9 @@ describe('runs that share a node (Postgres + Redis)', () => {
 
     const results = (await call('GET', `/v1/campaigns/${created.body.id}/results`)).body;
     const flagged = Object.fromEntries(results.configurations.map((c: { key: string; flaggedRuns: Record<string, number> }) => [c.key, c.flaggedRuns]));
-    expect(flagged).toEqual({ 'a=1': {}, 'a=2': { shared_node: 1 }, 'a=3': { shared_node: 1, shared_idle_baseline: 1 } });
+    expect(flagged).toEqual({
+      [alone!.configurationKey]: {}, [victim!.configurationKey]: { shared_node: 1 }, [neighbour!.configurationKey]: { shared_node: 1, shared_idle_baseline: 1 },
+    });
   });
 
   test('back-to-back jobs on one node are not flagged, though Slurm\'s whole-second times touch', async () => {

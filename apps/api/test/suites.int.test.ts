@@ -138,6 +138,12 @@ describe('suites: /v1/suites, triggers and verdicts (Postgres + Redis)', () => {
     const third = await triggerAndFinish('gemm', { energyScale: 1.1 });
     expect(third.baselineId).toBe(second.campaignId);
     expect(third.status).toBe('regressed');
+    // Each run of the suite is a campaign of its own with a seed drawn for it (the template gives none), stored with its spec.
+    const designs = await Promise.all([first, second, third].map(async (r) => (await call('GET', `/v1/campaigns/${r.campaignId}`)).body));
+    for (const c of designs) {
+      expect(c.design).toEqual({ order: 'randomized-blocks', seed: expect.any(Number) });
+      expect(c.spec.design.seed).toBe(c.design.seed);
+    }
     expect(third.verdict.worst[0]).toMatchObject({ key: 'n=2048', verdict: { metric: 'energy', status: 'regressed' } });
 
     // GET /v1/campaigns/:id/verdict of a suite's campaign defaults to its baseline and the suite's policy.

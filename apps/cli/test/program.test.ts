@@ -11,7 +11,7 @@ const CLUSTER = {
 };
 const CAMPAIGN = {
   id: CAMPAIGN_ID, name: 'sweep', cluster: 'local', state: 'running', runCounts: { completed: 3, queued: 4, pending: 1 }, totalRuns: 8,
-  createdAt: '2026-11-30T11:58:00.000Z', cancelRequestedAt: null,
+  createdAt: '2026-11-30T11:58:00.000Z', cancelRequestedAt: null, design: { order: 'randomized-blocks', seed: 1234 },
 };
 const run = (over: object) => ({ id: RUN_ID, configurationKey: 'a=1', parameters: { a: 1 }, repetition: 1, state: 'completed', slurmJobId: '42', exitCode: 0, reason: null, ...over });
 
@@ -187,7 +187,7 @@ describe('submit', () => {
     expect(out.requests[0]!.headers.get('content-type')).toBe('application/yaml');
     expect(out.requests[0]!.body).toBe(text);
     expect(out.stdout).toContain(`Campaign sweep created: ${CAMPAIGN_ID}`);
-    expect(out.stdout).toContain('4 configurations × 2 repetitions = 8 runs on cluster local');
+    expect(out.stdout).toContain('4 configurations × 2 repetitions = 8 runs on cluster local\n  run order: randomized complete blocks, seed 1234\n');
     expect(out.stdout).toContain(`erg watch ${CAMPAIGN_ID}`);
     const quiet = await erg(['submit', '-q', 'spec.yml'], { cwd: dir, api: routes({ 'POST /v1/campaigns': { status: 201, body: created } }) });
     expect(quiet.stdout).toBe(`${CAMPAIGN_ID}\n`);
@@ -250,6 +250,7 @@ describe('status, runs, logs, cancel', () => {
     expect(out.stdout).toMatch(/^State\s+running$/m);
     expect(out.stdout).toMatch(/^Runs\s+8: pending 1, queued 4, completed 3$/m);
     expect(out.stdout).toMatch(/^Created\s+2026-11-30T11:58:00\.000Z \(2 min 00 s ago\)$/m);
+    expect(out.stdout).toMatch(/^Run order\s+randomized complete blocks, seed 1234$/m);
     expect(out.stdout).toContain('Waiting:\n  2 runs queued: Resources\n  1 run pending: waiting for the scheduler to submit it\n');
     expect(JSON.parse((await erg(['status', CAMPAIGN_ID, '--json'], { api })).stdout)).toMatchObject({ id: CAMPAIGN_ID, spec: {} });
   });

@@ -239,15 +239,26 @@ describe('power state and machines under the table', () => {
     expect(resultsTable(older as typeof results, plain)).not.toContain('publishable');
   });
 
-  test("the campaign's power note is under the table, which itself is unchanged", () => {
+  const ORDER_LINE = 'Run order: randomized complete blocks, seed 1234';
+
+  test("the campaign's power note and run order are under the table, which itself is unchanged", () => {
     const results = resultsFixture();
     const table = resultsTable(results, plain);
-    expect(table.endsWith(`\n\n${POWER_LINE}\n\n${PUBLISHABLE_LINE}\n`)).toBe(true);
-    const { power: _power, validity: _validity, ...withoutPower } = results;
-    const before = resultsTable(withoutPower as typeof results, plain);
+    expect(table.endsWith(`\n\n${POWER_LINE}\n${ORDER_LINE}\n\n${PUBLISHABLE_LINE}\n`)).toBe(true);
+    const { power: _power, validity: _validity, design: _design, ...without } = results;
+    const before = resultsTable(without as typeof results, plain);
     expect(before).not.toContain('Power state');
+    expect(before).not.toContain('Run order');
     expect(table.startsWith(before.trimEnd())).toBe(true);
-    expect(resultsMarkdown(results)).toContain(`\n\n${POWER_LINE}\n`);
+    expect(resultsMarkdown(results)).toContain(`\n\n${POWER_LINE}\n\n${ORDER_LINE}\n\n${PUBLISHABLE_LINE}\n`);
+  });
+
+  test('the run order says which order, and the seed of a randomized one', () => {
+    const results = resultsFixture();
+    results.design = { ...results.design, order: 'configuration-major', seed: null };
+    expect(resultsTable(results, plain)).toContain('\nRun order: configuration-major (every repetition of a configuration, then the next)\n');
+    const { power: _power, ...withoutPower } = resultsFixture();
+    expect(resultsTable(withoutPower as typeof results, plain).endsWith(`\n\n${ORDER_LINE}\n\n${PUBLISHABLE_LINE}\n`)).toBe(true);
   });
 
   test('configurations that ran on more than one kind of machine are listed with how the kinds differ', () => {

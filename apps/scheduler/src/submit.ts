@@ -7,7 +7,8 @@ import { redactSecrets } from '@erg/secrets';
 import {
   ARRAY_FILES, arrayDirPath, renderArrayJob, renderRunFiles, resourceDirectiveLines, type RenderedFile, type StageEntry, type SubmitResult,
 } from '@erg/slurm';
-import { RUN_DIR_FILES, runDirPath, runTokenFile, type IdleReference } from '@erg/spec';
+import { RUN_DIR_FILES, runDirPath, runTokenFile, type CampaignSpec, type IdleReference } from '@erg/spec';
+import { nodeForRun } from '@erg/sweep';
 import { agentHook } from './agent-hook';
 import { cooldownFile } from './cooldown';
 import type { StagedAgent } from './agent-bundle';
@@ -24,6 +25,14 @@ export interface Prepared {
   jobScript: string;
   /** The run's resource `#SBATCH` lines: runs of a campaign with the same ones can share an array. */
   resourceLines: string[];
+  /** The node the run is pinned to (the design's node balance); null: Slurm chooses. */
+  node: string | null;
+}
+
+/** The node a run is pinned to by the spec's node balance (design.nodes, a Latin square); null: Slurm chooses. */
+export function pinnedNode(spec: Pick<CampaignSpec, 'design'>, run: Pick<ClaimedRun, 'configurationPosition' | 'repetition'>): string | null {
+  const { nodes } = spec.design;
+  return nodes ? nodeForRun(nodes, run.configurationPosition, run.repetition) : null;
 }
 
 async function renderRun(
@@ -33,6 +42,7 @@ async function renderRun(
   const runDir = runDirPath(cluster.workDir, run.campaignId, run.id);
   const power = powerHook(cluster, spec, run.configurationKey, run.parameters);
   const defaultPartition = cluster.defaultPartition ?? undefined;
+  const node = pinnedNode(spec, run) ?? undefined;
   const files = renderRunFiles({
     ...(agent ? { agent: agentHook(cluster, spec, agent) } : {}),
     ...(power ? { power } : {}),
@@ -44,6 +54,7 @@ async function renderRun(
     spec,
     runDir,
     defaultPartition,
+    ...(node !== undefined ? { node } : {}),
   });
   const jobScript = files.find((f) => f.name === RUN_DIR_FILES.jobScript)!.content;
   // The run's telemetry token, readable by the job's user only; never part of the stored script.
@@ -51,7 +62,8 @@ async function renderRun(
   // The cooldown's plan, which the agents read (there is none to wait for without agents).
   const cooldown = agent ? cooldownFile(spec, idleReferences) : null;
   if (cooldown) files.push(cooldown);
-  return { run, runDir, files, jobScript, resourceLines: resourceDirectiveLines({ spec, parameters: run.parameters, defaultPartition }) };
+  const resourceLines = resourceDirectiveLines({ spec, parameters: run.parameters, defaultPartition, ...(node !== undefined ? { node } : {}) });
+  return { run, runDir, files, jobScript, resourceLines, node: node ?? null };
 }
 
 /** Whether a run of the batch waits for a cooldown; a stored spec that cannot be read fails its run when it is rendered, not here. */
@@ -72,33 +84,68 @@ type Submission =
   | { kind: 'array'; scriptPath: string; submissionId: string; arrayDir: string; members: Prepared[] };
 
 /**
- * Groups a batch into submissions: runs of the same campaign with the same resource lines go into
- * arrays of at most `maxArraySize` tasks (the cluster's MaxArraySize, from its probe); a run
- * alone in its group, or every run on a cluster whose arrays are unknown or off, is a job.
+ * Groups a batch into submissions, keeping the campaigns' run order (the batch comes in claim
+ * order: each campaign's runs by position). Runs of one campaign with the same resource lines go
+ * into arrays of at most `maxArraySize` tasks (the cluster's MaxArraySize, from its probe), task
+ * order being run order — but an array only takes runs that follow each other among the runs that
+ * may compete for its nodes: once a run with other lines comes (a templated sbatch option such as
+ * gpuFreq), the open array is closed, or its later tasks would run before that run. Runs pinned to
+ * different nodes (node balance) never compete, so each node's array stays open. A run alone in its
+ * group, or every run on a cluster whose arrays are unknown or off, is a job. Submissions come out
+ * in the order of their first runs.
  */
 export function planSubmissions(workDir: string, prepared: readonly Prepared[], maxArraySize: number | null | undefined): Submission[] {
   const single = (p: Prepared): Submission => ({ kind: 'job', scriptPath: `${p.runDir}/${RUN_DIR_FILES.jobScript}`, members: [p] });
   if (!maxArraySize || maxArraySize < 2) return prepared.map(single);
-  const groups = new Map<string, Prepared[]>();
+  const groups: Prepared[][] = [];
+  // The group each (campaign, resource lines) may still add to.
+  const open = new Map<string, Prepared[]>();
   for (const p of prepared) {
     const key = `${p.run.campaignId}\n${p.resourceLines.join('\n')}`;
-    const group = groups.get(key);
-    if (group) group.push(p);
-    else groups.set(key, [p]);
-  }
-  const out: Submission[] = [];
-  for (const group of groups.values()) {
-    for (const members of chunk(group, maxArraySize)) {
-      if (members.length === 1) {
-        out.push(single(members[0]!));
-        continue;
-      }
-      const submissionId = randomUUID();
-      const arrayDir = arrayDirPath(workDir, members[0]!.run.campaignId, submissionId);
-      out.push({ kind: 'array', scriptPath: `${arrayDir}/${ARRAY_FILES.script}`, submissionId, arrayDir, members });
+    for (const [k, group] of open) {
+      if (k !== key && group[0]!.run.campaignId === p.run.campaignId && mayCompete(group[0]!, p)) open.delete(k);
+    }
+    const group = open.get(key);
+    if (group && group.length < maxArraySize) group.push(p);
+    else {
+      const started = [p];
+      groups.push(started);
+      open.set(key, started);
     }
   }
-  return out;
+  return groups.map((members) => {
+    if (members.length === 1) return single(members[0]!);
+    const submissionId = randomUUID();
+    const arrayDir = arrayDirPath(workDir, members[0]!.run.campaignId, submissionId);
+    return { kind: 'array', scriptPath: `${arrayDir}/${ARRAY_FILES.script}`, submissionId, arrayDir, members };
+  });
+}
+
+/** Two runs may wait for the same node unless each is pinned to a node of its own. */
+function mayCompete(a: Prepared, b: Prepared): boolean {
+  return a.node === null || b.node === null || a.node === b.node;
+}
+
+/**
+ * The batch's sbatch loops (at most `loops`, each one SSH channel, run in parallel): every
+ * submission of a campaign in the same loop, in plan order, so that Slurm numbers — and, at equal
+ * priority, starts — a campaign's jobs in its run order; campaigns spread over the loops, each to
+ * the one with the fewest submissions so far.
+ */
+export function sbatchLoops(submissions: readonly Pick<Submission, 'scriptPath' | 'members'>[], loops: number): string[][] {
+  const byCampaign = new Map<string, string[]>();
+  for (const s of submissions) {
+    const campaignId = s.members[0]!.run.campaignId;
+    const paths = byCampaign.get(campaignId);
+    if (paths) paths.push(s.scriptPath);
+    else byCampaign.set(campaignId, [s.scriptPath]);
+  }
+  const out: string[][] = Array.from({ length: Math.max(1, Math.min(loops, byCampaign.size)) }, () => []);
+  for (const paths of byCampaign.values()) {
+    const shortest = out.reduce((best, loop) => (loop.length < best.length ? loop : best));
+    shortest.push(...paths);
+  }
+  return out.filter((loop) => loop.length > 0);
 }
 
 /**
@@ -237,7 +284,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
   if (ctx.config.ERG_FAULT === 'exit-after-staging') process.exit(137);
 
   const byPath = new Map(submissions.map((s) => [s.scriptPath, s]));
-  const chunks = chunk([...byPath.keys()], Math.ceil(byPath.size / ctx.config.ERG_SUBMIT_LOOPS));
+  const chunks = sbatchLoops(submissions, ctx.config.ERG_SUBMIT_LOOPS);
   const fence = lease.fence(own.epoch);
   ctx.log.debug({ cluster: cluster.name, phase: 'sbatch', runs: prepared.length, submissions: byPath.size }, 'cycle phase');
   const settled = await Promise.allSettled(chunks.map((paths) => link.slurm.submitMany(paths, fence)));
@@ -330,12 +377,6 @@ export function siteLimitReason(error: string): string {
   const words = /(QOS|Assoc)\w*Limit/.exec(error)?.[0];
   const said = error.replace(/\s+/g, ' ').replace(/^sbatch: error: /, '').trim().slice(0, 300);
   return `waiting: the site's Slurm limit${words ? ` ${words}` : ''} refused more jobs (${said}); erg submits more, fewer at a time, as earlier jobs end`;
-}
-
-function chunk<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += Math.max(1, size)) out.push(items.slice(i, i + Math.max(1, size)));
-  return out;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; rejects with the first failure. */

@@ -1,6 +1,7 @@
 // Job arrays on the local Slurm cluster: runs of a campaign that ask for the same resources go as
 // array jobs (chunked to the cluster's MaxArraySize), each task running its own run directory;
 // one run is cancelled as its task alone; a refused array fails every run in it with Slurm's words.
+import { campaignRunOrder } from '@erg/sweep';
 import { waitFor } from '@erg/testkit';
 import { Harness } from './harness';
 
@@ -45,6 +46,9 @@ describe('job arrays', () => {
       // The task ran this run's own configuration, in this run's own directory.
       expect(logs.stdout.trim()).toBe(`run ${run.parameters.i} task ${task} of ${arrayJobId} in ${detail.runDir}`);
     }
+    // Task order is the campaign's run order: task k is the k-th run of the seed's shuffle (i = configuration + 1).
+    const order = [...campaignRunOrder(5, 1, campaign.design)].map((r) => r.configuration + 1);
+    expect(runs.map((r) => [Number(arrayOf(r.slurmJobId)![2]), r.parameters.i])).toEqual(order.map((i, k) => [k, i]));
     await h.expectOneJobPerRun(runs);
   });
 

@@ -11,6 +11,7 @@ import { createApiToken, createDatabase, listActiveSlurmJobIds, type Database } 
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
 import { arraySubmissionFromJobName, ClusterConnection, SlurmClient, slurmJobKey, type SlurmJob } from '@erg/slurm';
 import { LOG_REDACTION, secretBoxFrom, type SecretBox } from '@erg/secrets';
+import type { RunOrder } from '@erg/spec';
 import { createTestDatabase, loadLocalCluster, repoRoot, TEST_SECRET_KEY, uniqueName, waitFor, type LocalCluster, type TestDatabase } from '@erg/testkit';
 import { createSchedulerContext, type SchedulerContext } from '../src/context';
 import { SchedulerConfig } from '../src/config';
@@ -169,7 +170,7 @@ export class Harness {
    * are about erg's mechanics (many small jobs side by side), not about whose energy a node
    * measured, and whole nodes — erg's default — would queue every job behind the one before.
    */
-  async submit(spec: object): Promise<{ id: string; runs: { id: string; configurationKey: string; repetition: number }[] }> {
+  async submit(spec: object): Promise<{ id: string; runs: { id: string; configurationKey: string; repetition: number }[]; design: { order: RunOrder; seed: number | null } }> {
     const given = spec as { resources?: { exclusive?: boolean } };
     const body = given.resources?.exclusive === undefined ? { ...spec, resources: { ...given.resources, exclusive: false } } : spec;
     const res = await this.call('POST', '/v1/campaigns', body);

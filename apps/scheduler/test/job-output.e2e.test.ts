@@ -62,7 +62,9 @@ describe('job output on the local Slurm cluster', () => {
       'metric "evil" (regex "^(a+)+$") ran past the regex time budget of 2 s per run (ERG_METRIC_REGEX_BUDGET_MS) on stdout.log and was stopped; metrics left without a value: evil',
       'the regex time budget was spent before stderr.log was scanned; metrics left without a value: ok',
     ]);
-    expect(plainRuns.map((r) => [r.state, r.metrics.value])).toEqual([['completed', 1], ['completed', 2]]);
+    // Each run read its own configuration's value (in whichever order the campaign's seed ran them).
+    expect(plainRuns.map((r) => [r.state, r.metrics.value]).sort()).toEqual([['completed', 1], ['completed', 2]]);
+    expect(plainRuns.every((r) => r.metrics.value === r.parameters.x)).toBe(true);
     // Nothing on the scheduler's thread waited for the regex: there it could not be stopped at all
     // (it alone would take ages), and even one cut at its budget would stall the loop that long.
     // Below the budget, not below a guess at this machine's speed: with eight e2e files sharing
@@ -140,7 +142,8 @@ describe('job output on the local Slurm cluster', () => {
       metrics: [{ name: 'value', regex: 'value=([0-9]+)' }],
     });
     const runs = await h.waitForCampaignEnd(bystander.id);
-    expect(runs.map((r) => [r.state, r.metrics.value])).toEqual([['completed', 1], ['completed', 2]]);
+    expect(runs.map((r) => [r.state, r.metrics.value]).sort()).toEqual([['completed', 1], ['completed', 2]]);
+    expect(runs.every((r) => r.metrics.value === r.parameters.x)).toBe(true);
     const { body } = await h.call('GET', `/v1/runs/${stuckRun}`);
     expect(['running', 'completing', 'queued']).toContain(body.state);
     expect(lines.filter((l) => l.includes('"msg":"cluster cycle failed')).length).toBe(0);

@@ -12,7 +12,8 @@ export {
 } from '@erg/format';
 export {
   CSV_FIGURES, differingMachines, entryId, flaggedConfigurations, footprintCsvColumns, groupedByFingerprint, halfWidth, hasCarbon, hasCost, inConfigurationOrder, interval, leftOutText, markLegend,
-  markLetters, MARK_LEGEND, marksOf, marksWithFootprintOf, measuredConfigurations, objectivesText, parameterNames, parameterText, powerNoteLine, publishableLine, resultRows, UNMEASURED_SHOWN, type Marks,
+  markLetters, MARK_LEGEND, marksOf, marksWithFootprintOf, measuredConfigurations, objectivesText, parameterNames, parameterText, powerNoteLine, publishableLine, resultRows, runOrderLabel,
+  UNMEASURED_SHOWN, type Marks,
 } from '@erg/format';
 
 /** The component kinds over all configurations (`gpu`, `cpu`, `module`, …), sorted. */

@@ -136,6 +136,8 @@ describe('web app on a live campaign', () => {
     expect(await page.getByTestId('pareto-claim').count()).toBe(api.body.claims.pareto.length);
     // Whether the results are publishable (every counted run passed the validity gates), in the API's words.
     expect(await page.getByTestId('publishable').textContent()).toBe(`publishable: ${api.body.validity.publishable ? 'yes' : 'no'} — ${api.body.validity.note}`);
+    // The order its runs went to the cluster in, with the seed the API drew for it.
+    expect(await page.getByTestId('run-order').textContent()).toBe(`randomized complete blocks, seed ${api.body.design.seed}`);
     await shot('campaign', true);
 
     // Plots export as SVG (the labels are in it) and as PNG (a real PNG file).

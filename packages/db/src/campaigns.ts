@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { TERMINAL_RUN_STATES, type CampaignSpec, type CampaignState, type ClusterCapabilities } from '@erg/spec';
+import { randomInt, randomUUID } from 'node:crypto';
+import { MAX_DESIGN_SEED, TERMINAL_RUN_STATES, type CampaignRunOrder, type CampaignSpec, type CampaignState, type ClusterCapabilities, type RunOrder } from '@erg/spec';
+import { campaignRunOrder, settleDesign, type OrderedRun } from '@erg/sweep';
 import { plainArrayLiteral, quotedArrayLiteral } from './array-literal';
 import { asTransaction, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
 import { readStoredSpec } from './stored-spec';
@@ -31,7 +32,10 @@ export interface NewCampaign {
 export interface CreatedCampaign {
   id: string;
   createdAt: Date;
+  /** The run order its runs were placed in, its seed settled (drawn here when the spec gave none). */
+  design: CampaignRunOrder;
   configurations: { id: string; key: string; position: number; parameters: Record<string, unknown> }[];
+  /** In position order: the design's order. */
   runs: { id: string; configurationKey: string; repetition: number; position: number }[];
 }
 
@@ -43,25 +47,39 @@ export interface CreatedCampaign {
  */
 export const CAMPAIGN_INSERT_CHUNK = 5_000;
 
+/** A seed for a randomized run order that the spec left to erg: uniform over 0 … MAX_DESIGN_SEED. */
+export function drawDesignSeed(): number {
+  return randomInt(MAX_DESIGN_SEED + 1);
+}
+
 /**
  * Stores a campaign with every configuration and run in one transaction: either the whole sweep
  * exists (all runs `pending`) or none of it does. Rows go in with `unnest` arrays (sent as array
  * literals, array-literal.ts), one statement per CAMPAIGN_INSERT_CHUNK rows of a table, not one per
- * row: a 100,000-run campaign of 50,000 configurations costs 1 + 10 + 20 statements. Runs are
- * configuration-major: run `position` is repetition `position % repetitions + 1` of configuration
- * `floor(position / repetitions)`.
+ * row: a 100,000-run campaign of 50,000 configurations costs 1 + 10 + 20 statements.
+ *
+ * Runs are placed in the design's order (@erg/sweep's campaignRunOrder): run `position` p is the
+ * p-th run of that order, and the scheduler claims and submits by position. A randomized order
+ * whose spec gave no seed gets one drawn here (`drawSeed`, crypto by default), written into the
+ * stored spec (readStoredSpec returns it) and the campaign's design columns, so that every path
+ * that creates a campaign — the API, a suite's trigger — stores the seed its runs were placed by.
  */
-export async function createCampaign(db: Database, input: NewCampaign): Promise<CreatedCampaign> {
+export async function createCampaign(db: Database, input: NewCampaign, drawSeed: () => number = drawDesignSeed): Promise<CreatedCampaign> {
   const id = randomUUID();
   const { repetitions } = input;
+  const design = settleDesign(input.spec.design, drawSeed);
+  const spec: CampaignSpec = design.seed === null ? input.spec : { ...input.spec, design: { ...input.spec.design, seed: design.seed } };
   const configurations: CreatedCampaign['configurations'] = [];
   const runs: CreatedCampaign['runs'] = [];
   const totalRuns = input.configurations.length * repetitions;
   const createdAt = await withTransaction(db, async (client) => {
     const inserted = await client.query<{ created_at: Date }>(
-      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by, project_id, created_by_user_id, strategy_open)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING created_at`,
-      [id, input.name, input.execution, input.clusterId, JSON.stringify(input.spec), input.specText, input.createdBy ?? null, input.projectId, input.createdByUserId ?? null, input.strategyOpen ?? false],
+      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by, project_id, created_by_user_id, strategy_open, design_order, design_seed)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING created_at`,
+      [
+        id, input.name, input.execution, input.clusterId, JSON.stringify(spec), input.specText, input.createdBy ?? null, input.projectId, input.createdByUserId ?? null,
+        input.strategyOpen ?? false, design.order, design.seed,
+      ],
     );
     // Rows are made a chunk at a time, between the statements, not all before the first.
     for (let from = 0; from < input.configurations.length; from += CAMPAIGN_INSERT_CHUNK) {
@@ -77,11 +95,12 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
         ],
       );
     }
+    const order = campaignRunOrder(configurations.length, repetitions, design);
     for (let from = 0; from < totalRuns; from += CAMPAIGN_INSERT_CHUNK) {
       const chunk = Array.from({ length: Math.min(CAMPAIGN_INSERT_CHUNK, totalRuns - from) }, (_, i) => {
-        const position = from + i;
-        const c = configurations[Math.floor(position / repetitions)]!;
-        return { id: randomUUID(), configurationId: c.id, configurationKey: c.key, repetition: (position % repetitions) + 1, position };
+        const { configuration, repetition } = order.next().value as OrderedRun;
+        const c = configurations[configuration]!;
+        return { id: randomUUID(), configurationId: c.id, configurationKey: c.key, repetition, position: from + i };
       });
       for (const r of chunk) runs.push({ id: r.id, configurationKey: r.configurationKey, repetition: r.repetition, position: r.position });
       await client.query(
@@ -100,7 +119,7 @@ export async function createCampaign(db: Database, input: NewCampaign): Promise<
     if (input.within) await input.within(asTransaction(client), id);
     return inserted.rows[0]!.created_at;
   });
-  return { id, createdAt, configurations, runs };
+  return { id, createdAt, design, configurations, runs };
 }
 
 /** A campaign as its summary and a suite's baseline check read it: without its runs, cluster or execution. */
@@ -124,16 +143,30 @@ export interface CampaignHead {
   strategyOpen: boolean;
   /** Why the strategy stopped adding runs; null while open and for the grid. */
   strategyStop: string | null;
+  /**
+   * The order its runs were placed in and its seed (the design columns): the truth for every
+   * campaign — one created before run orders existed is configuration-major without a seed,
+   * whatever its stored spec's design now defaults to.
+   */
+  design: CampaignRunOrder;
 }
 
 const HEAD_COLUMNS = {
   id: true, name: true, projectId: true, specText: true, cancelRequestedAt: true, createdAt: true, createdBy: true, strategyOpen: true, strategyStop: true,
+  designOrder: true, designSeed: true,
 } as const;
 const CAMPAIGN_COLUMNS = { ...HEAD_COLUMNS, spec: true } as const;
 
+/** A campaign row's design columns as the design they say. */
+function headOf<R extends { designOrder: string; designSeed: number | null }>(row: R): Omit<R, 'designOrder' | 'designSeed'> & { design: CampaignRunOrder } {
+  const { designOrder, designSeed, ...rest } = row;
+  return { ...rest, design: { order: designOrder as RunOrder, seed: designSeed } };
+}
+
 /** A campaign row as Prisma reads it, its spec typed (stored-spec.ts). */
-function recordOf<R extends { id: string; spec: unknown }>(row: R): Omit<R, 'spec'> & { spec: CampaignSpec } {
-  return { ...row, spec: readStoredSpec(row.id, row.spec) };
+function recordOf<R extends { id: string; spec: unknown; designOrder: string; designSeed: number | null }>(row: R) {
+  const head = headOf(row);
+  return { ...head, spec: readStoredSpec(row.id, row.spec) };
 }
 
 const TERMINAL = new Set<string>(TERMINAL_RUN_STATES);
@@ -216,6 +249,7 @@ export function campaignSummaryView(s: CampaignSummary<CampaignHead>) {
     totalRuns: s.totalRuns,
     createdAt: s.campaign.createdAt.toISOString(),
     cancelRequestedAt: iso(s.campaign.cancelRequestedAt),
+    design: s.campaign.design,
   };
 }
 
@@ -254,7 +288,7 @@ export async function listCampaignSummaries(
   const counts = await runCountsByCampaign(db, page.map((c) => c.id));
   const last = page.at(-1);
   return {
-    items: page.map(({ cluster, ...c }) => summarize(c, cluster, counts.get(c.id) ?? NO_RUNS)),
+    items: page.map(({ cluster, ...c }) => summarize(headOf(c), cluster, counts.get(c.id) ?? NO_RUNS)),
     next: campaigns.length > opts.limit && last ? { createdAt: last.createdAt, id: last.id } : null,
   };
 }
@@ -309,9 +343,18 @@ export async function countCampaigns(db: Database): Promise<number> {
   return prismaOf(db).campaign.count();
 }
 
-/** What a campaign's results say of its power state: its spec, and its cluster's name and capabilities. */
-export async function findCampaignPowerContext(db: Database, id: string): Promise<{ spec: CampaignSpec; cluster: { name: string; capabilities: ClusterCapabilities | null } | null } | null> {
-  const row = await prismaOf(db).campaign.findUnique({ where: { id }, select: { spec: true, cluster: { select: { name: true, capabilities: true } } } });
+/**
+ * What a campaign's results say of its power state and its design: its spec, the run order its
+ * runs were placed in (the design columns), and its cluster's name and capabilities.
+ */
+export async function findCampaignPowerContext(
+  db: Database, id: string,
+): Promise<{ spec: CampaignSpec; design: CampaignRunOrder; cluster: { name: string; capabilities: ClusterCapabilities | null } | null } | null> {
+  const row = await prismaOf(db).campaign.findUnique({ where: { id }, select: { spec: true, designOrder: true, designSeed: true, cluster: { select: { name: true, capabilities: true } } } });
   if (!row) return null;
-  return { spec: readStoredSpec(id, row.spec), cluster: row.cluster ? { name: row.cluster.name, capabilities: (row.cluster.capabilities ?? null) as ClusterCapabilities | null } : null };
+  return {
+    spec: readStoredSpec(id, row.spec),
+    design: { order: row.designOrder as RunOrder, seed: row.designSeed },
+    cluster: row.cluster ? { name: row.cluster.name, capabilities: (row.cluster.capabilities ?? null) as ClusterCapabilities | null } : null,
+  };
 }

@@ -71,7 +71,10 @@ export interface ClaimedRun {
   configurationKey: string;
   parameters: Record<string, string | number | boolean>;
   repetition: number;
+  /** Its place in the campaign's run order: claims and submissions go by it. */
   position: number;
+  /** Its configuration's position in the campaign's listed configurations (node balance pins by it). */
+  configurationPosition: number;
 }
 
 /** The pending reason of a run held back by a concurrency limit. */
@@ -112,15 +115,16 @@ export async function claimRunsForSubmission(db: Database, clusterId: string, li
 
 async function readClaimedRuns(client: Queryable, ids: string[]): Promise<ClaimedRun[]> {
   const rows = await client.query<{
-    id: string; campaign_id: string; key: string; parameters: Record<string, string | number | boolean>; repetition: number; position: number;
+    id: string; campaign_id: string; key: string; parameters: Record<string, string | number | boolean>; repetition: number; position: number; configuration_position: number;
   }>(
-    `SELECT r.id, r.campaign_id, c.key, c.parameters, r.repetition, r.position
+    `SELECT r.id, r.campaign_id, c.key, c.parameters, r.repetition, r.position, c.position AS configuration_position
      FROM runs r JOIN configurations c ON c.id = r.configuration_id
      WHERE r.id = ANY($1::uuid[]) ORDER BY r.campaign_id, r.position`,
     [ids],
   );
   return rows.rows.map((r) => ({
     id: r.id, campaignId: r.campaign_id, configurationKey: r.key, parameters: r.parameters, repetition: r.repetition, position: r.position,
+    configurationPosition: r.configuration_position,
   }));
 }
 

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { TERMINAL_RUN_STATES, type CampaignSpec } from '@erg/spec';
+import { TERMINAL_RUN_STATES, type CampaignRunOrder, type CampaignSpec, type RunOrder } from '@erg/spec';
+import { addedRunOrder, type OrderDesign } from '@erg/sweep';
 import { plainArrayLiteral } from './array-literal';
 import { poolOf, withTransaction, type Database } from './client';
 import { stateListSql } from './state-sql';
@@ -21,6 +22,8 @@ export interface AdaptiveCampaignRow {
   spec: CampaignSpec;
   strategyOpen: boolean;
   cancelRequested: boolean;
+  /** The order its runs follow (its design columns): the runs a step adds follow it too. */
+  design: CampaignRunOrder;
 }
 
 /** Whether a campaign's strategy may still add runs (read without a lock: a cheap check before taking one). */
@@ -38,13 +41,16 @@ export async function isStrategyOpen(db: Database, campaignId: string): Promise<
  */
 export async function withAdaptiveCampaign<T>(db: Database, campaignId: string, work: (tx: pg.PoolClient, campaign: AdaptiveCampaignRow) => Promise<T>): Promise<T | null> {
   return withTransaction(db, async (tx) => {
-    const { rows } = await tx.query<{ id: string; spec: unknown; strategy_open: boolean; cancel_requested_at: Date | null }>(
-      'SELECT id, spec, strategy_open, cancel_requested_at FROM campaigns WHERE id = $1 FOR UPDATE SKIP LOCKED',
+    const { rows } = await tx.query<{ id: string; spec: unknown; strategy_open: boolean; cancel_requested_at: Date | null; design_order: RunOrder; design_seed: number | null }>(
+      'SELECT id, spec, strategy_open, cancel_requested_at, design_order, design_seed FROM campaigns WHERE id = $1 FOR UPDATE SKIP LOCKED',
       [campaignId],
     );
     const r = rows[0];
     if (!r) return null;
-    return work(tx, { id: r.id, spec: readStoredSpec(r.id, r.spec), strategyOpen: r.strategy_open, cancelRequested: r.cancel_requested_at !== null });
+    return work(tx, {
+      id: r.id, spec: readStoredSpec(r.id, r.spec), strategyOpen: r.strategy_open, cancelRequested: r.cancel_requested_at !== null,
+      design: { order: r.design_order, seed: r.design_seed },
+    });
   });
 }
 
@@ -52,6 +58,8 @@ export async function withAdaptiveCampaign<T>(db: Database, campaignId: string, 
 export interface ConfigurationAttempts {
   configurationId: string;
   key: string;
+  /** Its position in the campaign's listed configurations (what the run order names it by). */
+  position: number;
   inFlight: number;
   endedUnsuccessfully: number;
   maxRepetition: number;
@@ -60,8 +68,8 @@ export interface ConfigurationAttempts {
 const TERMINAL_SQL = stateListSql(TERMINAL_RUN_STATES);
 
 export async function listConfigurationAttempts(tx: Pick<pg.PoolClient, 'query'>, campaignId: string): Promise<ConfigurationAttempts[]> {
-  const { rows } = await tx.query<{ id: string; key: string; in_flight: number; ended_unsuccessfully: number; max_repetition: number }>(
-    `SELECT c.id, c.key,
+  const { rows } = await tx.query<{ id: string; key: string; position: number; in_flight: number; ended_unsuccessfully: number; max_repetition: number }>(
+    `SELECT c.id, c.key, c.position,
             count(r.id) FILTER (WHERE r.state NOT IN ${TERMINAL_SQL})::int AS in_flight,
             count(r.id) FILTER (WHERE r.state IN ${TERMINAL_SQL} AND r.state <> 'completed')::int AS ended_unsuccessfully,
             coalesce(max(r.repetition), 0)::int AS max_repetition
@@ -69,7 +77,9 @@ export async function listConfigurationAttempts(tx: Pick<pg.PoolClient, 'query'>
      WHERE c.campaign_id = $1 GROUP BY c.id, c.key, c.position ORDER BY c.position`,
     [campaignId],
   );
-  return rows.map((r) => ({ configurationId: r.id, key: r.key, inFlight: r.in_flight, endedUnsuccessfully: r.ended_unsuccessfully, maxRepetition: r.max_repetition }));
+  return rows.map((r) => ({
+    configurationId: r.id, key: r.key, position: r.position, inFlight: r.in_flight, endedUnsuccessfully: r.ended_unsuccessfully, maxRepetition: r.max_repetition,
+  }));
 }
 
 /** A stored decision (campaign_decisions), in @erg/strategy's ConfigurationDecision shape plus when and after how many runs. */
@@ -132,14 +142,32 @@ export async function storeDecisions(tx: Pick<pg.PoolClient, 'query'>, campaignI
 }
 
 /**
- * Adds `runs` pending runs to each configuration, repetitions after its highest, positions after
- * the campaign's highest, each with its `pending` event. A repetition that exists already is
- * skipped (unique per configuration): the step is safe to repeat. Returns the runs added.
+ * Runs to add to one configuration: repetitions after+1 … after+runs. `position` is the
+ * configuration's position in the campaign's listed configurations (configurations.position): the
+ * stable name the run order shuffles by, where its id is a random uuid.
  */
-export async function addAdaptiveRuns(tx: Pick<pg.PoolClient, 'query'>, campaignId: string, adds: readonly { configurationId: string; after: number; runs: number }[], detail: string): Promise<number> {
-  const rows: { id: string; configurationId: string; repetition: number }[] = [];
-  for (const a of adds) for (let k = 1; k <= a.runs; k++) rows.push({ id: randomUUID(), configurationId: a.configurationId, repetition: a.after + k });
-  if (rows.length === 0) return 0;
+export interface AdaptiveRunsToAdd {
+  configurationId: string;
+  position: number;
+  after: number;
+  runs: number;
+}
+
+/**
+ * Adds pending runs, each with its `pending` event, positions after the campaign's highest, in the
+ * campaign's run order (`design`, its columns; @erg/sweep's addedRunOrder): the added runs form
+ * blocks by repetition, lower blocks first, each block in the order the design gives that set of
+ * configurations — so an adaptive campaign's, a search's and a sequential suite's further
+ * repetitions interleave as a grid's do. A repetition that exists already is skipped (unique per
+ * configuration): the step is safe to repeat. Returns the runs added.
+ */
+export async function addAdaptiveRuns(
+  tx: Pick<pg.PoolClient, 'query'>, campaignId: string, design: OrderDesign, adds: readonly AdaptiveRunsToAdd[], detail: string,
+): Promise<number> {
+  const idOf = new Map(adds.map((a) => [a.position, a.configurationId]));
+  const order = addedRunOrder(adds.map((a) => ({ configuration: a.position, after: a.after, runs: a.runs })), design);
+  if (order.length === 0) return 0;
+  const rows = order.map((r) => ({ id: randomUUID(), configurationId: idOf.get(r.configuration)!, repetition: r.repetition }));
   const { rowCount } = await tx.query(
     `WITH base AS (SELECT coalesce(max(position), -1) AS p FROM runs WHERE campaign_id = $1),
      r AS (

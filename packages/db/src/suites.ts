@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
-import { RegressionPolicy, TERMINAL_RUN_STATES, type RegressionPolicyOutput } from '@erg/spec';
-import { addAdaptiveRuns, listConfigurationAttempts, type ConfigurationAttempts } from './strategy';
+import { RegressionPolicy, TERMINAL_RUN_STATES, type RegressionPolicyOutput, type RunOrder } from '@erg/spec';
+import { addAdaptiveRuns, listConfigurationAttempts, type AdaptiveRunsToAdd, type ConfigurationAttempts } from './strategy';
 import { clientOf, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
 
 /** A suite, with its webhook secret as stored (sealed; openSuiteSecret opens it). */
@@ -241,22 +241,27 @@ export async function finishSuiteRun(db: Database, id: string, outcome: SuiteRun
 
 /**
  * A sequential suite run's look that leaves it undecided: moves it from look `at` to `at + 1`
- * and adds one pending repetition per undecided configuration, in one transaction. The
- * compare-and-set on `look` (its row lock held to the commit) makes the look happen once however
- * many processes judge the run; a repetition that exists already is skipped (unique per
- * configuration). False when another process took this look, or the run is no longer running.
+ * and adds one pending repetition per undecided configuration, in one transaction, in the
+ * campaign's run order (its design columns: the look's runs are one block, shuffled by the
+ * campaign's seed). The compare-and-set on `look` (its row lock held to the commit) makes the
+ * look happen once however many processes judge the run; a repetition that exists already is
+ * skipped (unique per configuration). False when another process took this look, or the run is
+ * no longer running.
  */
 export async function addSuiteRunRepetitions(
-  db: Database, id: string, at: number, adds: readonly { configurationId: string; after: number }[], sequential: unknown,
+  db: Database, id: string, at: number, adds: readonly Omit<AdaptiveRunsToAdd, 'runs'>[], sequential: unknown,
 ): Promise<boolean> {
   return withTransaction(db, async (tx) => {
-    const { rows } = await tx.query<{ campaign_id: string }>(
-      `UPDATE suite_runs SET look = look + 1, sequential = $3 WHERE id = $1 AND look = $2 AND status = 'running' RETURNING campaign_id`,
+    const { rows } = await tx.query<{ campaign_id: string; design_order: RunOrder; design_seed: number | null }>(
+      `UPDATE suite_runs s SET look = look + 1, sequential = $3 FROM campaigns c
+       WHERE s.id = $1 AND s.look = $2 AND s.status = 'running' AND c.id = s.campaign_id
+       RETURNING s.campaign_id, c.design_order, c.design_seed`,
       [id, at, JSON.stringify(sequential)],
     );
-    const campaignId = rows[0]?.campaign_id;
-    if (!campaignId) return false;
-    await addAdaptiveRuns(tx, campaignId, adds.map((a) => ({ ...a, runs: 1 })), `sequential suite: look ${at + 1} undecided`);
+    const row = rows[0];
+    if (!row) return false;
+    const design = { order: row.design_order, seed: row.design_seed };
+    await addAdaptiveRuns(tx, row.campaign_id, design, adds.map((a) => ({ ...a, runs: 1 })), `sequential suite: look ${at + 1} undecided`);
     return true;
   });
 }

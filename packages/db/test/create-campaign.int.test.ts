@@ -6,6 +6,7 @@ import {
   listConfigurationEnergies, type Database,
 } from '@erg/db';
 import { testCampaignSpec } from '@erg/db/testing';
+import { campaignRunOrder } from '@erg/sweep';
 
 describe('createCampaign', () => {
   let tdb: TestDatabase;
@@ -45,7 +46,8 @@ describe('createCampaign', () => {
     expect(items.map((r) => ({ id: r.id, position: r.position, repetition: r.repetition, key: r.configurationKey }))).toEqual(
       created.runs.slice(CAMPAIGN_INSERT_CHUNK - 2, CAMPAIGN_INSERT_CHUNK + 4).map((r) => ({ id: r.id, position: r.position, repetition: r.repetition, key: r.configurationKey })),
     );
-    const first = CAMPAIGN_INSERT_CHUNK / 2 - 1;
-    expect(items.map((r) => r.configurationKey)).toEqual([first, first, first + 1, first + 1, first + 2, first + 2].map((a) => `a=${a}`));
+    // …and in the design's order (the seed drawn for this campaign): position p is the p-th run of campaignRunOrder.
+    const order = [...campaignRunOrder(configs, 2, created.design)].slice(CAMPAIGN_INSERT_CHUNK - 2, CAMPAIGN_INSERT_CHUNK + 4);
+    expect(items.map((r) => [r.configurationKey, r.repetition])).toEqual(order.map((o) => [`a=${o.configuration}`, o.repetition]));
   });
 });

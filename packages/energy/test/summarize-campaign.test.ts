@@ -1,6 +1,9 @@
 import { campaignResults, campaignValidity, EnergyInputError, groupEntryId, MAX_FINGERPRINT_DIFFERENCES, type RunFigures } from '../src';
 import { CampaignResults, ConfigurationResult } from '@erg/spec';
 
+/** The design is the caller's too (it knows the campaign's run order). */
+const DESIGN = { order: 'randomized-blocks' as const, seed: 1, confidence: 0.95, nodes: null, note: 'randomized complete blocks (seed 1)' };
+
 const run = (timeS: number | null, energyJ: number | null, metrics: Record<string, number | null> = {}): RunFigures => ({
   timeS,
   energyJ,
@@ -107,7 +110,7 @@ describe("campaignResults' result is the API's CampaignResults", () => {
     expect(r.excluded).toHaveLength(1);
     expect(r.groupedBy).toBe('configuration');
     // The power note is the caller's (it knows the campaign and the cluster).
-    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: false, controlled: false, note: 'no power block' }, phases: null, dataMovement: null, currency: null, validity: campaignValidity([]) };
+    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: false, controlled: false, note: 'no power block' }, phases: null, dataMovement: null, currency: null, validity: campaignValidity([]), design: DESIGN };
     expect(CampaignResults.strict().parse(view)).toEqual(view);
     for (const c of r.configurations) expect(ConfigurationResult.strict().parse(c)).toEqual(c);
   });
@@ -121,7 +124,7 @@ describe("campaignResults' result is the API's CampaignResults", () => {
       { groupBy: 'fingerprint' },
     );
     expect(r.groupedBy).toBe('fingerprint');
-    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: true, controlled: true, note: 'set by the node helper' }, phases: null, dataMovement: null, currency: null, validity: campaignValidity([]) };
+    const view = { campaignId: 'c', ...r, runsLeftOut: [], power: { requested: true, controlled: true, note: 'set by the node helper' }, phases: null, dataMovement: null, currency: null, validity: campaignValidity([]), design: DESIGN };
     expect(CampaignResults.strict().parse(view)).toEqual(view);
     for (const c of r.configurations) expect(ConfigurationResult.strict().parse(c)).toEqual(c);
   });

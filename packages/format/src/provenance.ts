@@ -300,6 +300,28 @@ export function slurmEnergyFigure(s: SlurmEnergyFields): string {
   return `${formatEnergy(s.energyJ)}${s.ratio === null ? '' : ` (${s.ratio.toFixed(2)} × erg's)`}`;
 }
 
+/**
+ * The run order in a few words, as `erg submit`, `erg status`, `erg results` and the web app say
+ * it: `randomized complete blocks, seed 1234` (docs/experiments.md, "Run order").
+ */
+export function runOrderLabel(design: { order: string; seed: number | null }): string {
+  switch (design.order) {
+    case 'randomized-blocks':
+      return `randomized complete blocks, seed ${design.seed ?? 'unknown'}`;
+    case 'blocks':
+      return 'complete blocks in listed order';
+    case 'configuration-major':
+      return 'configuration-major (every repetition of a configuration, then the next)';
+    default:
+      return design.order;
+  }
+}
+
+/** The one line under a results table on the run order: `Run order: randomized complete blocks, seed 1234`. */
+export function runOrderLine(design: { order: string; seed: number | null } | null | undefined): string | null {
+  return design ? `Run order: ${runOrderLabel(design)}` : null;
+}
+
 /** The one line under a results table on whether erg set the power state: `Power state: cluster … has no power knobs …`. */
 export function powerNoteLine(power: { note: string } | null | undefined): string | null {
   return power ? `Power state: ${power.note}` : null;

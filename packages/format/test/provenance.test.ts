@@ -1,6 +1,7 @@
 import {
   cpuMaxFreqText, differingMachines, entryId, fingerprintFacts, fingerprintPrefix, fingerprintSummary, flagLabel, gpuModels, marksOf, measuredConfigurations, powerInForceRows,
-  powerNoteLine, powerRecordRows, powerRecordStatus, powerStateText, resultsCsvRows, slurmEnergyFigure, workloadText, type FingerprintFields, type PowerRecordFields,
+  powerNoteLine, powerRecordRows, powerRecordStatus, powerStateText, resultsCsvRows, runOrderLabel, runOrderLine, slurmEnergyFigure, workloadText, type FingerprintFields,
+  type PowerRecordFields,
 } from '@erg/format';
 
 const fingerprint: FingerprintFields = {
@@ -95,6 +96,14 @@ describe('campaign lines', () => {
     expect(powerNoteLine({ note: 'erg set it' })).toBe('Power state: erg set it');
     expect(powerNoteLine(null)).toBeNull();
     expect(flagLabel('shared_idle_baseline')).toBe('shared idle baseline');
+  });
+
+  test('the run order in a few words, with the seed of a randomized one', () => {
+    expect(runOrderLabel({ order: 'randomized-blocks', seed: 1234 })).toBe('randomized complete blocks, seed 1234');
+    expect(runOrderLabel({ order: 'blocks', seed: null })).toBe('complete blocks in listed order');
+    expect(runOrderLabel({ order: 'configuration-major', seed: null })).toBe('configuration-major (every repetition of a configuration, then the next)');
+    expect(runOrderLine({ order: 'randomized-blocks', seed: 7 })).toBe('Run order: randomized complete blocks, seed 7');
+    expect(runOrderLine(undefined)).toBeNull();
   });
 
   test('differing machines: only configurations with more than one kind, named by id', () => {

@@ -1,6 +1,7 @@
 import type { CampaignRunDataMovementRow, CampaignRunPhasesRow, ConfigurationEnergyRow, findCampaignPowerContext, RunNodeRecord } from '@erg/db';
 import { campaignDataMovement, campaignPhases, campaignResults, campaignValidity, countedFigures, type CountingOptions, type RunFigures, type StoredFigures } from '@erg/energy';
 import { DEFAULT_CONFIDENCE, RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
+import { campaignDesignView } from './design-view';
 import { runFingerprintClasses } from './fingerprint-classes';
 import { runNodeOf } from './run-node';
 
@@ -17,7 +18,7 @@ export interface CampaignFigureInputs {
   rows: ConfigurationEnergyRow[];
   /** The nodes of every run, with their fingerprints, by run id. */
   runNodes: Map<string, RunNodeRecord[]>;
-  /** The campaign's spec and its cluster's capabilities (whether erg set the power state). */
+  /** The campaign's spec, the run order its runs followed (its design columns) and its cluster's capabilities (whether erg set the power state). */
   context: Awaited<ReturnType<typeof findCampaignPowerContext>>;
   /** The stored energy per phase of the completed runs that have it. */
   phaseRows: CampaignRunPhasesRow[];
@@ -118,7 +119,7 @@ export function campaignFiguresOf(inputs: CampaignFigureInputs, options: Campaig
   const movement = byConfiguration(movementRows.map((r) => ({ ...r, value: r.dataMovement })), countingIds, RunDataMovement);
   const validity = campaignValidity(rows.flatMap((r) => (r.runId === null ? [] : [r.result as StoredFigures | null])), counting);
   return {
-    ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phases, optimal), dataMovement: dataMovementByConfiguration(movement), currency, validity,
+    ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phases, optimal), dataMovement: dataMovementByConfiguration(movement), currency, validity, design: campaignDesignView(context),
   };
 }
 

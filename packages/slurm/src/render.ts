@@ -80,6 +80,11 @@ export interface RenderInput {
   runDir: string;
   /** Partition when the spec names none (the cluster's default for erg); Slurm's default otherwise. */
   defaultPartition?: string;
+  /**
+   * The node the run is pinned to (`#SBATCH --nodelist`): its place in the design's node balance
+   * (@erg/sweep's nodeForRun); absent: Slurm chooses.
+   */
+  node?: string;
   /** More variables to export in job.sh (names are identifiers; values any string). */
   extraEnv?: Readonly<Record<string, string>>;
   /** Telemetry agent hook; absent → job.sh only marks where it would go. */
@@ -218,11 +223,11 @@ function directives(input: RenderInput): Array<[string, string | null]> {
  * without the lines naming the run itself (name, comment, output files, directory). Runs with the
  * same lines can share one array job (array.ts): each task gets exactly what its own job would.
  */
-export function resourceDirectiveLines(input: Pick<RenderInput, 'spec' | 'parameters' | 'defaultPartition'>): string[] {
+export function resourceDirectiveLines(input: Pick<RenderInput, 'spec' | 'parameters' | 'defaultPartition' | 'node'>): string[] {
   return resourceDirectives(input).map(([flag, value]) => directiveLine(flag, value));
 }
 
-function resourceDirectives(input: Pick<RenderInput, 'spec' | 'parameters' | 'defaultPartition'>): Array<[string, string | null]> {
+function resourceDirectives(input: Pick<RenderInput, 'spec' | 'parameters' | 'defaultPartition' | 'node'>): Array<[string, string | null]> {
   const { resources } = input.spec;
   const out: Array<[string, string | null]> = [];
   const partition = resources.partition ?? input.defaultPartition;
@@ -235,6 +240,8 @@ function resourceDirectives(input: Pick<RenderInput, 'spec' | 'parameters' | 'de
   if (resources.mem !== undefined) out.push(['--mem', resources.mem]);
   out.push(['--time', resources.time]);
   if (resources.constraint !== undefined) out.push(['--constraint', resources.constraint]);
+  // Node balance: runs pinned to different nodes ask for different lines, so never share an array.
+  if (input.node !== undefined) out.push(['--nodelist', input.node]);
   if (resources.exclusive === true) out.push(['--exclusive', null]);
   // Templated options (gpuFreq: "{{clock}}") take this configuration's values; validation checked them.
   const slurm: Readonly<Record<string, unknown>> = input.spec.slurm ? expandSlurmOptions(input.spec.slurm, input.parameters) : {};

@@ -3,6 +3,7 @@ import {
   InvalidRenderInputError,
   renderJobScript,
   renderRunFiles,
+  resourceDirectiveLines,
   UnsafeDirectiveValueError,
   UnsafeParameterValueError,
 } from '../src';
@@ -148,6 +149,25 @@ describe('renderRunFiles', () => {
 
   it('is deterministic', () => {
     expect(renderRunFiles(full)).toEqual(files);
+  });
+});
+
+describe('node balance (design.nodes)', () => {
+  const pinned = (node?: string) => renderInput({ spec: spec({ design: { nodes: ['gh-01', 'gh-02'] } }), ...(node ? { node } : {}) });
+
+  it('pins the run to its node with #SBATCH --nodelist, among the resource lines (so arrays split by node)', () => {
+    const script = renderJobScript(pinned('gh-02'));
+    expect(directives(script)).toContain('#SBATCH --nodelist=gh-02');
+    expect(resourceDirectiveLines(pinned('gh-02'))).toContain('#SBATCH --nodelist=gh-02');
+    expect(resourceDirectiveLines(pinned('gh-01'))).not.toEqual(resourceDirectiveLines(pinned('gh-02')));
+  });
+
+  it('without a node, Slurm chooses: no --nodelist line', () => {
+    expect(directives(renderJobScript(pinned())).some((l) => l.startsWith('#SBATCH --nodelist'))).toBe(false);
+  });
+
+  it('refuses a node name that would inject a directive', () => {
+    expect(() => renderJobScript(pinned('gh-01\n#SBATCH --qos=high'))).toThrow(UnsafeDirectiveValueError);
   });
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { POWER_KNOBS } from './node-info';
+import { CampaignRunOrder } from './run-order';
 import { RunState } from './run-state-schema';
 import { NodeFingerprintSchema, PowerRecordSchema } from './telemetry';
 import type { SpecIssue } from './issues';
@@ -336,6 +337,7 @@ export const CampaignView = z
     totalRuns: z.number(),
     createdAt: z.string(),
     cancelRequestedAt: z.string().nullable(),
+    design: CampaignRunOrder.describe("the order its runs go to the cluster in and the order's seed (docs/experiments.md, \"Run order\")"),
   })
   .meta({ id: 'Campaign' });
 

@@ -29,6 +29,10 @@ export interface SpecView {
   powerTemplates: Readonly<Record<string, string>> | undefined;
   repetitions: number | undefined;
   strategy: CampaignSpec['strategy'] | undefined;
+  /** design.nodes: the nodes to balance runs over, where given and valid. */
+  designNodes: readonly string[] | undefined;
+  /** resources.nodes: how many nodes each run asks for. */
+  nodesPerRun: number | undefined;
 }
 
 /**
@@ -57,6 +61,8 @@ export function viewOfSpec(spec: CampaignSpec): SpecView {
     powerTemplates: powerTemplates(spec.power),
     repetitions: spec.repetitions,
     strategy: spec.strategy,
+    designNodes: spec.design.nodes,
+    nodesPerRun: spec.resources.nodes,
   };
 }
 
@@ -115,7 +121,31 @@ export function crossFieldIssues(view: SpecView): CheckIssue[] {
     ...excludeIssues(view, defs),
     ...templateIssues(view, defs),
     ...strategyIssues(view),
+    ...designIssues(view),
   ];
+}
+
+/**
+ * Node balance pins each run to one node (#SBATCH --nodelist, run-order.ts's Latin square): a run
+ * that asks for several nodes cannot be pinned to one, and an import's runs are never submitted.
+ */
+function designIssues(view: SpecView): CheckIssue[] {
+  const nodes = view.designNodes;
+  if (nodes === undefined) return [];
+  const issues: CheckIssue[] = [];
+  if (view.nodesPerRun !== undefined && view.nodesPerRun !== 1) {
+    issues.push({
+      path: ['design', 'nodes'], code: 'design_conflict',
+      message: `node balance pins each run to one of the ${nodes.length} nodes listed, but each run asks for resources.nodes: ${view.nodesPerRun}; set resources.nodes to 1, or remove design.nodes and let Slurm place the runs`,
+    });
+  }
+  if (view.execution === 'import') {
+    issues.push({
+      path: ['design', 'nodes'], code: 'design_conflict',
+      message: "node balance pins the runs' Slurm jobs to nodes, and an import's runs are measured elsewhere: remove design.nodes, or use execution: slurm",
+    });
+  }
+  return issues;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_DESIGN_SEED, RunOrder } from './run-order';
 
 /**
  * The experiment around the arithmetic (issue 26): in what order a campaign's runs go to the
@@ -31,12 +32,9 @@ import { z } from 'zod';
  *                known) is back within a margin of the node's idle baseline, or a maximum time.
  */
 
-export const RUN_ORDERS = ['randomized-blocks', 'blocks', 'configuration-major'] as const;
-export const RunOrder = z.enum(RUN_ORDERS);
-export type RunOrder = z.infer<typeof RunOrder>;
-
-/** Largest seed: a 31-bit non-negative integer, as search's strategy.seed. */
-export const MAX_DESIGN_SEED = 2 ** 31 - 1;
+// The order's names live in run-order.ts, which the API's campaign view imports alone (so that the
+// API document keeps its order of schemas).
+export { MAX_DESIGN_SEED, RUN_ORDERS, RunOrder } from './run-order';
 
 /** The confidence of a campaign's claims when its spec sets none (design.confidence). */
 export const DEFAULT_CONFIDENCE = 0.95;

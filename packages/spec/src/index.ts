@@ -36,6 +36,7 @@ export * from './marks';
 export * from './phases';
 export * from './data-movement';
 export * from './design';
+export { CampaignRunOrder, runOrderNote } from './run-order';
 export * from './claims';
 export * from './cooldown-plan';
 export {

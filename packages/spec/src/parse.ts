@@ -1,6 +1,8 @@
 import { Composer, Parser, YAMLParseError, type Document } from 'yaml';
 import { CampaignSpecFields, Execution, FileName, FileTemplate, ParamAxis } from './campaign';
 import { powerTemplates } from './power';
+import { Design } from './design';
+import { Resources } from './resources';
 import { crossFieldIssues, MAX_REPORTED_ISSUES, templatedOptions, viewOfSpec, type CheckIssue, type SpecView } from './campaign-checks';
 import { documentIssue, yamlNestingIssue } from './document';
 import { ROOT_PATH, formatPath, humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
@@ -70,6 +72,9 @@ function salvageArray<T>(raw: unknown, item: (value: unknown) => T | undefined):
   return Array.isArray(raw) ? raw.map(item) : undefined;
 }
 
+const DESIGN_NODES = Design.unwrap().shape.nodes;
+const NODES_PER_RUN = Resources.unwrap().shape.nodes;
+
 /** The parts of an invalid spec that the cross-field rules can still be trusted to judge. */
 function salvageView(input: unknown): SpecView | undefined {
   if (!isPlainObject(input)) return undefined;
@@ -86,6 +91,8 @@ function salvageView(input: unknown): SpecView | undefined {
     powerTemplates: powerTemplates(input['power']),
     repetitions: valid(CampaignSpecFields.shape.repetitions, input['repetitions']),
     strategy: valid(CampaignSpecFields.shape.strategy, input['strategy']),
+    designNodes: isPlainObject(input['design']) ? valid(DESIGN_NODES, input['design']['nodes']) : undefined,
+    nodesPerRun: input['resources'] === undefined ? 1 : isPlainObject(input['resources']) ? valid(NODES_PER_RUN, input['resources']['nodes']) : undefined,
   };
 }
 

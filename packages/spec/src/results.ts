@@ -315,7 +315,7 @@ export const CampaignResults = z
       .nullable()
       .describe("the currency of every cost (the runs' clusters' price), the one most runs' costs are in; a run priced in another (a price changed currency) has its cost left out (cost.n says how many count); null: no run has a cost"),
     dataMovement: CampaignDataMovement.nullable().describe('bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor'),
-    design: CampaignDesignView.optional().describe('the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims'),
+    design: CampaignDesignView.describe('the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims'),
     claims: CampaignClaims.nullable().describe('every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point'),
     validity: CampaignValidity.describe("the runs' validity and whether the results are publishable"),
     nodes: CampaignNodes.nullable().describe('the node effect, where counted runs ran on more than one node; null: one node (or none known)'),

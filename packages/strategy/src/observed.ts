@@ -36,6 +36,8 @@ function objectiveOf(f: RunFigures, o: Objective): number | null {
 export interface ObservedConfiguration {
   key: string;
   configurationId: string;
+  /** Its position in the campaign's listed configurations: what the run order names it by. */
+  position: number;
   parameters: Record<string, unknown>;
   /** Completed runs with both objectives (> 0). */
   runs: [number, number][];
@@ -79,7 +81,7 @@ export function observe(rows: Parameters<typeof countedRuns>[0], attempts: reado
       ? { nodeHours: (mean(timed.map((f) => f.timeS!)) * nodes) / 3600, energyKWh: mean(timed.map((f) => f.energyJ ?? 0)) / J_PER_KWH }
       : undefined;
     return {
-      key: a.key, configurationId: a.configurationId, parameters: byConfig.get(a.key)?.parameters ?? {}, runs, pending: a.inFlight, failed, maxRepetition: a.maxRepetition,
+      key: a.key, configurationId: a.configurationId, position: a.position, parameters: byConfig.get(a.key)?.parameters ?? {}, runs, pending: a.inFlight, failed, maxRepetition: a.maxRepetition,
       ...(perRun ? { perRun } : {}),
     };
   });
@@ -90,3 +92,8 @@ function mean(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
+
+/** What adding runs to a configuration names it by: its id, its position (the run order's name) and its highest repetition. */
+export function addTo(c: Pick<ObservedConfiguration, 'configurationId' | 'position' | 'maxRepetition'>, runs: number) {
+  return { configurationId: c.configurationId, position: c.position, after: c.maxRepetition, runs };
+}

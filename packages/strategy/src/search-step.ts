@@ -1,6 +1,6 @@
 import { addAdaptiveRuns, closeStrategy, storeDecisions, type DecisionToStore } from '@erg/db';
-import type { SearchStrategy } from '@erg/spec';
-import type { AdaptStep, Observed, ObservedConfiguration } from './observed';
+import type { CampaignRunOrder, SearchStrategy } from '@erg/spec';
+import { addTo, type AdaptStep, type Observed, type ObservedConfiguration } from './observed';
 import type { SearchCandidate, SearchObservation, SearchStep } from './search';
 import { SearchStepFailed, type SearchStepRunner } from './search-runner';
 
@@ -27,7 +27,9 @@ export function initialDesignOf(strategy: Pick<SearchStrategy, 'initialConfigura
  * far. The strategy closes once its budget is spent (or every configuration was tried) and
  * nothing is in flight: the last runs' figures still count for the front it reports.
  */
-export async function searchCampaign(tx: Tx, campaignId: string, strategy: SearchStrategy, observed: Observed, parallel: number, run: SearchStepRunner): Promise<AdaptStep> {
+export async function searchCampaign(
+  tx: Tx, campaignId: string, design: CampaignRunOrder, strategy: SearchStrategy, observed: Observed, parallel: number, run: SearchStepRunner,
+): Promise<AdaptStep> {
   const inFlight = observed.configurations.reduce((s, c) => s + c.pending, 0);
   const afford = affordableRuns(strategy, observed, inFlight);
   const slots = Math.max(0, Math.min(parallel - inFlight, afford.runs));
@@ -51,9 +53,10 @@ export async function searchCampaign(tx: Tx, campaignId: string, strategy: Searc
     await closeStrategy(tx, campaignId, reason);
     return { kind: 'search', added: 0, withdrawn: 0, undecided: 0, stop: { why: 'failed', reason } };
   }
+  // The proposals' runs go in the campaign's run order: block r is repetition r of every proposal.
   const added = await addAdaptiveRuns(
-    tx, campaignId,
-    step.propose.map((key) => ({ configurationId: observed.byKey.get(key)!.configurationId, after: observed.byKey.get(key)!.maxRepetition, runs: strategy.repetitions })),
+    tx, campaignId, design,
+    step.propose.map((key) => addTo(observed.byKey.get(key)!, strategy.repetitions)),
     'search: proposed where the results so far expect the front to improve most',
   );
   // searchStep proposes only untried configurations: they join the tried ones, their runs in flight.

@@ -2,7 +2,7 @@ import {
   addAdaptiveRuns, closeStrategy, isStrategyOpen, listCampaignDecisions, listConfigurationAttempts, listConfigurationEnergies, storeDecisions, withAdaptiveCampaign,
   type Database, type StoredDecision, withdrawPendingRuns,
 } from '@erg/db';
-import { observe, type AdaptStep } from './observed';
+import { addTo, observe, type AdaptStep } from './observed';
 import { plan, type ConfigurationDecision, type ConfigurationRuns } from './plan';
 import { searchStep } from './search';
 import type { SearchStepRunner } from './search-runner';
@@ -44,7 +44,7 @@ export async function adaptCampaign(db: Database, campaignId: string, options: A
     const strategy = spec.strategy;
     const [rows, attempts, decisions] = await Promise.all([listConfigurationEnergies(db, campaignId), listConfigurationAttempts(tx, campaignId), listCampaignDecisions(db, campaignId)]);
     const observed = observe(rows, attempts, strategy.objectives, spec.resources.nodes);
-    if (strategy.kind === 'search') return searchCampaign(tx, campaignId, strategy, observed, searchParallel(strategy), options.searchStep ?? searchStep);
+    if (strategy.kind === 'search') return searchCampaign(tx, campaignId, campaign.design, strategy, observed, searchParallel(strategy), options.searchStep ?? searchStep);
     const previousOf = new Map(decisions.map((d) => [d.key, asDecision(d)]));
     const inputs: ConfigurationRuns[] = observed.configurations.map((c) => {
       const previous = previousOf.get(c.key);
@@ -67,8 +67,8 @@ export async function adaptCampaign(db: Database, campaignId: string, options: A
     const decidedIds = p.configurations.filter((d) => d.status !== 'sampling' && idOf.get(d.key)!.pending > 0).map((d) => idOf.get(d.key)!.configurationId);
     const withdrawn = await withdrawPendingRuns(tx, decidedIds, 'not needed: its configuration was decided (erg decisions shows why)');
     const added = await addAdaptiveRuns(
-      tx, campaignId,
-      p.submit.map((s) => ({ configurationId: idOf.get(s.key)!.configurationId, after: idOf.get(s.key)!.maxRepetition, runs: s.runs })),
+      tx, campaignId, campaign.design,
+      p.submit.map((s) => addTo(idOf.get(s.key)!, s.runs)),
       'adaptive: another repetition where it may change a decision',
     );
     if (p.stop) await closeStrategy(tx, campaignId, p.stop.reason);

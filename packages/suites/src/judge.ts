@@ -95,7 +95,7 @@ export async function lookAtSuiteRun(db: Database, run: SuiteRunRecord, policy: 
   const repetitions = new Map(configs.map((c) => [c.key, c.maxRepetition]));
   const { view, decision } = await sequentialCampaignVerdict(db, run.campaignId, run.baselineCampaignId, policy, repetitions);
   if (decision.next === 'continue' && !trouble) {
-    const adds = configs.filter((c) => decision.undecided.includes(c.key)).map((c) => ({ configurationId: c.configurationId, after: c.maxRepetition }));
+    const adds = configs.filter((c) => decision.undecided.includes(c.key)).map((c) => ({ configurationId: c.configurationId, position: c.position, after: c.maxRepetition }));
     await addSuiteRunRepetitions(db, run.id, run.look, adds, state(null, decision.configurations));
     return false;
   }

@@ -5,3 +5,5 @@ export { DEFAULT_CONFIGURATION_KEY, configurationKey, parseConfigurationKey } fr
 export { type Configuration, type RunSlot, configurationsOf, expandConfigurations, countConfigurations, expandRuns } from './expand';
 export { SPACE_WORK_BUDGET, SpaceIndex, SpaceTooComplexError } from './space-index';
 export { type ValidateCampaignResult, validateCampaign, validateCampaignText } from './validate';
+export { type OrderDesign, type OrderedRun, type RunsToAdd, addedRunOrder, blockOrder, campaignRunOrder, nodeForRun, settleDesign } from './run-order';
+export { SeededStream } from './seeded-stream';

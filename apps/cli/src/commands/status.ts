@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { RunSummary } from '@erg/client';
 import type { CommandContext } from '../context';
 import { renderFields } from '../output/table';
-import { formatElapsed, plural } from '@erg/format';
+import { formatElapsed, plural, runOrderLabel } from '@erg/format';
 import { jsonOption, withExamples, type Act } from './register';
 import { fetchRuns } from '../runs-query';
 import { countsText } from '../watch/progress';
@@ -44,6 +44,8 @@ async function status(ctx: CommandContext, id: string, opts: { json?: boolean })
       ['Cluster', campaign.cluster ?? '(none: import campaign)'],
       ['Created', `${campaign.createdAt} (${formatElapsed(Math.max(0, age))} ago)`],
       ['Runs', `${campaign.totalRuns}: ${countsText(campaign.runCounts, ctx.color)}`],
+      // An API from before run orders says none.
+      ...(campaign.design ? [['Run order', runOrderLabel(campaign.design)] as [string, string]] : []),
       ...(campaign.cancelRequestedAt ? [['Cancel', `requested at ${campaign.cancelRequestedAt}`] as [string, string]] : []),
     ]),
   );

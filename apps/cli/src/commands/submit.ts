@@ -4,7 +4,7 @@ import type { CampaignCreated } from '@erg/client';
 import { CampaignSpec, decodeCampaignText } from '@erg/spec';
 import type { CommandContext } from '../context';
 import { CliError, EXIT, type ExitCode } from '../errors';
-import { formatCount, plural } from '@erg/format';
+import { formatCount, plural, runOrderLabel } from '@erg/format';
 import { withExamples, type Act } from './register';
 import { parseSeconds } from './args';
 import { printResults } from './results';
@@ -62,6 +62,7 @@ async function submit(ctx: CommandContext, file: string, opts: SubmitOptions): P
     [
       `Campaign ${ctx.color.bold(campaign.name)} created: ${campaign.id}`,
       `  ${runs}${campaign.cluster ? ` on cluster ${campaign.cluster}` : ''}`,
+      ...(campaign.design ? [`  run order: ${runOrderLabel(campaign.design)}`] : []),
       ...(opts.watch ? [''] : [`Watch it:     erg watch ${campaign.id}`, `Results:      erg results ${campaign.id}`]),
     ].join('\n') + '\n',
   );

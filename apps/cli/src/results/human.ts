@@ -3,7 +3,7 @@
 import {
   claimsLevelText, claimsLines, confoundedLines, differingMachines, entryId, fingerprintPrefix, flaggedConfigurations, formatCarbon, formatCost, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh,
   groupedByFingerprint, halfWidth, hasCarbon, hasCost, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, NO_VALUE, NODE_EFFECT_HEADERS,
-  nodeEffectRows, paretoLegend, paretoStatusText, parameterHeaders, parameterNames, parameterText, powerNoteLine, publishableLine, whIsHelpful,
+  nodeEffectRows, paretoLegend, paretoStatusText, parameterHeaders, parameterNames, parameterText, powerNoteLine, publishableLine, runOrderLine, whIsHelpful,
 } from '@erg/format';
 import type { Column } from '../output/table';
 import { isNumericParameter, type CampaignResults } from './model';
@@ -33,6 +33,8 @@ export interface HumanResults {
   power: string | null;
   /** Configurations whose runs ran on more than one kind of machine, each with how the kinds differ. */
   differingMachines: { label: string; differences: readonly string[] }[];
+  /** `Run order: randomized complete blocks, seed 1234`: the order the runs went to the cluster in; null from an API that does not say. */
+  runOrder: string | null;
   /** `publishable: yes — …`: whether every counted run passed the validity gates; null from an API that does not say. */
   publishable: string | null;
 }
@@ -127,6 +129,7 @@ export function humanResults(results: CampaignResults): HumanResults {
     power: powerNoteLine(results.power), differingMachines: differingMachines(results.configurations), publishable: publishableLine(results.validity),
     claims: claims && { heading: `Claims (${claimsLevelText(claims)})`, lines: claimsLines(claims).filter((line) => !line.startsWith('Trade-off: ')) },
     nodes: nodesOf(results.nodes ?? null),
+    runOrder: runOrderLine(results.design),
   };
 }
 

@@ -50,7 +50,8 @@ export function resultsTable(results: CampaignResults, color: Colors): string {
     lines.push('', 'Ran on differing machines (`erg run RUN` shows what each node was):');
     for (const d of human.differingMachines) lines.push(`  ${d.label}`, ...d.differences.map((line) => `    ${line}`));
   }
-  if (human.power) lines.push('', human.power);
+  const notes = [human.power, human.runOrder].filter((line) => line !== null);
+  if (notes.length > 0) lines.push('', ...notes);
   if (human.publishable) lines.push('', human.publishable);
   return lines.join('\n') + '\n';
 }
@@ -82,6 +83,7 @@ export function resultsMarkdown(results: CampaignResults): string {
     for (const d of human.differingMachines) parts.push(`- ${mdCell(d.label)}`, ...d.differences.map((line) => `  - ${mdCell(line)}`));
   }
   if (human.power) parts.push('', mdCell(human.power));
+  if (human.runOrder) parts.push('', mdCell(human.runOrder));
   if (human.publishable) parts.push('', mdCell(human.publishable));
   return parts.join('\n') + '\n';
 }

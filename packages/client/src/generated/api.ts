@@ -2733,6 +2733,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        CampaignRunOrderInput: {
+            /** @enum {string} */
+            order: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description the seed of the randomized order (given in the spec, or drawn when the campaign was created); null for orders without one */
+            seed: number | null;
+        };
         NodeFingerprintInput: {
             node: string;
             hostname: string;
@@ -3239,6 +3245,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrderInput"];
         };
         CampaignCreatedInput: {
             id: string;
@@ -3255,6 +3263,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrderInput"];
             configurations: {
                 key: string;
                 parameters: {
@@ -3282,6 +3292,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrderInput"];
             spec: unknown;
         };
         CampaignCancelledInput: {
@@ -3299,6 +3311,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrderInput"];
             /** @description how many runs are being cancelled; zero and zero when nothing was left to cancel */
             cancelling: {
                 /** @description runs not yet handed to Slurm: erg cancels them itself (before the answer, or right after it for large campaigns) */
@@ -4270,7 +4284,7 @@ export interface components {
             /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
             dataMovement: components["schemas"]["CampaignDataMovementInput"] | null;
             /** @description the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims */
-            design?: components["schemas"]["CampaignDesignInput"];
+            design: components["schemas"]["CampaignDesignInput"];
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
             claims: components["schemas"]["CampaignClaimsInput"] | null;
             /** @description the runs' validity and whether the results are publishable */
@@ -5027,6 +5041,12 @@ export interface components {
         TokenListInput: {
             items: components["schemas"]["TokenInput"][];
         };
+        CampaignRunOrder: {
+            /** @enum {string} */
+            order: "randomized-blocks" | "blocks" | "configuration-major";
+            /** @description the seed of the randomized order (given in the spec, or drawn when the campaign was created); null for orders without one */
+            seed: number | null;
+        };
         NodeFingerprint: {
             node: string;
             hostname: string;
@@ -5533,6 +5553,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrder"];
         };
         CampaignCreated: {
             id: string;
@@ -5549,6 +5571,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrder"];
             configurations: {
                 key: string;
                 parameters: {
@@ -5576,6 +5600,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrder"];
             spec: unknown;
         };
         CampaignCancelled: {
@@ -5593,6 +5619,8 @@ export interface components {
             totalRuns: number;
             createdAt: string;
             cancelRequestedAt: string | null;
+            /** @description the order its runs go to the cluster in and the order's seed (docs/experiments.md, "Run order") */
+            design: components["schemas"]["CampaignRunOrder"];
             /** @description how many runs are being cancelled; zero and zero when nothing was left to cancel */
             cancelling: {
                 /** @description runs not yet handed to Slurm: erg cancels them itself (before the answer, or right after it for large campaigns) */
@@ -6562,7 +6590,7 @@ export interface components {
             /** @description bytes per link kind, J per GB, transfer overlap and bytes per phase per configuration, over the runs whose energy counts; null: no run had a data-movement sensor */
             dataMovement: components["schemas"]["CampaignDataMovement"] | null;
             /** @description the run order the runs followed (and its seed), the nodes they were balanced over, the confidence of the claims */
-            design?: components["schemas"]["CampaignDesign"];
+            design: components["schemas"]["CampaignDesign"];
             /** @description every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point */
             claims: components["schemas"]["CampaignClaims"] | null;
             /** @description the runs' validity and whether the results are publishable */
