@@ -39,7 +39,10 @@ export const BUNDLE_FILES = {
 export const RUN_FILES = {
   /** The run as GET /v1/runs/:id shows it, with its position in the run order and its state changes. */
   run: 'run.json',
-  /** Everything its figures are computed from (@erg/results RunFigureInputs) but the samples, as exact JSON; absent for a run without a workload window. */
+  /**
+   * Everything its figures are computed from (@erg/results RunFigureInputs) but the samples, as exact JSON — what is not the
+   * run's own (neighbouring jobs, the cluster's settings and carbon intensity) as stored with its figures; absent for a run without a workload window.
+   */
   inputs: 'inputs.json',
   /** Its stored figures, as GET /v1/runs/:id/energy shows them; absent for a run without figures. */
   energy: 'energy.json',
