@@ -77,6 +77,7 @@ const E2E_PLAN = {
   'apps/scheduler/test/suites.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.5, why: 'suites: cron triggers, verdicts, webhooks' },
   'apps/scheduler/test/sequential-suite.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.3, why: 'sequential suite runs' },
   'apps/scheduler/test/search.e2e.test.ts': { on: '24.11', slot: 'whole-node', minutes: 0.4, why: 'a search campaign (examples/search-cpu.yaml: exclusive runs)' },
+  'apps/scheduler/test/experiment-design.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.8, why: 'an A/A campaign with drift injected halfway: runs in the seed\'s blocks, twins not distinguishable' },
   'apps/scheduler/test/secrets.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.2, why: 'secrets kept out of logs, scripts and responses' },
 };
 

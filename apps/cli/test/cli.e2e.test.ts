@@ -108,7 +108,7 @@ describe('erg against a real API and the local Slurm cluster', () => {
     expect(out.stdout).toMatch(/^Campaign cli-sweep completed after .*: completed 4\.$/m);
     expect(out.stdout).toMatch(/^marks\s+steps\s+n\s+time\s+± 95 %\s+energy.*\s+pareto$/m);
     // What the results claim, with its confidence and the Holm family, under the table.
-    expect(out.stdout).toMatch(/^Claims \(95 %, Holm over \d+ comparisons?\):\n  Summary: .+\.\n  Fastest: steps=[12], /m);
+    expect(out.stdout).toMatch(/^Claims \(95 %, Holm over \d+ comparisons?(, paired by block)?\):\n  Summary: .+\.\n  Fastest: steps=[12], /m);
     // Progress lines are printed when the counts change, so there are few and each is different.
     const progress = out.stdout.split('\n').filter((l) => / runs done /.test(l));
     expect(new Set(progress).size).toBe(progress.length);

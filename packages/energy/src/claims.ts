@@ -26,7 +26,7 @@ import { paretoFrontOf } from './pareto';
 import { level, percent } from './percent';
 import { FIGURE, type RunFigures } from './run-figures';
 import { studentTQuantile, studentTTwoSided } from './student-t';
-import { logRatioOfMeans } from './two-sample';
+import { logRatioOfMeans, pairedLogRatioOfMeans } from './two-sample';
 
 /**
  * At most this many entries take part in the claims: every rank compares its best with each of
@@ -51,6 +51,12 @@ export interface ClaimsOptions {
   objectives: readonly [Objective, Objective];
   /** What the summary calls the entries; default "configurations". */
   noun?: string;
+  /**
+   * The campaign's run order has blocks (randomized-blocks or blocks: repetition r of every
+   * configuration ran side by side): two entries are then compared block by block, over the
+   * repetitions both have (pairedLogRatioOfMeans), so that drift between blocks cancels.
+   */
+  blocked?: boolean;
 }
 
 const RANK_OBJECTIVES: readonly ClaimObjective[] = ['time', 'energy', 'edp', 'carbon', 'cost'];
@@ -67,8 +73,16 @@ const FIGURE_WORDS: Record<ClaimObjective, string> = { time: 'a measured time', 
  */
 const TIE_BREAKS: Record<ClaimObjective, readonly ClaimObjective[]> = { time: ['energy'], energy: ['time'], edp: ['time', 'energy'], carbon: ['time'], cost: ['time'] };
 
-/** Each taking entry's figures per objective: the runs' values that are finite numbers, and their mean. */
-type Samples = Map<string, Map<ClaimObjective, { values: number[]; mean: number | null }>>;
+/**
+ * Each taking entry's figures per objective: the runs' values that are finite numbers, each run's
+ * block (its repetition; null: not known), and their mean.
+ */
+type Samples = Map<string, Map<ClaimObjective, Sample>>;
+interface Sample {
+  values: number[];
+  blocks: (number | null)[];
+  mean: number | null;
+}
 
 /**
  * The claims of a campaign's results over `entries` (in the results' order); null when fewer than
@@ -80,7 +94,7 @@ export function campaignClaims(entries: readonly ClaimEntry[], options: ClaimsOp
   const { taking, truncated, total } = takingEntries(entries);
   if (taking.length < 2) return null;
   const samples = samplesOf(taking);
-  const family = new Family(samples, confidence);
+  const family = new Family(samples, confidence, options.blocked === true);
 
   // First every claim names the comparisons it rests on; Holm's adjustment needs the whole family
   // before any of them can say whether it is distinguishable.
@@ -100,7 +114,11 @@ export function campaignClaims(entries: readonly ClaimEntry[], options: ClaimsOp
     confidence,
     method:
       `each comparison is the ratio of two entries' means over their runs with the figure, with its ${level(confidence)} interval ` +
-      "(delta method on the log of the ratio, Welch–Satterthwaite degrees of freedom) and the two-sided t-test of equal means; " +
+      (options.blocked === true
+        ? '(delta method on the log of the ratio, paired by block — the runs of one repetition, which ran side by side in the campaign\'s run order — on n − 1 degrees of freedom; ' +
+          'unpaired with Welch–Satterthwaite degrees of freedom where fewer than 2 blocks have both) '
+        : '(delta method on the log of the ratio, Welch–Satterthwaite degrees of freedom) ') +
+      'and the two-sided t-test of equal means; ' +
       `Holm's step-down adjustment over the ${family.size()} comparisons that could be tested keeps the chance of any false difference at or below ${level(1 - confidence)}`,
     family: family.size(),
     comparisons,
@@ -132,14 +150,17 @@ function takingEntries(entries: readonly ClaimEntry[]): { taking: ClaimEntry[]; 
 function samplesOf(entries: readonly ClaimEntry[]): Samples {
   const samples: Samples = new Map();
   for (const e of entries) {
-    const own = new Map<ClaimObjective, { values: number[]; mean: number | null }>();
+    const own = new Map<ClaimObjective, Sample>();
     for (const o of RANK_OBJECTIVES) {
       const values: number[] = [];
+      const blocks: (number | null)[] = [];
       for (const r of e.runs) {
         const v = FIGURE[o](r);
-        if (isNumber(v)) values.push(v);
+        if (!isNumber(v)) continue;
+        values.push(v);
+        blocks.push(typeof r.repetition === 'number' ? r.repetition : null);
       }
-      own.set(o, { values, mean: values.length === 0 ? null : values.reduce((s, v) => s + v, 0) / values.length });
+      own.set(o, { values, blocks, mean: values.length === 0 ? null : values.reduce((s, v) => s + v, 0) / values.length });
     }
     samples.set(e.id, own);
   }
@@ -157,6 +178,7 @@ class Family {
   constructor(
     private readonly samples: Samples,
     private readonly confidence: number,
+    private readonly blocked: boolean,
   ) {}
 
   /** The comparison of `other` against `reference` on `objective`; made once per pair, whichever claim asks first orients it. */
@@ -169,7 +191,10 @@ class Family {
     // Entry ids may hold '|' themselves: two pairs could then read the same.
     for (let k = 2; this.ids.has(id); k++) id = `${objective}:${a}|${b}#${k}`;
     this.ids.add(id);
-    const c = comparison(id, objective, reference, other, this.sample(reference, objective), this.sample(other, objective), this.confidence);
+    const r = this.sample(reference, objective);
+    const x = this.sample(other, objective);
+    const pairs = this.blocked ? pairsOf(r, x) : null;
+    const c = comparison(id, objective, reference, other, r.values, x.values, this.confidence, pairs && pairs.reference.length >= 2 ? pairs : null);
     this.byPair.set(pair, c);
     return c;
   }
@@ -198,9 +223,27 @@ class Family {
     });
   }
 
-  private sample(id: string, objective: ClaimObjective): number[] {
-    return this.samples.get(id)?.get(objective)?.values ?? [];
+  private sample(id: string, objective: ClaimObjective): Sample {
+    return this.samples.get(id)?.get(objective) ?? { values: [], blocks: [], mean: null };
   }
+}
+
+/**
+ * The two entries' values in the blocks both have (a block counted once per entry: its first run),
+ * in block order: the pairs a blocked comparison is made over.
+ */
+function pairsOf(reference: Sample, other: Sample): { reference: number[]; other: number[] } {
+  const firstPerBlock = (s: Sample) => {
+    const m = new Map<number, number>();
+    s.blocks.forEach((b, i) => {
+      if (b !== null && !m.has(b)) m.set(b, s.values[i]!);
+    });
+    return m;
+  };
+  const r = firstPerBlock(reference);
+  const x = firstPerBlock(other);
+  const both = [...r.keys()].filter((b) => x.has(b)).sort((a, b) => a - b);
+  return { reference: both.map((b) => r.get(b)!), other: both.map((b) => x.get(b)!) };
 }
 
 /**
@@ -219,15 +262,24 @@ export function holm(ps: readonly number[]): number[] {
   return adjusted;
 }
 
-/** One comparison before Holm's adjustment (pAdjusted null, distinguishable false until Family.adjust). */
-function comparison(id: string, objective: ClaimObjective, reference: string, other: string, r: number[], x: number[], confidence: number): Comparison {
+/**
+ * One comparison before Holm's adjustment (pAdjusted null, distinguishable false until
+ * Family.adjust): over the `pairs` (blocked: at least 2 blocks both entries have) or, without
+ * them, over every value of each.
+ */
+function comparison(
+  id: string, objective: ClaimObjective, reference: string, other: string, all: number[], allOther: number[], confidence: number,
+  pairs: { reference: number[]; other: number[] } | null,
+): Comparison {
+  const r = pairs ? pairs.reference : all;
+  const x = pairs ? pairs.other : allOther;
   // In the schema's order: the API writes keys as the schema lists them, and so does the CLI's JSON.
   const made = (ratio: number | null, interval: [number, number] | null, p: number | null, note: string | null): Comparison => ({
-    id, objective, reference, other, ratio, interval, p, pAdjusted: null, distinguishable: false, n: [r.length, x.length], note,
+    id, objective, reference, other, ratio, interval, p, pAdjusted: null, distinguishable: false, n: [r.length, x.length], paired: pairs !== null, note,
   });
   const lacking = r.length === 0 ? reference : x.length === 0 ? other : null;
   if (lacking !== null) return made(null, null, null, `${lacking} has no run with ${FIGURE_WORDS[objective]}: no ratio`);
-  const test = logRatioOfMeans(r, x);
+  const test = pairs ? pairedLogRatioOfMeans(r, x) : logRatioOfMeans(r, x);
   if (!test.ok && test.reason === 'non_positive_mean') return made(null, null, null, `a mean ${objective} is not positive: no ratio`);
   const ratio = mean(x) / mean(r);
   if (!test.ok) {

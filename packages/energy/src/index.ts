@@ -56,7 +56,7 @@ export { type PowerStateAssessment, type PowerStateInput, assessPowerState, LOCK
 export { type Summary, summarize } from './stats';
 export { type CountedFigures, type CountingOptions, type StoredFigures, type StoredValidity, countedFigures } from './counted-figures';
 export { studentTQuantile, studentTCdf, studentTTwoSided, regularizedBeta, lnGamma } from './student-t';
-export { type ChangeUnavailableReason, type LogRatio, type WelchResult, logRatioOfMeans, meanVar, welch } from './two-sample';
+export { type ChangeUnavailableReason, type LogRatio, type WelchResult, logRatioOfMeans, meanVar, pairedLogRatioOfMeans, welch } from './two-sample';
 export { type BestOf, type ObjectivePoint, type Tradeoff, type TradeoffPoint, bestOf, paretoFront, paretoFrontOf, tradeoff } from './pareto';
 export { type IntensityPoint, type RunCarbonInput, type RunCostInput, type SeriesIntensity, runCarbon, runCost, seriesIntensity } from './carbon-cost';
 export {

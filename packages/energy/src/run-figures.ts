@@ -32,6 +32,11 @@ export interface RunFigures {
    * effects; null or absent: not known.
    */
   node?: string | null;
+  /**
+   * Its repetition, which is its block in a blocked run order (repetition r of every configuration
+   * ran side by side): the claims pair runs of one block; null or absent: not known.
+   */
+  repetition?: number | null;
 }
 
 /** Each objective's figure in a run's figures. */

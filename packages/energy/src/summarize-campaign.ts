@@ -46,6 +46,11 @@ export interface CampaignResultsOptions {
   objectives?: readonly [Objective, Objective];
   /** The confidence of the claims and the node effects (the campaign's design.confidence); default 0.95. */
   confidence?: number;
+  /**
+   * The campaign's run order has blocks (design.order randomized-blocks or blocks): the claims then
+   * compare two entries block by block (each run's `repetition` is its block). Default false.
+   */
+  blocked?: boolean;
 }
 
 /** At most this many lines of fingerprintDifferences per configuration. */
@@ -123,7 +128,7 @@ export function campaignResults<P = Record<string, unknown>>(configs: readonly C
     configurations, paretoFront: front, best: best && { ...best, carbon: leastMean(configurations, 'carbon'), cost: leastMean(configurations, 'cost') },
     tradeoff: tradeoff(points), excluded, groupedBy, objectives,
     // The claims compare what the results compare (entries); a node's effect is on configurations, whatever the grouping.
-    claims: campaignClaims(entries, { confidence, objectives, noun: groupedBy === 'fingerprint' ? 'entries' : 'configurations' }),
+    claims: campaignClaims(entries, { confidence, objectives, noun: groupedBy === 'fingerprint' ? 'entries' : 'configurations', blocked: options.blocked === true }),
     nodes: campaignNodes(configs, { confidence }),
   };
 }

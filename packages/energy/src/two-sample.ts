@@ -90,3 +90,27 @@ export function logRatioOfMeans(baseline: readonly number[], candidate: readonly
   const df = u === 0 ? b.n + c.n - 2 : (u * u) / ((ub * ub) / (b.n - 1) + (uc * uc) / (c.n - 1));
   return { ok: true, change, logRatio: Math.log(c.mean / b.mean), se: Math.sqrt(u), df };
 }
+
+/**
+ * log R̂ = log(mean(candidate)/mean(baseline)) over paired values — baseline[i] and candidate[i]
+ * ran in the same block of the campaign's run order, side by side — with the delta method's
+ * standard error including their covariance: se² = s²_d / n with dᵢ = cᵢ/m_c − bᵢ/m_b (the
+ * linearised log ratio), on n − 1 degrees of freedom. What drifts from block to block (a busier
+ * node, the room's temperature) moves both members of a pair and cancels in d; the unpaired
+ * statistic counts it as noise. Needs n ≥ 2 pairs and positive means.
+ */
+export function pairedLogRatioOfMeans(baseline: readonly number[], candidate: readonly number[]): LogRatio {
+  requireFinite(baseline, 'baseline');
+  requireFinite(candidate, 'candidate');
+  if (baseline.length !== candidate.length) throw new RangeError(`paired samples need as many values each, got ${baseline.length} and ${candidate.length}`);
+  const n = baseline.length;
+  if (n === 0) return { ok: false, reason: 'too_few_repetitions', change: null };
+  const mb = baseline.reduce((s, x) => s + x, 0) / n;
+  const mc = candidate.reduce((s, x) => s + x, 0) / n;
+  if (!(mb > 0 && mc > 0)) return { ok: false, reason: 'non_positive_mean', change: null };
+  const change = mc / mb - 1;
+  if (n < 2) return { ok: false, reason: 'too_few_repetitions', change };
+  const d = baseline.map((b, i) => candidate[i]! / mc - b / mb);
+  const variance = meanVar(d).variance;
+  return { ok: true, change, logRatio: Math.log(mc / mb), se: Math.sqrt(variance / n), df: n - 1 };
+}

@@ -96,6 +96,76 @@ describe('campaignClaims: each comparison against an independent computation', (
   });
 });
 
+describe('campaignClaims in a blocked run order: each comparison block by block', () => {
+  // Repetition r of every configuration ran side by side (block r); a step drift moves blocks 3 and 4.
+  const z = normals(11);
+  const drift = [1, 1, 1.4, 1.4, 1.4];
+  const blockRuns = (timeS: number, energyJ: number, blocks: number[]) =>
+    blocks.map((b) => run(timeS * drift[b - 1]! * (1 + 0.02 * z()), energyJ * drift[b - 1]! * (1 + 0.02 * z()), { repetition: b }));
+  const entries: ClaimEntry[] = [
+    { id: 'a', runs: blockRuns(100, 50_000, [1, 2, 3, 4]) },
+    // b lacks block 2 and has a fifth: the pairs are blocks 1, 3 and 4.
+    { id: 'b', runs: blockRuns(100, 55_000, [1, 3, 4, 5]) },
+  ];
+  const figure = { time: (r: RunFigures) => r.timeS!, energy: (r: RunFigures) => r.energyJ!, edp: (r: RunFigures) => r.edpJs! } as const;
+
+  /** The paired delta method written out: dᵢ = xᵢ/m(x) − rᵢ/m(r), se² = s²(d)/n, n − 1 df; @stdlib's t. */
+  function reference(r: number[], x: number[], confidence: number) {
+    const m = (v: number[]) => v.reduce((s, y) => s + y, 0) / v.length;
+    const d = x.map((xi, i) => xi / m(x) - r[i]! / m(r));
+    const s2 = d.reduce((s, y) => s + (y - m(d)) ** 2, 0) / (d.length - 1);
+    const se = Math.sqrt(s2 / d.length);
+    const df = d.length - 1;
+    const lr = Math.log(m(x) / m(r));
+    const q = tQuantile((1 + confidence) / 2, df);
+    return { ratio: m(x) / m(r), interval: [Math.exp(lr - q * se), Math.exp(lr + q * se)], p: 2 * tCdf(-Math.abs(lr / se), df) };
+  }
+
+  it.each([0.95, 0.9])('pairs the blocks both entries have, and agrees with @stdlib to 1e-12 at confidence %p', (confidence) => {
+    const claims = campaignClaims(entries, { ...DEFAULT, confidence, blocked: true })!;
+    expect(claims.comparisons).toHaveLength(3);
+    expect(claims.method).toMatch(/paired by block/);
+    for (const c of claims.comparisons) {
+      expect(c.paired).toBe(true);
+      expect(c.n).toEqual([3, 3]);
+      const f = figure[c.objective as keyof typeof figure];
+      const pick = (id: string) => entries.find((e) => e.id === id)!.runs.filter((r) => [1, 3, 4].includes(r.repetition!)).map(f);
+      const want = reference(pick(c.reference), pick(c.other), confidence);
+      expectAgree(c.ratio!, want.ratio);
+      expectAgree(c.interval![0], want.interval[0]!);
+      expectAgree(c.interval![1], want.interval[1]!);
+      expectAgree(c.p!, want.p);
+    }
+    expect(CampaignClaims.parse(claims)).toEqual(claims);
+  });
+
+  it('finds a 10 % difference through a drift that hides it from the unpaired comparison', () => {
+    const blocked = campaignClaims(entries, { ...DEFAULT, blocked: true })!;
+    const unpaired = campaignClaims(entries, DEFAULT)!;
+    const energy = (c: CampaignClaims) => c.comparisons.find((x) => x.objective === 'energy')!;
+    expect(energy(blocked).distinguishable).toBe(true);
+    expect(energy(unpaired).paired).toBe(false);
+    expect(energy(unpaired).distinguishable).toBe(false);
+    expect(energy(blocked).interval![1] - energy(blocked).interval![0]).toBeLessThan((energy(unpaired).interval![1] - energy(unpaired).interval![0]) / 3);
+  });
+
+  it('compares unpaired where fewer than 2 blocks have both, or the runs carry no block', () => {
+    const few: ClaimEntry[] = [
+      { id: 'a', runs: blockRuns(100, 50_000, [1, 2]) },
+      { id: 'b', runs: blockRuns(100, 50_000, [2, 3]) },
+    ];
+    for (const c of campaignClaims(few, { ...DEFAULT, blocked: true })!.comparisons) {
+      expect(c.paired).toBe(false);
+      expect(c.n).toEqual([2, 2]);
+    }
+    const unknown: ClaimEntry[] = [
+      { id: 'a', runs: noisyRuns(z, 3, 100, 50_000) },
+      { id: 'b', runs: noisyRuns(z, 3, 100, 50_000) },
+    ];
+    for (const c of campaignClaims(unknown, { ...DEFAULT, blocked: true })!.comparisons) expect(c.paired).toBe(false);
+  });
+});
+
 describe('holm', () => {
   /** Holm's step-down procedure at level α, by its definition: which hypotheses it rejects. */
   function stepDown(ps: readonly number[], alpha: number): boolean[] {

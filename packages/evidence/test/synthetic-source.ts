@@ -52,7 +52,7 @@ export function syntheticSource(seed = 1): EvidenceSource & { inputs: Map<string
   const bare: CampaignFigureInputs = {
     rows: runs.map((r) => ({ key: r.key, parameters: { cap: r.cap }, position: r.cap === 200 ? 0 : 1, runId: r.id, repetition: r.repetition, metrics: {}, result: null, nodeList: null })),
     runNodes: new Map(runs.map((r) => [r.id, [{ node: 'n1', fingerprintId: null, fingerprintClassId: null, fingerprint: null, power: null, clockOffsetMs: null, clockReadings: 0 }]])),
-    context: { spec, cluster: null },
+    context: { spec, design: { order: 'randomized-blocks', seed: 42 }, cluster: null },
     phaseRows: [],
     movementRows: [],
   };

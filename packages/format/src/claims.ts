@@ -16,6 +16,8 @@ export interface ComparisonFields {
   pAdjusted: number | null;
   distinguishable: boolean;
   n: readonly number[];
+  /** Compared block by block (a blocked run order); absent in results of an older erg. */
+  paired?: boolean;
   note: string | null;
 }
 
@@ -57,8 +59,10 @@ export function confidenceText(confidence: number): string {
 }
 
 /** What the claims were tested at, e.g. "95 %, Holm over 9 comparisons". */
-export function claimsLevelText(claims: Pick<ClaimsFields, 'confidence' | 'family'>): string {
-  return `${confidenceText(claims.confidence)}, Holm over ${claims.family} comparison${claims.family === 1 ? '' : 's'}`;
+export function claimsLevelText(claims: Pick<ClaimsFields, 'confidence' | 'family'> & Partial<Pick<ClaimsFields, 'comparisons'>>): string {
+  // Paired where the campaign's run order has blocks: say so, it is why drift between blocks cancels.
+  const paired = claims.comparisons?.some((c) => c.paired === true) ? ', paired by block' : '';
+  return `${confidenceText(claims.confidence)}, Holm over ${claims.family} comparison${claims.family === 1 ? '' : 's'}${paired}`;
 }
 
 /** A ratio to three significant figures ("1.10", "0.987"), whole from 100 up. */

@@ -51,7 +51,7 @@ export function countedRuns(
     // Stored by refreshRunEnergy (store-run-energy.ts) in the shape of @erg/spec's RunEnergy.
     const counted = countedFigures(row.result as StoredFigures | null, counting);
     if (counted.leftOut) runsLeftOut.push({ runId: row.runId, key: row.key, repetition: row.repetition ?? 0, leftOut: counted.leftOut.what, why: counted.leftOut.why });
-    c.runs.push({ ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass: fingerprintOf.get(row.runId) ?? null, node: runNodeOf(nodesOf.get(row.runId), row.nodeList) });
+    c.runs.push({ ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass: fingerprintOf.get(row.runId) ?? null, node: runNodeOf(nodesOf.get(row.runId), row.nodeList), repetition: row.repetition });
     if (typeof counted.figures.costCurrency === 'string') priced.push(c.runs[c.runs.length - 1]!);
   }
   const currency = mostCommon(priced.map((r) => r.costCurrency!));
@@ -111,7 +111,9 @@ export function campaignFiguresOf(inputs: CampaignFigureInputs, options: Campaig
   const { configs, runsLeftOut, currency } = countedRuns(rows, byRun, runNodes, counting);
   const groupBy = options.groupBy ?? 'configuration';
   const confidence = context?.spec.design.confidence ?? DEFAULT_CONFIDENCE;
-  const results = campaignResults(configs, { groupBy, fingerprintClasses: classes, confidence, ...(options.objectives ? { objectives: options.objectives } : {}) });
+  // Runs placed in blocks (repetition r of every configuration side by side) are compared block by block.
+  const blocked = context !== null && context.design.order !== 'configuration-major' && context.spec.execution === 'slurm';
+  const results = campaignResults(configs, { groupBy, fingerprintClasses: classes, confidence, blocked, ...(options.objectives ? { objectives: options.objectives } : {}) });
   // The comparison names configurations; grouped by fingerprint the best are entries, so it is left out.
   const optimal = groupBy === 'configuration' && results.best ? { time: results.best.time, energy: results.best.energy } : null;
   const countingIds = countingRunIds(rows, counting);

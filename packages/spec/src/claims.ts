@@ -33,7 +33,10 @@ export const Comparison = z
     p: z.number().nullable().describe('two-sided p-value of "the means are equal"; null when it cannot be tested'),
     pAdjusted: z.number().nullable().describe("Holm's adjustment of p over the campaign's comparisons (the family); null when not tested"),
     distinguishable: z.boolean().describe('pAdjusted below 1 − confidence: the difference is a finding; false: the two are tied'),
-    n: z.tuple([z.int(), z.int()]).describe('runs counted for reference and other'),
+    n: z.tuple([z.int(), z.int()]).describe('runs counted for reference and other (paired: the blocks both have, each side)'),
+    paired: z
+      .boolean()
+      .describe("compared block by block: the campaign's run order has blocks (repetition r of every configuration ran side by side) and at least 2 blocks have both; drift between blocks then cancels"),
     note: z.string().nullable().describe('why it could not be tested, where it could not'),
   })
   .meta({ id: 'Comparison' });

@@ -3843,11 +3843,13 @@ export interface components {
             pAdjusted: number | null;
             /** @description pAdjusted below 1 − confidence: the difference is a finding; false: the two are tied */
             distinguishable: boolean;
-            /** @description runs counted for reference and other */
+            /** @description runs counted for reference and other (paired: the blocks both have, each side) */
             n: [
                 number,
                 number
             ];
+            /** @description compared block by block: the campaign's run order has blocks (repetition r of every configuration ran side by side) and at least 2 blocks have both; drift between blocks then cancels */
+            paired: boolean;
             /** @description why it could not be tested, where it could not */
             note: string | null;
         };
@@ -6149,11 +6151,13 @@ export interface components {
             pAdjusted: number | null;
             /** @description pAdjusted below 1 − confidence: the difference is a finding; false: the two are tied */
             distinguishable: boolean;
-            /** @description runs counted for reference and other */
+            /** @description runs counted for reference and other (paired: the blocks both have, each side) */
             n: [
                 number,
                 number
             ];
+            /** @description compared block by block: the campaign's run order has blocks (repetition r of every configuration ran side by side) and at least 2 blocks have both; drift between blocks then cancels */
+            paired: boolean;
             /** @description why it could not be tested, where it could not */
             note: string | null;
         };
