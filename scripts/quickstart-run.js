@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Registers the local cluster as `local`, submits examples/quickstart.yaml through the REST API,
 // shows progress until every run has ended, and prints the energy results per configuration
-// (GET /v1/campaigns/:id/results): time, energy, power, EDP with 95 % intervals, Pareto marks.
-// Plain Node.js (no build step) so that it reads as an example of using the API.
+// (GET /v1/campaigns/:id/results) as `erg results` prints them: time, energy, power, EDP with 95 %
+// intervals, Pareto marks, the claims with their uncertainty, the run order and whether the
+// results are publishable. Plain Node.js (no build step) so that it reads as an example of using the API.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 
 const root = path.resolve(__dirname, '..');
 const api = process.env.ERG_API_URL ?? `http://127.0.0.1:${process.env.ERG_API_PORT ?? 8080}`;
@@ -36,11 +38,6 @@ function bar(counts, total) {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}  ${parts}`;
 }
 
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  return rows.map((r, j) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ') + (j === 0 ? `\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : '')).join('\n');
-}
-
 async function main() {
   const cluster = JSON.parse(fs.readFileSync(path.join(root, '.erg', 'local-slurm', 'cluster.json'), 'utf8'));
   await call('PUT', '/v1/clusters/local', {
@@ -53,6 +50,7 @@ async function main() {
 
   const created = await call('POST', '/v1/campaigns', fs.readFileSync(specFile, 'utf8'), 'application/yaml');
   console.log(`campaign ${created.id}: ${created.configurations.length} configurations x ${created.runs.length / created.configurations.length} repetitions = ${created.runs.length} runs`);
+  if (created.design) console.log(`run order: ${created.design.order}${created.design.seed === null ? '' : `, seed ${created.design.seed}`} (docs/experiments.md)`);
 
   const tty = process.stdout.isTTY;
   let last = '';
@@ -73,30 +71,15 @@ async function main() {
     await new Promise((r) => setTimeout(r, 1000));
   }
 
-  const results = await call('GET', `/v1/campaigns/${created.id}/results`);
   const { items } = await call('GET', `/v1/campaigns/${created.id}/runs?limit=10000`);
   const energies = await Promise.all(items.map((r) => fetch(`${api}/v1/runs/${r.id}/energy`, { headers: { authorization: `Bearer ${token}` } }).then((x) => x.json())));
   const methods = [...new Set(energies.map((e) => e.method).filter(Boolean))];
-  const fmt = (s, digits, scale = 1) => (s && s.mean !== null ? `${(s.mean * scale).toFixed(digits)} ± ${((s.ci95[1] - s.mean) * scale).toFixed(digits)}` : '-');
-  const rows = [['configuration', 'n', 'time (s)', 'energy (kJ)', 'avg power (W)', 'EDP (kJ·s)', 'J/work unit', 'marks']];
-  for (const c of results.configurations) {
-    const marks = [
-      c.paretoOptimal ? 'pareto' : '',
-      results.best?.time === c.key ? 'fastest' : '',
-      results.best?.energy === c.key ? 'most frugal' : '',
-      results.best?.edp === c.key ? 'best EDP' : '',
-    ].filter(Boolean).join(', ');
-    const perWork = c.metrics?.work_units?.mean && c.energyJ?.mean ? (c.energyJ.mean / c.metrics.work_units.mean).toExponential(2) : '-';
-    rows.push([c.key, String(c.n), fmt(c.timeS, 3), fmt(c.energyJ, 3, 1e-3), fmt(c.avgPowerW, 1), fmt(c.edpJs, 3, 1e-3), perWork, marks]);
-  }
-  console.log(`\n${table(rows)}\n`);
-  console.log(`± is the 95 % confidence half-width over repetitions; energy method: ${methods.join(', ') || 'none'}` +
+  // The results as the erg command line prints them (one owner of how results read to people).
+  const cli = path.join(root, 'apps', 'cli', 'dist', 'erg');
+  const printed = execFileSync(process.execPath, [cli, 'results', created.id], { env: { ...process.env, ERG_API_URL: api, ERG_TOKEN: token, NO_COLOR: '1' }, encoding: 'utf8' });
+  console.log(`\n${printed.trimEnd()}\n`);
+  console.log(`energy method: ${methods.join(', ') || 'none'}` +
     (methods.includes('model') ? ' (this machine has no power sensors: CPU power is modelled from utilisation)' : ''));
-  if (results.power) console.log(`power state: ${results.power.note}`);
-  if (results.tradeoff) {
-    const t = results.tradeoff;
-    console.log(`fastest: ${t.fastest}; most frugal: ${t.mostFrugal}; choosing the frugal one saves ${t.energySavedPct?.toFixed(1)} % energy for ${t.timeLostPct?.toFixed(1)} % more time`);
-  }
   const runs = await Promise.all(items.map((r) => call('GET', `/v1/runs/${r.id}`)));
   const failed = runs.filter((r) => r.state !== 'completed');
   for (const r of failed) console.log(`run ${r.id} ${r.state}: ${r.reason ?? ''}`);
