@@ -69,7 +69,7 @@ describe('erg against a real API and the local Slurm cluster', () => {
   test('validate: the examples pass offline, a broken spec lists its field paths', async () => {
     const ok = await erg(['validate', path.join(repoRoot(), 'examples', 'quickstart.yaml')], { env: { ERG_API_URL: '', ERG_TOKEN: '' } });
     expect(ok).toMatchObject({ code: 0 });
-    expect(ok.stdout).toContain('4 configurations × 3 repetitions = 12 runs on cluster local');
+    expect(ok.stdout).toContain('4 configurations × 5 repetitions = 20 runs on cluster local');
     const broken = await erg(['validate', specFile('broken.yaml', 'name: b\ncluster: local\nrepetitions: 0\nparameters: { a: [1, 1] }\nrun: echo {{b}}\n')]);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/^ {2}repetitions: must be at least 1, got 0$/m);

@@ -1,5 +1,6 @@
 import { excludedLines, MARK_LEGEND, resultsCsv, resultsJson, resultsMarkdown, resultsTable, sortResults, colors, stripAnsi } from '@erg/cli';
 import { CampaignResults } from '@erg/spec';
+import { holmPText } from '@erg/format';
 import { fixtureNodes, footprintFixture, onMachine, resultsFixture } from './fixtures/results';
 import { ANSI, CAMPAIGN_ID, erg, parseCsv, routes } from './helpers';
 
@@ -134,7 +135,7 @@ describe('claims and node effects', () => {
     const table = resultsTable(results, plain);
     const ratio = (id: string) => {
       const c = claims.comparisons.find((x) => x.id === id)!;
-      return `×${c.ratio!.toPrecision(3)} [${c.interval![0]!.toPrecision(3)}, ${c.interval![1]!.toPrecision(3)}]`;
+      return `×${c.ratio!.toPrecision(3)} [${c.interval![0]!.toPrecision(3)}, ${c.interval![1]!.toPrecision(3)}]${holmPText(c)}`;
     };
     expect(table).toContain(
       [
@@ -169,8 +170,8 @@ describe('claims and node effects', () => {
     };
     const table = resultsTable(results, plain);
     expect(table).toContain('  Summary: no distinguishable difference between the 3 configurations at 95 % (Holm over 8 comparisons).');
-    expect(table).toMatch(/  Fastest: mode=a,b;n=1, tied with mode=x=y;n=2 ×1\.10 \[1\.\d\d, 1\.\d\d\], mode=z;n=3 ×4\.00 \[/);
-    expect(table).toMatch(/  mode=x=y;n=2: ≈ front \(mode=a,b;n=1\) — time ×1\.10 \[.*\] \(tied\), energy ×/);
+    expect(table).toMatch(/  Fastest: mode=a,b;n=1, tied with mode=x=y;n=2 ×1\.10 \[1\.\d\d, 1\.\d\d\] Holm p [0-9.]+, mode=z;n=3 ×4\.00 \[/);
+    expect(table).toMatch(/  mode=x=y;n=2: ≈ front \(mode=a,b;n=1\) — time ×1\.10 \[.*\]( Holm p [0-9.]+)? \(tied\), energy ×/);
     const rows = table.split('\n').slice(1, 4);
     expect(rows[0]).toMatch(/front, tied with mode=x=y;n=2$/);
     expect(rows[2]).toMatch(/≈ front \(mode=a,b;n=1\)$/);

@@ -21,7 +21,7 @@ describe('erg validate (offline)', () => {
   });
 
   test('the quickstart and the GH200 study expand as their comments say', async () => {
-    expect((await erg(['validate', path.join(examples, 'quickstart.yaml')])).stdout).toContain('4 configurations × 3 repetitions = 12 runs on cluster local');
+    expect((await erg(['validate', path.join(examples, 'quickstart.yaml')])).stdout).toContain('4 configurations × 5 repetitions = 20 runs on cluster local');
     expect((await erg(['validate', path.join(examples, 'gh200-deepspeed-energy.yaml')])).stdout).toContain('36 configurations × 3 repetitions = 108 runs');
   });
 

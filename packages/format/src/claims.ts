@@ -82,6 +82,15 @@ export function ratioText(c: Pick<ComparisonFields, 'ratio' | 'interval'>): stri
   return `×${ratioNumber(c.ratio)}${range}`;
 }
 
+/**
+ * Holm's adjusted p of a tested comparison, " Holm p 0.11": why an interval that excludes 1 can
+ * still be tied (the interval is the comparison's own, the decision is over the family); '' untested.
+ */
+export function holmPText(c: Pick<ComparisonFields, 'pAdjusted'>): string {
+  if (!isNumber(c.pAdjusted)) return '';
+  return ` Holm p ${c.pAdjusted < 0.001 ? '< 0.001' : c.pAdjusted.toPrecision(2)}`;
+}
+
 /** The comparisons by id. */
 function comparisonsById(claims: Pick<ClaimsFields, 'comparisons'>): Map<string, ComparisonFields> {
   return new Map(claims.comparisons.map((c) => [c.id, c]));
@@ -97,7 +106,7 @@ function versus(c: ComparisonFields, id: string): string {
   const flipped = c.reference !== id;
   const ratio = flipped && isNumber(c.ratio) ? 1 / c.ratio : c.ratio;
   const interval = flipped && c.interval ? [1 / c.interval[1]!, 1 / c.interval[0]!] : c.interval;
-  return `${otherOf(c, id)} ${ratioText({ ratio, interval })}`;
+  return `${otherOf(c, id)} ${ratioText({ ratio, interval })}${holmPText(c)}`;
 }
 
 /** How far the other entry of a comparison lies from `id`: its mean over id's (∞ without a ratio). */
@@ -159,7 +168,7 @@ export function paretoDetailLines(claims: Pick<ClaimsFields, 'pareto' | 'compari
   return claims.pareto
     .filter((p) => p.status !== 'front' && p.against !== null)
     .map((p) => {
-      const figures = p.comparisons.map((id) => byId.get(id)).filter((c): c is ComparisonFields => c !== undefined).map((c) => `${c.objective} ${ratioText(c)}${c.distinguishable ? '' : ' (tied)'}`);
+      const figures = p.comparisons.map((id) => byId.get(id)).filter((c): c is ComparisonFields => c !== undefined).map((c) => `${c.objective} ${ratioText(c)}${holmPText(c)}${c.distinguishable ? '' : ' (tied)'}`);
       return `${p.id}: ${paretoStatusText(claims, p.id)} — ${figures.join(', ')}`;
     });
 }

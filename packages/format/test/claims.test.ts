@@ -21,14 +21,14 @@ describe('claims in words', () => {
       { confidence: 0.95, objectives: ['time', 'energy'] },
     )!;
     const time = rankLines(claims).find((r) => r.objective === 'time')!;
-    expect(time.text).toMatch(/^best, tied with near ×1\.00\d? \[0\.\d+, 1\.\d+\], far ×1\.03 \[/);
+    expect(time.text).toMatch(/^best, tied with near ×1\.00\d? \[0\.\d+, 1\.\d+\] Holm p 1\.0, far ×1\.03 \[/);
     expect(time.text).not.toContain('slow');
     const clear = campaignClaims([{ id: 'a', runs: three(100, 50) }, { id: 'b', runs: three(150, 80) }, { id: 'c', runs: three(200, 90) }], { confidence: 0.95, objectives: ['time', 'energy'] })!;
-    expect(rankLines(clear)[0]).toMatchObject({ label: 'Fastest', best: 'a', text: expect.stringMatching(/^a, ahead of every other \(closest b ×1\.50 \[1\.\d+, 1\.\d+\]\)$/) });
+    expect(rankLines(clear)[0]).toMatchObject({ label: 'Fastest', best: 'a', text: expect.stringMatching(/^a, ahead of every other \(closest b ×1\.50 \[1\.\d+, 1\.\d+\] Holm p < 0\.001\)$/) });
     expect(paretoStatusText(clear, 'a')).toBe('front');
     expect(paretoStatusText(clear, 'b')).toBe('dominated by a');
     expect(paretoStatusText(clear, 'nobody')).toBe('');
-    expect(paretoDetailLines(clear)).toEqual([expect.stringMatching(/^b: dominated by a — time ×1\.50 \[.*\], energy ×1\.60 \[.*\]$/), expect.stringMatching(/^c: dominated by a — /)]);
+    expect(paretoDetailLines(clear)).toEqual([expect.stringMatching(/^b: dominated by a — time ×1\.50 \[.*\] Holm p < 0\.001, energy ×1\.60 \[.*\] Holm p < 0\.001$/), expect.stringMatching(/^c: dominated by a — /)]);
     expect(claimsLines(clear)[0]).toBe(`Summary: ${clear.summary}.`);
   });
 
