@@ -47,7 +47,8 @@ const log = opts.json ? console.error : console.log;
 const root = path.join(__dirname, '..');
 const { campaignResults } = require(path.join(root, 'packages', 'energy', 'dist', 'index.js'));
 const { campaignRunOrder, nodeForRun } = require(path.join(root, 'packages', 'sweep', 'dist', 'index.js'));
-const { seededRandom } = require(path.join(root, 'packages', 'testkit', 'dist', 'seeded-random.js'));
+const { seededNoise } = require('./lib/noise');
+
 
 const CV = 0.03;
 const REPETITIONS = 4;
@@ -58,24 +59,10 @@ const POINT_RULE = 0.05;
 const CONFIDENCE = 0.95;
 const TRUTH = { timeS: 10, powerW: 300 };
 
-const uniform = seededRandom(opts.seed);
-let spare = null;
-function gauss() {
-  if (spare !== null) {
-    const s = spare;
-    spare = null;
-    return s;
-  }
-  const u = 1 - uniform();
-  const v = uniform();
-  const r = Math.sqrt(-2 * Math.log(u));
-  spare = r * Math.sin(2 * Math.PI * v);
-  return r * Math.cos(2 * Math.PI * v);
-}
+const { uniform, lognormal } = seededNoise(opts.seed);
 /** A lognormal factor of mean 1 and coefficient of variation `cv`. */
 function noise(cv) {
-  const s = Math.sqrt(Math.log(1 + cv * cv));
-  return Math.exp(s * gauss() - (s * s) / 2);
+  return lognormal(1, cv);
 }
 
 const SCENARIOS = {

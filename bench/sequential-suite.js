@@ -49,26 +49,12 @@ const CHANGE = 0.1;
 const MIN = 3;
 const log = opts.json ? console.error : console.log;
 const R = require(path.join(__dirname, '..', 'packages', 'regress', 'dist', 'index.js'));
-const { seededRandom } = require(path.join(__dirname, '..', 'packages', 'testkit', 'dist', 'seeded-random.js'));
+const { seededNoise } = require('./lib/noise');
 
-const uniform = seededRandom(opts.seed);
-let spare = null;
-function gauss() {
-  if (spare !== null) {
-    const s = spare;
-    spare = null;
-    return s;
-  }
-  const u = 1 - uniform();
-  const v = uniform();
-  const r = Math.sqrt(-2 * Math.log(u));
-  spare = r * Math.sin(2 * Math.PI * v);
-  return r * Math.cos(2 * Math.PI * v);
-}
-/** Lognormal with mean `mean` and coefficient of variation `cv`. */
+const { lognormal } = seededNoise(opts.seed);
+/** n lognormal draws with mean `mean` and coefficient of variation `cv`. */
 function draw(n, mean, cv) {
-  const s = Math.sqrt(Math.log(1 + cv * cv));
-  return Array.from({ length: n }, () => mean * Math.exp(s * gauss() - (s * s) / 2));
+  return Array.from({ length: n }, () => lognormal(mean, cv));
 }
 const TRUTH = { time: 12, energy: 9000 }; // s and J of one run (the same for every configuration: only ratios matter)
 
