@@ -47,7 +47,12 @@ function setUpLab(): void {
   fs.writeFileSync(path.join(lab, 'power-helper.conf'), `NVIDIA_SMI=${onCluster('nvidia-smi')}\nSTATE_DIR=${onCluster('helper-state')}\nALLOW=gpuPowerLimitW,gpuLockedClocksMHz,moduleLimitW\n`, { mode: 0o644 });
   fs.chmodSync(path.join(lab, 'power-helper.conf'), 0o644);
   const nvml = path.join(lab, 'libfake-nvml.so');
-  execFileSync('gcc', ['-shared', '-fPIC', '-O1', '-o', nvml, path.join(root, 'apps', 'agent', 'test', 'fixtures', 'fake-nvml', 'fake_nvml.c')]);
+  // Its module energy counter runs on its own clock at the module power it reports (GPU 0's module:
+  // 450 W, 4.5 J every 10 ms), as a real driver's counter integrates the power it measures: the
+  // runs' validity gates compare the two (counter_agreement), and the default fake counts per call.
+  execFileSync('gcc', [
+    '-shared', '-fPIC', '-O1', '-DENERGY_UPDATE_MS=10', '-DENERGY_STEP_MJ=4500ull', '-o', nvml, path.join(root, 'apps', 'agent', 'test', 'fixtures', 'fake-nvml', 'fake_nvml.c'),
+  ]);
   // The agent bundle keeps koffi (NVML's binding) external: the launcher's NODE_PATH finds it here.
   for (const pkg of ['koffi', '@koromix']) {
     fs.cpSync(path.join(root, 'node_modules', pkg), path.join(lab, 'node_modules', pkg), { recursive: true, dereference: true });
@@ -159,6 +164,12 @@ describe('a campaign sweeping gpuPowerLimitW on the local cluster (fake GH200: n
     }
     // Every run ran on the same kind of machine, once stored.
     const fingerprints = new Set(runs.map((r) => r.nodes[0].fingerprintId));
+    // The module's counter and its power agree, as on a real node: every run passes the validity gates.
+    for (const r of runs) {
+      const { body: energy } = await h.call('GET', `/v1/runs/${r.id}/energy`);
+      expect(energy.validity).toMatchObject({ valid: true, reasons: [] });
+      expect(energy.validity.checks).toContainEqual(expect.objectContaining({ check: 'counter_agreement', status: 'pass', where: expect.stringMatching(/module0\.energy vs module0\.power/) }));
+    }
     expect(fingerprints.size).toBe(1);
 
     const results = await h.call('GET', `/v1/campaigns/${campaign.id}/results`);
