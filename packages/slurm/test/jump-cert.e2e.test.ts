@@ -5,7 +5,7 @@
  * cluster — that takes only certificates of a test CA (TrustedUserCAKeys, no authorized keys).
  * The local cluster's shared sshd (127.0.0.1:2222) is not touched.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -228,11 +228,15 @@ describe('rotating credentials', () => {
   it('reconfigure: a command in flight finishes on the old session; new work uses the new key and certificate', async () => {
     const oldKey = makeTestKey(keys, 'erg-old');
     const conn = connect({ privateKey: oldKey.privateKey, certificate: ca.sign(oldKey, { serial: 40 }), jumpHosts: [viaBastion()] });
-    expect((await conn.exec('echo first')).stdout).toBe('first\n');
-    // Connections the login node holds now (this one's session, and other tests' still open).
-    const sessions = async () => Number((await conn.exec(`ss -Htn state established '( sport = :${login.port} )' | wc -l`)).stdout.trim());
-    const before = await sessions();
-    const inFlight = conn.exec('sleep 3; echo survived', { timeoutMs: 30_000 });
+    // Each session is told apart by its client port on the login node ($SSH_CONNECTION), not by counting
+    // the login node's connections: other tests' connections open and close meanwhile.
+    const clientPort = (stdout: string) => Number(stdout.trim().split(/\s+/)[1]);
+    const oldPort = clientPort((await conn.exec('echo $SSH_CONNECTION')).stdout);
+    const established = async (port: number) =>
+      Number((await conn.exec(`ss -Htn state established '( sport = :${login.port} and dport = :${port} )' | wc -l`)).stdout.trim());
+    // The long command runs until the test lets it finish (a file it waits for), so no timing decides the test.
+    const release = path.join(keys, 'release-in-flight');
+    const inFlight = conn.exec(`while [ ! -e '${release}' ]; do sleep 0.1; done; echo survived`, { timeoutMs: 60_000 });
     await waitFor(() => conn.channelStats.open === 1, { what: 'the long command to start' });
 
     const newKey = makeTestKey(keys, 'erg-new');
@@ -242,11 +246,14 @@ describe('rotating credentials', () => {
     });
     // The old key is no good any more for new logins; the new one is.
     login.revoke([oldKey.publicKey]);
-    expect((await conn.exec('echo rotated')).stdout).toBe('rotated\n');
+    const newPort = clientPort((await conn.exec('echo $SSH_CONNECTION')).stdout);
     // A new session (the revoked key could not have opened it) beside the old one, still running the command.
-    expect(await sessions()).toBe(before + 1);
+    expect(newPort).not.toBe(oldPort);
+    expect(await established(oldPort)).toBe(1);
+    expect((await conn.exec('echo rotated')).stdout).toBe('rotated\n');
+    writeFileSync(release, '');
     expect((await inFlight).stdout).toBe('survived\n');
     // Both sessions were open at once; the old one closes once its command is done.
-    await waitFor(async () => (await sessions()) === before, { timeoutMs: 15_000, intervalMs: 250, what: 'the retired session to close' });
+    await waitFor(async () => (await established(oldPort)) === 0, { timeoutMs: 15_000, intervalMs: 250, what: 'the retired session to close' });
   });
 });
