@@ -100,13 +100,15 @@ describe('job arrays', () => {
     // Each task takes all 4 of the node's GPUs: one runs, the others wait in the array's pending rest.
     const campaign = await h.submit({ name: 'cancel-pending-task', cluster: 'local', parameters: { i: [1, 2, 3] }, resources: { gpusPerNode: 4, time: '00:05:00' }, run: 'sleep 4' });
     const victim = campaign.runs[2]!.id;
-    await waitFor(async () => (await h.call('GET', `/v1/runs/${campaign.runs[0]!.id}`)).body.state === 'running', { timeoutMs: 60_000, what: 'the first task to run' });
+    // All 4 GPUs free at once can take minutes: the files beside this one (the CLI's quickstart, 5
+    // repetitions of 1-GPU runs) keep some busy, and Slurm backfills their small jobs first.
+    await waitFor(async () => (await h.call('GET', `/v1/runs/${campaign.runs[0]!.id}`)).body.state === 'running', { timeoutMs: 240_000, what: 'the first task to run' });
     expect((await h.call('GET', `/v1/runs/${victim}`)).body.state).toBe('queued');
     expect((await h.call('POST', `/v1/runs/${victim}/cancel`)).body.outcome).toBe('cancelling');
     const runs = await h.waitForCampaignEnd(campaign.id);
     expect(runs.map((r) => [r.id, r.state])).toEqual(campaign.runs.map((r) => [r.id, r.id === victim ? 'cancelled' : 'completed']));
     expect(runs.find((r) => r.id === victim)!.reason).toMatch(/cancelled before it started/);
-  });
+  }, 420_000);
 
   test('a pending run cancelled before submission ends at once', async () => {
     // A campaign on a cluster the scheduler cannot reach keeps its runs pending.
