@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { findProjectByName, listProjects, locateResource, roleRank, DEFAULT_PROJECT, type Database, type Role, type TokenIdentity } from '@erg/db';
+import { findDeactivated, findProjectByName, listProjects, locateResource, roleRank, DEFAULT_PROJECT, type Database, type Role, type TokenIdentity } from '@erg/db';
 import { errors } from './errors';
 
 /**
@@ -13,6 +13,8 @@ import { errors } from './errors';
  *
  * A resource of a project the caller has no role in answers 404, exactly as a resource that does
  * not exist: its existence is not revealed. A resource the caller can see but not change answers 403.
+ * A resource of a deactivated project can be read, cancelled and its members managed, nothing else
+ * (409 ERG_DEACTIVATED; routes that create pick their project themselves and call requireActive).
  */
 
 /** The least role an action needs in the resource's project; `admin`: global admins only; `any`: any signed-in user. */
@@ -32,12 +34,22 @@ export const ACTIONS = {
   'project.read': 'viewer',
   'member.manage': 'maintainer',
   'project.create': 'admin',
+  // Deactivating and reactivating projects (users: user.manage; clusters: cluster.manage).
+  'project.manage': 'admin',
   // Where a project's webhooks may go opens erg's own network: not the project's maintainers' call.
   'webhook-policy.manage': 'admin',
   'user.manage': 'admin',
   self: 'any',
 } as const satisfies Record<string, Role | 'admin' | 'any'>;
 export type Action = keyof typeof ACTIONS;
+
+/**
+ * What a deactivated project still allows: reading its history, cancelling what is left of its
+ * work, and taking access away (or giving it back). Everything else would start or change work in it.
+ */
+const ALLOWED_WHILE_DEACTIVATED: ReadonlySet<Action> = new Set<Action>([
+  'cluster.read', 'campaign.read', 'campaign.cancel', 'suite.read', 'audit.read', 'project.read', 'member.manage',
+]);
 
 /** How a route finds the project of the resource it addresses. */
 export type Target =
@@ -104,6 +116,15 @@ export function isVisible(identity: TokenIdentity, projectId: string): boolean {
   return identity.isAdmin || identity.roles.has(projectId);
 }
 
+/**
+ * For handlers that start work in a project (and on a cluster): 409 ERG_DEACTIVATED when either is
+ * deactivated. Called after the role checks, so that it reveals nothing to those without the role.
+ */
+export async function requireActive(db: Database, home: { projectId: string; clusterId?: string | null }): Promise<void> {
+  const deactivated = await findDeactivated(db, home);
+  if (deactivated) throw errors.deactivated(deactivated.kind, deactivated.name);
+}
+
 /** For handlers that pick a project themselves (creation): 404 when invisible, 403 when the role is too low. */
 export function requireRole(identity: TokenIdentity, projectId: string, need: Role, what: { kind: string; name: string }): void {
   if (!isVisible(identity, projectId)) throw errors.notFound(what.kind, what.name);
@@ -135,14 +156,16 @@ export async function enforce(db: Database, req: FastifyRequest, rule: AccessRul
   const found = await locateResource(db, target.kind, key);
   if (!found) return;
   if (!isVisible(identity, found.projectId)) throw errors.notFound(target.kind, key);
-  if (hasRole(identity, found.projectId, need)) return;
+  // Owners are users, never token names: a campaign is a researcher's own whichever of their tokens created it.
   const own = rule.ownerMay && found.ownerUserId === identity.userId && hasRole(identity, found.projectId, rule.ownerMay);
-  if (own) return;
-  throw errors.forbidden(
-    rule.ownerMay
-      ? `this needs the ${need} role in this ${target.kind}'s project (or the ${rule.ownerMay} role and to have created it)`
-      : `this needs the ${need} role in this ${target.kind}'s project`,
-  );
+  if (!hasRole(identity, found.projectId, need) && !own) {
+    throw errors.forbidden(
+      rule.ownerMay
+        ? `this needs the ${need} role in this ${target.kind}'s project (or the ${rule.ownerMay} role and to have created it)`
+        : `this needs the ${need} role in this ${target.kind}'s project`,
+    );
+  }
+  if (found.deactivatedProject !== null && !ALLOWED_WHILE_DEACTIVATED.has(rule.action)) throw errors.deactivated('project', found.deactivatedProject);
 }
 
 /** Every registered /v1 route with its rule, for the permission-matrix test and the docs. */
@@ -177,21 +200,27 @@ export function installAccessControl(app: FastifyInstance, db: Database): RouteR
 
 /**
  * The project a new cluster, suite or import campaign goes to: the one named (`?project=`), else
- * the caller's only project where they hold `need`; admins default to the `default` project.
+ * the caller's only project where they hold `need`; admins default to the `default` project. A
+ * deactivated one is refused (409): nothing new goes into it.
  */
 export async function chooseProject(db: Database, identity: TokenIdentity, requested: string | undefined, need: Role): Promise<string> {
   if (requested !== undefined) {
     const project = await findProjectByName(db, requested);
     if (!project) throw errors.notFound('project', requested);
     requireRole(identity, project.id, need, { kind: 'project', name: requested });
+    if (project.deactivatedAt) throw errors.deactivated('project', project.name);
     return project.id;
   }
   if (identity.isAdmin) {
     const fallback = await findProjectByName(db, DEFAULT_PROJECT);
+    if (fallback?.deactivatedAt) throw errors.deactivated('project', fallback.name);
     if (fallback) return fallback.id;
   }
   const candidates = visibleProjects(identity, need) ?? [];
-  if (candidates.length === 1) return candidates[0]!;
+  if (candidates.length === 1) {
+    await requireActive(db, { projectId: candidates[0]! });
+    return candidates[0]!;
+  }
   if (candidates.length === 0) throw errors.forbidden(`this needs the ${need} role in a project, and this token has it in none`);
   const names = (await listProjects(db, candidates)).map((p) => p.name);
   throw errors.validation('request querystring', [{ path: 'project', code: 'required', message: `name the project with ?project= (one of: ${names.sort().join(', ')})` }]);

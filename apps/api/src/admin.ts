@@ -5,6 +5,7 @@
 //                                  existed) and re-seals those of ERG_SECRET_KEY_PREVIOUS with ERG_SECRET_KEY
 import { createApiToken, createDatabase, ensureDatabase, migrate, sealStoredSecrets } from '@erg/db';
 import { secretBoxFrom } from '@erg/secrets';
+import { reservedPrefixOf } from '@erg/spec';
 import { parseApiConfig } from './config';
 
 const USAGE = 'usage: erg-admin create-token NAME | erg-admin seal-secrets';
@@ -13,6 +14,12 @@ async function main(): Promise<void> {
   const [command, name] = process.argv.slice(2);
   if (!((command === 'create-token' && name) || (command === 'seal-secrets' && !name))) {
     console.error(USAGE);
+    process.exit(2);
+  }
+  // The same rule as POST /v1/tokens: a token must not pass for a name erg gives itself (suite:<name>).
+  const reserved = name === undefined ? null : reservedPrefixOf(name);
+  if (reserved !== null) {
+    console.error(`erg-admin: token names beginning with "${reserved}" are erg's own (a suite's campaigns are owned by suite:<name>); choose another name`);
     process.exit(2);
   }
   const config = parseApiConfig(process.env);

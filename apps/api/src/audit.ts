@@ -32,6 +32,12 @@ export const ROUTES: Record<string, AuditTarget> = {
   'PUT /v1/suites/:name': { action: 'suite.update', resourceType: 'suite', param: 'name' },
   'DELETE /v1/suites/:name': { action: 'suite.delete', resourceType: 'suite', param: 'name' },
   'POST /v1/suites/:name/trigger': { action: 'suite.trigger', resourceType: 'suite', param: 'name' },
+  'POST /v1/users/:name/deactivate': { action: 'user.deactivate', resourceType: 'user', param: 'name' },
+  'POST /v1/users/:name/reactivate': { action: 'user.reactivate', resourceType: 'user', param: 'name' },
+  'POST /v1/projects/:name/deactivate': { action: 'project.deactivate', resourceType: 'project', param: 'name' },
+  'POST /v1/projects/:name/reactivate': { action: 'project.reactivate', resourceType: 'project', param: 'name' },
+  'POST /v1/clusters/:name/deactivate': { action: 'cluster.deactivate', resourceType: 'cluster', param: 'name' },
+  'POST /v1/clusters/:name/reactivate': { action: 'cluster.reactivate', resourceType: 'cluster', param: 'name' },
 };
 
 const NOT_AUDITED = new Set(['POST /v1/runs/:id/telemetry']);

@@ -49,6 +49,12 @@ export const ApiConfig = z.object({
   ERG_OFFLOAD_QUEUE: z.coerce.number().int().min(0).default(32),
   /** Heap of each worker thread, MiB: a body that needs more is refused (422). */
   ERG_OFFLOAD_HEAP_MB: z.coerce.number().int().min(32).default(256),
+  /**
+   * How often open event streams (GET /v1/events) re-check their token's access, whatever else
+   * happens: the backstop for what sends no notice (a token expiring) and for notices lost while
+   * the LISTEN connection was down. Revocations, deactivations and removals close streams at once.
+   */
+  ERG_EVENTS_ACCESS_CHECK_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   /** GET /v1/runs/{id}/logs reads in flight at once per token, and per cluster (beyond: 429 with Retry-After). */
   ERG_LOG_READS_PER_TOKEN: z.coerce.number().int().min(1).max(64).default(2),
   ERG_LOG_READS_PER_CLUSTER: z.coerce.number().int().min(1).max(64).default(4),

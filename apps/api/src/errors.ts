@@ -94,6 +94,14 @@ export const errors = {
   suiteRefused: (err: SuiteError) =>
     new ApiError(err.code, err.code === 'ERG_SUITE_UNKNOWN_CLUSTER' ? `${err.message}; register it with POST /v1/clusters or change the suite` : err.message),
   conflict: (message: string) => new ApiError('ERG_CONFLICT', message),
+  /** New work in a deactivated project or on a deactivated cluster, or a change to a deactivated project. */
+  deactivated: (kind: 'project' | 'cluster', name: string) =>
+    new ApiError(
+      'ERG_DEACTIVATED',
+      `${kind} "${name}" is deactivated: its history can be read, but nothing new starts in it; ` +
+        (kind === 'project' ? 'an admin reactivates it with POST /v1/projects/' : "the cluster's maintainers reactivate it with POST /v1/clusters/") +
+        `${name}/reactivate`,
+    ),
   forbidden: (message: string) => new ApiError('ERG_FORBIDDEN', message),
   /** A token asked to create a token beyond its own bounds; one issue per bound exceeded. */
   tokenWider: (issues: SpecIssue[]) =>

@@ -44,6 +44,7 @@ export function clusterView(c: ClusterRecord, series: CarbonIntensitySummary, po
     // Certificates, jump hosts (never their keys) and the warnings about them.
     ...credentialsView(c, policy),
     createdAt: c.createdAt.toISOString(),
+    deactivatedAt: iso(c.deactivatedAt),
   };
 }
 
@@ -142,12 +143,12 @@ export function queueRunView(r: QueueRunRow, powerW: number | null) {
 export function projectView(p: ProjectRecord, identity: TokenIdentity) {
   return {
     id: p.id, name: p.name, description: p.description, maxConcurrentRuns: p.maxConcurrentRuns,
-    role: identity.isAdmin ? ('admin' as const) : (identity.roles.get(p.id) ?? null), createdAt: p.createdAt.toISOString(),
+    role: identity.isAdmin ? ('admin' as const) : (identity.roles.get(p.id) ?? null), createdAt: p.createdAt.toISOString(), deactivatedAt: iso(p.deactivatedAt),
   };
 }
 
 export function userView(u: UserRecord) {
-  return { id: u.id, name: u.name, kind: u.kind as 'person' | 'service', isAdmin: u.isAdmin, createdAt: u.createdAt.toISOString(), disabledAt: iso(u.disabledAt) };
+  return { id: u.id, name: u.name, kind: u.kind as 'person' | 'service', isAdmin: u.isAdmin, createdAt: u.createdAt.toISOString(), deactivatedAt: iso(u.deactivatedAt) };
 }
 
 /** A token without its secret; `projectNames` names its projects (projectNames in services/access.ts). */

@@ -1,4 +1,4 @@
-// `admin.js seal-secrets` as an operator runs it: the built command on a database holding a
+// `admin.js seal-secrets` as an operator runs it (and `create-token`'s refusal of erg's own names): the built command on a database holding a
 // plaintext key (a row from before sealing) and a key sealed with the previous key (rotation).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -43,5 +43,14 @@ describe('admin.js seal-secrets', () => {
       expect(box.open(c.privateKey, clusterKeyContext(c.id))).toBe(KEY);
     }
     expect(run()).toMatch(/: 0 cluster private key\(s\), 0 webhook secret\(s\)/);
+  });
+});
+
+describe('admin.js create-token', () => {
+  test("refuses a name that would pass for erg's own (suite:, erg:), before touching the database", () => {
+    const run = () => execFileSync(process.execPath, [path.join(repoRoot(), 'apps/api/dist/admin.js'), 'create-token', 'suite:nightly'], {
+      env: { ...process.env, DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' }, encoding: 'utf8', stdio: 'pipe',
+    });
+    expect(run).toThrow(expect.objectContaining({ status: 2, stderr: expect.stringContaining('token names beginning with "suite:" are erg\'s own') }));
   });
 });

@@ -1,5 +1,5 @@
 import { EVENTS_LISTENER_NAME } from '@erg/db';
-import { backendPids, terminateBackend } from '@erg/db/testing';
+import { backendPids, expireApiToken, terminateBackend } from '@erg/db/testing';
 import { waitFor } from '@erg/testkit';
 import { readEventStream } from './event-stream';
 import { startTestApi, type TestApi } from './helpers';
@@ -15,11 +15,12 @@ describe('GET /v1/events (Server-Sent Events over LISTEN/NOTIFY; Postgres + Redi
 
   async function call(method: string, url: string, body?: unknown) {
     const res = await t.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${t.token}` }, ...(body === undefined ? {} : { payload: body as object }) });
-    return res.json();
+    return res.body === '' ? null : res.json();
   }
 
   beforeAll(async () => {
-    t = await startTestApi();
+    // The periodic re-check of streams' access far away: the notices alone must end streams here.
+    t = await startTestApi({ ERG_EVENTS_ACCESS_CHECK_MS: '600000' });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   });
@@ -46,6 +47,79 @@ describe('GET /v1/events (Server-Sent Events over LISTEN/NOTIFY; Postgres + Redi
       const filtered = await openStream(`${base}/v1/events?campaign=${theirs.id}`, token);
       await filtered.next((e) => e.event === 'hello', 'hello');
       await filtered.close();
+    } finally {
+      await stream.close();
+    }
+  });
+
+  /** A user with a viewer role in each of `projects`, and a token of theirs. */
+  async function member(name: string, projects: string[]): Promise<{ token: string; tokenId: string }> {
+    await call('POST', '/v1/users', { name });
+    for (const p of projects) await call('PUT', `/v1/projects/${p}/members/${name}`, { role: 'viewer' });
+    const created = await call('POST', '/v1/tokens', { name: 'stream', user: name });
+    return { token: created.token, tokenId: created.id };
+  }
+
+  /** Waits for the stream's `closed` event and its end; returns the event's data. */
+  async function closedWith(stream: Awaited<ReturnType<typeof openStream>>, what: string) {
+    const closed = await stream.next((e) => e.event === 'closed', what);
+    await waitFor(() => stream.ended, { what: `${what}: the stream to end`, timeoutMs: 10_000 });
+    expect(stream.events.at(-1)).toBe(closed);
+    return closed.data as { reason: string; message: string };
+  }
+
+  test("a revoked token's stream gets `closed` and ends at once; no later event reaches it", async () => {
+    await call('POST', '/v1/projects', { name: 'ev-revoke' });
+    const { token, tokenId } = await member('ev-revoked', ['ev-revoke']);
+    const campaign = await call('POST', '/v1/campaigns?project=ev-revoke', spec('revoke'));
+    const stream = await openStream(`${base}/v1/events`, token);
+    try {
+      await stream.next((e) => e.event === 'hello', 'hello');
+      await call('DELETE', `/v1/tokens/${tokenId}`);
+      expect(await closedWith(stream, 'the revocation to close the stream')).toEqual({ reason: 'token_revoked', message: expect.stringContaining('revoked') });
+      await call('POST', `/v1/campaigns/${campaign.id}/cancel`);
+      expect(stream.events.filter((e) => e.event === 'run')).toEqual([]);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  test('a user removed from a project: their stream ends (access_changed); another member\'s stream goes on', async () => {
+    for (const name of ['ev-shared', 'ev-kept']) await call('POST', '/v1/projects', { name });
+    const leaving = await member('ev-leaving', ['ev-shared', 'ev-kept']);
+    const staying = await member('ev-staying', ['ev-shared']);
+    const campaign = await call('POST', '/v1/campaigns?project=ev-shared', spec('shared'));
+    const gone = await openStream(`${base}/v1/events`, leaving.token);
+    const kept = await openStream(`${base}/v1/events`, staying.token);
+    try {
+      await gone.next((e) => e.event === 'hello', 'hello');
+      await kept.next((e) => e.event === 'hello', 'hello');
+      await call('DELETE', '/v1/projects/ev-shared/members/ev-leaving');
+      expect((await closedWith(gone, 'the removal to close the stream')).reason).toBe('access_changed');
+      await call('POST', `/v1/campaigns/${campaign.id}/cancel`);
+      await waitFor(() => kept.events.filter((e) => e.event === 'run' && e.data.campaignId === campaign.id).length === 2, { what: "the other member's events", timeoutMs: 10_000 });
+      expect(kept.ended).toBe(false);
+      expect(gone.events.filter((e) => e.event === 'run')).toEqual([]);
+      // The token still works, for what it still reaches.
+      expect((await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${leaving.token}` } })).status).toBe(200);
+    } finally {
+      await gone.close();
+      await kept.close();
+    }
+  });
+
+  test('deactivating a user ends their streams at once and refuses their tokens; reactivating lets the tokens in again', async () => {
+    await call('POST', '/v1/projects', { name: 'ev-deact' });
+    const { token } = await member('ev-departed', ['ev-deact']);
+    const stream = await openStream(`${base}/v1/events`, token);
+    try {
+      await stream.next((e) => e.event === 'hello', 'hello');
+      const deactivated = await call('POST', '/v1/users/ev-departed/deactivate');
+      expect(Date.parse(deactivated.deactivatedAt)).not.toBeNaN();
+      expect((await closedWith(stream, 'the deactivation to close the stream')).reason).toBe('user_deactivated');
+      expect((await fetch(`${base}/v1/events`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+      expect((await call('POST', '/v1/users/ev-departed/reactivate')).deactivatedAt).toBeNull();
+      expect((await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     } finally {
       await stream.close();
     }
@@ -124,6 +198,24 @@ describe('GET /v1/events (Server-Sent Events over LISTEN/NOTIFY; Postgres + Redi
       expect(stream.ended).toBe(false);
     } finally {
       await stream.close();
+    }
+  });
+
+  test('an expired token\'s stream is ended by the periodic check (expiry sends no notice)', async () => {
+    const other = await startTestApi({ ERG_EVENTS_ACCESS_CHECK_MS: '200' });
+    try {
+      await other.app.listen({ host: '127.0.0.1', port: 0 });
+      const created = (await other.app.inject({ method: 'POST', url: '/v1/tokens', headers: { authorization: `Bearer ${other.token}` }, payload: { name: 'short' } })).json();
+      const stream = await openStream(`http://127.0.0.1:${(other.app.server.address() as { port: number }).port}/v1/events`, created.token);
+      try {
+        await stream.next((e) => e.event === 'hello', 'hello');
+        await expireApiToken(other.db, created.id);
+        expect((await closedWith(stream, 'the expiry to close the stream')).reason).toBe('token_expired');
+      } finally {
+        await stream.close();
+      }
+    } finally {
+      await other.close();
     }
   });
 

@@ -64,6 +64,7 @@ function poolFor(op: Operation, name: string, world: World): string[] {
     case 'suites': return world.suites;
     case 'clusters': return world.clusters;
     case 'projects': return world.projects;
+    case 'users': return world.users;
     default: return [];
   }
 }
@@ -234,8 +235,10 @@ describe('the API from its own OpenAPI document, fuzzed (Postgres + Redis)', () 
     base = `http://127.0.0.1:${address.port}`;
     document = (await (await fetch(`${base}/openapi.json`)).json()) as JsonSchema;
     validator = openApiValidator(document);
-    // Creations first, deletions last, so that what one operation removes does not starve the others.
-    const order = (o: Operation) => (o.path.endsWith('/cancel') ? 3 : ({ POST: 0, PUT: 1, GET: 2, DELETE: 3 })[o.method] ?? 2);
+    // Creations first, deletions last, so that what one operation removes does not starve the
+    // others; deactivations with them, and reactivations after (a deactivated project refuses most changes).
+    const order = (o: Operation) =>
+      o.path.endsWith('/reactivate') ? 4 : o.path.endsWith('/cancel') || o.path.endsWith('/deactivate') ? 3 : (({ POST: 0, PUT: 1, GET: 2, DELETE: 3 })[o.method] ?? 2);
     operations = operationsOf(document).sort((a, b) => order(a) - order(b));
 
     const admin = async (method: string, url: string, body?: unknown) => {

@@ -34,6 +34,8 @@ interface Side {
   runId: string;
   importRunId: string;
   suite: string;
+  /** A cluster of the side's project that only the deactivation routes use. */
+  spareCluster: string;
 }
 
 describe('permission matrix: every route × role × own / other project (Postgres + Redis)', () => {
@@ -63,7 +65,9 @@ describe('permission matrix: every route × role × own / other project (Postgre
     expect(imported.status).toBe(201);
     const suiteName = `s-${project}`;
     expect((await admin({ method: 'POST', url: '/v1/suites', body: suite(suiteName, clusterName) })).status).toBe(201);
-    return { project, cluster: clusterName, campaignId: created.body.id, runId: created.body.runs[0].id, importRunId: imported.body.runs[0].id, suite: suiteName };
+    const spareCluster = `spare-${project}`;
+    expect((await admin({ method: 'POST', url: `/v1/clusters?project=${project}`, body: cluster(spareCluster) })).status).toBe(201);
+    return { project, cluster: clusterName, campaignId: created.body.id, runId: created.body.runs[0].id, importRunId: imported.body.runs[0].id, suite: suiteName, spareCluster };
   }
 
   /** A request per route, aimed at side `s`; destructive ones get a fresh target each time. */
@@ -80,6 +84,9 @@ describe('permission matrix: every route × role × own / other project (Postgre
     // Merging no points: valid for any cluster, changes nothing.
     'PUT /v1/clusters/:name/carbon-intensity': (s) => ({ method: 'PUT', url: `/v1/clusters/${s.cluster}/carbon-intensity`, body: { points: [] } }),
     'GET /v1/clusters/:name/carbon-intensity': (s) => ({ method: 'GET', url: `/v1/clusters/${s.cluster}/carbon-intensity` }),
+    // Retiring a spare cluster of the side's project (idempotent), so that the side's own keeps working.
+    'POST /v1/clusters/:name/deactivate': (s) => ({ method: 'POST', url: `/v1/clusters/${s.spareCluster}/deactivate` }),
+    'POST /v1/clusters/:name/reactivate': (s) => ({ method: 'POST', url: `/v1/clusters/${s.spareCluster}/reactivate` }),
     'POST /v1/campaigns': (s) => ({ method: 'POST', url: '/v1/campaigns', body: slurmCampaign(s.cluster) }),
     'GET /v1/campaigns': () => ({ method: 'GET', url: '/v1/campaigns' }),
     'GET /v1/campaigns/:id': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}` }),
@@ -120,6 +127,9 @@ describe('permission matrix: every route × role × own / other project (Postgre
     'GET /v1/projects/:name': (s) => ({ method: 'GET', url: `/v1/projects/${s.project}` }),
     'GET /v1/projects/:name/webhook-policy': (s) => ({ method: 'GET', url: `/v1/projects/${s.project}/webhook-policy` }),
     'PUT /v1/projects/:name/webhook-policy': (s) => ({ method: 'PUT', url: `/v1/projects/${s.project}/webhook-policy`, body: { allowHttp: false, allowHosts: [] } }),
+    // Admin-only: a spare project, whichever side (alpha and beta must stay active).
+    'POST /v1/projects/:name/deactivate': () => ({ method: 'POST', url: '/v1/projects/spare-project/deactivate' }),
+    'POST /v1/projects/:name/reactivate': () => ({ method: 'POST', url: '/v1/projects/spare-project/reactivate' }),
     'PUT /v1/projects/:name/members/:user': (s) => ({ method: 'PUT', url: `/v1/projects/${s.project}/members/spare`, body: { role: 'viewer' } }),
     'DELETE /v1/projects/:name/members/:user': async (s) => {
       await admin({ method: 'PUT', url: `/v1/projects/${s.project}/members/spare`, body: { role: 'viewer' } });
@@ -127,6 +137,8 @@ describe('permission matrix: every route × role × own / other project (Postgre
     },
     'GET /v1/users': () => ({ method: 'GET', url: '/v1/users' }),
     'POST /v1/users': () => ({ method: 'POST', url: '/v1/users', body: { name: fresh('u') } }),
+    'POST /v1/users/:name/deactivate': () => ({ method: 'POST', url: '/v1/users/spare/deactivate' }),
+    'POST /v1/users/:name/reactivate': () => ({ method: 'POST', url: '/v1/users/spare/reactivate' }),
     'GET /v1/tokens': () => ({ method: 'GET', url: '/v1/tokens' }),
     'POST /v1/tokens': () => ({ method: 'POST', url: '/v1/tokens', body: { name: 'matrix' } }),
     'DELETE /v1/tokens/:id': async (_s, role) => {
@@ -148,7 +160,7 @@ describe('permission matrix: every route × role × own / other project (Postgre
 
   beforeAll(async () => {
     t = await startTestApi();
-    for (const p of ['alpha', 'beta']) expect((await admin({ method: 'POST', url: '/v1/projects', body: { name: p } })).status).toBe(201);
+    for (const p of ['alpha', 'beta', 'spare-project']) expect((await admin({ method: 'POST', url: '/v1/projects', body: { name: p } })).status).toBe(201);
     expect((await admin({ method: 'POST', url: '/v1/users', body: { name: 'spare' } })).status).toBe(201);
     // Maintainers find only users who share a project with them (oracles.int.test.ts): spare is in alpha.
     expect((await admin({ method: 'PUT', url: '/v1/projects/alpha/members/spare', body: { role: 'viewer' } })).status).toBe(200);

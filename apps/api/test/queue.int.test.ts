@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { claimRunsForSubmission, createApiToken, findClusterByName, markRunsQueued, recordClusterContact, recordSlurmProgress } from '@erg/db';
+import { claimRunsForSubmission, findClusterByName, markRunsQueued, recordClusterContact, recordSlurmProgress } from '@erg/db';
 import { setRunWindows } from '@erg/db/testing';
 import { startTestApi, type TestApi } from './helpers';
 
@@ -32,7 +32,10 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
 
   beforeAll(async () => {
     t = await startTestApi();
-    alice = (await createApiToken(t.db, 'alice')).token;
+    // Alice (a researcher) creates b with a token named after nobody: owners are users, not token names.
+    expect((await call('POST', '/v1/users', { name: 'alice' })).status).toBe(201);
+    expect((await call('PUT', '/v1/projects/default/members/alice', { role: 'researcher' })).status).toBe(200);
+    alice = (await call('POST', '/v1/tokens', { name: 'laptop', user: 'alice' })).body.token;
     expect((await call('POST', '/v1/clusters', cluster('alpha', 'gh200'))).status).toBe(201);
     expect((await call('POST', '/v1/clusters', cluster('beta'))).status).toBe(201);
     a = (await call('POST', '/v1/campaigns', spec('a', 'alpha'))).body;
@@ -49,10 +52,14 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
     await t.close();
   });
 
-  test('campaigns carry their owner: the token name that created them', async () => {
-    expect((await call('GET', `/v1/campaigns/${a.id}`)).body.owner).toBe('test');
-    expect((await call('GET', `/v1/campaigns/${b.id}`)).body.owner).toBe('alice');
-    expect((await call('GET', '/v1/campaigns')).body.items.map((c: { owner: string }) => c.owner)).toEqual(['alice', 'test']);
+  test('campaigns carry their owner, the user who created them, and the user and the token apart', async () => {
+    expect((await call('GET', `/v1/campaigns/${a.id}`)).body.owner).toBe('admin');
+    const detail = (await call('GET', `/v1/campaigns/${b.id}`)).body;
+    expect(detail.owner).toBe('alice');
+    expect(detail.createdBy).toEqual({ user: { id: expect.any(String), name: 'alice' }, token: { id: expect.any(String), name: 'laptop' }, suite: null });
+    const list = (await call('GET', '/v1/campaigns')).body.items;
+    expect(list.map((c: { owner: string }) => c.owner)).toEqual(['alice', 'admin']);
+    expect(list[1].createdBy).toMatchObject({ user: { name: 'admin' }, token: { name: 'test' }, suite: null });
   });
 
   test('lists every unfinished run: running first, then queued/submitting, then pending, oldest first', async () => {
@@ -64,7 +71,7 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
     ]);
     const top = q.runs[0];
     expect(top).toMatchObject({
-      id: running, campaignId: a.id, owner: 'test', cluster: 'alpha', state: 'running', slurmJobId: '101', partition: 'gh200', nodes: 1,
+      id: running, campaignId: a.id, owner: 'admin', cluster: 'alpha', state: 'running', slurmJobId: '101', partition: 'gh200', nodes: 1,
       nodeList: 'gh-[01-02]', ...runningKey, repetition: 1, reason: null, powerW: null,
     });
     expect(Date.parse(top.startedAt)).not.toBeNaN();
@@ -90,6 +97,8 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
     expect((await queue('?owner=alice')).runs.every((r: { campaignId: string }) => r.campaignId === b.id)).toBe(true);
     expect((await queue('?owner=alice')).total).toBe(4);
     expect((await queue('?owner=nobody')).total).toBe(0);
+    // Token names are not owners.
+    expect((await queue('?owner=laptop')).total).toBe(0);
     const page = await queue('?limit=2');
     expect(page).toMatchObject({ total: 8, truncated: true });
     expect(ids(page)).toEqual([running, queued]);

@@ -3,6 +3,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestApi, type TestApi } from './helpers';
 
+/** What every answer of the web app carries (docs/security.md, "The web app's headers"). */
+function expectSecurityHeaders(headers: Record<string, unknown>): void {
+  const csp = String(headers['content-security-policy'] ?? '');
+  const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+  expect(directives.get('default-src')).toEqual(["'self'"]);
+  expect(directives.get('script-src')).toEqual(["'self'"]);
+  expect(directives.get('connect-src')).toEqual(["'self'"]);
+  expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+  expect(directives.get('object-src')).toEqual(["'none'"]);
+  // No inline script or style is allowed anywhere.
+  expect(csp).not.toContain('unsafe-inline');
+  expect(headers['x-frame-options']).toBe('DENY');
+  expect(headers['x-content-type-options']).toBe('nosniff');
+  expect(headers['referrer-policy']).toBe('no-referrer');
+}
+
 describe('the web app at / (ERG_WEB_DIR)', () => {
   let dir: string;
   let t: TestApi;
@@ -25,6 +41,7 @@ describe('the web app at / (ERG_WEB_DIR)', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.headers['cache-control']).toBe('no-cache');
     expect(res.body).toContain('app-1a2b3c.js');
+    expectSecurityHeaders(res.headers);
   });
 
   test('/assets/* are served with long cache headers; a missing one is a 404', async () => {
@@ -33,6 +50,7 @@ describe('the web app at / (ERG_WEB_DIR)', () => {
     expect(res.body).toBe('console.log("erg")');
     expect(res.headers['cache-control']).toMatch(/max-age=31536000/);
     expect(res.headers['cache-control']).toMatch(/immutable/);
+    expectSecurityHeaders(res.headers);
     expect((await t.app.inject({ url: '/assets/nope.js' })).statusCode).toBe(404);
     expect((await t.app.inject({ url: '/assets/../index.html' })).statusCode).not.toBe(200);
   });
@@ -68,5 +86,8 @@ describe('the web app at / before it is built', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.body).toContain('not built');
     expect(res.body).toContain('npx turbo run build');
+    // The page itself keeps to the policy: no inline style or script.
+    expectSecurityHeaders(res.headers);
+    expect(res.body).not.toMatch(/style=|<style|<script/);
   });
 });

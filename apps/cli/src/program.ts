@@ -17,6 +17,7 @@ import { registerRegress } from './commands/regress';
 import { registerSubmit } from './commands/submit';
 import { registerSuites } from './commands/suites';
 import { registerTokens } from './commands/tokens';
+import { registerUsers } from './commands/users';
 import { registerValidate } from './commands/validate';
 import { registerWatch } from './commands/watch';
 import type { Act } from './commands/register';
@@ -81,6 +82,7 @@ export function buildProgram(runtime: CliRuntime, outcome: { code: ExitCode } = 
   registerSuites(program, act);
   registerRegress(program, act);
   registerTokens(program, act);
+  registerUsers(program, act);
   return program;
 }
 

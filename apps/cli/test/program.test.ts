@@ -12,6 +12,8 @@ const CLUSTER = {
 const CAMPAIGN = {
   id: CAMPAIGN_ID, name: 'sweep', cluster: 'local', state: 'running', runCounts: { completed: 3, queued: 4, pending: 1 }, totalRuns: 8,
   createdAt: '2026-11-30T11:58:00.000Z', cancelRequestedAt: null, design: { order: 'randomized-blocks', seed: 1234 },
+  // Alice's token is named like a suite (before erg refused such names): it reads as a token, alice is the owner.
+  owner: 'alice', createdBy: { user: { id: 'u1', name: 'alice' }, token: { id: 't1', name: 'suite:nightly' }, suite: null },
 };
 const run = (over: object) => ({ id: RUN_ID, configurationKey: 'a=1', parameters: { a: 1 }, repetition: 1, state: 'completed', slurmJobId: '42', exitCode: 0, reason: null, ...over });
 
@@ -251,6 +253,7 @@ describe('status, runs, logs, cancel', () => {
     expect(out.stdout).toMatch(/^Runs\s+8: pending 1, queued 4, completed 3$/m);
     expect(out.stdout).toMatch(/^Created\s+2026-11-30T11:58:00\.000Z \(2 min 00 s ago\)$/m);
     expect(out.stdout).toMatch(/^Run order\s+randomized complete blocks, seed 1234$/m);
+    expect(out.stdout).toMatch(/^Started by\s+alice \(token "suite:nightly"\)$/m);
     expect(out.stdout).toContain('Waiting:\n  2 runs queued: Resources\n  1 run pending: waiting for the scheduler to submit it\n');
     expect(JSON.parse((await erg(['status', CAMPAIGN_ID, '--json'], { api })).stdout)).toMatchObject({ id: CAMPAIGN_ID, spec: {} });
   });
@@ -270,7 +273,8 @@ describe('status, runs, logs, cancel', () => {
     const out = await erg(['campaigns'], { api: list });
     expect(out.code).toBe(0);
     expect(out.requests[0]!.query.get('limit')).toBe('20');
-    expect(out.stdout).toMatch(new RegExp(`^${CAMPAIGN_ID}\\s+sweep\\s+local\\s+running\\s+8\\s+pending 1, queued 4, completed 3\\s+2026-11-30T11:58:00\\.000Z$`, 'm'));
+    expect(out.stdout).toMatch(/^ID\s+NAME\s+CLUSTER\s+OWNER\s+STATE/m);
+    expect(out.stdout).toMatch(new RegExp(`^${CAMPAIGN_ID}\\s+sweep\\s+local\\s+alice\\s+running\\s+8\\s+pending 1, queued 4, completed 3\\s+2026-11-30T11:58:00\\.000Z$`, 'm'));
     const one = await erg(['campaigns', '--limit', '1'], { api: list });
     expect(one.stderr).toMatch(/only the newest 1 are shown/);
     expect((await erg(['campaigns', '--limit', '0'], { api: list })).code).toBe(2);

@@ -27,6 +27,11 @@ export async function runScheduledTrigger(ctx: SchedulerContext, queue: Queue, j
     );
     ctx.log.info({ suite: suite.name, suiteRunId: run.id, campaignId: run.campaignId, created }, 'scheduled suite run started');
   } catch (err) {
+    // A slot of a suite whose project or cluster is deactivated is skipped: an admin's decision, not a failure.
+    if (err instanceof SuiteError && err.code === 'ERG_DEACTIVATED') {
+      ctx.log.info({ suite: suite.name, err: err.message }, 'scheduled suite run skipped');
+      return;
+    }
     // Retrying cannot register a cluster or fix a template: fail the job for good, loudly.
     if (err instanceof SuiteError) {
       ctx.log.error({ suite: suite.name, code: err.code, err: err.message }, 'scheduled suite run could not start');

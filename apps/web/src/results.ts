@@ -12,7 +12,7 @@ export {
 } from '@erg/format';
 export {
   CSV_FIGURES, differingMachines, entryId, flaggedConfigurations, footprintCsvColumns, groupedByFingerprint, halfWidth, hasCarbon, hasCost, inConfigurationOrder, interval, leftOutText, markLegend,
-  markLetters, MARK_LEGEND, marksOf, marksWithFootprintOf, measuredConfigurations, objectivesText, parameterNames, parameterText, powerNoteLine, publishableLine, resultRows, runOrderLabel,
+  markLetters, MARK_LEGEND, marksOf, marksWithFootprintOf, measuredConfigurations, objectivesText, parameterNames, parameterText, powerNoteLine, publishableLine, resultRows, runOrderLabel, startedByLabel,
   UNMEASURED_SHOWN, type Marks,
 } from '@erg/format';
 

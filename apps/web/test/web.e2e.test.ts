@@ -25,6 +25,8 @@ describe('web app on a live campaign', () => {
   let context: BrowserContext;
   let page: Page;
   let userDataDir: string;
+  /** What Chromium refused under the app's Content-Security-Policy: must stay empty (afterEach). */
+  const cspViolations: string[] = [];
 
   beforeAll(async () => {
     if (!existsSync(path.join(repoRoot(), 'apps', 'web', 'dist', 'index.html'))) throw new Error('apps/web/dist is missing: run npx turbo run build first');
@@ -43,6 +45,18 @@ describe('web app on a live campaign', () => {
       acceptDownloads: true,
     });
     page = context.pages()[0] ?? (await context.newPage());
+    // Every refusal is reported twice: Chromium's console line, and the page's securitypolicyviolation
+    // event (an init script, which Playwright injects outside the page's policy).
+    await context.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => console.error(`securitypolicyviolation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`));
+    });
+    page.on('console', (m) => {
+      if (/securitypolicyviolation|Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+  });
+
+  afterEach(() => {
+    expect(cspViolations.splice(0)).toEqual([]);
   });
 
   afterAll(async () => {
@@ -56,8 +70,14 @@ describe('web app on a live campaign', () => {
   const shot = (name: string, fullPage = false) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage });
 
   test('sign in, watch the queue and a run live, then read the results', async () => {
-    // The app is served at / without a token; a wrong token is refused on the form.
-    await page.goto(h.url + '/');
+    // The app is served at / without a token, with its security headers; a wrong token is refused on the form.
+    const served = await page.goto(h.url + '/');
+    const headers = served!.headers();
+    expect(headers['content-security-policy']).toContain("default-src 'self'");
+    expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(headers['x-frame-options']).toBe('DENY');
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(headers['referrer-policy']).toBe('no-referrer');
     await page.getByLabel('API token').fill('erg_' + 'x'.repeat(43));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('refused this token').waitFor();
@@ -66,6 +86,12 @@ describe('web app on a live campaign', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Queue' }).waitFor();
     await page.getByTestId('live-status').getByText('live').waitFor();
+    // The watch on the policy sees refusals: an inline <style> (the app writes none) is refused and reported.
+    await page.evaluate(() => document.head.append(Object.assign(document.createElement('style'), { textContent: 'body { margin: 0 }' })));
+    // Both reports: Chromium's console line and the page's event.
+    const reported = () => cspViolations.some((m) => m.startsWith('securitypolicyviolation: style-src')) && cspViolations.some((m) => /Content Security Policy/.test(m));
+    await waitFor(reported, { timeoutMs: 10_000, intervalMs: 50, what: 'the refused inline style to be reported' });
+    cspViolations.splice(0);
 
     // secs seconds of CPU work in `workers` processes, then idle until the test has watched a run
     // live and releases them (`release`, a file on the cluster; at most 2 minutes): on a loaded

@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { MAX_DESIGN_SEED, TERMINAL_RUN_STATES, type CampaignRunOrder, type CampaignSpec, type CampaignState, type ClusterCapabilities, type RunOrder } from '@erg/spec';
+import { MAX_DESIGN_SEED, suiteOwner, TERMINAL_RUN_STATES, type CampaignCreator, type CampaignRunOrder, type CampaignSpec, type CampaignState, type ClusterCapabilities, type RunOrder } from '@erg/spec';
 import { campaignRunOrder, settleDesign, type OrderedRun } from '@erg/sweep';
 import { plainArrayLiteral, quotedArrayLiteral } from './array-literal';
 import { asTransaction, poolOf, prismaOf, withTransaction, type Database, type Transaction } from './client';
@@ -12,12 +12,10 @@ export interface NewCampaign {
   /** The validated spec with defaults applied. */
   spec: CampaignSpec;
   specText: string | null;
-  /** Who creates it: the API token's name, or `suite:<name>`. */
-  createdBy?: string | null;
+  /** Who creates it: a user with one of their tokens (the API), or a suite; nothing else (tests). */
+  creator?: { userId: string; tokenId: string; tokenName: string } | { suite: string };
   /** The project that owns the campaign (its cluster's project). */
   projectId: string;
-  /** The user whose token created it; null for suite triggers. */
-  createdByUserId?: string | null;
   configurations: { key: string; parameters: Record<string, unknown> }[];
   repetitions: number;
   /** An adaptive campaign: its strategy may add runs until it stops (campaigns.strategy_open). */
@@ -72,13 +70,16 @@ export async function createCampaign(db: Database, input: NewCampaign, drawSeed:
   const configurations: CreatedCampaign['configurations'] = [];
   const runs: CreatedCampaign['runs'] = [];
   const totalRuns = input.configurations.length * repetitions;
+  const byToken = input.creator && 'tokenId' in input.creator ? input.creator : undefined;
+  const bySuite = input.creator && 'suite' in input.creator ? input.creator : undefined;
   const createdAt = await withTransaction(db, async (client) => {
     const inserted = await client.query<{ created_at: Date }>(
-      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by, project_id, created_by_user_id, strategy_open, design_order, design_seed)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING created_at`,
+      `INSERT INTO campaigns (id, name, execution, cluster_id, spec, spec_text, created_by, project_id, created_by_user_id, strategy_open, design_order, design_seed,
+                              created_by_token_id, created_by_suite)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING created_at`,
       [
-        id, input.name, input.execution, input.clusterId, JSON.stringify(spec), input.specText, input.createdBy ?? null, input.projectId, input.createdByUserId ?? null,
-        input.strategyOpen ?? false, design.order, design.seed,
+        id, input.name, input.execution, input.clusterId, JSON.stringify(spec), input.specText, byToken?.tokenName ?? null, input.projectId, byToken?.userId ?? null,
+        input.strategyOpen ?? false, design.order, design.seed, byToken?.tokenId ?? null, bySuite?.suite ?? null,
       ],
     );
     // Rows are made a chunk at a time, between the statements, not all before the first.
@@ -137,8 +138,8 @@ export interface CampaignHead {
   specText: string | null;
   cancelRequestedAt: Date | null;
   createdAt: Date;
-  /** The API token's name, or `suite:<name>`; null before 2026-11-30. */
-  createdBy: string | null;
+  /** Who started it: the user, the token they used, the suite (@erg/spec CampaignCreator). */
+  createdBy: CampaignCreator;
   /** Its strategy may still add runs (adaptive, until it stops). */
   strategyOpen: boolean;
   /** Why the strategy stopped adding runs; null while open and for the grid. */
@@ -152,19 +153,49 @@ export interface CampaignHead {
 }
 
 const HEAD_COLUMNS = {
-  id: true, name: true, projectId: true, specText: true, cancelRequestedAt: true, createdAt: true, createdBy: true, strategyOpen: true, strategyStop: true,
+  id: true, name: true, projectId: true, specText: true, cancelRequestedAt: true, createdAt: true, strategyOpen: true, strategyStop: true,
   designOrder: true, designSeed: true,
+  createdBy: true, createdByTokenId: true, createdBySuite: true, createdByUser: { select: { id: true, name: true } },
 } as const;
+
+interface CreatorColumns {
+  createdBy: string | null;
+  createdByTokenId: string | null;
+  createdBySuite: string | null;
+  createdByUser: { id: string; name: string } | null;
+}
+
+/** The creator columns as who started the campaign (the token's name is the one it had then). */
+function creatorOf(row: CreatorColumns): CampaignCreator {
+  return {
+    user: row.createdByUser,
+    token: row.createdBy === null ? null : { id: row.createdByTokenId, name: row.createdBy },
+    suite: row.createdBySuite,
+  };
+}
+
+/**
+ * Who a campaign's owner is, in one string: the user's name, or `suite:<name>` when a suite
+ * started it. User names cannot contain `:`, so the two never meet. ownerSql says the same in SQL.
+ */
+export function campaignOwner(creator: CampaignCreator): string | null {
+  return creator.suite !== null ? suiteOwner(creator.suite) : (creator.user?.name ?? null);
+}
+
+/** campaignOwner in SQL, for campaign `c` and its creating user `u` (LEFT JOIN users u ON u.id = c.created_by_user_id). */
+export const ownerSql = (c: string, u: string): string => `CASE WHEN ${c}.created_by_suite IS NOT NULL THEN '${suiteOwner('')}' || ${c}.created_by_suite ELSE ${u}.name END`;
 const CAMPAIGN_COLUMNS = { ...HEAD_COLUMNS, spec: true } as const;
 
-/** A campaign row's design columns as the design they say. */
-function headOf<R extends { designOrder: string; designSeed: number | null }>(row: R): Omit<R, 'designOrder' | 'designSeed'> & { design: CampaignRunOrder } {
-  const { designOrder, designSeed, ...rest } = row;
-  return { ...rest, design: { order: designOrder as RunOrder, seed: designSeed } };
+/** A campaign row's design and creator columns as the design and the creator they say. */
+function headOf<R extends { designOrder: string; designSeed: number | null } & CreatorColumns>(
+  row: R,
+): Omit<R, 'designOrder' | 'designSeed' | keyof CreatorColumns> & { design: CampaignRunOrder; createdBy: CampaignCreator } {
+  const { designOrder, designSeed, createdBy, createdByTokenId, createdBySuite, createdByUser, ...rest } = row;
+  return { ...rest, design: { order: designOrder as RunOrder, seed: designSeed }, createdBy: creatorOf({ createdBy, createdByTokenId, createdBySuite, createdByUser }) };
 }
 
 /** A campaign row as Prisma reads it, its spec typed (stored-spec.ts). */
-function recordOf<R extends { id: string; spec: unknown; designOrder: string; designSeed: number | null }>(row: R) {
+function recordOf<R extends { id: string; spec: unknown; designOrder: string; designSeed: number | null } & CreatorColumns>(row: R) {
   const head = headOf(row);
   return { ...head, spec: readStoredSpec(row.id, row.spec) };
 }
@@ -243,7 +274,8 @@ export function campaignSummaryView(s: CampaignSummary<CampaignHead>) {
     id: s.campaign.id,
     name: s.campaign.name,
     cluster: s.clusterName,
-    owner: s.campaign.createdBy,
+    owner: campaignOwner(s.campaign.createdBy),
+    createdBy: s.campaign.createdBy,
     state: s.state,
     runCounts: s.runCounts,
     totalRuns: s.totalRuns,

@@ -66,13 +66,15 @@ export interface ClusterRecord {
   lastError: string | null;
   lastContactAt: Date | null;
   createdAt: Date;
+  /** Set while the cluster is deactivated (deactivation.ts): nothing new is submitted to it. */
+  deactivatedAt: Date | null;
 }
 
 const CLUSTER_COLUMNS = {
   id: true, name: true, projectId: true, host: true, port: true, username: true, privateKey: true, hostKeySha256: true, hostKeyPolicy: true,
   defaultPartition: true, workDir: true, agentCommand: true, agentApiUrl: true, modelIdleW: true, modelMaxW: true, maxConcurrentRuns: true, maxQueuedJobs: true,
   powerHelper: true, capabilities: true, lastError: true, lastContactAt: true, createdAt: true,
-  certificate: true, jumpHosts: true, credentialsVersion: true, credentialsUpdatedAt: true, carbon: true, price: true,
+  certificate: true, jumpHosts: true, credentialsVersion: true, credentialsUpdatedAt: true, carbon: true, price: true, deactivatedAt: true,
 } as const;
 
 export interface NewCluster {

@@ -3,9 +3,10 @@
 export { createDatabase, type Database, type DatabaseOptions, type Transaction } from './client';
 export { migrate, ensureDatabase, dropDatabase, listMigrations, defaultMigrationsDir } from './migrate';
 export {
-  createApiToken, authenticateToken, hashToken, listTokens, findToken, revokeToken, roleRank, scopeExcess, scopeOf, ROLES, BOOTSTRAP_ADMIN,
-  type ApiTokenRecord, type CreatedToken, type ScopeExcess, type TokenIdentity, type TokenOptions, type TokenScope, type Role,
+  createApiToken, authenticateToken, reauthenticateTokens, hashToken, listTokens, findToken, revokeToken, roleRank, scopeExcess, scopeOf, ROLES, BOOTSTRAP_ADMIN,
+  type ApiTokenRecord, type CreatedToken, type ScopeExcess, type TokenIdentity, type TokenOptions, type TokenRefusal, type TokenScope, type Role,
 } from './tokens';
+export { findDeactivated, setDeactivated, type Deactivatable } from './deactivation';
 export * from './projects';
 export * from './clusters';
 export * from './carbon-intensity';

@@ -4,7 +4,8 @@ import { poolOf, type Database } from './client';
 
 /**
  * Postgres LISTEN/NOTIFY on the `erg_events` channel: run state changes (a trigger on run_events
- * notifies for every row, whoever writes it) and live power (the API's telemetry ingest).
+ * notifies for every row, whoever writes it), live power (the API's telemetry ingest) and notices
+ * that someone's access changed (a token revoked, a user deactivated or removed from a project).
  */
 
 export const EVENTS_CHANNEL = 'erg_events';

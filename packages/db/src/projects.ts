@@ -1,5 +1,6 @@
 import { WebhookPolicy } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
+import { accessNoticeSql } from './access-notice';
 import type { Role } from './tokens';
 import { ErgError } from '@erg/spec';
 
@@ -11,6 +12,8 @@ export interface ProjectRecord {
   maxConcurrentRuns: number | null;
   webhookPolicy: unknown;
   createdAt: Date;
+  /** Set while the project is deactivated (deactivation.ts). */
+  deactivatedAt: Date | null;
 }
 
 export interface UserRecord {
@@ -20,7 +23,8 @@ export interface UserRecord {
   kind: string;
   isAdmin: boolean;
   createdAt: Date;
-  disabledAt: Date | null;
+  /** Set while the user is deactivated (deactivation.ts): their tokens are refused. */
+  deactivatedAt: Date | null;
 }
 
 /** A user's role in a project, and since when they have it. */
@@ -113,9 +117,17 @@ export function setMembership(db: Database, userId: string, projectId: string, r
   });
 }
 
+/**
+ * Takes a user's role in a project away; false when they had none. Every API process hears of it
+ * in the same statement (accessNoticeSql), so the user's event streams stop carrying the project.
+ */
 export async function removeMembership(db: Database, userId: string, projectId: string): Promise<boolean> {
-  const result = await prismaOf(db).membership.deleteMany({ where: { userId, projectId } });
-  return result.count > 0;
+  const result = await poolOf(db).query(
+    `WITH m AS (DELETE FROM memberships WHERE user_id = $1 AND project_id = $2 RETURNING user_id)
+     SELECT ${accessNoticeSql('userId', 'm.user_id')} FROM m`,
+    [userId, projectId],
+  );
+  return (result.rowCount ?? 0) > 0;
 }
 
 export function listMembers(db: Database, projectId: string): Promise<(MembershipRecord & { user: UserRecord })[]> {
@@ -142,6 +154,8 @@ export type ResourceKind = 'campaign' | 'run' | 'cluster' | 'suite' | 'project';
 export interface ResourceOwner {
   projectId: string;
   ownerUserId: string | null;
+  /** The project's name when it is deactivated (what a refusal names); null while it is active. */
+  deactivatedProject: string | null;
 }
 
 const LOCATE: Record<ResourceKind, string> = {
@@ -154,10 +168,14 @@ const LOCATE: Record<ResourceKind, string> = {
 
 /**
  * Whose a resource is: campaigns and runs by id (the caller checks it is a UUID), clusters, suites
- * and projects by name. Null when there is no such resource.
+ * and projects by name, with whether its project is deactivated. Null when there is no such resource.
  */
 export async function locateResource(db: Database, kind: ResourceKind, key: string): Promise<ResourceOwner | null> {
-  const rows = await poolOf(db).query<{ project_id: string; owner: string | null }>(LOCATE[kind], [key]);
+  const rows = await poolOf(db).query<{ project_id: string; owner: string | null; deactivated_project: string | null }>(
+    `SELECT r.project_id, r.owner, CASE WHEN p.deactivated_at IS NOT NULL THEN p.name END AS deactivated_project
+     FROM (${LOCATE[kind]}) r JOIN projects p ON p.id = r.project_id`,
+    [key],
+  );
   const row = rows.rows[0];
-  return row ? { projectId: row.project_id, ownerUserId: row.owner } : null;
+  return row ? { projectId: row.project_id, ownerUserId: row.owner, deactivatedProject: row.deactivated_project } : null;
 }

@@ -1,3 +1,4 @@
+import { ownerSql } from './campaigns';
 import { poolOf, type Database } from './client';
 import { decodePowerSamples, lastPowerSamplesSql, type PowerSample } from './live-power';
 
@@ -71,11 +72,12 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
     `WITH counts AS MATERIALIZED (
        SELECT campaign_id, count(*) AS n FROM runs WHERE state = ANY($1::run_state[]) GROUP BY campaign_id
      ), camp AS MATERIALIZED (
-       SELECT c.id, c.name, c.created_by, cl.name AS cluster, cl.last_error,
+       SELECT c.id, c.name, ${ownerSql('c', 'u')} AS owner, cl.name AS cluster, cl.last_error,
               coalesce(c.spec->'resources'->>'partition', cl.default_partition) AS partition,
               (c.spec->'resources'->>'nodes')::int AS nodes, k.n
        FROM counts k JOIN campaigns c ON c.id = k.campaign_id LEFT JOIN clusters cl ON cl.id = c.cluster_id
-       WHERE ($2::text IS NULL OR cl.name = $2) AND ($3::uuid IS NULL OR c.id = $3) AND ($4::text IS NULL OR c.created_by = $4)
+            LEFT JOIN users u ON u.id = c.created_by_user_id
+       WHERE ($2::text IS NULL OR cl.name = $2) AND ($3::uuid IS NULL OR c.id = $3) AND ($4::text IS NULL OR ${ownerSql('c', 'u')} = $4)
          AND ($7::uuid[] IS NULL OR c.project_id = ANY($7::uuid[]))
      ), page AS (
        SELECT r.id, r.campaign_id, r.configuration_id, r.repetition, r.state, r.slurm_job_id, r.node_list, r.created_at,
@@ -85,7 +87,7 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
        ORDER BY rank, r.created_at, r.campaign_id, r.position
        LIMIT $5
      )
-     SELECT p.id, p.campaign_id, camp.name AS campaign_name, camp.created_by AS owner, camp.cluster, camp.last_error,
+     SELECT p.id, p.campaign_id, camp.name AS campaign_name, camp.owner, camp.cluster, camp.last_error,
             cf.key, cf.parameters, p.repetition, p.state::text AS state, p.slurm_job_id, camp.partition, camp.nodes, p.node_list,
             p.created_at, p.submitted_at, p.started_at, p.reason, (SELECT sum(n) FROM camp) AS total,
             ${lastPowerSamplesSql('p.id', '$6::float8')} AS power

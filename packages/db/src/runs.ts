@@ -82,6 +82,17 @@ export function concurrencyLimitReason(kind: 'cluster' | 'project', name: string
   return `waiting: ${kind} "${name}" is at its limit of ${limit} concurrent runs`;
 }
 
+/**
+ * The pending reason of a run whose cluster or project is deactivated: held, not cancelled, so
+ * that reactivating it resumes the work (cancelling the campaign ends it).
+ */
+export function deactivatedReason(kind: 'cluster' | 'project', name: string): string {
+  return `held: ${kind} "${name}" is deactivated; its runs wait until it is reactivated (or cancel the campaign)`;
+}
+
+/** Projects that are deactivated, as a condition on campaign `c`. */
+const IN_DEACTIVATED_PROJECT = (c: string) => `EXISTS (SELECT 1 FROM projects dp WHERE dp.id = ${c}.project_id AND dp.deactivated_at IS NOT NULL)`;
+
 /** The pending reason of a run held back by its cluster's `maxQueuedJobs`. */
 export function queuedJobsLimitReason(name: string, limit: number): string {
   return `waiting: cluster "${name}" has ${limit} Slurm jobs of erg queued or running, its maxQueuedJobs`;
@@ -105,6 +116,9 @@ export function queuedJobsLimitReason(name: string, limit: number): string {
  * previous lock holder claimed and committed meanwhile. Each later statement takes a fresh
  * snapshot and counts them. Locks are always taken cluster first, then projects by id, so two
  * claims cannot deadlock. The claimed runs are read back in the same transaction.
+ *
+ * A deactivated cluster claims nothing, and no run of a deactivated project is claimed; those runs
+ * stay pending with deactivatedReason.
  */
 export async function claimRunsForSubmission(db: Database, clusterId: string, limit: number, epoch?: bigint): Promise<ClaimedRun[]> {
   return withTransaction(db, async (client) => {
@@ -131,13 +145,16 @@ async function readClaimedRuns(client: Queryable, ids: string[]): Promise<Claime
 /** The claim's statements, in claimRunsForSubmission's transaction; returns the claimed run ids. */
 async function claimLocked(client: Queryable, clusterId: string, limit: number, epoch: bigint | undefined): Promise<string[]> {
   const cluster = (
-    await client.query<{ name: string; max: number | null; max_queued: number | null; epoch: string }>(
-      `SELECT name, max_concurrent_runs AS max, max_queued_jobs AS max_queued, submit_epoch::text AS epoch FROM clusters WHERE id = $1 FOR NO KEY UPDATE`,
+    await client.query<{ name: string; max: number | null; max_queued: number | null; epoch: string; deactivated: boolean }>(
+      `SELECT name, max_concurrent_runs AS max, max_queued_jobs AS max_queued, submit_epoch::text AS epoch, deactivated_at IS NOT NULL AS deactivated
+       FROM clusters WHERE id = $1 FOR NO KEY UPDATE`,
       [clusterId],
     )
   ).rows[0];
   if (!cluster) return [];
   if (epoch !== undefined && BigInt(cluster.epoch) !== epoch) return [];
+  await holdDeactivated(client, clusterId, cluster.name, cluster.deactivated);
+  if (cluster.deactivated) return [];
   const projects = (
     await client.query<{ id: string; name: string; max: number }>(
       `SELECT p.id, p.name, p.max_concurrent_runs AS max FROM projects p
@@ -179,7 +196,7 @@ async function claimLocked(client: Queryable, clusterId: string, limit: number, 
       `WITH locked AS (
          SELECT r.id, c.project_id, c.created_at, r.position FROM runs r JOIN campaigns c ON c.id = r.campaign_id
          WHERE c.cluster_id = $1 AND r.state = 'pending' AND c.cancel_requested_at IS NULL AND r.cancel_requested_at IS NULL
-           AND NOT (c.project_id = ANY($3::uuid[]))
+           AND NOT (c.project_id = ANY($3::uuid[])) AND NOT ${IN_DEACTIVATED_PROJECT('c')}
          ORDER BY c.created_at, r.position, r.id LIMIT $2 FOR UPDATE OF r SKIP LOCKED
        ), ranked AS (
          SELECT id, project_id, row_number() OVER (PARTITION BY project_id ORDER BY created_at, position, id) AS n FROM locked
@@ -207,6 +224,7 @@ async function claimLocked(client: Queryable, clusterId: string, limit: number, 
          FROM runs r JOIN campaigns c ON c.id = r.campaign_id
          LEFT JOIN unnest($4::uuid[], $5::text[]) AS cap(project_id, reason) ON cap.project_id = c.project_id
          WHERE c.cluster_id = $1 AND r.state = 'pending' AND c.cancel_requested_at IS NULL AND ($2 OR cap.project_id IS NOT NULL)
+           AND NOT ${IN_DEACTIVATED_PROJECT('c')}
        ) w
        WHERE runs.id = w.id AND runs.reason IS DISTINCT FROM w.reason`,
       [
@@ -217,6 +235,31 @@ async function claimLocked(client: Queryable, clusterId: string, limit: number, 
     );
   }
   return ids;
+}
+
+/**
+ * Pending runs held by a deactivated cluster (all of its runs) or project say so (written only on
+ * change). Two statements rather than one with an OR, so that a cycle of an active cluster reads
+ * only the runs of deactivated projects (usually none), never all of its pending runs.
+ */
+async function holdDeactivated(client: Queryable, clusterId: string, clusterName: string, clusterDeactivated: boolean): Promise<void> {
+  if (clusterDeactivated) {
+    await client.query(
+      `UPDATE runs SET reason = $2, updated_at = now()
+       FROM campaigns c WHERE c.id = runs.campaign_id AND c.cluster_id = $1 AND c.cancel_requested_at IS NULL
+         AND runs.state = 'pending' AND runs.reason IS DISTINCT FROM $2`,
+      [clusterId, deactivatedReason('cluster', clusterName)],
+    );
+    return;
+  }
+  const [before, after] = deactivatedReason('project', '\0').split('\0');
+  await client.query(
+    `UPDATE runs SET reason = $2 || p.name || $3, updated_at = now()
+     FROM campaigns c JOIN projects p ON p.id = c.project_id
+     WHERE p.deactivated_at IS NOT NULL AND c.id = runs.campaign_id AND c.cluster_id = $1 AND c.cancel_requested_at IS NULL
+       AND runs.state = 'pending' AND runs.reason IS DISTINCT FROM $2 || p.name || $3`,
+    [clusterId, before, after],
+  );
 }
 
 async function countByProject(client: Queryable, runIds: string[]): Promise<Map<string, number>> {

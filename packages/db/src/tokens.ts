@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { poolOf, prismaOf, type Database } from './client';
+import { accessNoticeSql } from './access-notice';
 /** An API token as listed and revoked: never its secret, nor its hash. */
 export interface ApiTokenRecord {
   id: string;
@@ -134,22 +135,23 @@ export interface TokenIdentity {
   scope: TokenScope;
 }
 
+/** Why a token that exists does not work (now): what an event stream that used it is told. */
+export type TokenRefusal = 'token_revoked' | 'token_expired' | 'user_deactivated';
+
+const IDENTITY_INCLUDE = { user: { include: { memberships: true } } } as const;
+
+type TokenWithUser = ApiTokenRecord & {
+  user: { name: string; isAdmin: boolean; deactivatedAt: Date | null; memberships: { projectId: string; role: string }[] };
+};
+
 /**
- * Looks a presented token up by hash and works out what it may do. Revoked and expired tokens,
- * and tokens of disabled users, are refused (null). Records when it was last used (at most once
- * a minute, so that reads do not turn into writes).
+ * What a stored token may do now, or why it may do nothing: revoked, expired, or its user
+ * deactivated. The one rule both signing in and re-checking open streams apply.
  */
-export async function authenticateToken(db: Database, token: string): Promise<TokenIdentity | null> {
-  if (!token.startsWith(TOKEN_PREFIX)) return null;
-  const row = await prismaOf(db).apiToken.findUnique({
-    where: { tokenHash: hashToken(token) },
-    include: { user: { include: { memberships: true } } },
-  });
-  if (!row || row.revokedAt || row.user.disabledAt) return null;
-  if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return null;
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
-    await prismaOf(db).apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
-  }
+function judgeToken(row: TokenWithUser, now = Date.now()): TokenIdentity | TokenRefusal {
+  if (row.revokedAt) return 'token_revoked';
+  if (row.user.deactivatedAt) return 'user_deactivated';
+  if (row.expiresAt && row.expiresAt.getTime() <= now) return 'token_expired';
   const narrowed = row.projectIds.length > 0 || row.maxRole !== null;
   const cap = row.maxRole as Role | null;
   const roles = new Map<string, Role>();
@@ -161,6 +163,38 @@ export async function authenticateToken(db: Database, token: string): Promise<To
   return {
     id: row.id, name: row.name, userId: row.userId, userName: row.user.name, isAdmin: row.user.isAdmin && !narrowed, narrowed, roles, scope: scopeOf(row),
   };
+}
+
+/**
+ * Looks a presented token up by hash and works out what it may do. Revoked and expired tokens,
+ * and tokens of deactivated users, are refused (null). Records when it was last used (at most once
+ * a minute, so that reads do not turn into writes).
+ */
+export async function authenticateToken(db: Database, token: string): Promise<TokenIdentity | null> {
+  if (!token.startsWith(TOKEN_PREFIX)) return null;
+  const row = await prismaOf(db).apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: IDENTITY_INCLUDE });
+  if (!row) return null;
+  const judged = judgeToken(row);
+  if (typeof judged === 'string') return null;
+  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
+    await prismaOf(db).apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
+  }
+  return judged;
+}
+
+/**
+ * The tokens with these ids as authenticateToken would judge them now (without recording a use):
+ * for re-checking what long-lived responses (event streams) opened with them may still see. One
+ * query for all of them; a token that no longer exists counts as revoked.
+ */
+export async function reauthenticateTokens(db: Database, ids: readonly string[]): Promise<Map<string, TokenIdentity | TokenRefusal>> {
+  const out = new Map<string, TokenIdentity | TokenRefusal>();
+  if (ids.length === 0) return out;
+  const rows = await prismaOf(db).apiToken.findMany({ where: { id: { in: [...ids] } }, include: IDENTITY_INCLUDE });
+  const now = Date.now();
+  for (const row of rows) out.set(row.id, judgeToken(row, now));
+  for (const id of ids) if (!out.has(id)) out.set(id, 'token_revoked');
+  return out;
 }
 
 /**
@@ -179,8 +213,15 @@ export async function findToken(db: Database, id: string): Promise<ApiTokenRecor
   return prismaOf(db).apiToken.findUnique({ where: { id }, select: API_TOKEN_COLUMNS });
 }
 
-/** Revokes a token (idempotent: the first revocation time stays). */
+/**
+ * Revokes a token (idempotent: the first revocation time stays), and tells every API process in
+ * the same statement, so that streams opened with it end at once (see accessNoticeSql).
+ */
 export async function revokeToken(db: Database, id: string): Promise<ApiTokenRecord> {
-  await poolOf(db).query('UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1', [id]);
+  await poolOf(db).query(
+    `WITH t AS (UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id)
+     SELECT ${accessNoticeSql('tokenId', 't.id')} FROM t`,
+    [id],
+  );
   return prismaOf(db).apiToken.findUniqueOrThrow({ where: { id }, select: API_TOKEN_COLUMNS });
 }

@@ -338,3 +338,21 @@ export function differingMachines<C extends { key: string; id?: string; fingerpr
     .filter((c) => (c.fingerprints ?? 0) > 1)
     .map((c) => ({ configuration: c, label: `${c.id ?? c.key}: ${c.fingerprints} kinds of machine`, differences: c.fingerprintDifferences ?? [] }));
 }
+
+/** Who started a campaign, as the API's `createdBy` tells it (structurally: this package has no schemas). */
+export interface CampaignCreatorLike {
+  user: { name: string } | null;
+  token: { name: string } | null;
+  suite: string | null;
+}
+
+/**
+ * Who started a campaign, each part by its own name: `alice (token "laptop")`, `suite nightly`. The
+ * token's name is free text and never stands for the user: a token named `suite:x` reads as a token.
+ */
+export function startedByLabel(c: CampaignCreatorLike): string {
+  if (c.suite !== null) return `suite ${c.suite}`;
+  const token = c.token ? ` (token "${c.token.name}")` : '';
+  if (c.user) return `${c.user.name}${token}`;
+  return c.token ? `an unknown user${token}` : 'unknown (created before erg recorded it)';
+}

@@ -10,6 +10,25 @@ import { z } from 'zod';
 export const RoleName = z.enum(['viewer', 'researcher', 'maintainer']).meta({ id: 'Role' });
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+/**
+ * Prefixes of the names erg writes itself where a person's name would stand: `suite:<name>` is the
+ * owner of a campaign a suite started. A token (or user) named like that would pass for erg, so
+ * such names are refused. User names cannot contain `:` at all (UserName); token names are free
+ * text and are checked against these, case and surrounding blanks ignored.
+ */
+export const RESERVED_NAME_PREFIXES = ['suite:', 'erg:'] as const;
+
+/** The owner erg shows for a campaign a suite started. */
+export function suiteOwner(suiteName: string): string {
+  return `suite:${suiteName}`;
+}
+
+/** The reserved prefix a free-text name starts with, or null. */
+export function reservedPrefixOf(name: string): string | null {
+  const n = name.trim().toLowerCase();
+  return RESERVED_NAME_PREFIXES.find((p) => n.startsWith(p)) ?? null;
+}
 export const ProjectName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { error: 'use 1-63 lower-case letters, digits and -, starting with a letter or digit' });
 export const UserName = z.string().regex(NAME, { error: 'use 1-63 lower-case letters, digits, ., _ and -, starting with a letter or digit' });
 
@@ -30,6 +49,7 @@ export const ProjectView = z
     maxConcurrentRuns: z.number().nullable(),
     role: z.enum(['viewer', 'researcher', 'maintainer', 'admin']).nullable().describe("the caller's role in it"),
     createdAt: z.string(),
+    deactivatedAt: z.string().nullable().describe('set while the project is deactivated: its history stays readable, nothing new starts in it'),
   })
   .meta({ id: 'Project' });
 
@@ -51,12 +71,26 @@ export const UserCreate = z
   .meta({ id: 'UserCreate' });
 
 export const UserView = z
-  .object({ id: z.string(), name: z.string(), kind: z.enum(['person', 'service']), isAdmin: z.boolean(), createdAt: z.string(), disabledAt: z.string().nullable() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    kind: z.enum(['person', 'service']),
+    isAdmin: z.boolean(),
+    createdAt: z.string(),
+    deactivatedAt: z.string().nullable().describe('set while the user is deactivated: their tokens are refused (401) and their event streams closed'),
+  })
   .meta({ id: 'User' });
 
 export const TokenCreate = z
   .object({
-    name: z.string().min(1).max(100).describe('what the token is for, e.g. "laptop" or "gitlab nightly"'),
+    name: z
+      .string()
+      .min(1)
+      .max(100)
+      .refine((n) => reservedPrefixOf(n) === null, {
+        error: `names starting with ${RESERVED_NAME_PREFIXES.join(' or ')} are erg's own (a suite's campaigns are owned by suite:<name>): name the token for what it is for`,
+      })
+      .describe(`what the token is for, e.g. "laptop" or "gitlab nightly"; not starting with ${RESERVED_NAME_PREFIXES.map((p) => `\`${p}\``).join(' or ')}`),
     user: UserName.optional().describe('admins only: create the token for this user (e.g. a service account)'),
     expiresInDays: z.number().gt(0).max(3650).optional().describe('default: never expires'),
     projects: z.array(ProjectName).max(100).optional().describe('narrow the token to these projects (default: all of the user\'s)'),

@@ -286,6 +286,10 @@ export const ClusterView = z
       .array(z.string())
       .describe('what needs attention before it stops the cluster: a certificate in its warning window (ERG_CERTIFICATE_WARNING_S, ERG_CERTIFICATE_WARNING_SHARE) or expired'),
     createdAt: z.string(),
+    deactivatedAt: z
+      .string()
+      .nullable()
+      .describe('set while the cluster is deactivated: no campaign may name it, its pending runs are held (not submitted) and its jobs in Slurm are followed to their end'),
   })
   .meta({ id: 'Cluster' });
 export type ClusterView = z.infer<typeof ClusterView>;
@@ -326,12 +330,31 @@ export const RunSummary = z
   })
   .meta({ id: 'RunSummary' });
 
+/** Who started a campaign, each part on its own: the user, the token they used, the suite. */
+export const CampaignCreator = z
+  .object({
+    user: z.object({ id: z.string(), name: z.string() }).nullable().describe('the user whose token created it; null for a suite\'s campaigns and for campaigns from before users were recorded'),
+    token: z
+      .object({ id: z.string().nullable().describe('null: a campaign from before tokens were recorded by id, whose token could not be told from its name'), name: z.string() })
+      .nullable()
+      .describe('the API token it was created with (its name is free text: the user is who created it); null for a suite\'s campaigns'),
+    suite: z.string().nullable().describe('the suite that started it (on its schedule or when triggered); null: started through the API'),
+  })
+  .meta({ id: 'CampaignCreator' });
+export type CampaignCreator = z.infer<typeof CampaignCreator>;
+
 export const CampaignView = z
   .object({
     id: z.string(),
     name: z.string(),
     cluster: z.string().nullable(),
-    owner: z.string().nullable().describe('who created it: the API token\'s name, or `suite:<name>` for a suite\'s runs; null for campaigns created before owners were recorded'),
+    owner: z
+      .string()
+      .nullable()
+      .describe(
+        "who started it: the user's name, or `suite:<name>` when a suite did (user names cannot contain `:`); null when that is not known (campaigns from before users were recorded)",
+      ),
+    createdBy: CampaignCreator,
     state: CampaignState,
     runCounts: z.record(z.string(), z.number()).describe('number of runs in each state'),
     totalRuns: z.number(),

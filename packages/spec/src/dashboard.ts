@@ -20,7 +20,7 @@ export const QueueQuery = z.object({
   cluster: ClusterName.optional().describe('only runs of this cluster'),
   campaign: z.uuid({ error: 'not an id (expected a UUID)' }).optional().describe('only runs of this campaign'),
   state: StateList.describe('only runs in these states; repeat the parameter or separate with commas'),
-  owner: z.string().min(1).max(200).optional().describe("only runs of campaigns created by this token name (or `suite:<name>`)"),
+  owner: z.string().min(1).max(200).optional().describe("only runs of campaigns this user started (their name), or that a suite started (`suite:<name>`)"),
   limit: z.coerce.number().int().min(1).max(5000).default(500),
 });
 export type QueueQuery = z.infer<typeof QueueQuery>;
@@ -102,15 +102,38 @@ export const PowerEvent = z
   .meta({ id: 'PowerEvent' });
 export type PowerEvent = z.infer<typeof PowerEvent>;
 
+/** Why erg ended an event stream (`event: closed`); the stream ends right after it. */
+export const StreamCloseReason = z.enum(['token_revoked', 'token_expired', 'user_deactivated', 'access_changed']);
+export type StreamCloseReason = z.infer<typeof StreamCloseReason>;
+
+/**
+ * `event: closed`: erg ended the stream because the caller's access ended or narrowed (the token
+ * was revoked or expired, the user deactivated, or removed from a project the stream carried).
+ * A client signs in again (or reconnects, for `access_changed`) rather than retrying blindly.
+ */
+export const ClosedEvent = z
+  .object({ reason: StreamCloseReason, message: z.string().describe('what happened, for a person') })
+  .meta({ id: 'ClosedEvent' });
+export type ClosedEvent = z.infer<typeof ClosedEvent>;
+
+/**
+ * Not an event of a stream: tells every API process that someone's access changed (a token
+ * revoked, a user deactivated or their memberships changed), so each re-checks the streams it
+ * holds for that token or user at once. Sent on the same channel in the transaction of the change.
+ */
+export const AccessChangedNotice = z.object({ userId: z.string().optional(), tokenId: z.string().optional() });
+export type AccessChangedNotice = z.infer<typeof AccessChangedNotice>;
+
 /** What one notification on the `erg_events` channel carries (payloads stay well under 8000 bytes). */
 export const EventNotification = z.discriminatedUnion('type', [
   RunStateEvent.extend({ type: z.literal('run') }),
   PowerEvent.extend({ type: z.literal('power') }),
+  AccessChangedNotice.extend({ type: z.literal('access') }),
 ]);
 export type EventNotification = z.infer<typeof EventNotification>;
 
 /** GET /v1/events: what the `data:` line of each event holds (the body itself is text/event-stream). */
 export const EventData = z
-  .union([HelloEvent, RunStateEvent, PowerEvent])
-  .describe('the `data:` of `hello`, `run` and `power` events respectively (the body is text/event-stream)')
+  .union([HelloEvent, RunStateEvent, PowerEvent, ClosedEvent])
+  .describe('the `data:` of `hello`, `run`, `power` and `closed` events respectively (the body is text/event-stream)')
   .meta({ id: 'EventData' });

@@ -79,6 +79,10 @@ export const ERROR_CATALOG = {
     status: 409, retryable: false, surface: 'response',
     meaning: 'the name is taken (a cluster, a project, a user), or the change conflicts with what exists',
   },
+  ERG_DEACTIVATED: {
+    status: 409, retryable: false, surface: 'response',
+    meaning: 'the project or cluster the request would start work in is deactivated: its history stays readable, but nothing new starts in it until it is reactivated (`POST /v1/projects/{name}/reactivate`, `POST /v1/clusters/{name}/reactivate`)',
+  },
   ERG_NOT_READY: {
     status: 409, retryable: true, surface: 'response',
     meaning: '`GET /v1/runs/{id}/energy` before the run has a workload window and telemetry; ask again once it has',

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import {
-  createCampaign, findClusterByName, findSuiteRun, findSuiteRunByKey, insertSuiteRun, lastPassingCampaign,
+  createCampaign, findClusterByName, findDeactivated, findSuiteRun, findSuiteRunByKey, insertSuiteRun, lastPassingCampaign,
   type Database, type SuiteRecord, type SuiteRunRecord,
 } from '@erg/db';
 import { enqueue, withinDeadline } from '@erg/queue';
@@ -57,6 +57,11 @@ export async function triggerSuite(deps: TriggerDeps, suite: SuiteRecord, opts: 
   const cluster = await findClusterByName(deps.db, spec.cluster!);
   // A suite runs only on its own project's clusters.
   if (!cluster || cluster.projectId !== suite.projectId) throw new SuiteError('ERG_SUITE_UNKNOWN_CLUSTER', `suite "${suite.name}" runs on cluster "${spec.cluster}", which is not registered`, { cluster: spec.cluster });
+  // A deactivated project or cluster starts nothing new, on a schedule or by hand.
+  const deactivated = await findDeactivated(deps.db, { projectId: suite.projectId, clusterId: cluster.id });
+  if (deactivated) {
+    throw new SuiteError('ERG_DEACTIVATED', `suite "${suite.name}" cannot start a run: its ${deactivated.kind} "${deactivated.name}" is deactivated`, { [deactivated.kind]: deactivated.name });
+  }
   const policy = RegressionPolicy.parse(suite.policy);
   const sequential = policy.sequential;
   const baselineCampaignId = await baselineFor(deps.db, suite, sequential !== undefined);
@@ -68,7 +73,7 @@ export async function triggerSuite(deps: TriggerDeps, suite: SuiteRecord, opts: 
   let suiteRunId = '';
   try {
     await createCampaign(deps.db, {
-      name: spec.name, execution: 'slurm', clusterId: cluster.id, spec, specText: suite.templateText, createdBy: `suite:${suite.name}`,
+      name: spec.name, execution: 'slurm', clusterId: cluster.id, spec, specText: suite.templateText, creator: { suite: suite.name },
       projectId: suite.projectId,
       configurations, ...runs,
       within: async (tx, campaignId) => {

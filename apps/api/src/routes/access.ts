@@ -9,8 +9,12 @@ import type { AppDeps } from '../app';
 import { access } from '../access';
 import { projectView, tokenView, userView } from '../views';
 import {
-  createNewProject, createNewUser, listAllUsers, listTokensWithin, listVisibleProjects, mintToken, projectNames, projectWithMembers, putMember, removeMember, revokeTokenWithin, tokenUser,
+  createNewProject, createNewUser, listAllUsers, listTokensWithin, listVisibleProjects, mintToken, projectNames, projectWithMembers, putMember, removeMember, revokeTokenWithin,
+  setProjectActive, setUserActive, tokenUser,
 } from '../services/access';
+
+/** A project or user addressed by name in the path (its own validation answers a malformed one: 400). */
+const NameOnly = z.object({ name: z.string().min(1).max(63) });
 
 /**
  * Users, projects, memberships and API tokens. Admins create users and projects; maintainers
@@ -74,6 +78,32 @@ export const accessRoutes =
       },
     );
 
+    app.post(
+      '/projects/:name/deactivate',
+      {
+        config: access.project('project.manage'),
+        schema: {
+          tags: ['access'],
+          description:
+            'Admins only. Retires a project without deleting it: its campaigns, runs, results and audit rows stay readable, and its campaigns can be ' +
+            'cancelled and its members managed, but nothing new starts in it (409 ERG_DEACTIVATED): no campaigns, clusters, suites or suite runs. ' +
+            'Its pending runs are held (not submitted, not cancelled); runs already in Slurm run to their end. Idempotent.',
+          params: NameOnly,
+          response: { 200: ProjectView, 404: ErrorBody },
+        },
+      },
+      async (req) => projectView(await setProjectActive(deps.db, req.params.name, false), req.identity!),
+    );
+
+    app.post(
+      '/projects/:name/reactivate',
+      {
+        config: access.project('project.manage'),
+        schema: { tags: ['access'], description: 'Admins only. Undoes deactivation: held runs are submitted again. Idempotent.', params: NameOnly, response: { 200: ProjectView, 404: ErrorBody } },
+      },
+      async (req) => projectView(await setProjectActive(deps.db, req.params.name, true), req.identity!),
+    );
+
     app.get('/users', { config: access.none('user.manage'), schema: { tags: ['access'], response: { 200: UserList } } }, async () => ({
       items: (await listAllUsers(deps.db)).map(userView),
     }));
@@ -82,6 +112,36 @@ export const accessRoutes =
       '/users',
       { config: access.none('user.manage'), schema: { tags: ['access'], body: UserCreate, response: { 201: UserView, 400: ErrorBody, 403: ErrorBody, 409: ErrorBody } } },
       async (req, reply) => reply.status(201).send(userView(await createNewUser(deps.db, req.body))),
+    );
+
+    app.post(
+      '/users/:name/deactivate',
+      {
+        config: access.none('user.manage'),
+        schema: {
+          tags: ['access'],
+          description:
+            'Admins only. Retires a user without deleting them: every token of theirs is refused from now on (401) and their event streams end at once ' +
+            '(`event: closed`, reason user_deactivated); their campaigns, memberships and audit rows stay. Not yourself, nor the last active admin (409). Idempotent.',
+          params: NameOnly,
+          response: { 200: UserView, 404: ErrorBody, 409: ErrorBody },
+        },
+      },
+      async (req) => userView(await setUserActive(deps.db, req.identity!, req.params.name, false)),
+    );
+
+    app.post(
+      '/users/:name/reactivate',
+      {
+        config: access.none('user.manage'),
+        schema: {
+          tags: ['access'],
+          description: 'Admins only. Undoes deactivation: the tokens they had (not revoked, not expired) work again, with the roles they have. Idempotent.',
+          params: NameOnly,
+          response: { 200: UserView, 404: ErrorBody },
+        },
+      },
+      async (req) => userView(await setUserActive(deps.db, req.identity!, req.params.name, true)),
     );
 
     app.get(

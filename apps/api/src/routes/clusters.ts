@@ -10,7 +10,7 @@ import { BODY_LIMITS } from '../body-limits';
 import { auditCreated } from '../audit';
 import { certificateWarningPolicy } from '../cluster-credentials';
 import {
-  clusterNamed, clusterViews, listVisibleClusters, putCluster, readCarbonIntensity, registerCluster, rotateClusterCredentials, storeCarbonIntensity,
+  clusterNamed, clusterViews, listVisibleClusters, putCluster, readCarbonIntensity, registerCluster, rotateClusterCredentials, setClusterActive, storeCarbonIntensity,
 } from '../services/clusters';
 
 export const clusterRoutes =
@@ -88,6 +88,37 @@ export const clusterRoutes =
         },
       },
       async (req) => viewOf(await rotateClusterCredentials(deps, req.params.name, req.body, req.log)),
+    );
+
+    app.post(
+      '/clusters/:name/deactivate',
+      {
+        config: access.cluster('cluster.manage'),
+        schema: {
+          tags: ['clusters'],
+          description:
+            'Retires a cluster without deleting it: its campaigns and runs stay readable, but no new campaign may name it (409 ERG_DEACTIVATED) and its ' +
+            'suites cannot start runs. Its pending runs are held (not submitted, not cancelled: reactivation resumes them; cancel their campaigns to end them); ' +
+            'jobs already in Slurm are followed to their end. Idempotent.',
+          params: NameParams,
+          response: { 200: ClusterView, 403: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (req) => viewOf(await setClusterActive(deps, req.params.name, false, req.log)),
+    );
+
+    app.post(
+      '/clusters/:name/reactivate',
+      {
+        config: access.cluster('cluster.manage'),
+        schema: {
+          tags: ['clusters'],
+          description: 'Undoes deactivation: new campaigns may name the cluster again and its held runs are submitted. Idempotent.',
+          params: NameParams,
+          response: { 200: ClusterView, 403: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (req) => viewOf(await setClusterActive(deps, req.params.name, true, req.log)),
     );
 
     app.put(

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
-import { findCampaignProject } from '@erg/db';
-import { ErrorBody, EventData, EventsQuery } from '@erg/spec';
+import { findCampaignProject, reauthenticateTokens } from '@erg/db';
+import { ErrorBody, EventData, EventsQuery, type StreamCloseReason } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access, visibleProjects } from '../access';
 import { EventHub, type HubEvent } from '../event-hub';
@@ -20,7 +20,10 @@ function frame(e: { id: number; name: string; data: unknown }): string {
 export const eventRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
-    const hub = new EventHub(deps.config.DATABASE_URL, app.log, (campaignId) => findCampaignProject(deps.db, campaignId));
+    const hub = new EventHub(deps.config.DATABASE_URL, app.log, (campaignId) => findCampaignProject(deps.db, campaignId), {
+      reauthenticate: (ids) => reauthenticateTokens(deps.db, ids),
+      recheckMs: deps.config.ERG_EVENTS_ACCESS_CHECK_MS,
+    });
     const open = new Set<ServerResponse>();
     // Streams never end by themselves: end them before the server waits for its connections.
     app.addHook('preClose', async () => {
@@ -38,7 +41,10 @@ export const eventRoutes =
           description:
             'Server-Sent Events (text/event-stream) with the bearer token: `hello` on connect, `run` for every run state change, ' +
             '`power` (a run\'s total power, at most once per run per second while telemetry arrives), and a `: keepalive` comment ' +
-            'every 15 s. Each event has an `id:`. Events that happen while the API reconnects to Postgres are not replayed.',
+            'every 15 s. Each event has an `id:`. Events that happen while the API reconnects to Postgres are not replayed. ' +
+            'The stream carries what the token could read when it opened; when that access ends or narrows (the token revoked or expired, ' +
+            'its user deactivated or removed from a project the stream carried) erg sends `closed` with the reason and ends the stream: at once ' +
+            'for a revocation, deactivation or removal, within ERG_EVENTS_ACCESS_CHECK_MS (5 s) for an expiry.',
           querystring: EventsQuery,
           response: {
             200: EventData,
@@ -59,22 +65,36 @@ export const eventRoutes =
           'x-accel-buffering': 'no',
         });
         open.add(res);
-        const send = (e: HubEvent) => {
-          if (res.writableLength > MAX_BUFFERED_BYTES) {
-            req.log.warn('event stream: client too slow, closing its stream');
-            res.end();
-            return;
-          }
-          res.write(frame(e));
-        };
-        res.write(frame({ id: hub.nextId(), name: 'hello', data: { at: new Date().toISOString() } }));
-        const unsubscribe = hub.subscribe({ campaign: req.query.campaign, run: req.query.run, projectIds: visibleProjects(req.identity!) }, send);
-        const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+        const identity = req.identity!;
+        let unsubscribe = () => {};
+        const keepalive = setInterval(() => write(': keepalive\n\n'), KEEPALIVE_MS);
         const cleanup = () => {
           clearInterval(keepalive);
           unsubscribe();
           open.delete(res);
         };
+        // `last`: the stream ends with this text and gets nothing more (no write after its end).
+        const write = (text: string, last = false) => {
+          if (res.writableEnded) return;
+          if (!last) return void res.write(text);
+          cleanup();
+          res.end(text);
+        };
+        const send = (e: HubEvent) => {
+          if (res.writableLength > MAX_BUFFERED_BYTES) {
+            req.log.warn('event stream: client too slow, closing its stream');
+            return write('', true);
+          }
+          write(frame(e));
+        };
+        const close = (reason: StreamCloseReason, message: string) => {
+          req.log.info({ reason, tokenId: identity.id }, 'event stream: closed, its access ended');
+          write(frame({ id: hub.nextId(), name: 'closed', data: { reason, message } }), true);
+        };
+        res.write(frame({ id: hub.nextId(), name: 'hello', data: { at: new Date().toISOString() } }));
+        unsubscribe = hub.subscribe({ campaign: req.query.campaign, run: req.query.run, projectIds: visibleProjects(identity) }, send, {
+          tokenId: identity.id, userId: identity.userId, visible: (now) => visibleProjects(now), close,
+        });
         res.on('close', cleanup);
         req.raw.on('close', cleanup);
       },

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import {
   createApiToken, createProject, createUser, findProjectByName, findToken, findUserById, findUserByName, findUserInProjects, listMembers, listProjects, listTokens, listUsers,
-  NameTakenError, removeMembership, revokeToken, scopeExcess, scopeOf, setMembership,
+  NameTakenError, removeMembership, revokeToken, setDeactivated, scopeExcess, scopeOf, setMembership,
   type ApiTokenRecord, type Database, type MembershipRecord, type ProjectRecord, type Role, type ScopeExcess, type TokenIdentity, type TokenScope, type UserRecord,
 } from '@erg/db';
 import type { ProjectCreate, SpecIssue, TokenCreate, UserCreate } from '@erg/spec';
@@ -55,6 +55,27 @@ async function conflictOnNameTaken<T>(create: () => Promise<T>): Promise<T> {
     if (err instanceof NameTakenError) throw errors.conflict(err.message);
     throw err;
   }
+}
+
+/**
+ * Deactivates the user (their tokens are refused from now on, their event streams close at once:
+ * setDeactivated tells every API process) or reactivates them. Memberships and tokens are kept, so
+ * that reactivation gives back what they had. Nobody deactivates themselves (409): the caller is an
+ * active admin, so erg always keeps one who can undo a deactivation.
+ */
+export async function setUserActive(db: Database, identity: TokenIdentity, name: string, active: boolean): Promise<UserRecord> {
+  if (!active && name === identity.userName) throw errors.conflict('you cannot deactivate yourself: ask another admin');
+  if ((await setDeactivated(db, 'user', name, !active)) === undefined) throw errors.notFound('user', name);
+  return (await findUserByName(db, name))!;
+}
+
+/**
+ * Deactivates the project (read-only from now on: nothing new starts in it, its pending runs are
+ * held, its suites' schedules skip) or reactivates it. Its members keep their roles. Idempotent.
+ */
+export async function setProjectActive(db: Database, name: string, active: boolean): Promise<ProjectRecord> {
+  if ((await setDeactivated(db, 'project', name, !active)) === undefined) throw errors.notFound('project', name);
+  return (await findProjectByName(db, name))!;
 }
 
 /** The project of that name and its members. */

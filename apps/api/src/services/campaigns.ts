@@ -8,7 +8,7 @@ import { campaignVerdictView } from '@erg/suites';
 import { campaignDecisionsView } from '@erg/strategy';
 import { measureCampaign, validateCampaign, validateCampaignText, type SizeLimits } from '@erg/sweep';
 import type { AppDeps } from '../app';
-import { chooseProject, isVisible, requireRole, visibleProjects } from '../access';
+import { chooseProject, isVisible, requireActive, requireRole, visibleProjects } from '../access';
 import { errors } from '../errors';
 import { OFFLOAD_ABOVE } from '../body-limits';
 import { runSized, type Offload } from '../offload';
@@ -81,13 +81,15 @@ export interface CampaignHome {
 
 /**
  * A slurm campaign goes to its cluster's project, where the caller needs the researcher role; an
- * import campaign to `project` (or the caller's only project where they are a researcher).
+ * import campaign to `project` (or the caller's only project where they are a researcher). Neither
+ * the project nor a slurm campaign's cluster may be deactivated (409).
  */
 export async function chooseCampaignHome(db: Database, identity: TokenIdentity, spec: CampaignSpec, project: string | undefined): Promise<CampaignHome> {
   if (spec.execution === 'slurm') {
     // The spec schema requires `cluster` for execution: slurm.
     const cluster = await findVisibleCluster(db, identity, spec.cluster!);
     requireRole(identity, cluster.projectId, 'researcher', { kind: 'cluster', name: cluster.name });
+    await requireActive(db, { projectId: cluster.projectId, clusterId: cluster.id });
     if (spec.power) requirePowerSupported(cluster, spec.power);
     return { clusterId: cluster.id, projectId: cluster.projectId };
   }
@@ -127,8 +129,8 @@ export async function createCampaignFromSpec(
   const { spec, configurations, specText } = await validateCampaignBody(deps, request.body);
   const { clusterId, projectId } = await chooseCampaignHome(deps.db, identity, spec, request.project);
   const created = await createCampaign(deps.db, {
-    name: spec.name, execution: spec.execution, clusterId, spec, specText, createdBy: identity.name,
-    projectId, createdByUserId: identity.userId,
+    name: spec.name, execution: spec.execution, clusterId, spec, specText,
+    projectId, creator: { userId: identity.userId, tokenId: identity.id, tokenName: identity.name },
     configurations, ...initialRuns(spec),
   });
   if (clusterId) await wakeScheduler(deps, clusterId, 'campaign created', log);

@@ -1,6 +1,6 @@
 import {
   carbonIntensitySummaries, ClusterExistsError, createCluster, findClusterByName, listCarbonIntensity, listClusters, openClusterCredentials, putCarbonIntensity,
-  updateClusterCredentials, upsertCluster, type ClusterRecord, type Database, type TokenIdentity,
+  setDeactivated, updateClusterCredentials, upsertCluster, type ClusterRecord, type Database, type TokenIdentity,
 } from '@erg/db';
 import {
   carbonIntensityIssues, carbonPointMs, clusterBodyIssues, MAX_CARBON_POINTS_PER_CLUSTER, MAX_CARBON_POINTS_PER_READ,
@@ -8,7 +8,7 @@ import {
 } from '@erg/spec';
 import type { CertificateWarningPolicy } from '@erg/slurm';
 import type { AppDeps } from '../app';
-import { chooseProject, isVisible, requireRole, visibleProjects } from '../access';
+import { chooseProject, isVisible, requireActive, requireRole, visibleProjects } from '../access';
 import { errors } from '../errors';
 import { carbonSeriesView, clusterView } from '../views';
 import { checkedCredentials, checkedRotation } from '../cluster-credentials';
@@ -122,8 +122,9 @@ export async function putCluster(
     if (stored.capabilities === null) await wakeScheduler(deps, stored.id, 'cluster registered', log);
     return stored;
   };
-  const replace = (projectId: string) => {
+  const replace = async (projectId: string) => {
     requireRole(identity, projectId, 'maintainer', { kind: 'cluster', name });
+    await requireActive(deps.db, { projectId });
     return write(projectId, 'replace');
   };
   const existing = await findClusterByName(deps.db, name);
@@ -140,6 +141,20 @@ export async function putCluster(
     if (now && isVisible(identity, now.projectId)) return replace(now.projectId);
     throw clusterNameTaken(name);
   }
+}
+
+/**
+ * Deactivates the cluster (no new campaigns on it; its pending runs are held, its jobs in Slurm
+ * followed to their end) or reactivates it, then wakes a scheduler, which writes the held runs'
+ * reason or submits them. Idempotent.
+ */
+export async function setClusterActive(deps: ClusterDeps, name: string, active: boolean, log: Log): Promise<ClusterRecord> {
+  const at = await setDeactivated(deps.db, 'cluster', name, !active);
+  if (at === undefined) throw errors.notFound('cluster', name);
+  const cluster = await clusterNamed(deps.db, name);
+  log.info({ cluster: name }, active ? 'cluster reactivated' : 'cluster deactivated');
+  await wakeScheduler(deps, cluster.id, active ? 'cluster reactivated' : 'cluster deactivated', log);
+  return cluster;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
 } from '@erg/suites';
 import { REDACTED, redactSecrets } from '@erg/secrets';
 import type { AppDeps } from '../app';
-import { requireRole, visibleProjects } from '../access';
+import { requireActive, requireRole, visibleProjects } from '../access';
 import { errors } from '../errors';
 import { OFFLOAD_ABOVE } from '../body-limits';
 import { runSized, type Offload } from '../offload';
@@ -43,6 +43,7 @@ export async function suiteInput(deps: SuiteDeps, identity: TokenIdentity, body:
   // A suite lives in its cluster's project; a cluster the caller cannot see is "not registered".
   const cluster = await findVisibleCluster(deps.db, identity, spec.cluster!, 'campaign.cluster');
   requireRole(identity, cluster.projectId, 'maintainer', { kind: 'cluster', name: cluster.name });
+  await requireActive(deps.db, { projectId: cluster.projectId });
   // What the project's webhook policy lets through without DNS (scheme, a literal address);
   // every delivery checks again, on the addresses the name resolves to then.
   if (fields.webhook) {

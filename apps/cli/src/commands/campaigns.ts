@@ -4,6 +4,7 @@ import type { CommandContext } from '../context';
 import { renderTable } from '../output/table';
 import { jsonOption, withExamples, type Act } from './register';
 import { countsText } from '../watch/progress';
+import { NO_VALUE } from '@erg/format';
 
 function parseLimit(value: string): number {
   const n = Number(value);
@@ -15,11 +16,13 @@ async function campaigns(ctx: CommandContext, opts: { limit: number; json?: bool
   const page = await ctx.connect().call((c) => c.GET('/v1/campaigns', { params: { query: { limit: opts.limit } } }));
   if (opts.json) return void ctx.stdout.write(JSON.stringify(page, null, 2) + '\n');
   if (page.items.length === 0) return void ctx.stdout.write('No campaigns yet.\n');
-  const rows = page.items.map((c) => [c.id, c.name, c.cluster ?? '(import)', c.state, String(c.totalRuns), countsText(c.runCounts), c.createdAt]);
+  const rows = page.items.map((c) => [c.id, c.name, c.cluster ?? '(import)', c.owner ?? NO_VALUE, c.state, String(c.totalRuns), countsText(c.runCounts), c.createdAt]);
   ctx.stdout.write(
-    renderTable([{ header: 'ID' }, { header: 'NAME' }, { header: 'CLUSTER' }, { header: 'STATE' }, { header: 'RUNS', align: 'right' }, { header: 'BY STATE' }, { header: 'CREATED' }], rows, {
-      header: ctx.color.bold,
-    }),
+    renderTable(
+      [{ header: 'ID' }, { header: 'NAME' }, { header: 'CLUSTER' }, { header: 'OWNER' }, { header: 'STATE' }, { header: 'RUNS', align: 'right' }, { header: 'BY STATE' }, { header: 'CREATED' }],
+      rows,
+      { header: ctx.color.bold },
+    ),
   );
   if (page.next) ctx.stderr.write(`note: only the newest ${opts.limit} are shown (--limit up to 500)\n`);
 }
@@ -29,7 +32,7 @@ export function registerCampaigns(program: Command, act: Act): void {
     program
       .command('campaigns')
       .summary('list the newest campaigns')
-      .description('list the newest campaigns: id, name, cluster, state and runs by state')
+      .description('list the newest campaigns: id, name, cluster, owner (the user who started it, or suite:NAME), state and runs by state')
       .option('--limit <n>', 'how many (1-500)', parseLimit, 20)
       .addOption(jsonOption()),
     'erg campaigns',

@@ -11,6 +11,7 @@ import { renderFields, renderTable } from '../output/table';
 import { NO_VALUE } from '@erg/format';
 import { jsonOption, withExamples, type Act } from './register';
 import { parseCap, parsePort } from './args';
+import { registerDeactivation } from './deactivation';
 
 /**
  * The local cluster's description, `.erg/local-slurm/cluster.json` (written by
@@ -261,6 +262,8 @@ function clusterFields(c: Cluster): [string, string][] {
     ['Last error', c.lastError ?? 'none'],
     ...(c.warnings ?? []).map((w): [string, string] => ['Warning', w]),
     ['Created', c.createdAt],
+    // An API from before deactivation says nothing.
+    ...(c.deactivatedAt ? [['Deactivated', `${c.deactivatedAt}: no new campaigns, pending runs held`] as [string, string]] : []),
   ];
 }
 
@@ -274,7 +277,9 @@ async function list(ctx: CommandContext, opts: { json?: boolean }): Promise<void
   }
   const rows = body.items.map((c) => [
     c.name, `${c.user}@${c.host}:${c.port}`, c.defaultPartition ?? NO_VALUE, c.workDir, slurmVersionText(c), powerHelperText(c, true), c.lastContactAt ?? 'never',
-    c.lastError
+    c.deactivatedAt
+      ? ctx.color.yellow('deactivated')
+      : c.lastError
       ? ctx.color.red(`error: ${c.lastError}`)
       : (c.warnings ?? []).length > 0
         ? ctx.color.yellow(`warning: ${c.warnings[0]}`)
@@ -401,4 +406,6 @@ export function registerClusters(program: Command, act: Act): void {
     'erg clusters credentials gh --key ~/.ssh/erg_new --cert ~/.ssh/erg_new-cert.pub',
     "erg clusters credentials gh --jump 'alice@bastion.example.org:22,host-key=SHA256:def…,key=~/.ssh/bastion_key'",
   ).action(act((ctx, cmd) => credentials(ctx, cmd.processedArgs[0] as string, cmd.opts<CredentialsFlags>())));
+
+  registerDeactivation(clusters, 'cluster', act);
 }

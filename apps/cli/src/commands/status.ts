@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { RunSummary } from '@erg/client';
 import type { CommandContext } from '../context';
 import { renderFields } from '../output/table';
-import { formatElapsed, plural, runOrderLabel } from '@erg/format';
+import { formatElapsed, plural, runOrderLabel, startedByLabel } from '@erg/format';
 import { jsonOption, withExamples, type Act } from './register';
 import { fetchRuns } from '../runs-query';
 import { countsText } from '../watch/progress';
@@ -42,6 +42,8 @@ async function status(ctx: CommandContext, id: string, opts: { json?: boolean })
       ['Campaign', `${campaign.name} (${campaign.id})`],
       ['State', campaign.state],
       ['Cluster', campaign.cluster ?? '(none: import campaign)'],
+      // An API from before creators were told apart says none.
+      ...(campaign.createdBy ? [['Started by', startedByLabel(campaign.createdBy)] as [string, string]] : []),
       ['Created', `${campaign.createdAt} (${formatElapsed(Math.max(0, age))} ago)`],
       ['Runs', `${campaign.totalRuns}: ${countsText(campaign.runCounts, ctx.color)}`],
       // An API from before run orders says none.

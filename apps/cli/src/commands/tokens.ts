@@ -5,6 +5,7 @@ import type { CommandContext } from '../context';
 import { renderTable } from '../output/table';
 import { NO_VALUE } from '@erg/format';
 import { jsonOption, withExamples, type Act } from './register';
+import { registerDeactivation } from './deactivation';
 import { parseChoice } from './args';
 import { RoleName } from '@erg/spec';
 
@@ -71,7 +72,13 @@ async function projects(ctx: CommandContext, opts: { json?: boolean }): Promise<
   const { items } = await ctx.connect().call((c) => c.GET('/v1/projects'));
   if (opts.json) return void ctx.stdout.write(JSON.stringify({ items }, null, 2) + '\n');
   if (items.length === 0) return void ctx.stdout.write('You have no role in any project.\n');
-  ctx.stdout.write(renderTable([{ header: 'PROJECT' }, { header: 'ROLE' }, { header: 'DESCRIPTION' }], items.map((p) => [p.name, p.role ?? NO_VALUE, p.description ?? '']), { header: ctx.color.bold }));
+  ctx.stdout.write(
+    renderTable(
+      [{ header: 'PROJECT' }, { header: 'ROLE' }, { header: 'DESCRIPTION' }],
+      items.map((p) => [p.deactivatedAt ? `${p.name} (deactivated)` : p.name, p.role ?? NO_VALUE, p.description ?? '']),
+      { header: ctx.color.bold },
+    ),
+  );
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -106,8 +113,15 @@ export function registerTokens(program: Command, act: Act): void {
     'erg tokens revoke 0b6f1d2e-3c4a-4b5d-8e6f-7a8b9c0d1e2f',
   ).action(act((ctx, cmd) => revoke(ctx, cmd.processedArgs[0] as string, cmd.opts())));
 
+  const projectsCommand = withExamples(
+    program.command('projects').summary('the projects you have a role in; admins: deactivate, reactivate').description('the projects you have a role in'),
+    'erg projects',
+    'erg projects deactivate gemm   # admins: nothing new starts in it, its history stays',
+  );
+  // `erg projects` alone lists them, as it always did.
   withExamples(
-    program.command('projects').summary('the projects you have a role in').description('the projects you have a role in, with your role (admins: every project)').addOption(jsonOption()),
+    projectsCommand.command('list', { isDefault: true }).description('the projects you have a role in, with your role (admins: every project)').addOption(jsonOption()),
     'erg projects',
   ).action(act((ctx, cmd) => projects(ctx, cmd.opts())));
+  registerDeactivation(projectsCommand, 'project', act);
 }

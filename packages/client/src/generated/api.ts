@@ -427,6 +427,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/clusters/{name}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Retires a cluster without deleting it: its campaigns and runs stay readable, but no new campaign may name it (409 ERG_DEACTIVATED) and its suites cannot start runs. Its pending runs are held (not submitted, not cancelled: reactivation resumes them; cancel their campaigns to end them); jobs already in Slurm are followed to their end. Idempotent. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Cluster"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/clusters/{name}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Undoes deactivation: new campaigns may name the cluster again and its held runs are submitted. Idempotent. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Cluster"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/clusters/{name}/carbon-intensity": {
         parameters: {
             query?: never;
@@ -2016,6 +2128,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{name}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Admins only. Retires a project without deleting it: its campaigns, runs, results and audit rows stay readable, and its campaigns can be cancelled and its members managed, but nothing new starts in it (409 ERG_DEACTIVATED): no campaigns, clusters, suites or suite runs. Its pending runs are held (not submitted, not cancelled); runs already in Slurm run to their end. Idempotent. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Project"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{name}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Admins only. Undoes deactivation: held runs are submitted again. Idempotent. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Project"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users": {
         parameters: {
             query?: never;
@@ -2086,6 +2292,109 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{name}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Admins only. Retires a user without deleting them: every token of theirs is refused from now on (401) and their event streams end at once (`event: closed`, reason user_deactivated); their campaigns, memberships and audit rows stay. Not yourself, nor the last active admin (409). Idempotent. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["User"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{name}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Admins only. Undoes deactivation: the tokens they had (not revoked, not expired) work again, with the roles they have. Idempotent. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["User"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2354,7 +2663,7 @@ export interface paths {
                     campaign?: string;
                     /** @description only runs in these states; repeat the parameter or separate with commas */
                     state?: ("pending" | "submitting" | "queued" | "running" | "completing")[];
-                    /** @description only runs of campaigns created by this token name (or `suite:<name>`) */
+                    /** @description only runs of campaigns this user started (their name), or that a suite started (`suite:<name>`) */
                     owner?: string;
                     limit?: number;
                 };
@@ -2399,7 +2708,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Server-Sent Events (text/event-stream) with the bearer token: `hello` on connect, `run` for every run state change, `power` (a run's total power, at most once per run per second while telemetry arrives), and a `: keepalive` comment every 15 s. Each event has an `id:`. Events that happen while the API reconnects to Postgres are not replayed. */
+        /** @description Server-Sent Events (text/event-stream) with the bearer token: `hello` on connect, `run` for every run state change, `power` (a run's total power, at most once per run per second while telemetry arrives), and a `: keepalive` comment every 15 s. Each event has an `id:`. Events that happen while the API reconnects to Postgres are not replayed. The stream carries what the token could read when it opened; when that access ends or narrows (the token revoked or expired, its user deactivated or removed from a project the stream carried) erg sends `closed` with the reason and ends the stream: at once for a revocation, deactivation or removal, within ERG_EVENTS_ACCESS_CHECK_MS (5 s) for an expiry. */
         get: {
             parameters: {
                 query?: {
@@ -3208,6 +3517,8 @@ export interface components {
             /** @description what needs attention before it stops the cluster: a certificate in its warning window (ERG_CERTIFICATE_WARNING_S, ERG_CERTIFICATE_WARNING_SHARE) or expired */
             warnings: string[];
             createdAt: string;
+            /** @description set while the cluster is deactivated: no campaign may name it, its pending runs are held (not submitted) and its jobs in Slurm are followed to their end */
+            deactivatedAt: string | null;
         };
         ClusterCredentialsInput: {
             /** @description the new key; omitted: keep the stored one */
@@ -3230,12 +3541,28 @@ export interface components {
             exitCode: number | null;
             reason: string | null;
         };
+        CampaignCreatorInput: {
+            /** @description the user whose token created it; null for a suite's campaigns and for campaigns from before users were recorded */
+            user: {
+                id: string;
+                name: string;
+            } | null;
+            /** @description the API token it was created with (its name is free text: the user is who created it); null for a suite's campaigns */
+            token: {
+                /** @description null: a campaign from before tokens were recorded by id, whose token could not be told from its name */
+                id: string | null;
+                name: string;
+            } | null;
+            /** @description the suite that started it (on its schedule or when triggered); null: started through the API */
+            suite: string | null;
+        };
         CampaignInput: {
             id: string;
             name: string;
             cluster: string | null;
-            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            /** @description who started it: the user's name, or `suite:<name>` when a suite did (user names cannot contain `:`); null when that is not known (campaigns from before users were recorded) */
             owner: string | null;
+            createdBy: components["schemas"]["CampaignCreatorInput"];
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -3252,8 +3579,9 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
-            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            /** @description who started it: the user's name, or `suite:<name>` when a suite did (user names cannot contain `:`); null when that is not known (campaigns from before users were recorded) */
             owner: string | null;
+            createdBy: components["schemas"]["CampaignCreatorInput"];
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -3281,8 +3609,9 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
-            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            /** @description who started it: the user's name, or `suite:<name>` when a suite did (user names cannot contain `:`); null when that is not known (campaigns from before users were recorded) */
             owner: string | null;
+            createdBy: components["schemas"]["CampaignCreatorInput"];
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -3300,8 +3629,9 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
-            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            /** @description who started it: the user's name, or `suite:<name>` when a suite did (user names cannot contain `:`); null when that is not known (campaigns from before users were recorded) */
             owner: string | null;
+            createdBy: components["schemas"]["CampaignCreatorInput"];
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -4893,8 +5223,14 @@ export interface components {
             /** @description total power in W, as powerW in the queue */
             w: number;
         };
-        /** @description the `data:` of `hello`, `run` and `power` events respectively (the body is text/event-stream) */
-        EventDataInput: components["schemas"]["HelloEventInput"] | components["schemas"]["RunStateEventInput"] | components["schemas"]["PowerEventInput"];
+        ClosedEventInput: {
+            /** @enum {string} */
+            reason: "token_revoked" | "token_expired" | "user_deactivated" | "access_changed";
+            /** @description what happened, for a person */
+            message: string;
+        };
+        /** @description the `data:` of `hello`, `run`, `power` and `closed` events respectively (the body is text/event-stream) */
+        EventDataInput: components["schemas"]["HelloEventInput"] | components["schemas"]["RunStateEventInput"] | components["schemas"]["PowerEventInput"] | components["schemas"]["ClosedEventInput"];
         AuditEntryInput: {
             /** @description increasing with time */
             id: string;
@@ -4937,6 +5273,8 @@ export interface components {
             /** @description the caller's role in it */
             role: ("viewer" | "researcher" | "maintainer" | "admin") | null;
             createdAt: string;
+            /** @description set while the project is deactivated: its history stays readable, nothing new starts in it */
+            deactivatedAt: string | null;
         };
         MemberInput: {
             user: string;
@@ -4953,6 +5291,8 @@ export interface components {
             /** @description the caller's role in it */
             role: ("viewer" | "researcher" | "maintainer" | "admin") | null;
             createdAt: string;
+            /** @description set while the project is deactivated: its history stays readable, nothing new starts in it */
+            deactivatedAt: string | null;
             members: components["schemas"]["MemberInput"][];
         };
         UserCreateInput: {
@@ -4973,10 +5313,11 @@ export interface components {
             kind: "person" | "service";
             isAdmin: boolean;
             createdAt: string;
-            disabledAt: string | null;
+            /** @description set while the user is deactivated: their tokens are refused (401) and their event streams closed */
+            deactivatedAt: string | null;
         };
         TokenCreateInput: {
-            /** @description what the token is for, e.g. "laptop" or "gitlab nightly" */
+            /** @description what the token is for, e.g. "laptop" or "gitlab nightly"; not starting with `suite:` or `erg:` */
             name: string;
             /** @description admins only: create the token for this user (e.g. a service account) */
             user?: string;
@@ -5518,6 +5859,8 @@ export interface components {
             /** @description what needs attention before it stops the cluster: a certificate in its warning window (ERG_CERTIFICATE_WARNING_S, ERG_CERTIFICATE_WARNING_SHARE) or expired */
             warnings: string[];
             createdAt: string;
+            /** @description set while the cluster is deactivated: no campaign may name it, its pending runs are held (not submitted) and its jobs in Slurm are followed to their end */
+            deactivatedAt: string | null;
         };
         ClusterCredentials: {
             /** @description the new key; omitted: keep the stored one */
@@ -5540,12 +5883,28 @@ export interface components {
             exitCode: number | null;
             reason: string | null;
         };
+        CampaignCreator: {
+            /** @description the user whose token created it; null for a suite's campaigns and for campaigns from before users were recorded */
+            user: {
+                id: string;
+                name: string;
+            } | null;
+            /** @description the API token it was created with (its name is free text: the user is who created it); null for a suite's campaigns */
+            token: {
+                /** @description null: a campaign from before tokens were recorded by id, whose token could not be told from its name */
+                id: string | null;
+                name: string;
+            } | null;
+            /** @description the suite that started it (on its schedule or when triggered); null: started through the API */
+            suite: string | null;
+        };
         Campaign: {
             id: string;
             name: string;
             cluster: string | null;
-            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            /** @description who started it: the user's name, or `suite:<name>` when a suite did (user names cannot contain `:`); null when that is not known (campaigns from before users were recorded) */
             owner: string | null;
+            createdBy: components["schemas"]["CampaignCreator"];
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -5562,8 +5921,9 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
-            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            /** @description who started it: the user's name, or `suite:<name>` when a suite did (user names cannot contain `:`); null when that is not known (campaigns from before users were recorded) */
             owner: string | null;
+            createdBy: components["schemas"]["CampaignCreator"];
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -5591,8 +5951,9 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
-            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            /** @description who started it: the user's name, or `suite:<name>` when a suite did (user names cannot contain `:`); null when that is not known (campaigns from before users were recorded) */
             owner: string | null;
+            createdBy: components["schemas"]["CampaignCreator"];
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -5610,8 +5971,9 @@ export interface components {
             id: string;
             name: string;
             cluster: string | null;
-            /** @description who created it: the API token's name, or `suite:<name>` for a suite's runs; null for campaigns created before owners were recorded */
+            /** @description who started it: the user's name, or `suite:<name>` when a suite did (user names cannot contain `:`); null when that is not known (campaigns from before users were recorded) */
             owner: string | null;
+            createdBy: components["schemas"]["CampaignCreator"];
             /** @enum {string} */
             state: "pending" | "running" | "cancelling" | "completed" | "failed" | "cancelled";
             /** @description number of runs in each state */
@@ -7204,8 +7566,14 @@ export interface components {
             /** @description total power in W, as powerW in the queue */
             w: number;
         };
-        /** @description the `data:` of `hello`, `run` and `power` events respectively (the body is text/event-stream) */
-        EventData: components["schemas"]["HelloEvent"] | components["schemas"]["RunStateEvent"] | components["schemas"]["PowerEvent"];
+        ClosedEvent: {
+            /** @enum {string} */
+            reason: "token_revoked" | "token_expired" | "user_deactivated" | "access_changed";
+            /** @description what happened, for a person */
+            message: string;
+        };
+        /** @description the `data:` of `hello`, `run`, `power` and `closed` events respectively (the body is text/event-stream) */
+        EventData: components["schemas"]["HelloEvent"] | components["schemas"]["RunStateEvent"] | components["schemas"]["PowerEvent"] | components["schemas"]["ClosedEvent"];
         AuditEntry: {
             /** @description increasing with time */
             id: string;
@@ -7248,6 +7616,8 @@ export interface components {
             /** @description the caller's role in it */
             role: ("viewer" | "researcher" | "maintainer" | "admin") | null;
             createdAt: string;
+            /** @description set while the project is deactivated: its history stays readable, nothing new starts in it */
+            deactivatedAt: string | null;
         };
         Member: {
             user: string;
@@ -7264,6 +7634,8 @@ export interface components {
             /** @description the caller's role in it */
             role: ("viewer" | "researcher" | "maintainer" | "admin") | null;
             createdAt: string;
+            /** @description set while the project is deactivated: its history stays readable, nothing new starts in it */
+            deactivatedAt: string | null;
             members: components["schemas"]["Member"][];
         };
         UserCreate: {
@@ -7284,10 +7656,11 @@ export interface components {
             kind: "person" | "service";
             isAdmin: boolean;
             createdAt: string;
-            disabledAt: string | null;
+            /** @description set while the user is deactivated: their tokens are refused (401) and their event streams closed */
+            deactivatedAt: string | null;
         };
         TokenCreate: {
-            /** @description what the token is for, e.g. "laptop" or "gitlab nightly" */
+            /** @description what the token is for, e.g. "laptop" or "gitlab nightly"; not starting with `suite:` or `erg:` */
             name: string;
             /** @description admins only: create the token for this user (e.g. a service account) */
             user?: string;

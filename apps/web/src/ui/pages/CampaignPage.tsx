@@ -11,7 +11,7 @@ import { debounce } from '../../queue';
 import { footprintColumns, footprintNote } from '../../footprint';
 import {
   differingMachines, entryId, flaggedConfigurations, halfWidth, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, parameterNames, parameterText,
-  confidenceText, paretoLegend, paretoStatusText, powerNoteLine, publishableLine, resultRows, resultsCsv, runOrderLabel,
+  confidenceText, paretoLegend, paretoStatusText, powerNoteLine, publishableLine, resultRows, resultsCsv, runOrderLabel, startedByLabel,
 } from '../../results';
 import { flagLabel } from '../../run-info';
 import { hrefRun } from '../../route';
@@ -61,7 +61,7 @@ export function CampaignPage({ id }: { id: string }) {
     <article aria-labelledby="campaign-title">
       <h1 id="campaign-title">Campaign {c.name}</h1>
       <p className="small">
-        <code>{c.id}</code> · cluster {c.cluster ?? 'none (import)'} · owner {c.owner ?? NO_VALUE} · created {new Date(c.createdAt).toLocaleString()} · state <b data-testid="campaign-state">{c.state}</b>
+        <code>{c.id}</code> · cluster {c.cluster ?? 'none (import)'} · started by <span data-testid="campaign-creator">{c.createdBy ? startedByLabel(c.createdBy) : (c.owner ?? NO_VALUE)}</span> · created {new Date(c.createdAt).toLocaleString()} · state <b data-testid="campaign-state">{c.state}</b>
         {c.design && <> · run order <span data-testid="run-order">{runOrderLabel(c.design)}</span></>}
       </p>
       <section aria-labelledby="progress-title">

@@ -52,7 +52,7 @@ function OwnerFilter({ value, onChange }: { value: string; onChange: (v: string)
   return (
     <label>Owner{' '}
       <input value={text} onChange={(e) => setText(e.target.value)} onBlur={() => text !== value && onChange(text.trim())}
-        onKeyDown={(e) => { if (e.key === 'Enter') onChange(text.trim()); }} placeholder="any" size={10} />
+        onKeyDown={(e) => { if (e.key === 'Enter') onChange(text.trim()); }} placeholder="any" size={10} title="a user's name, or suite:NAME for the runs a suite started" />
     </label>
   );
 }
