@@ -33,7 +33,7 @@ export const SchedulerConfig = z.object({
    * Worker time each metric's regex may take over one run's logs (the phase regexes share one such
    * budget); past it that metric alone is stopped and null, and the run's warning names it.
    */
-  ERG_METRIC_REGEX_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  ERG_METRIC_REGEX_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Worker threads that run user regexes, RE2 (shared by every cluster's finalizing). */
   ERG_REGEX_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
   /** Deadline of one read of a run-directory file over SSH, streaming included; the remote read is killed at it. */

@@ -25,4 +25,20 @@ export function forEachLine(text: string, visit: (start: number, end: number) =>
   }
 }
 
+/** As forEachLine, from the last line of `text` to its first. */
+export function forEachLineFromEnd(text: string, visit: (start: number, end: number) => boolean | void): void {
+  // A text that ends with a line end has no empty line after it.
+  let next = text.length > 0 && text.charCodeAt(text.length - 1) === LF ? text.length - 1 : text.length;
+  while (next >= 0 && text.length > 0) {
+    const newline = next === 0 ? -1 : text.lastIndexOf('\n', next - 1);
+    const start = newline + 1;
+    let end = next;
+    if (end > start && text.charCodeAt(end - 1) === CR) end--;
+    if (visit(start, end) === true) return;
+    if (newline < 0) return;
+    next = newline;
+  }
+}
+
 const CR = 13;
+const LF = 10;

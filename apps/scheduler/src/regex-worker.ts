@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 // Subpaths: a worker thread loads the pure parts, not the packages' database sides.
 import { runSearchStepInput, type SearchStepInput } from '@erg/strategy/search-runner';
 import { compileUserRegex, type CompiledUserRegex } from '@erg/spec/user-regex';
-import { forEachLine } from './log-lines';
+import { forEachLine, forEachLineFromEnd } from './log-lines';
 import { foldMatch, isSettled } from './metric-fold';
 import { matchPhases } from './phase-match';
 import type { FoldMetricInput, FoldMetricOutput, MatchPhasesInput, RegexTaskKind, RegexTasks, TaskReply, TaskRequest } from './regex-runner';
@@ -41,7 +41,11 @@ function textOf(input: { bytes: SharedArrayBuffer; length: number }): { text: st
   return { text: decoder.decode(bytes), bytes };
 }
 
-/** Every match of one metric's pattern in each line of the batch, folded into its metric. */
+/**
+ * Every match of one metric's pattern in each line of the batch, folded into its metric. A `last`
+ * metric needs only the batch's last numeric match: its lines are tried from the end, and the
+ * first one (from the end) that gives a number settles the batch (the batches come in order).
+ */
 function foldMetric(input: FoldMetricInput): FoldMetricOutput {
   const { fold } = input;
   if (isSettled(fold)) return { fold };
@@ -51,17 +55,21 @@ function foldMetric(input: FoldMetricInput): FoldMetricOutput {
   const re = result.regex;
   const captures = re.groupCount() > 0;
   const { text } = textOf(input);
-  forEachLine(text, (start, end) => {
+  /** Folds the matches of one line; true to stop. */
+  const foldLine = (start: number, end: number): boolean => {
     const line = text.slice(start, end);
-    // The DFA's yes or no first: most lines of a log do not match, and it captures nothing.
+    // The DFA's yes or no first: it captures nothing, and most lines of a log do not match.
     if (!re.test(line)) return false;
+    const values = fold.values;
     const m = re.matcher(line);
     while (m.find()) {
       foldMatch(fold, captures ? (m.group(1) ?? undefined) : undefined);
       if (isSettled(fold)) return true;
     }
-    return false;
-  });
+    return fold.reduce === 'last' && fold.values > values;
+  };
+  if (fold.reduce === 'last') forEachLineFromEnd(text, foldLine);
+  else forEachLine(text, foldLine);
   return { fold };
 }
 

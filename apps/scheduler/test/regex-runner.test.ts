@@ -32,6 +32,14 @@ describe('UserRegexRunner', () => {
     expect(count.fold).toMatchObject({ matches: 2 });
   });
 
+  test('a `last` metric takes the batch’s last numeric match, read from the end, over what earlier batches gave', async () => {
+    const earlier = { ...newFold('last'), matches: 1, values: 1, last: 9 };
+    const out = await runner.run('fold-metric', { pattern: 'v=([0-9]*)', fold: earlier, ...batchOf('v=1\nv=2 v=3 x\nv=\nnoise\n') }, new RegexBudget(10_000));
+    expect(out.fold.last).toBe(3);
+    const none = await runner.run('fold-metric', { pattern: 'v=([0-9]*)', fold: out.fold, ...batchOf('v=\nnoise') }, new RegexBudget(10_000));
+    expect(none.fold.last).toBe(3);
+  });
+
   test('stops a regex at its budget, leaves the scheduler responsive, and replaces the worker', async () => {
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
