@@ -11,7 +11,7 @@ import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
  * repetition is that many copies (`\S{1,1000}` is 2,000 instructions). A pattern whose program
  * would exceed MAX_REGEX_PROGRAM instructions is refused, and so is a spec whose regexes together
  * exceed MAX_SPEC_REGEX_PROGRAM. The size is estimated from the source before anything is
- * compiled, since compiling costs about 5 µs per instruction and a spec is validated on the API's
+ * compiled, since compiling costs 1-12 µs per instruction and a spec is validated on the API's
  * thread. At run time each regex also has a time budget (the scheduler's metric scan).
  */
 
@@ -19,8 +19,11 @@ import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
 export const MAX_REGEX_CHARS = 1000;
 /** Most instructions one regex may compile to (about `\S{1,1000}\d{1,1000}`). */
 export const MAX_REGEX_PROGRAM = 4000;
-/** Most instructions all regexes of one spec may compile to together. */
-export const MAX_SPEC_REGEX_PROGRAM = 20_000;
+/**
+ * Most instructions all regexes of one spec may compile to together: at the slowest measured
+ * (Unicode classes, ~12 µs an instruction) ~120 ms of compiling; a usual spec needs a few hundred.
+ */
+export const MAX_SPEC_REGEX_PROGRAM = 10_000;
 /** RE2's own limit on a counted repetition; beyond it RE2 says so itself. */
 const MAX_REPEAT = 1000;
 
