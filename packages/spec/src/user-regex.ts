@@ -61,7 +61,9 @@ function describeRefusal(err: RE2JSException, source: string): string {
   const around = 'match the text around the value as part of the pattern, outside the capture group (only the group is read)';
   if (/^\(\?[=!]/.test(at)) return `RE2 syntax: lookahead (?=…) and (?!…) is not supported; ${around}`;
   if (/^\(\?<[=!]/.test(at)) return `RE2 syntax: lookbehind (?<=…) and (?<!…) is not supported; ${around}`;
-  if (/^\\([1-9]|k)/.test(at)) return `RE2 syntax: backreferences (\\1, \\k<name>) are not supported; write out the text the group matched instead`;
+  // re2js shows only `(?P` of Python's `(?P=name)`: the source says which it was.
+  const backreference = /^\\([1-9]|k)/.test(at) || (at === '(?P' && source.includes('(?P='));
+  if (backreference) return 'RE2 syntax: backreferences (\\1, \\k<name>) are not supported; write out the text the group matched instead';
   if (at.startsWith('\\u')) return 'RE2 syntax: \\uXXXX is not supported; write \\x{XXXX} (e.g. \\x{00B5} for µ)';
   if (at.startsWith('[^]')) return 'RE2 syntax: [^] is not supported; write (?s:.) for any character';
   return `RE2 syntax: ${err.error}${at ? `: \`${at.length > 80 ? `${at.slice(0, 80)}…` : at}\`` : ''}`;

@@ -28,6 +28,7 @@ describe('compileUserRegex', () => {
     expect(problemOf('(?<!x)y')).toMatch(/^RE2 syntax: lookbehind /);
     expect(problemOf('(a)\\1')).toMatch(/^RE2 syntax: backreferences \(\\1, \\k<name>\) are not supported; write out the text/);
     expect(problemOf('(?<x>a)\\k<x>')).toMatch(/^RE2 syntax: backreferences /);
+    expect(problemOf('(?P<x>a)(?P=x)')).toMatch(/^RE2 syntax: backreferences /);
     expect(problemOf('\\u00B5s')).toBe('RE2 syntax: \\uXXXX is not supported; write \\x{XXXX} (e.g. \\x{00B5} for µ)');
     expect(problemOf('a[^]b')).toBe('RE2 syntax: [^] is not supported; write (?s:.) for any character');
     expect(problemOf('a++')).toBe('RE2 syntax: invalid nested repetition operator: `++`');
