@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Benchmark: metric extraction over a large stdout.log (apps/scheduler/src/metric-scan.ts), as
 // the scheduler does it when a run ends: streamed in 1 MiB batches of lines through the regex
-// worker pool, in bounded memory. A DeepSpeed-like log (one throughput/loss line per step) of
-// --mb megabytes is generated, then scanned with three metric sets:
+// worker pool (RE2, a task per metric and batch), in bounded memory. A DeepSpeed-like log (one
+// throughput/loss line per step) of --mb megabytes is generated, then scanned with four metric sets:
 //   aggregate  min + mean + count: one pass over the whole log (up to ERG_METRIC_SCAN_BYTES)
 //   last       the last throughput: blocks read backwards from the end, stops at the first match
 //   first      the first loss: read from the start, stops at the first match
-//   catastrophic  `^(a+)+$` (the log's first line is forty a's and a '!'): stopped at a 2 s budget
+//   catastrophic  `^(a+)+$` beside a count of steps (the log's first line is forty a's and a '!',
+//              which a backtracking engine never finishes): one pass, both metrics get their value
 // from a local file and, with --ssh, over SSH from the local Slurm cluster (deploy/local-slurm,
 // the same machine). Each case runs in a child process, which reports its own peak RSS
 // (getrusage maxrss) and the longest delay of its event loop during the scan (perf_hooks
@@ -27,7 +28,7 @@ const { opts } = parseOptions({
   script: __filename,
   summary: 'metric extraction over a large stdout.log (apps/scheduler/src/metric-scan.ts) as the scheduler does it when a '
     + 'run ends: a generated DeepSpeed-like log scanned with an aggregate (one pass), a last and a first metric and a '
-    + 'catastrophic regex (stopped at its 2 s budget), from a local file and with --ssh over SSH from the local Slurm '
+    + 'catastrophic regex beside an innocent one (RE2: both get their value), from a local file and with --ssh over SSH from the local Slurm '
     + 'cluster; each case in a child process reporting its peak RSS and the longest delay of its event loop. Needs '
     + '@erg/scheduler built (and deploy/local-slurm/up.sh for --ssh).',
   options: {
@@ -52,9 +53,11 @@ const METRICS = {
   ],
   last: [{ name: 'final_throughput', regex: 'throughput=([0-9.]+) samples/s', reduce: 'last', source: 'stdout' }],
   first: [{ name: 'initial_loss', regex: 'loss=([0-9.]+)', reduce: 'first', source: 'stdout' }],
-  catastrophic: [{ name: 'evil', regex: '^(a+)+$', reduce: 'count', source: 'stdout' }],
+  catastrophic: [
+    { name: 'evil', regex: '^(a+)+$', reduce: 'count', source: 'stdout' },
+    { name: 'steps', regex: '^step ', reduce: 'count', source: 'stdout' },
+  ],
 };
-const BUDGET_MS = { catastrophic: 2000 };
 
 async function runCase() {
   const scheduler = path.join(root, 'apps', 'scheduler', 'dist');
@@ -91,7 +94,8 @@ async function runCase() {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const started = process.hrtime.bigint();
-  const limits = { scanBytes: opts['scan-mb'] * 1024 * 1024, regexBudgetMs: BUDGET_MS[opts.case] ?? 600_000 };
+  // A budget no case reaches: the bench measures the whole pass (each metric has its own budget).
+  const limits = { scanBytes: opts['scan-mb'] * 1024 * 1024, regexBudgetMs: 600_000 };
   const outcome = metrics.length === 0 ? { metrics: {}, warnings: [] } : await scanMetrics(metrics, { stdout: counted, stderr }, runner, limits);
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   loop.disable();
@@ -104,7 +108,7 @@ async function runCase() {
 /** A log like DeepSpeed prints it: one line per step. */
 function generate(file, bytes) {
   const fd = fs.openSync(file, 'w');
-  // The trap for a backtracking regex, as one line among the others.
+  // The trap for a backtracking regex, as one line among the others (RE2 reads it once).
   let written = fs.writeSync(fd, `${'a'.repeat(40)}!\n`);
   let step = 0;
   while (written < bytes) {

@@ -29,9 +29,12 @@ export const SchedulerConfig = z.object({
    * its end (its start for `first` metrics) and the run gets a warning saying so.
    */
   ERG_METRIC_SCAN_BYTES: z.coerce.number().int().min(1024 * 1024).default(256 * 1024 * 1024),
-  /** Worker time all of one run's metric regexes may take together; past it they are stopped, their metrics null, the run warned. */
-  ERG_METRIC_REGEX_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
-  /** Worker threads that run user regexes (shared by every cluster's finalizing). */
+  /**
+   * Worker time each metric's regex may take over one run's logs (the phase regexes share one such
+   * budget); past it that metric alone is stopped and null, and the run's warning names it.
+   */
+  ERG_METRIC_REGEX_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** Worker threads that run user regexes, RE2 (shared by every cluster's finalizing). */
   ERG_REGEX_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
   /** Deadline of one read of a run-directory file over SSH, streaming included; the remote read is killed at it. */
   ERG_RUN_FILE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),

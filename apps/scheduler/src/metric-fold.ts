@@ -12,7 +12,7 @@ export type Reduce = CampaignSpec['metrics'][number]['reduce'];
 
 export interface MetricFold {
   reduce: Reduce;
-  /** Matches seen, numeric or not. */
+  /** Matches seen, numeric or not (a `last` fold sees only what settles each batch: regex-worker.ts). */
   matches: number;
   /** Numeric captures seen. */
   values: number;

@@ -1,10 +1,12 @@
 /**
  * Metric extraction over output of any size: a run's stdout.log and stderr.log are read as
- * streams, cut into batches of whole lines (BATCH_BYTES), and each batch is folded in a regex
- * worker (regex-runner.ts) into the metrics' running folds (metric-fold.ts). Memory stays at a few
- * batches; time is bounded by the scan cap (bytes) and the run's regex budget (worker time).
- * A campaign's `phases` ride along on stdout.log: the same batches, tasks and budget also find
- * its phase marks (phase-match.ts, log-phases.ts).
+ * streams, cut into batches of whole lines (BATCH_BYTES), and each batch is folded, metric by
+ * metric, in the regex workers (regex-runner.ts) into the metrics' running folds (metric-fold.ts).
+ * Memory stays at a few batches; time is bounded by the scan cap (bytes) and by each metric's
+ * own regex budget (worker time): a metric whose regex runs past it, or that RE2 refuses, is the
+ * only one left without a value, and the warning names only it.
+ * A campaign's `phases` ride along on stdout.log: the same batches find its phase marks
+ * (phase-match.ts, log-phases.ts), under a budget of their own.
  *
  * Only what the metrics of a log need is read:
  * - only `last` metrics: blocks from the end backwards (1 MiB, doubling to 16 MiB), each block
@@ -15,23 +17,23 @@
  *   so); a `first` metric then gets its own pass from the start.
  * Every pass reads at most `scanBytes` of the log.
  *
- * A batch always ends at a line end, so a match within a line is never cut. A match cannot span
- * two batches (a regex that matches across line ends may miss such matches), and a line longer
- * than BATCH_BYTES is matched in BATCH_BYTES pieces (a warning says so).
+ * A batch always ends at a line end, and regexes are matched line by line (log-lines.ts), so a
+ * match within a line is never cut; a line longer than BATCH_BYTES is matched in BATCH_BYTES
+ * pieces (a warning says so).
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { formatSize, JobFileRefusedError, openJobFile, type StreamRunner } from '@erg/slurm';
 import type { CampaignSpec } from '@erg/spec';
 import { describeSlot, LogMarks, phasePatterns } from './log-phases';
-import { foldResult, newFold, type MetricFold } from './metric-fold';
-import type { PhasePattern } from './phase-match';
-import { RegexBudget, RegexBudgetExceededError, type UserRegexRunner } from './regex-runner';
+import { foldResult, isSettled, newFold, type MetricFold } from './metric-fold';
+import type { PhaseMarkBatch, PhasePattern } from './phase-match';
+import { RegexBudget, RegexBudgetExceededError, RegexTaskError, type UserRegexRunner } from './regex-runner';
 
 type MetricSpec = CampaignSpec['metrics'][number];
 type LogPhase = NonNullable<CampaignSpec['phases']>[number];
 
-/** Bytes of whole lines sent to a worker at once. */
+/** Bytes of whole lines sent to the workers at once. */
 export const BATCH_BYTES = 1024 * 1024;
 const FIRST_BLOCK_BYTES = 1024 * 1024;
 const MAX_BLOCK_BYTES = 16 * 1024 * 1024;
@@ -63,7 +65,10 @@ export interface LogSource {
 export interface MetricScanLimits {
   /** Most bytes of a log one pass reads (ERG_METRIC_SCAN_BYTES). */
   scanBytes: number;
-  /** Worker time all of a run's metric regexes may take (ERG_METRIC_REGEX_BUDGET_MS). */
+  /**
+   * Worker time each metric's regex may take over the run's logs, and the phase regexes together
+   * (ERG_METRIC_REGEX_BUDGET_MS): one metric's budget is never another's.
+   */
   regexBudgetMs: number;
 }
 
@@ -94,7 +99,7 @@ export async function scanMetrics(
 
 /**
  * Computes every metric and finds every phase mark (of `phases`, in stdout.log) in one scan of
- * the run's logs, under one regex budget. Throws only for infrastructure failures (SSH).
+ * the run's logs. Throws only for infrastructure failures (SSH).
  */
 export async function scanRunLogs(
   { metrics, phases = [] }: { metrics: readonly MetricSpec[]; phases?: readonly LogPhase[] },
@@ -103,23 +108,16 @@ export async function scanRunLogs(
   limits: MetricScanLimits & { maxMarks?: number },
 ): Promise<RunLogScanOutcome> {
   const outcome: RunLogScanOutcome = { metrics: Object.fromEntries(metrics.map((m) => [m.name, null])), warnings: [], refused: [], marks: null };
-  const budget = new RegexBudget(limits.regexBudgetMs);
   for (const source of ['stdout', 'stderr'] as const) {
     const own = metrics.filter((m) => m.source === source);
-    const phaseScan = source === 'stdout' && phases.length > 0 ? new PhaseScan(phases, new LogMarks(limits.maxMarks)) : null;
+    const phaseScan = source === 'stdout' && phases.length > 0 ? new PhaseScan(phases, new LogMarks(limits.maxMarks), limits.regexBudgetMs) : null;
     if (phaseScan) outcome.marks = phaseScan.marks;
     if (own.length === 0 && !phaseScan) continue;
-    if (budget.remainingMs <= 0) {
-      const left = [...(own.length > 0 ? [`metrics left without a value: ${own.map((m) => m.name).join(', ')}`] : []), ...(phaseScan ? ['no phase marks were read'] : [])];
-      outcome.warnings.push(`the regex time budget was spent before ${logs[source].name} was scanned; ${left.join('; ')}`);
-      continue;
-    }
-    const scan = new LogScan(logs[source], own, runner, budget, limits.scanBytes, phaseScan);
+    const scan = new LogScan(logs[source], own, runner, limits, phaseScan);
     try {
       await scan.run();
     } catch (err) {
       if (err instanceof JobFileRefusedError) outcome.refused.push(err);
-      else if (err instanceof RegexBudgetExceededError) outcome.warnings.push(scan.describeBudgetExceeded(err));
       else throw err;
     }
     outcome.warnings.push(...scan.warnings);
@@ -131,15 +129,21 @@ export async function scanRunLogs(
 
 /** The phases a log scan looks for, and the marks it has found so far. */
 class PhaseScan {
-  readonly patterns: PhasePattern[];
-  /** Where in the log the last batch scanned for phases ended: where they stopped, if the budget stopped them. */
+  /** The patterns still read: one RE2 refuses leaves (a spec stored before erg ran regexes with RE2). */
+  patterns: PhasePattern[];
+  readonly budget: RegexBudget;
+  /** Where in the log the last batch scanned for phases ended: where they stopped, if they were stopped. */
   readUpTo = 0;
+  /** Past the budget: no more batches are scanned for phases. */
+  stopped = false;
 
   constructor(
     readonly phases: readonly LogPhase[],
     readonly marks: LogMarks,
+    budgetMs: number,
   ) {
     this.patterns = phasePatterns(phases);
+    this.budget = new RegexBudget(budgetMs);
   }
 }
 
@@ -147,20 +151,21 @@ class PhaseScan {
 class LogScan {
   readonly warnings: string[] = [];
   private readonly folds: MetricFold[];
+  private readonly budgets: RegexBudget[];
   private readonly finished = new Set<number>();
-  /** The metrics (indices) of the task in flight, to name the one a budget expiry stopped. */
-  private running: number[] = [];
+  /** Metrics stopped by their budget or refused by RE2: left without a value, already warned about. */
+  private readonly stopped = new Set<number>();
   private cutLines = 0;
 
   constructor(
     private readonly source: LogSource,
     private readonly metrics: readonly MetricSpec[],
     private readonly runner: UserRegexRunner,
-    private readonly budget: RegexBudget,
-    private readonly scanBytes: number,
+    private readonly limits: MetricScanLimits,
     private readonly phases: PhaseScan | null = null,
   ) {
     this.folds = metrics.map((m) => newFold(m.reduce));
+    this.budgets = metrics.map(() => new RegexBudget(limits.regexBudgetMs));
   }
 
   async run(): Promise<void> {
@@ -170,9 +175,10 @@ class LogScan {
     const others = all.filter((i) => !lasts.includes(i) && !firsts.includes(i));
     // Phases need every line (their marks are the whole log's), as `others` do.
     const wholeLog = others.length > 0 || this.phases !== null;
+    const scanBytes = this.limits.scanBytes;
     try {
       if (wholeLog) {
-        const window = await this.source.open({ from: 'end', maxBytes: this.scanBytes });
+        const window = await this.source.open({ from: 'end', maxBytes: scanBytes });
         if (!window) return this.finish(all);
         if (window.start === 0) {
           await this.forward(window, all, 'line', undefined, undefined, true);
@@ -195,44 +201,25 @@ class LogScan {
     }
   }
 
-  /** Values of the finished metrics; the others (stopped by the budget or a refusal) are null. */
+  /** Values of the finished metrics; the others (stopped, refused, or not read after a refused log) are null. */
   results(): Record<string, number | null> {
-    return Object.fromEntries(this.metrics.map((m, i) => [m.name, this.finished.has(i) ? foldResult(this.folds[i]!) : null]));
-  }
-
-  describeBudgetExceeded(err: RegexBudgetExceededError): string {
-    const culprit = err.patternIndex === null ? undefined : this.running[err.patternIndex];
-    // Past the metrics of the task: a phase regex (the worker counts them after the metrics).
-    const phase = err.patternIndex !== null && culprit === undefined && this.phases ? this.phases.patterns[err.patternIndex - this.running.length] : undefined;
-    const unfinished = this.metrics.filter((_, i) => !this.finished.has(i)).map((m) => m.name);
-    const who = phase
-      ? describeSlot(this.phases!.phases, phase.slot)
-      : culprit === undefined
-        ? `the ${this.phases ? 'metric and phase' : 'metric'} regexes`
-        : `metric "${this.metrics[culprit]!.name}" (regex ${JSON.stringify(this.metrics[culprit]!.regex)})`;
-    const left = [
-      ...(unfinished.length > 0 ? [`metrics left without a value: ${unfinished.join(', ')}`] : []),
-      ...(this.phases ? [`phase marks were read up to ${formatSize(this.phases.readUpTo)} into it only`] : []),
-    ];
-    return (
-      `${who} ran past the regex time budget of ${formatSeconds(err.budgetMs)} per run (ERG_METRIC_REGEX_BUDGET_MS) on ${this.source.name} and ` +
-      `${culprit === undefined && !phase ? 'were' : 'was'} stopped${left.length > 0 ? `; ${left.join('; ')}` : ''}`
-    );
+    return Object.fromEntries(this.metrics.map((m, i) => [m.name, this.finished.has(i) && !this.stopped.has(i) ? foldResult(this.folds[i]!) : null]));
   }
 
   /** From the start until every `first` metric has matched, at most scanBytes. */
   private async firstPass(firsts: number[]): Promise<void> {
-    const window = await this.source.open({ from: 'start', maxBytes: this.scanBytes });
+    const window = await this.source.open({ from: 'start', maxBytes: this.limits.scanBytes });
     if (!window) return this.finish(firsts);
-    await this.forward(window, firsts, 'line', undefined, () => firsts.every((i) => this.folds[i]!.first !== null));
+    await this.forward(window, firsts, 'line', undefined, () => firsts.every((i) => this.stopped.has(i) || this.folds[i]!.first !== null));
     if (window.length < window.size) this.noteUnmatched(firsts, `in the first ${formatSize(window.length)} of ${this.source.name} (${formatSize(window.size)})`);
     this.finish(firsts);
   }
 
   /** Blocks from the end backwards until every `last` metric has matched, at most scanBytes in all. */
   private async lastPass(lasts: number[]): Promise<void> {
+    const scanBytes = this.limits.scanBytes;
     let active = lasts;
-    let block = Math.min(FIRST_BLOCK_BYTES, this.scanBytes);
+    let block = Math.min(FIRST_BLOCK_BYTES, scanBytes);
     let window = await this.source.open({ from: 'end', maxBytes: block });
     if (!window) return this.finish(lasts);
     let read = 0;
@@ -241,15 +228,15 @@ class LogScan {
     for (;;) {
       carry = await this.forward(window, active, window.start === 0 ? 'line' : 'carry', carry);
       read += window.length;
-      const matched = active.filter((i) => this.folds[i]!.last !== null);
-      this.finish(matched);
-      active = active.filter((i) => !matched.includes(i));
+      const settled = active.filter((i) => this.stopped.has(i) || this.folds[i]!.last !== null);
+      this.finish(settled);
+      active = active.filter((i) => !settled.includes(i));
       if (active.length === 0 || window.start === 0) break;
-      if (read >= this.scanBytes) {
+      if (read >= scanBytes) {
         this.noteUnmatched(active, `in the last ${formatSize(read)} of ${this.source.name} (${formatSize(window.size)})`);
         break;
       }
-      block = Math.min(block * 2, MAX_BLOCK_BYTES, this.scanBytes - read, window.start);
+      block = Math.min(block * 2, MAX_BLOCK_BYTES, scanBytes - read, window.start);
       const next = await this.source.open({ from: 'start', offset: window.start - block, maxBytes: block });
       if (!next) break; // deleted meanwhile: what was read stands
       window = next;
@@ -296,27 +283,65 @@ class LogScan {
     return Buffer.concat(headParts);
   }
 
-  /** One batch through a worker; `offset`: where the batch lies in the log, when its phase marks are wanted. */
-  private async fold(active: number[], bytes: ArrayBuffer, length: number, offset: number | null): Promise<void> {
-    this.running = active;
-    const phases = offset !== null && this.phases && !this.phases.marks.full ? this.phases : null;
-    const out = await this.runner.run(
-      'fold-matches',
-      {
-        patterns: active.map((i) => this.metrics[i]!.regex),
-        folds: active.map((i) => this.folds[i]!),
-        bytes,
-        length,
-        ...(phases ? { phases: { patterns: phases.patterns, offset: offset!, maxMarks: phases.marks.remaining } } : {}),
-      },
-      this.budget,
-      [bytes],
-    );
-    active.forEach((metric, k) => (this.folds[metric] = out.folds[k]!));
-    if (phases && out.marks) {
-      phases.marks.add(out.marks, phases.patterns);
-      phases.readUpTo = offset! + length;
+  /**
+   * One batch through the workers: a task per metric still reading, each under the metric's own
+   * budget (the tasks run side by side on the pool's workers), and one for the phases when
+   * `offset` (where the batch lies in the log) is given.
+   */
+  private async fold(active: number[], bytes: SharedArrayBuffer, length: number, offset: number | null): Promise<void> {
+    const tasks = active
+      .filter((i) => !this.stopped.has(i) && !isSettled(this.folds[i]!))
+      .map((i) =>
+        this.runner
+          .run('fold-metric', { pattern: this.metrics[i]!.regex, fold: this.folds[i]!, bytes, length }, this.budgets[i]!)
+          .then((out) => void (this.folds[i] = out.fold), (err: unknown) => this.stopMetric(i, err)),
+      );
+    const phases = offset !== null && this.phases && !this.phases.stopped && !this.phases.marks.full && this.phases.patterns.length > 0 ? this.phases : null;
+    if (phases) {
+      const patterns = phases.patterns;
+      tasks.push(
+        this.runner
+          .run('match-phases', { phases: { patterns, offset: offset!, maxMarks: phases.marks.remaining }, bytes, length }, phases.budget)
+          .then((marks) => this.addMarks(phases, patterns, marks, offset! + length), (err: unknown) => this.stopPhases(phases, patterns, err)),
+      );
     }
+    await Promise.all(tasks);
+  }
+
+  /** A metric's task failed: past its budget, or its regex refused by RE2. Only that metric is left without a value. */
+  private stopMetric(i: number, err: unknown): void {
+    const metric = this.metrics[i]!;
+    const who = `metric "${metric.name}" (regex ${JSON.stringify(metric.regex)})`;
+    if (err instanceof RegexBudgetExceededError) {
+      this.warnings.push(`${who} ran past its regex time budget of ${formatSeconds(err.budgetMs)} (ERG_METRIC_REGEX_BUDGET_MS, per metric) on ${this.source.name} and was stopped; it has no value`);
+    } else if (err instanceof RegexTaskError) {
+      this.warnings.push(`${who} could not be matched on ${this.source.name}: ${err.message}; it has no value`);
+    } else throw err;
+    this.stopped.add(i);
+  }
+
+  /** A batch's marks; a pattern RE2 refused is named once and read no more. */
+  private addMarks(phases: PhaseScan, patterns: PhasePattern[], marks: PhaseMarkBatch, readUpTo: number): void {
+    phases.marks.add(marks, patterns);
+    phases.readUpTo = readUpTo;
+    marks.refused.forEach((problem, k) => {
+      if (problem === null || !phases.patterns.includes(patterns[k]!)) return;
+      this.warnings.push(`${describeSlot(phases.phases, patterns[k]!.slot)} could not be matched on ${this.source.name}: ${problem}; it gave no marks`);
+      phases.patterns = phases.patterns.filter((p) => p !== patterns[k]);
+    });
+  }
+
+  /** The phases' task ran past their budget (or failed): the marks found before stay, no more are read. */
+  private stopPhases(phases: PhaseScan, patterns: PhasePattern[], err: unknown): void {
+    const upTo = `phase marks were read up to ${formatSize(phases.readUpTo)} into it only`;
+    if (err instanceof RegexBudgetExceededError) {
+      const culprit = err.patternIndex === null ? undefined : patterns[err.patternIndex];
+      const who = culprit ? describeSlot(phases.phases, culprit.slot) : 'the phase regexes';
+      this.warnings.push(`${who} ran past the phases' regex time budget of ${formatSeconds(err.budgetMs)} (ERG_METRIC_REGEX_BUDGET_MS) on ${this.source.name} and ${culprit ? 'was' : 'were'} stopped; ${upTo}`);
+    } else if (err instanceof RegexTaskError) {
+      this.warnings.push(`the phase regexes could not be matched on ${this.source.name}: ${err.message}; ${upTo}`);
+    } else throw err;
+    phases.stopped = true;
   }
 
   private finish(indices: number[]): void {
@@ -324,7 +349,7 @@ class LogScan {
   }
 
   private noteUnmatched(indices: number[], where: string): void {
-    const unmatched = indices.filter((i) => this.folds[i]!.values === 0);
+    const unmatched = indices.filter((i) => !this.stopped.has(i) && this.folds[i]!.values === 0);
     if (unmatched.length > 0) this.warnings.push(`metrics ${this.names(unmatched)} had no numeric match ${where} (ERG_METRIC_SCAN_BYTES)`);
   }
 
@@ -343,7 +368,8 @@ class LineBatcher {
   stopped = false;
   /** Batches cut inside a line longer than BATCH_BYTES. */
   cutLines = 0;
-  private buffer = new Uint8Array(new ArrayBuffer(BATCH_BYTES));
+  // Shared: every metric's task of a batch reads the same bytes, none copies them.
+  private buffer = new Uint8Array(new SharedArrayBuffer(BATCH_BYTES));
   private used = 0;
   private inFlight: Promise<void> = Promise.resolve();
 
@@ -352,7 +378,7 @@ class LineBatcher {
 
   constructor(
     /** `at`: the batch's first byte, counted from the first byte pushed. */
-    private readonly emit: (bytes: ArrayBuffer, length: number, at: number) => Promise<void>,
+    private readonly emit: (bytes: SharedArrayBuffer, length: number, at: number) => Promise<void>,
     private readonly done?: () => boolean,
   ) {}
 
@@ -385,16 +411,16 @@ class LineBatcher {
   }
 
   /** Hands the current buffer over, starting a new one with its bytes from `keepFrom` on. */
-  private take(keepFrom: number): ArrayBuffer {
+  private take(keepFrom: number): SharedArrayBuffer {
     const full = this.buffer;
     const kept = Math.max(0, this.used - keepFrom);
-    this.buffer = new Uint8Array(new ArrayBuffer(BATCH_BYTES));
+    this.buffer = new Uint8Array(new SharedArrayBuffer(BATCH_BYTES));
     if (kept > 0) this.buffer.set(full.subarray(keepFrom, this.used));
     this.used = kept;
-    return full.buffer as ArrayBuffer;
+    return full.buffer as SharedArrayBuffer;
   }
 
-  private async send(bytes: ArrayBuffer, length: number): Promise<void> {
+  private async send(bytes: SharedArrayBuffer, length: number): Promise<void> {
     const at = this.sent;
     this.sent += length;
     await this.inFlight;

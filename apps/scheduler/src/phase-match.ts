@@ -4,10 +4,12 @@
  * its `(?<t>…)` group says. Pure and without package imports, since a worker thread loads it.
  * The campaign-side rules (slots, offsets, warnings) are log-phases.ts's.
  *
- * One mark per regex per line: after a match the regex goes on at the next line (a line is one
- * event of the log, and its byte offset is the mark's identity).
+ * One mark per regex per line: each line is matched on its own (log-lines.ts), and its first
+ * match is its mark (a line is one event of the log, and its byte offset is the mark's identity).
  */
 import type { PhaseTimeFormat } from '@erg/spec';
+import type { CompiledUserRegex } from '@erg/spec/user-regex';
+import { forEachLine } from './log-lines';
 
 /** One phase regex as a worker runs it. */
 export interface PhasePattern {
@@ -41,6 +43,8 @@ export interface PhaseMarkBatch {
   unparsedExample: (string | null)[];
   /** maxMarks was reached: matches after it were not kept. */
   full: boolean;
+  /** Per pattern: why RE2 refuses it (a spec stored before erg ran regexes with RE2), or null. */
+  refused: (string | null)[];
 }
 
 /** A number of 1e11 or more read in auto mode is milliseconds (1e11 s is the year 5138, 1e11 ms 1973). */
@@ -86,48 +90,59 @@ export function parseLogTime(raw: string, format: PhaseTimeFormat | null): numbe
 
 /**
  * Every phase mark in `text` (the UTF-8 decoding of `bytes`, whole lines of the log from byte
- * `input.offset`). `regexOf` compiles a source with the flags g and m; `onPattern` is told which
- * pattern runs (the worker's progress slot).
+ * `input.offset`). `regexOf` compiles a source (user-regex.ts: one RE2 refuses gives no marks,
+ * and its reason); `onPattern` is told which pattern runs (the worker's progress slot).
  */
 export function matchPhases(
   text: string,
   bytes: Uint8Array,
   input: PhaseMatchInput,
-  regexOf: (source: string) => RegExp,
+  regexOf: (source: string) => CompiledUserRegex,
   onPattern: (index: number) => void = () => undefined,
 ): PhaseMarkBatch {
   const out: PhaseMarkBatch = {
     lines: [], slots: [], t: [], unparsed: input.patterns.map(() => 0), unparsedExample: input.patterns.map(() => null), full: false,
+    refused: input.patterns.map(() => null),
   };
   const lineStarts: number[] = [];
   for (const [k, pattern] of input.patterns.entries()) {
     if (out.full) break;
     onPattern(k);
-    const re = regexOf(pattern.source);
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      const lineEnd = text.indexOf('\n', m.index);
-      // The next match starts on a later line (or after this match, if it spans lines).
-      re.lastIndex = lineEnd < 0 ? text.length + 1 : Math.max(lineEnd + 1, m.index + m[0].length);
-      const raw = m.groups?.t;
-      const t = raw === undefined ? null : parseLogTime(raw, pattern.format);
+    const compiled = regexOf(pattern.source);
+    if (!compiled.ok) {
+      out.refused[k] = compiled.problem;
+      continue;
+    }
+    const re = compiled.regex;
+    // A regex without its group t (one stored before the spec asked for it) finds no time: its lines count as unparsed.
+    const timed = TIME_GROUP in re.namedGroups();
+    forEachLine(text, (start, end) => {
+      const line = text.slice(start, end);
+      if (!re.test(line)) return false;
+      const m = re.matcher(line);
+      if (!m.find()) return false;
+      const raw = timed ? m.group(TIME_GROUP) : null;
+      const t = raw === null ? null : parseLogTime(raw, pattern.format);
       if (t === null || !Number.isFinite(t)) {
         if (out.unparsed[k]!++ === 0) out.unparsedExample[k] = (raw ?? '').slice(0, 80);
-      } else {
-        if (out.t.length >= input.maxMarks) {
-          out.full = true;
-          break;
-        }
-        lineStarts.push(m.index === 0 ? 0 : text.lastIndexOf('\n', m.index - 1) + 1);
-        out.slots.push(pattern.slot);
-        out.t.push(t);
+        return false;
       }
-      if (lineEnd < 0) break;
-    }
+      if (out.t.length >= input.maxMarks) {
+        out.full = true;
+        return true;
+      }
+      lineStarts.push(start);
+      out.slots.push(pattern.slot);
+      out.t.push(t);
+      return false;
+    });
   }
   out.lines = byteOffsetsOfLines(text, bytes, lineStarts, input.offset);
   return out;
 }
+
+/** The named group a phase regex puts around the line's timestamp (@erg/spec's PHASE_TIME_GROUP). */
+const TIME_GROUP = 't';
 
 /**
  * The byte offsets (from `base`) of lines given by the index of their first character in `text`.

@@ -1,17 +1,19 @@
 /**
  * UserRegexRunner: where the regular expressions users give erg run — metric regexes and the
- * phase regexes of a campaign's `phases`. JavaScript's regex engine backtracks: `^(a+)+$`
- * against forty `a`s and a `!` takes longer than the age of the universe, and while it runs the
- * thread is frozen. So user patterns never run on the scheduler's event loop, but in a small pool
- * of worker threads (regex-worker.ts), and every task runs under a time budget; at its expiry the
- * worker is terminated (V8 stops even a backtracking regex at once) and replaced.
+ * phase regexes of a campaign's `phases`. They are RE2 (@erg/spec user-regex.ts), which matches
+ * in time linear in the text: no pattern backtracks for ever. Linear is not cheap, though: a
+ * pattern like `(?:.{0,30}a){10}c` runs at tens of kB/s, and 256 MiB of log at that speed is
+ * hours. So user patterns never run on the scheduler's event loop but in a small pool of worker
+ * threads (regex-worker.ts), and every task runs under a time budget; at its expiry the worker is
+ * terminated (V8 stops it at once, mid-match) and replaced.
  *
  * Glossary
- * - task: one unit of work sent to a worker, e.g. "fold the matches of these patterns in this
- *   chunk of output" (`fold-matches`). Tasks are stateless: whatever state they carry (a metric's
- *   running fold) travels with them, so any idle worker can take any task.
- * - budget: the worker time a group of tasks may spend together (RegexBudget), e.g. all the metric
- *   scanning of one run. Only the time a task runs counts, not the time it waits for a worker.
+ * - task: one unit of work sent to a worker, e.g. "fold the matches of this metric's pattern in
+ *   this batch of output" (`fold-metric`). Tasks are stateless: whatever state they carry (a
+ *   metric's running fold) travels with them, so any idle worker can take any task.
+ * - budget: the worker time a group of tasks may spend together (RegexBudget), e.g. all the
+ *   scanning of one metric of a run. Only the time a task runs counts, not the time it waits for
+ *   a worker.
  *
  * One task is not a regex: `search-step`, a search campaign's step (@erg/strategy's contract,
  * search-runner.ts: fitting its surrogate takes 0.2-0.6 s), runs here too, for the same reason —
@@ -30,29 +32,33 @@ import { ErgError } from '@erg/spec';
 import type { MetricFold } from './metric-fold';
 import type { PhaseMarkBatch, PhaseMatchInput } from './phase-match';
 
-/**
- * `fold-matches`: run each pattern (flags gm) over `length` bytes of UTF-8 in `bytes`, folding
- * every match into the pattern's fold; and, with `phases`, find the phase marks in the same text
- * (phase-match.ts). While phase pattern k runs, the worker's progress says `patterns.length + k`.
- */
-export interface FoldMatchesInput {
-  patterns: string[];
-  folds: MetricFold[];
-  /** Transferred to the worker (detached here): whole lines of output. */
-  bytes: ArrayBuffer;
+/** A batch of whole lines of output: `length` bytes of UTF-8, shared by the tasks of every metric that reads it. */
+export interface SharedBatch {
+  bytes: SharedArrayBuffer;
   length: number;
-  phases?: PhaseMatchInput;
-}
-export interface FoldMatchesOutput {
-  folds: MetricFold[];
-  /** Present when the input had `phases`. */
-  marks?: PhaseMarkBatch;
 }
 
+/**
+ * `fold-metric`: one metric's pattern over each line of a batch (log-lines.ts), every match folded
+ * into its fold; a settled fold comes back as it went.
+ */
+export interface FoldMetricInput extends SharedBatch {
+  pattern: string;
+  fold: MetricFold;
+}
+export interface FoldMetricOutput {
+  fold: MetricFold;
+}
+
+/** `match-phases`: the phase marks of a batch (phase-match.ts). While phase pattern k runs, the worker's progress says k. */
+export interface MatchPhasesInput extends SharedBatch {
+  phases: PhaseMatchInput;
+}
 
 /** The catalog of tasks a worker runs, by kind. */
 export interface RegexTasks {
-  'fold-matches': { input: FoldMatchesInput; output: FoldMatchesOutput };
+  'fold-metric': { input: FoldMetricInput; output: FoldMetricOutput };
+  'match-phases': { input: MatchPhasesInput; output: PhaseMarkBatch };
   'search-step': { input: SearchStepInput; output: SearchStep };
 }
 export type RegexTaskKind = keyof RegexTasks;
@@ -82,7 +88,7 @@ export class RegexBudget {
   }
 }
 
-/** A task ran past its budget; its worker was terminated. `patternIndex`: the pattern that was running, when known. */
+/** A task ran past its budget; its worker was terminated. `patternIndex`: the phase pattern that was running, when known. */
 export class RegexBudgetExceededError extends ErgError<'ERG_REGEX_BUDGET_EXCEEDED'> {
   constructor(
     readonly budgetMs: number,
@@ -92,7 +98,7 @@ export class RegexBudgetExceededError extends ErgError<'ERG_REGEX_BUDGET_EXCEEDE
   }
 }
 
-/** A task failed inside its worker (e.g. the worker ran out of memory), for a reason other than the budget. */
+/** A task failed inside its worker for a reason other than the budget: a pattern RE2 refuses, the worker out of memory. */
 export class RegexTaskError extends ErgError<'ERG_REGEX_TASK_FAILED'> {
   constructor(message: string) {
     super('ERG_REGEX_TASK_FAILED', message);
@@ -108,7 +114,6 @@ export interface UserRegexRunnerOptions {
 
 interface Queued {
   request: TaskRequest;
-  transfer: ArrayBuffer[];
   budget: RegexBudget;
   resolve: (output: unknown) => void;
   reject: (err: unknown) => void;
@@ -118,7 +123,7 @@ interface Slot {
   worker: Worker;
   /** The worker has loaded and said so: only then does a task's time (its budget) start. */
   ready: boolean;
-  /** progress[0]: index of the pattern the worker is running, -1 between patterns. */
+  /** progress[0]: index of the phase pattern the worker is running, -1 between patterns. */
   progress: Int32Array;
   running: (Queued & { startedAt: number; timer: NodeJS.Timeout }) | null;
 }
@@ -146,11 +151,11 @@ export class UserRegexRunner {
    * Runs one task on an idle worker, charging its time to `budget`. Rejects with
    * RegexBudgetExceededError when the budget runs out first (at once if it is already spent).
    */
-  run<K extends RegexTaskKind>(kind: K, input: RegexTasks[K]['input'], budget: RegexBudget, transfer: ArrayBuffer[] = []): Promise<RegexTasks[K]['output']> {
+  run<K extends RegexTaskKind>(kind: K, input: RegexTasks[K]['input'], budget: RegexBudget): Promise<RegexTasks[K]['output']> {
     if (this.closed) return Promise.reject(new Error('the regex runner is closed'));
     return new Promise((resolve, reject) => {
       const request = { id: this.nextId++, kind, input } as TaskRequest;
-      this.queue.push({ request, transfer, budget, resolve: resolve as (output: unknown) => void, reject });
+      this.queue.push({ request, budget, resolve: resolve as (output: unknown) => void, reject });
       this.dispatch();
     });
   }
@@ -202,7 +207,7 @@ export class UserRegexRunner {
       }
       const timer = setTimeout(() => this.expire(slot), budgetMs);
       slot.running = { ...task, startedAt: performance.now(), timer };
-      slot.worker.postMessage(task.request, task.transfer);
+      slot.worker.postMessage(task.request);
     }
   }
 

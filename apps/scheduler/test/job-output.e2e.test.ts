@@ -1,5 +1,6 @@
 // The scheduler survives any job output, on the real local Slurm cluster: a run printing 50,000
-// matches of a `reduce: min` metric, a metric regex that backtracks for ever, and jobs that
+// matches of a `reduce: min` metric, a metric regex that a backtracking engine never finishes
+// (RE2 reads it like any other, and the run's other metric keeps its value), and jobs that
 // replace their own stdout.log with a directory, a FIFO, a symlink or a 1 TiB sparse file. Each
 // run answers for itself; the other runs, the other campaigns and the logs endpoint go on.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -15,14 +16,14 @@ describe('job output on the local Slurm cluster', () => {
   beforeAll(async () => {
     await h.start();
     await h.registerCluster('local');
-    // A short regex budget keeps the catastrophic-regex run quick.
+    // A short regex budget (each metric's own): what any regex here needs is far below it.
     await h.startInProcessScheduler({ ERG_METRIC_REGEX_BUDGET_MS: String(REGEX_BUDGET_MS) });
   });
   afterAll(async () => {
     await h.stop();
   });
 
-  test('50,000 `min` matches and a regex that never ends: the runs finish, other campaigns too, and the scheduler never stalls', async () => {
+  test('50,000 `min` matches and a regex built to backtrack for ever beside an innocent one: the runs finish with every value, other campaigns too, and the scheduler never stalls', async () => {
     // The scheduler runs in this process: this measures its event loop.
     const delay = monitorEventLoopDelay({ resolution: 20 });
     delay.enable();
@@ -60,16 +61,13 @@ describe('job output on the local Slurm cluster', () => {
     delay.disable();
 
     expect(manyRuns[0]).toMatchObject({ state: 'completed', metrics: { best: 1.5, steps: 50_000, final: 1.5 }, warnings: [] });
-    expect(evilRuns[0]).toMatchObject({ state: 'completed', reason: null, metrics: { evil: null, ok: null } });
-    expect(evilRuns[0].warnings).toEqual([
-      'metric "evil" (regex "^(a+)+$") ran past the regex time budget of 2 s per run (ERG_METRIC_REGEX_BUDGET_MS) on stdout.log and was stopped; metrics left without a value: evil',
-      'the regex time budget was spent before stderr.log was scanned; metrics left without a value: ok',
-    ]);
+    // RE2 matches `^(a+)+$` in linear time: no line of `a`s ends it, and the other metric keeps its value.
+    expect(evilRuns[0]).toMatchObject({ state: 'completed', reason: null, metrics: { evil: 0, ok: 3 }, warnings: [] });
     // Each run read its own configuration's value (in whichever order the campaign's seed ran them).
     expect(plainRuns.map((r) => [r.state, r.metrics.value]).sort()).toEqual([['completed', 1], ['completed', 2]]);
     expect(plainRuns.every((r) => r.metrics.value === r.parameters.x)).toBe(true);
-    // Nothing on the scheduler's thread waited for the regex: there it could not be stopped at all
-    // (it alone would take ages), and even one cut at its budget would stall the loop that long.
+    // Nothing on the scheduler's thread waited for a regex: the workers match them, each metric
+    // under its own budget, and a match on this thread would stall the loop as long as it ran.
     // Below the budget, not below a guess at this machine's speed: with eight e2e files sharing
     // two cores, GC and CPU starvation alone gave 1.3 s once.
     expect(delay.max / 1e6).toBeLessThan(REGEX_BUDGET_MS);

@@ -19,7 +19,9 @@ test('bench/metrics-scan.js --quick scans the generated log in every mode', asyn
   expect(row('last').metrics.final_throughput).toBeGreaterThan(1000);
   expect(row('first')['MB read']).toBeLessThanOrEqual(2.2);
   expect(row('first').metrics.initial_loss).toBe(2);
-  expect(row('catastrophic').metrics).toEqual({ evil: null });
-  expect(row('catastrophic').warnings[0]).toMatch(/^metric "evil" .* ran past the regex time budget of 2 s/);
+  // RE2 reads the line built to make `^(a+)+$` backtrack like any other: the whole log, both values.
+  expect(row('catastrophic')['MB read']).toBe(result.fileMb);
+  expect(row('catastrophic').metrics).toEqual({ evil: 0, steps: result.steps });
+  expect(row('catastrophic').warnings).toEqual([]);
   for (const r of result.rows) expect(typeof r['peak RSS MB']).toBe('number');
 }, 150_000);

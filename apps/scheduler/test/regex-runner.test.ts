@@ -1,11 +1,21 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { newFold } from '../src/metric-fold';
-import { RegexBudget, RegexBudgetExceededError, UserRegexRunner } from '../src/regex-runner';
+import { RegexBudget, RegexBudgetExceededError, RegexTaskError, UserRegexRunner, type SharedBatch } from '../src/regex-runner';
 
-const bytesOf = (text: string) => {
+const batchOf = (text: string): SharedBatch => {
   const encoded = new TextEncoder().encode(text);
-  return { bytes: encoded.buffer as ArrayBuffer, length: encoded.length };
+  const bytes = new SharedArrayBuffer(encoded.length);
+  new Uint8Array(bytes).set(encoded);
+  return { bytes, length: encoded.length };
 };
+
+/** Lines on which `(?:.{0,30}a){10}c` takes RE2 ~15 ms each: linear in the text, but slow. */
+function slowLines(count: number): string {
+  let seed = 11;
+  const letter = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 2 === 0 ? 'a' : 'b');
+  return Array.from({ length: count }, () => `${Array.from({ length: 198 }, letter).join('')}cd\n`).join('');
+}
+const SLOW = '(?:.{0,30}a){10}c';
 
 describe('UserRegexRunner', () => {
   let runner: UserRegexRunner;
@@ -14,48 +24,59 @@ describe('UserRegexRunner', () => {
   });
   afterEach(() => runner.close());
 
-  test('folds the matches of each pattern in a worker and hands the folds back', async () => {
-    const out = await runner.run(
-      'fold-matches',
-      { patterns: ['loss=([0-9.]+)', '^step'], folds: [newFold('min'), newFold('count')], ...bytesOf('step loss=3\nstep loss=1.5\nx loss=2\n') },
-      new RegexBudget(10_000),
-    );
-    expect(out.folds[0]).toMatchObject({ matches: 3, values: 3, min: 1.5, first: 3, last: 2 });
-    expect(out.folds[1]).toMatchObject({ matches: 2 });
+  test("folds every match of a metric's pattern, line by line, in a worker and hands the fold back", async () => {
+    const batch = batchOf('step loss=3\nstep loss=1.5 loss=2\n');
+    const min = await runner.run('fold-metric', { pattern: 'loss=([0-9.]+)', fold: newFold('min'), ...batch }, new RegexBudget(10_000));
+    expect(min.fold).toMatchObject({ matches: 3, values: 3, min: 1.5, first: 3, last: 2 });
+    const count = await runner.run('fold-metric', { pattern: '^step', fold: newFold('count'), ...batch }, new RegexBudget(10_000));
+    expect(count.fold).toMatchObject({ matches: 2 });
   });
 
-  test('stops a catastrophically backtracking regex at its budget, names it, and keeps the scheduler responsive', async () => {
+  test('a `last` metric takes the batch’s last numeric match, read from the end, over what earlier batches gave', async () => {
+    const earlier = { ...newFold('last'), matches: 1, values: 1, last: 9 };
+    const out = await runner.run('fold-metric', { pattern: 'v=([0-9]*)', fold: earlier, ...batchOf('v=1\nv=2 v=3 x\nv=\nnoise\n') }, new RegexBudget(10_000));
+    expect(out.fold.last).toBe(3);
+    const none = await runner.run('fold-metric', { pattern: 'v=([0-9]*)', fold: out.fold, ...batchOf('v=\nnoise') }, new RegexBudget(10_000));
+    expect(none.fold.last).toBe(3);
+  });
+
+  test('stops a regex at its budget, leaves the scheduler responsive, and replaces the worker', async () => {
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const budget = new RegexBudget(500);
-    const err = await runner
-      .run('fold-matches', { patterns: ['ok=(1)', '^(a+)+$'], folds: [newFold('last'), newFold('count')], ...bytesOf(`ok=1\n${'a'.repeat(40)}!\n`) }, budget)
-      .catch((e: unknown) => e);
+    const err = await runner.run('fold-metric', { pattern: SLOW, fold: newFold('count'), ...batchOf(slowLines(2000)) }, budget).catch((e: unknown) => e);
     delay.disable();
     expect(err).toBeInstanceOf(RegexBudgetExceededError);
-    expect(err).toMatchObject({ code: 'ERG_REGEX_BUDGET_EXCEEDED', budgetMs: 500, patternIndex: 1 });
+    expect(err).toMatchObject({ code: 'ERG_REGEX_BUDGET_EXCEEDED', budgetMs: 500 });
     expect(budget.remainingMs).toBe(0);
-    // The regex ran in a worker: this thread's event loop never waited on it. (Without the worker
-    // this line would not be reached for longer than anyone would wait.)
+    // The regex ran in a worker: this thread's event loop never waited the 30 s it would take.
     expect(delay.max / 1e6).toBeLessThan(1000);
     // The terminated worker was replaced: the pool still works.
-    const after = await runner.run('fold-matches', { patterns: ['n=([0-9]+)'], folds: [newFold('sum')], ...bytesOf('n=2\nn=3\n') }, new RegexBudget(5000));
-    expect(after.folds[0]!.sum).toBe(5);
+    const after = await runner.run('fold-metric', { pattern: 'n=([0-9]+)', fold: newFold('sum'), ...batchOf('n=2\nn=3\n') }, new RegexBudget(5000));
+    expect(after.fold.sum).toBe(5);
   }, 20_000);
 
-  test('a spent budget refuses further tasks at once', async () => {
+  test('a spent budget refuses further tasks at once; another budget is untouched', async () => {
     const budget = new RegexBudget(300);
-    await runner.run('fold-matches', { patterns: ['^(a+)+$'], folds: [newFold('count')], ...bytesOf(`${'a'.repeat(40)}!`) }, budget).catch(() => undefined);
-    const err = await runner.run('fold-matches', { patterns: ['x'], folds: [newFold('count')], ...bytesOf('x') }, budget).catch((e: unknown) => e);
+    await runner.run('fold-metric', { pattern: SLOW, fold: newFold('count'), ...batchOf(slowLines(2000)) }, budget).catch(() => undefined);
+    const err = await runner.run('fold-metric', { pattern: 'x', fold: newFold('count'), ...batchOf('x') }, budget).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'ERG_REGEX_BUDGET_EXCEEDED', patternIndex: null });
+    const other = await runner.run('fold-metric', { pattern: 'x', fold: newFold('count'), ...batchOf('x') }, new RegexBudget(300));
+    expect(other.fold.matches).toBe(1);
   }, 20_000);
+
+  test('a pattern RE2 refuses fails its task with the reason', async () => {
+    const err = await runner.run('fold-metric', { pattern: '(a)\\1', fold: newFold('count'), ...batchOf('aa') }, new RegexBudget(5000)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RegexTaskError);
+    expect((err as Error).message).toMatch(/^RE2 syntax: backreferences /);
+  });
 
   test('more tasks than workers wait their turn, and waiting does not count against a budget', async () => {
     const budget = new RegexBudget(10_000);
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => runner.run('fold-matches', { patterns: ['v=([0-9]+)'], folds: [newFold('last')], ...bytesOf(`v=${i}\n`) }, budget)),
+      Array.from({ length: 12 }, (_, i) => runner.run('fold-metric', { pattern: 'v=([0-9]+)', fold: newFold('last'), ...batchOf(`v=${i}\n`) }, budget)),
     );
-    expect(results.map((r) => r.folds[0]!.last)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(results.map((r) => r.fold.last)).toEqual(Array.from({ length: 12 }, (_, i) => i));
     expect(runner.workerCount).toBe(2);
   });
 });

@@ -40,6 +40,15 @@ describe('readStoredSpec', () => {
     expect(ERROR_CATALOG.ERG_STORED_SPEC_INVALID.status).toBe(500);
   });
 
+  test('a spec stored before regexes were RE2 still reads: its lookahead stays, for the scheduler to name that one metric', () => {
+    // A spec coming in is held to RE2 (parseCampaignSpec); the stored one is not, or its campaign could no longer be read.
+    const metrics = [{ name: 'ms', regex: '([0-9]+)(?= ms)', reduce: 'last', source: 'stdout', work: false }];
+    const phases = [{ name: 'p', step: '(?<t>\\d+)(?! skipped)' }];
+    const spec = readStoredSpec(CAMPAIGN, { ...(stored as Record<string, unknown>), metrics, phases });
+    expect(spec.metrics).toEqual(metrics);
+    expect(spec.phases).toEqual(phases);
+  });
+
   test('not a spec at all (null, a string, an empty object): the same error', () => {
     for (const raw of [null, 'spec', {}]) {
       expect(() => readStoredSpec(CAMPAIGN, raw)).toThrow(StoredSpecInvalidError);

@@ -345,11 +345,11 @@ export const ERROR_CATALOG = {
   },
   ERG_REGEX_BUDGET_EXCEEDED: {
     status: 422, retryable: false, surface: 'internal',
-    meaning: "a campaign's metric regular expression ran past its time budget (`ERG_METRIC_REGEX_BUDGET_MS`) and was stopped",
+    meaning: "a campaign's metric or phase regular expression ran past its own time budget (`ERG_METRIC_REGEX_BUDGET_MS`) and was stopped",
   },
   ERG_REGEX_TASK_FAILED: {
     status: 500, retryable: false, surface: 'internal',
-    meaning: 'a regular expression task failed in its worker thread for a reason other than its budget (e.g. the worker ran out of memory)',
+    meaning: 'a regular expression task failed in its worker thread for a reason other than its budget (a stored regex RE2 refuses, the worker out of memory)',
   },
 
   // ── The telemetry agent (runs on compute nodes; serves no HTTP) ──

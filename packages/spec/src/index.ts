@@ -77,7 +77,11 @@ export {
   parseWithIssues,
   type ParseResult,
 } from './issues';
-export { Metric, Metrics, MetricReduce, regexCaptureGroups } from './metrics';
+export { Metric, Metrics, MetricReduce, MAX_METRICS, metricRegexProblem } from './metrics';
+export {
+  compileUserRegex, estimateRegexProgram, MAX_REGEX_CHARS, MAX_REGEX_PROGRAM, MAX_SPEC_REGEX_PROGRAM, type CompiledUserRegex, type UserRegex,
+} from './user-regex';
+export { regexIssues } from './regex-checks';
 export {
   IDENTIFIER,
   SAFE_VALUE,
@@ -142,5 +146,5 @@ export {
   CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons, SENT_AT_HEADER, MAX_CLOCK_READING_MS, clockReading,
 } from './sensors';
 export * from './access';
-export { LogPhase, LogPhases, PhaseTimeFormat, PHASE_TIME_FORMATS, MAX_LOG_PHASES, MAX_PHASE_REGEX_CHARS, PHASE_TIME_GROUP, PHASE_REGEX_FIELDS, type PhaseRegexField, regexGroupNames } from './log-phases';
+export { LogPhase, LogPhases, PhaseTimeFormat, PHASE_TIME_FORMATS, MAX_LOG_PHASES, MAX_PHASE_REGEX_CHARS, PHASE_TIME_GROUP, PHASE_REGEX_FIELDS, type PhaseRegexField, phaseRegexProblem } from './log-phases';
 export * from './strategy';

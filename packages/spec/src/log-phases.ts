@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MARK_NAME } from './marks';
 import { quoteForMessage } from './param-value';
+import { MAX_REGEX_CHARS, type UserRegex } from './user-regex';
 
 /**
  * Phases from the workload's own log (issue 15 §1), the alternative to erg-mark and `import erg`:
@@ -13,7 +14,8 @@ import { quoteForMessage } from './param-value';
  *     - { name: optimizer, begin: '^\[(?<t>[^\]]+)\] step begins', end: '^\[(?<t>[^\]]+)\] step ends' }
  *     - { name: step, step: 'global_step=\d+ at (?<t>[0-9.]+)', timeFormat: unix }
  *
- * Every regex has a named group `t` around the line's timestamp; `timeFormat` says how to read it.
+ * Every regex (RE2 syntax: user-regex.ts) has a named group `t` around the line's timestamp;
+ * `timeFormat` says how to read it.
  */
 
 /**
@@ -29,62 +31,25 @@ export type PhaseTimeFormat = z.infer<typeof PhaseTimeFormat>;
 /** Most entries of `phases`. */
 export const MAX_LOG_PHASES = 32;
 /** Longest regex of a phase, as for a metric's. */
-export const MAX_PHASE_REGEX_CHARS = 1000;
+export const MAX_PHASE_REGEX_CHARS = MAX_REGEX_CHARS;
 /** The named group every phase regex puts around the line's timestamp. */
 export const PHASE_TIME_GROUP = 't';
 /** The fields of a phase that hold regexes, in the order their marks are numbered (begin, end, step). */
 export const PHASE_REGEX_FIELDS = ['begin', 'end', 'step'] as const;
 export type PhaseRegexField = (typeof PHASE_REGEX_FIELDS)[number];
 
-/** The named groups of a regex source, or the engine's message when it does not compile. */
-export function regexGroupNames(source: string): string[] | string {
-  try {
-    // An empty alternative makes every regex match "", which lists its named groups.
-    const match = new RegExp(`${source}|`).exec('');
-    return Object.keys(match?.groups ?? {});
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-
 /**
- * A repetition applied directly to a group that holds nothing but one repeated atom — `(a+)+`,
- * `(?:\w*)*`, `(.+){2,}` — matches exactly what the inner repetition alone matches, yet on a line
- * that almost matches the engine tries every way of splitting it between the two: exponential
- * time. Such a nesting is always a mistake and always has a linear rewrite, so it is refused.
- * (Other costly patterns are stopped at run time by the regex time budget.)
+ * Why a phase's compiled regex cannot give marks, or null: it must name the line's timestamp
+ * `(?<t>…)`. Checked when a spec comes in (regex-checks.ts), with RE2's own refusals (user-regex.ts).
  */
-const NESTED_REPETITION = /\((?:\?:|\?<[A-Za-z_$][\w$]*>)?([^()|])[+*]\??\)(?:[+*]|\{\d+,\d*\})/d;
-/** One atom of a regex source: an escape, a character class, or one character. */
-const ATOM = /\\[^]|\[(?:\\[^]|[^\]\\])*\]|[^]/g;
-
-/** The first nesting NESTED_REPETITION describes, as written in `source`, with its inner atom; null when there is none. */
-function nestedRepetition(source: string): { text: string; atom: string } | null {
-  // Each escape and class stands as one letter, so that a parenthesis inside one is not a group.
-  const atoms = source.match(ATOM) ?? [];
-  const m = NESTED_REPETITION.exec(atoms.map((atom) => (atom.length > 1 ? 'a' : atom)).join(''));
-  if (!m) return null;
-  const [from, to] = m.indices![0]!;
-  return { text: atoms.slice(from, to).join(''), atom: atoms[m.indices![1]![0]]! };
-}
-
-/** Why a phase regex is refused, or null when it is usable. */
-function regexProblem(source: string): string | null {
-  const groups = regexGroupNames(source);
-  if (typeof groups === 'string') return `not a valid regular expression: ${groups}`;
-  if (!groups.includes(PHASE_TIME_GROUP)) {
+export function phaseRegexProblem(regex: UserRegex): string | null {
+  if (!(PHASE_TIME_GROUP in regex.namedGroups())) {
     return `needs a named group (?<t>…) around the line's timestamp, e.g. '^\\[(?<t>[^\\]]+)\\] step begins'`;
-  }
-  const nested = nestedRepetition(source);
-  if (nested) {
-    return (
-      `${quoteForMessage(nested.text)} repeats a repetition, which can take exponential time on a line that almost matches; ` +
-      `repeat the inner part once instead (e.g. ${quoteForMessage(`${nested.atom}+`)})`
-    );
   }
   return null;
 }
 
+/** A phase's regex: RE2 syntax (user-regex.ts), checked when a spec comes in, so a stored spec keeps the regex it was created with. */
 const PhaseRegex = z.string().min(1).max(MAX_PHASE_REGEX_CHARS);
 
 /** One entry of `phases`: a phase with a duration (`begin` and `end`) or a step counter's instants (`step`). */
@@ -112,13 +77,6 @@ export const LogPhase = z
       issue(['begin'], 'required with end: the regex of the line that opens the phase', 'required');
     } else if (phase.end === undefined && phase.begin !== undefined) {
       issue(['end'], 'required with begin: the regex of the line that closes the phase', 'required');
-    }
-    for (const field of PHASE_REGEX_FIELDS) {
-      const source = phase[field];
-      // An empty or too long one has its issue from PhaseRegex already (and is not compiled).
-      if (source === undefined || source.length === 0 || source.length > MAX_PHASE_REGEX_CHARS) continue;
-      const problem = regexProblem(source);
-      if (problem) issue([field], problem, 'invalid_regex');
     }
   });
 export type LogPhase = z.infer<typeof LogPhase>;

@@ -5,6 +5,7 @@ import { Design } from './design';
 import { Resources } from './resources';
 import { crossFieldIssues, MAX_REPORTED_ISSUES, templatedOptions, viewOfSpec, type CheckIssue, type SpecView } from './campaign-checks';
 import { documentIssue, yamlNestingIssue } from './document';
+import { regexIssues } from './regex-checks';
 import { ROOT_PATH, formatPath, humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
 import { Identifier, ParamValue } from './param-value';
 import type { CampaignSpec } from './campaign';
@@ -28,7 +29,8 @@ function toSpecIssue(issue: CheckIssue): SpecIssue {
 
 /**
  * Validates a campaign spec (already decoded from YAML or JSON) and reports every problem at
- * once: field errors and, for the parts that validated, the cross-field rules too.
+ * once: field errors and, for the parts that validated, the cross-field rules too; and the rules
+ * of its regexes, which only a spec coming in must meet (regex-checks.ts).
  */
 export function parseCampaignSpec(input: unknown): ParseCampaignResult {
   // Before any schema: a value too large or too deep is refused in time linear in the limits.
@@ -36,12 +38,13 @@ export function parseCampaignSpec(input: unknown): ParseCampaignResult {
   if (oversized) return { ok: false, issues: [oversized] };
   const fields = CampaignSpecFields.safeParse(input, { error: humanErrorMap });
   if (fields.success) {
-    const issues = crossFieldIssues(viewOfSpec(fields.data)).map(toSpecIssue);
+    const issues = [...crossFieldIssues(viewOfSpec(fields.data)), ...regexIssues(input)].map(toSpecIssue);
     return issues.length === 0 ? { ok: true, spec: fields.data } : { ok: false, issues: capped(issues) };
   }
   const issues = issuesFromZodError(fields.error);
   const view = salvageView(input);
   if (view) issues.push(...crossFieldIssues(view).map(toSpecIssue));
+  issues.push(...regexIssues(input).map(toSpecIssue));
   return { ok: false, issues: capped(issues) };
 }
 

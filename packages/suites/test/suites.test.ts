@@ -34,6 +34,23 @@ describe('validateSuite', () => {
     expect(result.issues).toEqual([expect.objectContaining({ path: 'campaign.strategy', code: 'strategy_conflict', message: expect.stringContaining('remove strategy') })]);
   });
 
+  test("the template's regexes are RE2: what RE2 cannot express is refused at campaign.metrics[i].regex and campaign.phases[i].<field>", () => {
+    const result = validateSuite({
+      name: 'x',
+      campaign: {
+        ...campaign,
+        metrics: [{ name: 'v', regex: 'v=([0-9])' }, { name: 'ms', regex: '([0-9]+)(?= ms)' }],
+        phases: [{ name: 'p', begin: '(?<t>\\d+) (\\w+) \\1', end: '(?<t>\\d+) end' }],
+      },
+    }, { maxRuns: 100 });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toEqual([
+      { path: 'campaign.metrics[1].regex', code: 'invalid_regex', message: expect.stringMatching(/^RE2 syntax: lookahead /) },
+      { path: 'campaign.phases[0].begin', code: 'invalid_regex', message: expect.stringMatching(/^RE2 syntax: backreferences /) },
+    ]);
+  });
+
   test('a missing campaign and unknown fields are named', () => {
     const result = validateSuite({ name: 'x', schedul: {} }, { maxRuns: 100 });
     expect(result.ok).toBe(false);
