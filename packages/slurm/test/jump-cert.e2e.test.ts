@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  makeTestCa, makeTestKey, startTcpRelay, startTestSshd, waitFor, type TcpRelay, type TestCa, type TestKey, type TestSshd,
+  LOOPBACK_ALLOW_HOSTS, makeTestCa, makeTestKey, startTcpRelay, startTestSshd, waitFor, type TcpRelay, type TestCa, type TestKey, type TestSshd,
 } from '@erg/testkit';
 import {
   CertificateExpiredError,
@@ -46,6 +46,8 @@ function connect(overrides: Partial<ClusterConnectionOptions> = {}): ClusterConn
     hostKeySha256: login.hostKeySha256,
     clusterName: 'gh',
     connectTimeoutMs: 5000,
+    // Every sshd here listens on loopback (the first hop is what erg checks).
+    allowHosts: LOOPBACK_ALLOW_HOSTS,
     ...overrides,
   });
   opened.push(c);
