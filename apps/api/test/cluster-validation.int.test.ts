@@ -130,7 +130,7 @@ describe('cluster registration validates what it stores (Postgres + Redis)', () 
           path: 'host', code: 'invalid_value',
           message: expect.stringContaining(`${address} (the login node) is a ${cls} address, inside erg's own network`),
         }]);
-        expect(res.body.error.issues[0].message).toContain(`PUT /v1/projects/locked/cluster-policy with {"allowHosts": ["${address}"]}`);
+        expect(res.body.error.issues[0].message).toContain(`erg clusters policy --project locked --allow ${address} (PUT /v1/projects/locked/cluster-policy;`);
         expect(await findClusterByName(t.db, res.name)).toBeNull();
       }
     });

@@ -205,7 +205,7 @@ export class AddressNotAllowedError extends SshError<'ERG_SSH_ADDRESS_NOT_ALLOWE
     super(
       'ERG_SSH_ADDRESS_NOT_ALLOWED',
       `not connecting to ${hop}: ${address === host ? `${host} is` : `${host} resolves to ${address},`} a ${addressClass} address, inside erg's own network; ` +
-        "an admin allows it for the cluster's project in its cluster policy (PUT /v1/projects/{name}/cluster-policy, allowHosts)",
+        `an admin allows it in the cluster's project's cluster policy: erg clusters policy --project NAME --allow ${address} (PUT /v1/projects/{name}/cluster-policy)`,
     );
   }
 }

@@ -104,7 +104,8 @@ async function firstHopIssues(
     path, code: 'invalid_value',
     message:
       `${where} is a ${refused.cls} address, inside erg's own network: erg connects there only where an admin allows it in project ` +
-      `"${found.project}"'s cluster policy (PUT /v1/projects/${found.project}/cluster-policy with {"allowHosts": ["${refused.address}"]}; docs/security.md)`,
+      `"${found.project}"'s cluster policy: erg clusters policy --project ${found.project} --allow ${refused.address} ` +
+      `(PUT /v1/projects/${found.project}/cluster-policy; docs/security.md)`,
   }];
 }
 
