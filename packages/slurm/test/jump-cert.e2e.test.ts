@@ -244,7 +244,7 @@ describe('rotating credentials', () => {
     const newKey = makeTestKey(keys, 'erg-new');
     conn.reconfigure({
       host: login.host, port: login.port, username: 'root', privateKey: newKey.privateKey, certificate: ca.sign(newKey, { serial: 41 }),
-      jumpHosts: [viaBastion()], hostKeySha256: login.hostKeySha256, clusterName: 'gh',
+      jumpHosts: [viaBastion()], hostKeySha256: login.hostKeySha256, clusterName: 'gh', allowHosts: LOOPBACK_ALLOW_HOSTS,
     });
     // The old key is no good any more for new logins; the new one is.
     login.revoke([oldKey.publicKey]);

@@ -3294,7 +3294,7 @@ export interface components {
             price: components["schemas"]["ClusterPriceViewInput"] | null;
             /** @description null until the scheduler has reached the cluster */
             capabilities: components["schemas"]["ClusterCapabilitiesInput"] | null;
-            /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
+            /** @description the last failure seen by the scheduler (null once it reaches the cluster again): its detail for the project's maintainers and admins, for viewers and researchers only "the cluster cannot be reached; a maintainer can see why" */
             lastError: string | null;
             lastContactAt: string | null;
             /** @description the cluster's OpenSSH user certificate; null: it logs in with the plain key */
@@ -5619,7 +5619,7 @@ export interface components {
             price: components["schemas"]["ClusterPriceView"] | null;
             /** @description null until the scheduler has reached the cluster */
             capabilities: components["schemas"]["ClusterCapabilities"] | null;
-            /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
+            /** @description the last failure seen by the scheduler (null once it reaches the cluster again): its detail for the project's maintainers and admins, for viewers and researchers only "the cluster cannot be reached; a maintainer can see why" */
             lastError: string | null;
             lastContactAt: string | null;
             /** @description the cluster's OpenSSH user certificate; null: it logs in with the plain key */
