@@ -72,6 +72,8 @@ async function main() {
   });
   const ssh = new ClusterConnection({
     host: cluster.host, port: cluster.port, username: cluster.user, privateKey: fs.readFileSync(cluster.privateKeyPath), hostKeySha256: cluster.hostKeySha256,
+    // The local cluster is on loopback: allowed, as its project allows it (below).
+    allowHosts: [cluster.host],
   });
   const workDir = `${cluster.workDir}/bench-logs-${stamp}`;
   try {
@@ -89,6 +91,7 @@ async function main() {
       if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(data)}`);
       return data;
     };
+    await call('PUT', '/v1/projects/default/cluster-policy', { allowHosts: [cluster.host] });
     await call('PUT', '/v1/clusters/local', {
       host: cluster.host, port: cluster.port, user: cluster.user, privateKey: fs.readFileSync(cluster.privateKeyPath, 'utf8'),
       hostKeySha256: cluster.hostKeySha256, defaultPartition: cluster.partition, workDir,

@@ -73,6 +73,8 @@ async function runCase() {
     const cluster = loadLocalCluster();
     connection = new ClusterConnection({
       host: cluster.host, port: cluster.port, username: cluster.user, privateKey: fs.readFileSync(cluster.privateKeyPath), hostKeySha256: cluster.hostKeySha256,
+      // The local cluster is on loopback, which a connection reaches only where allowed.
+      allowHosts: [cluster.host],
     });
     // opts.file is a path on this machine; the cluster names it without its root (24.11: a chroot).
     stdout = clusterLogSource(connection, path.dirname(hostClusterPath(cluster, opts.file)), path.basename(opts.file), 600_000);

@@ -41,6 +41,8 @@ const local = require('@erg/testkit').loadLocalCluster();
 const connectOptions = {
   host: local.host, port: local.port, username: local.user, privateKey: fs.readFileSync(local.privateKeyPath, 'utf8'),
   hostKeySha256: local.hostKeySha256,
+  // The local cluster is on loopback, which a connection reaches only where allowed.
+  allowHosts: [local.host],
 };
 const stamp = Date.now().toString(36);
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Registers the local cluster as `local`, submits examples/quickstart.yaml through the REST API,
+// Allows the local cluster's loopback address in the default project's cluster policy (what an admin
+// does for a cluster inside erg's own network), registers the local cluster as `local`, submits
+// examples/quickstart.yaml through the REST API,
 // shows progress until every run has ended, and prints the energy results per configuration
 // (GET /v1/campaigns/:id/results) as `erg results` prints them: time, energy, power, EDP with 95 %
 // intervals, Pareto marks, the claims with their uncertainty, the run order and whether the
@@ -40,6 +42,14 @@ function bar(counts, total) {
 
 async function main() {
   const cluster = JSON.parse(fs.readFileSync(path.join(root, '.erg', 'local-slurm', 'cluster.json'), 'utf8'));
+  // The local cluster's sshd listens on 127.0.0.1, inside erg's own network: erg connects there only
+  // where an admin allows it for the project (docs/security.md, "Clusters and jump hosts: address
+  // policy"). The quickstart's token is an admin's, so it allows it here, as a site's admin would.
+  const policy = await call('GET', '/v1/projects/default/cluster-policy');
+  if (!policy.allowHosts.includes(cluster.host)) {
+    await call('PUT', '/v1/projects/default/cluster-policy', { allowHosts: [...policy.allowHosts, cluster.host] });
+    console.log(`allowed ${cluster.host} in the default project's cluster policy (PUT /v1/projects/default/cluster-policy)`);
+  }
   await call('PUT', '/v1/clusters/local', {
     host: cluster.host, port: cluster.port, user: cluster.user,
     privateKey: fs.readFileSync(cluster.privateKeyPath, 'utf8'),

@@ -41,6 +41,9 @@ async function startBenchApi(name, { poolSize = 10, env = {} } = {}) {
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(data)}`);
     return data;
   }
+  // The benches' clusters are on loopback (the local cluster, or one never reached): the admin
+  // allows that for the default project, as the quickstart does (docs/security.md, cluster policy).
+  await call('PUT', '/v1/projects/default/cluster-policy', { allowHosts: ['127.0.0.1'] });
 
   async function close() {
     // A browser bench's event streams may still be open (its browser slow to close on a loaded

@@ -85,7 +85,7 @@ class LocalClusterOps {
     this.upLine = this.upArgv.map((a) => `'${a}'`).join(' ');
     this.connection = new ClusterConnection({
       host: local.host, port: local.port, username: local.user, privateKey: local.privateKey,
-      hostKeySha256: local.hostKeySha256, maxSessions: 2,
+      hostKeySha256: local.hostKeySha256, maxSessions: 2, allowHosts: [local.host],
     });
     this.slurm = new SlurmClient(this.connection);
     /** slurmctld's pid while this suite holds it stopped. */

@@ -81,6 +81,8 @@ class ChaosInstance {
     for (const p of [...this.apis, ...this.schedulers]) await p.start();
     say(`${this.apis.length} API processes (${this.apis.map((a) => a.url).join(', ')}), ${this.schedulers.length} schedulers`);
 
+    // The local cluster is on loopback: the admin allows that for the project, as the quickstart does.
+    await this.call('PUT', '/v1/projects/default/cluster-policy', { allowHosts: [this.local.host] });
     for (const [name, port, maxConcurrentRuns] of [
       [MAIN_CLUSTER, this.local.port, this.options.concurrency],
       [SLOW_CLUSTER, this.local.slowSbatchPort, 1],

@@ -36,8 +36,9 @@ export const ACTIONS = {
   'project.create': 'admin',
   // Deactivating and reactivating projects (users: user.manage; clusters: cluster.manage).
   'project.manage': 'admin',
-  // Where a project's webhooks may go opens erg's own network: not the project's maintainers' call.
-  'webhook-policy.manage': 'admin',
+  // Where a project's webhooks may go and which internal hosts its clusters may be open erg's own
+  // network to what the project's maintainers write: not their call (the webhook and cluster policies).
+  'network-policy.manage': 'admin',
   'user.manage': 'admin',
   self: 'any',
 } as const satisfies Record<string, Role | 'admin' | 'any'>;
@@ -104,6 +105,16 @@ function meets(have: Role | undefined, need: Role): boolean {
 /** Whether the caller holds at least `need` in the project (admins hold everything). */
 export function hasRole(identity: TokenIdentity, projectId: string, need: Role): boolean {
   return identity.isAdmin || meets(identity.roles.get(projectId), need);
+}
+
+/**
+ * Whether the caller reads the detail of a cluster's failures (connection refused, timed out, host
+ * key mismatch, address not allowed, …): the maintainers and admins of the cluster's project, who
+ * can fix the cluster. Viewers and researchers read only that it cannot be reached (views.ts): the
+ * detail tells open, closed and filtered ports apart, so it would make a cluster a port scanner.
+ */
+export function seesClusterFailures(identity: TokenIdentity, clusterProjectId: string): boolean {
+  return hasRole(identity, clusterProjectId, 'maintainer');
 }
 
 /** Project ids where the caller holds at least `need`; null: every project (admin). */

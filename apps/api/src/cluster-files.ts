@@ -49,7 +49,8 @@ export class ClusterFiles {
   async openLogs(cluster: ClusterRecord, runId: string, runDir: string, options: { tailBytes: number; timeoutMs: number }): Promise<LogsBody> {
     // Trust on first use is the scheduler's to record; the API never trusts a key blindly.
     if (cluster.hostKeySha256 === null) throw new HostKeyUnknownError(cluster.name);
-    const connection = this.connections.get({ ...cluster, ...openClusterCredentials(this.secrets, cluster) });
+    // The project's cluster policy decides where it may connect, as for the scheduler's connections.
+    const connection = this.connections.get({ ...cluster, ...openClusterCredentials(this.secrets, cluster), allowHosts: cluster.clusterPolicy.allowHosts });
     const open = (file: string, maxBytes: number) => openJobFile(connection, { runDir, file, from: 'end', maxBytes, timeoutMs: options.timeoutMs });
     // One channel at a time per request: stderr is looked at (no bytes) before stdout is opened.
     const stderrLook = await open(RUN_DIR_FILES.stderr, 0);

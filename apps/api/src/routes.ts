@@ -10,6 +10,7 @@ import { runRoutes } from './routes/runs';
 import { suiteRoutes } from './routes/suites';
 import { accessRoutes } from './routes/access';
 import { webhookPolicyRoutes } from './routes/webhook-policy';
+import { clusterPolicyRoutes } from './routes/cluster-policy';
 import { telemetryRoutes } from './routes/telemetry';
 import { eventRoutes } from './routes/events';
 import { queueRoutes } from './routes/queue';
@@ -28,6 +29,7 @@ export async function registerRoutes(app: FastifyInstance, deps: AppDeps, offloa
   await app.register(suiteRoutes(withOffload), { prefix: '/v1' });
   await app.register(accessRoutes(deps), { prefix: '/v1' });
   await app.register(webhookPolicyRoutes(deps), { prefix: '/v1' });
+  await app.register(clusterPolicyRoutes(deps), { prefix: '/v1' });
   await app.register(queueRoutes(deps), { prefix: '/v1' });
   await app.register(eventRoutes(deps), { prefix: '/v1' });
   await app.register(auditRoutes(deps), { prefix: '/v1' });

@@ -16,8 +16,22 @@ export function carbonSeriesView(s: CarbonIntensitySummary) {
   return { points: s.points, from: msIso(s.fromMs), to: msIso(s.toMs) };
 }
 
-/** `series`: its stored intensity series in short; `policy`: the certificate warning window (ApiConfig, see cluster-credentials.ts). */
-export function clusterView(c: ClusterRecord, series: CarbonIntensitySummary, policy?: CertificateWarningPolicy) {
+/**
+ * What a caller who may not read a cluster's failures (access.ts seesClusterFailures: viewers,
+ * researchers, and evidence bundles, which leave the project) reads in their place.
+ */
+export const CLUSTER_FAILURE_HIDDEN = 'the cluster cannot be reached; a maintainer can see why';
+
+/** A cluster's last error as the caller may read it: the detail (`detail`: seesClusterFailures), else only that there is one. */
+export function shownClusterError(lastError: string | null, detail: boolean): string | null {
+  return lastError === null || detail ? lastError : CLUSTER_FAILURE_HIDDEN;
+}
+
+/**
+ * `series`: its stored intensity series in short; `policy`: the certificate warning window (ApiConfig, see cluster-credentials.ts);
+ * `detail`: whether the caller reads its failures' detail (seesClusterFailures).
+ */
+export function clusterView(c: ClusterRecord, series: CarbonIntensitySummary, policy: CertificateWarningPolicy | undefined, detail: boolean) {
   return {
     id: c.id,
     name: c.name,
@@ -39,7 +53,7 @@ export function clusterView(c: ClusterRecord, series: CarbonIntensitySummary, po
     carbonIntensity: carbonSeriesView(series),
     price: c.price && { perNodeHour: c.price.perNodeHour ?? null, perKWh: c.price.perKWh ?? null, currency: c.price.currency },
     capabilities: c.capabilities,
-    lastError: c.lastError,
+    lastError: shownClusterError(c.lastError, detail),
     lastContactAt: iso(c.lastContactAt),
     // Certificates, jump hosts (never their keys) and the warnings about them.
     ...credentialsView(c, policy),
@@ -51,9 +65,9 @@ export function clusterView(c: ClusterRecord, series: CarbonIntensitySummary, po
 /** Shared with the scheduler, which puts the same body in suite webhooks. */
 export { campaignSummaryView as campaignView } from '@erg/db';
 
-/** A pending run waits for its cluster; when the cluster is failing, that failure is the reason. */
-function effectiveReason(run: { state: string; reason: string | null }, cluster: Pick<CampaignCluster, 'name' | 'lastError'> | null): string | null {
-  if (run.state === 'pending' && cluster?.lastError) return `waiting for cluster "${cluster.name}": ${cluster.lastError}`;
+/** A pending run waits for its cluster; when the cluster is failing, that failure (as the caller may read it) is the reason. */
+function effectiveReason(run: { state: string; reason: string | null }, cluster: Pick<CampaignCluster, 'name' | 'lastError'> | null, detail: boolean): string | null {
+  if (run.state === 'pending' && cluster?.lastError) return `waiting for cluster "${cluster.name}": ${shownClusterError(cluster.lastError, detail)}`;
   return run.reason;
 }
 
@@ -65,7 +79,8 @@ function partitionOf(spec: unknown, cluster: Pick<CampaignCluster, 'defaultParti
   return typeof resources?.partition === 'string' ? resources.partition : (cluster?.defaultPartition ?? null);
 }
 
-export function runSummaryView(run: RunSummaryRecord, cluster: CampaignCluster | null) {
+/** `detail`: whether the caller reads the cluster's failures' detail (seesClusterFailures). */
+export function runSummaryView(run: RunSummaryRecord, cluster: CampaignCluster | null, detail: boolean) {
   return {
     id: run.id,
     configurationKey: run.configurationKey,
@@ -74,7 +89,7 @@ export function runSummaryView(run: RunSummaryRecord, cluster: CampaignCluster |
     state: run.state,
     slurmJobId: run.slurmJobId,
     exitCode: run.exitCode,
-    reason: effectiveReason(run, cluster),
+    reason: effectiveReason(run, cluster, detail),
   };
 }
 
@@ -84,11 +99,11 @@ function arrayTask(slurmJobId: string | null): { arrayJobId: string | null; arra
   return m ? { arrayJobId: m[1]!, arrayTaskId: Number(m[2]) } : { arrayJobId: null, arrayTaskId: null };
 }
 
-export function runView(run: RunDetail, cluster: CampaignCluster | null, nodes: readonly RunNodeRecord[]) {
+export function runView(run: RunDetail, cluster: CampaignCluster | null, nodes: readonly RunNodeRecord[], detail: boolean) {
   const timeS =
     run.workloadStartNs !== null && run.workloadEndNs !== null ? Number(run.workloadEndNs - run.workloadStartNs) / 1e9 : null;
   return {
-    ...runSummaryView(run, cluster),
+    ...runSummaryView(run, cluster, detail),
     campaignId: run.campaignId,
     campaignName: run.campaign.name,
     ...arrayTask(run.slurmJobId),
@@ -115,8 +130,8 @@ export function runView(run: RunDetail, cluster: CampaignCluster | null, nodes: 
   };
 }
 
-/** One row of GET /v1/queue; `powerW` is the run's live power (see livePower in @erg/energy). */
-export function queueRunView(r: QueueRunRow, powerW: number | null) {
+/** One row of GET /v1/queue; `powerW` is the run's live power (see livePower in @erg/energy); `detail`: as for runSummaryView. */
+export function queueRunView(r: QueueRunRow, powerW: number | null, detail: boolean) {
   return {
     id: r.id,
     campaignId: r.campaignId,
@@ -134,7 +149,7 @@ export function queueRunView(r: QueueRunRow, powerW: number | null) {
     createdAt: r.createdAt.toISOString(),
     submittedAt: iso(r.submittedAt),
     startedAt: iso(r.startedAt),
-    reason: effectiveReason(r, r.cluster === null ? null : { name: r.cluster, lastError: r.clusterLastError }),
+    reason: effectiveReason(r, r.cluster === null ? null : { name: r.cluster, lastError: r.clusterLastError }, detail),
     powerW,
   };
 }

@@ -34,6 +34,8 @@ describe('access that ends: owners, deactivation (Postgres + Redis)', () => {
   beforeAll(async () => {
     t = await startTestApi();
     await ok('POST', '/v1/projects', { name: 'proj-a' });
+    // Its clusters are on loopback: allowed by an admin, as for the quickstart.
+    await ok('PUT', '/v1/projects/proj-a/cluster-policy', { allowHosts: ['127.0.0.1'] });
     await ok('POST', '/v1/clusters?project=proj-a', cluster('cl-a'));
     tokens.r1 = await user('r1', 'researcher');
     tokens.r2 = await user('r2', 'researcher');
@@ -108,6 +110,8 @@ describe('access that ends: owners, deactivation (Postgres + Redis)', () => {
   describe('projects', () => {
     test('a deactivated project is read-only: nothing new starts in it, its campaigns can be read and cancelled; reactivated, it works again', async () => {
       await ok('POST', '/v1/projects', { name: 'proj-old' });
+      // Its clusters are on loopback: allowed by an admin, as for the quickstart.
+      await ok('PUT', '/v1/projects/proj-old/cluster-policy', { allowHosts: ['127.0.0.1'] });
       await ok('POST', '/v1/clusters?project=proj-old', cluster('cl-old'));
       await ok('POST', '/v1/suites', { name: 'old-suite', campaign: slurm('cl-old') });
       const before = await ok('POST', '/v1/campaigns', slurm('cl-old'));
@@ -138,6 +142,8 @@ describe('access that ends: owners, deactivation (Postgres + Redis)', () => {
 
     test("the scheduler holds a deactivated project's pending runs (not cancelled) and submits them once it is reactivated", async () => {
       await ok('POST', '/v1/projects', { name: 'proj-held' });
+      // Its clusters are on loopback: allowed by an admin, as for the quickstart.
+      await ok('PUT', '/v1/projects/proj-held/cluster-policy', { allowHosts: ['127.0.0.1'] });
       await ok('POST', '/v1/clusters?project=proj-held', cluster('cl-held'));
       const campaign = await ok('POST', '/v1/campaigns', slurm('cl-held'));
       const { id: clusterId } = (await findClusterByName(t.db, 'cl-held'))!;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createApiToken, createDatabase, ensureDatabase, migrate } from '@erg/db';
-import { closedPort, repoRoot, TEST_SECRET_KEY, waitFor } from '@erg/testkit';
+import { allowLoopbackClusters, closedPort, repoRoot, TEST_SECRET_KEY, waitFor } from '@erg/testkit';
 import { readEventStream, type EventStream } from './event-stream';
 
 export type { EventStream, SseEvent } from './event-stream';
@@ -119,13 +119,15 @@ export async function startApiProcess(options: ApiProcessOptions): Promise<ApiPr
 
 /**
  * Creates and migrates the database at `databaseUrl` as the API does at start-up, and returns an
- * admin token stored there: processes started on it afterwards all accept that token.
+ * admin token stored there: processes started on it afterwards all accept that token. The default
+ * project allows clusters on loopback, as in startTestApi (helpers.ts).
  */
 export async function prepareDatabase(databaseUrl: string): Promise<string> {
   await ensureDatabase(databaseUrl);
   await migrate(databaseUrl);
   const db = createDatabase(databaseUrl, { max: 1 });
   try {
+    await allowLoopbackClusters(db);
     return (await createApiToken(db, 'test')).token;
   } finally {
     await db.close();

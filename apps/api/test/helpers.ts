@@ -4,7 +4,7 @@ import { createApiToken, createDatabase, storeRunEnergy, type Database } from '@
 import { forceRunEnd } from '@erg/db/testing';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
 import { secretBoxFrom } from '@erg/secrets';
-import { createTestDatabase, TEST_SECRET_KEY, uniqueName, type TestDatabase } from '@erg/testkit';
+import { allowLoopbackClusters, createTestDatabase, TEST_SECRET_KEY, uniqueName, type TestDatabase } from '@erg/testkit';
 import type { Queue } from 'bullmq';
 import { buildApp } from '../src/app';
 import { ClusterFiles } from '../src/cluster-files';
@@ -48,12 +48,15 @@ export function apiRequests(api: () => Pick<TestApi, 'app' | 'token'>) {
 /**
  * An API instance on its own database and queue prefix, driven with app.inject. `logger` replaces
  * the one LOG_LEVEL would build (tests that read the log lines pass one writing into memory).
+ * The default project allows clusters on loopback, as the quickstart's admin does: the tests'
+ * clusters are registered at 127.0.0.1 (other projects start with the strict cluster policy).
  */
 export async function startTestApi(env: Record<string, string> = {}, options: { logger?: FastifyBaseLogger } = {}): Promise<TestApi & { tdb: TestDatabase }> {
   const tdb = await createTestDatabase();
   const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), LOG_LEVEL: process.env.ERG_TEST_LOG_LEVEL ?? 'silent', ERG_SECRET_KEY: TEST_SECRET_KEY, ...env });
   const secrets = secretBoxFrom(config);
   const db = createDatabase(config.DATABASE_URL);
+  await allowLoopbackClusters(db);
   const redis = new Redis(redisConnection(config.REDIS_URL) as object);
   const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
   const clusterFiles = new ClusterFiles(secrets);

@@ -11,7 +11,7 @@ import { createApiToken, createDatabase, type Database } from '@erg/db';
 import { setRunDir } from '@erg/db/testing';
 import { ClusterConnection, shellQuote } from '@erg/slurm';
 import {
-  closedPort, createTestDatabase, loadLocalCluster, repoRoot, TEST_SECRET_KEY, uniqueName, waitFor, type LocalCluster, type TestDatabase,
+  closedPort, createTestDatabase, loadLocalCluster, LOOPBACK_ALLOW_HOSTS, repoRoot, TEST_SECRET_KEY, uniqueName, waitFor, type LocalCluster, type TestDatabase,
 } from '@erg/testkit';
 
 jest.setTimeout(180_000);
@@ -61,7 +61,9 @@ async function drain(res: Response): Promise<{ bytes: number; head: string; tail
 
 beforeAll(async () => {
   cluster = loadLocalCluster();
-  ssh = new ClusterConnection({ host: cluster.host, port: cluster.port, username: cluster.user, privateKey: cluster.privateKey, hostKeySha256: cluster.hostKeySha256 });
+  ssh = new ClusterConnection({
+    host: cluster.host, port: cluster.port, username: cluster.user, privateKey: cluster.privateKey, hostKeySha256: cluster.hostKeySha256, allowHosts: LOOPBACK_ALLOW_HOSTS,
+  });
   tdb = await createTestDatabase();
   db = createDatabase(tdb.url);
   const port = await closedPort();
@@ -77,6 +79,8 @@ beforeAll(async () => {
   token = (await createApiToken(db, 'logs-e2e')).token;
 
   workDir = `${cluster.workDir}/${uniqueName('api-logs')}`;
+  // The local cluster is on loopback: allowed for the project as an admin allows it for the quickstart.
+  expect((await call('PUT', '/v1/projects/default/cluster-policy', { allowHosts: LOOPBACK_ALLOW_HOSTS })).status).toBe(200);
   const registered = await call('PUT', '/v1/clusters/local', {
     host: cluster.host, port: cluster.port, user: cluster.user, privateKey: cluster.privateKey, hostKeySha256: cluster.hostKeySha256,
     defaultPartition: cluster.partition, workDir,

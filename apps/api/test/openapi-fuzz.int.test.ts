@@ -133,6 +133,9 @@ function exampleBodies(op: Operation, world: World): fc.Arbitrary<unknown> | nul
       return fc.integer({ min: 1, max: 3600 }).map((s) => ({ startedAt: new Date(Date.now() - s * 1000).toISOString(), endedAt: new Date().toISOString() }));
     case 'PUT /v1/projects/{name}/members/{user}':
       return fc.record({ role: fc.constantFrom('viewer', 'researcher', 'maintainer') });
+    case 'PUT /v1/projects/{name}/cluster-policy':
+      // Loopback stays allowed (the seeded clusters are there), with some other entries of each kind.
+      return fc.subarray(['ci.internal', '*.cluster.internal', '10.20.0.0/16', 'fd00:1::/64']).map((more) => ({ allowHosts: ['127.0.0.1', ...more] }));
     case 'POST /v1/runs/{id}/telemetry':
       return fc.record({
         node: fc.constantFrom('n1', 'n2'),
@@ -247,6 +250,8 @@ describe('the API from its own OpenAPI document, fuzzed (Postgres + Redis)', () 
       return res.json();
     };
     await admin('POST', '/v1/projects', { name: 'fz' });
+    // Its cluster is on loopback: the admin allows that, as for the quickstart.
+    await admin('PUT', '/v1/projects/fz/cluster-policy', { allowHosts: ['127.0.0.1'] });
     await admin('POST', '/v1/clusters?project=fz', {
       name: 'fz-cluster', host: '127.0.0.1', port: await closedPort(), user: 'erg', privateKey: CLUSTER_KEY, hostKeySha256: `SHA256:${'A'.repeat(43)}`, workDir: '/tmp/erg-fuzz',
     });

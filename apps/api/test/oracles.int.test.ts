@@ -28,7 +28,11 @@ describe('existence oracles (Postgres + Redis)', () => {
   beforeAll(async () => {
     t = await startTestApi();
     admin = caller(t, t.token);
-    for (const p of ['alpha', 'beta', 'gamma']) expect((await admin('POST', '/v1/projects', { name: p })).status).toBe(201);
+    for (const p of ['alpha', 'beta', 'gamma']) {
+      expect((await admin('POST', '/v1/projects', { name: p })).status).toBe(201);
+      // The clusters here are registered at 127.0.0.1: the admin allows loopback for each project, as for the quickstart.
+      expect((await admin('PUT', `/v1/projects/${p}/cluster-policy`, { allowHosts: ['127.0.0.1'] })).status).toBe(200);
+    }
     expect((await admin('POST', '/v1/clusters?project=beta', { name: 'hidden', ...BODY })).status).toBe(201);
     for (const role of ['viewer', 'researcher', 'maintainer'] as const) {
       expect((await admin('POST', '/v1/users', { name: role })).status).toBe(201);

@@ -130,6 +130,9 @@ describe('permission matrix: every route × role × own / other project (Postgre
     // Admin-only: a spare project, whichever side (alpha and beta must stay active).
     'POST /v1/projects/:name/deactivate': () => ({ method: 'POST', url: '/v1/projects/spare-project/deactivate' }),
     'POST /v1/projects/:name/reactivate': () => ({ method: 'POST', url: '/v1/projects/spare-project/reactivate' }),
+    'GET /v1/projects/:name/cluster-policy': (s) => ({ method: 'GET', url: `/v1/projects/${s.project}/cluster-policy` }),
+    // The policy each side already has (its clusters are on loopback): a PUT that succeeds changes nothing for the routes after it.
+    'PUT /v1/projects/:name/cluster-policy': (s) => ({ method: 'PUT', url: `/v1/projects/${s.project}/cluster-policy`, body: { allowHosts: ['127.0.0.1'] } }),
     'PUT /v1/projects/:name/members/:user': (s) => ({ method: 'PUT', url: `/v1/projects/${s.project}/members/spare`, body: { role: 'viewer' } }),
     'DELETE /v1/projects/:name/members/:user': async (s) => {
       await admin({ method: 'PUT', url: `/v1/projects/${s.project}/members/spare`, body: { role: 'viewer' } });
@@ -160,7 +163,11 @@ describe('permission matrix: every route × role × own / other project (Postgre
 
   beforeAll(async () => {
     t = await startTestApi();
-    for (const p of ['alpha', 'beta', 'spare-project']) expect((await admin({ method: 'POST', url: '/v1/projects', body: { name: p } })).status).toBe(201);
+    for (const p of ['alpha', 'beta', 'spare-project']) {
+      expect((await admin({ method: 'POST', url: '/v1/projects', body: { name: p } })).status).toBe(201);
+      // Its clusters are registered at 127.0.0.1: the admin allows loopback for the project, as for the quickstart.
+      expect((await admin({ method: 'PUT', url: `/v1/projects/${p}/cluster-policy`, body: { allowHosts: ['127.0.0.1'] } })).status).toBe(200);
+    }
     expect((await admin({ method: 'POST', url: '/v1/users', body: { name: 'spare' } })).status).toBe(201);
     // Maintainers find only users who share a project with them (oracles.int.test.ts): spare is in alpha.
     expect((await admin({ method: 'PUT', url: '/v1/projects/alpha/members/spare', body: { role: 'viewer' } })).status).toBe(200);

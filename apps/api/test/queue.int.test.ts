@@ -108,13 +108,29 @@ describe('GET /v1/queue, campaign owners, run body fields (Postgres + Redis)', (
     expect((await call('GET', '/v1/queue?limit=5001')).status).toBe(400);
   });
 
-  test('a pending run of a failing cluster says so', async () => {
+  test('a pending run of a failing cluster says so; only the project\'s maintainers and admins read why', async () => {
     const beta = (await findClusterByName(t.db, 'beta'))!;
-    await recordClusterContact(t.db, beta.id, 'connection refused');
+    const why = 'cannot reach 127.0.0.1:6379: connection closed during handshake';
+    const hidden = 'the cluster cannot be reached; a maintainer can see why';
+    const tokens: Record<string, string> = { admin: t.token };
+    for (const role of ['viewer', 'researcher', 'maintainer']) {
+      expect((await call('POST', '/v1/users', { name: `q-${role}` })).status).toBe(201);
+      expect((await call('PUT', `/v1/projects/default/members/q-${role}`, { role })).status).toBe(200);
+      tokens[role] = (await call('POST', '/v1/tokens', { name: `q-${role}`, user: `q-${role}` })).body.token;
+    }
+    await recordClusterContact(t.db, beta.id, why);
     try {
-      const q = await queue('?cluster=beta&limit=1');
-      expect(q.runs[0].reason).toBe('waiting for cluster "beta": connection refused');
-      expect(q.clusters[0].lastError).toBe('connection refused');
+      for (const [role, token] of Object.entries(tokens)) {
+        const shown = role === 'admin' || role === 'maintainer' ? why : hidden;
+        const q = (await call('GET', '/v1/queue?cluster=beta&limit=1', undefined, token)).body;
+        expect({ role, reason: q.runs[0].reason, lastError: q.clusters[0].lastError }).toEqual({ role, reason: `waiting for cluster "beta": ${shown}`, lastError: shown });
+        expect({ role, lastError: (await call('GET', '/v1/clusters/beta', undefined, token)).body.lastError }).toEqual({ role, lastError: shown });
+        const listed = (await call('GET', '/v1/clusters', undefined, token)).body.items.find((c: { name: string }) => c.name === 'beta');
+        expect({ role, lastError: listed.lastError }).toEqual({ role, lastError: shown });
+        expect({ role, reason: (await call('GET', `/v1/runs/${b.runs[0]!.id}`, undefined, token)).body.reason }).toEqual({ role, reason: `waiting for cluster "beta": ${shown}` });
+        const page = (await call('GET', `/v1/campaigns/${b.id}/runs?limit=1`, undefined, token)).body;
+        expect({ role, reason: page.items[0].reason }).toEqual({ role, reason: `waiting for cluster "beta": ${shown}` });
+      }
     } finally {
       await recordClusterContact(t.db, beta.id, null);
     }

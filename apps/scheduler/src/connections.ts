@@ -14,6 +14,8 @@ export interface ClusterLink {
  * pooled connection: commands in flight finish on the old session, the cycle's next ones use the new
  * credentials. An expired certificate fails the connection's next call with CertificateExpiredError
  * before anything is sent; the cycle records it on the cluster, whose runs wait with it as their reason.
+ * The project's cluster policy goes with the row: each connect attempt checks the first hop's
+ * addresses against it as it is now (a changed policy reconfigures the connection like a rotation).
  */
 export class ClusterLinks {
   private readonly connections: ConnectionPool;
@@ -26,7 +28,7 @@ export class ClusterLinks {
   }
 
   get(cluster: ClusterRecord): ClusterLink {
-    const connection = this.connections.get({ ...cluster, ...openClusterCredentials(this.secrets, cluster) });
+    const connection = this.connections.get({ ...cluster, ...openClusterCredentials(this.secrets, cluster), allowHosts: cluster.clusterPolicy.allowHosts });
     return { connection, slurm: new SlurmClient(connection) };
   }
 

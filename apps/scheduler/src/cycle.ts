@@ -5,6 +5,7 @@ import { probeClusterIfDue } from './cluster-probe';
 import { CycleLease, LeaseLostError } from './cycle-lease';
 import { countCycleError } from './metrics';
 import { finalizeEndedRuns, reconcileCluster } from './reconcile';
+import type { ClusterCapabilities, ErgError } from '@erg/spec';
 import { isClusterError } from './ssh-errors';
 import { submitPendingRuns } from './submit';
 
@@ -27,11 +28,14 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
       // Inside the try: a key this process cannot open (ERG_SECRET_*) is the cluster's failure to show, like an SSH one.
       const link = ctx.links.get(cluster);
       const cycle = new CycleLease(ctx.db, lease, cluster, link);
+      // At first contact the probe comes first: the cluster's MaxArraySize decides how runs are
+      // grouped into arrays. Afterwards it comes last (below).
+      const firstContact = cluster.capabilities === null;
+      let probeFailure: ErgError | null = null;
       try {
-        // At first contact the probe comes first: the cluster's MaxArraySize decides how runs are
-        // grouped into arrays. Afterwards it comes last (below).
-        const firstContact = cluster.capabilities === null;
-        const known = firstContact ? { ...cluster, capabilities: await firstProbe(ctx, cluster, link) } : cluster;
+        let capabilities = cluster.capabilities;
+        if (firstContact) ({ capabilities, failure: probeFailure } = await firstProbe(ctx, cluster, link));
+        const known = { ...cluster, capabilities };
         const ended = await reconcileCluster(ctx, known, link, cycle);
         try {
           await submitPendingRuns(ctx, known, link, cycle);
@@ -47,6 +51,10 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
       } finally {
         await pinLearnedHostKey(ctx, cluster, link);
       }
+      // The first probe could not reach the cluster and nothing since has (a new cluster has no
+      // runs, so nothing else tried): that is this cycle's failure, recorded as any other — not a
+      // contact, which would show an unreachable cluster as healthy.
+      if (probeFailure && link.connection.lastError !== null) throw probeFailure;
       if (cluster.lastError !== null || cluster.lastContactAt === null || Date.now() - cluster.lastContactAt.getTime() > 60_000) {
         await recordClusterContact(ctx.db, cluster.id, null);
       }
@@ -76,13 +84,15 @@ export async function runCycle(ctx: SchedulerContext, clusterId: string): Promis
  * The probe at first contact. A cluster that cannot be reached now is not probed now, and the
  * cycle goes on as before without its capabilities (no arrays): its runs are claimed and given
  * back with the reason, as for any cycle that finds the cluster away, and the next cycle probes.
+ * The failure comes back with the (null) capabilities: runCycle records it unless a later step
+ * reached the cluster.
  */
-async function firstProbe(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink) {
+async function firstProbe(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink): Promise<{ capabilities: ClusterCapabilities | null; failure: ErgError | null }> {
   try {
-    return await probeClusterIfDue(ctx, cluster, link);
+    return { capabilities: await probeClusterIfDue(ctx, cluster, link), failure: null };
   } catch (err) {
     if (!isClusterError(err)) throw err;
-    return null;
+    return { capabilities: null, failure: err };
   }
 }
 

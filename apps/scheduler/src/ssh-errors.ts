@@ -1,12 +1,18 @@
-import { CertificateExpiredError, ClusterUnreachableError, HostKeyMismatchError, SshAuthError, SshError, type SshErrorCode } from '@erg/slurm';
+import {
+  AddressNotAllowedError, CertificateExpiredError, ClusterUnreachableError, HostKeyMismatchError, SshAuthError, SshError, type SshErrorCode,
+} from '@erg/slurm';
 import { ErgError } from '@erg/spec';
 
 /**
  * Failures to connect at all: no remote command ran, so nothing can have been submitted. An
- * expired certificate is one: erg does not even try (its runs go back to pending, not to failed).
+ * expired certificate and an address the cluster policy refuses are such: erg does not even try
+ * (its runs go back to pending, not to failed).
  */
 export function isNothingRanError(err: unknown): boolean {
-  return err instanceof ClusterUnreachableError || err instanceof SshAuthError || err instanceof HostKeyMismatchError || err instanceof CertificateExpiredError;
+  return (
+    err instanceof ClusterUnreachableError || err instanceof SshAuthError || err instanceof HostKeyMismatchError ||
+    err instanceof CertificateExpiredError || err instanceof AddressNotAllowedError
+  );
 }
 
 /**
@@ -43,6 +49,7 @@ const SSH_ERROR_KINDS = {
   ERG_SSH_CLOSED: 'closed',
   ERG_SSH_READ_FAILED: 'read_failed',
   ERG_SSH_CERTIFICATE_EXPIRED: 'certificate_expired',
+  ERG_SSH_ADDRESS_NOT_ALLOWED: 'address_not_allowed',
 } as const satisfies Record<SshErrorCode, string>;
 
 /** The kind of an SSH failure for metrics (`ERG_SSH_HOST_KEY_MISMATCH` → `host_key_mismatch`); null for anything that is not one. */

@@ -215,13 +215,17 @@ export async function submitPendingRuns(ctx: SchedulerContext, cluster: ClusterR
  * Gives claimed runs back to pending after the cluster failed them before any sbatch. The
  * cluster's error is recorded first: whoever reads a run's reason ("could not reach cluster X")
  * then finds X's lastError set too, not null until the cycle records it (the cycle's own record
- * after this is the same message).
+ * after this is the same message). The runs' reason (and their event) says only what failed, not
+ * why: the why — connection refused, timed out, host key, address not allowed — is the cluster's
+ * lastError, which the API shows to the project's maintainers alone (it tells open, closed and
+ * filtered ports apart), and which a waiting run's reason shows in its place.
  */
 async function giveBackAfterClusterError(
   ctx: SchedulerContext, cluster: ClusterRecord, runIds: string[], what: string, err: unknown, own: Awaited<ReturnType<CycleLease['own']>>,
 ): Promise<void> {
   if (isClusterError(err)) await recordClusterContact(ctx.db, cluster.id, err.message);
-  await returnRunsToPending(ctx.db, runIds, `${what}: ${(err as Error).message}`, own);
+  const reason = isClusterError(err) ? `${what}; why is the cluster's lastError (erg clusters show ${cluster.name}), which its maintainers see` : `${what}: ${(err as Error).message}`;
+  await returnRunsToPending(ctx.db, runIds, reason, own);
 }
 
 async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: ClusterLink, lease: CycleLease, claimed: ClaimedRun[]): Promise<number> {

@@ -12,7 +12,9 @@ import { createSchedulerQueue, redisConnection } from '@erg/queue';
 import { arraySubmissionFromJobName, ClusterConnection, SlurmClient, slurmJobKey, type SlurmJob } from '@erg/slurm';
 import { LOG_REDACTION, secretBoxFrom, type SecretBox } from '@erg/secrets';
 import type { RunOrder } from '@erg/spec';
-import { createTestDatabase, loadLocalCluster, repoRoot, TEST_SECRET_KEY, uniqueName, waitFor, type LocalCluster, type TestDatabase } from '@erg/testkit';
+import {
+  allowLoopbackClusters, createTestDatabase, loadLocalCluster, LOOPBACK_ALLOW_HOSTS, repoRoot, TEST_SECRET_KEY, uniqueName, waitFor, type LocalCluster, type TestDatabase,
+} from '@erg/testkit';
 import { createSchedulerContext, type SchedulerContext } from '../src/context';
 import { SchedulerConfig } from '../src/config';
 import type { SchedulerMetrics } from '../src/metrics';
@@ -56,6 +58,8 @@ export class Harness {
   async start(): Promise<void> {
     this.tdb = await createTestDatabase();
     this.db = createDatabase(this.tdb.url);
+    // The local cluster listens on loopback: its project allows that, as the quickstart's admin does.
+    await allowLoopbackClusters(this.db);
     this.redis = new Redis(redisConnection(this.redisUrl) as object);
     this.redis.on('error', () => undefined); // a fault test's Redis goes away on purpose
     const config = ApiConfig.parse({ DATABASE_URL: this.tdb.url, REDIS_URL: this.redisUrl, ERG_QUEUE_PREFIX: this.prefix, LOG_LEVEL: 'silent', ERG_SECRET_KEY: TEST_SECRET_KEY });
@@ -263,7 +267,7 @@ export class Harness {
   slurmLink(): { connection: ClusterConnection; slurm: SlurmClient } {
     this.slurmConnection ??= new ClusterConnection({
       host: this.local.host, port: this.local.port, username: this.local.user, privateKey: this.local.privateKey,
-      hostKeySha256: this.local.hostKeySha256, maxSessions: 2,
+      hostKeySha256: this.local.hostKeySha256, maxSessions: 2, allowHosts: LOOPBACK_ALLOW_HOSTS,
     });
     return { connection: this.slurmConnection, slurm: new SlurmClient(this.slurmConnection) };
   }

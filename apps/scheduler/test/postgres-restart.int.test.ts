@@ -6,7 +6,7 @@ import { createCampaign, createCluster, createDatabase, createProject, ensureDat
 import { secretBoxFrom } from '@erg/secrets';
 import { validateCampaign } from '@erg/sweep';
 import {
-  closedPort, repoRoot, startDisposablePostgres, startDisposableRedis, TEST_SECRET_KEY, uniqueName, waitFor, type DisposablePostgres, type DisposableRedis,
+  allowLoopbackClusters, closedPort, repoRoot, startDisposablePostgres, startDisposableRedis, TEST_SECRET_KEY, uniqueName, waitFor, type DisposablePostgres, type DisposableRedis,
 } from '@erg/testkit';
 
 /**
@@ -66,6 +66,8 @@ describe('the scheduler across Postgres restarts (built process, disposable Post
     try {
       // Far above the two runs: the limit only makes the claim lock the project's row.
       projectId = (await createProject(db, { name: 'limited', maxConcurrentRuns: 100 })).id;
+      // A closed port on loopback: the failure to record is "connection refused", not the address policy's.
+      await allowLoopbackClusters(db, 'limited');
       const cluster = await createCluster(
         db,
         {

@@ -2,7 +2,9 @@
 // One-shot set-up of the Docker Compose stack (service `bootstrap`, see docs/docker.md):
 //   1. an admin API token: the one kept from an earlier run if the API still accepts it, else a
 //      new one from `erg-admin create-token` (kept in $ERG_TOKEN_FILE, mode 600);
-//   2. registers the Slurm container as cluster `local` (PUT /v1/clusters/local, idempotent)
+//   2. allows the Slurm container's service name in the default project's cluster policy (it
+//      resolves to Docker's private network, inside erg's own: PUT /v1/projects/default/cluster-policy)
+//      and registers the container as cluster `local` (PUT /v1/clusters/local, idempotent)
 //      with the key pair and host key fingerprint that up.sh wrote into the shared state volume;
 //   3. prints the token, alone, on stdout (everything else goes to stderr), so that
 //        export ERG_TOKEN=$(docker compose run --rm -T bootstrap)
@@ -115,6 +117,15 @@ async function main() {
     // Agents in the slurm container reach the API by its service name and push live.
     agentApiUrl: api,
   };
+  // The service name resolves to a private address (Docker's network): erg connects there only where
+  // an admin allows the host for the project. The bootstrap token is an admin's; keep what is there.
+  const policy = await call(token, 'GET', '/v1/projects/default/cluster-policy');
+  if (!policy.ok) throw new Error(`GET /v1/projects/default/cluster-policy → ${policy.status}: ${JSON.stringify(policy.data)}`);
+  if (!policy.data.allowHosts.includes(sshHost)) {
+    const allowed = await call(token, 'PUT', '/v1/projects/default/cluster-policy', { allowHosts: [...policy.data.allowHosts, sshHost] });
+    if (!allowed.ok) throw new Error(`PUT /v1/projects/default/cluster-policy → ${allowed.status}: ${JSON.stringify(allowed.data)}`);
+    log(`allowed "${sshHost}" in the default project's cluster policy`);
+  }
   const res = await call(token, 'PUT', `/v1/clusters/${encodeURIComponent(clusterName)}`, body);
   if (!res.ok) {
     const issues = (res.data.error?.issues ?? []).map((i) => `\n  ${i.path}: ${i.message}`).join('');

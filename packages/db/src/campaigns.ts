@@ -339,6 +339,8 @@ export async function findCampaignProject(db: Database, id: string): Promise<str
 /** What a run's view needs of its cluster: the reason of a waiting run, the default partition. */
 export interface CampaignCluster {
   name: string;
+  /** Its project: who may read lastError's detail. */
+  projectId: string;
   lastError: string | null;
   defaultPartition: string | null;
 }
@@ -358,7 +360,7 @@ export async function findCampaignRef(db: Database, id: string): Promise<Campaig
     where: { id },
     select: {
       id: true, name: true, projectId: true, execution: true, clusterId: true,
-      cluster: { select: { name: true, lastError: true, defaultPartition: true } },
+      cluster: { select: { name: true, projectId: true, lastError: true, defaultPartition: true } },
     },
   });
   return row ? { ...row, execution: row.execution as CampaignRef['execution'] } : null;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
 import { poolOf, prismaOf, type Database } from './client';
-import { DEFAULT_POWER_HELPER, ErgError, type ClusterCapabilities, type ClusterCarbon, type ClusterPrice } from '@erg/spec';
+import { DEFAULT_POWER_HELPER, ErgError, type ClusterCapabilities, type ClusterCarbon, type ClusterPolicy, type ClusterPrice } from '@erg/spec';
+import { readClusterPolicy } from './projects';
 import { Prisma } from './generated/client';
 
 /** One jump host of a cluster as stored: its key sealed (jumpHostKeyContext); null: the cluster's key and certificate log in there. */
@@ -68,6 +69,11 @@ export interface ClusterRecord {
   createdAt: Date;
   /** Set while the cluster is deactivated (deactivation.ts): nothing new is submitted to it. */
   deactivatedAt: Date | null;
+  /**
+   * Its project's cluster policy, read with it: which internal hosts its first hop may be. Every
+   * connection checks the addresses it resolves against the policy as it is now.
+   */
+  clusterPolicy: ClusterPolicy;
 }
 
 const CLUSTER_COLUMNS = {
@@ -75,6 +81,7 @@ const CLUSTER_COLUMNS = {
   defaultPartition: true, workDir: true, agentCommand: true, agentApiUrl: true, modelIdleW: true, modelMaxW: true, maxConcurrentRuns: true, maxQueuedJobs: true,
   powerHelper: true, capabilities: true, lastError: true, lastContactAt: true, createdAt: true,
   certificate: true, jumpHosts: true, credentialsVersion: true, credentialsUpdatedAt: true, carbon: true, price: true, deactivatedAt: true,
+  project: { select: { clusterPolicy: true } },
 } as const;
 
 export interface NewCluster {
@@ -162,14 +169,16 @@ function jsonOrNull(value: object | null | undefined): Prisma.InputJsonValue | t
  * ClusterCapabilities' shape, jump hosts by this module in StoredJumpHost's, carbon and price as
  * the API validated them (ClusterCarbon, ClusterPrice).
  */
-function recordOf<R extends { capabilities: unknown; jumpHosts: unknown; carbon: unknown; price: unknown }>(
+function recordOf<R extends { capabilities: unknown; jumpHosts: unknown; carbon: unknown; price: unknown; project: { clusterPolicy: unknown } }>(
   row: R,
-): Omit<R, 'capabilities' | 'jumpHosts' | 'carbon' | 'price'> & {
-  capabilities: ClusterCapabilities | null; jumpHosts: StoredJumpHost[]; carbon: ClusterCarbon | null; price: ClusterPrice | null;
+): Omit<R, 'capabilities' | 'jumpHosts' | 'carbon' | 'price' | 'project'> & {
+  capabilities: ClusterCapabilities | null; jumpHosts: StoredJumpHost[]; carbon: ClusterCarbon | null; price: ClusterPrice | null; clusterPolicy: ClusterPolicy;
 } {
+  // The project's columns come with the row (one query); only its cluster policy is the record's.
+  const { project, ...rest } = row;
   return {
-    ...row, capabilities: (row.capabilities ?? null) as ClusterCapabilities | null, jumpHosts: jumpHostsOf(row.jumpHosts),
-    carbon: (row.carbon ?? null) as ClusterCarbon | null, price: (row.price ?? null) as ClusterPrice | null,
+    ...(rest as unknown as Omit<R, 'capabilities' | 'jumpHosts' | 'carbon' | 'price' | 'project'>), capabilities: (row.capabilities ?? null) as ClusterCapabilities | null, jumpHosts: jumpHostsOf(row.jumpHosts),
+    carbon: (row.carbon ?? null) as ClusterCarbon | null, price: (row.price ?? null) as ClusterPrice | null, clusterPolicy: readClusterPolicy(project.clusterPolicy),
   };
 }
 

@@ -1,16 +1,17 @@
-import { WebhookPolicy } from '@erg/spec';
+import { ClusterPolicy, WebhookPolicy } from '@erg/spec';
 import { poolOf, prismaOf, type Database } from './client';
 import { accessNoticeSql } from './access-notice';
 import type { Role } from './tokens';
 import { ErgError } from '@erg/spec';
 
-/** A project, with its webhook policy as stored (readWebhookPolicy reads it). */
+/** A project, with its webhook and cluster policies as stored (readWebhookPolicy, readClusterPolicy read them). */
 export interface ProjectRecord {
   id: string;
   name: string;
   description: string | null;
   maxConcurrentRuns: number | null;
   webhookPolicy: unknown;
+  clusterPolicy: unknown;
   createdAt: Date;
   /** Set while the project is deactivated (deactivation.ts). */
   deactivatedAt: Date | null;
@@ -86,6 +87,27 @@ export async function projectWebhookPolicy(db: Database, projectId: string): Pro
 /** Replaces a project's webhook policy (validated by the caller); null when there is no such project. */
 export async function setProjectWebhookPolicy(db: Database, name: string, policy: WebhookPolicy): Promise<ProjectRecord | null> {
   const result = await prismaOf(db).project.updateManyAndReturn({ where: { name }, data: { webhookPolicy: policy } });
+  return result[0] ?? null;
+}
+
+/**
+ * A stored cluster policy as erg applies it: `{}` (the column's default) and anything that no
+ * longer parses read as the strictest policy (public addresses only).
+ */
+export function readClusterPolicy(stored: unknown): ClusterPolicy {
+  const parsed = ClusterPolicy.safeParse(stored ?? {});
+  return parsed.success ? parsed.data : ClusterPolicy.parse({});
+}
+
+/** The name and cluster policy of the project with this id (null when there is no such project). */
+export async function projectClusterPolicy(db: Database, projectId: string): Promise<{ project: string; policy: ClusterPolicy } | null> {
+  const row = await prismaOf(db).project.findUnique({ where: { id: projectId }, select: { name: true, clusterPolicy: true } });
+  return row ? { project: row.name, policy: readClusterPolicy(row.clusterPolicy) } : null;
+}
+
+/** Replaces a project's cluster policy (validated by the caller); null when there is no such project. */
+export async function setProjectClusterPolicy(db: Database, name: string, policy: ClusterPolicy): Promise<ProjectRecord | null> {
+  const result = await prismaOf(db).project.updateManyAndReturn({ where: { name }, data: { clusterPolicy: policy } });
   return result[0] ?? null;
 }
 

@@ -28,6 +28,8 @@ export interface QueueRunRow {
   owner: string | null;
   cluster: string | null;
   clusterLastError: string | null;
+  /** The cluster's project: whose maintainers may read clusterLastError's detail. */
+  clusterProjectId: string | null;
   configurationKey: string;
   parameters: Record<string, unknown>;
   repetition: number;
@@ -45,6 +47,7 @@ export interface QueueRunRow {
 
 export interface QueueClusterRow {
   name: string;
+  projectId: string;
   runCounts: Record<string, number>;
   lastError: string | null;
   lastContactAt: Date | null;
@@ -59,7 +62,7 @@ const RANK = `CASE r.state WHEN 'running' THEN 0 WHEN 'completing' THEN 0 WHEN '
 
 export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ runs: QueueRunRow[]; total: number }> {
   const result = await poolOf(db).query<{
-    id: string; campaign_id: string; campaign_name: string; owner: string | null; cluster: string | null; last_error: string | null;
+    id: string; campaign_id: string; campaign_name: string; owner: string | null; cluster: string | null; last_error: string | null; cluster_project_id: string | null;
     key: string; parameters: Record<string, unknown>; repetition: number; state: string; slurm_job_id: string | null;
     partition: string | null; nodes: number | null; node_list: string | null; created_at: Date; submitted_at: Date | null;
     started_at: Date | null; reason: string | null; total: string; power: { node: string; sensor: string; t: number; v: string }[];
@@ -72,7 +75,7 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
     `WITH counts AS MATERIALIZED (
        SELECT campaign_id, count(*) AS n FROM runs WHERE state = ANY($1::run_state[]) GROUP BY campaign_id
      ), camp AS MATERIALIZED (
-       SELECT c.id, c.name, ${ownerSql('c', 'u')} AS owner, cl.name AS cluster, cl.last_error,
+       SELECT c.id, c.name, ${ownerSql('c', 'u')} AS owner, cl.project_id AS cluster_project_id, cl.name AS cluster, cl.last_error,
               coalesce(c.spec->'resources'->>'partition', cl.default_partition) AS partition,
               (c.spec->'resources'->>'nodes')::int AS nodes, k.n
        FROM counts k JOIN campaigns c ON c.id = k.campaign_id LEFT JOIN clusters cl ON cl.id = c.cluster_id
@@ -87,7 +90,7 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
        ORDER BY rank, r.created_at, r.campaign_id, r.position
        LIMIT $5
      )
-     SELECT p.id, p.campaign_id, camp.name AS campaign_name, camp.owner, camp.cluster, camp.last_error,
+     SELECT p.id, p.campaign_id, camp.name AS campaign_name, camp.owner, camp.cluster, camp.last_error, camp.cluster_project_id,
             cf.key, cf.parameters, p.repetition, p.state::text AS state, p.slurm_job_id, camp.partition, camp.nodes, p.node_list,
             p.created_at, p.submitted_at, p.started_at, p.reason, (SELECT sum(n) FROM camp) AS total,
             ${lastPowerSamplesSql('p.id', '$6::float8')} AS power
@@ -98,7 +101,7 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
   return {
     total: Number(result.rows[0]?.total ?? 0),
     runs: result.rows.map((r) => ({
-      id: r.id, campaignId: r.campaign_id, campaignName: r.campaign_name, owner: r.owner, cluster: r.cluster, clusterLastError: r.last_error,
+      id: r.id, campaignId: r.campaign_id, campaignName: r.campaign_name, owner: r.owner, cluster: r.cluster, clusterLastError: r.last_error, clusterProjectId: r.cluster_project_id,
       configurationKey: r.key, parameters: r.parameters, repetition: r.repetition, state: r.state, slurmJobId: r.slurm_job_id,
       partition: r.partition, nodes: r.nodes, nodeList: r.node_list, createdAt: r.created_at, submittedAt: r.submitted_at,
       startedAt: r.started_at, reason: r.reason, power: decodePowerSamples(r.power),
@@ -111,8 +114,8 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
  * campaigns that still have unfinished runs: how far along the work in flight is.
  */
 export async function listQueueClusters(db: Database, unfinished: readonly string[], cluster?: string, projectIds: string[] | null = null): Promise<QueueClusterRow[]> {
-  const result = await poolOf(db).query<{ name: string; last_error: string | null; last_contact_at: Date | null; state: string | null; n: string | null }>(
-    `SELECT cl.name, cl.last_error, cl.last_contact_at, k.state, k.n
+  const result = await poolOf(db).query<{ name: string; project_id: string; last_error: string | null; last_contact_at: Date | null; state: string | null; n: string | null }>(
+    `SELECT cl.name, cl.project_id, cl.last_error, cl.last_contact_at, k.state, k.n
      FROM clusters cl
      LEFT JOIN LATERAL (
        SELECT r.state::text AS state, count(*) AS n
@@ -126,7 +129,7 @@ export async function listQueueClusters(db: Database, unfinished: readonly strin
   );
   const clusters = new Map<string, QueueClusterRow>();
   for (const row of result.rows) {
-    const c = clusters.get(row.name) ?? { name: row.name, runCounts: {}, lastError: row.last_error, lastContactAt: row.last_contact_at };
+    const c = clusters.get(row.name) ?? { name: row.name, projectId: row.project_id, runCounts: {}, lastError: row.last_error, lastContactAt: row.last_contact_at };
     if (row.state !== null) c.runCounts[row.state] = Number(row.n);
     clusters.set(row.name, c);
   }

@@ -75,7 +75,7 @@ export async function findRunDetail(db: Database, id: string): Promise<RunDetail
     where: { id },
     select: {
       ...RECORD_COLUMNS,
-      campaign: { select: { name: true, spec: true, execution: true, cluster: { select: { name: true, lastError: true, defaultPartition: true } } } },
+      campaign: { select: { name: true, spec: true, execution: true, cluster: { select: { name: true, projectId: true, lastError: true, defaultPartition: true } } } },
     },
   });
   if (!row) return null;

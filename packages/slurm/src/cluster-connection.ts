@@ -56,9 +56,10 @@ export class ClusterConnection {
 
   /**
    * Replaces where and how the connection connects (new credentials, a rotated certificate,
-   * another login node) without dropping anything: the live session is retired — what runs on it
-   * finishes, and it closes after its last operation — and the next operation connects with the
-   * new settings, at once (a backoff of the old settings does not delay it).
+   * another login node, a changed allowance) without dropping anything: the live session is
+   * retired — what runs on it finishes, and it closes after its last operation — and the next
+   * operation connects with the new settings, at once (a backoff of the old settings does not delay
+   * it). The endpoint is whole: `allowHosts` left out is none (public addresses only).
    */
   reconfigure(endpoint: ClusterEndpointOptions): void {
     this.sessions.reconfigure(endpoint);

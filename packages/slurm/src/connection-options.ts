@@ -3,6 +3,7 @@
  * `reconfigure` may replace), how long it waits for what, and how it backs off. Parsed once, in
  * the constructor (resolveConnectionOptions); every other piece reads the resolved settings.
  */
+import type { Resolver } from '@erg/address-policy';
 import type { BackoffOptions } from '@erg/backoff';
 
 /** One jump host (bastion) in front of the login node. */
@@ -36,6 +37,16 @@ export interface ClusterConnectionOptions {
   jumpHosts?: readonly JumpHostOptions[];
   /** The cluster's name in erg, for messages that say what to run (rotating a certificate). */
   clusterName?: string;
+  /**
+   * Internal hosts the first hop — the login node, or the first jump host — may be: an allowance
+   * (@erg/address-policy: host names, *.suffixes, IP addresses, CIDR blocks), the project's
+   * cluster policy. Every connect attempt resolves the first hop's name, refuses it when any
+   * address it resolves to is internal and not allowed (AddressNotAllowedError), and connects to
+   * the address it checked. Default: none, public addresses only.
+   */
+  allowHosts?: readonly string[];
+  /** Resolves the first hop's name (node's getaddrinfo by default; tests give their own). */
+  resolve?: Resolver;
   /**
    * Pinned host key fingerprint, `SHA256:<base64>` as `ssh-keygen -lf` prints it. null: trust on
    * first use, only for clusters registered with that policy: the first successful connection
@@ -72,14 +83,14 @@ export interface ClusterConnectionOptions {
 /** The settings `reconfigure` may change: where to connect, and with what. */
 export type ClusterEndpointOptions = Pick<
   ClusterConnectionOptions,
-  'host' | 'port' | 'username' | 'privateKey' | 'passphrase' | 'certificate' | 'jumpHosts' | 'hostKeySha256' | 'clusterName'
+  'host' | 'port' | 'username' | 'privateKey' | 'passphrase' | 'certificate' | 'jumpHosts' | 'hostKeySha256' | 'clusterName' | 'allowHosts'
 >;
 
 /** The options with every default filled in. */
 export type ResolvedConnectionOptions = Required<
-  Omit<ClusterConnectionOptions, 'passphrase' | 'backoff' | 'certificate' | 'jumpHosts' | 'clusterName'>
+  Omit<ClusterConnectionOptions, 'passphrase' | 'backoff' | 'certificate' | 'jumpHosts' | 'clusterName' | 'resolve'>
 > &
-  Pick<ClusterConnectionOptions, 'passphrase' | 'backoff' | 'certificate' | 'jumpHosts' | 'clusterName'>;
+  Pick<ClusterConnectionOptions, 'passphrase' | 'backoff' | 'certificate' | 'jumpHosts' | 'clusterName' | 'resolve'>;
 
 /**
  * Reconnect delays: 250 ms doubling to 30 s, with the default (equal) jitter so that schedulers
@@ -112,6 +123,7 @@ export function resolveConnectionOptions(options: ClusterConnectionOptions): Res
     sftpTimeoutMs: 30_000,
     channelOpenRetries: 5,
     ...options,
+    allowHosts: options.allowHosts ?? [],
   };
 }
 
@@ -132,6 +144,7 @@ export function withEndpoint(options: ResolvedConnectionOptions, endpoint: Clust
     certificate: endpoint.certificate,
     jumpHosts: endpoint.jumpHosts,
     clusterName: endpoint.clusterName ?? options.clusterName,
+    allowHosts: endpoint.allowHosts ?? [],
   };
 }
 

@@ -29,12 +29,15 @@ export interface ClusterEndpoint {
   hostKeySha256: string | null;
   /** Bumped by every change of the credentials (see @erg/db updateClusterCredentials). */
   credentialsVersion?: number;
+  /** Internal hosts the first hop may be (the project's cluster policy; ClusterConnectionOptions.allowHosts); absent: none. */
+  allowHosts?: readonly string[];
 }
 
 /**
  * One ClusterConnection per cluster, shared by every caller in the process. When what a
  * connection connects with changes (host, port, user, key, certificate, jump hosts, pinned
- * fingerprint — a credentials rotation bumps credentialsVersion), the same connection is
+ * fingerprint — a credentials rotation bumps credentialsVersion — or the hosts its project's
+ * cluster policy allows: a narrowed policy ends the live session too), the same connection is
  * reconfigured: operations in flight finish on the old session, new ones get a session with the
  * new settings (ClusterConnection.reconfigure). Nothing is dropped, and no caller holds a stale object.
  */
@@ -74,7 +77,7 @@ export class ConnectionPool {
 function settingsOf(cluster: ClusterEndpoint, hostKeySha256: string | null): string {
   return JSON.stringify([
     cluster.host, cluster.port, cluster.username, cluster.privateKey, hostKeySha256, cluster.certificate ?? null,
-    cluster.jumpHosts ?? [], cluster.credentialsVersion ?? 0,
+    cluster.jumpHosts ?? [], cluster.credentialsVersion ?? 0, cluster.allowHosts ?? [],
   ]);
 }
 
@@ -89,6 +92,7 @@ function endpointOptions(cluster: ClusterEndpoint): ClusterEndpointOptions {
       host: j.host, port: j.port, username: j.user, privateKey: j.privateKey, certificate: j.certificate, hostKeySha256: j.hostKeySha256,
     })),
     hostKeySha256: cluster.hostKeySha256,
+    allowHosts: cluster.allowHosts ?? [],
     ...(cluster.name === undefined ? {} : { clusterName: cluster.name }),
   };
 }

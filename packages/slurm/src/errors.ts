@@ -1,3 +1,4 @@
+import type { AddressClass } from '@erg/address-policy';
 import { ErgError } from '@erg/spec';
 
 /**
@@ -17,6 +18,7 @@ import { ErgError } from '@erg/spec';
  * | ERG_SLURM_COMMAND_FAILED            | SlurmCommandError          | yes       |
  * | ERG_SSH_HOST_KEY_MISMATCH           | HostKeyMismatchError       | no        |
  * | ERG_SSH_UNREACHABLE                 | ClusterUnreachableError    | yes       |
+ * | ERG_SSH_ADDRESS_NOT_ALLOWED         | AddressNotAllowedError     | no        |
  * | ERG_SSH_AUTH                        | SshAuthError               | no        |
  * | ERG_SSH_CONNECTION_LOST             | ConnectionLostError        | yes       |
  * | ERG_SSH_CHANNEL_REFUSED             | ChannelOpenError           | yes       |
@@ -43,7 +45,7 @@ export type SlurmErrorCode =
 export type SshErrorCode =
   | 'ERG_SSH_HOST_KEY_MISMATCH' | 'ERG_SSH_UNREACHABLE' | 'ERG_SSH_AUTH' | 'ERG_SSH_CONNECTION_LOST' | 'ERG_SSH_CHANNEL_REFUSED'
   | 'ERG_SSH_CHANNEL_FAILED' | 'ERG_SSH_TIMEOUT' | 'ERG_SSH_OUTPUT_TOO_LARGE' | 'ERG_SSH_SFTP' | 'ERG_SSH_CLOSED' | 'ERG_SSH_READ_FAILED'
-  | 'ERG_SSH_CERTIFICATE_EXPIRED';
+  | 'ERG_SSH_CERTIFICATE_EXPIRED' | 'ERG_SSH_ADDRESS_NOT_ALLOWED';
 
 /** Base class: every error of this package; its code's catalog entry gives its status and retry verdict. */
 export abstract class ErgSlurmError<C extends SlurmErrorCode = SlurmErrorCode> extends ErgError<C> {}
@@ -181,6 +183,30 @@ export class ClusterUnreachableError extends SshError<'ERG_SSH_UNREACHABLE'> {
     options?: { cause?: unknown },
   ) {
     super('ERG_SSH_UNREACHABLE', `cannot reach ${hostPort}: ${detail}`, options);
+  }
+}
+
+/**
+ * The first hop (the login node, or the first jump host) is, or resolves to, an internal address
+ * (loopback, private, link-local, … — @erg/address-policy) that the project's cluster policy does
+ * not allow: erg did not connect at all. Lasts until an admin allows the host or someone points
+ * the cluster elsewhere.
+ */
+export class AddressNotAllowedError extends SshError<'ERG_SSH_ADDRESS_NOT_ALLOWED'> {
+  constructor(
+    /** How messages name the hop: `login.example.org:22`, `jump host bastion.example.org:22`. */
+    readonly hop: string,
+    /** The host as configured. */
+    readonly host: string,
+    /** The address refused: the host itself when it is one, else one the host resolved to. */
+    readonly address: string,
+    readonly addressClass: AddressClass,
+  ) {
+    super(
+      'ERG_SSH_ADDRESS_NOT_ALLOWED',
+      `not connecting to ${hop}: ${address === host ? `${host} is` : `${host} resolves to ${address},`} a ${addressClass} address, inside erg's own network; ` +
+        `an admin allows it in the cluster's project's cluster policy: erg clusters policy --project NAME --allow ${address} (PUT /v1/projects/{name}/cluster-policy)`,
+    );
   }
 }
 

@@ -17,6 +17,16 @@
  * Classification: host key mismatch (HostKeyMismatchError, never retried silently),
  * authentication (SshAuthError), everything else (ClusterUnreachableError).
  *
+ * Address policy
+ * - The first hop is the one erg reaches itself, from inside its own network: before each
+ *   attempt its name is resolved here, every address it resolves to is checked against the
+ *   allowance (`allowHosts`, the project's cluster policy; @erg/address-policy), and the TCP
+ *   connection goes to exactly the address checked — a second resolution (DNS rebinding) cannot
+ *   swap it. An internal address not allowed fails the attempt (AddressNotAllowedError) before
+ *   any packet is sent to it.
+ * - Later hops are reached through the hop before, which resolves their names in its own network:
+ *   erg does not check them (allowing a jump host lets it forward wherever it can reach).
+ *
  * Certificates
  * - A hop with an OpenSSH user certificate offers it first, then the plain key (certificate-auth.ts).
  *   A certificate past its validity is never offered: erg does not connect (CertificateExpiredError,
@@ -24,10 +34,11 @@
  *   (session-manager.ts).
  */
 import type { Duplex } from 'node:stream';
+import { compileAllowance, resolveAllowed, systemResolver } from '@erg/address-policy';
 import { Client } from 'ssh2';
 import { certificateExpired, parseCertificate, type CertificateParse, type SshCertificate } from './certificate';
 import { installCertificateAuth, publickeyAuthHandler } from './certificate-auth';
-import { ClusterUnreachableError, HostKeyMismatchError, SshAuthError, type ErgSlurmError } from './errors';
+import { AddressNotAllowedError, ClusterUnreachableError, HostKeyMismatchError, SshAuthError, type ErgSlurmError } from './errors';
 import { fingerprintsEqual, hostKeyFingerprint } from './host-key';
 import { loginHostPort, type ResolvedConnectionOptions } from './connection-options';
 
@@ -55,8 +66,9 @@ export interface Hop {
   rotate: string;
 }
 
-/** The deadlines and keepalives every hop connects with. */
-export type HopTiming = Pick<ResolvedConnectionOptions, 'connectTimeoutMs' | 'keepaliveIntervalMs' | 'keepaliveCountMax'>;
+/** The deadlines and keepalives every hop connects with, and where the first hop may be (module comment: address policy). */
+export type ChainSettings = Pick<ResolvedConnectionOptions, 'connectTimeoutMs' | 'keepaliveIntervalMs' | 'keepaliveCountMax'> &
+  Partial<Pick<ResolvedConnectionOptions, 'allowHosts' | 'resolve'>>;
 
 /** A connected chain: the login node's client, and the jump hosts' it runs through. */
 export interface ConnectedChain {
@@ -125,20 +137,22 @@ export function expiredHop(hops: readonly Hop[], now = new Date()): Hop | undefi
 }
 
 /**
- * Connects hop after hop, each inside a connection forwarded by the one before. On any hop's
- * failure the hops already connected are ended and the failure (classified, naming the hop) thrown.
+ * Connects hop after hop, each inside a connection forwarded by the one before; the first to the
+ * address firstHopAddress checked. On any hop's failure the hops already connected are ended and
+ * the failure (classified, naming the hop) thrown.
  */
-export async function connectChain(hops: readonly Hop[], timing: HopTiming): Promise<ConnectedChain> {
+export async function connectChain(hops: readonly Hop[], settings: ChainSettings): Promise<ConnectedChain> {
   const opened: Client[] = [];
   let presented: string | null = null;
   try {
     let sock: Duplex | undefined;
     for (const [i, hop] of hops.entries()) {
-      const hopConnected = await new HopLogin(hop, sock, timing).done;
+      const target = sock ?? (await firstHopAddress(hop, settings));
+      const hopConnected = await new HopLogin(hop, target, settings).done;
       opened.push(hopConnected.client);
       presented = hopConnected.presented;
       const next = hops[i + 1];
-      if (next) sock = await forward(hopConnected.client, hop, next, timing.connectTimeoutMs);
+      if (next) sock = await forward(hopConnected.client, hop, next, settings.connectTimeoutMs);
     }
   } catch (err) {
     for (const client of opened) client.end();
@@ -148,7 +162,34 @@ export async function connectChain(hops: readonly Hop[], timing: HopTiming): Pro
   return { client, via: opened, presented };
 }
 
-/** One SSH handshake and login: to `hop.host` directly, or inside `sock` (a connection forwarded by the hop before it). */
+/**
+ * The address to connect the first hop to: its host resolved once (a literal address as it is),
+ * every address checked against the allowance. Fails with AddressNotAllowedError, or with
+ * ClusterUnreachableError when the name does not resolve within the connect timeout.
+ */
+async function firstHopAddress(hop: Hop, settings: ChainSettings): Promise<string> {
+  const allowance = compileAllowance(settings.allowHosts ?? []);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new ClusterUnreachableError(hop.label, `host name does not resolve within the connect timeout (${settings.connectTimeoutMs} ms)`)),
+      settings.connectTimeoutMs,
+    );
+  });
+  try {
+    const resolved = await Promise.race([resolveAllowed(hop.host, allowance, settings.resolve ?? systemResolver), deadline]);
+    if (resolved.ok) return resolved.address.address;
+    if (resolved.reason === 'address') throw new AddressNotAllowedError(hop.label, hop.host, resolved.address, resolved.cls);
+    throw new ClusterUnreachableError(hop.label, `host name does not resolve (${resolved.code} ${hop.host})`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * One SSH handshake and login: to an address (the first hop's, checked by firstHopAddress), or
+ * inside a connection forwarded by the hop before it.
+ */
 class HopLogin {
   readonly done: Promise<{ client: Client; presented: string | null }>;
   private readonly client = new Client();
@@ -162,8 +203,8 @@ class HopLogin {
 
   constructor(
     private readonly hop: Hop,
-    sock: Duplex | undefined,
-    timing: HopTiming,
+    target: string | Duplex,
+    timing: ChainSettings,
   ) {
     this.done = new Promise((resolve, reject) => {
       this.resolve = resolve;
@@ -188,9 +229,8 @@ class HopLogin {
     client.on('close', () => this.fail(this.hostKeyRejected ? this.mismatch() : new ClusterUnreachableError(hop.label, 'connection closed during handshake')));
     try {
       client.connect({
-        host: hop.host,
+        ...(typeof target === 'string' ? { host: target } : { host: hop.host, sock: target }),
         port: hop.port,
-        ...(sock ? { sock } : {}),
         username: hop.username,
         privateKey: hop.privateKey,
         passphrase: hop.passphrase,

@@ -17,6 +17,8 @@ describe('resolveConnectionOptions', () => {
       maxOutputBytes: 16 * 1024 * 1024,
       sftpTimeoutMs: 30_000,
       channelOpenRetries: 5,
+      // No internal host allowed: public addresses only.
+      allowHosts: [],
     });
     expect(resolveConnectionOptions({ ...base, port: 2222, maxSessions: 3 })).toMatchObject({ port: 2222, maxSessions: 3 });
   });
@@ -46,6 +48,9 @@ describe('withEndpoint', () => {
     // The cluster's name is kept unless a new one is given.
     expect(after.clusterName).toBe('gh');
     expect(withEndpoint(before, { ...base, clusterName: 'gh2' }).clusterName).toBe('gh2');
+    // The allowance comes with the endpoint (the project's cluster policy as it is now), none when not given.
+    expect(withEndpoint(before, { ...base, allowHosts: ['10.0.0.0/8'] }).allowHosts).toEqual(['10.0.0.0/8']);
+    expect(withEndpoint(resolveConnectionOptions({ ...base, allowHosts: ['10.0.0.0/8'] }), base).allowHosts).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
  * with a reason, never followed, never waited on; regular files stream in windows; and every SFTP
  * request has a deadline after which its stuck channel is given up.
  */
-import { loadLocalCluster, uniqueName, waitFor, type LocalCluster } from '@erg/testkit';
+import { loadLocalCluster, LOOPBACK_ALLOW_HOSTS, uniqueName, waitFor, type LocalCluster } from '@erg/testkit';
 import { ClusterConnection, JobFileRefusedError, openJobFile, readJobFile, shellQuote, SshTimeoutError, type JobFileRequest, type StreamRunner } from '../src';
 
 let cluster: LocalCluster;
@@ -14,7 +14,8 @@ const opened: ClusterConnection[] = [];
 
 function connect(overrides: Partial<ConstructorParameters<typeof ClusterConnection>[0]> = {}): ClusterConnection {
   const c = new ClusterConnection({
-    host: cluster.host, port: cluster.port, username: cluster.user, privateKey: cluster.privateKey, hostKeySha256: cluster.hostKeySha256, ...overrides,
+    host: cluster.host, port: cluster.port, username: cluster.user, privateKey: cluster.privateKey, hostKeySha256: cluster.hostKeySha256,
+    allowHosts: LOOPBACK_ALLOW_HOSTS, ...overrides,
   });
   opened.push(c);
   return c;

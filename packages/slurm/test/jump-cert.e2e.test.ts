@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  makeTestCa, makeTestKey, startTcpRelay, startTestSshd, waitFor, type TcpRelay, type TestCa, type TestKey, type TestSshd,
+  LOOPBACK_ALLOW_HOSTS, makeTestCa, makeTestKey, startTcpRelay, startTestSshd, waitFor, type TcpRelay, type TestCa, type TestKey, type TestSshd,
 } from '@erg/testkit';
 import {
   CertificateExpiredError,
@@ -46,6 +46,8 @@ function connect(overrides: Partial<ClusterConnectionOptions> = {}): ClusterConn
     hostKeySha256: login.hostKeySha256,
     clusterName: 'gh',
     connectTimeoutMs: 5000,
+    // Every sshd here listens on loopback (the first hop is what erg checks).
+    allowHosts: LOOPBACK_ALLOW_HOSTS,
     ...overrides,
   });
   opened.push(c);
@@ -242,7 +244,7 @@ describe('rotating credentials', () => {
     const newKey = makeTestKey(keys, 'erg-new');
     conn.reconfigure({
       host: login.host, port: login.port, username: 'root', privateKey: newKey.privateKey, certificate: ca.sign(newKey, { serial: 41 }),
-      jumpHosts: [viaBastion()], hostKeySha256: login.hostKeySha256, clusterName: 'gh',
+      jumpHosts: [viaBastion()], hostKeySha256: login.hostKeySha256, clusterName: 'gh', allowHosts: LOOPBACK_ALLOW_HOSTS,
     });
     // The old key is no good any more for new logins; the new one is.
     login.revoke([oldKey.publicKey]);

@@ -3,7 +3,7 @@
  * submit loop → squeue → sacct, with the states and exit codes erg reads back.
  */
 import { CampaignSpec } from '@erg/spec';
-import { loadLocalCluster, uniqueName, waitFor, type LocalCluster } from '@erg/testkit';
+import { loadLocalCluster, LOOPBACK_ALLOW_HOSTS, uniqueName, waitFor, type LocalCluster } from '@erg/testkit';
 import { ClusterConnection, jobNameForRun, renderRunFiles, shellQuote, SlurmClient, type SlurmJob } from '../src';
 
 jest.setTimeout(120_000);
@@ -24,6 +24,7 @@ beforeAll(() => {
     username: cluster.user,
     privateKey: cluster.privateKey,
     hostKeySha256: cluster.hostKeySha256,
+    allowHosts: LOOPBACK_ALLOW_HOSTS,
   });
   slurm = new SlurmClient(conn);
   root = `${cluster.workDir}/slurm-client-e2e/${campaignId}`;

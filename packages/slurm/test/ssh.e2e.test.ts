@@ -1,10 +1,12 @@
 /**
- * ClusterConnection against the real sshd of the local cluster (deploy/local-slurm, MaxSessions 10).
+ * ClusterConnection against the real sshd of the local cluster (deploy/local-slurm, MaxSessions 10),
+ * which listens on loopback: the connections allow it (allowHosts), as the cluster's project would.
  */
 import net from 'node:net';
 import { utils } from 'ssh2';
-import { closedPort, loadLocalCluster, uniqueName, waitFor, type LocalCluster } from '@erg/testkit';
+import { closedPort, loadLocalCluster, LOOPBACK_ALLOW_HOSTS, uniqueName, waitFor, type LocalCluster } from '@erg/testkit';
 import {
+  AddressNotAllowedError,
   ChannelOpenError,
   ClusterConnection,
   ClusterUnreachableError,
@@ -29,6 +31,7 @@ function connect(overrides: Partial<ClusterConnectionOptions> = {}): ClusterConn
     username: cluster.user,
     privateKey: cluster.privateKey,
     hostKeySha256: cluster.hostKeySha256,
+    allowHosts: LOOPBACK_ALLOW_HOSTS,
     ...overrides,
   });
   opened.push(c);
@@ -190,6 +193,28 @@ describe('connection failures', () => {
     expect(mitm.state).toBe('backoff');
     expect(mitm.lastError).toBe(err);
     expect((await conn.exec(`test -e ${shellQuote(marker)} && echo yes || echo no`)).stdout).toBe('no\n');
+  });
+
+  it('resolves the login node itself and connects to the address it checked; an internal address not allowed is never connected to', async () => {
+    // No DNS knows this name: the session can only have reached sshd at the address the resolver gave and the policy checked.
+    const asked: string[] = [];
+    const resolve = async (name: string) => {
+      asked.push(name);
+      return [{ address: cluster.host, family: 4 }];
+    };
+    const viaName = connect({ host: 'login.rebind.test', resolve });
+    expect((await viaName.exec('echo reached')).stdout).toBe('reached\n');
+    expect(asked).toEqual(['login.rebind.test']);
+
+    const refused = connect({ allowHosts: [] });
+    const err = await refused.exec('true').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AddressNotAllowedError);
+    expect(err).toMatchObject({ code: 'ERG_SSH_ADDRESS_NOT_ALLOWED', retryable: false, address: cluster.host, addressClass: 'loopback' });
+    expect((err as Error).message).toMatch(/is a loopback address, inside erg's own network; an admin allows it .*cluster-policy/);
+    expect(refused.lastError).toBe(err);
+    // A name with one internal address among public ones is refused as a whole.
+    const mixed = connect({ host: 'login.rebind.test', allowHosts: [], resolve: async () => [{ address: '93.184.215.14', family: 4 }, { address: cluster.host, family: 4 }] });
+    expect(await mixed.exec('true').catch((e: unknown) => e)).toMatchObject({ code: 'ERG_SSH_ADDRESS_NOT_ALLOWED', host: 'login.rebind.test', address: cluster.host });
   });
 
   it('reports a closed port quickly as a retryable ClusterUnreachableError, then backs off', async () => {

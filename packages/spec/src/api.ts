@@ -276,7 +276,13 @@ export const ClusterView = z
     carbonIntensity: CarbonIntensitySeries.describe('the grid intensity series stored for the cluster (PUT /v1/clusters/{name}/carbon-intensity)'),
     price: ClusterPriceView.nullable().describe('null: its runs get no cost figures'),
     capabilities: ClusterCapabilities.nullable().describe('null until the scheduler has reached the cluster'),
-    lastError: z.string().nullable().describe('the last SSH failure seen by the scheduler; null once it reaches the cluster again'),
+    lastError: z
+      .string()
+      .nullable()
+      .describe(
+        "the last failure seen by the scheduler (null once it reaches the cluster again): its detail for the project's maintainers and admins, " +
+          'for viewers and researchers only "the cluster cannot be reached; a maintainer can see why"',
+      ),
     lastContactAt: z.string().nullable(),
     certificate: CertificateView.nullable().describe("the cluster's OpenSSH user certificate; null: it logs in with the plain key"),
     jumpHosts: z.array(JumpHostView).describe('the jump hosts in front of the login node, first hop first (their keys are never shown)'),

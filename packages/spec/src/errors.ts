@@ -225,6 +225,10 @@ export const ERROR_CATALOG = {
     status: 503, retryable: true, surface: 'internal',
     meaning: 'TCP refused, DNS failure, network timeout or handshake failure: the cluster cannot be reached now',
   },
+  ERG_SSH_ADDRESS_NOT_ALLOWED: {
+    status: 422, retryable: false, surface: 'internal',
+    meaning: "the cluster's login node (or first jump host) is, or resolves to, an internal address (loopback, private, link-local, …) that the project's cluster policy does not allow; erg did not connect (PUT /v1/projects/{name}/cluster-policy, admins)",
+  },
   ERG_SSH_AUTH: {
     status: 502, retryable: false, surface: 'internal',
     meaning: "the cluster rejected erg's key, or the key is unusable, until someone fixes it",

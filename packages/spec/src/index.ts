@@ -30,6 +30,7 @@ export * from './carbon-cost';
 export * from './results';
 export * from './verdict';
 export * from './suite';
+export * from './host-policy';
 export * from './dashboard';
 export * from './audit';
 export * from './marks';

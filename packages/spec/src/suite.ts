@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CampaignView, ClusterName } from './api';
 import { CampaignVerdictView, DEFAULT_REGRESSION_POLICY, RegressionPolicy, SequentialRunView, SpendingFunction } from './verdict';
 import { CampaignSpec } from './campaign';
+import { allowHostsList } from './host-policy';
 
 /**
  * Suites: a named campaign template run on demand (what CI calls) or on a cron schedule, every
@@ -29,9 +30,6 @@ export const BaselinePolicy = z
   ])
   .meta({ id: 'BaselinePolicy' });
 
-/** Most entries a project's webhook allow-list may hold (each one is checked on every delivery). */
-export const MAX_WEBHOOK_ALLOW_HOSTS = 64;
-
 /**
  * Where a project's suites may send webhooks, set by an admin (PUT /v1/projects/{name}/webhook-policy).
  * By default: https only, and only to public addresses — never loopback, private, link-local,
@@ -40,20 +38,10 @@ export const MAX_WEBHOOK_ALLOW_HOSTS = 64;
 export const WebhookPolicy = z
   .object({
     allowHttp: z.boolean().default(false).describe('true: http:// webhook URLs are accepted too (the delivery is then readable and changeable on the way)'),
-    allowHosts: z
-      .array(
-        z
-          .string()
-          .min(1)
-          .max(253)
-          .regex(/^[A-Za-z0-9.:*_\/-]+$/, { error: 'a host name (ci.internal, *.ci.internal), an IP address or a CIDR block (10.20.0.0/16, fd00:1::/64)' }),
-      )
-      .max(MAX_WEBHOOK_ALLOW_HOSTS)
-      .default([])
-      .describe(
-        'internal hosts webhooks may reach although their addresses are not public: host names (exact, or *.suffix for any name below it), ' +
-          'IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.',
-      ),
+    allowHosts: allowHostsList(
+      'internal hosts webhooks may reach although their addresses are not public: host names (exact, or *.suffix for any name below it), ' +
+        'IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.',
+    ),
   })
   .strict()
   .meta({ id: 'WebhookPolicy' });

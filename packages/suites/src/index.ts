@@ -13,8 +13,5 @@ export {
   webhookBody, deliverWebhook, failureMessage, signature, viewerDeliveryError, WebhookError, WEBHOOK_EVENT, INTERNAL_FAILURE, NO_WEBHOOK_FAILURE,
   type DeliveryOptions, type Resolver, type WebhookFailure,
 } from './webhook';
-export {
-  addressRefusal, checkWebhookUrl, compilePolicy, DEFAULT_WEBHOOK_POLICY, forbiddenClass, nameAllowed, policyIssues, webhookUrlIssues,
-  type AddressClass, type CompiledPolicy,
-} from './webhook-policy';
+export { checkWebhookUrl, compilePolicy, DEFAULT_WEBHOOK_POLICY, policyIssues, webhookUrlIssues, type CompiledPolicy } from './webhook-policy';
 export { cutSecretFromYaml } from './secret-text';

@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { promises as dns, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { resolveAllowed, systemResolver, type AddressClass, type Allowance, type Resolver } from '@erg/address-policy';
 import { ErgError, type SuiteRunView, type WebhookPolicy } from '@erg/spec';
-import { addressRefusal, checkWebhookUrl, compilePolicy, DEFAULT_WEBHOOK_POLICY, type AddressClass, type UrlRefusal } from './webhook-policy';
+import { checkWebhookUrl, compilePolicy, DEFAULT_WEBHOOK_POLICY, type UrlRefusal } from './webhook-policy';
 
 export const WEBHOOK_EVENT = 'suite.finished';
 
@@ -78,10 +79,7 @@ export class WebhookError extends ErgError<'ERG_WEBHOOK_REFUSED' | 'ERG_WEBHOOK_
   }
 }
 
-/** Resolves a host name to every address it has (node's getaddrinfo by default; tests give their own). */
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
-
-const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true, order: 'verbatim' });
+export type { Resolver };
 
 export interface DeliveryOptions {
   deliveryId: string;
@@ -121,25 +119,12 @@ function networkFailure(code: string | undefined): WebhookFailure {
   return { kind: 'network' };
 }
 
-/** Every address of the name, each checked; the first is the one to connect to. */
-async function resolveChecked(target: { hostname: string; trusted: boolean }, policy: ReturnType<typeof compilePolicy>, resolve: Resolver): Promise<LookupAddress> {
-  let addresses: LookupAddress[];
-  try {
-    addresses = await resolve(target.hostname);
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    throw new WebhookError(networkFailure(code ?? 'ENOTFOUND'), `resolving ${target.hostname}: ${code ?? (err as Error).message}`, false);
-  }
-  if (addresses.length === 0) throw new WebhookError({ kind: 'not-found' }, `${target.hostname} has no address`, false);
-  // A name listed in the policy may resolve anywhere; any other name only to allowed addresses —
-  // all of them, so that an answer mixing a public and an internal address is refused too.
-  if (!target.trusted) {
-    for (const a of addresses) {
-      const cls = addressRefusal(policy, a.address);
-      if (cls) throw addressError(target.hostname, a.address, cls);
-    }
-  }
-  return addresses[0]!;
+/** Every address of the name, each checked (resolveAllowed); the first is the one to connect to. */
+async function resolveChecked(hostname: string, policy: Allowance, resolve: Resolver): Promise<LookupAddress> {
+  const resolved = await resolveAllowed(hostname, policy, resolve);
+  if (resolved.ok) return resolved.address;
+  if (resolved.reason === 'address') throw addressError(hostname, resolved.address, resolved.cls);
+  throw new WebhookError(networkFailure(resolved.code), `resolving ${hostname}: ${resolved.code}`, false);
 }
 
 /** A `lookup` for node:net that answers with the one address already checked, so nothing resolves twice. */
@@ -164,11 +149,11 @@ export async function deliverWebhook(rawUrl: string, body: string, opts: Deliver
   const policy = compilePolicy(opts.policy ?? DEFAULT_WEBHOOK_POLICY);
   const checked = checkWebhookUrl(rawUrl, policy);
   if (!checked.ok) throw refusalError(checked.refusal, hostOf(rawUrl));
-  const { url, literal, trustedName } = checked.target;
+  const { url, literal } = checked.target;
   const hostname = literal ?? url.hostname;
   const signal = AbortSignal.timeout(opts.timeoutMs ?? 10_000);
   const pinned = literal === null
-    ? await withTimeout(resolveChecked({ hostname, trusted: trustedName }, policy, opts.resolve ?? systemResolver), signal, hostname)
+    ? await withTimeout(resolveChecked(hostname, policy, opts.resolve ?? systemResolver), signal, hostname)
     : null;
 
   const headers: Record<string, string> = {

@@ -13,3 +13,4 @@ export { TEST_SECRET_KEY } from './secret-key';
 export { startDisposablePostgres, startDisposableRedis, type DisposablePostgres, type DisposableRedis } from './disposable';
 export { appAndPackageSources, NON_SOURCE_DIRS, sourceFiles, type SourceScan } from './source-files';
 export { makeTestCa, makeTestKey, startTcpRelay, startTestSshd, type SignOptions, type TcpRelay, type TestCa, type TestKey, type TestSshd, type TestSshdOptions } from './test-sshd';
+export { allowLoopbackClusters, LOOPBACK_ALLOW_HOSTS } from './cluster-policy';

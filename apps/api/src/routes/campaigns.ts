@@ -6,7 +6,7 @@ import {
   ObjectivesQuery, RunLeftOut, RunSummaryPage, RunState,
 } from '@erg/spec';
 import type { AppDeps } from '../app';
-import { access } from '../access';
+import { access, seesClusterFailures } from '../access';
 import { errors } from '../errors';
 import { BODY_LIMITS } from '../body-limits';
 import type { Offload } from '../offload';
@@ -126,7 +126,8 @@ export const campaignRoutes =
       },
       async (req) => {
         const { campaign, items, total } = await campaignRuns(deps.db, req.params.id, req.query);
-        return { items: items.map((r) => runSummaryView(r, campaign.cluster)), total };
+        const detail = campaign.cluster !== null && seesClusterFailures(req.identity!, campaign.cluster.projectId);
+        return { items: items.map((r) => runSummaryView(r, campaign.cluster, detail)), total };
       },
     );
 

@@ -3,7 +3,7 @@ import {
   CarbonIntensityPut, CarbonIntensityQuery, CarbonIntensityView, CarbonIntensityWritten, ClusterCreate, ClusterCredentials, ClusterList, ClusterView, ErrorBody,
   MAX_CARBON_POINTS_PER_CLUSTER, MAX_CARBON_POINTS_PER_READ, MAX_CARBON_POINTS_PER_REQUEST, NameParams, ProjectQuery,
 } from '@erg/spec';
-import type { ClusterRecord } from '@erg/db';
+import type { ClusterRecord, TokenIdentity } from '@erg/db';
 import type { AppDeps } from '../app';
 import { access } from '../access';
 import { BODY_LIMITS } from '../body-limits';
@@ -17,7 +17,7 @@ export const clusterRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
   async (app) => {
     const policy = certificateWarningPolicy(deps.config);
-    const viewOf = async (c: ClusterRecord) => (await clusterViews(deps.db, [c], policy))[0]!;
+    const viewOf = async (c: ClusterRecord, identity: TokenIdentity) => (await clusterViews(deps.db, [c], policy, identity))[0]!;
     app.post(
       '/clusters',
       {
@@ -34,7 +34,7 @@ export const clusterRoutes =
       async (req, reply) => {
         const cluster = await registerCluster(deps, req.identity!, { project: req.query.project, body: req.body }, req.log);
         auditCreated(req, cluster.name);
-        return reply.status(201).send(await viewOf(cluster));
+        return reply.status(201).send(await viewOf(cluster, req.identity!));
       },
     );
 
@@ -56,19 +56,19 @@ export const clusterRoutes =
         config: access.create('cluster.manage'),
         bodyLimit: BODY_LIMITS.cluster,
       },
-      async (req) => viewOf(await putCluster(deps, req.identity!, { name: req.params.name, project: req.query.project, body: req.body }, req.log)),
+      async (req) => viewOf(await putCluster(deps, req.identity!, { name: req.params.name, project: req.query.project, body: req.body }, req.log), req.identity!),
     );
 
     app.get(
       '/clusters',
       { config: access.listing('cluster.read'), schema: { tags: ['clusters'], description: 'The clusters of your projects.', response: { 200: ClusterList } } },
-      async (req) => ({ items: await clusterViews(deps.db, await listVisibleClusters(deps.db, req.identity!), policy) }),
+      async (req) => ({ items: await clusterViews(deps.db, await listVisibleClusters(deps.db, req.identity!), policy, req.identity!) }),
     );
 
     app.get(
       '/clusters/:name',
       { config: access.cluster('cluster.read'), schema: { tags: ['clusters'], params: NameParams, response: { 200: ClusterView, 404: ErrorBody } } },
-      async (req) => viewOf(await clusterNamed(deps.db, req.params.name)),
+      async (req) => viewOf(await clusterNamed(deps.db, req.params.name), req.identity!),
     );
 
     app.put(
@@ -87,7 +87,7 @@ export const clusterRoutes =
           response: { 200: ClusterView, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody },
         },
       },
-      async (req) => viewOf(await rotateClusterCredentials(deps, req.params.name, req.body, req.log)),
+      async (req) => viewOf(await rotateClusterCredentials(deps, req.params.name, req.body, req.log), req.identity!),
     );
 
     app.post(
@@ -104,7 +104,7 @@ export const clusterRoutes =
           response: { 200: ClusterView, 403: ErrorBody, 404: ErrorBody },
         },
       },
-      async (req) => viewOf(await setClusterActive(deps, req.params.name, false, req.log)),
+      async (req) => viewOf(await setClusterActive(deps, req.params.name, false, req.log), req.identity!),
     );
 
     app.post(
@@ -118,7 +118,7 @@ export const clusterRoutes =
           response: { 200: ClusterView, 403: ErrorBody, 404: ErrorBody },
         },
       },
-      async (req) => viewOf(await setClusterActive(deps, req.params.name, true, req.log)),
+      async (req) => viewOf(await setClusterActive(deps, req.params.name, true, req.log), req.identity!),
     );
 
     app.put(

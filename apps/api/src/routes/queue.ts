@@ -3,8 +3,8 @@ import { listQueueClusters, listQueuedRuns } from '@erg/db';
 import { livePower } from '@erg/energy';
 import { ErrorBody, LIVE_POWER_WINDOW_MS, QueueQuery, QueueView, UNFINISHED_RUN_STATES } from '@erg/spec';
 import type { AppDeps } from '../app';
-import { access, visibleProjects } from '../access';
-import { queueRunView } from '../views';
+import { access, seesClusterFailures, visibleProjects } from '../access';
+import { queueRunView, shownClusterError } from '../views';
 
 export const queueRoutes =
   (deps: AppDeps): FastifyPluginAsyncZod =>
@@ -24,7 +24,8 @@ export const queueRoutes =
       },
       async (req) => {
         const q = req.query;
-        const projectIds = visibleProjects(req.identity!);
+        const identity = req.identity!;
+        const projectIds = visibleProjects(identity);
         const [page, clusters] = await Promise.all([
           listQueuedRuns(deps.db, {
             states: q.state ?? UNFINISHED_RUN_STATES, cluster: q.cluster, campaignId: q.campaign, owner: q.owner, limit: q.limit,
@@ -33,8 +34,13 @@ export const queueRoutes =
           listQueueClusters(deps.db, UNFINISHED_RUN_STATES, q.cluster, projectIds),
         ]);
         return {
-          clusters: clusters.map((c) => ({ name: c.name, runCounts: c.runCounts, lastError: c.lastError, lastContactAt: c.lastContactAt?.toISOString() ?? null })),
-          runs: page.runs.map((r) => queueRunView(r, livePower(r.power)?.w ?? null)),
+          clusters: clusters.map((c) => ({
+            name: c.name, runCounts: c.runCounts, lastError: shownClusterError(c.lastError, seesClusterFailures(identity, c.projectId)),
+            lastContactAt: c.lastContactAt?.toISOString() ?? null,
+          })),
+          runs: page.runs.map((r) =>
+            queueRunView(r, livePower(r.power)?.w ?? null, r.clusterProjectId !== null && seesClusterFailures(identity, r.clusterProjectId)),
+          ),
           total: page.total,
           truncated: page.total > page.runs.length,
         };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody, IdParams, RunCancelled, RunLogs, RunView } from '@erg/spec';
 import type { AppDeps } from '../app';
-import { access } from '../access';
+import { access, seesClusterFailures } from '../access';
 import { BODY_LIMITS } from '../body-limits';
 import { runView } from '../views';
 import { cancelRun, finishRunByHand, openRunLogs, runWithNodes } from '../services/runs';
@@ -15,7 +15,7 @@ export const runRoutes =
   async (app) => {
     app.get('/runs/:id', { config: access.run('campaign.read'), schema: { tags: ['runs'], params: IdParams, response: { 200: RunView, 404: ErrorBody } } }, async (req) => {
       const { run, nodes } = await runWithNodes(deps.db, req.params.id);
-      return runView(run, run.cluster, nodes);
+      return runView(run, run.cluster, nodes, run.cluster !== null && seesClusterFailures(req.identity!, run.cluster.projectId));
     });
 
     app.post(
@@ -63,7 +63,8 @@ export const runRoutes =
         const { run, nodes } = await finishRunByHand(deps.db, req.params.id, {
           startedAt: new Date(req.body.startedAt), endedAt: new Date(req.body.endedAt), exitCode: req.body.exitCode ?? null, metrics: req.body.metrics ?? {},
         });
-        return runView(run, null, nodes);
+        // An import run has no cluster, so no cluster failure to show.
+        return runView(run, null, nodes, false);
       },
     );
 

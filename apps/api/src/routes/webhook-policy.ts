@@ -41,7 +41,7 @@ export const webhookPolicyRoutes =
     app.put(
       '/projects/:name/webhook-policy',
       {
-        config: access.project('webhook-policy.manage'),
+        config: access.project('network-policy.manage'),
         bodyLimit: BODY_LIMITS.action,
         schema: {
           tags: ['access'],

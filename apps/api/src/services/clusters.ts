@@ -1,6 +1,7 @@
+import { compileAllowance, hostRefusal } from '@erg/address-policy';
 import {
-  carbonIntensitySummaries, ClusterExistsError, createCluster, findClusterByName, listCarbonIntensity, listClusters, openClusterCredentials, putCarbonIntensity,
-  setDeactivated, updateClusterCredentials, upsertCluster, type ClusterRecord, type Database, type TokenIdentity,
+  carbonIntensitySummaries, ClusterExistsError, createCluster, findClusterByName, listCarbonIntensity, listClusters, openClusterCredentials, projectClusterPolicy,
+  putCarbonIntensity, setDeactivated, updateClusterCredentials, upsertCluster, type ClusterRecord, type Database, type TokenIdentity,
 } from '@erg/db';
 import {
   carbonIntensityIssues, carbonPointMs, clusterBodyIssues, MAX_CARBON_POINTS_PER_CLUSTER, MAX_CARBON_POINTS_PER_READ,
@@ -8,7 +9,7 @@ import {
 } from '@erg/spec';
 import type { CertificateWarningPolicy } from '@erg/slurm';
 import type { AppDeps } from '../app';
-import { chooseProject, isVisible, requireActive, requireRole, visibleProjects } from '../access';
+import { chooseProject, isVisible, requireActive, requireRole, seesClusterFailures, visibleProjects } from '../access';
 import { errors } from '../errors';
 import { carbonSeriesView, clusterView } from '../views';
 import { checkedCredentials, checkedRotation } from '../cluster-credentials';
@@ -56,10 +57,10 @@ export async function listVisibleClusters(db: Database, identity: TokenIdentity)
   return listClusters(db, visibleProjects(identity));
 }
 
-/** Clusters as the API shows them, with their intensity series in short (one query for all). */
-export async function clusterViews(db: Database, clusters: readonly ClusterRecord[], policy: CertificateWarningPolicy) {
+/** Clusters as the API shows them to the caller, with their intensity series in short (one query for all). */
+export async function clusterViews(db: Database, clusters: readonly ClusterRecord[], policy: CertificateWarningPolicy, identity: TokenIdentity) {
   const series = await carbonIntensitySummaries(db, clusters.map((c) => c.id));
-  return clusters.map((c) => clusterView(c, series.get(c.id)!, policy));
+  return clusters.map((c) => clusterView(c, series.get(c.id)!, policy, seesClusterFailures(identity, c.projectId)));
 }
 
 /**
@@ -69,18 +70,49 @@ export async function clusterViews(db: Database, clusters: readonly ClusterRecor
  * stored (PKCS#8 keys rewritten into a format the SSH client reads); throws a 400 naming every
  * field at fault.
  */
-export function checkedClusterBody(body: ClusterBody) {
-  const issues: SpecIssue[] = clusterBodyIssues(body);
+export function checkedClusterBody(body: ClusterBody, addressIssues: readonly SpecIssue[] = []) {
+  const issues: SpecIssue[] = [...addressIssues, ...clusterBodyIssues(body)];
   const credentials = checkedCredentials(body);
   issues.push(...credentials.issues);
   if (issues.length > 0) throw errors.validation('request body', issues);
   return { privateKey: credentials.privateKey, certificate: credentials.certificate, jumpHosts: credentials.jumpHosts };
 }
 
-/** The cluster record to store from a body: its checked credentials, the login user under the database's name. */
-function newCluster(body: ClusterBody, name: string, projectId: string) {
+/**
+ * Where a chain's first hop — the login node, or the first jump host: the host erg's scheduler and
+ * API connect to themselves — may be, checked before any DNS against the project's cluster policy
+ * (@erg/address-policy hostRefusal): a literal address in any spelling (or localhost) inside erg's
+ * own network that the policy does not allow is an issue naming the field. Names pass here: they
+ * are checked where they are resolved, at every connection (@erg/slurm hop-chain.ts). `chain`:
+ * the login host and the jump hosts as they will be; `at`: what the body changed (`jumpHosts`
+ * alone for a rotation, where the login host is not in the body).
+ */
+async function firstHopIssues(
+  db: Database, projectId: string, chain: { host: string; jumpHosts: readonly { host: string }[] }, at: 'body' | 'jumpHosts' = 'body',
+): Promise<SpecIssue[]> {
+  const found = await projectClusterPolicy(db, projectId);
+  if (!found) return [];
+  const first = chain.jumpHosts[0];
+  const host = first?.host ?? chain.host;
+  const refused = hostRefusal(compileAllowance(found.policy.allowHosts), host);
+  if (!refused) return [];
+  const path = first ? 'jumpHosts[0].host' : at === 'body' ? 'host' : 'jumpHosts';
+  const where = first
+    ? `${refused.address} (the first jump host)`
+    : at === 'body' ? `${refused.address} (the login node)` : `the login node ${refused.address}, which erg reaches itself without jump hosts,`;
+  return [{
+    path, code: 'invalid_value',
+    message:
+      `${where} is a ${refused.cls} address, inside erg's own network: erg connects there only where an admin allows it in project ` +
+      `"${found.project}"'s cluster policy: erg clusters policy --project ${found.project} --allow ${refused.address} ` +
+      `(PUT /v1/projects/${found.project}/cluster-policy; docs/security.md)`,
+  }];
+}
+
+/** The cluster record to store from a body: its checked credentials and first hop, the login user under the database's name. */
+async function newCluster(db: Database, body: ClusterBody, name: string, projectId: string) {
   const { user, ...fields } = body;
-  return { ...fields, ...checkedClusterBody(body), name, username: user, projectId };
+  return { ...fields, ...checkedClusterBody(body, await firstHopIssues(db, projectId, body)), name, username: user, projectId };
 }
 
 /**
@@ -94,7 +126,7 @@ export async function registerCluster(
   const { name, ...body } = request.body;
   let cluster: ClusterRecord;
   try {
-    cluster = await createCluster(deps.db, newCluster(body, name, projectId), deps.secrets);
+    cluster = await createCluster(deps.db, await newCluster(deps.db, body, name, projectId), deps.secrets);
   } catch (err) {
     if (err instanceof ClusterExistsError) throw clusterNameTaken(name);
     throw err;
@@ -116,7 +148,7 @@ export async function putCluster(
   const { name } = request;
   // Who may, before the key is parsed; then the cluster is replaced in its project or created.
   const write = async (projectId: string, how: 'replace' | 'create') => {
-    const cluster = newCluster(request.body, name, projectId);
+    const cluster = await newCluster(deps.db, request.body, name, projectId);
     const stored = how === 'replace' ? await upsertCluster(deps.db, cluster, deps.secrets) : await createCluster(deps.db, cluster, deps.secrets);
     // New, or its login or helper changed: a scheduler probes it now (see registerCluster).
     if (stored.capabilities === null) await wakeScheduler(deps, stored.id, 'cluster registered', log);
@@ -173,6 +205,7 @@ export async function rotateClusterCredentials(deps: ClusterDeps, name: string, 
     stored = { privateKey: body.privateKey, certificate: cluster.certificate };
   }
   const { change, issues } = checkedRotation(body, stored);
+  if (body.jumpHosts !== undefined) issues.unshift(...(await firstHopIssues(deps.db, cluster.projectId, { host: cluster.host, jumpHosts: body.jumpHosts }, 'jumpHosts')));
   if (issues.length > 0) throw errors.validation('request body', issues);
   const updated = await updateClusterCredentials(deps.db, cluster.id, change, deps.secrets);
   if (!updated) throw errors.notFound('cluster', name);

@@ -45,7 +45,8 @@ function evidenceSource(db: Database, campaignId: string): EvidenceSource {
       const [run, nodes, events] = await Promise.all([findRunDetail(db, runId), listRunNodes(db, runId), listRunEvents(db, runId)]);
       if (!run) throw new Error(`run ${runId} is gone`);
       return {
-        ...runView(run, run.cluster, nodes),
+        // A bundle leaves the project: its readers get no cluster failure's detail (seesClusterFailures).
+        ...runView(run, run.cluster, nodes, false),
         position: run.position,
         events: events.map((e) => ({ at: e.at.toISOString(), from: e.from, to: e.to, detail: e.detail })),
       };

@@ -1,4 +1,4 @@
-// erg clusters list | show NAME | add … | credentials NAME …
+// erg clusters list | show NAME | add … | credentials NAME … | policy [--allow HOST] [--disallow HOST]
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -342,6 +342,53 @@ async function credentials(ctx: CommandContext, name: string, flags: Credentials
   return EXIT.OK;
 }
 
+interface PolicyFlags {
+  project?: string;
+  allow?: string[];
+  disallow?: string[];
+  json?: boolean;
+}
+
+/**
+ * `erg clusters policy`: which internal hosts a project's clusters may be (GET
+ * /v1/projects/NAME/cluster-policy). With --allow / --disallow an admin changes it: the list read,
+ * with those hosts added and removed, replaces the stored one (PUT).
+ */
+async function policy(ctx: CommandContext, flags: PolicyFlags): Promise<void> {
+  const name = flags.project ?? 'default';
+  const params = { params: { path: { name } } };
+  const api = ctx.connect();
+  let shown = await api.call((c) => c.GET('/v1/projects/{name}/cluster-policy', params));
+  const allow = flags.allow ?? [];
+  const disallow = new Set((flags.disallow ?? []).map((h) => h.toLowerCase()));
+  if (allow.length > 0 || disallow.size > 0) {
+    const kept = shown.allowHosts.filter((h) => !disallow.has(h.toLowerCase()));
+    const allowHosts = [...kept, ...allow.filter((h) => !kept.some((k) => k.toLowerCase() === h.toLowerCase()))];
+    try {
+      shown = await api.call((c) => c.PUT('/v1/projects/{name}/cluster-policy', { ...params, body: { allowHosts } }));
+    } catch (err) {
+      if (!(err instanceof CliError)) throw err;
+      // The token is fine (it read the policy): only its role is not enough.
+      if (err.api?.status === 403) {
+        throw new CliError(`only admins change a project's cluster policy (it lets the project's clusters into erg's own network)`, EXIT.UNDECIDED, {
+          hint: `ask an admin to run: erg clusters policy --project ${name}${allow.map((h) => ` --allow ${h}`).join('')}${[...(flags.disallow ?? [])].map((h) => ` --disallow ${h}`).join('')}`,
+          api: err.api,
+        });
+      }
+      throw withFlagNames(err, Object.fromEntries(allowHosts.map((_, i) => [`allowHosts.${i}`, '--allow'])));
+    }
+  }
+  if (flags.json) {
+    ctx.stdout.write(JSON.stringify(shown, null, 2) + '\n');
+    return;
+  }
+  ctx.stdout.write(
+    shown.allowHosts.length === 0
+      ? `Clusters of project ${shown.project} may be on public addresses only.\n`
+      : `Clusters of project ${shown.project} may be on public addresses and on these internal hosts: ${shown.allowHosts.join(', ')}\n`,
+  );
+}
+
 export function registerClusters(program: Command, act: Act): void {
   const clusters = program.command('clusters')
       .description('register and inspect Slurm clusters');
@@ -407,5 +454,21 @@ export function registerClusters(program: Command, act: Act): void {
     "erg clusters credentials gh --jump 'alice@bastion.example.org:22,host-key=SHA256:def…,key=~/.ssh/bastion_key'",
   ).action(act((ctx, cmd) => credentials(ctx, cmd.processedArgs[0] as string, cmd.opts<CredentialsFlags>())));
 
+  withExamples(
+    clusters
+      .command('policy')
+      .summary("which internal hosts a project's clusters may be (admins change it)")
+      .description(
+        "show the project's cluster policy (GET /v1/projects/NAME/cluster-policy): erg connects to a cluster's login node, or its first jump host, " +
+          'only on public addresses unless the policy allows the host; with --allow / --disallow, change it (admins; PUT)',
+      )
+      .option('--project <name>', 'the project (default: default)')
+      .option('--allow <host>', 'allow a host: a name, *.suffix, IP address or CIDR block (repeat for several)', collect)
+      .option('--disallow <host>', 'remove an entry (repeat for several)', collect)
+      .addOption(jsonOption("print the API's JSON of the policy")),
+    'erg clusters policy --project default',
+    'erg clusters policy --project default --allow 127.0.0.1',
+    "erg clusters policy --project hpc --allow 'login.cluster.internal' --allow 10.20.0.0/16",
+  ).action(act((ctx, cmd) => policy(ctx, cmd.opts<PolicyFlags>())));
   registerDeactivation(clusters, 'cluster', act);
 }

@@ -2646,6 +2646,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{name}/cluster-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Which internal hosts the project's clusters may be (login nodes, or first jump hosts): public addresses only unless allowHosts lists the host. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClusterPolicyView"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** @description Admins only. Replaces the project's cluster policy: allowHosts, the internal hosts its clusters' login nodes (or first jump hosts) may be — host names, *.suffixes, IP addresses, CIDR blocks no wider than /8 (IPv4) or /16 (IPv6). Checked at every connection, on the addresses a name resolves to then; clusters registered before keep their host, and one the policy no longer allows stops being reached. */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClusterPolicyInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClusterPolicyView"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/queue": {
         parameters: {
             query?: never;
@@ -3503,7 +3603,7 @@ export interface components {
             price: components["schemas"]["ClusterPriceViewInput"] | null;
             /** @description null until the scheduler has reached the cluster */
             capabilities: components["schemas"]["ClusterCapabilitiesInput"] | null;
-            /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
+            /** @description the last failure seen by the scheduler (null once it reaches the cluster again): its detail for the project's maintainers and admins, for viewers and researchers only "the cluster cannot be reached; a maintainer can see why" */
             lastError: string | null;
             lastContactAt: string | null;
             /** @description the cluster's OpenSSH user certificate; null: it logs in with the plain key */
@@ -4880,6 +4980,21 @@ export interface components {
             /** @description per configuration, in the campaign’s order; none for a grid; a search: the configurations it tried, where each stands now (front, dropped: dominated, sampling: in flight) */
             decisions: components["schemas"]["ConfigurationDecisionInput"][];
         };
+        ClusterPolicyInput: {
+            /**
+             * @description internal hosts the project's clusters may be (login nodes, or first jump hosts) although their addresses are not public: host names (exact, or *.suffix for any name below it), IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.
+             * @default []
+             */
+            allowHosts?: string[];
+        };
+        ClusterPolicyViewInput: {
+            /**
+             * @description internal hosts the project's clusters may be (login nodes, or first jump hosts) although their addresses are not public: host names (exact, or *.suffix for any name below it), IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.
+             * @default []
+             */
+            allowHosts?: string[];
+            project: string;
+        };
         SuiteScheduleInput: {
             /** @description five fields (minute hour day-of-month month day-of-week) or six with seconds first, e.g. "0 2 * * *" for 02:00 every day */
             cron: string;
@@ -5845,7 +5960,7 @@ export interface components {
             price: components["schemas"]["ClusterPriceView"] | null;
             /** @description null until the scheduler has reached the cluster */
             capabilities: components["schemas"]["ClusterCapabilities"] | null;
-            /** @description the last SSH failure seen by the scheduler; null once it reaches the cluster again */
+            /** @description the last failure seen by the scheduler (null once it reaches the cluster again): its detail for the project's maintainers and admins, for viewers and researchers only "the cluster cannot be reached; a maintainer can see why" */
             lastError: string | null;
             lastContactAt: string | null;
             /** @description the cluster's OpenSSH user certificate; null: it logs in with the plain key */
@@ -7219,6 +7334,21 @@ export interface components {
             };
             /** @description per configuration, in the campaign’s order; none for a grid; a search: the configurations it tried, where each stands now (front, dropped: dominated, sampling: in flight) */
             decisions: components["schemas"]["ConfigurationDecision"][];
+        };
+        ClusterPolicy: {
+            /**
+             * @description internal hosts the project's clusters may be (login nodes, or first jump hosts) although their addresses are not public: host names (exact, or *.suffix for any name below it), IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.
+             * @default []
+             */
+            allowHosts: string[];
+        };
+        ClusterPolicyView: {
+            /**
+             * @description internal hosts the project's clusters may be (login nodes, or first jump hosts) although their addresses are not public: host names (exact, or *.suffix for any name below it), IP addresses or CIDR blocks. A name listed here may resolve to any address; any other name only to public ones or ones inside a listed block.
+             * @default []
+             */
+            allowHosts: string[];
+            project: string;
         };
         SuiteSchedule: {
             /** @description five fields (minute hour day-of-month month day-of-week) or six with seconds first, e.g. "0 2 * * *" for 02:00 every day */
