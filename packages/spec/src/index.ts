@@ -26,6 +26,7 @@
 //   method             how a figure was obtained: `counter` (hardware energy counter), `integrated`
 //                      (power integrated over time) or `model` (an estimate, not a measurement).
 export * from './api';
+export * from './bounds';
 export * from './carbon-cost';
 export * from './results';
 export * from './verdict';
@@ -90,7 +91,7 @@ export {
 export {
   ERROR_CATALOG, type ErrorDefinition, type ErrorCode, type ResponseErrorCode, type ErrorStatus, errorDefinition, ErgError, type ErgErrorOptions,
 } from './errors';
-export { DOCUMENT_LIMITS, type DocumentLimits, documentIssue, nestsDeeperThan } from './document';
+export { DOCUMENT_LIMITS, type DocumentLimits, documentIssue, nestsDeeperThan, RESERVED_KEYS, reservedKeyIssue } from './document';
 export {
   MAX_REPORTED_ISSUES,
   parseCampaignSpec,
@@ -139,7 +140,7 @@ export { PowerBlock, POWER_RANGES, powerTemplates, expandPower, powerKnobsOf, po
 export {
   SENSOR_SOURCES, sensorName, componentOf, type Component, type Unit, type SampleColumn, type TelemetryBatchShape,
   DATA_MOVEMENT_QUANTITIES, type DataMovementQuantity, LINK_KINDS, TRANSFER_DIRECTIONS,
-  CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons, SENT_AT_HEADER, MAX_CLOCK_READING_MS, clockReading,
+  CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons, SENT_AT_HEADER, MAX_CLOCK_READING_MS, clockReading, MAX_WRAP_AT,
 } from './sensors';
 export * from './access';
 export { LogPhase, LogPhases, PhaseTimeFormat, PHASE_TIME_FORMATS, MAX_LOG_PHASES, MAX_PHASE_REGEX_CHARS, PHASE_TIME_GROUP, PHASE_REGEX_FIELDS, type PhaseRegexField, regexGroupNames } from './log-phases';

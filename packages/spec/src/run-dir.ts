@@ -128,15 +128,30 @@ export const TIMED_WORKLOAD_LINES: readonly string[] = [
   `mv -f ${RUN_DIR_FILES.timingTmp} ${RUN_DIR_FILES.timing}`,
 ];
 
-/** What TIMED_WORKLOAD_LINES wrote to erg.timing; null for each value missing (a job killed before the end). */
+/** The largest nanosecond time a 64-bit integer (Postgres' bigint, where windows are stored) holds: in 2262. */
+export const MAX_STORED_NS = 2n ** 63n - 1n;
+
+/**
+ * A nanosecond Unix time a job wrote into its run directory (`date +%s%N`): null unless it is a
+ * whole number a 64-bit integer holds — the job may write anything there, and a value past 2262
+ * overflowed the bigint it is stored in (the run's finalization failed every cycle).
+ */
+export function storableNs(digits: string | undefined): bigint | null {
+  if (digits === undefined || !/^\d{1,20}$/.test(digits)) return null;
+  const ns = BigInt(digits);
+  return ns <= MAX_STORED_NS ? ns : null;
+}
+
+/** What TIMED_WORKLOAD_LINES wrote to erg.timing; null for each value missing (a job killed before the end, or a value no bigint holds). */
 export function parseTiming(text: string | null): WorkloadTiming {
   const values = new Map<string, string>();
   for (const line of (text ?? '').split('\n')) {
     const m = /^([a-z_]+)=(-?\d+)\s*$/.exec(line);
     if (m) values.set(m[1]!, m[2]!);
   }
-  const big = (k: string) => (values.has(k) ? BigInt(values.get(k)!) : null);
-  return { startNs: big('start_ns'), endNs: big('end_ns'), exitCode: values.has('exit_code') ? Number(values.get('exit_code')) : null };
+  // The job can write anything here: times a bigint cannot store, and exit codes no shell gives, are missing.
+  const exit = values.has('exit_code') ? Number(values.get('exit_code')) : null;
+  return { startNs: storableNs(values.get('start_ns')), endNs: storableNs(values.get('end_ns')), exitCode: exit !== null && exit >= 0 && exit <= 255 ? exit : null };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,7 +173,7 @@ export function idleBaselineLines(seconds: number): string[] {
 export function parseIdleWindow(text: string | null): { idleStartNs: bigint | null; idleEndNs: bigint | null } {
   const start = /^idle_start_ns=(\d+)\s*$/m.exec(text ?? '')?.[1];
   const end = /^idle_end_ns=(\d+)\s*$/m.exec(text ?? '')?.[1];
-  return { idleStartNs: start ? BigInt(start) : null, idleEndNs: end ? BigInt(end) : null };
+  return { idleStartNs: storableNs(start), idleEndNs: storableNs(end) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,8 +235,8 @@ export function parseCooled(text: string | null): CooledFile {
     if (trimmed === '') continue;
     const window = /^wait_(start|end)_ns=(\d+)$/.exec(trimmed);
     if (window) {
-      if (window[1] === 'start') out.waitStartNs = BigInt(window[2]!);
-      else out.waitEndNs = BigInt(window[2]!);
+      if (window[1] === 'start') out.waitStartNs = storableNs(window[2]);
+      else out.waitEndNs = storableNs(window[2]);
       continue;
     }
     try {

@@ -1252,6 +1252,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Both times between 2000-01-01 and the server's now + 10 minutes, endedAt after startedAt, at most 366 days apart. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -2846,7 +2847,7 @@ export interface components {
                  * @enum {string}
                  */
                 scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
-                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
+                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J), at most 18446744073709.55 */
                 wrapAt?: number;
                 /** @description a power sensor's averaging window (ms) ending at each reading's timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous */
                 averagingMs?: number;
@@ -4448,7 +4449,7 @@ export interface components {
              */
             confidence?: number;
             /**
-             * @description the two objectives whose Pareto front the decisions are about
+             * @description the two objectives whose Pareto front the decisions are about (two different ones)
              * @default [
              *       "time",
              *       "energy"
@@ -4487,7 +4488,7 @@ export interface components {
              */
             seed?: number;
             /**
-             * @description the two objectives whose Pareto front it searches
+             * @description the two objectives whose Pareto front it searches (two different ones)
              * @default [
              *       "time",
              *       "energy"
@@ -5156,7 +5157,7 @@ export interface components {
                  * @enum {string}
                  */
                 scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
-                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
+                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J), at most 18446744073709.55 */
                 wrapAt?: number;
                 /** @description a power sensor's averaging window (ms) ending at each reading's timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous */
                 averagingMs?: number;
@@ -6756,7 +6757,7 @@ export interface components {
              */
             confidence: number;
             /**
-             * @description the two objectives whose Pareto front the decisions are about
+             * @description the two objectives whose Pareto front the decisions are about (two different ones)
              * @default [
              *       "time",
              *       "energy"
@@ -6795,7 +6796,7 @@ export interface components {
              */
             seed: number;
             /**
-             * @description the two objectives whose Pareto front it searches
+             * @description the two objectives whose Pareto front it searches (two different ones)
              * @default [
              *       "time",
              *       "energy"
