@@ -59,7 +59,7 @@ export {
   MAX_NAMES,
 } from './campaign';
 export {
-  RUN_DIR_FILES, TELEMETRY_DIR_FILES, NODE_FILE_SUFFIXES, type NodeFile, runDirPath, nodeTelemetryFiles, spoolNode, runTokenFile,
+  RUN_DIR_FILES, TELEMETRY_DIR_FILES, NODE_FILE_SUFFIXES, type NodeFile, runDirPath, nodeTelemetryFiles, spoolNode, runTokenFile, DEFAULT_RUN_UMASK, isRunUmask, maskedMode, umaskCommand,
   type WorkloadTiming, TIMED_WORKLOAD_LINES, parseTiming, idleBaselineLines, parseIdleWindow,
   COOLDOWN_WAIT_SLACK_S, cooldownPlanFile, cooldownWaitLines, type CooledFile, parseCooled,
   AGENT_READY_TIMEOUT_S, AGENT_STOP_TIMEOUT_S, type AgentLaunch, agentStartLines, agentStopLines,

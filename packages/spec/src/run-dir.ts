@@ -100,9 +100,37 @@ export function spoolNode(name: string): string | null {
   return SPOOL_NAME.exec(name)?.[1] ?? null;
 }
 
-/** The telemetry token file, as the scheduler stages it: the job's user alone may read it. */
+/** The telemetry token file, as the scheduler stages it: the job's user alone may read it (whatever the umask). */
 export function runTokenFile(token: string): { name: string; content: string; mode: number } {
   return { name: RUN_DIR_FILES.runToken, content: `${token}\n`, mode: 0o600 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// File modes. A run directory holds the workload's code, parameters, outputs and telemetry, on a
+// filesystem other users of the cluster share: by default only the job's user may read any of it.
+// One umask decides every mode: what erg stages (directories 0777, scripts 0755 and other files
+// 0644, less the umask), what the job creates (job.sh and array.sh set it first; its logs, spools,
+// marks, and everything the workload writes) and what Slurm creates for the job (the sbatch loop
+// runs under it, and Slurm gives a job the umask it was submitted with). A site that wants its
+// groups to read run directories sets another (the scheduler's ERG_RUN_UMASK, e.g. 027).
+
+/** The umask erg creates run files and directories with unless the site sets another: directories 0700, files 0600. */
+export const DEFAULT_RUN_UMASK = 0o077;
+
+/** A umask erg accepts: it never takes the owner's own bits (the job must read, write and run its files). */
+export function isRunUmask(umask: number): boolean {
+  return Number.isInteger(umask) && umask >= 0 && umask <= 0o077;
+}
+
+/** `mode` as created under `umask` (the bits the umask clears cleared). */
+export function maskedMode(mode: number, umask: number): number {
+  return mode & ~umask & 0o7777;
+}
+
+/** The shell line that sets `umask` (`umask 0077`): for the job's scripts and erg's remote commands. */
+export function umaskCommand(umask: number): string {
+  if (!isRunUmask(umask)) throw new RangeError(`umask ${umask.toString(8)} takes the owner's own bits; at most 077`);
+  return `umask ${umask.toString(8).padStart(4, '0')}`;
 }
 
 // ---------------------------------------------------------------------------------------------
