@@ -86,6 +86,11 @@ describe('keys JavaScript objects treat specially (__proto__, constructor, proto
     expect(decoded).toEqual({ ok: false, issues: [{ path: 'files.__proto__', code: 'reserved_name', message: expect.any(String) }] });
   });
 
+  it("are refused in a suite's YAML at their path within its campaign", () => {
+    const text = yaml(['name: nightly', 'campaign:', '  name: s', '  cluster: local', '  run: ./bench', '  files:', '    __proto__: "x"']);
+    expect(decodeCampaignText(text, 'yaml')).toMatchObject({ ok: false, issues: [{ path: 'campaign.files.__proto__', code: 'reserved_name' }] });
+  });
+
   it.each(RESERVED_KEYS.filter((k) => k !== '__proto__'))('refuses %s as a parameter name and deep in an exclude entry', (key) => {
     expect(issueAt(issuesOf({ ...minimal, parameters: { [key]: [1, 2] } }), `parameters.${key}`)).toMatchObject({ code: 'reserved_name' });
     expect(reservedKeyIssue({ exclude: [{ a: 1 }, { [key]: 2 }] })).toMatchObject({ path: `exclude[1].${key}`, code: 'reserved_name' });
