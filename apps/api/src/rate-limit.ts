@@ -132,7 +132,12 @@ export async function installRateLimits(app: FastifyInstance, redis: Redis, limi
       if (redis.status !== 'ready') throw new Error(`Redis connection is ${redis.status}`);
       counted = await withinDeadline(Promise.all(checks.map((c) => count(req, c))), REDIS_DEADLINE_MS);
     } catch (err) {
-      req.log.warn({ err }, 'rate limit not checked: Redis failed; letting the request through');
+      const failure = describeRedisFailure(err);
+      // The failure in the message itself and as fields: a log reader that flattens objects still sees what failed.
+      req.log.warn(
+        { redisError: failure, ...(err instanceof Error ? { err } : {}) },
+        `rate limit not checked: Redis failed (${failure.code ? `${failure.code}: ` : ''}${failure.message}); letting the request through`,
+      );
       return;
     }
     const binding = closestToLimit(counted);
@@ -142,6 +147,27 @@ export async function installRateLimits(app: FastifyInstance, redis: Redis, limi
       throw errors.rateLimited(bucket, binding.limit, resetS, binding.scope);
     }
   });
+}
+
+/**
+ * What a Redis failure was, for the log: its message and code (ioredis' errors carry `code`:
+ * ECONNREFUSED, ETIMEDOUT; Redis' replies their first word: NOSCRIPT, OOM). Whatever was thrown —
+ * an Error, an object without a message, a string — reads as text, never as `[object Object]`.
+ */
+export function describeRedisFailure(err: unknown): { message: string; code?: string; name?: string } {
+  const fields = typeof err === 'object' && err !== null ? (err as { message?: unknown; code?: unknown; name?: unknown }) : {};
+  const code = typeof fields.code === 'string' || typeof fields.code === 'number' ? String(fields.code) : undefined;
+  const name = err instanceof Error && err.name !== 'Error' ? err.name : undefined;
+  let message: string;
+  if (typeof fields.message === 'string' && fields.message !== '') message = fields.message;
+  else if (typeof err === 'object' && err !== null) {
+    try {
+      message = JSON.stringify(err)?.slice(0, 500) ?? 'unknown failure';
+    } catch {
+      message = Object.prototype.toString.call(err);
+    }
+  } else message = String(err);
+  return { message, ...(code ? { code } : {}), ...(name ? { name } : {}) };
 }
 
 /** The buckets a request counts against, token's first (none limited: empty). */

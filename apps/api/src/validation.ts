@@ -1,6 +1,6 @@
 import type { FastifyBodyParser, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { ZodType } from 'zod';
-import { DOCUMENT_LIMITS, humanErrorMap, issuesFromZodError, nestsDeeperThan, ROOT_PATH } from '@erg/spec';
+import { DOCUMENT_LIMITS, humanErrorMap, issuesFromZodError, nestsDeeperThan, reservedKeyIssue, ROOT_PATH } from '@erg/spec';
 import { errors } from './errors';
 
 /** Validates a request part with its zod schema; failures carry our issue format (path + message). */
@@ -49,8 +49,12 @@ export function specBody(req: FastifyRequest): SpecBody {
 export const MAX_JSON_DEPTH = DOCUMENT_LIMITS.maxDepth;
 
 /**
- * Fastify's JSON parser (prototype-poisoning checks included), then the nesting limit: a body
- * deeper than MAX_JSON_DEPTH is a 400 before any route sees it.
+ * Fastify's JSON parser, then the nesting limit and the reserved keys: a body deeper than
+ * MAX_JSON_DEPTH, or with a key `__proto__`, `constructor` or `prototype` anywhere
+ * (reservedKeyIssue), is a 400 naming it before any route sees it. The parser is given
+ * `onProtoPoisoning: 'ignore'` (plain JSON.parse, which makes `__proto__` an own key and touches
+ * no prototype) so that such a key is refused here with its path, where Fastify's own check
+ * answered only "Body is not valid JSON".
  */
 export function depthLimitedJsonParser(parse: FastifyBodyParser<string>): FastifyBodyParser<string> {
   return (req: FastifyRequest, body: string, done) => {
@@ -65,6 +69,8 @@ export function depthLimitedJsonParser(parse: FastifyBodyParser<string>): Fastif
           undefined,
         );
       }
+      const reserved = reservedKeyIssue(value);
+      if (reserved) return done(errors.validation('request body', [reserved]), undefined);
       return done(null, value);
     });
   };

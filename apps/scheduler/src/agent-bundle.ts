@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AGENT_BUNDLE_PATH, MARK_TOOL_FILES } from '@erg/agent';
 import type { ClusterRecord } from '@erg/db';
+import { DEFAULT_RUN_UMASK, maskedMode } from '@erg/spec';
 import type { ClusterLink } from './connections';
 
 /** Where a cluster's jobs find the agent and the phase-mark writers. */
@@ -24,7 +25,14 @@ export class AgentBundle {
   private readonly toolsHash: string;
   private readonly staged = new Set<string>();
 
-  constructor(path: string = AGENT_BUNDLE_PATH) {
+  /**
+   * `umask`: the site's (ERG_RUN_UMASK), applied to what is staged as to run directories: by
+   * default the folder and files are the cluster user's alone (0700, 0600; erg-mark 0700).
+   */
+  constructor(
+    private readonly umask: number = DEFAULT_RUN_UMASK,
+    path: string = AGENT_BUNDLE_PATH,
+  ) {
     this.content = readFileSync(path, 'utf8');
     this.hash = createHash('sha256').update(this.content).digest('hex').slice(0, 12);
     this.tools = MARK_TOOL_FILES.map((f) => ({ relPath: f.relPath, content: readFileSync(f.source, 'utf8'), mode: f.mode }));
@@ -46,10 +54,13 @@ export class AgentBundle {
     const staged = { bundle: this.remotePath(cluster), markTools: this.markToolsPath(cluster) };
     const key = `${cluster.id}|${staged.bundle}|${staged.markTools}`;
     if (!this.staged.has(key)) {
-      await link.connection.writeFiles(`${cluster.workDir}/.erg-agent`, [
+      const files = [
         { name: `erg-agent-${this.hash}.js`, content: this.content, mode: 0o644 },
         ...this.tools.map((t) => ({ name: `marks-${this.toolsHash}/${t.relPath}`, content: t.content, mode: t.mode })),
-      ]);
+      ];
+      await link.connection.writeFiles(`${cluster.workDir}/.erg-agent`, files.map((f) => ({ ...f, mode: maskedMode(f.mode, this.umask) })), {
+        dirMode: maskedMode(0o777, this.umask),
+      });
       this.staged.add(key);
     }
     return staged;

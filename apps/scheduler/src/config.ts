@@ -42,6 +42,17 @@ export const SchedulerConfig = z.object({
   ERG_SPOOL_MAX_FILES: z.coerce.number().int().min(1).max(100_000).default(1024),
   /** Bytes read from the end of each telemetry spool file. */
   ERG_SPOOL_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).default(512 * 1024 * 1024),
+  /**
+   * The umask of everything erg creates on the clusters — run directories, staged files, job
+   * scripts, the jobs' logs, spools and the workload's own files: octal, the owner's bits left
+   * alone (000-077). Default 077: only the cluster user reads them (0700 folders, 0600 files);
+   * 027 lets the user's group read them.
+   */
+  ERG_RUN_UMASK: z
+    .string()
+    .regex(/^0?0?[0-7]{1,2}$/, { error: 'an octal umask that leaves the owner its own bits, 000 to 077 (e.g. 077, 027)' })
+    .default('077')
+    .transform((text) => Number.parseInt(text, 8)),
   /** Clusters cycled at once. */
   ERG_SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Start a telemetry agent beside every job (`off`: jobs run unmeasured). */

@@ -20,16 +20,18 @@ export interface ClusterLink {
 export class ClusterLinks {
   private readonly connections: ConnectionPool;
 
+  /** `umask`: what staged files and submitted jobs get on every cluster (ERG_RUN_UMASK; @erg/spec's run-dir file modes). */
   constructor(
     maxSessions: number,
     private readonly secrets: SecretBox,
+    private readonly umask?: number,
   ) {
     this.connections = new ConnectionPool(maxSessions);
   }
 
   get(cluster: ClusterRecord): ClusterLink {
     const connection = this.connections.get({ ...cluster, ...openClusterCredentials(this.secrets, cluster), allowHosts: cluster.clusterPolicy.allowHosts });
-    return { connection, slurm: new SlurmClient(connection) };
+    return { connection, slurm: new SlurmClient(connection, this.umask === undefined ? {} : { umask: this.umask }) };
   }
 
   closeAll(): Promise<void> {

@@ -51,14 +51,14 @@ export interface SchedulerHandles {
  */
 export function createSchedulerContext(handles: SchedulerHandles): SchedulerContext & { close(): Promise<void> } {
   const { config, db, secrets } = handles;
-  const links = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS, secrets);
+  const links = new ClusterLinks(config.ERG_SSH_MAX_SESSIONS, secrets, config.ERG_RUN_UMASK);
   // Workers start on first use; idle ones do not keep the process alive.
   const regexes = new UserRegexRunner({ workers: config.ERG_REGEX_WORKERS });
   return {
     ...handles,
     links,
     specs: new SpecCache(db),
-    agent: config.ERG_TELEMETRY === 'on' ? new AgentBundle() : null,
+    agent: config.ERG_TELEMETRY === 'on' ? new AgentBundle(config.ERG_RUN_UMASK) : null,
     telemetry: new TelemetryWriter(db),
     metrics: createSchedulerMetrics(),
     regexes,

@@ -4,9 +4,11 @@
  * A fold is a plain object, so it can cross to a worker thread and back with each chunk of output.
  *
  * Semantics (docs/campaign-spec.md § metrics): each match's first capture is converted with
- * `Number()`; empty or non-finite captures are skipped; `count` counts every match, numeric or not.
+ * `Number()`; empty or non-finite captures, and those beyond ±MAX_METRIC_MAGNITUDE (no figure of
+ * merit is that large; a sum of two 1e308 is Infinity), are skipped; `count` counts every match,
+ * numeric or not.
  */
-import type { CampaignSpec } from '@erg/spec';
+import { MAX_METRIC_MAGNITUDE, type CampaignSpec } from '@erg/spec';
 
 export type Reduce = CampaignSpec['metrics'][number]['reduce'];
 
@@ -32,7 +34,7 @@ export function foldMatch(fold: MetricFold, capture: string | undefined): void {
   fold.matches++;
   if (capture === undefined || capture.trim() === '') return;
   const value = Number(capture);
-  if (!Number.isFinite(value)) return;
+  if (!Number.isFinite(value) || Math.abs(value) > MAX_METRIC_MAGNITUDE) return;
   fold.values++;
   if (fold.first === null) fold.first = value;
   fold.last = value;

@@ -55,6 +55,7 @@ async function renderRun(
     runDir,
     defaultPartition,
     ...(node !== undefined ? { node } : {}),
+    umask: ctx.config.ERG_RUN_UMASK,
   });
   const jobScript = files.find((f) => f.name === RUN_DIR_FILES.jobScript)!.content;
   // The run's telemetry token, readable by the job's user only; never part of the stored script.
@@ -152,7 +153,7 @@ export function sbatchLoops(submissions: readonly Pick<Submission, 'scriptPath' 
  * Every file of the batch as one archive's entries, relative to the work dir: the run directories
  * of jobs of their own, and for each array its three files, its runs' files in its bundle (array.ts).
  */
-async function stageEntries(workDir: string, submissions: readonly Submission[]): Promise<StageEntry[]> {
+async function stageEntries(workDir: string, submissions: readonly Submission[], umask: number): Promise<StageEntry[]> {
   const relative = (dir: string) => {
     if (!dir.startsWith(`${workDir}/`)) throw new Error(`${dir} is not under the cluster's work dir ${workDir}`);
     return dir.slice(workDir.length + 1);
@@ -172,6 +173,7 @@ async function stageEntries(workDir: string, submissions: readonly Submission[])
       runDirs: s.members.map((p) => p.runDir),
       runFiles: s.members.flatMap(filesOf),
       resourceLines: s.members[0]!.resourceLines,
+      umask,
     });
     for (const e of array) entries.push({ ...e, name: `${relative(s.arrayDir)}/${e.name}` });
   }
@@ -262,7 +264,7 @@ async function submitBatch(ctx: SchedulerContext, cluster: ClusterRecord, link: 
   const submissions = planSubmissions(cluster.workDir, prepared, ctx.config.ERG_SUBMIT_ARRAYS === 'on' ? cluster.capabilities?.maxArraySize : null);
   try {
     // One archive, one command: the whole batch's run directories and array dispatchers (stage.ts).
-    await link.slurm.stage(cluster.workDir, await stageEntries(cluster.workDir, submissions));
+    await link.slurm.stage(cluster.workDir, await stageEntries(cluster.workDir, submissions, ctx.config.ERG_RUN_UMASK));
     // Raised once per cycle, before its first sbatch: the loop below submits only while the fence holds this epoch.
     await lease.ensureFenceRaised();
   } catch (err) {

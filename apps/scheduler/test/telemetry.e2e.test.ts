@@ -4,6 +4,7 @@
 // agent measures with the model source (method: model) — that is what this cluster can show.
 import { hostname } from 'node:os';
 import { telemetrySummary } from '@erg/db';
+import { RUN_DIR_FILES, TELEMETRY_DIR_FILES } from '@erg/spec';
 import { waitFor } from '@erg/testkit';
 import { localClusterHarness, Relay } from './harness';
 
@@ -56,6 +57,16 @@ describe('telemetry agents on the local Slurm cluster', () => {
       const series = await h.call('GET', `/v1/runs/${run.id}/telemetry?sensor=cpu0.power`);
       expect(series.body.series[0].source).toBe('model');
     }
+    // Nothing of a run is the cluster's other users' to read (the run umask, 077 by default): what
+    // erg staged, what Slurm wrote for the job (followed from the run's links), what the job and its agents wrote.
+    const { runDir } = runs[0];
+    const { stdout } = await h.slurmLink().connection.exec(
+      `cd '${runDir}' && stat -L -c '%a %n' . ${RUN_DIR_FILES.jobScript} ${RUN_DIR_FILES.runScript} ${RUN_DIR_FILES.runToken} ${RUN_DIR_FILES.stdout} ` +
+        `${RUN_DIR_FILES.slurmOut} ${RUN_DIR_FILES.timing} ${RUN_DIR_FILES.telemetryDir} ${RUN_DIR_FILES.telemetryDir}/${TELEMETRY_DIR_FILES.agentLog} ${RUN_DIR_FILES.telemetryDir}/*.spool`,
+    );
+    const modes = stdout.trim().split('\n').map((line) => line.split(' ') as [string, string]);
+    expect(modes.length).toBeGreaterThanOrEqual(10);
+    expect(modes.filter(([mode]) => (parseInt(mode, 8) & 0o077) !== 0)).toEqual([]);
     const results = await h.call('GET', `/v1/campaigns/${campaign.id}/results`);
     expect(results.body.configurations.map((c: { n: number }) => c.n)).toEqual([2, 2]);
     expect(results.body.paretoFront.length).toBeGreaterThanOrEqual(1);

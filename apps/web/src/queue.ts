@@ -102,6 +102,11 @@ export function orderedCounts(counts: Record<string, number>, order: readonly st
   return [...known, ...other];
 }
 
+/** A number of whole seconds, kept a number: a CSV cell of text beginning with `-` would be neutralised as a formula. */
+function roundedOrNull(x: number | null): number | null {
+  return x === null ? null : Math.round(x);
+}
+
 /** The queue table as CSV (raw values; elapsed seconds at `nowMs`). */
 export function queueCsv(runs: readonly QueueRun[], nowMs: number): string {
   const header = ['run_id', 'campaign_id', 'campaign', 'owner', 'cluster', 'configuration', 'repetition', 'state', 'slurm_job_id', 'partition', 'nodes', 'node_list', 'elapsed_s', 'power_w', 'reason'];
@@ -109,7 +114,7 @@ export function queueCsv(runs: readonly QueueRun[], nowMs: number): string {
     header,
     ...runs.map((r) => [
       r.id, r.campaignId, r.campaignName, r.owner, r.cluster, r.configurationKey, r.repetition, r.state, r.slurmJobId, r.partition, r.nodes, r.nodeList,
-      elapsedSeconds(r, nowMs)?.toFixed(0) ?? null, r.powerW, r.reason,
+      roundedOrNull(elapsedSeconds(r, nowMs)), r.powerW, r.reason,
     ]),
   ]);
 }

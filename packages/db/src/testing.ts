@@ -78,6 +78,11 @@ export async function overwriteCampaignSpec(db: Database, campaignId: string, sp
   await poolOf(db).query('UPDATE campaigns SET spec = $2 WHERE id = $1', [campaignId, JSON.stringify(spec)]);
 }
 
+/** Stores `wrapAt` as a sensor's declared counter range exactly as given: a row the API stored before it bounded the range (1e308). */
+export async function overwriteSensorWrapAt(db: Database, runId: string, sensor: string, wrapAt: number): Promise<void> {
+  await poolOf(db).query('UPDATE telemetry_sensors SET wrap_at = $3 WHERE run_id = $1 AND sensor = $2', [runId, sensor, wrapAt]);
+}
+
 /** Replaces the cluster's recorded host key fingerprint (the table's checks still apply). */
 export async function overwriteClusterHostKey(db: Database, clusterName: string, hostKeySha256: string | null): Promise<void> {
   await poolOf(db).query('UPDATE clusters SET host_key_sha256 = $2 WHERE name = $1', [clusterName, hostKeySha256]);

@@ -127,10 +127,14 @@ export function computeRunEnergy(input: RunEnergyInput): RunEnergy {
 /** A run shorter than this many sampling intervals of its slowest sensor is flagged too_short. */
 export const MIN_INTERVALS_PER_RUN = 10;
 
-/** Energy per unit of work (J/step, J/sample, J/token); null when the count is not a positive number. */
+/**
+ * Energy per unit of work (J/step, J/sample, J/token); null when the count is not a positive
+ * number, or so small that the quotient is no finite number (a workload's 1e-320 steps).
+ */
 export function perUnit(energyJ: number, count: number | null | undefined): number | null {
   if (typeof count !== 'number' || !Number.isFinite(count) || count <= 0 || !Number.isFinite(energyJ)) return null;
-  return energyJ / count;
+  const quotient = energyJ / count;
+  return Number.isFinite(quotient) ? quotient : null;
 }
 
 function addInto(target: Record<string, number>, source: Record<string, number>): void {

@@ -1,3 +1,4 @@
+import { MAX_WRAP_AT } from '@erg/spec/sensors';
 import type { CoverageOptions, IntegralResult } from './integrate';
 import { checkWindow, coverage, DEFAULT_GAP_FACTOR, lastAtOrBefore, usableSamples, valueAt } from './sampling';
 import type { Window } from './telemetry';
@@ -17,6 +18,15 @@ export interface CounterResult extends IntegralResult {
 }
 
 /**
+ * A declared counter range the unwrapping can use: above 0, finite and within MAX_WRAP_AT (the
+ * API refuses wider ones; sensors stored before it did may still declare 1e308, and one decrease
+ * read as a wrap past that is Infinity). Anything else is unknown: a decrease is then a reset.
+ */
+export function usableWrapAt(wrapAt: number | null | undefined): number | undefined {
+  return typeof wrapAt === 'number' && wrapAt > 0 && wrapAt <= MAX_WRAP_AT ? wrapAt : undefined;
+}
+
+/**
  * Energy (in the counter's unit, J for erg's `*.energy` sensors) from a monotonic counter over
  * `window`: the counter's value at the window's start and end by linear interpolation between
  * the bracketing samples, and every increment between them summed.
@@ -24,7 +34,7 @@ export interface CounterResult extends IntegralResult {
  * - A decrease with `wrapAt` known is a wrap: the increment is `v[i] − v[i−1] + wrapAt`.
  *   (A counter that wraps more than once between two samples cannot be told apart: sample
  *   faster than the wrap period, which is tens of minutes for RAPL.)
- * - A decrease without `wrapAt` is a reset (driver reload): the new value is counted from 0 and
+ * - A decrease without a usable `wrapAt` (usableWrapAt) is a reset (driver reload): the new value is counted from 0 and
  *   `resets` says so; whatever was consumed before the reset in that interval is lost.
  * - Coverage and gaps mean what they mean for {@link integratePower}: nothing is extrapolated
  *   before the first or after the last sample, and an interval longer than `gapFactor` × the
@@ -42,7 +52,7 @@ export function counterEnergy(
   checkWindow(window);
   const { t, v } = usableSamples(series.t, series.v, series.sensor);
   const cov = coverage(t, window, options.gapFactor ?? DEFAULT_GAP_FACTOR);
-  const wrapAt = options.wrapAt !== undefined && options.wrapAt > 0 && Number.isFinite(options.wrapAt) ? options.wrapAt : undefined;
+  const wrapAt = usableWrapAt(options.wrapAt);
   const { fromMs: a, toMs: b } = cov;
   const base = { coveredMs: cov.coveredMs, spanMs: cov.spanMs, gaps: cov.gaps, medianIntervalMs: cov.medianIntervalMs };
   if (b <= a) return { joules: 0, ...base, wraps: 0, resets: 0 };

@@ -13,7 +13,7 @@ export {
 export { DEFAULT_GAP_FACTOR } from './sampling';
 export { type NodePower, gpuTemperatures, idleNodeFigures, meanNodePower } from './node-power';
 export { type CoverageOptions, type IntegralResult, integratePower } from './integrate';
-export { type CounterOptions, type CounterResult, counterEnergy } from './counter';
+export { type CounterOptions, type CounterResult, counterEnergy, usableWrapAt } from './counter';
 export { type RepeatedValues, type SamplePresence, expectedVsPresent, repeatedValues } from './quality';
 export {
   type EnergyMethod,

@@ -143,7 +143,7 @@ function pick(index: NodeIndex, candidates: string[], window: Window, gapFactor:
   if (chosen.spanMs === 0) warnings.push(`${index.node}: ${chosen.sensor} has no samples in the window`);
   if (chosen.resets > 0) {
     warnings.push(
-      `${index.node}: ${chosen.sensor} reset ${chosen.resets} time(s) in the window (no wrapAt known); energy used between a reset and the sample before it is lost`,
+      `${index.node}: ${chosen.sensor} reset ${chosen.resets} time(s) in the window (no usable wrapAt declared); energy used between a reset and the sample before it is lost`,
     );
   }
   return chosen;

@@ -7,6 +7,7 @@
  * and phases shorter than a reading are resolved only as well as it is known (see SensorTiming).
  * Internal to @erg/energy.
  */
+import { usableWrapAt } from './counter';
 import { lastAtOrBefore, medianInterval, usableSamples } from './sampling';
 import { parseSensorName, type SensorInfo, type Series, type Window } from './telemetry';
 
@@ -75,7 +76,7 @@ function spanOf(edges: Float64Array, window: Window): { fromMs: number; toMs: nu
  * observation — except one with a reset in it, whose energy before the reset is lost.
  */
 function counterReadings(t: Float64Array, v: Float64Array, wrapAt: number | undefined, window: Window): SensorReadings {
-  const wrap = wrapAt !== undefined && wrapAt > 0 && Number.isFinite(wrapAt) ? wrapAt : undefined;
+  const wrap = usableWrapAt(wrapAt);
   const cum = new Float64Array(t.length);
   const observations: Observation[] = [];
   for (let i = 1; i < t.length; i++) {

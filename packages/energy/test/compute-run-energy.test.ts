@@ -288,6 +288,11 @@ describe('perUnit', () => {
     expect(perUnit(1000, NaN)).toBeNull();
     expect(perUnit(NaN, 3)).toBeNull();
   });
+
+  it('is null, never Infinity, when the count is so small that the quotient overflows', () => {
+    expect(perUnit(1000, 1e-320)).toBeNull();
+    expect(perUnit(Number.MAX_VALUE, 0.5)).toBeNull();
+  });
 });
 
 describe("computeRunEnergy's result is the API's RunEnergy", () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { counterEnergy } from '../src';
+import { MAX_WRAP_AT } from '@erg/spec/sensors';
+import { counterEnergy, usableWrapAt } from '../src';
 import { rng, sampleTimes, T0, win } from './traces';
 
 /** A counter (J) of constant power `watts`, read at `times`, starting at `start` J at T0. */
@@ -77,6 +78,17 @@ describe('counterEnergy', () => {
   it('ignores a non-positive or non-finite wrapAt (then a decrease is a reset)', () => {
     const r = counterEnergy({ t: [0, 1000], v: [10, 5] }, { startMs: 0, endMs: 1000 }, { wrapAt: 0 });
     expect(r).toMatchObject({ resets: 1, joules: 5 });
+  });
+
+  it('reads a wrapAt beyond any counter\'s range (1e308, stored before the API bounded it) as unknown: a decrease is a reset, and the energy stays finite', () => {
+    // Read as a wrap, the decrease added 1e308 J; interpolating that at a window edge overflowed to Infinity.
+    const series = { t: [0, 1000, 2000, 3000], v: [10, 20, 5, 15] };
+    const r = counterEnergy(series, { startMs: 500, endMs: 2500 }, { wrapAt: 1e308 });
+    expect(r).toMatchObject({ resets: 1, wraps: 0 });
+    expect(r.joules).toBeCloseTo(5 + 5 + 5, 9);
+    expect(usableWrapAt(1e308)).toBeUndefined();
+    expect(usableWrapAt(MAX_WRAP_AT)).toBe(MAX_WRAP_AT);
+    expect(usableWrapAt(262_143.32885)).toBe(262_143.32885);
   });
 
   it('is additive over adjacent windows and matches the exact energy for any monotonic counter', () => {

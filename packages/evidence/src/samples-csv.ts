@@ -1,3 +1,4 @@
+import { csvField } from '@erg/format';
 import { MARKS_COLUMNS, SAMPLES_COLUMNS } from './layout';
 
 /**
@@ -6,7 +7,9 @@ import { MARKS_COLUMNS, SAMPLES_COLUMNS } from './layout';
  * String; -0 as "-0", never finite samples' NaN and infinities as nan, inf, -inf), so that a
  * sample read back — by erg verify, or by pandas with float_precision="round_trip" — is the
  * sample stored, bit for bit. Names (sensors, nodes, mark names) never hold a comma, a quote or
- * a line break (their schemas in @erg/spec), so no field is ever quoted.
+ * a line break (their schemas in @erg/spec), so no field is ever quoted; they are written through
+ * @erg/format's csvField all the same, which makes a name beginning with `-` (a node or a mark
+ * may) inert for spreadsheets by a leading `'`, as every CSV erg writes.
  */
 
 /** One sensor's samples on one node, in time order. */
@@ -49,10 +52,11 @@ export const CSV_SLICE_ROWS = 20_000;
 export function* samplesCsv(columns: readonly SampleColumn[]): Generator<string> {
   yield `${SAMPLES_COLUMNS.join(',')}\n`;
   for (const c of columns) {
+    const sensor = csvField(c.sensor);
     for (let from = 0; from < c.t.length; from += CSV_SLICE_ROWS) {
       const to = Math.min(c.t.length, from + CSV_SLICE_ROWS);
       let text = '';
-      for (let i = from; i < to; i++) text += `${c.sensor},${numberText(c.t[i]!)},${numberText(c.v[i]!)}\n`;
+      for (let i = from; i < to; i++) text += `${sensor},${numberText(c.t[i]!)},${numberText(c.v[i]!)}\n`;
       yield text;
     }
   }
@@ -103,6 +107,6 @@ export interface MarkRow {
 /** A run's marks as CSV text: for notebooks (verify reads the marks in inputs.json). */
 export function marksCsv(marks: readonly MarkRow[]): string {
   let text = `${MARKS_COLUMNS.join(',')}\n`;
-  for (const m of marks) text += `${m.node},${m.offset},${m.kind},${m.name},${numberText(m.t)},${m.clock},${m.writer}\n`;
+  for (const m of marks) text += `${csvField(m.node)},${m.offset},${csvField(m.kind)},${csvField(m.name)},${numberText(m.t)},${csvField(m.clock)},${csvField(m.writer)}\n`;
   return text;
 }

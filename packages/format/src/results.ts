@@ -182,6 +182,11 @@ export function parameterText(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
+/** A parameter value as a CSV cell: numbers and booleans as they are (-5 stays a number), anything else as its text (which csvField neutralises). */
+export function parameterCell(value: unknown): CsvValue {
+  return typeof value === 'number' || typeof value === 'boolean' ? value : parameterText(value);
+}
+
 /** Figures per configuration in the results CSV after the key and the parameters. */
 export const CSV_FIGURES = [
   'n', 'time_s', 'time_ci95_low', 'time_ci95_high', 'energy_j', 'energy_ci95_low', 'energy_ci95_high',
@@ -239,7 +244,7 @@ export function resultsCsvRows<C extends ConfigurationFields>(results: ResultsFi
     return [
       c.key,
       ...(leading.length > 1 ? [c.fingerprint ?? null] : []),
-      ...names.map((n) => parameterText(c.parameters[n])),
+      ...names.map((n) => parameterCell(c.parameters[n])),
       c.n,
       c.timeS.mean, ...(interval(c.timeS.ci95) ?? [null, null]),
       c.energyJ.mean, ...(interval(c.energyJ.ci95) ?? [null, null]),

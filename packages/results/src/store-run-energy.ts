@@ -4,6 +4,7 @@ import {
 } from '@erg/db';
 import type { Window } from '@erg/energy';
 import type { RunEnergyView } from '@erg/spec';
+import { NonFiniteFiguresError, nonFinitePaths } from './finite-figures';
 import { figureSpan, runFiguresOf, type RunFigureInputs, type StoredRunEnergy } from './run-figures';
 
 const nsToMs = (ns: bigint) => Number(ns) / 1e6;
@@ -42,6 +43,9 @@ export async function refreshRunEnergy(db: Database, runId: string, options: Ref
   // the figures computed from exactly that: the evidence bundle writes it, and they recompute.
   const context = JSON.parse(JSON.stringify(runFigureContextOf(inputs))) as RunEnergyContext;
   const result = runFiguresOf({ ...inputs, ...context });
+  // Never stored, never answered: a number JSON cannot hold (finite-figures.ts).
+  const notFinite = result === null ? [] : nonFinitePaths(result);
+  if (notFinite.length > 0) throw new NonFiniteFiguresError(runId, notFinite);
   await options.beforeStore?.();
   if (result === null) {
     await deleteRunEnergy(db, runId, batchesSeen);
@@ -140,9 +144,20 @@ export async function runEnergyView(db: Database, runId: string): Promise<RunEne
   // Those stored before data movement existed have none: as for a node without data-movement sensors.
   const stored = r?.result as Partial<StoredRunEnergy> | undefined;
   if (!r) return null;
+  // Figures stored before counter ranges were bounded may hold null where a number belongs (an
+  // Infinity, as JSON wrote it): shown as none — the migration that bounded them marked them
+  // stale, and the scheduler recomputes them — rather than failing the answer's schema (a 500).
+  if (!headlineFiguresFinite(stored!)) return null;
   const stale = await isEnergyStale(db, runId);
   return {
     runId, computedAt: r.computedAt.toISOString(), stale, ...(r.result as StoredRunEnergy), phases: stored!.phases ?? null, dataMovement: stored!.dataMovement ?? null, carbon: stored!.carbon ?? null, cost: stored!.cost ?? null,
     cooldown: r.cooldown,
   };
+}
+
+/** Whether a stored result's run and node figures are finite numbers (JSON wrote an Infinity as null). */
+function headlineFiguresFinite(stored: Partial<StoredRunEnergy>): boolean {
+  const finite = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
+  const run = [stored.timeS, stored.energyJ, stored.edpJs, stored.ed2pJs2, stored.avgPowerW, stored.coverage];
+  return run.every(finite) && (stored.nodes ?? []).every((n) => finite(n.energyJ) && finite(n.coverage)) && Object.values(stored.components ?? {}).every(finite);
 }

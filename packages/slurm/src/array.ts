@@ -20,7 +20,7 @@
  * every run of the array before sbatch, so a scheduler that crashed after sbatch finds the array
  * by that name and maps task i back to its run (exactly once, as for single jobs).
  */
-import { RUN_DIR_FILES } from '@erg/spec';
+import { DEFAULT_RUN_UMASK, RUN_DIR_FILES, umaskCommand } from '@erg/spec';
 import { InvalidRenderInputError } from './errors';
 import { checkRunDir, directiveLine } from './render';
 import { arrayJobName } from './slurm-job';
@@ -46,6 +46,8 @@ export interface ArrayJobInput {
   runFiles: readonly StageEntry[];
   /** The resource `#SBATCH` lines every run of the array shares (resourceDirectiveLines). */
   resourceLines: readonly string[];
+  /** The umask the bundle's modes and array.sh's unpacking are under (@erg/spec's run-dir file modes); default 077. */
+  umask?: number;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function renderArrayJob(input: ArrayJobInput): Promise<StageEntry[]
     if (!dir.startsWith(`${input.workDir}/`)) throw new InvalidRenderInputError('runDirs', `${JSON.stringify(dir)} is not under the work dir ${input.workDir}`);
   }
   const last = input.runDirs.length - 1;
+  const umask = input.umask ?? DEFAULT_RUN_UMASK;
   const bundle = `${input.arrayDir}/${ARRAY_FILES.bundle}`;
   const script = [
     '#!/bin/bash',
@@ -78,6 +81,8 @@ export async function renderArrayJob(input: ArrayJobInput): Promise<StageEntry[]
     `# from ${ARRAY_FILES.bundle} and runs that run's own ${RUN_DIR_FILES.jobScript}; its ${RUN_DIR_FILES.slurmOut} and ${RUN_DIR_FILES.slurmErr} link to <i>.out and <i>.err here.`,
     '',
     'set -u',
+    // The folders tar creates on the way to the run directory, and job.sh sets it again.
+    umaskCommand(umask),
     `d=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" ${ARRAY_FILES.tasks})`,
     `[ -n "$d" ] || { echo "erg: no run directory for array task $SLURM_ARRAY_TASK_ID" >&2; exit 98; }`,
     // Only this run's files (tar selects the folder's members); a requeued task unpacks them again.
@@ -91,8 +96,8 @@ export async function renderArrayJob(input: ArrayJobInput): Promise<StageEntry[]
   return [
     { name: ARRAY_FILES.script, content: script, mode: 0o755 },
     { name: ARRAY_FILES.tasks, content: input.runDirs.map((d) => `${d}\n`).join(''), mode: 0o644 },
-    // Its own run files stay readable by the job's user only (a run's token is 0600 inside).
-    { name: ARRAY_FILES.bundle, content: await stageArchive(input.runFiles), mode: 0o600 },
+    // Its own run files keep the modes they would have staged one by one (a run's token is 0600 inside).
+    { name: ARRAY_FILES.bundle, content: await stageArchive(input.runFiles, umask), mode: 0o600 },
   ];
 }
 

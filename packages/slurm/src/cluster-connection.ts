@@ -122,14 +122,15 @@ export class ClusterConnection {
   }
 
   /**
-   * Creates `dir` (and parents) and writes every file into it with its mode, all writes in flight
-   * at once over the connection's one SFTP channel. Existing files are overwritten.
+   * Creates `dir` (and parents, with `options.dirMode` when given) and writes every file into it
+   * with its mode, all writes in flight at once over the connection's one SFTP channel. Existing
+   * files are overwritten.
    */
-  async writeFiles(dir: string, files: readonly RenderedFile[]): Promise<void> {
+  async writeFiles(dir: string, files: readonly RenderedFile[], options: { dirMode?: number } = {}): Promise<void> {
     checkWriteTargets(this.hostPort, dir, files);
     await this.sessions.use(async (session) => {
       const sftp = await SftpChannel.of(session, this.sessions.options.sftpTimeoutMs);
-      await sftp.writeFiles(dir, files);
+      await sftp.writeFiles(dir, files, options.dirMode);
     });
   }
 

@@ -12,6 +12,7 @@
  */
 import {
   canonicalValue,
+  DEFAULT_RUN_UMASK,
   FILE_NAME,
   expandSlurmOptions,
   IDENTIFIER,
@@ -25,6 +26,7 @@ import {
   type CampaignSpec,
   type ParamValue,
   type SlurmOptionKey,
+  umaskCommand,
 } from '@erg/spec';
 import { InvalidRenderInputError, UnsafeDirectiveValueError, UnsafeParameterValueError } from './errors';
 import { shellQuote } from './shell';
@@ -91,6 +93,8 @@ export interface RenderInput {
   agent?: AgentHook;
   /** Power state hook; absent: the campaign sets none (the nodes run in the state they are in). */
   power?: PowerHook;
+  /** The umask job.sh sets before anything runs (@erg/spec's run-dir file modes); default DEFAULT_RUN_UMASK (077). */
+  umask?: number;
 }
 
 /**
@@ -165,6 +169,9 @@ export function renderJobScript(input: RenderInput): string {
     '',
     // No `set -e`: a failing workload must still reach the lines that record its end and exit code.
     'set -u',
+    // Before anything writes: the logs, the agents' spools and marks, and the workload's own files
+    // are the job's user's alone (unless the site set another umask).
+    umaskCommand(input.umask ?? DEFAULT_RUN_UMASK),
     '',
   );
   for (const [name, value] of Object.entries(input.extraEnv ?? {})) {

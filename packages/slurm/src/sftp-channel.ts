@@ -98,13 +98,14 @@ export class SftpChannel {
   }
 
   /**
-   * Creates `dir` (and parents) and writes every file into it with its mode, all writes in flight
-   * at once. Existing files are overwritten. Check the names first (checkWriteTargets).
+   * Creates `dir` (and parents; with `dirMode` when given, less the server's umask) and writes
+   * every file into it with its mode, all writes in flight at once. Existing files are
+   * overwritten. Check the names first (checkWriteTargets).
    */
-  async writeFiles(dir: string, files: readonly RenderedFile[]): Promise<void> {
+  async writeFiles(dir: string, files: readonly RenderedFile[], dirMode?: number): Promise<void> {
     const sftp = this.sftp;
     const dirs = new Set([dir, ...files.map((f) => path.posix.dirname(path.posix.join(dir, f.name)))]);
-    for (const d of [...dirs].sort()) await this.ensureDir(d);
+    for (const d of [...dirs].sort()) await this.ensureDir(d, dirMode);
     await Promise.all(
       files.map(async (file) => {
         const target = path.posix.join(dir, file.name);
@@ -172,8 +173,8 @@ export class SftpChannel {
     });
   }
 
-  /** mkdir -p over SFTP. */
-  private async ensureDir(dir: string): Promise<void> {
+  /** mkdir -p over SFTP; the folders it creates get `mode` (less the server's umask) when given. */
+  private async ensureDir(dir: string, mode?: number): Promise<void> {
     const sftp = this.sftp;
     const isDir = await this.call<Stats>('stat', dir, (cb) => sftp.stat(dir, cb)).then(
       (stats) => stats.isDirectory(),
@@ -185,9 +186,9 @@ export class SftpChannel {
     if (isDir === true) return;
     if (isDir === false) throw new SftpError(this.session.hostPort, 'mkdir', dir, { cause: new Error('exists and is not a directory') });
     const parent = path.posix.dirname(dir);
-    if (parent !== dir) await this.ensureDir(parent);
+    if (parent !== dir) await this.ensureDir(parent, mode);
     try {
-      await this.call<void>('mkdir', dir, (cb) => sftp.mkdir(dir, cb));
+      await this.call<void>('mkdir', dir, (cb) => (mode === undefined ? sftp.mkdir(dir, cb) : sftp.mkdir(dir, { mode }, cb)));
     } catch (err) {
       // Another writer may have created it between our stat and mkdir.
       const again = await this.call<Stats>('stat', dir, (cb) => sftp.stat(dir, cb)).catch(() => null);

@@ -27,6 +27,8 @@ export interface SlurmClientOptions {
   submitTimeoutMs?: number;
   /** How long raising the fence waits for an older loop's sbatch in flight (ms). Default 60 000. */
   fenceWaitMs?: number;
+  /** The umask staged files and submitted jobs get (@erg/spec's run-dir file modes). Default DEFAULT_RUN_UMASK (077). */
+  umask?: number;
 }
 
 /**
@@ -66,7 +68,7 @@ export class SlurmClient {
    */
   async submitMany(scriptPaths: readonly string[], fence: Fence | null): Promise<SubmitResult[]> {
     if (scriptPaths.length === 0) return [];
-    const { command, stdin } = submitManyCommand(scriptPaths, fence);
+    const { command, stdin } = submitManyCommand(scriptPaths, fence, this.options.umask);
     const result = await this.runner.exec(command, { stdin, timeoutMs: this.submitTimeoutMs });
     if (result.code !== 0) throw new SlurmCommandError('sbatch loop', result.code, result.stderr);
     return parseSubmitMany(result.stdout, scriptPaths);
@@ -79,8 +81,8 @@ export class SlurmClient {
    */
   async stage(baseDir: string, entries: readonly StageEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const archive = await stageArchive(entries);
-    const result = await this.runner.exec(stageCommand(baseDir), { stdin: archive, timeoutMs: this.submitTimeoutMs });
+    const archive = await stageArchive(entries, this.options.umask);
+    const result = await this.runner.exec(stageCommand(baseDir, this.options.umask), { stdin: archive, timeoutMs: this.submitTimeoutMs });
     if (result.code !== 0) throw new SlurmCommandError(`staging ${entries.length} files under ${baseDir}`, result.code, result.stderr);
   }
 

@@ -9,6 +9,7 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { pack } from 'tar-stream';
+import { DEFAULT_RUN_UMASK, maskedMode, umaskCommand } from '@erg/spec';
 import { InvalidCommandInputError } from './errors';
 import { shellQuote } from './shell';
 
@@ -27,8 +28,13 @@ function checkName(name: string): void {
   }
 }
 
-/** The archive, gzip'd: explicit folders first (mode 0755), then files and links in the given order. */
-export async function stageArchive(entries: readonly StageEntry[]): Promise<Buffer> {
+/**
+ * The archive, gzip'd: explicit folders first, then files and links in the given order. Every
+ * mode is as created under `umask` (@erg/spec's run-dir file modes): folders 0777, files their
+ * own mode, less the umask — by default 0700 and 0600 (0755 scripts become 0700), so that other
+ * users of the cluster's filesystem read nothing of a run.
+ */
+export async function stageArchive(entries: readonly StageEntry[], umask: number = DEFAULT_RUN_UMASK): Promise<Buffer> {
   const tar = pack();
   const chunks: Buffer[] = [];
   tar.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
@@ -43,10 +49,10 @@ export async function stageArchive(entries: readonly StageEntry[]): Promise<Buff
     for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
   }
   const mtime = new Date();
-  for (const dir of [...dirs].sort()) tar.entry({ name: `${dir}/`, type: 'directory', mode: 0o755, mtime });
+  for (const dir of [...dirs].sort()) tar.entry({ name: `${dir}/`, type: 'directory', mode: maskedMode(0o777, umask), mtime });
   for (const e of entries) {
     if ('linkTo' in e) tar.entry({ name: e.name, type: 'symlink', linkname: e.linkTo, mode: 0o777, mtime });
-    else tar.entry({ name: e.name, type: 'file', mode: e.mode, mtime }, typeof e.content === 'string' ? Buffer.from(e.content, 'utf8') : e.content);
+    else tar.entry({ name: e.name, type: 'file', mode: maskedMode(e.mode, umask), mtime }, typeof e.content === 'string' ? Buffer.from(e.content, 'utf8') : e.content);
   }
   tar.finalize();
   await ended;
@@ -54,14 +60,14 @@ export async function stageArchive(entries: readonly StageEntry[]): Promise<Buff
 }
 
 /**
- * The remote command that unpacks a staging archive (on its stdin) into `baseDir`, creating it.
- * `--no-same-owner`: erg's login user owns what it stages, also when that user is root; modes are
- * kept as given (a run's token file stays 0600).
+ * The remote command that unpacks a staging archive (on its stdin) into `baseDir`, creating it
+ * (and its parents) under `umask`. `--no-same-owner`: erg's login user owns what it stages, also
+ * when that user is root; modes are kept as the archive gives them (stageArchive masked them).
  */
-export function stageCommand(baseDir: string): string {
+export function stageCommand(baseDir: string, umask: number = DEFAULT_RUN_UMASK): string {
   if (!baseDir.startsWith('/') || baseDir.split('/').slice(1).some((p) => !SAFE_PATH_SEGMENT.test(p) || p === '.' || p === '..')) {
     throw new InvalidCommandInputError('baseDir', `${JSON.stringify(baseDir)} must be an absolute path of plain segments`);
   }
   const dir = shellQuote(baseDir);
-  return `mkdir -p ${dir} && gzip -dc | tar -x --no-same-owner -p -f - -C ${dir}`;
+  return `${umaskCommand(umask)} && mkdir -p ${dir} && gzip -dc | tar -x --no-same-owner -p -f - -C ${dir}`;
 }

@@ -7,6 +7,7 @@
  * `<path>\t<ok|err|skipped|fenced>\t<job id, error text or fence epoch>`. A script without a
  * line (the channel dropped) is `unknown`: a job may exist.
  */
+import { DEFAULT_RUN_UMASK, umaskCommand } from '@erg/spec';
 import { InvalidCommandInputError, SlurmParseError } from './errors';
 import { fenceCheck, type Fence } from './fence';
 import { parseSbatchParsable } from './parse';
@@ -34,8 +35,11 @@ export interface SubmitManyCommand {
  * With a fence (fence.ts), each sbatch runs only while the cluster's fence still holds this
  * loop's epoch; when it does not, the loop prints `<path>\tfenced\t<epoch found>` and stops, and
  * the paths after it get no line. Without one (tools and tests only) the loop is unfenced.
+ *
+ * The loop runs under `umask` (@erg/spec's run-dir file modes): Slurm gives a job the umask sbatch
+ * was called with (SLURM_UMASK), and slurmstepd creates the job's --output and --error files with it.
  */
-export function submitManyCommand(scriptPaths: readonly string[], fence: Fence | null): SubmitManyCommand {
+export function submitManyCommand(scriptPaths: readonly string[], fence: Fence | null, umask: number = DEFAULT_RUN_UMASK): SubmitManyCommand {
   if (scriptPaths.length === 0) throw new InvalidCommandInputError('scriptPaths', 'is empty');
   for (const p of scriptPaths) {
     // Tabs and newlines would break the line protocol; a relative path would depend on the login
@@ -49,6 +53,7 @@ export function submitManyCommand(scriptPaths: readonly string[], fence: Fence |
   const notAnswering = [...CONTROLLER_NOT_ANSWERING, ...SITE_LIMIT].map((text) => `*${shellQuote(text)}*`).join('|');
   // One line, no newlines inside the quotes: csh/tcsh login shells reject multi-line quoted strings.
   const script =
+    `${umaskCommand(umask)}; ` +
     fenced.open +
     'e=$(mktemp) || exit 97; d=; t=$(printf \'\\t\'); n=$(printf \'\\nx\'); n=${n%x}; ' +
     'while IFS= read -r p; do ' +

@@ -130,7 +130,7 @@ describe('staging archives', () => {
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  test('writes every file with its mode, replaces what is there, and makes the folders', async () => {
+  test('writes every file with its mode (less the run umask, file-modes.test.ts), replaces what is there, and makes the folders', async () => {
     fs.mkdirSync(`${root}/c/r`, { recursive: true });
     fs.writeFileSync(`${root}/c/r/job.sh`, 'old');
     await stageHere(root, [
@@ -140,7 +140,7 @@ describe('staging archives', () => {
       { name: 'c/.arrays/s/0.out', linkTo: `${root}/c/r/slurm.out` },
     ]);
     expect(fs.readFileSync(`${root}/c/r/job.sh`, 'utf8')).toBe('new');
-    expect(fs.statSync(`${root}/c/r/job.sh`).mode & 0o777).toBe(0o755);
+    expect(fs.statSync(`${root}/c/r/job.sh`).mode & 0o777).toBe(0o700);
     expect(fs.statSync(`${root}/c/r/.erg-token`).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(`${root}/c/q/run.sh`, 'utf8')).toBe('x');
     expect(fs.readlinkSync(`${root}/c/.arrays/s/0.out`)).toBe(`${root}/c/r/slurm.out`);

@@ -6,6 +6,7 @@ import { NodeFingerprintSchema, PowerRecordSchema } from './telemetry';
 import type { SpecIssue } from './issues';
 import { CarbonIntensitySeries, ClusterCarbon, ClusterCarbonView, ClusterPrice, ClusterPriceView } from './carbon-cost';
 import { RunCooldown } from './run-cooldown';
+import { CLOCK_SKEW_MS, EARLIEST_MEASUREMENT_MS, MAX_METRIC_MAGNITUDE, MAX_WINDOW_MS, windowIssue } from './bounds';
 
 /**
  * Request and response bodies of the REST API. These schemas validate requests, shape the
@@ -398,6 +399,35 @@ export const RunCancelled = z
   })
   .meta({ id: 'RunCancelled' });
 export type RunCancelled = z.infer<typeof RunCancelled>;
+
+/** One figure of merit as an importer reports it: a finite number within ±MAX_METRIC_MAGNITUDE, or null (not measured). */
+export const MetricValue = z
+  .number({ error: 'a finite number, or null' })
+  .min(-MAX_METRIC_MAGNITUDE, { error: `at least -${MAX_METRIC_MAGNITUDE}` })
+  .max(MAX_METRIC_MAGNITUDE, { error: `at most ${MAX_METRIC_MAGNITUDE} (no figure of merit is larger)` })
+  .nullable();
+
+/**
+ * POST /v1/runs/{id}/finish: the window an imported run's measurement covered, bounded by
+ * windowIssue (bounds.ts) against the server's clock when the request is validated.
+ */
+export const RunFinish = z
+  .object({
+    startedAt: z.iso.datetime({ offset: true, error: 'an ISO 8601 time, e.g. 2026-11-30T10:00:00Z' }),
+    endedAt: z.iso.datetime({ offset: true, error: 'an ISO 8601 time, e.g. 2026-11-30T10:05:00Z' }),
+    exitCode: z.int().min(0).max(255).optional(),
+    metrics: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), MetricValue).optional(),
+  })
+  .strict()
+  .superRefine((b, ctx) => {
+    const issue = windowIssue(Date.parse(b.startedAt), Date.parse(b.endedAt), Date.now());
+    if (issue) ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.message });
+  })
+  .describe(
+    `Both times between ${new Date(EARLIEST_MEASUREMENT_MS).toISOString().slice(0, 10)} and the server's now + ${CLOCK_SKEW_MS / 60_000} minutes, ` +
+      `endedAt after startedAt, at most ${MAX_WINDOW_MS / 86_400_000} days apart.`,
+  );
+export type RunFinish = z.infer<typeof RunFinish>;
 
 export const RunView = z
   .object({

@@ -1,5 +1,5 @@
 import type { CST } from 'yaml';
-import { ROOT_PATH, type SpecIssue } from './issues';
+import { formatPath, ROOT_PATH, type SpecIssue } from './issues';
 
 /**
  * Budgets on a decoded document (a campaign spec or a suite, from YAML or JSON) before any
@@ -71,6 +71,56 @@ export function documentIssue(value: unknown, limits: DocumentLimits = DOCUMENT_
       return tooLarge(
         `has more than ${limits.maxTextChars.toLocaleString('en-US')} characters of text in all (keys and strings, YAML aliases expanded); inline files count too`,
       );
+    }
+  }
+  // Within the limits, so this second walk is bounded by them too.
+  return reservedKeyIssue(value);
+}
+
+/**
+ * Keys that JavaScript objects treat specially, refused wherever erg reads a document or a JSON
+ * body: assigning `__proto__` sets an object's prototype instead of adding a key (a file named so
+ * in a YAML spec's `files` vanished without a word, and in a record it replaces the prototype),
+ * and `constructor` and `prototype` are found on every object by a lookup, so a record keyed by a
+ * user's names could answer for a name nobody wrote. No erg field is named so.
+ */
+export const RESERVED_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype'];
+const RESERVED = new Set(RESERVED_KEYS);
+
+/**
+ * The first key of RESERVED_KEYS anywhere in a parsed value (own keys only: JSON.parse and the
+ * YAML composer make `__proto__` an own key), as an issue at its path; null when there is none.
+ * Walks without recursion, in time linear in the value; paths are built only for the key found.
+ */
+export function reservedKeyIssue(value: unknown): SpecIssue | null {
+  type Visit = { value: unknown; parent: Visit | null; key: PropertyKey };
+  const pathOf = (visit: Visit): PropertyKey[] => {
+    const path: PropertyKey[] = [];
+    for (let v: Visit | null = visit; v?.parent; v = v.parent) path.unshift(v.key);
+    return path;
+  };
+  const stack: Visit[] = [{ value, parent: null, key: '' }];
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    const current = visit.value;
+    if (typeof current !== 'object' || current === null) continue;
+    if (Array.isArray(current)) {
+      for (let i = 0; i < current.length; i++) {
+        const item: unknown = current[i];
+        if (typeof item === 'object' && item !== null) stack.push({ value: item, parent: visit, key: i });
+      }
+      continue;
+    }
+    for (const key of Object.keys(current)) {
+      if (RESERVED.has(key)) {
+        return {
+          path: formatPath([...pathOf(visit), key]),
+          code: 'reserved_name',
+          message: `"${key}" is a reserved name (${RESERVED_KEYS.join(', ')} mean something special to JavaScript objects); rename this key`,
+        };
+      }
+      const item: unknown = (current as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) stack.push({ value: item, parent: visit, key });
     }
   }
   return null;

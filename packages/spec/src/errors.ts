@@ -53,7 +53,7 @@ export const ERROR_CATALOG = {
   },
   FST_ERR_CTP_INVALID_JSON_BODY: {
     status: 400, retryable: false, surface: 'response',
-    meaning: "Fastify's: `Content-Type: application/json` with a body that is not JSON (also a body containing a `__proto__` key)",
+    meaning: "Fastify's: `Content-Type: application/json` with a body that is not JSON (a key `__proto__`, `constructor` or `prototype` is `ERG_VALIDATION` at its path)",
   },
   FST_ERR_CTP_EMPTY_JSON_BODY: {
     status: 400, retryable: false, surface: 'response',
@@ -324,6 +324,10 @@ export const ERROR_CATALOG = {
   ERG_ENERGY_BAD_ARGUMENT: {
     status: 422, retryable: false, surface: 'internal',
     meaning: 'an argument of the energy math is outside its domain',
+  },
+  ERG_FIGURES_NOT_FINITE: {
+    status: 500, retryable: false, surface: 'internal',
+    meaning: "@erg/results: a run's computed figures hold a number that is not finite (Infinity, NaN); they are not stored (JSON and the API's answers have no such numbers) and the message names the paths; erg's inputs are bounded so that this cannot happen, so it is a bug to report",
   },
   ERG_REGRESS_BAD_SAMPLE: {
     status: 422, retryable: false, surface: 'internal',

@@ -26,6 +26,7 @@
 //   method             how a figure was obtained: `counter` (hardware energy counter), `integrated`
 //                      (power integrated over time) or `model` (an estimate, not a measurement).
 export * from './api';
+export * from './bounds';
 export * from './carbon-cost';
 export * from './results';
 export * from './verdict';
@@ -59,7 +60,7 @@ export {
   MAX_NAMES,
 } from './campaign';
 export {
-  RUN_DIR_FILES, TELEMETRY_DIR_FILES, NODE_FILE_SUFFIXES, type NodeFile, runDirPath, nodeTelemetryFiles, spoolNode, runTokenFile,
+  RUN_DIR_FILES, TELEMETRY_DIR_FILES, NODE_FILE_SUFFIXES, type NodeFile, runDirPath, nodeTelemetryFiles, spoolNode, runTokenFile, DEFAULT_RUN_UMASK, isRunUmask, maskedMode, umaskCommand,
   type WorkloadTiming, TIMED_WORKLOAD_LINES, parseTiming, idleBaselineLines, parseIdleWindow,
   COOLDOWN_WAIT_SLACK_S, cooldownPlanFile, cooldownWaitLines, type CooledFile, parseCooled,
   AGENT_READY_TIMEOUT_S, AGENT_STOP_TIMEOUT_S, type AgentLaunch, agentStartLines, agentStopLines,
@@ -95,7 +96,7 @@ export {
 export {
   ERROR_CATALOG, type ErrorDefinition, type ErrorCode, type ResponseErrorCode, type ErrorStatus, errorDefinition, ErgError, type ErgErrorOptions,
 } from './errors';
-export { DOCUMENT_LIMITS, type DocumentLimits, documentIssue, nestsDeeperThan } from './document';
+export { DOCUMENT_LIMITS, type DocumentLimits, documentIssue, nestsDeeperThan, RESERVED_KEYS, reservedKeyIssue } from './document';
 export {
   MAX_REPORTED_ISSUES,
   parseCampaignSpec,
@@ -144,7 +145,7 @@ export { PowerBlock, POWER_RANGES, powerTemplates, expandPower, powerKnobsOf, po
 export {
   SENSOR_SOURCES, sensorName, componentOf, type Component, type Unit, type SampleColumn, type TelemetryBatchShape,
   DATA_MOVEMENT_QUANTITIES, type DataMovementQuantity, LINK_KINDS, TRANSFER_DIRECTIONS,
-  CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons, SENT_AT_HEADER, MAX_CLOCK_READING_MS, clockReading,
+  CLOCK_EVENT_REASONS, type ClockEventReason, THROTTLING_REASONS, clockEventReasons, SENT_AT_HEADER, MAX_CLOCK_READING_MS, clockReading, MAX_WRAP_AT,
 } from './sensors';
 export * from './access';
 export { LogPhase, LogPhases, PhaseTimeFormat, PHASE_TIME_FORMATS, MAX_LOG_PHASES, MAX_PHASE_REGEX_CHARS, PHASE_TIME_GROUP, PHASE_REGEX_FIELDS, type PhaseRegexField, phaseRegexProblem } from './log-phases';

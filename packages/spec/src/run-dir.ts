@@ -100,9 +100,37 @@ export function spoolNode(name: string): string | null {
   return SPOOL_NAME.exec(name)?.[1] ?? null;
 }
 
-/** The telemetry token file, as the scheduler stages it: the job's user alone may read it. */
+/** The telemetry token file, as the scheduler stages it: the job's user alone may read it (whatever the umask). */
 export function runTokenFile(token: string): { name: string; content: string; mode: number } {
   return { name: RUN_DIR_FILES.runToken, content: `${token}\n`, mode: 0o600 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// File modes. A run directory holds the workload's code, parameters, outputs and telemetry, on a
+// filesystem other users of the cluster share: by default only the job's user may read any of it.
+// One umask decides every mode: what erg stages (directories 0777, scripts 0755 and other files
+// 0644, less the umask), what the job creates (job.sh and array.sh set it first; its logs, spools,
+// marks, and everything the workload writes) and what Slurm creates for the job (the sbatch loop
+// runs under it, and Slurm gives a job the umask it was submitted with). A site that wants its
+// groups to read run directories sets another (the scheduler's ERG_RUN_UMASK, e.g. 027).
+
+/** The umask erg creates run files and directories with unless the site sets another: directories 0700, files 0600. */
+export const DEFAULT_RUN_UMASK = 0o077;
+
+/** A umask erg accepts: it never takes the owner's own bits (the job must read, write and run its files). */
+export function isRunUmask(umask: number): boolean {
+  return Number.isInteger(umask) && umask >= 0 && umask <= 0o077;
+}
+
+/** `mode` as created under `umask` (the bits the umask clears cleared). */
+export function maskedMode(mode: number, umask: number): number {
+  return mode & ~umask & 0o7777;
+}
+
+/** The shell line that sets `umask` (`umask 0077`): for the job's scripts and erg's remote commands. */
+export function umaskCommand(umask: number): string {
+  if (!isRunUmask(umask)) throw new RangeError(`umask ${umask.toString(8)} takes the owner's own bits; at most 077`);
+  return `umask ${umask.toString(8).padStart(4, '0')}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -128,15 +156,30 @@ export const TIMED_WORKLOAD_LINES: readonly string[] = [
   `mv -f ${RUN_DIR_FILES.timingTmp} ${RUN_DIR_FILES.timing}`,
 ];
 
-/** What TIMED_WORKLOAD_LINES wrote to erg.timing; null for each value missing (a job killed before the end). */
+/** The largest nanosecond time a 64-bit integer (Postgres' bigint, where windows are stored) holds: in 2262. */
+export const MAX_STORED_NS = 2n ** 63n - 1n;
+
+/**
+ * A nanosecond Unix time a job wrote into its run directory (`date +%s%N`): null unless it is a
+ * whole number a 64-bit integer holds — the job may write anything there, and a value past 2262
+ * overflowed the bigint it is stored in (the run's finalization failed every cycle).
+ */
+export function storableNs(digits: string | undefined): bigint | null {
+  if (digits === undefined || !/^\d{1,20}$/.test(digits)) return null;
+  const ns = BigInt(digits);
+  return ns <= MAX_STORED_NS ? ns : null;
+}
+
+/** What TIMED_WORKLOAD_LINES wrote to erg.timing; null for each value missing (a job killed before the end, or a value no bigint holds). */
 export function parseTiming(text: string | null): WorkloadTiming {
   const values = new Map<string, string>();
   for (const line of (text ?? '').split('\n')) {
     const m = /^([a-z_]+)=(-?\d+)\s*$/.exec(line);
     if (m) values.set(m[1]!, m[2]!);
   }
-  const big = (k: string) => (values.has(k) ? BigInt(values.get(k)!) : null);
-  return { startNs: big('start_ns'), endNs: big('end_ns'), exitCode: values.has('exit_code') ? Number(values.get('exit_code')) : null };
+  // The job can write anything here: times a bigint cannot store, and exit codes no shell gives, are missing.
+  const exit = values.has('exit_code') ? Number(values.get('exit_code')) : null;
+  return { startNs: storableNs(values.get('start_ns')), endNs: storableNs(values.get('end_ns')), exitCode: exit !== null && exit >= 0 && exit <= 255 ? exit : null };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,7 +201,7 @@ export function idleBaselineLines(seconds: number): string[] {
 export function parseIdleWindow(text: string | null): { idleStartNs: bigint | null; idleEndNs: bigint | null } {
   const start = /^idle_start_ns=(\d+)\s*$/m.exec(text ?? '')?.[1];
   const end = /^idle_end_ns=(\d+)\s*$/m.exec(text ?? '')?.[1];
-  return { idleStartNs: start ? BigInt(start) : null, idleEndNs: end ? BigInt(end) : null };
+  return { idleStartNs: storableNs(start), idleEndNs: storableNs(end) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,8 +263,8 @@ export function parseCooled(text: string | null): CooledFile {
     if (trimmed === '') continue;
     const window = /^wait_(start|end)_ns=(\d+)$/.exec(trimmed);
     if (window) {
-      if (window[1] === 'start') out.waitStartNs = BigInt(window[2]!);
-      else out.waitEndNs = BigInt(window[2]!);
+      if (window[1] === 'start') out.waitStartNs = storableNs(window[2]);
+      else out.waitEndNs = storableNs(window[2]);
       continue;
     }
     try {

@@ -154,6 +154,15 @@ export interface SensorInfo {
   updateMs?: number;
 }
 
+/**
+ * The widest range a counter may declare (`wrapAt`, J): a 64-bit count of µJ, the widest any
+ * kernel interface reports (powercap's max_energy_range_uj, hwmon's energy*_input; the agent
+ * divides by 1e6 exactly so). A decrease of a counter is read as one wrap past its range, so a
+ * range beyond any counter's (1e308) made one decrease count as more energy than a double holds:
+ * the stored energy was Infinity.
+ */
+export const MAX_WRAP_AT = 2 ** 64 / 1e6;
+
 /** The longest averaging window or update period a sensor may declare (ms): one hour. */
 export const MAX_SENSOR_TIMING_MS = 3_600_000;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_OBJECTIVES, Objective } from './carbon-cost';
+import { DEFAULT_OBJECTIVES, Objective, OBJECTIVES } from './carbon-cost';
 
 /**
  * How a campaign spends its runs (issue 16). `grid` (the default): every configuration
@@ -10,6 +10,19 @@ import { DEFAULT_OBJECTIVES, Objective } from './carbon-cost';
  * when nothing is undecided, at `maxRepetitions` per configuration, or at its budget.
  * @erg/strategy makes the decisions; docs/adaptive.md says how and with what confidence.
  */
+
+/**
+ * The two objectives a Pareto front is decided on, different from each other: a front of time
+ * against time is one objective, and every configuration but the fastest would be "dominated".
+ */
+const ObjectivePair = z
+  .tuple([Objective, Objective])
+  .refine(([a, b]) => a !== b, {
+    error: (iss) => `"${(iss.input as string[])[1]}" is objectives[0] already: a Pareto front needs two different objectives, of ${OBJECTIVES.join(', ')}`,
+    path: [1],
+    params: { code: 'duplicate_value' },
+  })
+  .default([...DEFAULT_OBJECTIVES]);
 
 /** What an adaptive campaign may spend at most; every field optional, all that are given hold. */
 export const StrategyBudget = z
@@ -33,7 +46,7 @@ export const AdaptiveStrategy = z
       .default(0.05)
       .describe("a configuration is precise once its 95 % intervals' half-widths are at most this fraction of its means (0.05: ±5 %)"),
     confidence: z.number().min(0.5).max(0.999).default(0.95).describe('confidence of every drop and settle decision'),
-    objectives: z.tuple([Objective, Objective]).default([...DEFAULT_OBJECTIVES]).describe('the two objectives whose Pareto front the decisions are about'),
+    objectives: ObjectivePair.describe('the two objectives whose Pareto front the decisions are about (two different ones)'),
     budget: StrategyBudget.optional(),
     screening: z
       .boolean()
@@ -64,7 +77,7 @@ export const SearchStrategy = z
       .optional()
       .describe('runs in flight at once: each batch fills the free ones (default 4)'),
     seed: z.int().min(0).max(2 ** 31 - 1).default(1).describe('the same seed and results give the same proposals'),
-    objectives: z.tuple([Objective, Objective]).default([...DEFAULT_OBJECTIVES]).describe('the two objectives whose Pareto front it searches'),
+    objectives: ObjectivePair.describe('the two objectives whose Pareto front it searches (two different ones)'),
     budget: z.strictObject(
       { ...StrategyBudget.shape, maxRuns: z.int({ error: (iss) => (iss.input === undefined ? 'required: a search ends when its runs are spent (e.g. maxRuns: 200)' : undefined) }).min(1).max(1_000_000).describe('runs, failed ones included: the search ends when they are spent') },
       { error: (iss) => (iss.input === undefined ? 'required: a search ends at its budget; set strategy.budget.maxRuns (e.g. 200)' : undefined) },

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { CLOCK_SKEW_MS, EARLIEST_MEASUREMENT_MS } from './bounds';
 import { nestsDeeperThan } from './document';
 import { humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
 import { MARK_KINDS, MARK_NAME, MAX_BATCH_MARKS, type BatchMark } from './marks';
 import type { NodeFingerprint, PowerRecord } from './node-info';
-import { COMPONENTS, MAX_SENSOR_TIMING_MS, QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
+import { COMPONENTS, MAX_SENSOR_TIMING_MS, MAX_WRAP_AT, QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
 
 /**
  * The telemetry wire format: what agents (and importers) POST to /v1/runs/:id/telemetry.
@@ -35,7 +36,12 @@ export const SensorDescription = z
     source: SensorSource,
     unit: z.string().max(16).optional(),
     scope: z.enum(COMPONENTS).optional().describe('what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with'),
-    wrapAt: z.number().positive().optional().describe('counter range in the sensor unit (RAPL max_energy_range_uj in J)'),
+    wrapAt: z
+      .number({ error: 'a counter range: a finite number' })
+      .positive({ error: 'a counter range: above 0' })
+      .max(MAX_WRAP_AT, { error: `a counter range: at most ${MAX_WRAP_AT} J (a 64-bit count of µJ, the widest range a kernel reports)` })
+      .optional()
+      .describe(`counter range in the sensor unit (RAPL max_energy_range_uj in J), at most ${MAX_WRAP_AT}`),
     averagingMs: sensorTimingMs('a power sensor\'s averaging window (ms) ending at each reading\'s timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous'),
     updateMs: sensorTimingMs('how often (ms) a counter\'s value changes on the device\'s own clock, as the agent measured it; absent: not measured'),
   })
@@ -49,9 +55,9 @@ export interface SampleTimeBounds {
 }
 
 /** Samples may be stamped a little before their run was created or after it ended: node clocks and erg's differ. */
-export const SAMPLE_CLOCK_SKEW_MS = 10 * 60_000;
-/** Imported measurements were taken before their campaign existed; only the far past is refused. */
-export const IMPORT_EARLIEST_MS = Date.UTC(2000, 0, 1);
+export const SAMPLE_CLOCK_SKEW_MS = CLOCK_SKEW_MS;
+/** Imported measurements were taken before their campaign existed; only the far past is refused (as for an import's window, bounds.ts). */
+export const IMPORT_EARLIEST_MS = EARLIEST_MEASUREMENT_MS;
 
 /**
  * The times a run's samples may carry, whichever way they come: pushed by its agents to the API

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBody, IdParams, RunCancelled, RunLogs, RunView } from '@erg/spec';
+import { ErrorBody, IdParams, RunCancelled, RunFinish, RunLogs, RunView } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { access, seesClusterFailures } from '../access';
 import { BODY_LIMITS } from '../body-limits';
@@ -47,15 +47,7 @@ export const runRoutes =
             'Import mode: closes a run of an `execution: import` campaign with the window its measurement covered. ' +
             'Energy is computed from the telemetry posted to the run, over [startedAt, endedAt].',
           params: IdParams,
-          body: z
-            .object({
-              startedAt: z.iso.datetime({ offset: true, error: 'an ISO 8601 time, e.g. 2026-11-30T10:00:00Z' }),
-              endedAt: z.iso.datetime({ offset: true, error: 'an ISO 8601 time, e.g. 2026-11-30T10:05:00Z' }),
-              exitCode: z.int().min(0).max(255).optional(),
-              metrics: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), z.number().nullable()).optional(),
-            })
-            .strict()
-            .refine((b) => Date.parse(b.endedAt) > Date.parse(b.startedAt), { error: 'endedAt must be after startedAt', path: ['endedAt'] }),
+          body: RunFinish,
           response: { 200: RunView, 404: ErrorBody, 409: ErrorBody },
         },
       },

@@ -1364,6 +1364,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description Both times between 2000-01-01 and the server's now + 10 minutes, endedAt after startedAt, at most 366 days apart. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -3255,7 +3256,7 @@ export interface components {
                  * @enum {string}
                  */
                 scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
-                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
+                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J), at most 18446744073709.55 */
                 wrapAt?: number;
                 /** @description a power sensor's averaging window (ms) ending at each reading's timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous */
                 averagingMs?: number;
@@ -4878,7 +4879,7 @@ export interface components {
              */
             confidence?: number;
             /**
-             * @description the two objectives whose Pareto front the decisions are about
+             * @description the two objectives whose Pareto front the decisions are about (two different ones)
              * @default [
              *       "time",
              *       "energy"
@@ -4917,7 +4918,7 @@ export interface components {
              */
             seed?: number;
             /**
-             * @description the two objectives whose Pareto front it searches
+             * @description the two objectives whose Pareto front it searches (two different ones)
              * @default [
              *       "time",
              *       "energy"
@@ -5612,7 +5613,7 @@ export interface components {
                  * @enum {string}
                  */
                 scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
-                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J) */
+                /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J), at most 18446744073709.55 */
                 wrapAt?: number;
                 /** @description a power sensor's averaging window (ms) ending at each reading's timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous */
                 averagingMs?: number;
@@ -7233,7 +7234,7 @@ export interface components {
              */
             confidence: number;
             /**
-             * @description the two objectives whose Pareto front the decisions are about
+             * @description the two objectives whose Pareto front the decisions are about (two different ones)
              * @default [
              *       "time",
              *       "energy"
@@ -7272,7 +7273,7 @@ export interface components {
              */
             seed: number;
             /**
-             * @description the two objectives whose Pareto front it searches
+             * @description the two objectives whose Pareto front it searches (two different ones)
              * @default [
              *       "time",
              *       "energy"
