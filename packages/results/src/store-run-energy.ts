@@ -110,7 +110,7 @@ async function readRunContext(
   return { neighbours, cluster: run.cluster ? { carbon: run.cluster.carbon, price: run.cluster.price } : null, carbonIntensity };
 }
 
-/** Most stale runs one call of refreshStaleRunEnergy recomputes: a tick's share, the rest wait for the next. */
+/** Most stale runs one call of refreshStaleRunEnergy recomputes: a page (the scheduler asks for pages until one is not full). */
 export const STALE_REFRESH_LIMIT = 50;
 
 /** How refreshStaleRunEnergy works through the runs it finds. */
