@@ -111,8 +111,8 @@ export class EnergyRunner {
     this.worker = null;
     this.failAll(new EnergyRefreshError('the energy runner was closed'));
     if (!worker) return;
-    worker.removeAllListeners();
-    worker.on('error', () => undefined);
+    // Its listeners stay (they ignore a worker no longer current): removeAllListeners() would also
+    // remove Node's own, which keep the worker's message port flowing, and 'closed' would never come.
     const closed = new Promise<void>((resolve) => {
       worker.on('message', (reply: EnergyReply) => reply.kind === 'closed' && resolve());
       worker.once('exit', () => resolve());
@@ -160,8 +160,6 @@ export class EnergyRunner {
       if (this.worker !== worker) return;
       this.worker = null;
       this.failAll(new EnergyRefreshError(`the energy worker stopped (${why}); the run stays due and is tried again`));
-      worker.removeAllListeners();
-      worker.on('error', () => undefined);
       void worker.terminate();
     };
     worker.on('error', (err) => died((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY' ? `it needed more than ${this.options.maxHeapMb ?? 1024} MiB` : err.message));
