@@ -2,8 +2,9 @@
 // Benchmark: how soon a campaign's results reflect a run's last batch, for a campaign of
 // thousands of runs. An import campaign of 100 configurations × 30 repetitions = 3,000 runs is
 // filled with telemetry and finished; then, for the last run, the clock runs from posting its
-// last batch, through POST /finish (which computes the run's energy), to a complete
-// GET /v1/campaigns/:id/results.
+// last batch, through POST /finish (202 at once) and the scheduler computing the run's energy
+// (in its worker thread; GET /v1/runs/:id/energy polled until it answers), to a complete
+// GET /v1/campaigns/:id/results. The scheduler runs in this process beside the API.
 //
 //   node bench/results.js        # --help: the options
 'use strict';
@@ -13,7 +14,7 @@ const { opts } = parseOptions({
   script: __filename,
   summary: 'how soon a campaign\'s results reflect a run\'s last batch, for a campaign of thousands of runs: an import campaign '
     + 'of 100 configurations × 30 repetitions is filled with telemetry and finished; for the last run the clock runs from '
-    + 'posting its last batch, through POST /finish (which computes its energy), to a complete GET /v1/campaigns/:id/results. '
+    + 'posting its last batch, through POST /finish and the scheduler computing its energy, to a complete GET /v1/campaigns/:id/results. '
     + 'Needs the build (npx turbo run build), Postgres and Redis.',
   options: {
     configs: { type: 'integer', min: 1, default: 100, quick: 10, description: 'configurations of the campaign' },
@@ -24,12 +25,29 @@ const { opts } = parseOptions({
   examples: ['node bench/results.js --configs 100 --reps 30', 'node bench/results.js --quick --json'],
 });
 const { startBenchApi } = require('./lib/bench-api');
+const { startBenchScheduler } = require('./lib/bench-scheduler');
+const { listStaleEnergyRuns } = require('@erg/db');
 
 const log = opts.json ? console.error : console.log;
 
 async function main() {
   const bench = await startBenchApi('results', { poolSize: 8 });
+  const scheduler = await startBenchScheduler(bench);
   const { call } = bench;
+  /** Until the scheduler has computed every finished run's energy. */
+  async function energySettled() {
+    while ((await listStaleEnergyRuns(bench.db, 1)).length > 0) await new Promise((r) => setTimeout(r, 20));
+  }
+  /** Until the run's energy is there (the scheduler computes it after its finish). */
+  async function energyOf(runId) {
+    for (;;) {
+      const res = await fetch(`${bench.api}/v1/runs/${runId}/energy`, { headers: { authorization: `Bearer ${bench.token}` } });
+      if (res.status === 200) return res.json();
+      await res.arrayBuffer();
+      if (res.status !== 409) throw new Error(`GET /v1/runs/${runId}/energy: ${res.status}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
   const configs = opts.configs;
   const reps = opts.reps;
   const campaign = await call('POST', '/v1/campaigns', {
@@ -58,12 +76,15 @@ async function main() {
       await measure(runs[i], i);
     }
   }));
+  await energySettled();
   const fillS = (performance.now() - fillStart) / 1000;
 
   const last = runs.length - 1;
   const t0 = performance.now();
   await measure(runs[last], last);
   const tFinished = performance.now();
+  await energyOf(runs[last].id);
+  const tEnergy = performance.now();
   const results = await call('GET', `/v1/campaigns/${campaign.id}/results`);
   const t1 = performance.now();
   const lastConfig = results.configurations.find((c) => c.key === runs[last].configurationKey);
@@ -77,12 +98,13 @@ async function main() {
     fillSeconds: Number(fillS.toFixed(1)),
     lastBatchToResultsMs: Math.round(t1 - t0),
     finishMs: Math.round(tFinished - t0),
+    energyMs: Math.round(tEnergy - tFinished),
     resultsRequestMs: Math.round(resultsOnlyMs),
     paretoFront: results.paretoFront.length,
   };
   log(JSON.stringify(out, null, 2));
   log(`\n${runs.length} runs: last batch → its energy → campaign results in ${out.lastBatchToResultsMs} ms ` +
-    `(GET results alone: ${out.resultsRequestMs} ms)`);
+    `(batch and finish ${out.finishMs} ms, the scheduler's energy ${out.energyMs} ms; GET results alone: ${out.resultsRequestMs} ms)`);
   if (opts.json) {
     const summary = ({ n, mean, min, max }) => ({ n, mean, min, max });
     const lastPlan = plan(runs[last], last);
@@ -97,6 +119,7 @@ async function main() {
       },
     }));
   }
+  await scheduler.close();
   await bench.close();
 }
 

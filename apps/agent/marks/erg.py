@@ -9,7 +9,11 @@ agent on the node tails that file. A mark never makes a network call and costs a
 Outside erg (``ERG_MARKS_DIR`` unset or empty) every call does nothing, so the same training
 script runs anywhere. A mark that cannot be written warns once (``RuntimeWarning``) and never
 raises into the workload; a bad name (not 1-64 characters of ``A-Z a-z 0-9 _ . : / -``) raises
-``ValueError`` at the call, as it is the author's bug. No dependencies; Python 3.6+.
+``ValueError`` at the call, as it is the author's bug. erg keeps at most ``ERG_MAX_PHASE_NAMES``
+distinct names a run (256 unless the site changed it; erg's job script exports it): past that
+many, marks of new names are not written (a ``RuntimeWarning`` once), as erg would not store
+them. Name phases by what they do (``forward``), never by a counter (``step_123``): count steps
+with ``erg.step()``. No dependencies; Python 3.6+.
 
 A PyTorch training loop::
 
@@ -68,12 +72,16 @@ import threading
 import time
 import warnings
 
-__all__ = ["phase", "begin", "end", "step", "enabled", "MARKS_DIR_ENV", "DEFAULT_STEP_NAME", "open_bundle", "Bundle", "BundleError", "BUNDLE_FORMAT"]
+__all__ = ["phase", "begin", "end", "step", "enabled", "MARKS_DIR_ENV", "DEFAULT_STEP_NAME", "MAX_PHASE_NAMES_ENV", "DEFAULT_MAX_PHASE_NAMES", "open_bundle", "Bundle", "BundleError", "BUNDLE_FORMAT"]
 
 #: The environment variable erg's job script sets to the folder ``<hostname>.marks`` is in.
 MARKS_DIR_ENV = "ERG_MARKS_DIR"
 #: The name of a step mark when the workload gives none.
 DEFAULT_STEP_NAME = "step"
+#: The environment variable erg's job script sets to the run's cap on distinct mark names.
+MAX_PHASE_NAMES_ENV = "ERG_MAX_PHASE_NAMES"
+#: The cap where it is not set: packages/spec/src/marks.ts DEFAULT_MAX_PHASE_NAMES.
+DEFAULT_MAX_PHASE_NAMES = 256
 
 # packages/spec/src/marks.ts MARK_NAME; re.ASCII so that only ASCII letters and digits match.
 _NAME = re.compile(r"[A-Za-z0-9_.:/-]{1,64}", re.ASCII)
@@ -99,7 +107,23 @@ _open_lock = threading.Lock()
 # Python 3.6 has no fork hook: each mark compares os.getpid() (one syscall) instead.
 _CHECK_PID = not hasattr(os, "register_at_fork")
 # Pre-encoded line heads per name: b"begin\t<name>\t", b"end\t<name>\t", b"step\t<name>\t".
+# At most _max_names() of them: a name past the cap gets _SKIPPED (its marks are not written).
 _heads = {}
+_SKIPPED = (None, None, None)
+_max_names_cached = None
+_warned_names = False
+
+
+def _max_names():
+    """The cap on distinct names (ERG_MAX_PHASE_NAMES, else the default), read once."""
+    global _max_names_cached
+    if _max_names_cached is None:
+        try:
+            n = int(os.environ.get(MAX_PHASE_NAMES_ENV, ""))
+        except ValueError:
+            n = 0
+        _max_names_cached = n if n > 0 else DEFAULT_MAX_PHASE_NAMES
+    return _max_names_cached
 
 
 def enabled():
@@ -118,10 +142,25 @@ def _heads_of(name):
             raise ValueError(
                 "erg: bad mark name %r: 1-64 characters of A-Z a-z 0-9 _ . : / -" % (name,)
             )
+        if len(_heads) >= _max_names():
+            _warn_names_once(name)
+            return _SKIPPED
         raw = name.encode("ascii")
         heads = (b"begin\t" + raw + b"\t", b"end\t" + raw + b"\t", b"step\t" + raw + b"\t")
         _heads[name] = heads
     return heads
+
+
+def _warn_names_once(name):
+    global _warned_names
+    if not _warned_names:
+        _warned_names = True
+        warnings.warn(
+            "erg: more than %d distinct phase names (%s): marks of %r and of any other new name are not written; "
+            "name phases by what they do and count steps with erg.step()" % (_max_names(), MAX_PHASE_NAMES_ENV, name),
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
 def _warn_once(what, err, stacklevel):
@@ -174,6 +213,8 @@ if not _CHECK_PID:
 
 
 def _write(head):
+    if head is None:  # a name past the cap on distinct names
+        return
     fd = _fd
     if _CHECK_PID and _pid != os.getpid():
         _after_fork()

@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MARKS_DIR_ENV, marksFileName, parseMarkLine, type MarkLine } from '@erg/spec/marks';
+import { DEFAULT_MAX_PHASE_NAMES, MARKS_DIR_ENV, MAX_PHASE_NAMES_ENV, marksFileName, parseMarkLine, type MarkLine } from '@erg/spec/marks';
 import { MARK_TOOL_FILES } from '../src/index';
 import { AGENT_DIR, cleanupTempDirs, tempDir } from './helpers';
 
@@ -277,6 +277,34 @@ print(caught[0].message)
     const [count, message] = r.stdout.split('\n');
     expect(count).toBe('1 RuntimeWarning');
     expect(message).toMatch(/^erg: cannot open .*\/no\/such\/folder\/.+\.marks for phase marks .*the workload goes on/);
+  });
+
+  test('past ERG_MAX_PHASE_NAMES distinct names (job.sh exports it) marks of new names are not written, with one RuntimeWarning', () => {
+    const dir = tempDir();
+    const code = `
+import warnings, erg
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for i in range(6):
+        with erg.phase("p%d" % i):
+            erg.step("p0")
+    erg.begin("p1"); erg.end("p1")
+print(len(caught), caught[0].category.__name__)
+print(caught[0].message)
+print(erg.DEFAULT_MAX_PHASE_NAMES)
+`;
+    const r = spawnSync('python3', ['-c', code], { env: workloadEnv(dir, { [MAX_PHASE_NAMES_ENV]: '3' }), encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(0);
+    const [count, message, fallback] = r.stdout.split('\n');
+    expect(count).toBe('1 RuntimeWarning');
+    expect(message).toMatch(/^erg: more than 3 distinct phase names \(ERG_MAX_PHASE_NAMES\): marks of 'p3' and of any other new name are not written/);
+    // The module's default is erg's (what the API and the scheduler keep where the site set nothing).
+    expect(Number(fallback)).toBe(DEFAULT_MAX_PHASE_NAMES);
+    // p0, p1, p2 and the step counter p0 (one of the three names): every mark of them, none of p3-p5.
+    expect(kindsAndNames(readMarks(dir))).toEqual([
+      ...['p0', 'p1', 'p2'].flatMap((name) => [`begin ${name}`, 'step p0', `end ${name}`]),
+      'step p0', 'step p0', 'step p0', 'begin p1', 'end p1',
+    ]);
   });
 
   test('a forked child (a DataLoader worker) writes its own whole lines; the parent goes on writing', () => {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { CAMPAIGN_LIMITS, DATABASE, LOGGING, parseEnv, QUEUE, SECRET_KEY } from '@erg/config';
+import { CAMPAIGN_LIMITS, DATABASE, LOGGING, MARK_LIMITS, parseEnv, QUEUE, SECRET_KEY } from '@erg/config';
 import { z } from 'zod';
 
 /** The API's whole environment, parsed once at start-up; nothing else reads process.env. */
@@ -10,6 +10,8 @@ export const ApiConfig = z.object({
   ...LOGGING,
   /** Largest campaign (configurations × repetitions) the API accepts. */
   ...CAMPAIGN_LIMITS,
+  /** Distinct phase names a run keeps (ERG_MAX_PHASE_NAMES): the marks of later names are not stored. */
+  ...MARK_LIMITS,
   ERG_API_HOST: z.string().default('127.0.0.1'),
   ERG_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /**

@@ -34,6 +34,6 @@ export async function registerRoutes(app: FastifyInstance, deps: AppDeps, offloa
   await app.register(eventRoutes(deps), { prefix: '/v1' });
   await app.register(auditRoutes(deps), { prefix: '/v1' });
   await app.register(webRoutes(deps.config.ERG_WEB_DIR));
-  await app.register(telemetryRoutes({ ...withOffload, telemetry: deps.telemetry ?? new TelemetryWriter(deps.db), metrics }), { prefix: '/v1' });
+  await app.register(telemetryRoutes({ ...withOffload, telemetry: deps.telemetry ?? new TelemetryWriter(deps.db, { maxPhaseNames: deps.config.ERG_MAX_PHASE_NAMES }), metrics }), { prefix: '/v1' });
   await app.register(metricsRoutes({ ...deps, metrics }));
 }

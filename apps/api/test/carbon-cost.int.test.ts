@@ -5,7 +5,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { findClusterByName, putCarbonIntensity } from '@erg/db';
 import { refreshStaleRunEnergy } from '@erg/results';
-import { apiRequests, startTestApi, type TestApi } from './helpers';
+import { apiRequests, computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
 const CLUSTER = { host: '127.0.0.1', port: 2222, user: 'root', privateKey: key, hostKeySha256: 'SHA256:' + 'A'.repeat(43), workDir: '/var/lib/erg-test' };
@@ -21,7 +21,10 @@ describe('carbon and cost of runs and configurations (Postgres + Redis)', () => 
   async function measure(runId: string, startMs: number, seconds: number, watts: number, seq = 0) {
     const ts = Array.from({ length: seconds * 10 + 21 }, (_, i) => startMs - 1000 + i * 100);
     await ok('POST', `/v1/runs/${runId}/telemetry`, { node: 'n1', seq, samples: [{ sensor: 'gpu0.power', t: ts, v: ts.map(() => watts) }] });
-    if (seq === 0) await ok('POST', `/v1/runs/${runId}/finish`, { startedAt: new Date(startMs).toISOString(), endedAt: new Date(startMs + seconds * 1000).toISOString() });
+    if (seq > 0) return;
+    await ok('POST', `/v1/runs/${runId}/finish`, { startedAt: new Date(startMs).toISOString(), endedAt: new Date(startMs + seconds * 1000).toISOString() });
+    // The scheduler computes a finished run's energy (called here as its job would).
+    await computeDueEnergy(t.db);
   }
 
   beforeAll(async () => {

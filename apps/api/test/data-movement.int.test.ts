@@ -3,7 +3,7 @@
 // GET /v1/runs/:id/energy; per configuration in GET /v1/campaigns/:id/results; a late batch that
 // adds traffic marks the run stale and, recomputed, changes both.
 import { refreshStaleRunEnergy } from '@erg/results';
-import { apiRequests, startTestApi, type TestApi } from './helpers';
+import { apiRequests, computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 const SPEC = { name: 'movement', execution: 'import', repetitions: 2, parameters: { offload: ['cpu', 'none'] }, metrics: [] };
 
@@ -42,6 +42,8 @@ describe('data movement per run and per configuration (Postgres + Redis)', () =>
       await ok('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n1', seq: 0, samples });
       await ok('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
     }
+    // The scheduler computes the finished runs' energy (called here as its job would).
+    await computeDueEnergy(t.db);
 
     const energy = await ok('GET', `/v1/runs/${cpu[0]!.id}/energy`);
     expect(energy.dataMovement.kinds.map((k: { kind: string }) => k.kind)).toEqual(['pcie', 'c2c']);
@@ -85,6 +87,7 @@ describe('data movement per run and per configuration (Postgres + Redis)', () =>
     const run = created.runs[0];
     await ok('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n1', seq: 0, samples: [series('gpu0.power', 200)] });
     await ok('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
+    await computeDueEnergy(t.db);
     expect((await ok('GET', `/v1/runs/${run.id}/energy`)).dataMovement).toBeNull();
     expect((await ok('GET', `/v1/campaigns/${created.id}/results`)).dataMovement).toBeNull();
   });

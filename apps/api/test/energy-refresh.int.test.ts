@@ -3,7 +3,7 @@
 import { energyDirtyVersion, findRunEnergy, TelemetryWriter } from '@erg/db';
 import { decodeTelemetryBatch } from '@erg/spec';
 import { refreshRunEnergy, refreshStaleRunEnergy } from '@erg/results';
-import { apiRequests, startTestApi, type TestApi } from './helpers';
+import { apiRequests, computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 describe('refreshRunEnergy under overlapping refreshes (Postgres + Redis)', () => {
   let t: TestApi;
@@ -26,6 +26,7 @@ describe('refreshRunEnergy under overlapping refreshes (Postgres + Redis)', () =
     const runId = created.runs[0].id as string;
     await ok('POST', `/v1/runs/${runId}/telemetry`, { node: 'n1', seq: 0, samples: [power('gpu0.power', 100)] });
     await ok('POST', `/v1/runs/${runId}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
+    await computeDueEnergy(t.db);
     expect((await ok('GET', `/v1/runs/${runId}/energy`)).energyJ).toBeCloseTo(1000, 6);
 
     // The slow refresh has read one batch; meanwhile a late batch (a second GPU) lands and its own
@@ -49,6 +50,7 @@ describe('refreshRunEnergy under overlapping refreshes (Postgres + Redis)', () =
     const runId = created.runs[0].id as string;
     await ok('POST', `/v1/runs/${runId}/telemetry`, { node: 'n1', seq: 0, samples: [power('gpu0.power', 100)] });
     await ok('POST', `/v1/runs/${runId}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
+    await computeDueEnergy(t.db);
     await ok('POST', `/v1/runs/${runId}/telemetry`, { node: 'n1', seq: 1, samples: [power('gpu1.power', 100)] });
     expect((await ok('GET', `/v1/runs/${runId}/energy`)).stale).toBe(true);
     // The recompute read the first two batches; a third lands before it clears the marker.
@@ -69,6 +71,7 @@ describe('refreshRunEnergy under overlapping refreshes (Postgres + Redis)', () =
     const runId = created.runs[0].id as string;
     await ok('POST', `/v1/runs/${runId}/telemetry`, { node: 'n1', seq: 0, samples: [power('gpu0.power', 100)] });
     await ok('POST', `/v1/runs/${runId}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
+    await computeDueEnergy(t.db);
     const decoded = decodeTelemetryBatch(JSON.stringify({ node: 'n2', seq: 0, samples: [power('gpu0.power', 50)] }), { minT: 0, maxT: Date.now() + 60_000 });
     if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues));
     await new TelemetryWriter(t.db).write(runId, decoded.batch);

@@ -16,7 +16,7 @@ import { runCli, type CliRuntime } from '@erg/cli';
 import { BUNDLE_FILES, campaignInputsWith, openEvidenceBundle, parseSamplesCsv, runFile, samplesFile } from '@erg/evidence';
 import { readRunFigureInputs, runFiguresOf } from '@erg/results';
 import { repoRoot } from '@erg/testkit';
-import { apiRequests, startTestApi, type TestApi } from './helpers';
+import { apiRequests, computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
 const CLUSTER = {
@@ -107,6 +107,8 @@ describe('evidence bundle: export, verify, read back (Postgres + Redis)', () => 
       await ok('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + seconds * 1000).toISOString(), metrics: { steps: 100 + k } });
       k++;
     }
+    // The scheduler computes the finished runs' energy (called here as its job would).
+    await computeDueEnergy(t.db);
     bundleFile = path.join(dir, 'bundle.tar');
     const exported = await erg('export', campaignId, '--output', 'bundle.tar');
     expect(exported).toMatchObject({ code: 0, stderr: '' });

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { createApiToken, createDatabase, storeRunEnergy, type Database } from '@erg/db';
 import { forceRunEnd } from '@erg/db/testing';
+import { refreshStaleRunEnergy, STALE_REFRESH_LIMIT } from '@erg/results';
 import { createSchedulerQueue, redisConnection } from '@erg/queue';
 import { secretBoxFrom } from '@erg/secrets';
 import { allowLoopbackClusters, createTestDatabase, TEST_SECRET_KEY, uniqueName, type TestDatabase } from '@erg/testkit';
@@ -24,6 +25,15 @@ export async function completeRun(db: Database, runId: string, timeS: number, en
   await forceRunEnd(db, runId, 'completed');
   const result = { timeS, energyJ, edpJs: timeS * energyJ, ed2pJs2: timeS * timeS * energyJ, avgPowerW: energyJ / timeS, coverage: 1, components: {}, flags: [] };
   await storeRunEnergy(db, runId, { timeS, energyJ, method: 'integrated', coverage: 1, result }, 1);
+}
+
+/**
+ * What the scheduler does after POST /v1/runs/{id}/finish (and after late batches): computes the
+ * figures of every run that owes them, page after page, with the same function its tick and its
+ * `refresh-energy` job call (no scheduler runs beside these tests).
+ */
+export async function computeDueEnergy(db: Database): Promise<void> {
+  while ((await refreshStaleRunEnergy(db)).length === STALE_REFRESH_LIMIT);
 }
 
 /**

@@ -3,7 +3,7 @@
 import { storeRunEnergy } from '@erg/db';
 import { overwriteSensorWrapAt } from '@erg/db/testing';
 import { MAX_WRAP_AT } from '@erg/spec';
-import { startTestApi, type TestApi } from './helpers';
+import { computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 const IMPORT_SPEC = { name: 'bounds', execution: 'import', repetitions: 6 };
 
@@ -55,7 +55,9 @@ describe('inputs that answered 500 are 400s naming their field (Postgres + Redis
     });
     expect(sent.status).toBe(200);
     await overwriteSensorWrapAt(t.db, run.id, 'cpu0.energy', 1e308);
-    expect((await call('POST', `/v1/runs/${run.id}/finish`, finishBody(start + 500, 10))).status).toBe(200);
+    expect((await call('POST', `/v1/runs/${run.id}/finish`, finishBody(start + 500, 10))).status).toBe(202);
+    // The scheduler computes the energy after a finish (issue 27); here, as its refresh does.
+    await computeDueEnergy(t.db);
     const energy = await call('GET', `/v1/runs/${run.id}/energy`);
     expect(energy.status).toBe(200);
     // Unwrapped by 1e308, this was Infinity (stored, and a 500 here). As a reset: 50 + 4 × 100 + 0 + 4 × 100 + 50 J.
@@ -67,7 +69,9 @@ describe('inputs that answered 500 are 400s naming their field (Postgres + Redis
     const run = runs[2]!;
     const start = Date.now() - 120_000;
     expect((await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n1', seq: 0, samples: [{ sensor: 'cpu0.power', t: [start, start + 20_000], v: [100, 100] }] })).status).toBe(200);
-    expect((await call('POST', `/v1/runs/${run.id}/finish`, finishBody(start + 500, 10))).status).toBe(200);
+    expect((await call('POST', `/v1/runs/${run.id}/finish`, finishBody(start + 500, 10))).status).toBe(202);
+    // The scheduler computes the energy after a finish (issue 27); here, as its refresh does.
+    await computeDueEnergy(t.db);
     const good = (await call('GET', `/v1/runs/${run.id}/energy`)).body;
     // As an older erg stored them: energy_j Infinity, and JSON's null for it in the result.
     const result = JSON.parse(JSON.stringify({ ...good, energyJ: Infinity, edpJs: Infinity }));

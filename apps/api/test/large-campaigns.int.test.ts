@@ -9,7 +9,7 @@ import { CampaignCreated, CampaignResults } from '@erg/spec';
 import { Offload } from '../src/offload';
 import { JSON_SLICE_ITEMS } from '../src/json-stream';
 import { OFFLOAD_ABOVE_CONFIGURATIONS } from '../src/services/campaigns';
-import { startTestApi, type TestApi } from './helpers';
+import { computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
@@ -70,8 +70,9 @@ describe('large campaigns from short specs', () => {
       const tt = Array.from({ length: 71 }, (_, k) => start + i * 10_000 - 1000 + k * 100);
       if (i < 3) expect((await send('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n1', seq: 0, samples: [{ sensor: 'cpu0.power', t: tt, v: tt.map(() => 100 + i) }] })).statusCode).toBe(200);
       const finished = await send('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start + i * 10_000).toISOString(), endedAt: new Date(start + i * 10_000 + 5000).toISOString() });
-      expect(finished.statusCode).toBe(200);
+      expect(finished.statusCode).toBe(202);
     }
+    await computeDueEnergy(t.db);
     const res = await send('GET', `/v1/campaigns/${campaign.id}/results`);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');

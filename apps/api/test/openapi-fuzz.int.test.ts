@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { closedPort, repoRoot } from '@erg/testkit';
 import { arbitraryFor, type JsonSchema } from './openapi-arbitrary';
 import { openApiValidator, type OpenApiValidator } from './openapi-validate';
-import { startTestApi, type TestApi } from './helpers';
+import { computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 const RUNS = Number(process.env['ERG_FUZZ_RUNS'] ?? 25);
 /** A key the cluster routes accept (they parse it), for bodies meant to reach the handlers. */
@@ -316,6 +316,9 @@ describe('the API from its own OpenAPI document, fuzzed (Postgres + Redis)', () 
       return res.status >= 500 ? `${res.status} on an event stream` : null;
     }
     const text = await res.text();
+    // A run finished (or sent a late batch) owes its energy to the scheduler: computed here as it
+    // would, so that the energy and phases routes have figures to answer with.
+    if (res.status < 300 && op.method === 'POST' && /^\/v1\/runs\/\{id\}\/(finish|telemetry)$/.test(op.path)) await computeDueEnergy(t.db);
     const where = `${op.method} ${req.url} → ${res.status}`;
     if (res.status >= 500) return `${where}: ${text.slice(0, 300)}`;
     if (!type.includes('json') || text === '') return null;

@@ -1,6 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createTestDatabase, startDisposableRedis, uniqueName, waitFor, type DisposableRedis, type TestDatabase } from '@erg/testkit';
+import { createDatabase } from '@erg/db';
 import { STOP_HOOK_MS, openEventStream, prepareDatabase, startApiProcess, type ApiProcess, type EventStream } from './api-process';
+import { computeDueEnergy } from './helpers';
 
 /**
  * Two built API processes on one Postgres and one Redis, as replicas behind a load balancer: what
@@ -79,7 +81,14 @@ describe('two API replicas on one Postgres and one Redis (built processes)', () 
       const batch = { node: 'n1', seq: 0, samples: [{ sensor: 'cpu0.power', t, v: t.map(() => (seconds === 12 ? 80 : 150)) }] };
       expect((await writer.call('POST', `/v1/runs/${run.id}/telemetry`, batch)).status).toBe(200);
       const finish = { startedAt: new Date(start).toISOString(), endedAt: new Date(start + seconds * 1000 + i * 100).toISOString() };
-      expect((await (writer === one ? two : one).call('POST', `/v1/runs/${run.id}/finish`, finish)).status).toBe(200);
+      expect((await (writer === one ? two : one).call('POST', `/v1/runs/${run.id}/finish`, finish)).status).toBe(202);
+    }
+    // The scheduler computes the finished runs' energy (called here as its job would).
+    const db = createDatabase(tdb.url);
+    try {
+      await computeDueEnergy(db);
+    } finally {
+      await db.close();
     }
     for (const route of [`/v1/campaigns/${id}`, `/v1/campaigns/${id}/runs`, `/v1/campaigns/${id}/results`]) {
       const [a, b] = await Promise.all([one.call('GET', route), two.call('GET', route)]);

@@ -1,4 +1,4 @@
-import { startTestApi, type TestApi } from './helpers';
+import { computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 /** What an agent says of its node in its first batch (it links the run to the node: run_nodes). */
 function fingerprint(node: string) {
@@ -38,6 +38,7 @@ describe('GET /v1/campaigns/:id/results: claims at the spec confidence, and node
       await call('POST', `/v1/runs/${run.id}/telemetry`, { node, seq: 0, fingerprint: fingerprint(node), samples: [{ sensor: 'gpu0.power', t: ts, v: ts.map(() => watts) }] });
       await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
     }
+    await computeDueEnergy(t.db);
     const results = await call('GET', `/v1/campaigns/${campaign.id}/results`);
 
     expect(results.claims.confidence).toBe(0.9);
@@ -61,6 +62,7 @@ describe('GET /v1/campaigns/:id/results: claims at the spec confidence, and node
       await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n1', seq: 0, fingerprint: fingerprint('n1'), samples: [{ sensor: 'gpu0.power', t: ts, v: ts.map(() => 100) }] });
       await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
     }
+    await computeDueEnergy(t.db);
     const results = await call('GET', `/v1/campaigns/${campaign.id}/results`);
     expect(results.claims).toBeNull();
     expect(results.nodes).toBeNull();

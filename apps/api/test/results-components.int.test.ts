@@ -1,4 +1,4 @@
-import { startTestApi, type TestApi } from './helpers';
+import { computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 describe('GET /v1/campaigns/:id/results: energy by component per configuration', () => {
   let t: TestApi;
@@ -28,6 +28,7 @@ describe('GET /v1/campaigns/:id/results: energy by component per configuration',
       });
       await call('POST', `/v1/runs/${campaign.runs[i].id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
     }
+    await computeDueEnergy(t.db);
     const results = await call('GET', `/v1/campaigns/${campaign.id}/results`);
     const c = results.configurations[0];
     expect(Object.keys(c.components).sort()).toEqual(['cpu', 'gpu']);

@@ -1,4 +1,4 @@
-import { startTestApi, type TestApi } from './helpers';
+import { computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 // Import runs with exact telemetry: one configuration's third run sends only utilisation samples
 // (no power sensor in its window). Results and verdicts must leave its energy out — never count it
@@ -21,8 +21,9 @@ describe('runs whose energy was not measured (Postgres + Redis)', () => {
       const ts = Array.from({ length: 121 }, (_, i) => start - 1000 + i * 100);
       const sensor = unmeasuredThird && run.repetition === 3 ? 'cpu0.util' : 'module0.power';
       expect((await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n', seq: 0, samples: [{ sensor, t: ts, v: ts.map(() => (sensor === 'cpu0.util' ? 90 : 100)) }] })).status).toBe(200);
-      expect((await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() })).status).toBe(200);
+      expect((await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() })).status).toBe(202);
     }
+    await computeDueEnergy(t.db);
     return created.body;
   }
 

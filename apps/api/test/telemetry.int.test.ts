@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { issueRunToken, readRunSensors, telemetrySummary } from '@erg/db';
 import { refreshStaleRunEnergy } from '@erg/results';
-import { startTestApi, type TestApi } from './helpers';
+import { computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 /** Import campaigns need no cluster: their runs take telemetry and POST /finish. */
 const IMPORT_SPEC = {
@@ -110,8 +110,10 @@ describe('telemetry ingest, energy and results (Postgres + Redis)', () => {
     const finished = await call('POST', `/v1/runs/${run.id}/finish`, {
       startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString(), metrics: { steps: 50 },
     });
-    expect(finished.status).toBe(200);
+    expect(finished.status).toBe(202);
     expect(finished.body).toMatchObject({ state: 'completed', timeS: 10 });
+    // The scheduler computes the finished run's energy (called here as its job would).
+    await computeDueEnergy(t.db);
     const energy = (await call('GET', `/v1/runs/${run.id}/energy`)).body;
     expect(energy.timeS).toBeCloseTo(10, 6);
     expect(energy.energyJ).toBeCloseTo(1000, 3);
@@ -154,6 +156,7 @@ describe('telemetry ingest, energy and results (Postgres + Redis)', () => {
     expect((await call('POST', `/v1/runs/${run.id}/telemetry`, batch)).status).toBe(200);
     expect((await readRunSensors(t.db, run.id)).map((s) => [s.sensor, s.scope])).toEqual([['gpu0.energy', 'module'], ['gpu0.power', 'gpu']]);
     await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
+    await computeDueEnergy(t.db);
     const energy = (await call('GET', `/v1/runs/${run.id}/energy`)).body;
     expect(energy.nodes[0].sensorsUsed).toEqual(['module0.energy']);
     expect(energy.energyJ).toBeCloseTo(4500, 3);
@@ -174,6 +177,7 @@ describe('telemetry ingest, energy and results (Postgres + Redis)', () => {
       const run = created.body.runs[0] as { id: string };
       for (const b of batches) expect((await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n', ...b })).status).toBe(200);
       await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 300_000).toISOString() });
+      await computeDueEnergy(t.db);
       return (await call('GET', `/v1/runs/${run.id}/energy`)).body;
     };
     const whole = await energyOf([{ seq: 0, samples: [{ sensor: 'module0.power', t: ts, v: power }, { sensor: 'gpu0.energy', t: ts, v: counter }] }]);
@@ -205,6 +209,7 @@ describe('telemetry ingest, energy and results (Postgres + Redis)', () => {
     };
     expect((await call('POST', `/v1/runs/${run.id}/telemetry`, batch)).status).toBe(200);
     await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + 10_000).toISOString() });
+    await computeDueEnergy(t.db);
     const energy = (await call('GET', `/v1/runs/${run.id}/energy`)).body;
     expect(energy.coverage).toBe(0);
     expect(energy.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^g: gpu1 .*unknown \(not 0\), coverage 0/)]));
@@ -237,9 +242,10 @@ describe('telemetry ingest, energy and results (Postgres + Redis)', () => {
         const s = seconds + i * 0.1;
         await call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'x', seq: seq++, samples: [trace(start - 1000, Math.ceil(s) + 2, watts)] });
         const fin = await call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + s * 1000).toISOString(), metrics: { steps: 100 } });
-        expect(fin.status).toBe(200);
+        expect(fin.status).toBe(202);
       }
     }
+    await computeDueEnergy(t.db);
     const res = await call('GET', `/v1/campaigns/${campaignId}/results`);
     expect(res.status).toBe(200);
     const { configurations, paretoFront, best, tradeoff } = res.body;

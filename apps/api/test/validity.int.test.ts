@@ -4,7 +4,7 @@
 // longest_gap; the campaign says it is not publishable, and ?valid=only (or the spec's
 // validity.excludeInvalid, which verdicts follow too) leaves those runs out and counts them.
 import { SENT_AT_HEADER } from '@erg/spec';
-import { apiRequests, startTestApi, type TestApi } from './helpers';
+import { apiRequests, computeDueEnergy, startTestApi, type TestApi } from './helpers';
 
 interface CreatedRun {
   id: string;
@@ -40,6 +40,8 @@ describe('validity gates (Postgres + Redis)', () => {
       expect(answer).toMatchObject({ status: 200, body: { duplicate: false } });
     }
     await ok('POST', `/v1/runs/${runId}/finish`, { startedAt: new Date(startMs).toISOString(), endedAt: new Date(startMs + 10_000).toISOString() });
+    // The scheduler computes the finished run's energy (called here as its job would).
+    await computeDueEnergy(t.db);
   }
 
   /** An import campaign of 4 runs of a=1 sampled every 100 ms: run 2 with a 4 s hole, run 3 with its agent 5 s ahead, run 4 without a clock. */

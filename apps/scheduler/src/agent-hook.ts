@@ -7,9 +7,10 @@ import { agentStartLines, agentStopLines, type CampaignSpec } from '@erg/spec';
  * The lines job.sh runs around the workload to measure it (@erg/spec's run-dir owns them: the
  * agents on every node, their folder, the cooldown's wait, the idle baseline), filled with this cluster's agent
  * command and this campaign's telemetry settings. Every value from the cluster's settings is
- * shell-quoted; the rest is erg's own text.
+ * shell-quoted; the rest is erg's own text. `site.maxPhaseNames` (ERG_MAX_PHASE_NAMES) is told to the
+ * workload's mark writers.
  */
-export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, staged: StagedAgent): AgentHook {
+export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, staged: StagedAgent, site: { maxPhaseNames?: number } = {}): AgentHook {
   const { intervalMs, idleBaselineS } = spec.telemetry;
   const options = [
     `--interval-ms ${intervalMs}`, `--model-idle-w ${cluster.modelIdleW}`, `--model-max-w ${cluster.modelMaxW}`,
@@ -20,6 +21,7 @@ export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, staged: St
   const start = agentStartLines({
     program: `${shellQuote(cluster.agentCommand)} ${shellQuote(staged.bundle)}`,
     markTools: shellQuote(staged.markTools),
+    ...(site.maxPhaseNames !== undefined ? { maxPhaseNames: site.maxPhaseNames } : {}),
     options,
     gpusPerNode: spec.resources.gpusPerNode,
     idleBaselineS,

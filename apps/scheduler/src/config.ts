@@ -1,4 +1,4 @@
-import { CAMPAIGN_LIMITS, DATABASE, LOGGING, parseEnv, QUEUE, SECRET_KEY } from '@erg/config';
+import { CAMPAIGN_LIMITS, DATABASE, LOGGING, MARK_LIMITS, parseEnv, QUEUE, SECRET_KEY } from '@erg/config';
 import { z } from 'zod';
 
 /** The scheduler's whole environment, parsed once at start-up; nothing else reads process.env. */
@@ -9,6 +9,8 @@ export const SchedulerConfig = z.object({
   ...LOGGING,
   /** Largest campaign a suite may start, in runs (the API's ERG_MAX_RUNS, read the same way). */
   ...CAMPAIGN_LIMITS,
+  /** Distinct phase names a run keeps (ERG_MAX_PHASE_NAMES): the marks of later names are not stored. */
+  ...MARK_LIMITS,
   /** How often every cluster with unfinished runs is polled (one squeue + one sacct each). */
   ERG_POLL_INTERVAL_MS: z.coerce.number().int().min(200).default(2000),
   /** Runs claimed and submitted per batch. */
@@ -34,6 +36,11 @@ export const SchedulerConfig = z.object({
    * budget); past it that metric alone is stopped and null, and the run's warning names it.
    */
   ERG_METRIC_REGEX_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /**
+   * Heap of the worker thread that computes runs' energy figures (energy-runner.ts), MiB: a run
+   * whose figures need more fails alone (logged, tried again), the scheduler's own memory untouched.
+   */
+  ERG_ENERGY_HEAP_MB: z.coerce.number().int().min(64).max(65_536).default(1024),
   /** Worker threads that run user regexes, RE2 (shared by every cluster's finalizing). */
   ERG_REGEX_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
   /** Deadline of one read of a run-directory file over SSH, streaming included; the remote read is killed at it. */

@@ -134,7 +134,8 @@ async function storeLogMarks(
 ): Promise<string[]> {
   const bounds = spoolSampleBounds(run, endedAt);
   const warnings = describeOutside(phases, marks.outside(bounds), RUN_DIR_FILES.stdout);
-  const { nodes, stored } = await storeJobMarks(ctx.db, run.id, marks.marksWithin(phases, bounds));
+  // Under the run's cap on distinct names, as the agents' marks are (the run warns when names are left out).
+  const { nodes, stored } = await storeJobMarks(ctx.db, run.id, marks.marksWithin(phases, bounds), ctx.config.ERG_MAX_PHASE_NAMES);
   if (nodes.length === 0) {
     warnings.push(`the phase marks found in ${RUN_DIR_FILES.stdout} were not stored: the run has no telemetry, so no node to attach them to`);
   }

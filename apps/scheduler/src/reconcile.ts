@@ -8,7 +8,6 @@ import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 import type { CycleLease } from './cycle-lease';
 import { finalizeRun } from './finalize';
-import { refreshRunEnergy } from '@erg/results';
 import { adaptCampaign } from '@erg/strategy';
 import { offloadedSearchStep } from './search-offload';
 import { isClusterError } from './ssh-errors';
@@ -104,7 +103,8 @@ export async function finalizeEndedRuns(ctx: SchedulerContext, cluster: ClusterR
         ctx.metrics.runsFinished.inc({ cluster: cluster.name, state: finished.state });
         ctx.log.info({ ...about, state: finished.state, exitCode: finished.exitCode, warnings: finished.warnings?.length ?? 0 }, 'run finished');
       }
-      await refreshRunEnergy(ctx.db, run.id);
+      // In the energy worker: this thread goes on with the other runs and clusters meanwhile.
+      await ctx.energy.refresh(run.id);
       // Its figures are in: an adaptive campaign decides what runs next (the next cycle submits them).
       const step = await adaptCampaign(ctx.db, run.campaignId, { searchStep: offloadedSearchStep(ctx.regexes) });
       if (step && (step.added > 0 || step.stop)) {

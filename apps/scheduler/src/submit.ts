@@ -44,7 +44,7 @@ async function renderRun(
   const defaultPartition = cluster.defaultPartition ?? undefined;
   const node = pinnedNode(spec, run) ?? undefined;
   const files = renderRunFiles({
-    ...(agent ? { agent: agentHook(cluster, spec, agent) } : {}),
+    ...(agent ? { agent: agentHook(cluster, spec, agent, { maxPhaseNames: ctx.config.ERG_MAX_PHASE_NAMES }) } : {}),
     ...(power ? { power } : {}),
     runId: run.id,
     campaignId: run.campaignId,

@@ -1,6 +1,6 @@
 import { Worker, type Job, type Queue } from 'bullmq';
 import { clustersWithWork, listIdleAdaptiveCampaigns } from '@erg/db';
-import { refreshStaleRunEnergy } from '@erg/results';
+import { refreshStaleRunEnergy, STALE_REFRESH_LIMIT } from '@erg/results';
 import { adaptCampaign } from '@erg/strategy';
 import { offloadedSearchStep } from './search-offload';
 import { createSchedulerQueue, enqueue, jobs, QUEUE_NAME, redisConnection } from '@erg/queue';
@@ -37,7 +37,7 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
           const clusterIds = await clustersWithWork(ctx.db);
           const results = await Promise.allSettled(clusterIds.map((clusterId) => runCycle(ctx, clusterId)));
           // After the cycles, so that a campaign they just finished is judged in this same tick;
-          // late telemetry's recomputes too (the API leaves them here, out of its requests).
+          // the energy the API leaves here too (finished imports, late telemetry: out of its requests).
           const housekeeping = await Promise.allSettled([suiteHousekeeping(ctx, queue), schedules.maybeSync(), refreshStale(ctx), adaptIdle(ctx)]);
           const failed = [...results, ...housekeeping].filter((r) => r.status === 'rejected');
           if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
@@ -76,12 +76,35 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
   };
 }
 
-/** Recomputes the runs whose telemetry changed after their energy was computed; a run that fails is logged and tried again next time. */
+/** Stale runs recomputed at once (each holds one of the energy worker's database connections). */
+const REFRESH_CONCURRENCY = 2;
+/** Pages of STALE_REFRESH_LIMIT runs one call recomputes at most: a steady stream of late batches cannot hold the job for ever. */
+const MAX_REFRESH_PAGES = 20;
+
+/**
+ * Recomputes the runs that owe their energy figures — an imported run just finished, a batch
+ * that came after a run's figures (the API marks them and leaves the work here) — in the energy
+ * worker (off this event loop), page after page until none is left, so that a burst of finishes
+ * is done in one job rather than one page a tick. A run that fails is logged and stays due: the
+ * next tick tries it again.
+ */
 async function refreshStale(ctx: SchedulerContext): Promise<void> {
-  const done = await refreshStaleRunEnergy(ctx.db, {
-    onError: (runId, err) => ctx.log.error({ runId, code: (err as { code?: string }).code, err: (err as Error).message }, 'recomputing a run\'s energy after late telemetry failed; will retry'),
-  });
-  if (done.length > 0) ctx.log.info({ runs: done.length }, 'recomputed energy after late telemetry');
+  let total = 0;
+  for (let page = 0; page < MAX_REFRESH_PAGES; page++) {
+    let failed = 0;
+    const done = await refreshStaleRunEnergy(ctx.db, {
+      concurrency: REFRESH_CONCURRENCY,
+      refresh: (runId) => ctx.energy.refresh(runId),
+      onError: (runId, err) => {
+        failed++;
+        ctx.log.error({ runId, code: (err as { code?: string }).code, err: (err as Error).message }, 'computing a run\'s energy failed; will retry');
+      },
+    });
+    total += done.length;
+    // A full page all done: there may be more. Any failure: the rest wait for the next tick (no loop on a run that keeps failing).
+    if (failed > 0 || done.length < STALE_REFRESH_LIMIT) break;
+  }
+  if (total > 0) ctx.log.info({ runs: total }, 'computed runs\' energy (finished, or late telemetry)');
 }
 
 /**

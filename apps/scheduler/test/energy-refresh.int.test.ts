@@ -1,6 +1,7 @@
 // Late telemetry is recomputed by the scheduler (issue 15: not inside the API's request): a run
 // finalized with telemetry its energy has not seen is recomputed by the next tick, and a
-// `refresh-energy` job (what the API enqueues after a late batch) does it at once.
+// `refresh-energy` job (what the API enqueues after a late batch, and after an import's finish)
+// does it at once — in the scheduler's energy worker thread, not on its event loop (issue 27).
 import pino from 'pino';
 import { createCampaign, createDatabase, findProjectByName, findRunEnergy, finishImportedRun, TelemetryWriter, type Database } from '@erg/db';
 import { createSchedulerQueue, enqueue } from '@erg/queue';
@@ -23,6 +24,7 @@ describe('the scheduler recomputes late telemetry (Postgres + Redis)', () => {
   let queue: Queue;
   let scheduler: SchedulerHandle;
   let close: () => Promise<void>;
+  let ctx: ReturnType<typeof createSchedulerContext>;
   const start = Date.now() - 3_600_000;
   const writer = () => new TelemetryWriter(db);
   const batch = (node: string, seq: number, sensor: string, watts: number) => {
@@ -40,7 +42,7 @@ describe('the scheduler recomputes late telemetry (Postgres + Redis)', () => {
     const prefix = uniqueName('erg-energy-refresh');
     // A long poll interval: the job, not the tick, must do the second recompute.
     const config = SchedulerConfig.parse({ DATABASE_URL: tdb.url, REDIS_URL, ERG_QUEUE_PREFIX: prefix, ERG_POLL_INTERVAL_MS: '60000', LOG_LEVEL: 'silent', ERG_METRICS_PORT: '0', ERG_SECRET_KEY: TEST_SECRET_KEY });
-    const ctx = createSchedulerContext({ config, db, redis, secrets: secretBoxFrom(config), log: pino({ level: 'silent' }) });
+    ctx = createSchedulerContext({ config, db, redis, secrets: secretBoxFrom(config), log: pino({ level: 'silent' }) });
     close = () => ctx.close();
     queue = createSchedulerQueue(REDIS_URL, prefix);
     // Before the scheduler starts: its first tick (at start) must find this run.
@@ -70,5 +72,7 @@ describe('the scheduler recomputes late telemetry (Postgres + Redis)', () => {
     await writer().write(runId, batch('n1', 1, 'gpu1.power', 100));
     await enqueue(queue, 'refresh-energy', {});
     await waitFor(async () => Math.abs(((await energyOf(runId)) ?? 0) - 2000) < 1e-6, { timeoutMs: 20_000, intervalMs: 100, what: 'the job to recompute the late batch' });
+    // Both computed in the worker thread (started once: an idle worker is kept, not replaced).
+    expect(ctx.energy.workersStarted).toBe(1);
   });
 });

@@ -27,6 +27,11 @@ describe('web app on a live campaign', () => {
   let userDataDir: string;
   /** What Chromium refused under the app's Content-Security-Policy: must stay empty (afterEach). */
   const cspViolations: string[] = [];
+  /** Until the scheduler has computed the finished runs' energy (POST /finish leaves it to it). */
+  const energyComputed = (runs: readonly { id: string }[]) =>
+    waitFor(async () => (await Promise.all(runs.map((r) => h.call('GET', `/v1/runs/${r.id}/energy`)))).every((res) => res.status === 200), {
+      timeoutMs: 30_000, intervalMs: 100, what: "the scheduler to compute the finished runs' energy",
+    });
 
   beforeAll(async () => {
     if (!existsSync(path.join(repoRoot(), 'apps', 'web', 'dist', 'index.html'))) throw new Error('apps/web/dist is missing: run npx turbo run build first');
@@ -261,8 +266,9 @@ describe('web app on a live campaign', () => {
         expect(posted.status).toBe(200);
       }
       const finished = await h.call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + shape.endS * 1000).toISOString(), exitCode: 0 });
-      expect(finished.status).toBe(200);
+      expect(finished.status).toBe(202);
     }
+    await energyComputed(created.body.runs);
     const api = await h.call('GET', `/v1/campaigns/${created.body.id}/results`);
     expect(api.body.best).toMatchObject({ time: 'shape=wide', energy: 'shape=narrow' });
     expect(api.body.phases.comparison).toMatchObject({ runtimeOptimal: 'shape=wide', energyOptimal: 'shape=narrow' });
@@ -358,8 +364,9 @@ describe('web app on a live campaign', () => {
       const posted = await h.call('POST', `/v1/runs/${run.id}/telemetry`, { node: 'n1', seq: 0, samples, marks });
       expect(posted.status).toBe(200);
       const finished = await h.call('POST', `/v1/runs/${run.id}/finish`, { startedAt: new Date(start).toISOString(), endedAt: new Date(start + shape.endS * 1000).toISOString(), exitCode: 0 });
-      expect(finished.status).toBe(200);
+      expect(finished.status).toBe(202);
     }
+    await energyComputed(runs);
     const api = (await h.call('GET', `/v1/campaigns/${created.body.id}/results`)).body;
     expect(api.best).toMatchObject({ time: 'offload=cpu', energy: 'offload=none', carbon: 'offload=none' });
     expect(api.currency).toBe('EUR');

@@ -40,6 +40,16 @@ export const CAMPAIGN_LIMITS = {
   ERG_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
 };
 
+/**
+ * Phase marks: distinct mark names (phases and step counters) a run keeps; the marks of later
+ * names are not stored and the run says so. The API (telemetry) and the scheduler (spools, log
+ * phases, and job.sh, which tells the workload) must use the same value. The default is
+ * @erg/spec's DEFAULT_MAX_PHASE_NAMES (a test keeps the two equal).
+ */
+export const MARK_LIMITS = {
+  ERG_MAX_PHASE_NAMES: z.coerce.number().int().min(1).max(100_000).default(256),
+};
+
 export const LOGGING = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };

@@ -175,6 +175,19 @@ export async function markEnergyDirty(client: Pick<pg.PoolClient, 'query'>, runI
   );
 }
 
+/**
+ * A run just finalized owes its energy figures over its new window, where it has telemetry to
+ * compute them from: its marker is set (or raised), in the transaction that finalizes it, for the
+ * scheduler's refresh (listStaleEnergyRuns). A run without telemetry has nothing to compute.
+ */
+export async function markEnergyDueAfterFinish(client: Pick<pg.PoolClient, 'query'>, runId: string): Promise<void> {
+  await client.query(
+    `INSERT INTO run_energy_dirty (run_id) SELECT $1::uuid WHERE EXISTS (SELECT 1 FROM telemetry_batches WHERE run_id = $1)
+     ON CONFLICT (run_id) DO UPDATE SET version = run_energy_dirty.version + 1`,
+    [runId],
+  );
+}
+
 /** The run's dirty marker version (null: its figures have seen all its telemetry). Read before the inputs. */
 export async function energyDirtyVersion(db: Database, runId: string): Promise<bigint | null> {
   const { rows } = await poolOf(db).query<{ version: string }>('SELECT version FROM run_energy_dirty WHERE run_id = $1', [runId]);

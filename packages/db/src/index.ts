@@ -19,7 +19,7 @@ export { countedFiguresOf, jsonbOrder, resultMemberOf, type ResultMember } from 
 export { IDLE_REFERENCE_RUNS, listIdleReferences } from './idle-references';
 export * from './telemetry';
 export * from './run-nodes';
-export { listRunMarks, countRunMarks, type RunMarkRecord } from './run-marks';
+export { listRunMarks, listFirstRunMarks, countRunMarks, type RunMarkRecord } from './run-marks';
 export { issueRunToken, issueRunTokens, authenticateRunToken, RUN_TOKEN_PREFIX } from './run-tokens';
 export * from './suites';
 export * from './live-power';

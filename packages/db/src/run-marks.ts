@@ -1,6 +1,7 @@
-import type { BatchMark, MarkKind } from '@erg/spec';
+import { DEFAULT_MAX_PHASE_NAMES, type BatchMark, type MarkKind } from '@erg/spec';
 import type pg from 'pg';
-import { poolOf, type Database } from './client';
+import { poolOf, withTransaction, type Database } from './client';
+import { admitMarkNames } from './run-mark-names';
 
 /**
  * A run's phase marks (run_marks): what its workload wrote to `<node>.marks` on each node
@@ -11,6 +12,8 @@ import { poolOf, type Database } from './client';
  * Marks read from the workload's stdout.log (a campaign's `phases`, writer `log`) are stored by
  * the scheduler when the job ends (storeJobMarks), for each node of the run; their offsets lie
  * from 2^40 up (apps/scheduler log-phases.ts), apart from any `<node>.marks` byte offset.
+ * Both writers store only marks of names the run admits (run-mark-names.ts: at most
+ * ERG_MAX_PHASE_NAMES distinct names a run).
  */
 
 /**
@@ -28,6 +31,23 @@ export async function listRunMarks(db: Database, runId: string): Promise<RunMark
   return rows.map((r) => ({ node: r.node, offset: Number(r.offset), kind: r.kind, name: r.name, t: r.t, clock: r.clock, writer: r.writer }));
 }
 
+/**
+ * A run's first `limit` marks by time (then node, offset) and how many it has in all: what its
+ * figures are computed from (the first MAX_ATTRIBUTED_MARKS by time, @erg/results), without
+ * reading a million marks to use a tenth of them. Postgres keeps only the `limit` smallest while
+ * it sorts (a top-N sort): memory bounded whatever the run's marks.
+ */
+export async function listFirstRunMarks(db: Database, runId: string, limit: number): Promise<{ marks: RunMarkRecord[]; total: number }> {
+  const [rows, total] = await Promise.all([
+    poolOf(db).query<{ node: string; offset: string; kind: MarkKind; name: string; t: number; clock: 'mono' | 'wall'; writer: string }>(
+      `SELECT node, "offset", kind, name, t, clock, writer FROM run_marks WHERE run_id = $1 ORDER BY t, node, "offset" LIMIT $2`,
+      [runId, limit],
+    ),
+    countRunMarks(db, runId),
+  ]);
+  return { marks: rows.rows.map((r) => ({ node: r.node, offset: Number(r.offset), kind: r.kind, name: r.name, t: r.t, clock: r.clock, writer: r.writer })), total };
+}
+
 /** How many marks a run has, over all its nodes. */
 export async function countRunMarks(db: Database, runId: string): Promise<number> {
   const { rows } = await poolOf(db).query<{ n: number }>('SELECT count(*)::int AS n FROM run_marks WHERE run_id = $1', [runId]);
@@ -43,11 +63,12 @@ export interface NewMarks {
 
 /**
  * Stores the marks of batches just inserted (telemetry.ts, in its transaction): one statement,
- * unnest arrays; a mark whose (run, node, offset) is stored already keeps its first copy.
+ * unnest arrays; a mark whose (run, node, offset) is stored already keeps its first copy. Marks
+ * of names past the run's first `maxNames` are left out (admitMarkNames).
  */
-export async function storeRunMarks(client: pg.PoolClient, batches: readonly NewMarks[]): Promise<void> {
+export async function storeRunMarks(client: pg.PoolClient, batches: readonly NewMarks[], maxNames: number = DEFAULT_MAX_PHASE_NAMES): Promise<void> {
   const cols = { run: [] as string[], node: [] as string[], ...markColumns() };
-  for (const { runId, node, marks } of batches) {
+  for (const { runId, node, marks } of await admitMarkNames(client, batches, maxNames)) {
     for (const m of marks) {
       cols.run.push(runId);
       cols.node.push(node);
@@ -79,35 +100,41 @@ const JOB_MARK_ROWS_PER_STATEMENT = 20_000;
  * workload's stdout.log — as marks of every node the run has telemetry of (telemetry_batches): the
  * energy per phase is computed per node. A mark whose (run, node, offset) is stored already keeps
  * its first copy, so storing the same marks again (a finalize tried again) adds nothing. `marks`
- * is read once, in chunks; each chunk is one statement (no transaction: a chunk stored before a
- * failure is simply found stored the next time).
+ * is read once, in chunks; each chunk is one transaction (a chunk stored before a failure is
+ * simply found stored the next time), and keeps only marks of names the run admits (at most
+ * `maxNames` distinct names a run, admitMarkNames).
  */
-export async function storeJobMarks(db: Database, runId: string, marks: Iterable<BatchMark>): Promise<StoredJobMarks> {
+export async function storeJobMarks(db: Database, runId: string, marks: Iterable<BatchMark>, maxNames: number = DEFAULT_MAX_PHASE_NAMES): Promise<StoredJobMarks> {
   const pool = poolOf(db);
   const { rows } = await pool.query<{ node: string }>('SELECT DISTINCT node FROM telemetry_batches WHERE run_id = $1 ORDER BY node', [runId]);
   const nodes = rows.map((r) => r.node);
   if (nodes.length === 0) return { nodes, stored: 0 };
   const perStatement = Math.max(1, Math.floor(JOB_MARK_ROWS_PER_STATEMENT / nodes.length));
   let stored = 0;
-  const insert = async (cols: MarkColumns): Promise<void> => {
-    const result = await pool.query(
-      `INSERT INTO run_marks (run_id, node, "offset", kind, name, t, clock, writer)
-       SELECT $1::uuid, n.node, m.* FROM unnest($2::text[]) AS n(node)
-       CROSS JOIN unnest($3::bigint[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[]) AS m
-       ON CONFLICT DO NOTHING`,
-      [runId, nodes, cols.offset, cols.kind, cols.name, cols.t, cols.clock, cols.writer],
-    );
-    stored += result.rowCount ?? 0;
-  };
-  let cols = markColumns();
+  const insert = (chunk: BatchMark[]): Promise<void> =>
+    withTransaction(db, async (client) => {
+      const [kept] = await admitMarkNames(client, [{ runId, node: '', marks: chunk }], maxNames);
+      const cols = markColumns();
+      for (const m of kept!.marks) pushMark(cols, m);
+      if (cols.offset.length === 0) return;
+      const result = await client.query(
+        `INSERT INTO run_marks (run_id, node, "offset", kind, name, t, clock, writer)
+         SELECT $1::uuid, n.node, m.* FROM unnest($2::text[]) AS n(node)
+         CROSS JOIN unnest($3::bigint[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[]) AS m
+         ON CONFLICT DO NOTHING`,
+        [runId, nodes, cols.offset, cols.kind, cols.name, cols.t, cols.clock, cols.writer],
+      );
+      stored += result.rowCount ?? 0;
+    });
+  let chunk: BatchMark[] = [];
   for (const m of marks) {
-    pushMark(cols, m);
-    if (cols.offset.length >= perStatement) {
-      await insert(cols);
-      cols = markColumns();
+    chunk.push(m);
+    if (chunk.length >= perStatement) {
+      await insert(chunk);
+      chunk = [];
     }
   }
-  if (cols.offset.length > 0) await insert(cols);
+  if (chunk.length > 0) await insert(chunk);
   return { nodes, stored };
 }
 

@@ -4,6 +4,7 @@ import {
   type RunCooldown, type SlurmProgressRunState, type TerminalRunState,
 } from '@erg/spec';
 import { poolOf, withTransaction, type Database } from './client';
+import { markEnergyDueAfterFinish } from './energy-records';
 import { stateListSql } from './state-sql';
 
 /**
@@ -599,22 +600,29 @@ export interface ImportedRunEnd {
 
 /**
  * pending → completed | failed for a run of an import campaign: the measurement was taken
- * elsewhere; its window is what the importer says. Exit code 0 or none means completed.
+ * elsewhere; its window is what the importer says. Exit code 0 or none means completed. A run
+ * with telemetry is marked, in the same transaction, as owing its energy figures
+ * (markEnergyDueAfterFinish): the scheduler computes them, and no crash between this commit and
+ * that computation can lose it.
  */
 export async function finishImportedRun(db: Database, run: ImportedRunEnd): Promise<boolean> {
-  const changed = await transition(poolOf(db), {
-    where: `runs.id = $1 AND runs.state = 'pending'
-            AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = runs.campaign_id AND c.execution = 'import')`,
-    set: `state = $2::run_state, exit_code = $3::int, started_at = $4, ended_at = $5, metrics = $6,
-          workload_start_ns = $7, workload_end_ns = $8, finalized_at = now(),
-          reason = CASE WHEN $2::text = 'failed' THEN 'the imported run reported exit code ' || $3::int::text END`,
-    params: [
-      run.runId, run.exitCode === null || run.exitCode === 0 ? 'completed' : 'failed', run.exitCode, run.startedAt, run.endedAt,
-      JSON.stringify(run.metrics), (BigInt(run.startedAt.getTime()) * 1_000_000n).toString(), (BigInt(run.endedAt.getTime()) * 1_000_000n).toString(),
-    ],
-    detail: `'imported'`,
+  return withTransaction(db, async (client) => {
+    const changed = await transition(client, {
+      where: `runs.id = $1 AND runs.state = 'pending'
+              AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = runs.campaign_id AND c.execution = 'import')`,
+      set: `state = $2::run_state, exit_code = $3::int, started_at = $4, ended_at = $5, metrics = $6,
+            workload_start_ns = $7, workload_end_ns = $8, finalized_at = now(),
+            reason = CASE WHEN $2::text = 'failed' THEN 'the imported run reported exit code ' || $3::int::text END`,
+      params: [
+        run.runId, run.exitCode === null || run.exitCode === 0 ? 'completed' : 'failed', run.exitCode, run.startedAt, run.endedAt,
+        JSON.stringify(run.metrics), (BigInt(run.startedAt.getTime()) * 1_000_000n).toString(), (BigInt(run.endedAt.getTime()) * 1_000_000n).toString(),
+      ],
+      detail: `'imported'`,
+    });
+    if (changed.length === 0) return false;
+    await markEnergyDueAfterFinish(client, run.runId);
+    return true;
   });
-  return changed.length > 0;
 }
 
 /** Clusters that have runs waiting to be submitted or tracked: the scheduler's work list. */

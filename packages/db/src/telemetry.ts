@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, fingerprintClass, type NodeFingerprint, type NormalizedBatch, type PowerRecord, type SensorDescription } from '@erg/spec';
+import { canonicalJson, DEFAULT_MAX_PHASE_NAMES, fingerprintClass, type NodeFingerprint, type NormalizedBatch, type PowerRecord, type SensorDescription } from '@erg/spec';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { poolOf, withTransaction, type Database } from './client';
@@ -17,7 +17,8 @@ import { storeRunMarks } from './run-marks';
  * idempotent; new batches are learnt from its INSERT … ON CONFLICT DO NOTHING RETURNING — and,
  * loaded with a binary COPY, one row per sensor per new batch in telemetry_chunks holding the batch's samples
  * of that sensor as little-endian float64 arrays (t in Unix ms, v in the sensor's unit). A new
- * batch's phase marks go to run_marks in the same transaction (run-marks.ts), and its run is
+ * batch's phase marks go to run_marks in the same transaction (run-marks.ts; those of names past the
+ * run's first maxPhaseNames are left out, run-mark-names.ts), and its run is
  * marked as having telemetry its energy figures have not seen (run_energy_dirty, energy-records.ts).
  */
 export interface WriteResult {
@@ -39,6 +40,8 @@ export interface TelemetryWriterOptions {
   concurrency?: number;
   /** Most samples written by one flush. Default 1,000,000. */
   maxSamplesPerFlush?: number;
+  /** Distinct mark names a run keeps (ERG_MAX_PHASE_NAMES); marks of later names are not stored. Default DEFAULT_MAX_PHASE_NAMES. */
+  maxPhaseNames?: number;
 }
 
 export class TelemetryWriter {
@@ -46,6 +49,7 @@ export class TelemetryWriter {
   private inFlight = 0;
   private readonly concurrency: number;
   private readonly maxSamples: number;
+  private readonly maxPhaseNames: number;
 
   constructor(
     private readonly db: Database,
@@ -53,6 +57,7 @@ export class TelemetryWriter {
   ) {
     this.concurrency = options.concurrency ?? 2;
     this.maxSamples = options.maxSamplesPerFlush ?? 1_000_000;
+    this.maxPhaseNames = options.maxPhaseNames ?? DEFAULT_MAX_PHASE_NAMES;
   }
 
   /**
@@ -137,7 +142,7 @@ export class TelemetryWriter {
       await storeClockReadings(client, group);
       // A duplicate batch's marks were stored with it; a new batch's marks may have come before
       // in another seq (a restarted agent re-reads its marks file): each is stored once.
-      await storeRunMarks(client, stored.flatMap((p) => (p.batch.marks ? [{ runId: p.runId, node: p.batch.node, marks: p.batch.marks }] : [])));
+      await storeRunMarks(client, stored.flatMap((p) => (p.batch.marks ? [{ runId: p.runId, node: p.batch.node, marks: p.batch.marks }] : [])), this.maxPhaseNames);
       if (sensorCols.run.length > 0) {
         await client.query(
           `INSERT INTO telemetry_sensors (run_id, node, sensor, source, unit, scope, wrap_at, averaging_ms, update_ms)

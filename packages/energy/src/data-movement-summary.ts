@@ -1,4 +1,4 @@
-import { UNMARKED_PHASE, type CampaignDataMovement, type ConfigurationDataMovement, type KindMovementSummary, type PhaseMovementSummary, type RunDataMovement } from '@erg/spec';
+import { UNMARKED_PHASE, type CampaignDataMovement, type ConfigurationDataMovement, type KindMovementSummary, type PhaseDataMovement, type PhaseMovementSummary, type RunDataMovement } from '@erg/spec';
 import { LINK_KINDS, type LinkKind } from '@erg/spec/sensors';
 import { EnergyInputError } from './errors';
 import { summarize } from './stats';
@@ -58,16 +58,27 @@ function summarizeConfiguration(c: ConfigurationMovementRuns): ConfigurationData
 function summarizePhases(runs: readonly RunDataMovement[]): PhaseMovementSummary[] | null {
   const marked = runs.filter((r) => r.phases !== null);
   if (marked.length === 0) return null;
-  const names = [...new Set(marked.flatMap((r) => r.phases!.map((p) => p.name)))];
-  const kindsOf = (name: string) => new Set(marked.flatMap((r) => r.phases!.filter((p) => p.name === name).flatMap((p) => Object.keys(p.kinds) as LinkKind[])));
+  // Each run's phases by name, and the kinds each name moved bytes over in any run, built in one
+  // pass: looking every name up in every run's list instead costs names × phases (issue 27).
+  const byName = marked.map(() => new Map<string, PhaseDataMovement>());
+  const kindsOf = new Map<string, Set<LinkKind>>();
+  marked.forEach((r, i) => {
+    for (const p of r.phases!) {
+      const name = p.name;
+      if (!byName[i]!.has(name)) byName[i]!.set(name, p);
+      let kinds = kindsOf.get(name);
+      if (!kinds) kindsOf.set(name, (kinds = new Set()));
+      for (const kind of Object.keys(p.kinds) as LinkKind[]) kinds.add(kind);
+    }
+  });
   // A phase absent from a run had 0 J in it, where that run's energy per phase was attributed at all.
   const attributed = marked.map((r) => r.phases!.some((p) => p.energyJ !== null));
-  const out = names.map((name) => {
-    const occurrences = marked.map((r) => r.phases!.find((p) => p.name === name));
+  const out = [...kindsOf].map(([name, kinds]) => {
+    const occurrences = byName.map((m) => m.get(name));
     const bytes: PhaseMovementSummary['bytes'] = {};
     let total = 0;
     for (const kind of LINK_KINDS) {
-      if (!kindsOf(name).has(kind)) continue;
+      if (!kinds.has(kind)) continue;
       bytes[kind] = summarize(occurrences.map((p) => p?.kinds[kind]?.bytes ?? 0));
       total += bytes[kind].mean ?? 0;
     }

@@ -363,10 +363,16 @@ function phaseBytes(
       }
     }
   }
+  // Each phase's energy by name, read once: a search of the list per phase would cost names².
+  const phaseJ = new Map<string, number>();
+  for (const p of energy?.phases ?? []) {
+    const name = p.name;
+    if (!phaseJ.has(name)) phaseJ.set(name, p.energyJ);
+  }
   const energyOf = (name: string): number | null => {
     if (!energy) return null;
     if (name === UNMARKED_PHASE) return energy.unmarked.energyJ;
-    return energy.phases.find((p) => p.name === name)?.energyJ ?? null;
+    return phaseJ.get(name) ?? null;
   };
   const out: (PhaseDataMovement & { totalBytes: number })[] = [];
   for (const [name, t] of tallies) {

@@ -3,7 +3,7 @@
 // recomputed when late telemetry makes them stale), and a campaign's statistics and Pareto front
 // from the figures that count (countedRuns: the one rule of which runs' figures count, which the
 // strategies and the verdicts use too). Reads through @erg/db, computes with @erg/energy.
-export { refreshRunEnergy, refreshStaleRunEnergy, runEnergyView, STALE_REFRESH_LIMIT, type RefreshOptions } from './store-run-energy';
+export { refreshRunEnergy, refreshStaleRunEnergy, runEnergyView, STALE_REFRESH_LIMIT, type RefreshOptions, type StaleRefreshOptions } from './store-run-energy';
 export { campaignResultsView, readCampaignFigureInputs } from './load-campaign-results';
 export { campaignFiguresOf, countedRuns, type CampaignFigureInputs, type CampaignFigureOptions } from './campaign-figures';
 export { runFiguresOf, figureSeries, figureSpan, EDGE_MARGIN_MS, MAX_ATTRIBUTED_MARKS, type RunFigureInputs, type FigureSeries, type StoredRunEnergy } from './run-figures';

@@ -48,8 +48,10 @@ export interface RunFigureInputs {
   series: readonly FigureSeries[];
   /** The sensors the agents declared, sampled or not. */
   sensors: readonly StoredSensor[];
-  /** The workload's phase marks, by node, then time, then offset. */
+  /** The workload's phase marks (on each node in time order, then offset): all of them, or the first MAX_ATTRIBUTED_MARKS by time when markCount says more. */
   marks: readonly RunMarkRecord[];
+  /** How many marks the run has, where `marks` holds only the first MAX_ATTRIBUTED_MARKS by time; absent: `marks` is all of them. */
+  markCount?: number;
   /** Other jobs on the cluster that may have shared the run's nodes during its windows. */
   neighbours: readonly NeighbourJob[];
   /** The node helper's power records, by node. */
@@ -129,7 +131,7 @@ export function runFiguresOf(inputs: RunFigureInputs): StoredRunEnergy | null {
     if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, inputs.metrics[m.name] ?? null);
   }
   const attributed = attributedMarks(inputs.marks);
-  const phases = phasesOf(window, nodes, attributed, inputs.marks.length);
+  const phases = phasesOf(window, nodes, attributed, Math.max(inputs.markCount ?? 0, inputs.marks.length));
   return {
     ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null, slurmEnergy: slurmEnergyBeside(inputs.slurmEnergyJ, energy.energyJ),
     phases,
@@ -176,7 +178,8 @@ export const MAX_ATTRIBUTED_MARKS = 100_000;
 /**
  * The marks energy per phase and bytes per phase are computed from: all of them, or under a
  * budget the first MAX_ATTRIBUTED_MARKS by time — the attribution's cost grows with the marks
- * (about 10 ms per 1,000 here): a recompute runs in the scheduler (an import's finish request computes its first).
+ * (about 10 ms per 1,000 here). Every computation runs in the scheduler's energy worker, which
+ * reads only these from the database (store-run-energy.ts).
  */
 function attributedMarks(marks: readonly RunMarkRecord[]): RunMarkRecord[] {
   return marks.length <= MAX_ATTRIBUTED_MARKS ? [...marks] : [...marks].sort((a, b) => a.t - b.t).slice(0, MAX_ATTRIBUTED_MARKS);

@@ -1,11 +1,11 @@
 import {
   clearEnergyDirty, countRunBatches, deleteRunEnergy, energyDirtyVersion, findRunEnergy, isEnergyStale, listStaleEnergyRuns, findRunEnergyInputs, listNeighbourJobs,
-  readCarbonIntensityAround, listRunMarks, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database, type RunEnergyContext, type RunEnergyInputs,
+  readCarbonIntensityAround, listFirstRunMarks, listRunMarks, listRunNodes, readRunSensors, readRunSeries, storeRunEnergy, type Database, type RunEnergyContext, type RunEnergyInputs,
 } from '@erg/db';
 import type { Window } from '@erg/energy';
 import type { RunEnergyView } from '@erg/spec';
 import { NonFiniteFiguresError, nonFinitePaths } from './finite-figures';
-import { figureSpan, runFiguresOf, type RunFigureInputs, type StoredRunEnergy } from './run-figures';
+import { figureSpan, MAX_ATTRIBUTED_MARKS, runFiguresOf, type RunFigureInputs, type StoredRunEnergy } from './run-figures';
 
 const nsToMs = (ns: bigint) => Number(ns) / 1e6;
 
@@ -84,7 +84,9 @@ export async function readRunFigureInputs(
     // each side), or every sample for a bundle.
     options.allSamples ? readRunSeries(db, runId) : readRunSeries(db, runId, { fromMs: span.startMs, toMs: span.endMs, bracket: true }),
     readRunSensors(db, runId),
-    listRunMarks(db, runId),
+    // Only the marks the figures use (the first MAX_ATTRIBUTED_MARKS by time) and how many there
+    // are: a run of a million marks is not held in memory to use a tenth of them. A bundle has them all.
+    options.allSamples ? listRunMarks(db, runId).then((all) => ({ marks: all, total: all.length })) : listFirstRunMarks(db, runId, MAX_ATTRIBUTED_MARKS),
     listRunNodes(db, runId),
     options.context ?? readRunContext(db, runId, run, window, idleWindow),
   ]);
@@ -93,7 +95,7 @@ export async function readRunFigureInputs(
     // Typed by @erg/db (readStoredSpec): a spec that no longer parses threw before anything was computed.
     spec: run.campaign.spec,
     configuration: run.configuration, metrics: (run.metrics ?? {}) as Record<string, number | null>, nodeList: run.nodeList, slurmEnergyJ: run.slurmEnergyJ,
-    series, sensors, marks,
+    series, sensors, marks: marks.marks, ...(marks.total > marks.marks.length ? { markCount: marks.total } : {}),
     powerRecords: nodes.flatMap((n) => (n.power ? [{ node: n.node, power: n.power }] : [])),
     ...context,
     clocks: nodes.flatMap((n) => (n.clockOffsetMs === null ? [] : [{ node: n.node, offsetMs: n.clockOffsetMs, readings: n.clockReadings }])),
@@ -112,26 +114,45 @@ async function readRunContext(
   return { neighbours, cluster: run.cluster ? { carbon: run.cluster.carbon, price: run.cluster.price } : null, carbonIntensity };
 }
 
-/** Most stale runs one call of refreshStaleRunEnergy recomputes: a tick's share, the rest wait for the next. */
+/** Most stale runs one call of refreshStaleRunEnergy recomputes: a page (the scheduler asks for pages until one is not full). */
 export const STALE_REFRESH_LIMIT = 50;
 
+/** How refreshStaleRunEnergy works through the runs it finds. */
+export interface StaleRefreshOptions {
+  /** Most runs recomputed by one call (default STALE_REFRESH_LIMIT). */
+  limit?: number;
+  /** Runs recomputed at once (default 1). */
+  concurrency?: number;
+  /** How one run is recomputed: refreshRunEnergy on this thread by default; the scheduler hands it to its energy worker. */
+  refresh?: (runId: string) => Promise<unknown>;
+  onError?: (runId: string, err: unknown) => void;
+}
+
 /**
- * Recomputes the finalized runs whose telemetry changed after their figures were computed (late
- * batches: the API stores them and leaves the recompute here, out of its requests; a recompute
- * that crashed), the longest-waiting first, one after another. Returns the runs recomputed. A run
- * whose recompute throws stays marked (tried again next time) and does not stop the others.
+ * Recomputes the finalized runs that owe their figures — an imported run just finished, a batch
+ * that came after a run's figures (the API marks them and leaves the recompute to the scheduler,
+ * out of its requests), a recompute that crashed — the longest-waiting first. Returns the runs
+ * recomputed, in that order. A run whose recompute throws stays marked (tried again next time)
+ * and does not stop the others.
  */
-export async function refreshStaleRunEnergy(db: Database, options: { limit?: number; onError?: (runId: string, err: unknown) => void } = {}): Promise<string[]> {
-  const done: string[] = [];
-  for (const runId of await listStaleEnergyRuns(db, options.limit ?? STALE_REFRESH_LIMIT)) {
-    try {
-      await refreshRunEnergy(db, runId);
-      done.push(runId);
-    } catch (err) {
-      options.onError?.(runId, err);
+export async function refreshStaleRunEnergy(db: Database, options: StaleRefreshOptions = {}): Promise<string[]> {
+  const refresh = options.refresh ?? ((runId: string) => refreshRunEnergy(db, runId));
+  const runs = await listStaleEnergyRuns(db, options.limit ?? STALE_REFRESH_LIMIT);
+  const done = new Set<string>();
+  let next = 0;
+  const lane = async () => {
+    while (next < runs.length) {
+      const runId = runs[next++]!;
+      try {
+        await refresh(runId);
+        done.add(runId);
+      } catch (err) {
+        options.onError?.(runId, err);
+      }
     }
-  }
-  return done;
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, runs.length)) }, lane));
+  return runs.filter((runId) => done.has(runId));
 }
 
 /** The stored figures of a run, as GET /v1/runs/:id/energy shows them; null when none exist. */

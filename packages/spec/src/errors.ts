@@ -351,6 +351,10 @@ export const ERROR_CATALOG = {
     status: 409, retryable: false, surface: 'internal',
     meaning: "a newer lease of the cluster exists, so this cycle stopped and leaves what it claimed to the newer one; never a cluster's failure",
   },
+  ERG_ENERGY_REFRESH_FAILED: {
+    status: 500, retryable: true, surface: 'internal',
+    meaning: "computing a run's energy failed in the scheduler's energy worker (the database, its heap limit `ERG_ENERGY_HEAP_MB`); the run stays due and the next tick tries again",
+  },
   ERG_REGEX_BUDGET_EXCEEDED: {
     status: 422, retryable: false, surface: 'internal',
     meaning: "a campaign's metric or phase regular expression ran past its own time budget (`ERG_METRIC_REGEX_BUDGET_MS`) and was stopped",

@@ -92,3 +92,14 @@ export interface BatchMark {
 export const MAX_BATCH_MARKS = 10_000;
 /** Most marks erg keeps of one node of one run; an agent stops reading the file past it (and says so). */
 export const MAX_NODE_MARKS = 1_000_000;
+
+/**
+ * Distinct mark names (phases and step counters together) erg keeps of one run by default: the
+ * marks of later names are not stored (docs/security.md § Budgets). Sites change it with
+ * ERG_MAX_PHASE_NAMES (MAX_PHASE_NAMES_ENV), set alike for the API and the scheduler; job.sh
+ * exports it to the workload, whose `erg` module stops writing marks of names beyond it.
+ */
+export const DEFAULT_MAX_PHASE_NAMES = 256;
+
+/** The setting's name: the API's and the scheduler's environment, and the workload's (job.sh exports it). */
+export const MAX_PHASE_NAMES_ENV = 'ERG_MAX_PHASE_NAMES';

@@ -25,7 +25,7 @@
  *
  * It imports only node-info and marks (both dependency-free): the agent bundles this file alone (`@erg/spec/run-dir`), without zod.
  */
-import { MARKS_DIR_ENV } from './marks';
+import { MARKS_DIR_ENV, MAX_PHASE_NAMES_ENV } from './marks';
 import { parsePowerRecord, POWER_HELPER_OPTIONS, POWER_KNOBS, type PowerState } from './node-info';
 
 /** The names erg uses at the top of a run directory; the spec reserves every one of them in `files`. */
@@ -303,6 +303,8 @@ export interface AgentLaunch {
    * workload has no writers, and ERG_MARKS_DIR is set all the same (a workload may write marks itself).
    */
   markTools?: string;
+  /** The site's cap on a run's distinct phase names (ERG_MAX_PHASE_NAMES), exported to the workload for its `erg` module; absent: not exported (the module's default). */
+  maxPhaseNames?: number;
 }
 
 /**
@@ -326,7 +328,7 @@ export function agentStartLines(launch: AgentLaunch): string {
     'erg_i=0',
     `while [ "$(ls "$erg_telemetry" 2>/dev/null | grep -c '${ready}$')" -lt "\${SLURM_JOB_NUM_NODES:-1}" ] && [ $erg_i -lt ${ticks} ]; do sleep 0.1; erg_i=$((erg_i + 1)); done`,
     `[ $erg_i -lt ${ticks} ] || echo "erg: telemetry agents not ready after ${AGENT_READY_TIMEOUT_S} s (see ${RUN_DIR_FILES.telemetryDir}/${TELEMETRY_DIR_FILES.agentLog})" >&2`,
-    ...markWriterLines(launch.markTools),
+    ...markWriterLines(launch.markTools, launch.maxPhaseNames),
     ...(launch.cooldown ? cooldownWaitLines(launch.cooldown.maxWaitS) : []),
     ...idleBaselineLines(launch.idleBaselineS),
   ].join('\n');
@@ -337,9 +339,11 @@ export function agentStartLines(launch: AgentLaunch): string {
  * telemetry folder, which each node's agent tails — and the writers on PATH and PYTHONPATH.
  * Exported, so they reach every srun task of the workload on every node.
  */
-function markWriterLines(markTools: string | undefined): string[] {
+function markWriterLines(markTools: string | undefined, maxPhaseNames: number | undefined): string[] {
   return [
     `export ${MARKS_DIR_ENV}="$erg_telemetry"`,
+    // The writers stop at the names the run would keep: marks of later names would be dropped at ingest anyway.
+    ...(maxPhaseNames === undefined ? [] : [`export ${MAX_PHASE_NAMES_ENV}=${Math.trunc(maxPhaseNames)}`]),
     ...(markTools === undefined ? [] : [`export PATH=${markTools}/bin:"$PATH"`, `export PYTHONPATH=${markTools}/python"\${PYTHONPATH:+:$PYTHONPATH}"`]),
   ];
 }

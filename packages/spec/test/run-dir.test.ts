@@ -207,6 +207,13 @@ describe('the agents\' lines in job.sh', () => {
     expect(agentStartLines(launch)).not.toContain('PYTHONPATH');
   });
 
+  test("the site's cap on distinct phase names reaches the workload's mark writers (ERG_MAX_PHASE_NAMES), only where the scheduler gives one", () => {
+    const dir = runDir();
+    const lines = agentStartLines({ ...launch, maxPhaseNames: 40 }).split('\n').filter((l) => /ERG_MAX_PHASE_NAMES|ERG_MARKS_DIR/.test(l));
+    expect(bash(['erg_telemetry="$ERG_RUN_DIR/telemetry"', ...lines, 'bash -c \'echo "max=$ERG_MAX_PHASE_NAMES"\''].join('\n'), dir).stdout).toBe('max=40\n');
+    expect(agentStartLines(launch)).not.toContain('ERG_MAX_PHASE_NAMES');
+  });
+
   test('start with an idle baseline ends with its lines', () => {
     expect(agentStartLines({ ...launch, idleBaselineS: 5 }).endsWith(idleBaselineLines(5).join('\n'))).toBe(true);
   });

@@ -44,19 +44,20 @@ export const runRoutes =
         schema: {
           tags: ['runs'],
           description:
-            'Import mode: closes a run of an `execution: import` campaign with the window its measurement covered. ' +
-            'Energy is computed from the telemetry posted to the run, over [startedAt, endedAt].',
+            'Import mode: closes a run of an `execution: import` campaign with the window its measurement covered, and answers 202 with the run. ' +
+            'Its energy is computed afterwards by the scheduler from the telemetry posted to the run, over [startedAt, endedAt]: ' +
+            'GET /v1/runs/{id}/energy answers 409 (`being computed`) until then, usually within a second.',
           params: IdParams,
           body: RunFinish,
-          response: { 200: RunView, 404: ErrorBody, 409: ErrorBody },
+          response: { 202: RunView, 404: ErrorBody, 409: ErrorBody },
         },
       },
-      async (req) => {
-        const { run, nodes } = await finishRunByHand(deps.db, req.params.id, {
+      async (req, reply) => {
+        const { run, nodes } = await finishRunByHand(deps, req.params.id, {
           startedAt: new Date(req.body.startedAt), endedAt: new Date(req.body.endedAt), exitCode: req.body.exitCode ?? null, metrics: req.body.metrics ?? {},
-        });
+        }, req.log);
         // An import run has no cluster, so no cluster failure to show.
-        return runView(run, null, nodes, false);
+        return reply.status(202).send(runView(run, null, nodes, false));
       },
     );
 

@@ -1,9 +1,8 @@
 import { findClusterById, findRunDetail, findRunLogSource, finishImportedRun, listRunNodes, requestRunCancel, type Database, type RunDetail, type RunNodeRecord } from '@erg/db';
-import { refreshRunEnergy } from '@erg/results';
 import type { AppDeps } from '../app';
 import { errors } from '../errors';
 import type { LogsBody } from '../cluster-files';
-import { wakeScheduler } from '../wake-scheduler';
+import { askForEnergyRefresh, wakeScheduler } from '../wake-scheduler';
 import type { Log } from './log';
 
 /**
@@ -48,17 +47,19 @@ export interface ImportedRunEnd {
 }
 
 /**
- * Import mode: closes a run of an `execution: import` campaign with its window, then computes its
- * energy from the telemetry posted to it. A run of a campaign erg submits, or one already ended,
- * is a conflict (409).
+ * Import mode: closes a run of an `execution: import` campaign with its window. Its energy is
+ * the scheduler's to compute (off any request: a run of a million marks took seconds), from the
+ * telemetry posted to it: finishImportedRun marks it due in the same transaction, and the
+ * scheduler is woken now rather than at its next tick. A run of a campaign erg submits, or one
+ * already ended, is a conflict (409).
  */
-export async function finishRunByHand(db: Database, id: string, end: ImportedRunEnd): Promise<{ run: RunDetail; nodes: RunNodeRecord[] }> {
-  const run = await findRun(db, id);
+export async function finishRunByHand(deps: RunDeps, id: string, end: ImportedRunEnd, log: Log): Promise<{ run: RunDetail; nodes: RunNodeRecord[] }> {
+  const run = await findRun(deps.db, id);
   if (run.campaign.execution !== 'import') throw errors.conflict(`run ${run.id} belongs to a campaign erg submits to Slurm; only runs of execution: import campaigns are finished by hand`);
-  const done = await finishImportedRun(db, { runId: run.id, ...end });
+  const done = await finishImportedRun(deps.db, { runId: run.id, ...end });
   if (!done) throw errors.conflict(`run ${run.id} is already ${run.state}`);
-  await refreshRunEnergy(db, run.id);
-  return runWithNodes(db, run.id);
+  await askForEnergyRefresh(deps, log);
+  return runWithNodes(deps.db, run.id);
 }
 
 /** A run's logs: the tails kept in the database, or a stream of them read from the cluster. */

@@ -1,4 +1,4 @@
-import { findRunIngestTarget, findRunProgress, listRunMarksUpTo, readRunSensors, readRunSeries, runMarksSummary, type Database, type RunMarkRecord, type TelemetryWriter } from '@erg/db';
+import { findRunIngestTarget, findRunProgress, isEnergyStale, listRunMarksUpTo, readRunSensors, readRunSeries, runMarksSummary, type Database, type RunMarkRecord, type TelemetryWriter } from '@erg/db';
 import { lttb, nodeTimeline } from '@erg/energy';
 import { runEnergyView } from '@erg/results';
 import {
@@ -82,13 +82,7 @@ export async function runEnergy(db: Database, runId: string): Promise<RunEnergyV
   const run = await findRunProgress(db, runId);
   if (!run) throw errors.notFound('run', runId);
   const view = await runEnergyView(db, run.id);
-  if (!view) {
-    throw errors.notReady(
-      run.workloadEndNs === null
-        ? `run ${run.id} is ${run.state}: energy is computed over its workload window once it has ended`
-        : `run ${run.id} has no telemetry to compute energy from`,
-    );
-  }
+  if (!view) throw errors.notReady(await whyNoFigures(db, run, 'energy is computed over its workload window once it has ended'));
   return view;
 }
 
@@ -101,15 +95,20 @@ export async function runPhases(db: Database, runId: string): Promise<RunPhasesV
   const [view, summary, marks] = await Promise.all([
     runEnergyView(db, run.id), runMarksSummary(db, run.id), listRunMarksUpTo(db, run.id, 2 * MAX_PHASE_SEGMENTS + 1),
   ]);
-  if (!view) {
-    throw errors.notReady(
-      run.workloadEndNs === null
-        ? `run ${run.id} is ${run.state}: phases are computed with its energy, over its workload window, once it has ended`
-        : `run ${run.id} has no telemetry to compute energy from`,
-    );
-  }
+  if (!view) throw errors.notReady(await whyNoFigures(db, run, 'phases are computed with its energy, over its workload window, once it has ended'));
   const { segments, truncated } = phaseSegments(marks, view.window, marks.length < summary.count);
   return { runId: run.id, computedAt: view.computedAt, window: view.window, marks: summary, phases: view.phases, segments, segmentsTruncated: truncated };
+}
+
+/**
+ * Why a run has no figures to show: it has not ended (`untilEnded` says when they come), the
+ * scheduler has yet to compute them (a run is marked due when it ends), or there is nothing to
+ * compute them from.
+ */
+async function whyNoFigures(db: Database, run: { id: string; state: string; workloadEndNs: bigint | null }, untilEnded: string): Promise<string> {
+  if (run.workloadEndNs === null) return `run ${run.id} is ${run.state}: ${untilEnded}`;
+  if (await isEnergyStale(db, run.id)) return `run ${run.id}'s energy is being computed by the scheduler (runs are computed after they end); try again in a few seconds`;
+  return `run ${run.id} has no telemetry to compute energy from`;
 }
 
 /** Each marking node's window cut by innermost phase, in time order, at most MAX_PHASE_SEGMENTS of them. */

@@ -1354,7 +1354,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Import mode: closes a run of an `execution: import` campaign with the window its measurement covered. Energy is computed from the telemetry posted to the run, over [startedAt, endedAt]. */
+        /** @description Import mode: closes a run of an `execution: import` campaign with the window its measurement covered, and answers 202 with the run. Its energy is computed afterwards by the scheduler from the telemetry posted to the run, over [startedAt, endedAt]: GET /v1/runs/{id}/energy answers 409 (`being computed`) until then, usually within a second. */
         post: {
             parameters: {
                 query?: never;
@@ -1381,7 +1381,7 @@ export interface paths {
             };
             responses: {
                 /** @description Default Response */
-                200: {
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
