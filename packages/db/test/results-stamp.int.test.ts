@@ -2,12 +2,13 @@
 // against: it must change with every change to what the results are computed from, whoever makes
 // it, and should stay put through what they do not read (the scheduler's moves before a run
 // completes, each telemetry push's clock reading), so that a live campaign's results stay cached.
+// Its change rows are folded as they grow, and it still moves with the next change.
 import pg from 'pg';
 import { secretBoxFrom } from '@erg/secrets';
 import type { NodeFingerprint, NormalizedBatch } from '@erg/spec';
 import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
 import {
-  createCampaign, createCluster, createDatabase, createProject, deleteRunEnergy, readResultsStamp, recordClusterCapabilities, storeRunEnergy,
+  createCampaign, createCluster, createDatabase, createProject, deleteRunEnergy, readResultsStamp, recordClusterCapabilities, RESULTS_CHANGES_FOLD_ABOVE, storeRunEnergy,
   TelemetryWriter, type Database,
 } from '@erg/db';
 import { forceRunEnd, testCampaignSpec } from '@erg/db/testing';
@@ -73,10 +74,12 @@ describe('results stamps (Postgres)', () => {
     expect(await moves(sql(`UPDATE runs SET node_list = 'gh-[001-002]' WHERE id = $1`, [a]))).toBe(true);
     expect(await moves(() => deleteRunEnergy(db, a, 2))).toBe(true);
     expect(await moves(() => storeRunEnergy(db, a, figures(120), 3))).toBe(true);
-    // Its nodes: the first batch of a node, then another fingerprint from the same node (a resumed agent on other software).
+    // Its nodes: the first batch of a node, then another fingerprint from the same node (a resumed agent on other software);
+    // a node of a run still running too (it may complete in a transaction that runs at the same time).
     const writer = new TelemetryWriter(db);
     expect(await moves(() => writer.write(a, batch('gh-001', 0, { fingerprint: fingerprint('gh-001', '550.54.15') })))).toBe(true);
     expect(await moves(() => writer.write(a, batch('gh-001', 1, { fingerprint: fingerprint('gh-001', '535.104.05') })))).toBe(true);
+    expect(await moves(() => writer.write(b, batch('gh-002', 0, { fingerprint: fingerprint('gh-002', '550.54.15') })))).toBe(true);
     // A completed run leaving the results (a test's hand, no transition does it), and the cluster re-probed.
     expect(await moves(sql(`UPDATE runs SET state = 'failed' WHERE id = $1`, [a]))).toBe(true);
     expect(await moves(() => recordClusterCapabilities(db, clusterId, { probedAt: new Date().toISOString(), slurmVersion: 'slurm 24.11.5', powerHelper: null, powerHelperProblem: 'not installed' }))).toBe(true);
@@ -86,12 +89,11 @@ describe('results stamps (Postgres)', () => {
 
   test('stays put through what the results do not read', async () => {
     const [, , c, d] = runs as [string, string, string, string];
-    // The scheduler's moves before a run completes, and a running run's own telemetry and nodes.
+    // The scheduler's moves before a run completes.
     const running = () => poolOf(db).query(`UPDATE runs SET state = 'running', node_list = 'gh-003', started_at = now() WHERE id = $1`, [c]);
     expect(await moves(running)).toBe(false);
     expect((await poolOf(db).query('SELECT state FROM runs WHERE id = $1', [c])).rows[0].state).toBe('running');
     const writer = new TelemetryWriter(db);
-    expect(await moves(() => writer.write(c, batch('gh-003', 0, { fingerprint: fingerprint('gh-003', '550.54.15') })))).toBe(false);
     // A completed run's later pushes: clock readings and batches without provenance.
     await forceRunEnd(db, d, 'completed');
     await writer.write(d, batch('gh-004', 0, { fingerprint: fingerprint('gh-004', '550.54.15') }), 5);
@@ -101,7 +103,7 @@ describe('results stamps (Postgres)', () => {
     expect(await moves(() => storeRunEnergy(db, otherRuns[0]!, figures(50), 1))).toBe(false);
   });
 
-  test('a change committed after one with a later stamp still moves it (the sum of the stamps, not their largest)', async () => {
+  test('a change committed after one drawn later still moves it (the sum of the changes, not the largest id)', async () => {
     const [, , c, d] = runs as [string, string, string, string];
     for (const run of [c, d]) {
       await forceRunEnd(db, run, 'completed');
@@ -112,7 +114,7 @@ describe('results stamps (Postgres)', () => {
     await first.connect();
     await second.connect();
     try {
-      // The first transaction draws its stamp, the second a later one and commits first.
+      // The first transaction adds its change row, the second a later one and commits first.
       await first.query('BEGIN');
       await first.query('UPDATE run_energy SET result = $2 WHERE run_id = $1', [c, JSON.stringify(figures(2).result)]);
       await second.query('UPDATE run_energy SET result = $2 WHERE run_id = $1', [d, JSON.stringify(figures(3).result)]);
@@ -123,5 +125,16 @@ describe('results stamps (Postgres)', () => {
       await first.end();
       await second.end();
     }
+  });
+
+  test('folds its change rows into one as they grow, and still moves with the next change', async () => {
+    const [, , c] = runs as [string, string, string];
+    for (let i = 0; i <= RESULTS_CHANGES_FOLD_ABOVE; i++) await storeRunEnergy(db, c, figures(10 + i), 10 + i);
+    const rowsOf = async () => (await poolOf(db).query('SELECT count(*)::int AS n FROM campaign_results_changes WHERE campaign_id = $1', [campaignId])).rows[0].n as number;
+    expect(await rowsOf()).toBeGreaterThan(RESULTS_CHANGES_FOLD_ABOVE);
+    const folded = await readResultsStamp(db, campaignId);
+    expect(await rowsOf()).toBe(1);
+    expect(await readResultsStamp(db, campaignId)).toBe(folded);
+    expect(await moves(() => storeRunEnergy(db, c, figures(1), 1000))).toBe(true);
   });
 });
