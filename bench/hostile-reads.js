@@ -137,7 +137,7 @@ async function step(bench, campaign, name, requests) {
   const url = `/v1/campaigns/${campaign.id}/results`;
   const { value, ...around } = await watched(bench, () => Promise.all(Array.from({ length: requests }, () => bench.get(url))));
   const answers = value.map((r) => ({ status: r.status, ms: round(r.ms), bytes: r.bytes }));
-  const body = value.find((r) => r.status === 200)?.data ?? null;
+  const body = value.find((r) => r.status === 200)?.json() ?? null;
   const shape = body && {
     configurations: body.configurations.length, runs: body.configurations.reduce((n, c) => n + c.n, 0), excluded: body.excluded.length,
     unmeasured: body.unmeasured?.configurations ?? null, paretoFront: body.paretoFront.length,
