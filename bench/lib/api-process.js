@@ -40,7 +40,8 @@ function freePort() {
 
 /**
  * Polls `${url}/healthz` every 10 ms from a worker thread. `window()` starts a window; its `end()`
- * gives the latencies seen: { samples, medianMs, worstMs } (null when none came back).
+ * gives the latencies seen: { samples, medianMs, worstMs }, at least one (a window shorter than a
+ * poll waits for the next).
  */
 function healthPoller(url) {
   const worker = new Worker(
@@ -49,9 +50,14 @@ function healthPoller(url) {
      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
      let samples = [];
      let stop = false;
+     // A window ends with at least one sample: a step shorter than a poll still gets the next one
+     // (or none after 2 s: the API is not answering).
+     let ending = false;
+     let endAt = 0;
+     const report = () => { ending = false; parentPort.postMessage(samples); };
      parentPort.on('message', (m) => {
        if (m === 'start') samples = [];
-       else if (m === 'end') parentPort.postMessage(samples);
+       else if (m === 'end') { if (samples.length > 0) report(); else { ending = true; endAt = performance.now(); } }
        else if (m === 'stop') stop = true;
      });
      const once = () => new Promise((resolve) => {
@@ -63,6 +69,7 @@ function healthPoller(url) {
        while (!stop) {
          const ms = await once();
          if (ms !== null) samples.push(ms);
+         if (ending && (samples.length > 0 || performance.now() - endAt > 2000)) report();
          await new Promise((r) => setTimeout(r, 10));
        }
        agent.destroy();
