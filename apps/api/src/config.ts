@@ -55,7 +55,7 @@ export const ApiConfig = z.object({
   ERG_RESULTS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** Results computations waiting for a worker beyond which requests are refused with 503 (retry). */
   ERG_RESULTS_QUEUE: z.coerce.number().int().min(0).default(16),
-  /** Heap of each results worker, MiB: the results of 100,000 runs take about 600 MiB; a campaign that needs more is refused (422). */
+  /** Heap of each results worker, MiB (the results of 100,000 runs raised the API's peak memory by about 400 MB); a campaign that needs more is refused (422). */
   ERG_RESULTS_HEAP_MB: z.coerce.number().int().min(64).default(2048),
   /**
    * Memory for computed results kept for the next read, MiB, the least recently read dropped first
