@@ -16,8 +16,9 @@ import { errors } from './errors';
  * worker works, the API keeps answering everyone else.
  *
  * Glossary
- * - job: one body to decode and validate (OffloadJob); its answer is what the inline code would
- *   have returned (ValidateCampaignResult, ValidateSuiteResult, DecodedBatch).
+ * - job: one body to decode and validate, or one campaign's results to compute (OffloadJob); its
+ *   answer is what the inline code would have returned (ValidateCampaignResult, ValidateSuiteResult,
+ *   DecodedBatch, the results' JSON bytes).
  * - slot: one worker and the job it runs, if any. A slot runs one job at a time; jobs wait in
  *   one FIFO queue of at most `maxQueue`, beyond which `run` refuses at once (OffloadBusy).
  * - A job that takes longer than `timeoutMs`, or that makes its worker run out of heap

@@ -7,19 +7,8 @@ import { campaignResultsBody } from './results-answer';
 import type { ResultsCache } from './results-cache';
 
 /**
- * GET /v1/campaigns/{id}/results, read as cheaply as the answer allows. Glossary:
- * - stamp: the campaign's results stamp (packages/db results-stamp.ts), read first, one short
- *   query; it changes with anything the results are computed from.
- * - cache: answers kept under the stamp they were computed at (results-cache.ts); served while the
- *   stamp is the same (`cache`), so a read after any change computes again.
- * - joined: a read asking for results another request is computing, at the same stamp, waits for
- *   that computation instead of starting one.
- * - computed: in a results worker thread (`worker`: results-answer.ts reads, computes and
- *   serialises there, and the bytes come back without a copy), or on the event loop when no worker
- *   is available (`inline`). Each computation holds one of its token's expensive-read places
- *   (expensive-reads.ts) until it is done; a token without a free place is refused (429).
- * An answer computed from data newer than its stamp is kept under the older stamp: the next read
- * sees a newer stamp and computes again, so a kept answer is never older than its stamp says.
+ * Where a results answer came from (/metrics erg_campaign_results_total), as the glossary of
+ * ResultsReader names them.
  */
 export type ResultsSource = 'cache' | 'joined' | 'worker' | 'inline';
 
@@ -40,6 +29,21 @@ export function unmeasuredListPath(campaignId: string): string {
   return `/v1/campaigns/${campaignId}/configurations?measured=false`;
 }
 
+/**
+ * GET /v1/campaigns/{id}/results, read as cheaply as the answer allows. Glossary:
+ * - stamp: the campaign's results stamp (packages/db results-stamp.ts), read first, one short
+ *   query; it changes with anything the results are computed from.
+ * - cache: answers kept under the stamp they were computed at (results-cache.ts); served while the
+ *   stamp is the same (`cache`), so a read after any change computes again.
+ * - joined: a read asking for results another request is computing, at the same stamp, waits for
+ *   that computation instead of starting one.
+ * - computed: in a results worker thread (`worker`: results-answer.ts reads, computes and
+ *   serialises there, and the bytes come back without a copy), or on the event loop when no worker
+ *   is available (`inline`). Each computation holds one of its token's expensive-read places
+ *   (expensive-reads.ts) until it is done; a token without a free place is refused (429).
+ * An answer computed from data newer than its stamp is kept under the older stamp: the next read
+ * sees a newer stamp and computes again, so a kept answer is never older than its stamp says.
+ */
 export class ResultsReader {
   /** Computations in progress, by cache key and stamp. */
   private readonly computing = new Map<string, Promise<Buffer>>();
