@@ -20,12 +20,7 @@
 //
 //   npx turbo run build && node bench/campaign-scale.js      # --help: the options
 'use strict';
-const fs = require('node:fs');
-const net = require('node:net');
-const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { generateKeyPairSync } = require('node:crypto');
-const { Worker } = require('node:worker_threads');
 const { parseOptions } = require('./lib/options');
 
 const { opts, fail } = parseOptions({
@@ -54,18 +49,16 @@ const REQUESTS = opts.requests;
 const REPS = opts.reps;
 if (PARTS.has('results')) for (const runs of [BASELINE, RUNS]) if (runs % REPS !== 0) fail(`--reps ${REPS} does not divide ${runs} runs`);
 const {
-  claimRunsForSubmission, createApiToken, createDatabase, dropDatabase, ensureDatabase, findClusterByName, findRunEnergy, finishImportedRun,
-  markRunsQueued, migrate, recordSlurmProgress, storeRunEnergy,
+  claimRunsForSubmission, findClusterByName, findRunEnergy, finishImportedRun, markRunsQueued, recordSlurmProgress, storeRunEnergy,
 } = require('@erg/db');
 const { analyzeTables } = require('@erg/db/testing');
 const { refreshRunEnergy } = require('@erg/results');
 const { median } = require('./lib/bench-api');
+const { startApiProcess, watched } = require('./lib/api-process');
 
-const root = path.resolve(__dirname, '..');
 /** Runs finished over HTTP (telemetry, then finish) before the rest are stored through @erg/db. */
 const FINISHED_OVER_HTTP = 20;
 const log = opts.json ? console.error : console.log;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const PRIVATE_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
 /** p-th percentile (nearest rank) of some numbers. */
@@ -86,135 +79,6 @@ function grid(configurations) {
   return { a: range(a), b: range(configurations / a) };
 }
 
-function memoryOf(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)[1]) / 1024;
-  return { rssMb: round(mb('VmRSS')), peakMb: round(mb('VmHWM')) };
-}
-
-/** Resets the process's peak RSS (VmHWM) to its current RSS (Linux: clear_refs 5). */
-function resetPeak(pid) {
-  fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
-}
-
-function freePort() {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * Polls `${url}/healthz` every 10 ms from a worker thread (its own event loop: this thread's
- * JSON parsing does not delay it). `window()` starts a window; its `end()` gives the latencies seen.
- */
-function healthPoller(url) {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-     const http = require('node:http');
-     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-     let samples = [];
-     let stop = false;
-     parentPort.on('message', (m) => {
-       if (m === 'start') samples = [];
-       else if (m === 'end') parentPort.postMessage(samples);
-       else if (m === 'stop') stop = true;
-     });
-     const once = () => new Promise((resolve) => {
-       const t0 = performance.now();
-       http.get(workerData + '/healthz', { agent }, (res) => { res.resume(); res.on('end', () => resolve(performance.now() - t0)); })
-         .on('error', () => resolve(null));
-     });
-     (async () => {
-       while (!stop) {
-         const ms = await once();
-         if (ms !== null) samples.push(ms);
-         await new Promise((r) => setTimeout(r, 10));
-       }
-       agent.destroy();
-       process.exit(0);
-     })();`,
-    { eval: true, workerData: url },
-  );
-  return {
-    window() {
-      worker.postMessage('start');
-      return {
-        end: () => new Promise((resolve) => {
-          worker.once('message', (samples) => resolve(samples.length ? { samples: samples.length, medianMs: round(median(samples)), worstMs: round(Math.max(...samples)) } : null));
-          worker.postMessage('end');
-        }),
-      };
-    },
-    stop: () => new Promise((resolve) => {
-      worker.once('exit', resolve);
-      worker.postMessage('stop');
-    }),
-  };
-}
-
-/** A fresh database and API process; `call` sends JSON with an admin token and says how long the answer took and how big it was. */
-async function startApi(name, env = {}) {
-  const stamp = `${Date.now().toString(36)}${process.pid}`;
-  const url = `postgresql://postgres@127.0.0.1:5432/erg_bench_${name}_${stamp}`;
-  await ensureDatabase(url);
-  await migrate(url);
-  const db = createDatabase(url, { max: 8 });
-  const port = await freePort();
-  const api = `http://127.0.0.1:${port}`;
-  // ERG_BENCH_API_NODE_ARGS: options for the API's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-  const nodeArgs = (process.env.ERG_BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'apps', 'api', 'dist', 'main.js')], {
-    env: {
-      ...process.env, DATABASE_URL: url, ERG_API_PORT: String(port), ERG_QUEUE_PREFIX: `ergbench_${name}_${stamp}`, LOG_LEVEL: 'warn',
-      ERG_RATE_LIMIT_MUTATIONS: '0', ERG_RATE_LIMIT_TELEMETRY: '0', ERG_RATE_LIMIT_USER_MUTATIONS: '0', ERG_RATE_LIMIT_USER_TELEMETRY: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${api}/healthz`).catch(() => null))?.ok) break;
-    if (i > 150 || child.exitCode !== null) throw new Error('the API did not start');
-    await sleep(100);
-  }
-  const { token } = await createApiToken(db, 'bench');
-  async function call(method, route, body) {
-    const t0 = performance.now();
-    const res = await fetch(api + route, {
-      method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    const ms = performance.now() - t0;
-    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text.slice(0, 2000)}`);
-    return { data: JSON.parse(text), ms, bytes: Buffer.byteLength(text) };
-  }
-  // Its cluster is registered at 127.0.0.1 (never reached): allowed for the project, as an admin does.
-  await call('PUT', '/v1/projects/default/cluster-policy', { allowHosts: ['127.0.0.1'] });
-  const health = healthPoller(api);
-  async function close() {
-    await health.stop();
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(10_000)]);
-    await db.close();
-    await dropDatabase(url);
-  }
-  return { db, api, pid: child.pid, call, health, close };
-}
-
-/** Runs `step()` with the API's peak RSS reset before it and /healthz watched; returns what it returned with both. */
-async function watched(bench, step) {
-  resetPeak(bench.pid);
-  const before = memoryOf(bench.pid).rssMb;
-  const w = bench.health.window();
-  const value = await step();
-  const healthz = await w.end();
-  return { value, rssBeforeMb: before, peakRssMb: memoryOf(bench.pid).peakMb, healthz };
-}
-
 /** `--requests` GETs of `route` after one warm-up, with the API's peak RSS and /healthz meanwhile. */
 async function timeGets(bench, route) {
   await bench.call('GET', route);
@@ -231,7 +95,7 @@ async function timeGets(bench, route) {
 }
 
 async function measureSize(runs) {
-  const bench = await startApi('scale', runs > 100_000 ? { ERG_MAX_RUNS: String(runs) } : {});
+  const bench = await startApiProcess('scale', runs > 100_000 ? { ERG_MAX_RUNS: String(runs) } : {});
   const out = { runs };
   try {
     await bench.call('POST', '/v1/clusters', {

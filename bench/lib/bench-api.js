@@ -19,7 +19,10 @@ async function startBenchApi(name, { poolSize = 10, env = {} } = {}) {
   const prefix = `ergbench_${name}_${stamp}`;
   // Rate limits off unless a bench asks for them: the benches measure throughput, and one admin
   // token doing thousands of runs' worth of requests would otherwise be told to wait (429).
-  const unlimited = { ERG_RATE_LIMIT_MUTATIONS: '0', ERG_RATE_LIMIT_TELEMETRY: '0', ERG_RATE_LIMIT_USER_MUTATIONS: '0', ERG_RATE_LIMIT_USER_TELEMETRY: '0' };
+  const unlimited = {
+    ERG_RATE_LIMIT_MUTATIONS: '0', ERG_RATE_LIMIT_TELEMETRY: '0', ERG_RATE_LIMIT_USER_MUTATIONS: '0', ERG_RATE_LIMIT_USER_TELEMETRY: '0',
+    ERG_RATE_LIMIT_EXPENSIVE_READS: '0', ERG_RATE_LIMIT_USER_EXPENSIVE_READS: '0',
+  };
   const config = ApiConfig.parse({ DATABASE_URL: url, ERG_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ...unlimited, ...env });
   const queue = createSchedulerQueue(config.REDIS_URL, prefix);
   // The key of .erg/secret.key (ERG_SECRET_KEY_FILE's default), as the bench's scheduler reads it too.

@@ -8,6 +8,9 @@ import { LOG_REDACTION, type SecretBox } from '@erg/secrets';
 import type { ApiConfig } from './config';
 import { validatorCompiler } from './validation';
 import { Offload } from './offload';
+import { ExpensiveReads } from './expensive-reads';
+import { ResultsCache } from './results-cache';
+import { ResultsReader } from './results-reader';
 import type { ClusterFiles } from './cluster-files';
 import { createApiMetrics, type ApiMetrics } from './metrics';
 import { certificateWarningPolicy } from './cluster-credentials';
@@ -37,8 +40,16 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
   /** Worker threads for large request bodies; made from the ERG_OFFLOAD_* settings when not given. */
   offload?: Offload;
-  /** Start the validation workers with the app instead of on the first large body (main.ts; tests start them lazily). */
+  /** Start the validation and results workers with the app instead of on first need (main.ts; tests start them lazily). */
   warmWorkers?: boolean;
+  /** Test seam: awaited when a campaign's results computation has its place, before it starts (results-reader.ts). */
+  beforeResultsCompute?: (campaignId: string) => Promise<void>;
+}
+
+/** What the expensive reads share (routes/campaigns.ts): the results reader, and every token's places. */
+export interface ExpensiveReadDeps {
+  results: ResultsReader;
+  places: ExpensiveReads;
 }
 
 declare module 'fastify' {
@@ -76,8 +87,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installAuthentication(app, deps.db);
   // After the auth hook: only identified callers are counted, per token and per user.
   await installRateLimits(app, deps.redis, {
-    mutations: deps.config.ERG_RATE_LIMIT_MUTATIONS, telemetry: deps.config.ERG_RATE_LIMIT_TELEMETRY,
-    userMutations: deps.config.ERG_RATE_LIMIT_USER_MUTATIONS, userTelemetry: deps.config.ERG_RATE_LIMIT_USER_TELEMETRY,
+    mutations: deps.config.ERG_RATE_LIMIT_MUTATIONS, telemetry: deps.config.ERG_RATE_LIMIT_TELEMETRY, reads: deps.config.ERG_RATE_LIMIT_EXPENSIVE_READS,
+    userMutations: deps.config.ERG_RATE_LIMIT_USER_MUTATIONS, userTelemetry: deps.config.ERG_RATE_LIMIT_USER_TELEMETRY, userReads: deps.config.ERG_RATE_LIMIT_USER_EXPENSIVE_READS,
     prefix: deps.config.ERG_QUEUE_PREFIX,
   });
   installAudit(app, deps.db);
@@ -86,8 +97,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before the routes as well: a route keeps the error handler in force when it was added.
   installErrorHandlers(app, deps.config.ERG_BODY_LIMIT);
 
-  await registerRoutes(app, deps, startOffload(app, deps), metrics);
+  await registerRoutes(app, deps, startOffload(app, deps), startExpensiveReads(app, deps, metrics), metrics);
   return app;
+}
+
+/**
+ * The results reader with its own worker threads (their own database connections, a larger heap
+ * and a longer deadline than the validation workers': a results job reads and computes over every
+ * run), its cache, and the per-token places it shares with the evidence bundles.
+ */
+function startExpensiveReads(app: FastifyInstance, deps: AppDeps, metrics: ApiMetrics): ExpensiveReadDeps {
+  const { config } = deps;
+  const workers = new Offload(
+    {
+      workers: config.ERG_RESULTS_WORKERS, timeoutMs: config.ERG_RESULTS_TIMEOUT_MS, maxQueue: config.ERG_RESULTS_QUEUE, maxHeapMb: config.ERG_RESULTS_HEAP_MB,
+      script: 'results-worker.js', workerData: { databaseUrl: config.DATABASE_URL }, task: 'compute',
+    },
+    app.log,
+  );
+  app.addHook('onClose', async () => workers.close());
+  if (deps.warmWorkers) app.addHook('onReady', async () => workers.warm());
+  const places = new ExpensiveReads(config.ERG_EXPENSIVE_READS_PER_TOKEN);
+  const results = new ResultsReader({
+    db: deps.db, workers, cache: new ResultsCache(config.ERG_RESULTS_CACHE_MB * 1024 * 1024), places,
+    answered: (source) => metrics.campaignResults.inc({ source }),
+    ...(deps.beforeResultsCompute ? { beforeCompute: deps.beforeResultsCompute } : {}),
+  });
+  return { results, places };
 }
 
 /** Worker threads for large request bodies: the caller's, or this app's own, closed with it. */

@@ -33,6 +33,39 @@ export const ApiConfig = z.object({
   ERG_RATE_LIMIT_USER_MUTATIONS: z.coerce.number().int().min(0).default(240),
   ERG_RATE_LIMIT_USER_TELEMETRY: z.coerce.number().int().min(0).default(12_000),
   /**
+   * Expensive reads per minute per token, a bucket of their own (rate-limit.ts EXPENSIVE_READS:
+   * campaign results, evidence bundles, run logs, telemetry series); 0: no limit. Room for a person's
+   * live pages: the web app refetches a live campaign's results at most every 0.8 s and extends a
+   * run's power chart once a second, `erg logs --follow` reads every 2 s.
+   */
+  ERG_RATE_LIMIT_EXPENSIVE_READS: z.coerce.number().int().min(0).default(300),
+  /** The same per user, all of the user's tokens together; 0: no limit. */
+  ERG_RATE_LIMIT_USER_EXPENSIVE_READS: z.coerce.number().int().min(0).default(600),
+  /**
+   * Campaign results computed and evidence bundles written at once per token (beyond: 429 with
+   * Retry-After). A results read answered from the cache, or one that waits for the same results
+   * another request is computing, takes no place.
+   */
+  ERG_EXPENSIVE_READS_PER_TOKEN: z.coerce.number().int().min(1).max(64).default(2),
+  /**
+   * Worker threads that compute campaigns' results (GET /v1/campaigns/{id}/results) off the event
+   * loop, each with up to 4 database connections of its own; 0: on the event loop (not for
+   * production: the results of 100,000 runs hold it for about a second).
+   */
+  ERG_RESULTS_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+  /** How long one campaign's results may take in a worker before it is ended and the request refused (422). */
+  ERG_RESULTS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Results computations waiting for a worker beyond which requests are refused with 503 (retry). */
+  ERG_RESULTS_QUEUE: z.coerce.number().int().min(0).default(16),
+  /** Heap of each results worker, MiB (the results of 100,000 runs raised the API's peak memory by about 400 MB); a campaign that needs more is refused (422). */
+  ERG_RESULTS_HEAP_MB: z.coerce.number().int().min(64).default(2048),
+  /**
+   * Memory for computed results kept for the next read, MiB, the least recently read dropped first
+   * (14 MB for 100,000 runs of 10,000 configurations); 0: nothing kept. A kept answer is served only
+   * while nothing it was computed from has changed (packages/db results-stamp.ts).
+   */
+  ERG_RESULTS_CACHE_MB: z.coerce.number().int().min(0).default(256),
+  /**
    * When set, GET /metrics requires `Authorization: Bearer <this>`; unset, it is open like /healthz.
    * Empty counts as unset (compose files pass unset variables as empty strings).
    */

@@ -53,6 +53,15 @@ const PROBE_RETRY_AFTER_S = 5;
 const LOG_READS_RETRY_AFTER_S = 1;
 /** A bundle takes seconds to minutes to write: ask again a little later. */
 const EXPORTS_RETRY_AFTER_S = 5;
+/** The results of 100,000 runs take about a second to compute. */
+const RESULTS_RETRY_AFTER_S = 2;
+
+/** What each rate-limit bucket counts (rate-limit.ts), as a 429 names it. */
+const BUCKET_WORDS = {
+  mutations: 'changes',
+  telemetry: 'telemetry batches',
+  reads: 'expensive reads (campaign results, evidence bundles, run logs, telemetry series)',
+} as const;
 
 const CLUSTER_NOT_REGISTERED = (name: string) => `cluster "${name}" is not registered`;
 
@@ -107,10 +116,10 @@ export const errors = {
   tokenWider: (issues: SpecIssue[]) =>
     new ApiError('ERG_TOKEN_WIDER', `a token can only create tokens within its own bounds: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues }),
   notReady: (message: string) => new ApiError('ERG_NOT_READY', message),
-  rateLimited: (bucket: 'mutations' | 'telemetry', limit: number, retryAfterS: number, scope: { kind: 'token' } | { kind: 'user'; name: string } = { kind: 'token' }) =>
+  rateLimited: (bucket: 'mutations' | 'telemetry' | 'reads', limit: number, retryAfterS: number, scope: { kind: 'token' } | { kind: 'user'; name: string } = { kind: 'token' }) =>
     new ApiError(
       'ERG_RATE_LIMITED',
-      `too many ${bucket === 'telemetry' ? 'telemetry batches' : 'changes'} ${scope.kind === 'user' ? `by user "${scope.name}" (all of their tokens together)` : 'with this token'}: ` +
+      `too many ${BUCKET_WORDS[bucket]} ${scope.kind === 'user' ? `by user "${scope.name}" (all of their tokens together)` : 'with this token'}: ` +
         `the limit is ${limit} a minute; retry in ${retryAfterS} s (see the Retry-After header)`,
     ),
   bodyTooLarge: (limitBytes: number, route: string) =>
@@ -122,6 +131,9 @@ export const errors = {
       : new ApiError('ERG_BAD_URL', 'the URL is not valid: check its percent-encoding'),
   /** The worker threads that validate large bodies have a full queue (offload.ts). */
   busy: () => new ApiError('ERG_BUSY', 'the API is validating too many large requests at once; retry in a second'),
+  /** The results workers have a full queue (results-reader.ts). */
+  resultsBusy: () =>
+    new ApiError('ERG_BUSY', "the API is computing too many campaigns' results at once; retry in a few seconds (see the Retry-After header)", { retryAfterS: RESULTS_RETRY_AFTER_S }),
   /** A body whose validation ran out of time or memory in its worker thread (offload.ts). */
   tooCostly: (what: string, why: string) =>
     new ApiError('ERG_TOO_COSTLY', `the ${what} ${why}, more than erg spends on one request; make it smaller or simpler`),
@@ -135,6 +147,13 @@ export const errors = {
     new ApiError('ERG_RATE_LIMITED', `${holder} already has ${limit} log reads in flight, the most at once; retry in a second (see the Retry-After header)`, {
       retryAfterS: LOG_READS_RETRY_AFTER_S,
     }),
+  /** Results or an evidence bundle asked for while the token has ERG_EXPENSIVE_READS_PER_TOKEN of them being made (expensive-reads.ts). */
+  expensiveReadsBusy: (limit: number) =>
+    new ApiError(
+      'ERG_RATE_LIMITED',
+      `this token already has ${limit} campaign results or evidence bundles being made, the most at once; retry when one is done (see the Retry-After header)`,
+      { retryAfterS: RESULTS_RETRY_AFTER_S },
+    ),
   /** GET /v1/campaigns/{id}/export: ERG_EXPORTS_AT_ONCE bundles are being written already. */
   exportsBusy: (limit: number) =>
     new ApiError('ERG_RATE_LIMITED', `the API is writing ${limit} evidence bundles already, the most at once; retry in a few seconds (see the Retry-After header)`, {

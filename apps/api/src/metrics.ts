@@ -16,6 +16,8 @@ export interface ApiMetrics {
   telemetrySamples: Counter;
   telemetryBatches: Counter<'outcome'>;
   telemetryIngest: Histogram;
+  /** GET /v1/campaigns/{id}/results answers by where they came from (results-reader.ts ResultsSource). */
+  campaignResults: Counter<'source'>;
 }
 
 /** Where the scrape-time gauges read from; absent sources leave their gauge empty (unit tests). */
@@ -125,6 +127,14 @@ export function createApiMetrics(sources: MetricSources = {}): ApiMetrics {
       name: 'erg_telemetry_ingest_seconds',
       help: 'Time from a telemetry request arriving to its batch committed in Postgres',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    campaignResults: new Counter({
+      name: 'erg_campaign_results_total',
+      help:
+        'Campaign results answered, by source: cache (kept, nothing they depend on changed since), joined (the same results another request was computing), ' +
+        'worker (computed in a results worker thread), inline (computed on the event loop: no worker available)',
+      labelNames: ['source'],
       registers: [registry],
     }),
   };

@@ -20,6 +20,8 @@ function run(job: OffloadJob): { result: unknown; transfer: ArrayBuffer[] } {
       const transfer = decoded.ok ? decoded.batch.series.flatMap((s) => [s.t.buffer as ArrayBuffer, s.v.buffer as ArrayBuffer]) : [];
       return { result: decoded, transfer };
     }
+    case 'results':
+      throw new Error('campaign results are computed by results-worker.js, not by the validation workers');
   }
 }
 

@@ -3,19 +3,22 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import { ErgError, type DecodedBatch } from '@erg/spec';
+import type { CampaignFigureOptions } from '@erg/results';
 import type { SizeLimits, ValidateCampaignResult } from '@erg/sweep';
 import type { ValidateSuiteResult } from '@erg/suites/validate';
 import { errors } from './errors';
 
 /**
- * Worker threads for the request bodies too large to decode and validate on the event loop:
- * campaign specs and suites over OFFLOAD_ABOVE.spec (YAML parses at about 1-3 µs a byte), and
- * telemetry batches over OFFLOAD_ABOVE.telemetry (JSON.parse takes about 8 ms a MiB). While a
+ * Worker threads for the work too large for the event loop: request bodies to decode and validate
+ * (offload-worker.js) — campaign specs and suites over OFFLOAD_ABOVE.spec (YAML parses at about
+ * 1-3 µs a byte), telemetry batches over OFFLOAD_ABOVE.telemetry (JSON.parse takes about 8 ms a
+ * MiB) — and campaigns' results to compute (results-worker.js, a pool of its own: app.ts). While a
  * worker works, the API keeps answering everyone else.
  *
  * Glossary
- * - job: one body to decode and validate (OffloadJob); its answer is what the inline code would
- *   have returned (ValidateCampaignResult, ValidateSuiteResult, DecodedBatch).
+ * - job: one body to decode and validate, or one campaign's results to compute (OffloadJob); its
+ *   answer is what the inline code would have returned (ValidateCampaignResult, ValidateSuiteResult,
+ *   DecodedBatch, the results' JSON bytes).
  * - slot: one worker and the job it runs, if any. A slot runs one job at a time; jobs wait in
  *   one FIFO queue of at most `maxQueue`, beyond which `run` refuses at once (OffloadBusy).
  * - A job that takes longer than `timeoutMs`, or that makes its worker run out of heap
@@ -28,15 +31,24 @@ export type OffloadJob =
   | { kind: 'campaign'; body: unknown; yaml: boolean; limits: SizeLimits }
   | { kind: 'suite'; body: unknown; yaml: boolean; limits: SizeLimits }
   /** UTF-8 JSON text; its buffer is transferred to the worker (not copied). */
-  | { kind: 'telemetry'; body: Uint8Array; bounds: { minT: number; maxT: number } };
+  | { kind: 'telemetry'; body: Uint8Array; bounds: { minT: number; maxT: number } }
+  /** A campaign's results, read and computed by the worker (results-worker.ts); `list`: the path of its unmeasured candidates. */
+  | { kind: 'results'; campaignId: string; options: CampaignFigureOptions; list: string };
+
+/** A campaign's results as the JSON the API answers with (UTF-8), transferred back without a copy. */
+export interface ResultsBody {
+  body: Uint8Array;
+}
 
 export interface OffloadResults {
   campaign: ValidateCampaignResult;
   suite: ValidateSuiteResult;
   telemetry: DecodedBatch;
+  results: ResultsBody;
 }
 
-export type OffloadReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string } | { ready: true };
+/** A failed job's `code` is its error's (a pg SQLSTATE, a socket's), so that a database away still reads as one. */
+export type OffloadReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string; code?: string } | { ready: true };
 
 export interface OffloadOptions {
   /** Worker threads; 0 runs every job inline (`available` is false). */
@@ -46,6 +58,12 @@ export interface OffloadOptions {
   maxQueue: number;
   /** Old-generation heap of each worker, MiB. */
   maxHeapMb: number;
+  /** The worker's script, next to this file in dist: offload-worker.js (the default) or results-worker.js. */
+  script?: string;
+  /** Given to every worker as `workerData` (the results workers' database URL). */
+  workerData?: unknown;
+  /** What a job does, for the refusals: "took longer than 10 s to <task>" (default `validate`). */
+  task?: string;
 }
 
 /** The queue is full: answer 503 (errors.busy) and let the client retry. */
@@ -79,8 +97,8 @@ interface Slot {
  * The compiled worker: next to this file in dist, or in dist when the API runs from its
  * TypeScript sources (tests), so it needs the build (`npx turbo run build`).
  */
-function workerFile(): string | null {
-  for (const candidate of [path.join(__dirname, 'offload-worker.js'), path.resolve(__dirname, '..', 'dist', 'offload-worker.js')]) {
+function workerFile(script: string): string | null {
+  for (const candidate of [path.join(__dirname, script), path.resolve(__dirname, '..', 'dist', script)]) {
     if (existsSync(candidate)) return candidate;
   }
   return null;
@@ -97,10 +115,15 @@ export class Offload {
     private readonly options: OffloadOptions,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.file = options.workers > 0 ? workerFile() : null;
+    const script = options.script ?? 'offload-worker.js';
+    this.file = options.workers > 0 ? workerFile(script) : null;
     if (options.workers > 0 && !this.file) {
-      log.warn('offload-worker.js not found (build the API: npx turbo run build); large bodies are validated on the event loop');
+      log.warn(`${script} not found (build the API: npx turbo run build); its work is done on the event loop`);
     }
+  }
+
+  private get task(): string {
+    return this.options.task ?? 'validate';
   }
 
   /** Workers started so far (they start on first need, or all at once with `warm`). */
@@ -160,7 +183,7 @@ export class Offload {
 
   private startTimer(slot: Slot): void {
     if (!slot.current || slot.current.timer || !slot.ready) return;
-    slot.current.timer = setTimeout(() => this.fail(slot, new OffloadTooCostly(`took longer than ${this.options.timeoutMs / 1000} s to validate`)), this.options.timeoutMs);
+    slot.current.timer = setTimeout(() => this.fail(slot, new OffloadTooCostly(`took longer than ${this.options.timeoutMs / 1000} s to ${this.task}`)), this.options.timeoutMs);
   }
 
   private assign(slot: Slot, pending: Pending): void {
@@ -178,7 +201,7 @@ export class Offload {
   }
 
   private startSlot(): Slot {
-    const worker = new Worker(this.file!, { resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb } });
+    const worker = new Worker(this.file!, { resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb }, workerData: this.options.workerData });
     const slot: Slot = { worker, ready: false, current: null };
     worker.on('message', (reply: OffloadReply) => {
       if ('ready' in reply) {
@@ -191,15 +214,15 @@ export class Offload {
       if (current.timer) clearTimeout(current.timer);
       slot.current = null;
       if (reply.ok) current.resolve(reply.result);
-      else current.reject(new Error(reply.error));
+      else current.reject(Object.assign(new Error(reply.error), reply.code === undefined ? {} : { code: reply.code }));
       this.dispatch();
     });
     worker.on('error', (err) => {
       const outOfMemory = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-      this.fail(slot, outOfMemory ? new OffloadTooCostly(`needed more than ${this.options.maxHeapMb} MiB of memory to validate`) : err);
+      this.fail(slot, outOfMemory ? new OffloadTooCostly(`needed more than ${this.options.maxHeapMb} MiB of memory to ${this.task}`) : err);
     });
     worker.on('exit', () => {
-      if (slot.current) this.fail(slot, new Error('the validation worker exited'));
+      if (slot.current) this.fail(slot, new Error(`the worker (${this.options.script ?? 'offload-worker.js'}) exited`));
     });
     // An idle worker must not keep a finished process alive.
     worker.unref();

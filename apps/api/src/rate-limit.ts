@@ -6,7 +6,8 @@ import type { Redis } from 'ioredis';
 import { errors } from './errors';
 
 /**
- * Rate limits on mutating /v1 requests, counted in Redis so that every API instance shares them.
+ * Rate limits on mutating /v1 requests and on expensive reads, counted in Redis so that every API
+ * instance shares them.
  * Each request counts against two buckets: its token's and its user's (all of the user's tokens
  * together), so that minting a new token does not buy a fresh allowance. Run tokens count against
  * their run's bucket (they are minted by the scheduler, one per run, never by a user). A fixed
@@ -26,17 +27,25 @@ import { errors } from './errors';
  * for erg, and losing it must not take the API down.
  */
 
-export type Bucket = 'mutations' | 'telemetry';
+export type Bucket = 'mutations' | 'telemetry' | 'reads';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const TELEMETRY_ROUTE = '/v1/runs/:id/telemetry';
+/**
+ * The reads whose cost grows with what they read — a campaign's results (every run), its evidence
+ * bundle (every sample), a run's logs (read from the cluster) and its telemetry series (every
+ * sample in the window) — count against a bucket of their own, `reads`. Other reads are not limited.
+ */
+export const EXPENSIVE_READS = new Set(['/v1/campaigns/:id/results', '/v1/campaigns/:id/export', '/v1/runs/:id/logs', '/v1/runs/:id/telemetry']);
 const WINDOW_MS = 60_000;
 /** How long a request waits for Redis before it is let through uncounted. */
 const REDIS_DEADLINE_MS = 1_000;
 
-/** Which bucket a request counts against; null: not limited (reads, and everything outside /v1). */
+/** Which bucket a request counts against; null: not limited (cheap reads, and everything outside /v1). */
 export function bucketOf(method: string, routeUrl: string | undefined, path: string): Bucket | null {
-  if (!MUTATING.has(method) || !path.startsWith('/v1/')) return null;
+  if (!path.startsWith('/v1/')) return null;
+  if (method === 'GET' || method === 'HEAD') return routeUrl !== undefined && EXPENSIVE_READS.has(routeUrl) ? 'reads' : null;
+  if (!MUTATING.has(method)) return null;
   return method === 'POST' && routeUrl === TELEMETRY_ROUTE ? 'telemetry' : 'mutations';
 }
 
@@ -44,9 +53,11 @@ export interface RateLimits {
   /** Per minute per token (and per run token); 0: no limit. */
   mutations: number;
   telemetry: number;
+  reads: number;
   /** Per minute per user, all of the user's tokens together; 0: no limit. */
   userMutations: number;
   userTelemetry: number;
+  userReads: number;
   /** Namespace of the Redis keys (the queue prefix: tests run side by side). */
   prefix: string;
 }
@@ -109,10 +120,11 @@ export async function installRateLimits(app: FastifyInstance, redis: Redis, limi
     limit,
     check: app.createRateLimit({ max: limit, keyGenerator }),
   });
-  const limiters: Record<Bucket, BucketLimiters> = { mutations: {}, telemetry: {} };
-  for (const bucket of ['mutations', 'telemetry'] as const) {
+  const limiters: Record<Bucket, BucketLimiters> = { mutations: {}, telemetry: {}, reads: {} };
+  const perUserLimits: Record<Bucket, number> = { mutations: limits.userMutations, telemetry: limits.userTelemetry, reads: limits.userReads };
+  for (const bucket of ['mutations', 'telemetry', 'reads'] as const) {
     const perToken = limits[bucket];
-    const perUser = bucket === 'telemetry' ? limits.userTelemetry : limits.userMutations;
+    const perUser = perUserLimits[bucket];
     // A limit of 0 is no limit: no limiter, so nothing is counted or sent for that bucket.
     if (perToken > 0) {
       limiters[bucket].token = limiter(perToken, (req) => `${bucket}:${req.runTokenFor ? `run:${req.runTokenFor}` : `token:${req.identity!.id}`}`);

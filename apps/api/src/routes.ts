@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { TelemetryWriter } from '@erg/db';
-import type { AppDeps } from './app';
+import type { AppDeps, ExpensiveReadDeps } from './app';
 import type { ApiMetrics } from './metrics';
 import type { Offload } from './offload';
 import { campaignRoutes } from './routes/campaigns';
@@ -19,12 +19,12 @@ import { metricsRoutes } from './routes/metrics';
 import { auditRoutes } from './routes/audit';
 
 /** Every route of the API: /v1 (each with its access rule), health, the web app, /metrics. */
-export async function registerRoutes(app: FastifyInstance, deps: AppDeps, offload: Offload, metrics: ApiMetrics): Promise<void> {
+export async function registerRoutes(app: FastifyInstance, deps: AppDeps, offload: Offload, reads: ExpensiveReadDeps, metrics: ApiMetrics): Promise<void> {
   // Only the routes that validate large bodies (campaign and suite specs, telemetry) hand them to worker threads.
   const withOffload = { ...deps, offload };
   await app.register(healthRoutes(deps));
   await app.register(clusterRoutes(deps), { prefix: '/v1' });
-  await app.register(campaignRoutes(withOffload), { prefix: '/v1' });
+  await app.register(campaignRoutes({ ...withOffload, ...reads }), { prefix: '/v1' });
   await app.register(runRoutes(deps), { prefix: '/v1' });
   await app.register(suiteRoutes(withOffload), { prefix: '/v1' });
   await app.register(accessRoutes(deps), { prefix: '/v1' });

@@ -29,13 +29,19 @@ describe('audit actions from route patterns', () => {
 });
 
 describe('rate-limit buckets', () => {
-  test('mutations under /v1 count; telemetry ingest has its own bucket; reads and the rest are free', () => {
+  test('mutations under /v1 count; telemetry ingest has its own bucket; expensive reads theirs; other reads and the rest are free', () => {
     expect(bucketOf('POST', '/v1/campaigns', '/v1/campaigns')).toBe('mutations');
     expect(bucketOf('DELETE', '/v1/suites/:name', '/v1/suites/a')).toBe('mutations');
     expect(bucketOf('PATCH', undefined, '/v1/anything')).toBe('mutations');
     expect(bucketOf('POST', '/v1/runs/:id/telemetry', '/v1/runs/x/telemetry')).toBe('telemetry');
-    expect(bucketOf('GET', '/v1/runs/:id/telemetry', '/v1/runs/x/telemetry')).toBeNull();
+    expect(bucketOf('GET', '/v1/runs/:id/telemetry', '/v1/runs/x/telemetry')).toBe('reads');
+    expect(bucketOf('GET', '/v1/campaigns/:id/results', '/v1/campaigns/x/results')).toBe('reads');
+    expect(bucketOf('HEAD', '/v1/campaigns/:id/results', '/v1/campaigns/x/results')).toBe('reads');
+    expect(bucketOf('GET', '/v1/campaigns/:id/export', '/v1/campaigns/x/export')).toBe('reads');
+    expect(bucketOf('GET', '/v1/runs/:id/logs', '/v1/runs/x/logs')).toBe('reads');
+    expect(bucketOf('GET', '/v1/campaigns/:id', '/v1/campaigns/x')).toBeNull();
     expect(bucketOf('GET', '/v1/campaigns', '/v1/campaigns')).toBeNull();
+    expect(bucketOf('GET', undefined, '/v1/nope')).toBeNull();
     expect(bucketOf('POST', undefined, '/metrics')).toBeNull();
   });
 });

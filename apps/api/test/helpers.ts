@@ -57,11 +57,14 @@ export function apiRequests(api: () => Pick<TestApi, 'app' | 'token'>) {
 
 /**
  * An API instance on its own database and queue prefix, driven with app.inject. `logger` replaces
- * the one LOG_LEVEL would build (tests that read the log lines pass one writing into memory).
+ * the one LOG_LEVEL would build (tests that read the log lines pass one writing into memory);
+ * `beforeResultsCompute` is the results reader's seam (AppDeps).
  * The default project allows clusters on loopback, as the quickstart's admin does: the tests'
  * clusters are registered at 127.0.0.1 (other projects start with the strict cluster policy).
  */
-export async function startTestApi(env: Record<string, string> = {}, options: { logger?: FastifyBaseLogger } = {}): Promise<TestApi & { tdb: TestDatabase }> {
+export async function startTestApi(
+  env: Record<string, string> = {}, options: { logger?: FastifyBaseLogger; beforeResultsCompute?: (campaignId: string) => Promise<void> } = {},
+): Promise<TestApi & { tdb: TestDatabase }> {
   const tdb = await createTestDatabase();
   const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), LOG_LEVEL: process.env.ERG_TEST_LOG_LEVEL ?? 'silent', ERG_SECRET_KEY: TEST_SECRET_KEY, ...env });
   const secrets = secretBoxFrom(config);
@@ -70,7 +73,10 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const redis = new Redis(redisConnection(config.REDIS_URL) as object);
   const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
   const clusterFiles = new ClusterFiles(secrets);
-  const app = await buildApp({ config, db, queue, redis, clusterFiles, secrets, ...(options.logger ? { logger: options.logger } : {}) });
+  const app = await buildApp({
+    config, db, queue, redis, clusterFiles, secrets, ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.beforeResultsCompute ? { beforeResultsCompute: options.beforeResultsCompute } : {}),
+  });
   const { token } = await createApiToken(db, 'test');
   return {
     app, db, queue, token, config, tdb,

@@ -232,7 +232,7 @@ describe('the API from its own OpenAPI document, fuzzed (Postgres + Redis)', () 
 
   beforeAll(async () => {
     // Limits high enough that the fuzzer exercises routes rather than the rate limiter.
-    t = await startTestApi({ ERG_RATE_LIMIT_MUTATIONS: '1000000', ERG_RATE_LIMIT_TELEMETRY: '1000000' });
+    t = await startTestApi({ ERG_RATE_LIMIT_MUTATIONS: '1000000', ERG_RATE_LIMIT_TELEMETRY: '1000000', ERG_RATE_LIMIT_EXPENSIVE_READS: '1000000' });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const address = t.app.server.address() as { port: number };
     base = `http://127.0.0.1:${address.port}`;

@@ -92,6 +92,7 @@ describe('permission matrix: every route × role × own / other project (Postgre
     'GET /v1/campaigns/:id': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}` }),
     'GET /v1/campaigns/:id/runs': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/runs` }),
     'GET /v1/campaigns/:id/results': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/results` }),
+    'GET /v1/campaigns/:id/configurations': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/configurations?measured=false` }),
     'GET /v1/campaigns/:id/decisions': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/decisions` }),
     'GET /v1/campaigns/:id/export': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/export` }),
     'GET /v1/campaigns/:id/verdict': (s) => ({ method: 'GET', url: `/v1/campaigns/${s.campaignId}/verdict?baseline=${s.campaignId}` }),

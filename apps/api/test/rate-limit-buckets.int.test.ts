@@ -88,6 +88,38 @@ describe('rate limit buckets (Postgres + Redis)', () => {
     expect(await redis.keys(`${t.config.ERG_QUEUE_PREFIX}:ratelimit:telemetry:user:*`)).toEqual([]);
   });
 
+  test('expensive reads (results, bundles, logs, telemetry series) count in a bucket of their own, per token and per user; other reads in none', async () => {
+    const { t, redis } = await start({ ERG_RATE_LIMIT_EXPENSIVE_READS: '3', ERG_RATE_LIMIT_USER_EXPENSIVE_READS: '4', ERG_RATE_LIMIT_MUTATIONS: '100' });
+    const userId = (await createUser(t.db, { name: 'dora', isAdmin: true })).id;
+    const { id, token } = await createApiToken(t.db, 'dora', { userId });
+    const get = (url: string, as = token) => t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${as}` } });
+    const created = await post(t, t.token, '/v1/campaigns?project=default', { name: 'reads', execution: 'import', parameters: { n: [1] } });
+    const campaignId = created.json().id as string;
+    const runId = created.json().runs[0].id as string;
+    const reads = [`/v1/campaigns/${campaignId}/results`, `/v1/runs/${runId}/telemetry`, `/v1/campaigns/${campaignId}/results`];
+    for (const [i, url] of reads.entries()) {
+      const res = await get(url);
+      expect(res.statusCode).not.toBe(429);
+      expect([res.headers['ratelimit-limit'], res.headers['ratelimit-remaining']]).toEqual(['3', String(2 - i)]);
+    }
+    const refused = await get(`/v1/campaigns/${campaignId}/export`);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    expect(refused.json().error).toMatchObject({ code: 'ERG_RATE_LIMITED', message: expect.stringMatching(/^too many expensive reads \(campaign results, evidence bundles, run logs, telemetry series\) with this token: the limit is 3 a minute/) });
+    // Cheap reads and mutations are not in this bucket.
+    const cheap = await get(`/v1/campaigns/${campaignId}`);
+    expect(cheap.statusCode).toBe(200);
+    expect(cheap.headers['ratelimit-limit']).toBeUndefined();
+    expect((await post(t, token, cancel())).statusCode).toBe(404);
+    const base = `${t.config.ERG_QUEUE_PREFIX}:ratelimit:reads`;
+    expect(await redis.get(`${base}:token:${id}`)).toBe('4');
+    // A second token of the same user: its own token bucket is fresh, the user's is spent.
+    const second = (await createApiToken(t.db, 'dora-2', { userId })).token;
+    const byUser = await get(`/v1/campaigns/${campaignId}/results`, second);
+    expect(byUser.statusCode).toBe(429);
+    expect(byUser.json().error.message).toMatch(/^too many expensive reads .* by user "dora" \(all of their tokens together\): the limit is 4 a minute/);
+  });
+
   test('while the API\'s Redis connection is not ready, mutations are let through at once, without RateLimit headers', async () => {
     const tdb = await createTestDatabase();
     const config = ApiConfig.parse({ DATABASE_URL: tdb.url, ERG_QUEUE_PREFIX: uniqueName('ergtest'), LOG_LEVEL: 'silent', ERG_SECRET_KEY: TEST_SECRET_KEY, ERG_RATE_LIMIT_MUTATIONS: '1' });

@@ -105,6 +105,14 @@ describe('results as a table', () => {
     expect(table).not.toMatch(ANSI);
   });
 
+  test("a search's untried candidates: how many, and where to page through them, under the table and in Markdown", () => {
+    const search = { ...resultsFixture(), unmeasured: { configurations: 49_994, list: `/v1/campaigns/${CAMPAIGN_ID}/configurations?measured=false` } };
+    const line = `Not tried by the search (49,994 configurations): counted, not listed; GET /v1/campaigns/${CAMPAIGN_ID}/configurations?measured=false pages through them`;
+    expect(resultsTable(search, plain)).toContain(`\n${line}\n`);
+    expect(resultsMarkdown(search)).toContain(`\n${line.replace(`GET /v1/campaigns/${CAMPAIGN_ID}/configurations?measured=false`, `\`GET /v1/campaigns/${CAMPAIGN_ID}/configurations?measured=false\``)}\n`);
+    expect(table).not.toContain('Not tried');
+  });
+
   test('no Wh column when every configuration used less than 1 Wh', () => {
     const small = resultsFixture();
     for (const c of small.configurations) if (c.energyJ.mean !== null) c.energyJ.mean /= 100;

@@ -13,7 +13,7 @@ export {
 export {
   CSV_FIGURES, differingMachines, entryId, flaggedConfigurations, footprintCsvColumns, groupedByFingerprint, halfWidth, hasCarbon, hasCost, inConfigurationOrder, interval, leftOutText, markLegend,
   markLetters, MARK_LEGEND, marksOf, marksWithFootprintOf, measuredConfigurations, objectivesText, parameterNames, parameterText, powerNoteLine, publishableLine, resultRows, runOrderLabel, startedByLabel,
-  UNMEASURED_SHOWN, type Marks,
+  UNMEASURED_SHOWN, UNTRIED, type Marks,
 } from '@erg/format';
 
 /** The component kinds over all configurations (`gpu`, `cpu`, `module`, …), sorted. */

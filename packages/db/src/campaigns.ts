@@ -392,3 +392,41 @@ export async function findCampaignPowerContext(
     cluster: row.cluster ? { name: row.cluster.name, capabilities: (row.cluster.capabilities ?? null) as ClusterCapabilities | null } : null,
   };
 }
+
+/** One of a campaign's configurations, with how many of its runs completed. */
+export interface ConfigurationEntry {
+  key: string;
+  parameters: Record<string, unknown>;
+  completedRuns: number;
+}
+
+/**
+ * A page of a campaign's configurations in their listed order (position), with how many there are
+ * in all: every one, or only those with (`measured: true`) or without (`false`) a completed run —
+ * a search campaign's candidates not measured yet, which its results count but do not list.
+ */
+export async function listCampaignConfigurations(
+  db: Database, campaignId: string, opts: { measured?: boolean | undefined; limit: number; offset: number },
+): Promise<{ items: ConfigurationEntry[]; total: number }> {
+  const filter = opts.measured === undefined ? '' : opts.measured ? 'WHERE n.completed > 0' : 'WHERE n.completed = 0';
+  const { rows } = await poolOf(db).query<{ key: string; parameters: Record<string, unknown>; completed: number; total: number }>(
+    `WITH n AS (
+       SELECT c.key, c.parameters, c.position,
+              (SELECT count(*)::int FROM runs r WHERE r.configuration_id = c.id AND r.state = 'completed') AS completed
+       FROM configurations c WHERE c.campaign_id = $1
+     )
+     SELECT key, parameters, completed, count(*) OVER ()::int AS total FROM n ${filter}
+     ORDER BY position LIMIT $2 OFFSET $3`,
+    [campaignId, opts.limit, opts.offset],
+  );
+  // A page past the end has no row to carry the total: count it alone.
+  if (rows.length === 0 && opts.offset > 0) {
+    const all = await poolOf(db).query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM configurations c WHERE c.campaign_id = $1
+         ${opts.measured === undefined ? '' : `AND ${opts.measured ? '' : 'NOT '}EXISTS (SELECT 1 FROM runs r WHERE r.configuration_id = c.id AND r.state = 'completed')`}`,
+      [campaignId],
+    );
+    return { items: [], total: all.rows[0]!.total };
+  }
+  return { items: rows.map((r) => ({ key: r.key, parameters: r.parameters, completedRuns: r.completed })), total: rows[0]?.total ?? 0 };
+}

@@ -2,7 +2,7 @@ import type { CampaignSpec, ClusterCarbon, ClusterPrice, RunCooldown } from '@er
 import type pg from 'pg';
 import type { CarbonIntensityRow } from './carbon-intensity';
 import { poolOf, prismaOf, type Database } from './client';
-import { countedFiguresSql } from './counted-figures';
+import { countedFiguresSql, countedMembersSql } from './counted-figures';
 import { readStoredSpec } from './stored-spec';
 
 /**
@@ -265,8 +265,9 @@ export interface ConfigurationEnergyRow {
   nodeList: string | null;
 }
 
-/** The figures that count of a run's stored result (counted-figures.ts), in SQL. */
-const COUNTED_FIGURES_SQL = countedFiguresSql('e.result');
+/** The figures that count of a run's stored result (counted-figures.ts), in SQL, from its members read once (`m`). */
+const COUNTED_FIGURES_SQL = countedFiguresSql('e.result', 'm');
+const COUNTED_MEMBERS_SQL = countedMembersSql('e.result', 'm');
 
 /**
  * Every configuration of a campaign with its completed runs' figures, by position and repetition;
@@ -283,7 +284,7 @@ export async function listConfigurationEnergies(db: Database, campaignId: string
     poolOf(db).query<{ configuration_id: string; id: string; repetition: number; metrics: Record<string, number | null> | null; node_list: string | null; figures: Record<string, unknown> | null }>(
       `SELECT r.configuration_id, r.id, r.repetition, r.metrics, r.node_list,
               CASE WHEN e.run_id IS NOT NULL THEN ${COUNTED_FIGURES_SQL} END AS figures
-       FROM runs r LEFT JOIN run_energy e ON e.run_id = r.id
+       FROM runs r LEFT JOIN run_energy e ON e.run_id = r.id LEFT JOIN LATERAL ${COUNTED_MEMBERS_SQL} ON true
        WHERE r.campaign_id = $1 AND r.state = 'completed'`,
       [campaignId],
     ),

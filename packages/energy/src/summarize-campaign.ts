@@ -23,9 +23,9 @@ export type ConfigurationResult<P = Record<string, unknown>> = Omit<Configuratio
 
 /**
  * A campaign's results (the API's CampaignResults without the campaign id, the runs left out,
- * the power note, the phases, the data movement, the currency, the validity and the design, which the caller adds): per configuration, the Pareto front and the best configurations.
+ * the power note, the phases, the data movement, the currency, the validity, the design and a search's unmeasured count, which the caller adds): per configuration, the Pareto front and the best configurations.
  */
-export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut' | 'power' | 'phases' | 'dataMovement' | 'currency' | 'validity' | 'design'> & {
+export type CampaignResults<P = Record<string, unknown>> = Omit<CampaignResultsView, 'campaignId' | 'configurations' | 'runsLeftOut' | 'power' | 'phases' | 'dataMovement' | 'currency' | 'validity' | 'design' | 'unmeasured'> & {
   configurations: ConfigurationResult<P>[];
 };
 

@@ -41,6 +41,8 @@ export interface ResultsFields<C extends ConfigurationFields = ConfigurationFiel
   objectives?: readonly string[];
   /** The currency of every cost; null: no run has a cost. */
   currency?: string | null;
+  /** A search campaign's candidates without a completed run: counted by the API, not listed. Absent for grid and adaptive campaigns. */
+  unmeasured?: { configurations: number; list?: string } | undefined;
 }
 
 /** The name paretoFront, best, tradeoff and excluded give an entry: its id, which is its key unless results are grouped by fingerprint. */
@@ -150,15 +152,21 @@ export function measuredConfigurations<C extends ConfigurationFields>(results: R
  */
 export const UNMEASURED_SHOWN = 10;
 
+/** Why a search's untried candidates are not rows: the API counts them (`unmeasured`) and does not list them. */
+export const UNTRIED = 'not tried by the search (counted, not listed)';
+
 /**
  * The rows of a results table: every configuration while at most UNMEASURED_SHOWN lack
- * measurements (or when `showAll`); else the measured ones, and how many are folded away, per reason.
+ * measurements (or when `showAll`); else the measured ones, and how many are folded away, per
+ * reason — a search's untried candidates always folded (they are not in the answer to show).
  */
 export function resultRows<C extends ConfigurationFields>(results: ResultsFields<C>, showAll = false): { rows: C[]; folded: { why: string; count: number }[] } {
-  if (showAll || results.excluded.length <= UNMEASURED_SHOWN) return { rows: [...results.configurations], folded: [] };
+  const untried = results.unmeasured?.configurations ?? 0;
+  const untriedLine = untried > 0 ? [{ why: UNTRIED, count: untried }] : [];
+  if (showAll || results.excluded.length <= UNMEASURED_SHOWN) return { rows: [...results.configurations], folded: untriedLine };
   const counts = new Map<string, number>();
   for (const e of results.excluded) counts.set(e.why ?? 'no measurements', (counts.get(e.why ?? 'no measurements') ?? 0) + 1);
-  return { rows: measuredConfigurations(results), folded: [...counts].map(([why, count]) => ({ why, count })) };
+  return { rows: measuredConfigurations(results), folded: [...[...counts].map(([why, count]) => ({ why, count })), ...untriedLine] };
 }
 
 /** The parameter names over all configurations, in order of first appearance. */

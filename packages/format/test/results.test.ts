@@ -1,4 +1,4 @@
-import { footprintCsvColumns, hasCarbon, hasCost, inConfigurationOrder, markLegend, markLetters, marksOf, marksWithFootprintOf, MARK_LEGEND, objectivesText, resultRows, resultsCsvRows, UNMEASURED_SHOWN } from '@erg/format';
+import { footprintCsvColumns, hasCarbon, hasCost, inConfigurationOrder, markLegend, markLetters, marksOf, marksWithFootprintOf, MARK_LEGEND, objectivesText, resultRows, resultsCsvRows, UNMEASURED_SHOWN, UNTRIED } from '@erg/format';
 
 const none = { n: 0, mean: null, ci95: null };
 const some = (mean: number) => ({ n: 3, mean, ci95: [mean - 1, mean + 1] });
@@ -63,5 +63,12 @@ describe('the rows of a results table', () => {
     };
     expect(resultRows(many)).toEqual({ rows: [many.configurations[0]], folded: [{ why: 'no completed runs', count: keys.length - 1 }, { why: 'every run failed', count: 1 }] });
     expect(resultRows(many, true).rows).toHaveLength(keys.length + 1);
+  });
+
+  test("a search's untried candidates, counted by the API and not listed, are one folded line however few", () => {
+    const search = { configurations: [entry('a')], best: null, excluded: [], unmeasured: { configurations: 49_994, list: '/v1/campaigns/c/configurations?measured=false' } };
+    expect(resultRows(search)).toEqual({ rows: search.configurations, folded: [{ why: UNTRIED, count: 49_994 }] });
+    expect(resultRows(search, true)).toEqual({ rows: search.configurations, folded: [{ why: UNTRIED, count: 49_994 }] });
+    expect(resultRows({ ...search, unmeasured: { configurations: 0, list: 'x' } })).toEqual({ rows: search.configurations, folded: [] });
   });
 });

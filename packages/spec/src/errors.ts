@@ -129,11 +129,11 @@ export const ERROR_CATALOG = {
   },
   ERG_TOO_COSTLY: {
     status: 422, retryable: false, surface: 'response',
-    meaning: 'a large body took more time (`ERG_OFFLOAD_TIMEOUT_MS`) or memory (`ERG_OFFLOAD_HEAP_MB`) to validate than erg spends on one request',
+    meaning: 'a large body took more time (`ERG_OFFLOAD_TIMEOUT_MS`) or memory (`ERG_OFFLOAD_HEAP_MB`) to validate, or a campaign\'s results more (`ERG_RESULTS_TIMEOUT_MS`, `ERG_RESULTS_HEAP_MB`) to compute, than erg spends on one request',
   },
   ERG_RATE_LIMITED: {
     status: 429, retryable: true, surface: 'response',
-    meaning: 'too many changes or telemetry batches this minute with this token or by this user, or more log reads in flight than allowed; see `Retry-After`',
+    meaning: 'too many changes, telemetry batches or expensive reads this minute with this token or by this user, or more log reads, results computations or evidence bundles in flight than allowed; see `Retry-After`',
   },
   ERG_INTERNAL: {
     status: 500, retryable: false, surface: 'response',
@@ -141,7 +141,7 @@ export const ERROR_CATALOG = {
   },
   ERG_BUSY: {
     status: 503, retryable: true, surface: 'response',
-    meaning: '`ERG_OFFLOAD_QUEUE` large bodies are already waiting to be validated; retry in a second',
+    meaning: '`ERG_OFFLOAD_QUEUE` large bodies are already waiting to be validated, or `ERG_RESULTS_QUEUE` campaigns\' results to be computed; retry in a second',
   },
   ERG_DATABASE_UNAVAILABLE: {
     status: 503, retryable: true, surface: 'response',

@@ -285,6 +285,30 @@ export const RunLeftOut = z.object({
 });
 export type RunLeftOut = z.infer<typeof RunLeftOut>;
 
+/** What a search campaign's results count but do not list: its candidates not measured yet. */
+export const UnmeasuredConfigurations = z
+  .object({
+    configurations: z.int().min(0).describe('candidates (entries, with ?groupBy=fingerprint) without a completed run'),
+    list: z.string().describe('where to page through them: GET /v1/campaigns/{id}/configurations?measured=false'),
+  })
+  .meta({ id: 'UnmeasuredConfigurations' });
+export type UnmeasuredConfigurations = z.infer<typeof UnmeasuredConfigurations>;
+
+/** GET /v1/campaigns/:id/configurations: one page of a campaign's configurations and how many match in all. */
+export const ConfigurationPage = z
+  .object({
+    items: z.array(
+      z.object({
+        key: z.string(),
+        parameters: z.record(z.string(), z.unknown()),
+        completedRuns: z.int().min(0).describe('its completed runs (0: not measured yet)'),
+      }),
+    ),
+    total: z.int().min(0).describe('configurations that match, over every page'),
+  })
+  .meta({ id: 'ConfigurationPage' });
+export type ConfigurationPage = z.infer<typeof ConfigurationPage>;
+
 export const CampaignResults = z
   .object({
     campaignId: z.string(),
@@ -319,6 +343,9 @@ export const CampaignResults = z
     claims: CampaignClaims.nullable().describe('every comparison the results make, with its interval and whether it is distinguishable (Holm over all of them); null: fewer than 2 entries with a point'),
     validity: CampaignValidity.describe("the runs' validity and whether the results are publishable"),
     nodes: CampaignNodes.nullable().describe('the node effect, where counted runs ran on more than one node; null: one node (or none known)'),
+    unmeasured: UnmeasuredConfigurations.optional().describe(
+      "a search campaign's: its candidates without a completed run, counted here and left out of `configurations` and `excluded` (a search of 50,000 candidates measures a few hundred); absent for grid and adaptive campaigns, which list every configuration",
+    ),
   })
   .meta({ id: 'CampaignResults' });
 export type CampaignResults = z.infer<typeof CampaignResults>;

@@ -87,6 +87,7 @@ export const SearchStrategy = z
 export type SearchStrategy = z.infer<typeof SearchStrategy>;
 
 export const STRATEGY_KINDS = ['grid', 'adaptive', 'search'] as const;
+export type StrategyKind = (typeof STRATEGY_KINDS)[number];
 
 /**
  * `strategy: adaptive` (every parameter at its default), `strategy: { kind: adaptive, … }`, or

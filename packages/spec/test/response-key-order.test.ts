@@ -34,6 +34,8 @@ describe('response schemas keep the key order the API has always answered with',
       'dataMovement',
       // The experiment around the figures (issue 26): design, claims with their uncertainty, validity, node effects.
       'design', 'claims', 'validity', 'nodes',
+      // A search campaign's untried candidates, counted (issue 27), last.
+      'unmeasured',
     ]);
     expect(Object.keys(BestOf.shape)).toEqual(['time', 'energy', 'edp', 'carbon', 'cost']);
     expect(Object.keys(ConfigurationResult.shape)).toEqual([

@@ -1,11 +1,12 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { CampaignCursor } from '@erg/db';
 import {
-  ProjectQuery, CampaignCancelled, CampaignDecisions, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignView, ConfigurationResult, Exclusion, CampaignSpec, CampaignPage, ErrorBody, EvidenceBundleBody, IdParams,
-  ObjectivesQuery, RunLeftOut, RunSummaryPage, RunState,
+  ProjectQuery, CampaignCancelled, CampaignDecisions, CampaignCreated, CampaignDetail, CampaignResults, CampaignVerdictView, CampaignView, ConfigurationPage, CampaignSpec, CampaignPage, ErrorBody, EvidenceBundleBody, IdParams,
+  ObjectivesQuery, RunSummaryPage, RunState,
 } from '@erg/spec';
-import type { AppDeps } from '../app';
+import type { AppDeps, ExpensiveReadDeps } from '../app';
 import { access, seesClusterFailures } from '../access';
 import { errors } from '../errors';
 import { BODY_LIMITS } from '../body-limits';
@@ -18,11 +19,8 @@ import { JSON_SLICE_ITEMS, jsonObjectStream, streamedArray } from '../json-strea
 import { bundleFileName } from '@erg/evidence/layout';
 import { exportCampaign } from '../services/evidence';
 import {
-  campaignDecisions, campaignResults, campaignRuns, campaignSummary, cancelCampaign, createCampaignFromSpec, judgeCampaign, listVisibleCampaigns,
+  campaignConfigurations, campaignDecisions, campaignRuns, campaignSummary, cancelCampaign, createCampaignFromSpec, judgeCampaign, listVisibleCampaigns,
 } from '../services/campaigns';
-
-/** Configuration results per slice of a streamed results answer: each is about 1.4 KB of JSON. */
-const RESULTS_SLICE_ITEMS = 250;
 
 /** Page cursors are opaque to clients: base64url of "<createdAt ISO>|<id>". */
 function encodeCursor(c: CampaignCursor): string {
@@ -39,8 +37,13 @@ function decodeCursor(cursor: string | undefined): CampaignCursor | undefined {
   return { createdAt, id };
 }
 
+/** Who holds a request's expensive-read place: its token (a run token: its run). */
+function holderOf(req: FastifyRequest): string {
+  return req.identity?.id ?? (req.runTokenFor ? `run:${req.runTokenFor}` : (req.tokenName ?? 'anonymous'));
+}
+
 export const campaignRoutes =
-  (deps: AppDeps & { offload: Offload }): FastifyPluginAsyncZod =>
+  (deps: AppDeps & { offload: Offload } & ExpensiveReadDeps): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/campaigns',
@@ -159,28 +162,48 @@ export const campaignRoutes =
             'how many kinds of machine (fingerprint classes) each configuration ran on and how they differ; carbon (gCO2e) and cost per configuration. ' +
             '`?groupBy=fingerprint` gives one entry per configuration and kind of machine; `?objectives=time,carbon` decides the Pareto front on two other objectives ' +
             '(any two of time, energy, edp, carbon, cost; default time,energy). `validity` says whether the results are publishable (every counted run passed ' +
-            "the spec's validity gates); `?valid=only` leaves invalid runs out of every figure (listed in runsLeftOut with their reasons), as the spec's validity.excludeInvalid does.",
+            "the spec's validity gates); `?valid=only` leaves invalid runs out of every figure (listed in runsLeftOut with their reasons), as the spec's validity.excludeInvalid does. " +
+            "A search campaign's candidates without a completed run are counted in `unmeasured`, not listed (GET /v1/campaigns/{id}/configurations?measured=false pages through them). " +
+            'Computed in a worker thread and kept until anything they depend on changes; at most ERG_EXPENSIVE_READS_PER_TOKEN computations (and evidence bundles) per token at once (429 beyond).',
           params: IdParams,
           querystring: z.object({
             groupBy: z.enum(['configuration', 'fingerprint']).default('configuration').describe('fingerprint: split each configuration by the kind of machine its runs ran on'),
             objectives: ObjectivesQuery,
             valid: z.enum(['all', 'only']).default('all').describe('only: leave runs that failed a validity gate out of the figures (validity.excluded counts them)'),
           }),
-          response: { 200: CampaignResults, 400: ErrorBody, 404: ErrorBody },
+          response: { 200: CampaignResults, 400: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody, 503: ErrorBody },
         },
       },
       async (req, reply) => {
-        const results = await campaignResults(deps.db, req.params.id, { groupBy: req.query.groupBy, objectives: req.query.objectives, validOnly: req.query.valid === 'only' });
-        if (results.configurations.length <= RESULTS_SLICE_ITEMS) return results;
-        // Large results (14 MB for 10,000 configurations) are checked against their schema and
-        // serialised a slice at a time, as the client reads, rather than whole on the event loop.
-        const { configurations, excluded, runsLeftOut, ...head } = results;
-        const stream = jsonObjectStream(z.encode(CampaignResults.omit({ configurations: true, excluded: true, runsLeftOut: true }), head), [
-          streamedArray('configurations', configurations, (c) => z.encode(ConfigurationResult, c), RESULTS_SLICE_ITEMS),
-          streamedArray('excluded', excluded, (e) => z.encode(Exclusion, e)),
-          streamedArray('runsLeftOut', runsLeftOut, (r) => z.encode(RunLeftOut, r)),
-        ]);
-        return reply.type('application/json; charset=utf-8').send(stream as never);
+        const options = { groupBy: req.query.groupBy, objectives: req.query.objectives, validOnly: req.query.valid === 'only' };
+        // Bytes of the CampaignResults schema's JSON, checked and serialised where they were computed
+        // (results-answer.ts); sent as they are (the response schema's serializer skips a Buffer).
+        const { body } = await deps.results.read(req.params.id, options, holderOf(req));
+        return reply.type('application/json; charset=utf-8').send(body as never);
+      },
+    );
+
+    app.get(
+      '/campaigns/:id/configurations',
+      {
+        config: access.campaign('campaign.read'),
+        schema: {
+          tags: ['campaigns'],
+          description:
+            "A page of the campaign's configurations in their listed order, each with its completed runs; `?measured=false`: only those without a completed run " +
+            "(a search campaign's untried candidates, which its results count but do not list), `true`: only those with one.",
+          params: IdParams,
+          querystring: z.object({
+            measured: z.enum(['true', 'false']).optional().describe('false: only configurations without a completed run; true: only those with one; absent: all'),
+            limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+            offset: z.coerce.number().int().min(0).default(0),
+          }),
+          response: { 200: ConfigurationPage, 404: ErrorBody },
+        },
+      },
+      async (req) => {
+        const { measured, limit, offset } = req.query;
+        return campaignConfigurations(deps.db, req.params.id, { measured: measured === undefined ? undefined : measured === 'true', limit, offset });
       },
     );
 
@@ -196,7 +219,8 @@ export const campaignRoutes =
             "The campaign's evidence bundle, one tar archive (docs/experiments.md, \"Evidence bundle\"): the spec as submitted and as stored, every run with its " +
             'events, fingerprints, power records, figure inputs, samples per node (CSV.gz) and marks, its stored figures, every sample again as samples.parquet, ' +
             'the results, and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; ' +
-            'at most ERG_EXPORTS_AT_ONCE bundles are written at once (429 with Retry-After beyond). A bundle cut short (an error while writing) has no manifest.json.',
+            'at most ERG_EXPORTS_AT_ONCE bundles are written at once, and ERG_EXPENSIVE_READS_PER_TOKEN per token together with results computations (429 with Retry-After beyond). ' +
+            'A bundle cut short (an error while writing) has no manifest.json.',
           params: IdParams,
           response: {
             200: { description: 'the evidence bundle (a tar archive)', content: { 'application/x-tar': { schema: EvidenceBundleBody } } },
@@ -208,16 +232,22 @@ export const campaignRoutes =
       async (req, reply) => {
         const limit = deps.config.ERG_EXPORTS_AT_ONCE;
         if (exporting >= limit) throw errors.exportsBusy(limit);
+        const release = deps.places.tryAcquire(holderOf(req));
+        if (!release) throw errors.expensiveReadsBusy(deps.places.perHolder);
         exporting++;
+        const done = () => {
+          exporting--;
+          release();
+        };
         let bundle;
         try {
           bundle = await exportCampaign(deps.db, req.params.id, deps.config.ERG_EXPORT_TMP_DIR === undefined ? {} : { tmpDir: deps.config.ERG_EXPORT_TMP_DIR });
         } catch (err) {
-          exporting--;
+          done();
           throw err;
         }
-        // Its place is held until the last byte is sent, or the client goes away.
-        bundle.once('close', () => exporting--);
+        // Its places are held until the last byte is sent, or the client goes away.
+        bundle.once('close', done);
         bundle.once('error', (err) => req.log.error({ err, campaignId: req.params.id }, 'writing the evidence bundle failed; the archive was cut short'));
         return reply
           .type('application/x-tar')

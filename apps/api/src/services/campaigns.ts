@@ -1,9 +1,8 @@
 import {
-  cancelPendingRuns, createCampaign, findCampaignRef, findSuiteRunBaseline, getCampaignSummary, listCampaignRuns, listCampaignSummaries, requestCampaignCancel,
+  cancelPendingRuns, createCampaign, findCampaignRef, findSuiteRunBaseline, getCampaignSummary, listCampaignConfigurations, listCampaignRuns, listCampaignSummaries, requestCampaignCancel,
   type CampaignCursor, type CampaignRef, type CampaignSummary, type CancelRequest, type ClusterRecord, type CreatedCampaign, type Database, type TokenIdentity,
 } from '@erg/db';
 import { decodeCampaignText, initialRuns, parseCampaignSpec, powerSupport, RegressionPolicy, type CampaignSpec, type RunState } from '@erg/spec';
-import { campaignResultsView } from '@erg/results';
 import { campaignVerdictView } from '@erg/suites';
 import { campaignDecisionsView } from '@erg/strategy';
 import { measureCampaign, validateCampaign, validateCampaignText, type SizeLimits } from '@erg/sweep';
@@ -172,9 +171,10 @@ export async function campaignDecisions(db: Database, id: string) {
 }
 
 /** The campaign's results per configuration (or per configuration and kind of machine), front and picks. */
-export async function campaignResults(db: Database, id: string, options: NonNullable<Parameters<typeof campaignResultsView>[2]>) {
+/** A page of the campaign's configurations (listCampaignConfigurations): all, or those with or without a completed run. */
+export async function campaignConfigurations(db: Database, id: string, page: { measured: boolean | undefined; limit: number; offset: number }) {
   const campaign = await campaignRef(db, id);
-  return { campaignId: campaign.id, ...(await campaignResultsView(db, campaign.id, options)) };
+  return listCampaignConfigurations(db, campaign.id, page);
 }
 
 /** What a verdict is asked with: the baseline and the policy's fields to change; each defaults (see judgeCampaign). */

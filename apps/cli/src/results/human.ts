@@ -3,7 +3,7 @@
 import {
   claimsLevelText, claimsLines, confoundedLines, differingMachines, entryId, fingerprintPrefix, flaggedConfigurations, formatCarbon, formatCost, formatEdp, formatEnergy, formatPercent, formatPower, formatTime, formatWh,
   groupedByFingerprint, halfWidth, hasCarbon, hasCost, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, NO_VALUE, NODE_EFFECT_HEADERS,
-  nodeEffectRows, paretoLegend, paretoStatusText, parameterHeaders, parameterNames, parameterText, powerNoteLine, publishableLine, runOrderLine, whIsHelpful,
+  nodeEffectRows, paretoLegend, paretoStatusText, parameterHeaders, parameterNames, parameterText, plural, powerNoteLine, publishableLine, runOrderLine, whIsHelpful,
 } from '@erg/format';
 import type { Column } from '../output/table';
 import { isNumericParameter, type CampaignResults } from './model';
@@ -16,6 +16,11 @@ export interface HumanResults {
   legend: string;
   /** Configurations without measurements, `key: why`. */
   excluded: { key: string; why: string }[];
+  /**
+   * `Not tried by the search (49,994 configurations): counted, not listed; GET … pages through them`:
+   * a search campaign's untried candidates, which the API counts and does not list; null for others.
+   */
+  untried: { count: string; list: string } | null;
   /** Completed runs whose figures (or energy figures) do not count: `run N of key: what, why`. */
   runsLeftOut: string[];
   /** Configurations with runs whose figures cannot be fully trusted: `key: shared_node 2 of 3 runs, …`. */
@@ -126,6 +131,7 @@ export function humanResults(results: CampaignResults): HumanResults {
     (claims ? ` ${paretoLegend(claims)}.` : '');
   return {
     columns, rows, marks, legend, excluded: results.excluded, runsLeftOut, flagged, tradeoff,
+    untried: results.unmeasured && results.unmeasured.configurations > 0 ? { count: plural(results.unmeasured.configurations, 'configuration'), list: results.unmeasured.list } : null,
     power: powerNoteLine(results.power), differingMachines: differingMachines(results.configurations), publishable: publishableLine(results.validity),
     claims: claims && { heading: `Claims (${claimsLevelText(claims)})`, lines: claimsLines(claims).filter((line) => !line.startsWith('Trade-off: ')) },
     nodes: nodesOf(results.nodes ?? null),

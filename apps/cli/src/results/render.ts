@@ -23,10 +23,15 @@ export function excludedLines(excluded: readonly { key: string; why: string }[],
   return [...byWhy].map(([why, keys]) => `${text(why)}: ${plural(keys.length, 'configuration')} (${keys.slice(0, 3).map(key).join(', ')}${keys.length > 3 ? `, and ${keys.length - 3} more` : ''})`);
 }
 
+/** The line on a search's untried candidates, the path in `code` (Markdown's code span, or as it is). */
+function untriedLine(untried: { count: string; list: string }, code = (t: string) => t): string {
+  return `Not tried by the search (${untried.count}): counted, not listed; ${code(`GET ${untried.list}`)} pages through them`;
+}
+
 /** An aligned table for the terminal; marks in colour when colour is on. */
 export function resultsTable(results: CampaignResults, color: Colors): string {
   const human = humanResults(results);
-  if (human.rows.length === 0 && human.excluded.length === 0) return 'No configurations.\n';
+  if (human.rows.length === 0 && human.excluded.length === 0 && !human.untried) return 'No configurations.\n';
   const lines: string[] = [];
   if (human.rows.length > 0) {
     const rows = human.rows.map((row) => [color.green(row[0]!), ...row.slice(1)]);
@@ -44,6 +49,7 @@ export function resultsTable(results: CampaignResults, color: Colors): string {
   if (human.excluded.length > 0) {
     lines.push('', `Without measurements (${human.excluded.length}):`, ...excludedLines(human.excluded).map((e) => `  ${e}`));
   }
+  if (human.untried) lines.push('', untriedLine(human.untried));
   if (human.runsLeftOut.length > 0) lines.push('', `Runs left out (${human.runsLeftOut.length}):`, ...human.runsLeftOut.map((r) => `  ${r}`));
   if (human.flagged.length > 0) lines.push('', `Runs to read with care (see each run's warnings):`, ...human.flagged.map((f) => `  ${f}`));
   if (human.differingMachines.length > 0) {
@@ -76,6 +82,7 @@ export function resultsMarkdown(results: CampaignResults): string {
   if (human.excluded.length > 0) {
     parts.push('', `**Without measurements (${human.excluded.length}):**`, '', ...excludedLines(human.excluded, (key) => mdCode(key), mdCell).map((e) => `- ${e}`));
   }
+  if (human.untried) parts.push('', untriedLine(human.untried, mdCode));
   if (human.runsLeftOut.length > 0) parts.push('', `**Runs left out (${human.runsLeftOut.length}):**`, '', ...human.runsLeftOut.map((r) => `- ${mdCell(r)}`));
   if (human.flagged.length > 0) parts.push('', `**Runs to read with care** (see each run's warnings):`, '', ...human.flagged.map((f) => `- ${mdCell(f)}`));
   if (human.differingMachines.length > 0) {

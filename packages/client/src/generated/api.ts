@@ -1027,7 +1027,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; how many kinds of machine (fingerprint classes) each configuration ran on and how they differ; carbon (gCO2e) and cost per configuration. `?groupBy=fingerprint` gives one entry per configuration and kind of machine; `?objectives=time,carbon` decides the Pareto front on two other objectives (any two of time, energy, edp, carbon, cost; default time,energy). `validity` says whether the results are publishable (every counted run passed the spec's validity gates); `?valid=only` leaves invalid runs out of every figure (listed in runsLeftOut with their reasons), as the spec's validity.excludeInvalid does. */
+        /** @description Per configuration: n and { mean, std, ci95, cv } of time, energy, EDP, ED²P, average power and every metric over its completed runs; the Pareto front on (mean time, mean energy); the runtime-, energy- and EDP-optimal configurations; the trade-off between the fastest and the most frugal; how many kinds of machine (fingerprint classes) each configuration ran on and how they differ; carbon (gCO2e) and cost per configuration. `?groupBy=fingerprint` gives one entry per configuration and kind of machine; `?objectives=time,carbon` decides the Pareto front on two other objectives (any two of time, energy, edp, carbon, cost; default time,energy). `validity` says whether the results are publishable (every counted run passed the spec's validity gates); `?valid=only` leaves invalid runs out of every figure (listed in runsLeftOut with their reasons), as the spec's validity.excludeInvalid does. A search campaign's candidates without a completed run are counted in `unmeasured`, not listed (GET /v1/campaigns/{id}/configurations?measured=false pages through them). Computed in a worker thread and kept until anything they depend on changes; at most ERG_EXPENSIVE_READS_PER_TOKEN computations (and evidence bundles) per token at once (429 beyond). */
         get: {
             parameters: {
                 query?: {
@@ -1073,6 +1073,85 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A page of the campaign's configurations in their listed order, each with its completed runs; `?measured=false`: only those without a completed run (a search campaign's untried candidates, which its results count but do not list), `true`: only those with one. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description false: only configurations without a completed run; true: only those with one; absent: all */
+                    measured?: "true" | "false";
+                    limit?: number;
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConfigurationPage"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1090,7 +1169,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The campaign's evidence bundle, one tar archive (docs/experiments.md, "Evidence bundle"): the spec as submitted and as stored, every run with its events, fingerprints, power records, figure inputs, samples per node (CSV.gz) and marks, its stored figures, every sample again as samples.parquet, the results, and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; at most ERG_EXPORTS_AT_ONCE bundles are written at once (429 with Retry-After beyond). A bundle cut short (an error while writing) has no manifest.json. */
+        /** @description The campaign's evidence bundle, one tar archive (docs/experiments.md, "Evidence bundle"): the spec as submitted and as stored, every run with its events, fingerprints, power records, figure inputs, samples per node (CSV.gz) and marks, its stored figures, every sample again as samples.parquet, the results, and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; at most ERG_EXPORTS_AT_ONCE bundles are written at once, and ERG_EXPENSIVE_READS_PER_TOKEN per token together with results computations (429 with Retry-After beyond). A bundle cut short (an error while writing) has no manifest.json. */
         get: {
             parameters: {
                 query?: never;
@@ -4646,6 +4725,24 @@ export interface components {
             /** @description cost per run in the results' currency, over the runs with a cost (a price per kWh needs the run's energy to count) */
             cost: components["schemas"]["SummaryInput"];
         };
+        UnmeasuredConfigurationsInput: {
+            /** @description candidates (entries, with ?groupBy=fingerprint) without a completed run */
+            configurations: number;
+            /** @description where to page through them: GET /v1/campaigns/{id}/configurations?measured=false */
+            list: string;
+        };
+        ConfigurationPageInput: {
+            items: {
+                key: string;
+                parameters: {
+                    [key: string]: unknown;
+                };
+                /** @description its completed runs (0: not measured yet) */
+                completedRuns: number;
+            }[];
+            /** @description configurations that match, over every page */
+            total: number;
+        };
         CampaignResultsInput: {
             campaignId: string;
             configurations: components["schemas"]["ConfigurationResultInput"][];
@@ -4724,6 +4821,8 @@ export interface components {
             validity: components["schemas"]["CampaignValidityInput"];
             /** @description the node effect, where counted runs ran on more than one node; null: one node (or none known) */
             nodes: components["schemas"]["CampaignNodesInput"] | null;
+            /** @description a search campaign's: its candidates without a completed run, counted here and left out of `configurations` and `excluded` (a search of 50,000 candidates measures a few hundred); absent for grid and adaptive campaigns, which list every configuration */
+            unmeasured?: components["schemas"]["UnmeasuredConfigurationsInput"];
         };
         SequentialPolicyInput: {
             /** @description most repetitions per configuration; the run starts with minRepetitions and adds one per look while undecided */
@@ -7001,6 +7100,24 @@ export interface components {
             /** @description cost per run in the results' currency, over the runs with a cost (a price per kWh needs the run's energy to count) */
             cost: components["schemas"]["Summary"];
         };
+        UnmeasuredConfigurations: {
+            /** @description candidates (entries, with ?groupBy=fingerprint) without a completed run */
+            configurations: number;
+            /** @description where to page through them: GET /v1/campaigns/{id}/configurations?measured=false */
+            list: string;
+        };
+        ConfigurationPage: {
+            items: {
+                key: string;
+                parameters: {
+                    [key: string]: unknown;
+                };
+                /** @description its completed runs (0: not measured yet) */
+                completedRuns: number;
+            }[];
+            /** @description configurations that match, over every page */
+            total: number;
+        };
         CampaignResults: {
             campaignId: string;
             configurations: components["schemas"]["ConfigurationResult"][];
@@ -7079,6 +7196,8 @@ export interface components {
             validity: components["schemas"]["CampaignValidity"];
             /** @description the node effect, where counted runs ran on more than one node; null: one node (or none known) */
             nodes: components["schemas"]["CampaignNodes"] | null;
+            /** @description a search campaign's: its candidates without a completed run, counted here and left out of `configurations` and `excluded` (a search of 50,000 candidates measures a few hundred); absent for grid and adaptive campaigns, which list every configuration */
+            unmeasured?: components["schemas"]["UnmeasuredConfigurations"];
         };
         SequentialPolicy: {
             /** @description most repetitions per configuration; the run starts with minRepetitions and adds one per look while undecided */

@@ -11,7 +11,7 @@ import { debounce } from '../../queue';
 import { footprintColumns, footprintNote } from '../../footprint';
 import {
   differingMachines, entryId, flaggedConfigurations, halfWidth, leftOutText, markLegend, markLetters, marksWithFootprintOf, measuredConfigurations, parameterNames, parameterText,
-  confidenceText, paretoLegend, paretoStatusText, powerNoteLine, publishableLine, resultRows, resultsCsv, runOrderLabel, startedByLabel,
+  confidenceText, paretoLegend, paretoStatusText, powerNoteLine, publishableLine, resultRows, resultsCsv, runOrderLabel, startedByLabel, UNTRIED,
 } from '../../results';
 import { flagLabel } from '../../run-info';
 import { hrefRun } from '../../route';
@@ -174,7 +174,8 @@ function ResultsTable({ results, name }: { results: CampaignResults; name: strin
               <tr data-testid="results-folded">
                 <td colSpan={6 + names.length + footprint.length + (claims ? 1 : 0)} className="small">
                   {folded.map((f) => `${formatCount(f.count)} configuration${f.count === 1 ? '' : 's'}: ${f.why}`).join('; ')}{' '}
-                  <button type="button" onClick={() => setShowAll(true)}>Show them</button>
+                  {/* A search's untried candidates are counted by the API, not listed: nothing to show. */}
+                  {folded.some((f) => f.why !== UNTRIED) && <button type="button" onClick={() => setShowAll(true)}>Show them</button>}
                 </td>
               </tr>
             )}
