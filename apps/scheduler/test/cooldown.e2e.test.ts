@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { findClusterByName, listIdleReferences } from '@erg/db';
 import { COOLDOWN_WAIT_SLACK_S, parseCooldownPlan, RUN_DIR_FILES, RunCooldown } from '@erg/spec';
+import { waitFor } from '@erg/testkit';
 import { localClusterHarness } from './harness';
 
 jest.setTimeout(180_000);
@@ -42,8 +43,9 @@ describe('the cooldown before each run', () => {
       expect(Date.parse(run.idleEnd)).toBeLessThanOrEqual(Date.parse(run.workloadStart));
 
       // Its time-to-solution is the workload's window, which starts after the wait; the figures show the same cooldown.
-      const { status, body: e } = await h.call('GET', `/v1/runs/${run.id}/energy`);
-      expect(status).toBe(200);
+      // The scheduler's energy worker computes them right after the run ends (409 "being computed" until then).
+      await waitFor(async () => (await h.call('GET', `/v1/runs/${run.id}/energy`)).status === 200, { timeoutMs: 30_000, what: "the run's energy" });
+      const { body: e } = await h.call('GET', `/v1/runs/${run.id}/energy`);
       expect(e.timeS).toBeCloseTo((Date.parse(run.workloadEnd) - Date.parse(run.workloadStart)) / 1000, 2);
       expect(e.window.startMs).toBeGreaterThan(cooldown.window!.endMs);
       expect(e.cooldown).toEqual(run.cooldown);
