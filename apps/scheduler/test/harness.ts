@@ -191,6 +191,16 @@ export class Harness {
       },
       { timeoutMs, intervalMs: 500, what: `campaign ${id} to end` },
     );
+    // A run is finished before its figures are (the scheduler's energy worker computes them right
+    // after, and the API answers 409 "being computed" meanwhile): a campaign has ended for a test
+    // once none of its ended runs still owes them.
+    await waitFor(
+      async () =>
+        (await this.sql(
+          'SELECT 1 FROM run_energy_dirty d JOIN runs r ON r.id = d.run_id WHERE r.campaign_id = $1 AND r.finalized_at IS NOT NULL LIMIT 1', [id],
+        )).rowCount === 0,
+      { timeoutMs: 60_000, intervalMs: 250, what: `the energy of campaign ${id}'s runs` },
+    );
     return this.runsOf(id);
   }
 
