@@ -9,9 +9,8 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { Worker } = require('node:worker_threads');
 const { createApiToken, createDatabase, dropDatabase, ensureDatabase, migrate } = require('@erg/db');
-const { median } = require('./bench-api');
+const { healthPoller } = require('./healthz');
 
 const root = path.resolve(__dirname, '..', '..');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -36,62 +35,6 @@ function freePort() {
       server.close(() => resolve(port));
     });
   });
-}
-
-/**
- * Polls `${url}/healthz` every 10 ms from a worker thread. `window()` starts a window; its `end()`
- * gives the latencies seen: { samples, medianMs, worstMs }, at least one (a window shorter than a
- * poll waits for the next).
- */
-function healthPoller(url) {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-     const http = require('node:http');
-     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-     let samples = [];
-     let stop = false;
-     // A window ends with at least one sample: a step shorter than a poll still gets the next one
-     // (or none after 2 s: the API is not answering).
-     let ending = false;
-     let endAt = 0;
-     const report = () => { ending = false; parentPort.postMessage(samples); };
-     parentPort.on('message', (m) => {
-       if (m === 'start') samples = [];
-       else if (m === 'end') { if (samples.length > 0) report(); else { ending = true; endAt = performance.now(); } }
-       else if (m === 'stop') stop = true;
-     });
-     const once = () => new Promise((resolve) => {
-       const t0 = performance.now();
-       http.get(workerData + '/healthz', { agent }, (res) => { res.resume(); res.on('end', () => resolve(performance.now() - t0)); })
-         .on('error', () => resolve(null));
-     });
-     (async () => {
-       while (!stop) {
-         const ms = await once();
-         if (ms !== null) samples.push(ms);
-         if (ending && (samples.length > 0 || performance.now() - endAt > 2000)) report();
-         await new Promise((r) => setTimeout(r, 10));
-       }
-       agent.destroy();
-       process.exit(0);
-     })();`,
-    { eval: true, workerData: url },
-  );
-  return {
-    window() {
-      worker.postMessage('start');
-      return {
-        end: () => new Promise((resolve) => {
-          worker.once('message', (samples) => resolve(samples.length ? { samples: samples.length, medianMs: round(median(samples)), worstMs: round(Math.max(...samples)) } : null));
-          worker.postMessage('end');
-        }),
-      };
-    },
-    stop: () => new Promise((resolve) => {
-      worker.once('exit', resolve);
-      worker.postMessage('stop');
-    }),
-  };
 }
 
 /**

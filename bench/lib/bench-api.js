@@ -6,6 +6,7 @@ const { buildApp, ApiConfig, ClusterFiles } = require('@erg/api');
 const { createApiToken, createDatabase, dropDatabase, ensureDatabase, migrate } = require('@erg/db');
 const { createSchedulerQueue, redisConnection } = require('@erg/queue');
 const { secretBoxFrom } = require('@erg/secrets');
+const { median } = require('./healthz');
 
 /** `env`: more API configuration (ApiConfig names), e.g. { ERG_CANCEL_INLINE_RUNS: '0' }. */
 async function startBenchApi(name, { poolSize = 10, env = {} } = {}) {
@@ -64,10 +65,5 @@ async function startBenchApi(name, { poolSize = 10, env = {} } = {}) {
   return { url, db, redis, prefix, app, api, token, call, close };
 }
 
-/** The median of some numbers (the middle two averaged for an even count). */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
 
 module.exports = { startBenchApi, median };

@@ -10,12 +10,14 @@ const http = require('node:http');
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 let samples = [];
 let stop = false;
-// A window shorter than one poll still gets one: its answer waits for the poll in flight.
+// A window ends with at least one sample: one shorter than a poll waits for the poll in flight
+// (or gives up after 2 s without one: the server is not answering).
 let ending = false;
+let endAt = 0;
+const report = () => { ending = false; parentPort.postMessage(samples); };
 parentPort.on('message', (m) => {
   if (m === 'start') samples = [];
-  else if (m === 'end' && samples.length > 0) parentPort.postMessage(samples);
-  else if (m === 'end') ending = true;
+  else if (m === 'end') { if (samples.length > 0) report(); else { ending = true; endAt = performance.now(); } }
   else if (m === 'stop') stop = true;
 });
 const once = () => new Promise((resolve) => {
@@ -27,10 +29,7 @@ const once = () => new Promise((resolve) => {
   while (!stop) {
     const ms = await once();
     if (ms !== null) samples.push(ms);
-    if (ending && samples.length > 0) {
-      ending = false;
-      parentPort.postMessage(samples);
-    }
+    if (ending && (samples.length > 0 || performance.now() - endAt > 2000)) report();
     await new Promise((r) => setTimeout(r, 10));
   }
   agent.destroy();
@@ -47,7 +46,7 @@ const round = (x) => Math.round(x * 10) / 10;
 
 /**
  * Starts polling `url`'s /healthz. `window()` starts a window; its `end()` resolves
- * { polls, medianMs, worstMs } over it (at least one poll: a short window waits for one). `stop()` ends the thread.
+ * { samples, medianMs, worstMs } over it (at least one poll: a short window waits up to 2 s for one). `stop()` ends the thread.
  */
 function healthPoller(url) {
   const worker = new Worker(POLLER, { eval: true, workerData: url });
@@ -57,7 +56,7 @@ function healthPoller(url) {
       return {
         end: () =>
           new Promise((resolve) => {
-            worker.once('message', (samples) => resolve(samples.length ? { polls: samples.length, medianMs: round(median(samples)), worstMs: round(Math.max(...samples)) } : null));
+            worker.once('message', (samples) => resolve(samples.length ? { samples: samples.length, medianMs: round(median(samples)), worstMs: round(Math.max(...samples)) } : null));
             worker.postMessage('end');
           }),
       };
