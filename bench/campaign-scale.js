@@ -55,6 +55,7 @@ const { analyzeTables } = require('@erg/db/testing');
 const { refreshRunEnergy } = require('@erg/results');
 const { median } = require('./lib/bench-api');
 const { startApiProcess, watched } = require('./lib/api-process');
+const { grid } = require('./lib/grid');
 
 /** Runs finished over HTTP (telemetry, then finish) before the rest are stored through @erg/db. */
 const FINISHED_OVER_HTTP = 20;
@@ -69,15 +70,6 @@ function percentile(xs, p) {
 const stats = (xs) => ({ n: xs.length, p50Ms: round(median(xs)), p95Ms: round(percentile(xs, 95)), maxMs: round(Math.max(...xs)) });
 const round = (x) => Math.round(x * 10) / 10;
 const size = (bytes) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`);
-
-/** A grid of `configurations` points: a × b, a the largest divisor up to 1,000 (the schema's most values per list). */
-function grid(configurations) {
-  let a = Math.min(configurations, 1000);
-  while (configurations % a !== 0) a -= 1;
-  if (configurations / a > 1000) throw new Error(`${configurations} configurations do not make a grid of a × b with a, b ≤ 1000`);
-  const range = (n) => Array.from({ length: n }, (_, i) => i + 1);
-  return { a: range(a), b: range(configurations / a) };
-}
 
 /** `--requests` GETs of `route` after one warm-up, with the API's peak RSS and /healthz meanwhile. */
 async function timeGets(bench, route) {

@@ -42,6 +42,7 @@ const { analyzeTables, completeRunsInBulk } = require('@erg/db/testing');
 const { refreshRunEnergy } = require('@erg/results');
 const { adaptCampaign } = require('@erg/strategy');
 const { startApiProcess, watched, round } = require('./lib/api-process');
+const { grid } = require('./lib/grid');
 const { median } = require('./lib/bench-api');
 
 const log = opts.json ? console.error : console.log;
@@ -49,15 +50,6 @@ const size = (bytes) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(b
 const PRIVATE_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 /** Every run's metrics (the answer summarises each, as it would a workload's). */
 const METRICS = { steps: 100 };
-
-/** A grid of `configurations` points: a × b, a the largest divisor up to 1,000 (the schema's most values per list). */
-function grid(configurations) {
-  let a = Math.min(configurations, 1000);
-  while (configurations % a !== 0) a -= 1;
-  if (configurations / a > 1000) throw new Error(`${configurations} configurations do not make a grid of a × b with a, b ≤ 1000`);
-  const range = (n) => Array.from({ length: n }, (_, i) => i + 1);
-  return { a: range(a), b: range(configurations / a) };
-}
 
 /** The i-th run's figures: the larger a and b, the slower and the more frugal; a little noise per repetition. */
 function figuresOf(run, i, base) {
