@@ -4,16 +4,19 @@
 // long or out of memory is ended by terminating the whole worker, its connections with it.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createDatabase, type Database } from '@erg/db';
+import { CampaignInputsKeeper } from '@erg/results';
 import type { OffloadJob, OffloadReply } from './offload';
 import { campaignResultsBody } from './results-answer';
 
 const { databaseUrl } = workerData as { databaseUrl: string };
 let db: Database | undefined;
+// Each campaign's inputs kept between its reads: a read after a change reads only the runs that changed.
+const keeper = new CampaignInputsKeeper();
 
 async function run(job: OffloadJob): Promise<Uint8Array> {
   if (job.kind !== 'results') throw new Error(`the results worker computes campaign results, not ${job.kind}`);
   db ??= createDatabase(databaseUrl, { max: 4 });
-  return campaignResultsBody(db, job.campaignId, job.options, job.list);
+  return campaignResultsBody(db, job.campaignId, job.options, job.list, async (d, id) => (await keeper.read(d, id)).inputs);
 }
 
 // Modules are loaded: from now on a job's time is its own.

@@ -269,6 +269,84 @@ export interface ConfigurationEnergyRow {
 const COUNTED_FIGURES_SQL = countedFiguresSql('e.result', 'm');
 const COUNTED_MEMBERS_SQL = countedMembersSql('e.result', 'm');
 
+/** One of a campaign's configurations as the results read it (listCampaignConfigurationRows). */
+export interface ConfigurationRecord {
+  id: string;
+  key: string;
+  parameters: Record<string, unknown>;
+  position: number;
+}
+
+/** One completed run with the figures that count of its stored result (listCompletedRunFigures). */
+export interface CompletedRunFigures {
+  configurationId: string;
+  runId: string;
+  repetition: number;
+  metrics: Record<string, number | null> | null;
+  nodeList: string | null;
+  /** The figures that count (COUNTED_FIGURES); null when the run has no stored figures. */
+  figures: Record<string, unknown> | null;
+}
+
+/** A campaign's configurations, by position. */
+export async function listCampaignConfigurationRows(db: Database, campaignId: string): Promise<ConfigurationRecord[]> {
+  const { rows } = await poolOf(db).query<ConfigurationRecord>(
+    'SELECT id, key, parameters, position FROM configurations WHERE campaign_id = $1 ORDER BY position',
+    [campaignId],
+  );
+  return rows;
+}
+
+/**
+ * A campaign's completed runs with the figures that count, in no particular order; only those of
+ * `runIds` when given (the runs a results reader knows changed: packages/results inputs-snapshot.ts).
+ * A run of `runIds` that is not completed (any more) is simply not among them.
+ */
+export async function listCompletedRunFigures(db: Database, campaignId: string, runIds?: readonly string[]): Promise<CompletedRunFigures[]> {
+  const { rows } = await poolOf(db).query<CompletedRunFigures>(
+    `SELECT r.configuration_id AS "configurationId", r.id AS "runId", r.repetition, r.metrics, r.node_list AS "nodeList",
+            CASE WHEN e.run_id IS NOT NULL THEN ${COUNTED_FIGURES_SQL} END AS figures
+     FROM runs r LEFT JOIN run_energy e ON e.run_id = r.id LEFT JOIN LATERAL ${COUNTED_MEMBERS_SQL} ON true
+     WHERE r.campaign_id = $1 AND r.state = 'completed'${runIds ? ' AND r.id = ANY($2::uuid[])' : ''}`,
+    runIds ? [campaignId, runIds] : [campaignId],
+  );
+  return rows;
+}
+
+/**
+ * The rows of listConfigurationEnergies from its two reads: every configuration by position, each
+ * with its completed runs by repetition, or one row without a run. `rowOf` makes a run's row (a
+ * reader that keeps rows between reads passes one that gives back the row it made before).
+ */
+export function configurationEnergyRows(
+  configurations: readonly ConfigurationRecord[], runs: Iterable<CompletedRunFigures>,
+  rowOf: (c: ConfigurationRecord, r: CompletedRunFigures) => ConfigurationEnergyRow = configurationRunRow,
+): ConfigurationEnergyRow[] {
+  const byConfiguration = new Map<string, CompletedRunFigures[]>();
+  for (const r of runs) {
+    const list = byConfiguration.get(r.configurationId);
+    if (list) list.push(r);
+    else byConfiguration.set(r.configurationId, [r]);
+  }
+  const rows: ConfigurationEnergyRow[] = [];
+  for (const c of configurations) {
+    const completed = byConfiguration.get(c.id);
+    if (!completed) {
+      rows.push({ key: c.key, parameters: c.parameters, position: c.position, runId: null, repetition: null, metrics: null, result: null, nodeList: null });
+      continue;
+    }
+    // Ties (one repetition twice) fall back to the run id, so that every read orders them alike.
+    completed.sort((a, b) => a.repetition - b.repetition || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    for (const r of completed) rows.push(rowOf(c, r));
+  }
+  return rows;
+}
+
+/** A completed run's row of listConfigurationEnergies. */
+export function configurationRunRow(c: ConfigurationRecord, r: CompletedRunFigures): ConfigurationEnergyRow {
+  return { key: c.key, parameters: c.parameters, position: c.position, runId: r.runId, repetition: r.repetition, metrics: r.metrics, result: r.figures, nodeList: r.nodeList };
+}
+
 /**
  * Every configuration of a campaign with its completed runs' figures, by position and repetition;
  * two statements, whatever the number of runs. Each run brings only the figures that count and no
@@ -276,36 +354,6 @@ const COUNTED_MEMBERS_SQL = countedMembersSql('e.result', 'm');
  * run, took 3 s and 1 GB of the API's memory.
  */
 export async function listConfigurationEnergies(db: Database, campaignId: string): Promise<ConfigurationEnergyRow[]> {
-  const [configurations, runs] = await Promise.all([
-    poolOf(db).query<{ id: string; key: string; parameters: Record<string, unknown>; position: number }>(
-      'SELECT id, key, parameters, position FROM configurations WHERE campaign_id = $1 ORDER BY position',
-      [campaignId],
-    ),
-    poolOf(db).query<{ configuration_id: string; id: string; repetition: number; metrics: Record<string, number | null> | null; node_list: string | null; figures: Record<string, unknown> | null }>(
-      `SELECT r.configuration_id, r.id, r.repetition, r.metrics, r.node_list,
-              CASE WHEN e.run_id IS NOT NULL THEN ${COUNTED_FIGURES_SQL} END AS figures
-       FROM runs r LEFT JOIN run_energy e ON e.run_id = r.id LEFT JOIN LATERAL ${COUNTED_MEMBERS_SQL} ON true
-       WHERE r.campaign_id = $1 AND r.state = 'completed'`,
-      [campaignId],
-    ),
-  ]);
-  const byConfiguration = new Map<string, typeof runs.rows>();
-  for (const r of runs.rows) {
-    const list = byConfiguration.get(r.configuration_id);
-    if (list) list.push(r);
-    else byConfiguration.set(r.configuration_id, [r]);
-  }
-  const rows: ConfigurationEnergyRow[] = [];
-  for (const c of configurations.rows) {
-    const completed = byConfiguration.get(c.id);
-    if (!completed) {
-      rows.push({ key: c.key, parameters: c.parameters, position: c.position, runId: null, repetition: null, metrics: null, result: null, nodeList: null });
-      continue;
-    }
-    completed.sort((a, b) => a.repetition - b.repetition);
-    for (const r of completed) {
-      rows.push({ key: c.key, parameters: c.parameters, position: c.position, runId: r.id, repetition: r.repetition, metrics: r.metrics, result: r.figures, nodeList: r.node_list });
-    }
-  }
-  return rows;
+  const [configurations, runs] = await Promise.all([listCampaignConfigurationRows(db, campaignId), listCompletedRunFigures(db, campaignId)]);
+  return configurationEnergyRows(configurations, runs);
 }

@@ -15,7 +15,7 @@ export { readStoredSpec, StoredSpecInvalidError, STORED_SPEC_MIGRATIONS, type St
 export * from './runs';
 export * from './run-reads';
 export * from './energy-records';
-export { readResultsStamp, RESULTS_CHANGES_FOLD_ABOVE } from './results-stamp';
+export { listResultsChanges, readResultsStamp, RESULTS_CHANGES_FOLD_ABOVE, type ResultsChangeRow } from './results-stamp';
 export { countedFiguresOf, jsonbOrder, resultMemberOf, type ResultMember } from './counted-figures';
 export { IDLE_REFERENCE_RUNS, listIdleReferences } from './idle-references';
 export * from './telemetry';

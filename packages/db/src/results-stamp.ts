@@ -48,3 +48,29 @@ async function foldResultsChanges(db: Database, campaignId: string): Promise<voi
     [campaignId],
   );
 }
+
+/** One row of a campaign's changes (campaign_results_changes): its id, its run (null: a row folding others) and how many changes it counts. */
+export interface ResultsChangeRow {
+  id: string;
+  runId: string | null;
+  changes: bigint;
+}
+
+/**
+ * A campaign's change rows, with how many configurations it has: what a reader that keeps the
+ * campaign's inputs between reads (packages/results inputs-snapshot.ts) compares with what it saw,
+ * to read again only the runs that changed. One statement, one snapshot; at most
+ * RESULTS_CHANGES_FOLD_ABOVE rows and a few folded ones, since readResultsStamp folds beyond.
+ */
+export async function listResultsChanges(db: Database, campaignId: string): Promise<{ rows: ResultsChangeRow[]; configurations: number }> {
+  const { rows } = await poolOf(db).query<{ id: string | null; run_id: string | null; changes: string | null; configurations: number }>(
+    `SELECT ch.id::text AS id, ch.run_id, ch.changes::text AS changes,
+            (SELECT count(*)::int FROM configurations c WHERE c.campaign_id = $1) AS configurations
+     FROM (SELECT 1) one LEFT JOIN campaign_results_changes ch ON ch.campaign_id = $1`,
+    [campaignId],
+  );
+  return {
+    rows: rows.filter((r) => r.id !== null).map((r) => ({ id: r.id!, runId: r.run_id, changes: BigInt(r.changes!) })),
+    configurations: rows[0]?.configurations ?? 0,
+  };
+}

@@ -50,10 +50,10 @@ export async function listRunNodes(db: Database, runId: string): Promise<RunNode
 }
 
 /** The nodes of every run of a campaign, grouped by run id: one query, whatever the number of runs. */
-export async function listCampaignRunNodes(db: Database, campaignId: string): Promise<Map<string, RunNodeRecord[]>> {
+export async function listCampaignRunNodes(db: Database, campaignId: string, runIds?: readonly string[]): Promise<Map<string, RunNodeRecord[]>> {
   const { rows } = await poolOf(db).query<RunNodeRow>(
-    `${SELECT} JOIN runs r ON r.id = n.run_id WHERE r.campaign_id = $1 ORDER BY n.run_id, n.node`,
-    [campaignId],
+    `${SELECT} JOIN runs r ON r.id = n.run_id WHERE r.campaign_id = $1${runIds ? ' AND n.run_id = ANY($2::uuid[])' : ''} ORDER BY n.run_id, n.node`,
+    runIds ? [campaignId, runIds] : [campaignId],
   );
   const out = new Map<string, RunNodeRecord[]>();
   for (const row of rows) {

@@ -16,13 +16,13 @@ interface RunResultMemberRow {
  * campaigns without it pay one index scan and nothing more. `member` is one of erg's own names.
  * Its twin in JavaScript, for erg verify, is counted-figures.ts's resultMemberOf.
  */
-async function listCampaignRunResultMember(db: Database, campaignId: string, member: ResultMember): Promise<RunResultMemberRow[]> {
+async function listCampaignRunResultMember(db: Database, campaignId: string, member: ResultMember, runIds?: readonly string[]): Promise<RunResultMemberRow[]> {
   const rows = await poolOf(db).query<RunResultMemberRow>(
     `SELECT r.id AS run_id, c.key, e.result->$2::text AS member
      FROM runs r JOIN configurations c ON c.id = r.configuration_id JOIN run_energy e ON e.run_id = r.id
-     WHERE r.campaign_id = $1 AND r.state = 'completed' AND jsonb_typeof(e.result->$2::text) = 'object'
-     ORDER BY c.position, r.repetition`,
-    [campaignId, member],
+     WHERE r.campaign_id = $1 AND r.state = 'completed' AND jsonb_typeof(e.result->$2::text) = 'object'${runIds ? ' AND r.id = ANY($3::uuid[])' : ''}
+     ORDER BY c.position, r.repetition, r.id`,
+    runIds ? [campaignId, member, runIds] : [campaignId, member],
   );
   return rows.rows;
 }
@@ -36,8 +36,8 @@ export interface CampaignRunPhasesRow {
 }
 
 /** The phases of a campaign's completed runs that have them (their workload marked phases). */
-export async function listCampaignRunPhases(db: Database, campaignId: string): Promise<CampaignRunPhasesRow[]> {
-  return (await listCampaignRunResultMember(db, campaignId, 'phases')).map((r) => ({ runId: r.run_id, key: r.key, phases: r.member }));
+export async function listCampaignRunPhases(db: Database, campaignId: string, runIds?: readonly string[]): Promise<CampaignRunPhasesRow[]> {
+  return (await listCampaignRunResultMember(db, campaignId, 'phases', runIds)).map((r) => ({ runId: r.run_id, key: r.key, phases: r.member }));
 }
 
 /** How many marks a run has, which nodes wrote them and with what (sh, py, log). */
@@ -72,6 +72,6 @@ export interface CampaignRunDataMovementRow {
 }
 
 /** The data movement of a campaign's completed runs that have it (a node had a data-movement sensor). */
-export async function listCampaignRunDataMovement(db: Database, campaignId: string): Promise<CampaignRunDataMovementRow[]> {
-  return (await listCampaignRunResultMember(db, campaignId, 'dataMovement')).map((r) => ({ runId: r.run_id, key: r.key, dataMovement: r.member }));
+export async function listCampaignRunDataMovement(db: Database, campaignId: string, runIds?: readonly string[]): Promise<CampaignRunDataMovementRow[]> {
+  return (await listCampaignRunResultMember(db, campaignId, 'dataMovement', runIds)).map((r) => ({ runId: r.run_id, key: r.key, dataMovement: r.member }));
 }

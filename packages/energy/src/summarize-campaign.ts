@@ -106,7 +106,7 @@ export function campaignResults<P = Record<string, unknown>>(configs: readonly C
   const points: TradeoffPoint[] = [];
   const objectivePoints: ObjectivePoint[] = [];
   const results = entries.map((e) => {
-    const { point, why } = tradeoffPoint(e.runs);
+    const { point, why, result } = summarizedEntry(e, options.fingerprintClasses);
     if (point) points.push({ key: e.id, timeS: point.timeS, energyJ: point.energyJ });
     if (onTimeAndEnergy) {
       if (!point) excluded.push({ key: e.id, why: why! });
@@ -115,7 +115,7 @@ export function campaignResults<P = Record<string, unknown>>(configs: readonly C
       if (on.point) objectivePoints.push({ key: e.id, ...on.point });
       else excluded.push({ key: e.id, why: on.why! });
     }
-    return { id: e.id, result: summarizeEntry(e, point, options.fingerprintClasses) };
+    return { id: e.id, result };
   });
   // On time and energy exactly as it always was (paretoFront checks the points as before).
   const front = onTimeAndEnergy ? paretoFront(points) : paretoFrontOf(objectivePoints);
@@ -179,6 +179,41 @@ function splitByFingerprint<P>(c: ConfigurationRuns<P>): Entry<P>[] {
   }
   if (byClass.size === 0) byClass.set(null, []);
   return [...byClass].map(([fingerprint, runs]) => ({ key: c.key, parameters: c.parameters, runs, id: groupEntryId(c.key, fingerprint), fingerprint }));
+}
+
+/** An entry's point and summary as summarizedEntry last made them, with what they were made from. */
+interface SummarizedEntry<P> {
+  entry: Entry<P>;
+  point: ConfigurationResultView['point'];
+  why: string | null;
+  result: ConfigurationResult<P>;
+}
+
+/**
+ * Entries summarised before, by their first run: a reader that keeps its runs' figures between
+ * reads (the API's results worker keeps every run's RunFigures object while the run is unchanged)
+ * passes the same objects again, and an entry whose runs are all the same objects, in the same
+ * order, is not summarised again — with 10,000 configurations and one run changed, one is. Run
+ * figures are never changed after they are made, so the same objects mean the same figures; the
+ * fingerprint classes a summary compares are named by content-derived ids, fixed for the same runs.
+ * The summary object itself is shared between such calls: its paretoOptimal is set by each call.
+ */
+const summarized = new WeakMap<RunFigures, SummarizedEntry<unknown>>();
+
+function summarizedEntry<P>(e: Entry<P>, classes: CampaignResultsOptions['fingerprintClasses']): SummarizedEntry<P> {
+  const first = e.runs[0];
+  const before = first === undefined ? undefined : (summarized.get(first) as SummarizedEntry<P> | undefined);
+  if (before && sameEntry(before.entry, e)) return before;
+  const { point, why } = tradeoffPoint(e.runs);
+  const made: SummarizedEntry<P> = { entry: e, point, why, result: summarizeEntry(e, point, classes) };
+  if (first !== undefined) summarized.set(first, made as SummarizedEntry<unknown>);
+  return made;
+}
+
+function sameEntry<P>(a: Entry<P>, b: Entry<P>): boolean {
+  if (a.id !== b.id || a.key !== b.key || a.fingerprint !== b.fingerprint || a.parameters !== b.parameters || a.runs.length !== b.runs.length) return false;
+  for (let i = 0; i < a.runs.length; i++) if (a.runs[i] !== b.runs[i]) return false;
+  return true;
 }
 
 /** Mean time and energy over the runs that measured both; else why the entry cannot be compared. */

@@ -43,22 +43,53 @@ export function countedRuns(
 } {
   const configs = new Map<string, { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }>();
   const runsLeftOut: RunLeftOut[] = [];
-  const priced: RunFigures[] = [];
+  const priced: { runs: RunFigures[]; at: number }[] = [];
   for (const row of rows) {
     const c = configs.get(row.key) ?? { key: row.key, parameters: row.parameters, runs: [] };
     configs.set(row.key, c);
     if (!row.runId) continue;
-    // Stored by refreshRunEnergy (store-run-energy.ts) in the shape of @erg/spec's RunEnergy.
-    const counted = countedFigures(row.result as StoredFigures | null, counting);
-    if (counted.leftOut) runsLeftOut.push({ runId: row.runId, key: row.key, repetition: row.repetition ?? 0, leftOut: counted.leftOut.what, why: counted.leftOut.why });
-    c.runs.push({ ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass: fingerprintOf.get(row.runId) ?? null, node: runNodeOf(nodesOf.get(row.runId), row.nodeList), repetition: row.repetition });
-    if (typeof counted.figures.costCurrency === 'string') priced.push(c.runs[c.runs.length - 1]!);
+    const { run, leftOut } = countedRow(row, counting.validOnly === true, nodesOf.get(row.runId), fingerprintOf.get(row.runId) ?? null);
+    if (leftOut) runsLeftOut.push(leftOut);
+    c.runs.push(run);
+    if (typeof run.costCurrency === 'string') priced.push({ runs: c.runs, at: c.runs.length - 1 });
   }
-  const currency = mostCommon(priced.map((r) => r.costCurrency!));
+  const currency = mostCommon(priced.map((p) => p.runs[p.at]!.costCurrency!));
   // Costs in two currencies cannot be averaged: those in another than most are left out (cost.n
   // says how many count; runsLeftOut names runs left out of energy or wholly, not of cost alone).
-  for (const r of priced) if (r.costCurrency !== currency) r.cost = null;
+  // A copy: the run's figures are shared with later reads (countedRow).
+  for (const p of priced) if (p.runs[p.at]!.costCurrency !== currency) p.runs[p.at] = { ...p.runs[p.at]!, cost: null };
   return { configs: [...configs.values()], runsLeftOut, currency };
+}
+
+/** A run's figures that count and what is left out of them, with what they were made from (countedRow). */
+interface CountedRow {
+  validOnly: boolean;
+  nodes: readonly RunNodeRecord[] | undefined;
+  fingerprintClass: string | null;
+  run: RunFigures;
+  leftOut: RunLeftOut | null;
+}
+
+/**
+ * Rows counted before: the API's results worker keeps each unchanged run's row (the same object)
+ * between reads (inputs-snapshot.ts), so its RunFigures is made once and is the same object at the
+ * next read — which lets campaignResults skip configurations whose runs are all unchanged. Never
+ * changed once made (a cost left out is a copy).
+ */
+const countedRows = new WeakMap<ConfigurationEnergyRow, CountedRow>();
+
+function countedRow(row: ConfigurationEnergyRow, validOnly: boolean, nodes: readonly RunNodeRecord[] | undefined, fingerprintClass: string | null): CountedRow {
+  const before = countedRows.get(row);
+  if (before && before.validOnly === validOnly && before.nodes === nodes && before.fingerprintClass === fingerprintClass) return before;
+  // Stored by refreshRunEnergy (store-run-energy.ts) in the shape of @erg/spec's RunEnergy.
+  const counted = countedFigures(row.result as StoredFigures | null, { validOnly });
+  const made: CountedRow = {
+    validOnly, nodes, fingerprintClass,
+    run: { ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass, node: runNodeOf(nodes, row.nodeList), repetition: row.repetition },
+    leftOut: counted.leftOut ? { runId: row.runId!, key: row.key, repetition: row.repetition ?? 0, leftOut: counted.leftOut.what, why: counted.leftOut.why } : null,
+  };
+  countedRows.set(row, made);
+  return made;
 }
 
 /** The value most of them are (ties: the first in sort order); null for none. */
@@ -119,7 +150,9 @@ export function campaignFiguresOf(inputs: CampaignFigureInputs, options: Campaig
   const countingIds = countingRunIds(rows, counting);
   const phases = byConfiguration(phaseRows.map((r) => ({ ...r, value: r.phases })), countingIds, RunPhases);
   const movement = byConfiguration(movementRows.map((r) => ({ ...r, value: r.dataMovement })), countingIds, RunDataMovement);
-  const validity = campaignValidity(rows.flatMap((r) => (r.runId === null ? [] : [r.result as StoredFigures | null])), counting);
+  const completed: (StoredFigures | null)[] = [];
+  for (const r of rows) if (r.runId !== null) completed.push(r.result as StoredFigures | null);
+  const validity = campaignValidity(completed, counting);
   return {
     ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phases, optimal), dataMovement: dataMovementByConfiguration(movement), currency, validity, design: campaignDesignView(context),
   };
@@ -127,7 +160,15 @@ export function campaignFiguresOf(inputs: CampaignFigureInputs, options: Campaig
 
 /** The runs whose figures count (countedFigures): per-phase and data-movement figures follow the same rule. */
 function countingRunIds(rows: readonly ConfigurationEnergyRow[], counting: CountingOptions): Set<string> {
-  return new Set(rows.filter((r) => r.runId !== null && !countedFigures(r.result as StoredFigures | null, counting).leftOut).map((r) => r.runId!));
+  const ids = new Set<string>();
+  for (const r of rows) {
+    if (r.runId === null) continue;
+    // countedRuns counted these rows just before: the kept answer, without counting again.
+    const before = countedRows.get(r);
+    const leftOut = before && before.validOnly === (counting.validOnly === true) ? before.leftOut : countedFigures(r.result as StoredFigures | null, counting).leftOut;
+    if (!leftOut) ids.add(r.runId);
+  }
+  return ids;
 }
 
 /**
@@ -137,15 +178,27 @@ function countingRunIds(rows: readonly ConfigurationEnergyRow[], counting: Count
  */
 function byConfiguration<T>(rows: readonly { runId: string; key: string; value: unknown }[], counting: ReadonlySet<string>, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): Map<string, T[]> {
   const byKey = new Map<string, T[]>();
+  let parsedBefore = parsedMembers.get(schema);
+  if (!parsedBefore) parsedMembers.set(schema, (parsedBefore = new WeakMap()));
   for (const r of rows) {
-    const parsed = schema.safeParse(r.value);
-    if (!counting.has(r.runId) || !parsed.success) continue;
+    if (!counting.has(r.runId)) continue;
+    // A stored member read before (the same object, kept by the results worker) is not parsed again.
+    const value = r.value;
+    let parsed = typeof value === 'object' && value !== null ? (parsedBefore.get(value) as { success: true; data: T } | { success: false } | undefined) : undefined;
+    if (!parsed) {
+      parsed = schema.safeParse(value);
+      if (typeof value === 'object' && value !== null) parsedBefore.set(value, parsed);
+    }
+    if (!parsed.success) continue;
     const list = byKey.get(r.key);
     if (list) list.push(parsed.data);
     else byKey.set(r.key, [parsed.data]);
   }
   return byKey;
 }
+
+/** Stored members parsed before, per schema, by the stored value. */
+const parsedMembers = new WeakMap<object, WeakMap<object, unknown>>();
 
 /** Data movement per configuration; null when no counting run measured any. */
 function dataMovementByConfiguration(byKey: ReadonlyMap<string, RunDataMovement[]>): CampaignDataMovement | null {

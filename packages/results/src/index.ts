@@ -5,6 +5,7 @@
 // strategies and the verdicts use too). Reads through @erg/db, computes with @erg/energy.
 export { refreshRunEnergy, refreshStaleRunEnergy, runEnergyView, STALE_REFRESH_LIMIT, type RefreshOptions, type StaleRefreshOptions } from './store-run-energy';
 export { campaignResultsView, readCampaignFigureInputs } from './load-campaign-results';
+export { CampaignInputsKeeper } from './inputs-snapshot';
 export { campaignFiguresOf, countedRuns, type CampaignFigureInputs, type CampaignFigureOptions } from './campaign-figures';
 export { runFiguresOf, figureSeries, figureSpan, EDGE_MARGIN_MS, MAX_ATTRIBUTED_MARKS, type RunFigureInputs, type FigureSeries, type StoredRunEnergy } from './run-figures';
 export { readRunFigureInputs } from './store-run-energy';
