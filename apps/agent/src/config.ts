@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 // (about 2 MB of RSS instead of 12 MB, which matters against the agent's 50 MB budget).
 import * as z from 'zod/mini';
 import { NODE_FILE_SUFFIXES, RUN_DIR_FILES } from '@erg/spec/run-dir';
+import { NET_INTERFACE } from '@erg/spec/sensors';
 import { SOURCE_NAMES, type SourceName } from './wire';
 import { ErgError } from '@erg/spec/errors';
 
@@ -38,16 +39,13 @@ const Sources = z.pipe(
   }),
 );
 
-/** An interface name as the kernel allows it (dev_valid_name: no '/', ':' or white space; at most 15 bytes), or a prefix ending in '*'. */
-const INTERFACE = /^[^\s/:,*]{1,15}\*?$/;
-
 const NetInterfaces = z.pipe(
   z._default(z.string(), 'auto'),
   z.transform((s: string, ctx): 'auto' | string[] => {
     const trimmed = s.trim();
     if (trimmed === 'auto') return 'auto';
     const names = trimmed.split(',').map((x) => x.trim()).filter((x) => x !== '');
-    const bad = names.filter((n) => !INTERFACE.test(n) || n === '.' || n === '..');
+    const bad = names.filter((n) => !NET_INTERFACE.test(n) || n === '.' || n === '..');
     if (names.length === 0 || bad.length > 0) {
       ctx.issues.push({ code: 'custom', input: s, message: `expected "auto" or a comma-separated list of interface names (a trailing * matches a prefix: hsn*); got ${JSON.stringify(s)}` });
       return 'auto';

@@ -27,6 +27,14 @@ export const BUSY_UTIL_PCT = 10;
  */
 export const TRANSFER_RATE_BPS = 100e6;
 
+/**
+ * A link sensor covering less of the window than this is warned about: its bytes miss what moved
+ * in the gaps (a dropped sensor — a saturated 32-bit InfiniBand counter — covers only the time
+ * before it was dropped). 0.9 leaves the first reading's interval of a counter (no rate before
+ * its second reading) and a late batch or two unremarked.
+ */
+export const LOW_COVERAGE = 0.9;
+
 /** Bytes in a GB (decimal: link bandwidths are quoted in 10⁹ B/s). */
 const GB = 1e9;
 
@@ -211,6 +219,9 @@ function nodeLinks(telemetry: NodeTelemetry, window: Window, gapFactor: number, 
     const cov = coverage(curve.t, window, gapFactor);
     link.coverage = Math.min(link.coverage, Math.max(0, Math.min(1, cov.coveredMs / windowMs)));
     if (cov.spanMs === 0) warnings.push(`${telemetry.node}: ${sensor} has no samples in the window; its bytes are unknown (counted as 0)`);
+    else if (cov.coveredMs / windowMs < LOW_COVERAGE) {
+      warnings.push(`${telemetry.node}: ${sensor} covers ${Math.round((100 * cov.coveredMs) / windowMs)} % of the window: its bytes are a lower bound (gaps, or a sensor the agent dropped, such as a saturated counter)`);
+    }
   }
   const links = [...byKey.values()];
   for (const l of links) {

@@ -106,6 +106,14 @@ export const COUNTED_DIRECTIONS: Partial<Record<LinkKind, readonly TransferDirec
 };
 
 /**
+ * A network interface the agent's net source may be told to read (`--net-interfaces`,
+ * a campaign's `telemetry.netInterfaces`): a name as the kernel allows it (dev_valid_name: at most
+ * 15 bytes, no '/', ':' or white space; erg also refuses ',' and '*' inside), or a prefix ending
+ * in '*' (`hsn*`). It reaches the agent's command line, so nothing a shell would read is allowed.
+ */
+export const NET_INTERFACE = /^[A-Za-z0-9_.@+-]{1,15}\*?$/;
+
+/**
  * The bits of NVML's clocks-event (formerly "throttle") reasons (nvmlClocksEventReason*): a
  * `gpuN.clock_events` sample is their OR. THROTTLING_REASONS are those that mean the GPU ran
  * slower than asked because of power or heat; the others are idling or settings.
