@@ -30,13 +30,13 @@ export type TransferDirection = z.infer<typeof TransferDirection>;
 
 const DirectionBytes = z
   .partialRecord(TransferDirection, z.number())
-  .describe('bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory');
+  .describe('bytes per direction, only the directions measured: tx/rx for GPU and network links, read/write (or total) for memory');
 
 /** One link's bytes over the window. */
 export const LinkBytes = z
   .object({
     node: z.string(),
-    device: z.string().describe('the component and index its sensors are named by: gpu0, memory1'),
+    device: z.string().describe('the component and index its sensors are named by: gpu0, memory1, ib0 (an InfiniBand port), nic0 (a network interface; the agent’s meta.json names each)'),
     kind: LinkKind,
     bytes: z.number().describe('the counted directions together: all measured (memory: read + write where measured, else total), except infiniband and network: sent (tx) only'),
     byDirection: DirectionBytes,
