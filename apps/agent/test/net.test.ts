@@ -105,6 +105,13 @@ describe('net source (fixture)', () => {
     expect(parsed.get('hsn0')).toEqual([817263544536, 918273645546]);
   });
 
+  test('a sysfs root without class/net (a fixture tree for the other sources): /proc/net/dev, and every interface but lo', () => {
+    const ctx = detectContext({ 'sysfs-root': copyFixtures('infiniband'), 'procfs-root': path.join(FIXTURES, 'net/proc') });
+    const source = detectNet(ctx)!;
+    expect(ctx.notes[0]).toMatch(/sys\/class\/net cannot be read; counters read from .*net\/proc\/net\/dev \(every interface's kind unknown\)$/);
+    expect((source.details.interfaces as { name: string }[]).map((i) => i.name)).toEqual(['docker0', 'eth0', 'hsn0', 'veth1a2b3c']);
+  });
+
   test('neither /sys/class/net nor /proc/net/dev: no source, and why', () => {
     const root = copyFixtures('infiniband');
     const ctx = detectContext({ 'sysfs-root': root, 'procfs-root': root });

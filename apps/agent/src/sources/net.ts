@@ -58,6 +58,7 @@ export function detectNet(ctx: DetectContext): Source | null {
   }
   // /proc/net/dev is the agent's own namespace; sysfs may show another's (see the header).
   const fromProc = inProc !== null && (inSysfs === null || !sameSet(inSysfs, [...inProc.keys()]));
+  if (fromProc && inSysfs === null) ctx.note(`${classDir} cannot be read; counters read from ${procFile} (every interface's kind unknown)`);
   if (fromProc && inSysfs !== null) ctx.note(`${classDir} lists ${inSysfs.join(', ') || 'nothing'} but ${procFile} lists ${[...inProc!.keys()].join(', ')}: /sys was mounted in another network namespace; counters read from ${procFile}`);
   const names = fromProc ? [...inProc!.keys()].sort() : inSysfs!;
   const physical = (name: string) => !fromProc && fs.existsSync(path.join(classDir, name, 'device'));
