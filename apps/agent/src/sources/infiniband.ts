@@ -3,7 +3,7 @@ import path from 'node:path';
 import { FileReader } from '../read-file';
 import type { SampleSink } from '../samples';
 import { sensorName, type SensorInfo } from '../wire';
-import { NO_READING, SATURATED, SATURATED_32, TrafficCounter } from './traffic-counter';
+import { NO_READING, SATURATED, TrafficCounter } from './traffic-counter';
 import type { DetectContext, Source } from './types';
 
 // Inter-node traffic through RDMA ports (issue 28 §3): every port of every device under
@@ -91,7 +91,7 @@ export function detectInfiniband(ctx: DetectContext): Source | null {
         ctx.note(`${counter.file}: ${(err as Error).message}; left out`);
         return;
       }
-      if (counter.saturatedAt === SATURATED_32) {
+      if (counter.saturated) {
         ctx.note(`${counter.file}: saturated (${first} = 2³² − 1 words: a 32-bit counter that stopped); left out until it is reset (perfquery -R)`);
         return;
       }

@@ -27,8 +27,8 @@ export const SATURATED = -2;
 export class TrafficCounter {
   private prev = Number.NaN;
   private prevMs = Number.NaN;
-  /** The raw value when it saturated; NaN while it has not. */
-  saturatedAt = Number.NaN;
+  /** Whether it was found stopped at SATURATED_32 (it is then never read as traffic again). */
+  saturated = false;
 
   /**
    * @param file the counter's sysfs file
@@ -40,11 +40,6 @@ export class TrafficCounter {
     readonly bytesPerUnit: number,
     private saturates: boolean,
   ) {}
-
-  /** Whether the counter is (still) taken to be a saturating 32-bit one. */
-  get narrow(): boolean {
-    return this.saturates;
-  }
 
   /** Takes the first value (at detection); returns it, NaN when unreadable. Throws on I/O errors. */
   start(reader: FileReader): number {
@@ -72,8 +67,8 @@ export class TrafficCounter {
       return NO_READING;
     }
     if (this.saturates && v > SATURATED_32) this.saturates = false;
-    if (this.saturates && v === SATURATED_32) {
-      this.saturatedAt = v;
+    if (this.saturated || (this.saturates && v === SATURATED_32)) {
+      this.saturated = true;
       return SATURATED;
     }
     const d = v - this.prev;
