@@ -65,6 +65,7 @@ const E2E_PLAN = {
   // --- once: erg's own behaviour, whatever Slurm runs the jobs ------------------------------
   'apps/api/test/log-tails-bench.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.1, why: 'bench/log-tails.js in its quick mode' },
   'apps/scheduler/test/adaptive.e2e.test.ts': { on: '22.05', slot: 'whole-node', minutes: 0.4, why: "an adaptive campaign's decisions (examples/adaptive-cpu.yaml: exclusive runs)" },
+  'apps/cli/test/network-movement.e2e.test.ts': { on: '22.05', slot: 'whole-node', minutes: 0.4, why: "network bytes from the agents' net source (real /sys/class/net: the node's loopback, so exclusive runs) per configuration in the results and erg results --data-movement" },
   'apps/scheduler/test/log-phases.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.1, why: "phases from the workload's log" },
   'apps/scheduler/test/metrics.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.1, why: "the scheduler's Prometheus metrics" },
   'apps/scheduler/test/power-state.e2e.test.ts': { on: '22.05', slot: 'whole-node', minutes: 0.3, why: "the site's node helper for power knobs (exclusive runs: power settings are the node's)" },

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 // (about 2 MB of RSS instead of 12 MB, which matters against the agent's 50 MB budget).
 import * as z from 'zod/mini';
 import { NODE_FILE_SUFFIXES, RUN_DIR_FILES } from '@erg/spec/run-dir';
+import { NET_INTERFACE } from '@erg/spec/sensors';
 import { SOURCE_NAMES, type SourceName } from './wire';
 import { ErgError } from '@erg/spec/errors';
 
@@ -35,6 +36,21 @@ const Sources = z.pipe(
       return 'auto';
     }
     return [...new Set(names)] as SourceName[];
+  }),
+);
+
+const NetInterfaces = z.pipe(
+  z._default(z.string(), 'auto'),
+  z.transform((s: string, ctx): 'auto' | string[] => {
+    const trimmed = s.trim();
+    if (trimmed === 'auto') return 'auto';
+    const names = trimmed.split(',').map((x) => x.trim()).filter((x) => x !== '');
+    const bad = names.filter((n) => !NET_INTERFACE.test(n) || n === '.' || n === '..');
+    if (names.length === 0 || bad.length > 0) {
+      ctx.issues.push({ code: 'custom', input: s, message: `expected "auto" or a comma-separated list of interface names (a trailing * matches a prefix: hsn*); got ${JSON.stringify(s)}` });
+      return 'auto';
+    }
+    return [...new Set(names)];
   }),
 );
 
@@ -108,6 +124,8 @@ export const AgentConfig = z
     perf: z._default(path('must be a program path or name'), 'perf'),
     /** "auto" or a comma-separated list of sources to use. */
     sources: Sources,
+    /** The network interfaces the net source reads: "auto" (sources/net.ts) or names and prefixes (`hsn*`). */
+    netInterfaces: NetInterfaces,
     /** On SIGTERM/SIGINT, how long to keep pushing unacknowledged batches before exiting. */
     drainMs: z._default(int(0, 600_000), 3000),
     /** A batch is closed early once it holds this many samples (the API takes at most 200 000: spec's MAX_BATCH_SAMPLES). */
@@ -155,6 +173,7 @@ const OPTIONS = {
   'workload-dir': 'workloadDir',
   cooldown: 'cooldownFile',
   sources: 'sources',
+  'net-interfaces': 'netInterfaces',
   'drain-ms': 'drainMs',
   'max-batch-samples': 'maxBatchSamples',
   'log-level': 'logLevel',
@@ -187,6 +206,10 @@ Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGE
   --cooldown <file>          the run's cooldown plan (${RUN_DIR_FILES.cooldown}): write <node>${NODE_FILE_SUFFIXES.cooled} once this node is
                              back near its idle power (and GPU temperature), or at the plan's maxWaitS
   --sources auto|<list>      sources to use: auto, or a list of ${SOURCE_NAMES.join(',')}
+  --net-interfaces auto|<list>
+                             network interfaces whose traffic the net source reads: auto (every one
+                             but lo; only the physical ones where there are any), or names, a
+                             trailing * matching a prefix (hsn*,ib0)
   --drain-ms <ms>            on SIGTERM, push unacknowledged batches for at most this long (default 3000)
   --max-batch-samples <n>    close a batch early at this many samples (default 50000, at most 200000)
   --log-level <level>        debug|info|warn|error|silent (default warn); JSON lines on stderr
@@ -195,7 +218,9 @@ Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGE
 Sources (autodetected): nvml (needs the koffi package resolvable, e.g. through NODE_PATH),
 nvidia-smi, dcgm (dcgmi dmon, where DCGM's host engine runs), hwmon (GH200 power meters), rapl,
 resctrl (host memory traffic, where /sys/fs/resctrl is mounted), perf (Grace's host memory traffic
-from its SCF PMU, through perf stat; needs perf_event_paranoid <= 0 or CAP_PERFMON), procfs, and a
+from its SCF PMU, through perf stat; needs perf_event_paranoid <= 0 or CAP_PERFMON), infiniband
+(RDMA ports' traffic counters under /sys/class/infiniband), net (network interfaces' tx/rx bytes,
+/sys/class/net), procfs, and a
 labelled CPU power model used only when no power sensor exists.
 
 The node's fingerprint (sent with the first batch, and in <node>${NODE_FILE_SUFFIXES.meta}) also reads the job's

@@ -17,6 +17,8 @@ export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, staged: St
     ...(cluster.agentApiUrl ? [`--api-url ${shellQuote(cluster.agentApiUrl)}`] : []),
     // job.sh exports it (the renderer): the agent records the workload's git commit.
     ...(spec.workloadDir !== undefined ? ['--workload-dir "$ERG_WORKLOAD_DIR"'] : []),
+    // Validated names (NET_INTERFACE: no shell characters), quoted all the same.
+    ...(spec.telemetry.netInterfaces ? [`--net-interfaces ${shellQuote(spec.telemetry.netInterfaces.join(','))}`] : []),
   ].join(' ');
   const start = agentStartLines({
     program: `${shellQuote(cluster.agentCommand)} ${shellQuote(staged.bundle)}`,

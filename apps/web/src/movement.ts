@@ -21,7 +21,7 @@ export const kindLabel = linkKindLabel;
 export const BYTES_PER_GB = 1e9;
 export const J_PER_KJ = 1e3;
 
-/** `kinds` in the API's order (pcie, nvlink, c2c, memory), once each. */
+/** `kinds` in the API's order (LINK_KINDS: pcie, nvlink, c2c, memory, infiniband, network), once each. */
 function inKindOrder(kinds: Iterable<string>): LinkKind[] {
   const present = new Set(kinds);
   return LINK_KINDS.filter((k) => present.has(k));

@@ -10,7 +10,18 @@ describe('the kinds of link a campaign offers', () => {
     expect(movementKinds(campaignMovement())).toEqual(['pcie', 'nvlink', 'c2c']);
     expect(movementKinds({ configurations: [campaignMovement().configurations[0]!] })).toEqual(['pcie']);
     expect(movementKinds(null)).toEqual([]);
-    expect(['pcie', 'nvlink', 'c2c', 'memory'].map(kindLabel)).toEqual(['PCIe', 'NVLink', 'NVLink-C2C', 'host memory']);
+    expect(['pcie', 'nvlink', 'c2c', 'memory', 'infiniband', 'network'].map(kindLabel)).toEqual(['PCIe', 'NVLink', 'NVLink-C2C', 'host memory', 'InfiniBand', 'network']);
+  });
+
+  it('include inter-node traffic (network, InfiniBand) after the links inside a node, and plot it against energy like any other kind', () => {
+    const movement = campaignMovement();
+    const net = (bytes: number) => ({ kind: 'network' as const, bytes: { ...movement.configurations[0]!.kinds[0]!.bytes, mean: bytes }, meanRateBps: movement.configurations[0]!.kinds[0]!.meanRateBps, joulesPerGB: movement.configurations[0]!.kinds[0]!.joulesPerGB });
+    movement.configurations[1]!.kinds.push(net(2e9));
+    movement.configurations[2]!.kinds.unshift(net(8e9));
+    expect(movementKinds(movement)).toEqual(['pcie', 'nvlink', 'c2c', 'network']);
+    const L = movementScatter({ ...results(), dataMovement: movement }, 'network', 640, 380);
+    expect(L.points.map((p) => [p.key, p.bytes])).toEqual([['n=1;w=1', 2e9], ['n=2;w=1', 8e9]]);
+    expect(L.xLabel).toBe('mean bytes per run over network (GB)');
   });
 
   it('keep the chosen kind while it is offered, else show the first', () => {

@@ -5,7 +5,7 @@
  * @erg/spec); the words are defined there.
  */
 import { UNMARKED_PHASE, type GpuTransferOverlap, type LinkBytes, type LinkKindMovement, type PhaseDataMovement, type RunDataMovement, type RunPhases } from '@erg/spec';
-import { DATA_MOVEMENT_QUANTITIES, LINK_KINDS, type DataMovementQuantity, type LinkKind, type TransferDirection } from '@erg/spec/sensors';
+import { COUNTED_DIRECTIONS, DATA_MOVEMENT_QUANTITIES, LINK_KINDS, type DataMovementQuantity, type LinkKind, type TransferDirection } from '@erg/spec/sensors';
 import { EnergyInputError } from './errors';
 import { nodeTimeline, type PhaseMarkInput } from './phase-timeline';
 import { checkWindow, coverage, DEFAULT_GAP_FACTOR, usableSamples } from './sampling';
@@ -26,6 +26,14 @@ export const BUSY_UTIL_PCT = 10;
  * NVLink-C2C, yet well above the kilobytes per second of a GPU nobody is feeding. Chosen, not measured.
  */
 export const TRANSFER_RATE_BPS = 100e6;
+
+/**
+ * A link sensor covering less of the window than this is warned about: its bytes miss what moved
+ * in the gaps (a dropped sensor — a saturated 32-bit InfiniBand counter — covers only the time
+ * before it was dropped). 0.9 leaves the first reading's interval of a counter (no rate before
+ * its second reading) and a late batch or two unremarked.
+ */
+export const LOW_COVERAGE = 0.9;
 
 /** Bytes in a GB (decimal: link bandwidths are quoted in 10⁹ B/s). */
 const GB = 1e9;
@@ -91,7 +99,9 @@ interface Link {
   device: string;
   kind: LinkKind;
   curves: RateCurve[];
-  /** Directions that add up to the link's bytes (memory: read + write where measured, else total). */
+  /** Directions shown per direction (memory: read and write where measured, else total). */
+  shown: Set<TransferDirection>;
+  /** Of those, the directions that add up to the link's bytes (COUNTED_DIRECTIONS: sent only over the network). */
   counted: Set<TransferDirection>;
   sensors: string[];
   sources: Set<string>;
@@ -110,8 +120,10 @@ function isDataMovement(quantity: string): quantity is DataMovementQuantity {
  *
  * - Bytes per link and direction: each rate series integrated over the window as a step function
  *   (RateCurve: a reading's rate holds over the interval before it). A link's bytes add its
- *   directions; host memory adds read and write where they are measured, else its total, never both.
- * - Per kind of link (pcie, nvlink, c2c, memory): bytes over every node and device, mean rate,
+ *   counted directions (COUNTED_DIRECTIONS): host memory adds read and write where they are
+ *   measured, else its total, never both; InfiniBand ports and network interfaces count what they
+ *   sent (tx), so that a byte between two of the run's nodes counts once, and show rx beside it.
+ * - Per kind of link (LINK_KINDS): bytes over every node and device, mean rate,
  *   and J per GB = the run's energyJ / (bytes / 10⁹) — the energy of the whole run, so kinds are
  *   not to be added: each says what a gigabyte over that kind of link cost in the run's energy.
  * - Overlap, per GPU with a `gpuN.util` and at least one link sensor: the time its utilisation was
@@ -152,7 +164,7 @@ export function computeRunDataMovement(input: RunDataMovementInput): RunDataMove
       node: l.node,
       device: l.device,
       kind: l.kind,
-      bytes: sum(Object.values(byDirection)),
+      bytes: countedBytes(l, byDirection),
       byDirection,
       sensors: l.sensors,
       sources: [...l.sources].sort(),
@@ -197,7 +209,7 @@ function nodeLinks(telemetry: NodeTelemetry, window: Window, gapFactor: number, 
     const kind = DATA_MOVEMENT_QUANTITIES[name.quantity].link;
     const key = `${name.device}\u0000${kind}`;
     let link = byKey.get(key);
-    if (!link) byKey.set(key, (link = { node: telemetry.node, device: name.device, kind, curves: [], counted: new Set(), sensors: [], sources: new Set(), coverage: 1 }));
+    if (!link) byKey.set(key, (link = { node: telemetry.node, device: name.device, kind, curves: [], shown: new Set(), counted: new Set(), sensors: [], sources: new Set(), coverage: 1 }));
     const s = series.get(sensor) ?? { sensor, t: [], v: [] };
     const curve = rateCurve(s, name.quantity);
     link.curves.push(curve);
@@ -207,16 +219,22 @@ function nodeLinks(telemetry: NodeTelemetry, window: Window, gapFactor: number, 
     const cov = coverage(curve.t, window, gapFactor);
     link.coverage = Math.min(link.coverage, Math.max(0, Math.min(1, cov.coveredMs / windowMs)));
     if (cov.spanMs === 0) warnings.push(`${telemetry.node}: ${sensor} has no samples in the window; its bytes are unknown (counted as 0)`);
+    else if (cov.coveredMs / windowMs < LOW_COVERAGE) {
+      warnings.push(`${telemetry.node}: ${sensor} covers ${Math.round((100 * cov.coveredMs) / windowMs)} % of the window: its bytes are a lower bound (gaps, or a sensor the agent dropped, such as a saturated counter)`);
+    }
   }
   const links = [...byKey.values()];
   for (const l of links) {
     l.sensors.sort();
     const directions = new Set(l.curves.map((c) => direction(c.quantity)));
-    for (const d of directions) l.counted.add(d);
+    for (const d of directions) l.shown.add(d);
     if (l.kind === 'memory' && directions.has('total') && (directions.has('read') || directions.has('write'))) {
-      l.counted.delete('total');
+      l.shown.delete('total');
       warnings.push(`${l.node}: ${l.device}.mem_traffic not added: its reads and writes are measured (it would count them twice)`);
     }
+    const only = COUNTED_DIRECTIONS[l.kind];
+    for (const d of l.shown) if (!only || only.includes(d)) l.counted.add(d);
+    if (only && l.counted.size === 0) warnings.push(`${l.node}: ${l.device} (${l.kind}) measures no ${only.join('/')} direction: its bytes count 0 (${l.kind} counts what nodes sent)`);
   }
   return links.sort((a, b) => LINK_KINDS.indexOf(a.kind) - LINK_KINDS.indexOf(b.kind) || compareDevices(a.device, b.device));
 }
@@ -228,15 +246,22 @@ function compareDevices(a: string, b: string): number {
   return ca < cb ? -1 : ca > cb ? 1 : Number(ia) - Number(ib);
 }
 
-/** A link's bytes per counted direction between two times. */
+/** A link's bytes per shown direction between two times. */
 function linkBytes(link: Link, fromMs: number, toMs: number): Partial<Record<TransferDirection, number>> {
   const out: Partial<Record<TransferDirection, number>> = {};
   for (const c of link.curves) {
     const d = direction(c.quantity);
-    if (!link.counted.has(d)) continue;
+    if (!link.shown.has(d)) continue;
     out[d] = (out[d] ?? 0) + c.bytesAt(toMs) - c.bytesAt(fromMs);
   }
   return out;
+}
+
+/** The bytes of a link's counted directions (its `bytes`) out of its bytes per direction. */
+function countedBytes(link: Link, byDirection: Partial<Record<TransferDirection, number>>): number {
+  let total = 0;
+  for (const d of link.counted) total += byDirection[d] ?? 0;
+  return total;
 }
 
 function joulesPerGB(energyJ: number, bytes: number): number | null {
@@ -318,6 +343,8 @@ function transferOverlap(
 interface PhaseTally {
   timeMs: number;
   bytes: Map<LinkKind, Partial<Record<TransferDirection, number>>>;
+  /** Inclusive bytes of the counted directions (COUNTED_DIRECTIONS), per kind. */
+  counted: Map<LinkKind, number>;
   selfBytes: Map<LinkKind, number>;
 }
 
@@ -338,7 +365,7 @@ function phaseBytes(
   const tallies = new Map<string, PhaseTally>();
   const tally = (name: string): PhaseTally => {
     let t = tallies.get(name);
-    if (!t) tallies.set(name, (t = { timeMs: 0, bytes: new Map(), selfBytes: new Map() }));
+    if (!t) tallies.set(name, (t = { timeMs: 0, bytes: new Map(), counted: new Map(), selfBytes: new Map() }));
     return t;
   };
   for (const telemetry of nodes) {
@@ -351,14 +378,15 @@ function phaseBytes(
       for (const key of keys) tally(key).timeMs += seg.toMs - seg.fromMs;
       for (const link of links) {
         const byDirection = linkBytes(link, seg.fromMs, seg.toMs);
-        const total = sum(Object.values(byDirection));
+        const total = countedBytes(link, byDirection);
         const self = tally(leaf);
         self.selfBytes.set(link.kind, (self.selfBytes.get(link.kind) ?? 0) + total);
         for (const key of keys) {
-          const into = tally(key).bytes;
-          const acc = into.get(link.kind) ?? {};
+          const into = tally(key);
+          const acc = into.bytes.get(link.kind) ?? {};
           for (const [d, b] of Object.entries(byDirection) as [TransferDirection, number][]) acc[d] = (acc[d] ?? 0) + b;
-          into.set(link.kind, acc);
+          into.bytes.set(link.kind, acc);
+          into.counted.set(link.kind, (into.counted.get(link.kind) ?? 0) + total);
         }
       }
     }
@@ -384,7 +412,7 @@ function phaseBytes(
     for (const kind of LINK_KINDS) {
       const byDirection = t.bytes.get(kind);
       if (!byDirection) continue;
-      const bytes = sum(Object.values(byDirection));
+      const bytes = t.counted.get(kind) ?? 0;
       totalBytes += bytes;
       kinds[kind] = { bytes, byDirection };
       perGB[kind] = energyJ === null ? null : joulesPerGB(energyJ, bytes);

@@ -160,6 +160,51 @@ describe('computeRunDataMovement', () => {
     expect(withLinks).toEqual(without);
   });
 
+  test('inter-node links count what the nodes sent, summed over nodes: a byte between two nodes counts once, received bytes shown beside', () => {
+    // n1 sends 1 GB/s to n2 over InfiniBand for 10 s (n1 tx = n2 rx); n2 also reads 0.2 GB/s from
+    // storage over its network interface (rx only) and sends 0.1 GB/s to it.
+    const n1 = node('n1', [rate('ib0.ib_tx', constant(1e9), -1000, 11_000, 500), rate('ib0.ib_rx', constant(0), -1000, 11_000, 500)], 'infiniband');
+    const n2 = node('n2', [
+      rate('ib0.ib_tx', constant(0), -1000, 11_000, 500),
+      rate('ib0.ib_rx', constant(1e9), -1000, 11_000, 500),
+      rate('nic0.net_tx', constant(1e8), -1000, 11_000, 1000),
+      rate('nic0.net_rx', constant(2e8), -1000, 11_000, 1000),
+    ], 'net');
+    const r = computeRunDataMovement({ window: win(0, 10_000), nodes: [n1, n2], energyJ: 5000 })!;
+    expect(RunDataMovement.parse(r)).toEqual(r);
+    expect(r.kinds.map((k) => k.kind)).toEqual(['infiniband', 'network']);
+    const ib = r.kinds[0]!;
+    expect(ib.bytes).toBeCloseTo(10e9, 0); // not 20e9: n2's rx is n1's tx
+    expect(ib.byDirection).toEqual({ tx: expect.closeTo(10e9, 0), rx: expect.closeTo(10e9, 0) });
+    expect(ib.joulesPerGB).toBeCloseTo(5000 / 10, 9);
+    expect(ib.links).toBe(2);
+    const nic = r.links.find((l) => l.node === 'n2' && l.device === 'nic0')!;
+    expect(nic).toMatchObject({ kind: 'network', bytes: expect.closeTo(1e9, 0), byDirection: { tx: expect.closeTo(1e9, 0), rx: expect.closeTo(2e9, 0) }, sources: ['net'] });
+    expect(r.overlap).toBeNull(); // network devices are no GPUs
+    expect(r.warnings).toEqual([]);
+    // Per phase the same definition: inclusive and self bytes of a phase count sent bytes.
+    const marks = [mark('begin', 'exchange', 0, 'n1'), mark('end', 'exchange', 5000, 'n1'), mark('begin', 'exchange', 0, 'n2'), mark('end', 'exchange', 5000, 'n2')];
+    const phased = computeRunDataMovement({ window: win(0, 10_000), nodes: [n1, n2], energyJ: 5000, marks })!;
+    const exchange = phased.phases!.find((p) => p.name === 'exchange')!;
+    expect(exchange.kinds.infiniband!.bytes).toBeCloseTo(5e9, 0);
+    expect(exchange.kinds.infiniband!.byDirection).toEqual({ tx: expect.closeTo(5e9, 0), rx: expect.closeTo(5e9, 0) });
+    expect(exchange.selfBytes.infiniband).toBeCloseTo(5e9, 0);
+    expect(exchange.selfBytes.network).toBeCloseTo(0.5e9, 0);
+  });
+
+  test('a link sensor that stops early (the agent dropped a saturated counter) is warned about: its bytes are a lower bound', () => {
+    const r = computeRunDataMovement({ window: win(0, 10_000), nodes: [node('n1', [rate('ib0.ib_tx', constant(1e9), -1000, 4000, 500), rate('ib0.ib_rx', constant(1e9), -1000, 11_000, 500)], 'infiniband')], energyJ: 100 })!;
+    expect(r.kinds[0]!.coverage).toBeCloseTo(0.4, 2);
+    expect(r.kinds[0]!.bytes).toBeCloseTo(4e9, 0);
+    expect(r.warnings).toEqual(['n1: ib0.ib_tx covers 40 % of the window: its bytes are a lower bound (gaps, or a sensor the agent dropped, such as a saturated counter)']);
+  });
+
+  test('a network link that measures only what it received counts 0 bytes, and says why', () => {
+    const r = computeRunDataMovement({ window: win(0, 10_000), nodes: [node('n1', [rate('nic0.net_rx', constant(1e9), -1000, 11_000, 1000)], 'net')], energyJ: 100 })!;
+    expect(r.kinds[0]).toMatchObject({ kind: 'network', bytes: 0, byDirection: { rx: expect.closeTo(10e9, 0) }, joulesPerGB: null });
+    expect(r.warnings).toEqual(['n1: nic0 (network) measures no tx direction: its bytes count 0 (network counts what nodes sent)']);
+  });
+
   test('refuses an empty window', () => {
     expect(() => computeRunDataMovement({ window: win(5, 5), nodes: [], energyJ: 0 })).toThrow(EnergyInputError);
   });

@@ -94,8 +94,8 @@ export function formatCost(amount: Maybe, currency: string | null | undefined): 
   return currency ? `${text} ${currency}` : text;
 }
 
-/** How each kind of link reads (@erg/spec's LINK_KINDS: pcie, nvlink, c2c, memory). */
-const LINK_KIND_LABELS: Readonly<Record<string, string>> = { pcie: 'PCIe', nvlink: 'NVLink', c2c: 'NVLink-C2C', memory: 'host memory' };
+/** How each kind of link reads (@erg/spec's LINK_KINDS: pcie, nvlink, c2c, memory, infiniband, network). */
+const LINK_KIND_LABELS: Readonly<Record<string, string>> = { pcie: 'PCIe', nvlink: 'NVLink', c2c: 'NVLink-C2C', memory: 'host memory', infiniband: 'InfiniBand', network: 'network' };
 
 /** A kind of link as people read it: "PCIe", "NVLink-C2C", "host memory"; an unknown one as it is. */
 export function linkKindLabel(kind: string): string {

@@ -178,5 +178,5 @@ describe('data movement', () => {
 });
 
 test('kinds of link read as people name them; an unknown one as it is', () => {
-  expect(['pcie', 'nvlink', 'c2c', 'memory', 'infiniband'].map(linkKindLabel)).toEqual(['PCIe', 'NVLink', 'NVLink-C2C', 'host memory', 'infiniband']);
+  expect(['pcie', 'nvlink', 'c2c', 'memory', 'infiniband', 'network', 'cxl'].map(linkKindLabel)).toEqual(['PCIe', 'NVLink', 'NVLink-C2C', 'host memory', 'InfiniBand', 'network', 'cxl']);
 });

@@ -7,6 +7,7 @@ import { PowerBlock } from './power';
 import { Identifier, ParamValue, quoteForMessage } from './param-value';
 import { Resources } from './resources';
 import { RUN_DIR_FILES } from './run-dir';
+import { NET_INTERFACE } from './sensors';
 import { SlurmOptions } from './slurm-options';
 import { Strategy } from './strategy';
 
@@ -79,6 +80,15 @@ export const Telemetry = z
     idleBaselineS: z.number().min(0).max(3600).default(0),
     /** A run whose GPUs were throttled by power or heat for more than this share of its window is flagged `throttled`. */
     maxThrottledShare: z.number().min(0).max(1).default(0.1),
+    /**
+     * The network interfaces whose traffic the agents read (names, or prefixes ending in `*`:
+     * `hsn*`); absent: the agent's default (every physical interface but the loopback, apps/agent/src/sources/net.ts).
+     */
+    netInterfaces: z
+      .array(z.string().regex(NET_INTERFACE, { error: 'must be a network interface name (letters, digits, _ . @ + -, at most 15) or a prefix ending in * (hsn*)' }))
+      .min(1)
+      .max(32)
+      .optional(),
   })
   .prefault({});
 export type Telemetry = z.infer<typeof Telemetry>;

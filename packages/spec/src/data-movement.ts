@@ -3,17 +3,21 @@ import { LINK_KINDS, TRANSFER_DIRECTIONS } from './sensors';
 import { Summary } from './summary';
 
 /**
- * Data movement joined to energy (issue 15 §3): the bytes a run moved over each link — PCIe,
- * NVLink, NVLink-C2C, host memory — integrated from the agents' B/s sensors over the workload
+ * Data movement joined to energy (issue 15 §3, issue 28 §3): the bytes a run moved over each
+ * link — PCIe, NVLink, NVLink-C2C, host memory, InfiniBand ports, network interfaces — integrated from the agents' B/s sensors over the workload
  * window, what each gigabyte cost in the run's energy, how much of the GPUs' busy time overlapped
  * with transfers, and the bytes of each phase beside its energy. @erg/energy computes it
  * (computeRunDataMovement); GET /v1/runs/:id/energy shows it as `dataMovement`.
  *
  * Words:
  *   link       one device's traffic of one kind on one node: `gpu0` over PCIe, `memory1` (an L3
- *              domain's memory traffic). Its sensors are `<device>.<kind>_<direction>`.
- *   direction  tx / rx from the GPU's view (tx leaves the GPU), read / write for memory, `total`
- *              where the interface does not split them (resctrl's mbm_total_bytes).
+ *              domain's memory traffic), `ib0` (an InfiniBand port), `nic0` (a network
+ *              interface). Its sensors are `<device>.<quantity>` (DATA_MOVEMENT_QUANTITIES).
+ *   direction  tx / rx from the device's view (tx leaves the GPU, or the node), read / write for
+ *              memory, `total` where the interface does not split them (resctrl's mbm_total_bytes).
+ *   bytes      the counted directions (COUNTED_DIRECTIONS): every direction measured, except over
+ *              inter-node links (infiniband, network), which count what the nodes sent — each
+ *              byte between two of the run's nodes once, summed over nodes.
  *   GB         10⁹ bytes (decimal), as link bandwidths are quoted.
  *   busy       a GPU moment whose utilisation exceeds the busy threshold; overlapped when, at the
  *              same moment, its links together move more than the rate threshold.
@@ -26,15 +30,15 @@ export type TransferDirection = z.infer<typeof TransferDirection>;
 
 const DirectionBytes = z
   .partialRecord(TransferDirection, z.number())
-  .describe('bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory');
+  .describe('bytes per direction, only the directions measured: tx/rx for GPU and network links, read/write (or total) for memory');
 
 /** One link's bytes over the window. */
 export const LinkBytes = z
   .object({
     node: z.string(),
-    device: z.string().describe('the component and index its sensors are named by: gpu0, memory1'),
+    device: z.string().describe('the component and index its sensors are named by: gpu0, memory1, ib0 (an InfiniBand port), nic0 (a network interface; the agent’s meta.json names each)'),
     kind: LinkKind,
-    bytes: z.number().describe('all directions together (for memory: read + write where measured, else total)'),
+    bytes: z.number().describe('the counted directions together: all measured (memory: read + write where measured, else total), except infiniband and network: sent (tx) only'),
     byDirection: DirectionBytes,
     sensors: z.array(z.string()).describe('the sensors integrated, e.g. [gpu0.pcie_tx, gpu0.pcie_rx]'),
     sources: z.array(z.string()).describe('where their readings came from (nvml, dcgm, resctrl, …)'),
@@ -47,7 +51,7 @@ export type LinkBytes = z.infer<typeof LinkBytes>;
 export const LinkKindMovement = z
   .object({
     kind: LinkKind,
-    bytes: z.number().describe('all directions, every link of this kind on every node'),
+    bytes: z.number().describe('the counted directions (see LinkBytes.bytes), every link of this kind on every node'),
     byDirection: DirectionBytes,
     meanRateBps: z.number().describe('bytes / the window’s length (s): summed over links, so several GPUs add up'),
     joulesPerGB: z.number().nullable().describe('the run’s energyJ / (bytes / 10⁹); null when nothing moved'),
@@ -102,7 +106,7 @@ export const RunDataMovement = z
   .object({
     timeS: z.number().describe('the window’s length'),
     energyJ: z.number().describe('the run’s energy (computeRunEnergy’s energyJ), which joulesPerGB divides'),
-    kinds: z.array(LinkKindMovement).describe('per link kind measured, in the order pcie, nvlink, c2c, memory'),
+    kinds: z.array(LinkKindMovement).describe('per link kind measured, in the order pcie, nvlink, c2c, memory, infiniband, network'),
     links: z.array(LinkBytes).describe('per node and device, by node, then kind, then device'),
     overlap: TransferOverlap.nullable().describe('null where no GPU has both a utilisation sensor and a link sensor'),
     phases: z.array(PhaseDataMovement).nullable().describe('bytes per phase, by inclusive bytes, the largest first, (unmarked) last; null: the workload marked no phases'),
@@ -115,7 +119,7 @@ export type RunDataMovement = z.infer<typeof RunDataMovement>;
 export const KindMovementSummary = z
   .object({
     kind: LinkKind,
-    bytes: Summary.describe('bytes per run (all directions, every link of this kind); a run that measured this kind and moved nothing counts 0'),
+    bytes: Summary.describe('bytes per run (the counted directions, every link of this kind: sent only for infiniband and network); a run that measured this kind and moved nothing counts 0'),
     meanRateBps: Summary.describe('bytes / the run’s window (s), per run'),
     joulesPerGB: Summary.describe('the run’s energy / (its bytes over this kind / 10⁹), per run; runs that moved nothing over it do not count'),
   })
@@ -139,7 +143,7 @@ export const ConfigurationDataMovement = z
     key: z.string(),
     n: z.number().describe('runs with data movement counted (their energy counts and a node had a data-movement sensor)'),
     energyJ: Summary.describe('the energy of those runs: what their bytes are set against'),
-    kinds: z.array(KindMovementSummary).describe('per link kind any of its runs measured, in the order pcie, nvlink, c2c, memory'),
+    kinds: z.array(KindMovementSummary).describe('per link kind any of its runs measured, in the order pcie, nvlink, c2c, memory, infiniband, network'),
     overlapFraction: Summary.describe('per run, the share of GPU busy time overlapped with transfers (runs with an overlap figure)'),
     phases: z.array(PhaseMovementSummary).nullable().describe('bytes and energy per phase, by mean inclusive bytes, the largest first, (unmarked) last; null: no run marked phases'),
   })

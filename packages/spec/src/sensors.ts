@@ -16,8 +16,12 @@
 import type { BatchMark } from './marks';
 import type { NodeFingerprint, PowerRecord } from './node-info';
 
-/** The physical things a sensor can measure. */
-export const COMPONENTS = ['gpu', 'cpu', 'grace', 'module', 'memory', 'sysio', 'node'] as const;
+/**
+ * The physical things a sensor can measure. `ib` is one InfiniBand (or RoCE) port, `nic` one
+ * network interface; their indices are the agent's numbering on its node (its meta.json names
+ * each: `ib0` = mlx5_0 port 1, `nic0` = hsn0), not the kernel's.
+ */
+export const COMPONENTS = ['gpu', 'cpu', 'grace', 'module', 'memory', 'sysio', 'node', 'ib', 'nic'] as const;
 export type Component = (typeof COMPONENTS)[number];
 
 /** Every quantity with its unit and the values a sane sensor can report. `energy` is a monotonic hardware counter (it may wrap at `wrapAt`). */
@@ -38,6 +42,12 @@ export const QUANTITIES = {
   mem_read: { unit: 'B/s', min: 0, max: 2 ** 50 },
   mem_write: { unit: 'B/s', min: 0, max: 2 ** 50 },
   mem_traffic: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  /** InfiniBand/RoCE port traffic sent (tx) and received (rx): the port's data counters (sources/infiniband.ts). */
+  ib_tx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  ib_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  /** A network interface's traffic sent (tx) and received (rx): the kernel's tx_bytes/rx_bytes (sources/net.ts). */
+  net_tx: { unit: 'B/s', min: 0, max: 2 ** 50 },
+  net_rx: { unit: 'B/s', min: 0, max: 2 ** 50 },
   // The state the hardware was in (issue 13 §3): what a power-state study must be able to defend.
   /** The power limit in force (NVML's enforced limit: the lowest of every limit set, in- or out-of-band). */
   power_limit: { unit: 'W', min: 0, max: 100_000 },
@@ -51,11 +61,14 @@ export type Quantity = keyof typeof QUANTITIES;
 export type Unit = (typeof QUANTITIES)[Quantity]['unit'];
 
 /**
- * Data movement (issue 15 §3): the kinds of link erg integrates bytes over, and the direction of
- * each rate quantity. tx/rx are the GPU's view (tx leaves the GPU: device-to-host over PCIe);
- * `total` is a link's traffic where the interface does not split it (reads and writes together).
+ * Data movement (issue 15 §3, issue 28 §3): the kinds of link erg integrates bytes over, and the
+ * direction of each rate quantity. tx/rx are the device's view (tx leaves the GPU: device-to-host
+ * over PCIe; tx leaves the node over a network port); `total` is a link's traffic where the
+ * interface does not split it (reads and writes together). `infiniband` is RDMA-capable ports'
+ * own counters (IB, RoCE, EFA: RDMA traffic included); `network` is the kernel's network
+ * interfaces (Ethernet, IPoIB, Slingshot's hsn*: what passes through the kernel's stack).
  */
-export const LINK_KINDS = ['pcie', 'nvlink', 'c2c', 'memory'] as const;
+export const LINK_KINDS = ['pcie', 'nvlink', 'c2c', 'memory', 'infiniband', 'network'] as const;
 export type LinkKind = (typeof LINK_KINDS)[number];
 export const TRANSFER_DIRECTIONS = ['tx', 'rx', 'read', 'write', 'total'] as const;
 export type TransferDirection = (typeof TRANSFER_DIRECTIONS)[number];
@@ -70,8 +83,35 @@ export const DATA_MOVEMENT_QUANTITIES = {
   mem_read: { link: 'memory', direction: 'read' },
   mem_write: { link: 'memory', direction: 'write' },
   mem_traffic: { link: 'memory', direction: 'total' },
+  ib_tx: { link: 'infiniband', direction: 'tx' },
+  ib_rx: { link: 'infiniband', direction: 'rx' },
+  net_tx: { link: 'network', direction: 'tx' },
+  net_rx: { link: 'network', direction: 'rx' },
 } as const satisfies Partial<Record<Quantity, { link: LinkKind; direction: TransferDirection }>>;
 export type DataMovementQuantity = keyof typeof DATA_MOVEMENT_QUANTITIES;
+
+/**
+ * The directions whose bytes a link's (and a kind's) `bytes` adds up; the others are shown per
+ * direction only. Inter-node links count what was sent: a byte one node sends to another is its
+ * tx and the other's rx, so adding both over a run's nodes would count every byte between them
+ * twice (and a one-node run's traffic once). Sent bytes summed over nodes are each inter-node
+ * byte once, whatever the number of nodes, and traffic leaving the job (to storage, say) once;
+ * what the nodes received from outside the job is in `byDirection.rx`, not in `bytes`. Kinds not
+ * listed add every direction they measure: the traffic through each device's port (NVLink between
+ * two GPUs of a node is counted at both GPUs).
+ */
+export const COUNTED_DIRECTIONS: Partial<Record<LinkKind, readonly TransferDirection[]>> = {
+  infiniband: ['tx'],
+  network: ['tx'],
+};
+
+/**
+ * A network interface the agent's net source may be told to read (`--net-interfaces`,
+ * a campaign's `telemetry.netInterfaces`): a name as the kernel allows it (dev_valid_name: at most
+ * 15 bytes, no '/', ':' or white space; erg also refuses ',' and '*' inside), or a prefix ending
+ * in '*' (`hsn*`). It reaches the agent's command line, so nothing a shell would read is allowed.
+ */
+export const NET_INTERFACE = /^[A-Za-z0-9_.@+-]{1,15}\*?$/;
 
 /**
  * The bits of NVML's clocks-event (formerly "throttle") reasons (nvmlClocksEventReason*): a
@@ -120,7 +160,7 @@ export function sensorName(component: Component, index: number, quantity: Quanti
 }
 
 /** Where a sensor's values come from; `model` marks an estimate, not a measurement; `import` marks values measured elsewhere and imported. */
-export const SENSOR_SOURCES = ['nvml', 'nvidia-smi', 'dcgm', 'hwmon', 'rapl', 'resctrl', 'perf', 'procfs', 'model', 'import'] as const;
+export const SENSOR_SOURCES = ['nvml', 'nvidia-smi', 'dcgm', 'hwmon', 'rapl', 'resctrl', 'perf', 'infiniband', 'net', 'procfs', 'model', 'import'] as const;
 export type SensorSource = (typeof SENSOR_SOURCES)[number];
 
 /** What a batch says about one sensor (on the first batch of an agent process, and whenever its sensor set changes). */

@@ -256,6 +256,14 @@ describe('parseCampaignSpec: metrics and telemetry', () => {
     expect(issueAt(issues, 'telemetry.intervalMs').message).toBe('must be at least 10, got 5');
     expect(issueAt(issues, 'telemetry.idleBaselineS').message).toBe('must be at most 3600, got 3601');
   });
+
+  it('takes network interface names and prefixes for the agents, and refuses anything a shell would read', () => {
+    expect(CampaignSpec.parse({ ...minimal, telemetry: { netInterfaces: ['hsn*', 'ib0', 'eth0.100'] } }).telemetry.netInterfaces).toEqual(['hsn*', 'ib0', 'eth0.100']);
+    const issues = issuesOf({ ...minimal, telemetry: { netInterfaces: ['eth0', '$(reboot)', 'a*b'] } });
+    expect(issueAt(issues, 'telemetry.netInterfaces[1]').message).toMatch(/^must be a network interface name/);
+    expect(issueAt(issues, 'telemetry.netInterfaces[2]').message).toMatch(/^must be a network interface name/);
+    expect(issueAt(issuesOf({ ...minimal, telemetry: { netInterfaces: [] } }), 'telemetry.netInterfaces').message).toBe('must have at least one value');
+  });
 });
 
 describe('parseCampaignSpec: rules across fields', () => {

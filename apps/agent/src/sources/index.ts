@@ -5,7 +5,9 @@ import type { SourceName } from '../wire';
 import { detectDcgm } from './dcgm';
 import { detectGracePmu } from './grace-pmu';
 import { detectHwmon } from './hwmon';
+import { detectInfiniband } from './infiniband';
 import { detectModel } from './model';
+import { detectNet } from './net';
 import { detectNvidiaSmi } from './nvidia-smi';
 import { detectNvml } from './nvml';
 import { detectProcfs } from './procfs';
@@ -32,7 +34,7 @@ export interface Detection {
 
 /**
  * Finds this node's sensors. With `sources: 'auto'`: hwmon, rapl, resctrl, perf (Grace's SCF PMU),
- * dcgm, nvml, nvidia-smi (only when NVML is absent), procfs, and the power model only when no
+ * dcgm, nvml, nvidia-smi (only when NVML is absent), infiniband, net, procfs, and the power model only when no
  * power or energy sensor exists. With an explicit list: those sources (nvidia-smi still only when nvml is absent or not
  * listed; model whenever listed). Sensor names are registered first come, first served, in
  * this order, so hwmon's module meter is kept over NVML's module-scope field where both exist;
@@ -68,6 +70,8 @@ export function detectSources(config: AgentConfig, log: Logger, onDrop: (sensor:
   const nvml = tryDetect('nvml', detectNvml);
   if (!nvml) tryDetect('nvidia-smi', detectNvidiaSmi);
   else if (config.sources !== 'auto' && config.sources.includes('nvidia-smi')) ctx('nvidia-smi').note('not used: NVML is available');
+  tryDetect('infiniband', detectInfiniband);
+  tryDetect('net', detectNet);
   const procfs = tryDetect('procfs', detectProcfs);
   const hasPower = found.some((s) => s.sensors.some((x) => x.unit === 'W' || x.unit === 'J'));
   if (config.sources === 'auto' && hasPower) ctx('model').note('not used: real power/energy sensors exist');

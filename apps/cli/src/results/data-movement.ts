@@ -4,6 +4,7 @@
 // GET /v1/campaigns/:id/results). Table and Markdown for people, CSV (raw SI numbers, one row per
 // configuration × link kind) and JSON for programs.
 import { formatByteRate, formatBytes, formatEnergy, formatJoulesPerGB, formatPercent, halfWidth, inConfigurationOrder, interval, linkKindLabel, NO_VALUE, renderCsv, type CsvValue } from '@erg/format';
+import { LINK_KINDS } from '@erg/spec/sensors';
 import type { CampaignDataMovement, Summary } from '../api-types';
 import type { Colors } from '../output/color';
 import { mdCell, mdCode, renderMarkdownTable } from '../output/markdown';
@@ -38,6 +39,7 @@ const COLUMNS: Column[] = [
 export const MOVEMENT_LEGEND =
   "Means over each configuration's runs that measured the link; ± is the half-width of the 95 % interval of the mean bytes per run. " +
   "J/GB is the run's whole energy per gigabyte over that kind of link (the kinds share that energy: do not add them); " +
+  'InfiniBand and network bytes are what the nodes sent, summed over nodes (each byte between two nodes once); ' +
   'overlap is the share of GPU busy time during which the GPU\'s links moved data.';
 
 /** One row per configuration and link kind; the key, n and overlap only on a configuration's first row. */
@@ -60,7 +62,7 @@ export function movementRows(movement: CampaignDataMovement): string[][] {
 function phaseKinds(movement: CampaignDataMovement): string[] {
   const kinds: string[] = [];
   for (const c of movement.configurations) for (const p of c.phases ?? []) for (const k of Object.keys(p.bytes)) if (!kinds.includes(k)) kinds.push(k);
-  const order = ['pcie', 'nvlink', 'c2c', 'memory'];
+  const order: readonly string[] = LINK_KINDS;
   return kinds.sort((a, b) => order.indexOf(a) - order.indexOf(b));
 }
 

@@ -816,6 +816,7 @@ export interface paths {
                             idleBaselineS?: number;
                             /** @default 0.1 */
                             maxThrottledShare?: number;
+                            netInterfaces?: string[];
                         };
                         design?: components["schemas"]["DesignInput"];
                         validity?: components["schemas"]["ValidityInput"];
@@ -3328,13 +3329,13 @@ export interface components {
             sensors?: {
                 sensor: string;
                 /** @enum {string} */
-                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "procfs" | "model" | "import";
+                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "infiniband" | "net" | "procfs" | "model" | "import";
                 unit?: string;
                 /**
                  * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
                  * @enum {string}
                  */
-                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
+                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node" | "ib" | "nic";
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J), at most 18446744073709.55 */
                 wrapAt?: number;
                 /** @description a power sensor's averaging window (ms) ending at each reading's timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous */
@@ -4114,13 +4115,13 @@ export interface components {
         };
         LinkBytesInput: {
             node: string;
-            /** @description the component and index its sensors are named by: gpu0, memory1 */
+            /** @description the component and index its sensors are named by: gpu0, memory1, ib0 (an InfiniBand port), nic0 (a network interface; the agent’s meta.json names each) */
             device: string;
             /** @enum {string} */
-            kind: "pcie" | "nvlink" | "c2c" | "memory";
-            /** @description all directions together (for memory: read + write where measured, else total) */
+            kind: "pcie" | "nvlink" | "c2c" | "memory" | "infiniband" | "network";
+            /** @description the counted directions together: all measured (memory: read + write where measured, else total), except infiniband and network: sent (tx) only */
             bytes: number;
-            /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+            /** @description bytes per direction, only the directions measured: tx/rx for GPU and network links, read/write (or total) for memory */
             byDirection: {
                 [key: string]: number;
             };
@@ -4133,10 +4134,10 @@ export interface components {
         };
         LinkKindMovementInput: {
             /** @enum {string} */
-            kind: "pcie" | "nvlink" | "c2c" | "memory";
-            /** @description all directions, every link of this kind on every node */
+            kind: "pcie" | "nvlink" | "c2c" | "memory" | "infiniband" | "network";
+            /** @description the counted directions (see LinkBytes.bytes), every link of this kind on every node */
             bytes: number;
-            /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+            /** @description bytes per direction, only the directions measured: tx/rx for GPU and network links, read/write (or total) for memory */
             byDirection: {
                 [key: string]: number;
             };
@@ -4184,7 +4185,7 @@ export interface components {
             kinds: {
                 [key: string]: {
                     bytes: number;
-                    /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+                    /** @description bytes per direction, only the directions measured: tx/rx for GPU and network links, read/write (or total) for memory */
                     byDirection: {
                         [key: string]: number;
                     };
@@ -4204,7 +4205,7 @@ export interface components {
             timeS: number;
             /** @description the run’s energy (computeRunEnergy’s energyJ), which joulesPerGB divides */
             energyJ: number;
-            /** @description per link kind measured, in the order pcie, nvlink, c2c, memory */
+            /** @description per link kind measured, in the order pcie, nvlink, c2c, memory, infiniband, network */
             kinds: components["schemas"]["LinkKindMovementInput"][];
             /** @description per node and device, by node, then kind, then device */
             links: components["schemas"]["LinkBytesInput"][];
@@ -4216,8 +4217,8 @@ export interface components {
         };
         KindMovementSummaryInput: {
             /** @enum {string} */
-            kind: "pcie" | "nvlink" | "c2c" | "memory";
-            /** @description bytes per run (all directions, every link of this kind); a run that measured this kind and moved nothing counts 0 */
+            kind: "pcie" | "nvlink" | "c2c" | "memory" | "infiniband" | "network";
+            /** @description bytes per run (the counted directions, every link of this kind: sent only for infiniband and network); a run that measured this kind and moved nothing counts 0 */
             bytes: components["schemas"]["SummaryInput"];
             /** @description bytes / the run’s window (s), per run */
             meanRateBps: components["schemas"]["SummaryInput"];
@@ -4242,7 +4243,7 @@ export interface components {
             n: number;
             /** @description the energy of those runs: what their bytes are set against */
             energyJ: components["schemas"]["SummaryInput"];
-            /** @description per link kind any of its runs measured, in the order pcie, nvlink, c2c, memory */
+            /** @description per link kind any of its runs measured, in the order pcie, nvlink, c2c, memory, infiniband, network */
             kinds: components["schemas"]["KindMovementSummaryInput"][];
             /** @description per run, the share of GPU busy time overlapped with transfers (runs with an overlap figure) */
             overlapFraction: components["schemas"]["SummaryInput"];
@@ -5260,6 +5261,7 @@ export interface components {
                     idleBaselineS?: number;
                     /** @default 0.1 */
                     maxThrottledShare?: number;
+                    netInterfaces?: string[];
                 };
                 design?: components["schemas"]["DesignInput"];
                 validity?: components["schemas"]["ValidityInput"];
@@ -5705,13 +5707,13 @@ export interface components {
             sensors?: {
                 sensor: string;
                 /** @enum {string} */
-                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "procfs" | "model" | "import";
+                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "infiniband" | "net" | "procfs" | "model" | "import";
                 unit?: string;
                 /**
                  * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
                  * @enum {string}
                  */
-                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node";
+                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node" | "ib" | "nic";
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J), at most 18446744073709.55 */
                 wrapAt?: number;
                 /** @description a power sensor's averaging window (ms) ending at each reading's timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous */
@@ -6491,13 +6493,13 @@ export interface components {
         };
         LinkBytes: {
             node: string;
-            /** @description the component and index its sensors are named by: gpu0, memory1 */
+            /** @description the component and index its sensors are named by: gpu0, memory1, ib0 (an InfiniBand port), nic0 (a network interface; the agent’s meta.json names each) */
             device: string;
             /** @enum {string} */
-            kind: "pcie" | "nvlink" | "c2c" | "memory";
-            /** @description all directions together (for memory: read + write where measured, else total) */
+            kind: "pcie" | "nvlink" | "c2c" | "memory" | "infiniband" | "network";
+            /** @description the counted directions together: all measured (memory: read + write where measured, else total), except infiniband and network: sent (tx) only */
             bytes: number;
-            /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+            /** @description bytes per direction, only the directions measured: tx/rx for GPU and network links, read/write (or total) for memory */
             byDirection: {
                 [key: string]: number;
             };
@@ -6510,10 +6512,10 @@ export interface components {
         };
         LinkKindMovement: {
             /** @enum {string} */
-            kind: "pcie" | "nvlink" | "c2c" | "memory";
-            /** @description all directions, every link of this kind on every node */
+            kind: "pcie" | "nvlink" | "c2c" | "memory" | "infiniband" | "network";
+            /** @description the counted directions (see LinkBytes.bytes), every link of this kind on every node */
             bytes: number;
-            /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+            /** @description bytes per direction, only the directions measured: tx/rx for GPU and network links, read/write (or total) for memory */
             byDirection: {
                 [key: string]: number;
             };
@@ -6561,7 +6563,7 @@ export interface components {
             kinds: {
                 [key: string]: {
                     bytes: number;
-                    /** @description bytes per direction, only the directions measured: tx/rx for GPU links, read/write (or total) for memory */
+                    /** @description bytes per direction, only the directions measured: tx/rx for GPU and network links, read/write (or total) for memory */
                     byDirection: {
                         [key: string]: number;
                     };
@@ -6581,7 +6583,7 @@ export interface components {
             timeS: number;
             /** @description the run’s energy (computeRunEnergy’s energyJ), which joulesPerGB divides */
             energyJ: number;
-            /** @description per link kind measured, in the order pcie, nvlink, c2c, memory */
+            /** @description per link kind measured, in the order pcie, nvlink, c2c, memory, infiniband, network */
             kinds: components["schemas"]["LinkKindMovement"][];
             /** @description per node and device, by node, then kind, then device */
             links: components["schemas"]["LinkBytes"][];
@@ -6593,8 +6595,8 @@ export interface components {
         };
         KindMovementSummary: {
             /** @enum {string} */
-            kind: "pcie" | "nvlink" | "c2c" | "memory";
-            /** @description bytes per run (all directions, every link of this kind); a run that measured this kind and moved nothing counts 0 */
+            kind: "pcie" | "nvlink" | "c2c" | "memory" | "infiniband" | "network";
+            /** @description bytes per run (the counted directions, every link of this kind: sent only for infiniband and network); a run that measured this kind and moved nothing counts 0 */
             bytes: components["schemas"]["Summary"];
             /** @description bytes / the run’s window (s), per run */
             meanRateBps: components["schemas"]["Summary"];
@@ -6619,7 +6621,7 @@ export interface components {
             n: number;
             /** @description the energy of those runs: what their bytes are set against */
             energyJ: components["schemas"]["Summary"];
-            /** @description per link kind any of its runs measured, in the order pcie, nvlink, c2c, memory */
+            /** @description per link kind any of its runs measured, in the order pcie, nvlink, c2c, memory, infiniband, network */
             kinds: components["schemas"]["KindMovementSummary"][];
             /** @description per run, the share of GPU busy time overlapped with transfers (runs with an overlap figure) */
             overlapFraction: components["schemas"]["Summary"];
@@ -7638,6 +7640,7 @@ export interface components {
                     idleBaselineS: number;
                     /** @default 0.1 */
                     maxThrottledShare: number;
+                    netInterfaces?: string[];
                 };
                 design: components["schemas"]["Design"];
                 validity: components["schemas"]["Validity"];
