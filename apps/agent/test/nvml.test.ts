@@ -28,17 +28,27 @@ beforeAll(() => {
 afterAll(cleanupTempDirs);
 
 /**
- * Runs `body` with the fake claiming driver `branch` (ERG_FAKE_NVML_DRIVER, read at nvmlInit_v2:
- * the fake's header lists what each profile refuses); without it the fake is R550.
+ * The fake claiming driver `branch` (-DFAKE_DRIVER; the fake's header lists what each profile
+ * refuses; without it the fake is R550) and, given `state`, reading the GPU state from there
+ * (-DFAKE_STATE_DIR): the environment variables that say the same do not reach the C library
+ * from inside Jest, whose process.env is a copy.
  */
-async function withDriver<T>(branch: 535 | 550 | 575, body: () => T | Promise<T>): Promise<T> {
-  process.env.ERG_FAKE_NVML_DRIVER = String(branch);
-  try {
-    return await body();
-  } finally {
-    delete process.env.ERG_FAKE_NVML_DRIVER;
+const fakeWith = (name: string, branch: 535 | 550 | 575, state?: Record<string, string>): string => {
+  const defines = [`-DFAKE_DRIVER=${branch}`];
+  if (state) {
+    const dir = tempDir('erg-gpu-state-');
+    for (const [file, value] of Object.entries(state)) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), `${value}\n`);
+    }
+    defines.push(`-DFAKE_STATE_DIR="${dir}"`);
   }
-}
+  return compile(name, ...defines);
+};
+let r575: string;
+beforeAll(() => {
+  r575 = fakeWith('libfake-nvml-575.so', 575);
+});
 
 describe('nvml source (fake NVML library)', () => {
   test('GH200 (C2C superchip): the energy counter is the module\'s, GPU power is the GPU-scope field; every sensor says its scope', async () => {
@@ -251,6 +261,53 @@ describe('nvml source (fake NVML library)', () => {
     await source?.stop();
   });
 
+  test('nvmlDeviceGetC2cModeInfoV\'s three answers, and R535 (before the call, R545): which GPU is a superchip, and how erg knows', async () => {
+    // FIXTURE state: gpu0 answers SUCCESS with isC2cEnabled 0, gpu1 NOT_SUPPORTED (both named GH200).
+    const ctx = detectContext({ 'nvml-lib': fakeWith('libfake-nvml-c2c.so', 550, { 'gpu0/c2c_mode': '0', 'gpu1/c2c_mode': 'unsupported' }) });
+    const source = detectNvml(ctx);
+    expect(source?.details).toMatchObject({
+      devices: [
+        // isC2cEnabled 0 on a device named GH200: still a superchip (by its name), with a note.
+        { superchip: true, superchipFrom: 'name', energyScope: 'module', energyScopeFrom: 'NVML_FI_DEV_ENERGY' },
+        // NOT_SUPPORTED: not a C2C device — yet field 191 says its counter is the module's, so it stays moduleN.energy.
+        { superchip: false, superchipFrom: 'nvmlDeviceGetC2cModeInfoV', energyScope: 'module', energyScopeFrom: 'NVML_FI_DEV_ENERGY' },
+      ],
+    });
+    expect(ctx.notes).toContain('gpu0: nvmlDeviceGetC2cModeInfoV says C2C is not enabled (isC2cEnabled 0) on "NVIDIA GH200 480GB (fake)"; treated as a superchip by its name');
+    expect(source?.sensors.map((s) => s.sensor).filter((n) => n.endsWith('.energy'))).toEqual(['module0.energy', 'module1.energy']);
+    await source?.stop();
+    // SUCCESS with isC2cEnabled 1 is the default GH200 profile (the first test); R535 lacks the call: the name decides.
+    const old = detectNvml(detectContext({ 'nvml-lib': fakeWith('libfake-nvml-535.so', 535) }));
+    expect(old?.details).toMatchObject({ driverVersion: '535.183.01-fake', devices: [{ superchip: true, superchipFrom: 'name' }, { superchip: true, superchipFrom: 'name' }] });
+    await old?.stop();
+  });
+
+  test('the energy counter\'s scope comes from NVML_FI_DEV_ENERGY at scopes 0 and 1, not the name; where the field cannot tell, the superchip test decides and a note says so', async () => {
+    // FIXTURE state: a GH200 whose counter answers at GPU scope, and one where field 191 answers at neither.
+    const ctx = detectContext({ 'nvml-lib': fakeWith('libfake-nvml-energy-scope.so', 550, { 'gpu0/energy_scope': 'gpu', 'gpu1/energy_scope': 'unsupported' }) });
+    const source = detectNvml(ctx);
+    expect(source?.sensors.filter((s) => s.sensor.endsWith('.energy'))).toEqual([
+      { sensor: 'gpu0.energy', source: 'nvml', unit: 'J', scope: 'gpu' },
+      { sensor: 'module1.energy', source: 'nvml', unit: 'J', scope: 'module' },
+    ]);
+    expect(source?.details).toMatchObject({ devices: [{ energyScope: 'gpu', energyScopeFrom: 'NVML_FI_DEV_ENERGY' }, { energyScope: 'module', energyScopeFrom: 'nvmlDeviceGetC2cModeInfoV' }] });
+    expect(ctx.notes).toContain('gpu1.energy: NVML_FI_DEV_ENERGY answered at neither power scope (NVML_ERROR_NOT_SUPPORTED); its scope is taken from nvmlDeviceGetC2cModeInfoV: module');
+    await source?.stop();
+  });
+
+  test('a superchip whose GPU-scope power field fails: nvmlDeviceGetPowerUsage is filed with scope unknown, never as the GPU\'s', async () => {
+    // FIXTURE state: GPU 1's scope-0 power field answers NOT_SUPPORTED, as Zeus records for GH200.
+    const ctx = detectContext({ 'nvml-lib': fakeWith('libfake-nvml-unknown-scope.so', 550, { 'gpu1/gpu_power_field': 'unsupported' }) });
+    const source = detectNvml(ctx);
+    expect(source?.sensors.filter((s) => s.sensor.endsWith('.power'))).toEqual([
+      { sensor: 'gpu0.power', source: 'nvml', unit: 'W', scope: 'gpu' },
+      { sensor: 'module0.power', source: 'nvml', unit: 'W', scope: 'module' },
+      { sensor: 'gpu1.power', source: 'nvml', unit: 'W', scope: 'unknown', averagingMs: 1000 },
+    ]);
+    expect(ctx.notes).toContain('gpu1.power: GPU-scope power field NVML_ERROR_NOT_SUPPORTED; nvmlDeviceGetPowerUsage instead, whose scope (GPU or module) is unknown on a superchip: filed with scope unknown');
+    await source?.stop();
+  });
+
   test('absent, with the reason, when the library cannot be loaded', () => {
     const ctx = detectContext({ 'nvml-lib': '/nonexistent/libnvidia-ml.so.1' });
     expect(detectNvml(ctx)).toBeNull();
@@ -309,8 +366,8 @@ describe('nvml source (fake NVML library)', () => {
 
 describe('nvml source: data movement (NVLink field values, NVLink-C2C through GPM; fake NVML library)', () => {
   test('NVLink: the all-links RAW counters (KiB) become B/s over NVML\'s own timestamps; C2C (R575): GPM\'s MiB/s as B/s', async () => {
-    const ctx = detectContext({ 'nvml-lib': lib });
-    const source = await withDriver(575, () => detectNvml(ctx));
+    const ctx = detectContext({ 'nvml-lib': r575 });
+    const source = detectNvml(ctx);
     expect(source?.details).toMatchObject({ driverVersion: '575.57.08-fake' });
     // R575 has nvmlDeviceGetTemperatureV: no fallback, no note.
     expect((source?.details.devices as { calls: unknown }[])[0]?.calls).toEqual({ clock_app: 'nvmlDeviceGetClock(APP_CLOCK_TARGET)', temp: 'nvmlDeviceGetTemperatureV' });
@@ -349,8 +406,8 @@ describe('nvml source: data movement (NVLink field values, NVLink-C2C through GP
   });
 
   test('link traffic an earlier source already reports (DCGM) is not read again by NVML', async () => {
-    const ctx = { ...detectContext({ 'nvml-lib': lib }), taken: new Set(['gpu0.pcie_tx', 'gpu0.pcie_rx', 'gpu0.nvlink_tx', 'gpu0.nvlink_rx', 'gpu0.c2c_tx', 'gpu0.c2c_rx']) };
-    const source = await withDriver(575, () => detectNvml(ctx));
+    const ctx = { ...detectContext({ 'nvml-lib': r575 }), taken: new Set(['gpu0.pcie_tx', 'gpu0.pcie_rx', 'gpu0.nvlink_tx', 'gpu0.nvlink_rx', 'gpu0.c2c_tx', 'gpu0.c2c_rx']) };
+    const source = detectNvml(ctx);
     expect(source?.sensors.map((s) => s.sensor).filter((n) => /\.(pcie|nvlink|c2c)_/.test(n))).toEqual(['gpu1.c2c_tx', 'gpu1.c2c_rx']);
     await source?.stop();
   });
