@@ -4,7 +4,7 @@
  * bytes of each phase beside its energy. The result type is the API's (RunDataMovement in
  * @erg/spec); the words are defined there.
  */
-import { UNMARKED_PHASE, type GpuTransferOverlap, type LinkBytes, type LinkKindMovement, type PhaseDataMovement, type RunDataMovement, type RunPhases } from '@erg/spec';
+import { NODE_FILE_SUFFIXES, UNMARKED_PHASE, type GpuTransferOverlap, type LinkBytes, type LinkKindMovement, type PhaseDataMovement, type RunDataMovement, type RunPhases } from '@erg/spec';
 import { C2C_FLOOR, DATA_MOVEMENT_QUANTITIES, LINK_KINDS, type DataMovementQuantity, type LinkKind, type TransferDirection } from '@erg/spec/sensors';
 import { EnergyInputError } from './errors';
 import { nodeTimeline, type PhaseMarkInput } from './phase-timeline';
@@ -181,7 +181,7 @@ export function computeRunDataMovement(input: RunDataMovementInput): RunDataMove
 /**
  * A superchip's GPU (gpuN beside moduleN, or a sensor the agent scoped to the module) with no C2C
  * sensor: its CPU↔GPU traffic is not in the figures, and the usual reason is the driver's or
- * DCGM's age. The agent's note in <node>.meta.json says which it was on the node.
+ * DCGM's age. The agent's note in its meta file (NODE_FILE_SUFFIXES.meta) says which it was on the node.
  */
 function missingC2c(telemetry: NodeTelemetry, measured: ReadonlySet<string>): string[] {
   const modules = new Set<string>();
@@ -197,7 +197,7 @@ function missingC2c(telemetry: NodeTelemetry, measured: ReadonlySet<string>): st
   return [...gpus]
     .filter((i) => modules.has(i) && !measured.has(`gpu${i}`))
     .sort((a, b) => Number(a) - Number(b))
-    .map((i) => `${telemetry.node}: gpu${i} is a superchip's GPU but has no C2C sensor (${C2C_FLOOR}); its CPU–GPU traffic is not counted — the agent's notes (${telemetry.node}.meta.json) say why`);
+    .map((i) => `${telemetry.node}: gpu${i} is a superchip's GPU but has no C2C sensor (${C2C_FLOOR}); its CPU–GPU traffic is not counted — the agent's notes (${telemetry.node}${NODE_FILE_SUFFIXES.meta}) say why`);
 }
 
 function nodeLinks(telemetry: NodeTelemetry, window: Window, gapFactor: number, warnings: string[]): Link[] {
