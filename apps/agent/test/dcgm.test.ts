@@ -119,7 +119,7 @@ describe('dcgm source (fake dcgmi)', () => {
     const ctx = detectContext({ dcgmi: fakeWith({ FAKE_DCGMI_H100: '1' }), 'interval-ms': 100 });
     const source = detect(ctx);
     expect(source?.sensors.map((s) => s.sensor)).toEqual(['gpu0.pcie_tx', 'gpu0.pcie_rx', 'gpu0.nvlink_tx', 'gpu0.nvlink_rx', 'gpu1.pcie_tx', 'gpu1.pcie_rx', 'gpu1.nvlink_tx', 'gpu1.nvlink_rx']);
-    expect(ctx.notes).toEqual(['field 1076 (C2CTXAB): no value on any GPU', 'field 1078 (C2CRXAB): no value on any GPU']);
+    expect(ctx.notes).toEqual(['field 1076 (C2CTXAB): no value on any GPU (needs driver ≥ 575 / DCGM ≥ 4.1, and a C2C GPU)', 'field 1078 (C2CRXAB): no value on any GPU (needs driver ≥ 575 / DCGM ≥ 4.1, and a C2C GPU)']);
   });
 
   test('absent, with the reason: no dcgmi, or no host engine', () => {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { computeRunEnergy, type NodeTelemetry } from '@erg/energy';
 import { createLogger } from '../src/log';
@@ -76,5 +77,22 @@ describe('a GH200 node: sensor scopes from the agent through the energy figures'
     const misfit = await sampleNode(fakeNvml('-DENERGY_STEP_MJ=45000'), 351_234_000);
     const energy = computeRunEnergy({ window: { startMs: 0, endMs: (READS - 1) * INTERVAL_MS }, nodes: [nodeOf(misfit)] });
     expect(energy.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/gpu0 \+ grace0 power exceeded module0 \+ 1 % at \d+ of \d+ timestamps/)]));
+  });
+
+  test('a GPU-scope power field that fails: the power-usage fallback has scope unknown, and the breakdown neither adds nor subtracts it', async () => {
+    // FIXTURE state (-DFAKE_STATE_DIR: the C library does not see Jest's process.env): GPU 0's scope-0 field is NOT_SUPPORTED.
+    const state = tempDir('erg-gpu-state-');
+    fs.mkdirSync(path.join(state, 'gpu0'));
+    fs.writeFileSync(path.join(state, 'gpu0', 'gpu_power_field'), 'unsupported\n');
+    const unknown = await sampleNode(fakeNvml('-DENERGY_STEP_MJ=45000', `-DFAKE_STATE_DIR="${state}"`), 351_234_000);
+    expect(unknown.sensors?.find((s) => s.sensor === 'gpu0.power')).toMatchObject({ scope: 'unknown' });
+    const energy = computeRunEnergy({ window: { startMs: 0, endMs: (READS - 1) * INTERVAL_MS }, nodes: [nodeOf(unknown)] });
+    const seconds = ((READS - 1) * INTERVAL_MS) / 1000;
+    // Only GPU 1's 310 W: gpu0.power (nvmlDeviceGetPowerUsage, ~100 W here) is in no figure, and the
+    // GPU + Grace ≤ Module check, which it would have passed or failed by its unknown scope, is not made.
+    expect(energy.breakdown.gpu).toBeCloseTo(310 * seconds, 6);
+    expect(energy.components.module).toBeCloseTo(2 * 450 * seconds, 6);
+    expect(energy.warnings).toContain('gh-1: gpu0.power has an unknown scope (its source could not tell the GPU from the whole module); it is not added to or subtracted from any figure');
+    expect(energy.warnings.filter((w) => /exceeded module/.test(w))).toEqual([]);
   });
 });

@@ -48,10 +48,11 @@ async function stop(agent: AgentProcess): Promise<void> {
 }
 
 describe('the state in force, as sensors (fake NVML with ERG_FAKE_GPU_STATE)', () => {
-  test('GH200: the limit, locked clocks and reasons set in the state arrive in the batches; a change mid-run shows', async () => {
+  test('GH200: the limit, locked clocks, applications clocks and reasons set in the state arrive in the batches; a change mid-run shows', async () => {
     const state = tempDir('erg-gpu-state-');
     setState(state, 'gpu0/enforced_power_limit', '300');
     setState(state, 'gpu1/locked_clocks', '1200,1500');
+    setState(state, 'gpu0/applications_clocks', '2619,1755'); // as nvidia-smi -ac 2619,1755 sets them
     setState(state, 'gpu0/clock_events', '0x20'); // sw_thermal_slowdown
     const { agent, spool } = await startAgent(compile('libfake-nvml.so'), state);
     await waitFor(() => values(readSpool(spool), 'gpu0.power_limit').length >= 2, { what: 'two state readings', timeoutMs: 15_000 });
@@ -82,7 +83,11 @@ describe('the state in force, as sensors (fake NVML with ERG_FAKE_GPU_STATE)', (
     expect(new Set(values(batches, 'gpu0.power_limit'))).toEqual(new Set([300]));
     expect(new Set(values(batches, 'gpu1.power_limit'))).toEqual(new Set([900])); // the profile's default
     expect(values(batches, 'gpu1.clock').every((v) => v <= 1500)).toBe(true);
-    expect(new Set(values(batches, 'gpu1.clock_app'))).toEqual(new Set([1500]));
+    // Locked clocks are not applications clocks: a real GPU's applications clock (what gpuN.clock_app
+    // records) stays where it was under -lgc, and NVML has no call that reads locked clocks back —
+    // the observed SM clock (gpuN.clock, above) is what shows them.
+    expect(new Set(values(batches, 'gpu1.clock_app'))).toEqual(new Set([1980]));
+    expect(new Set(values(batches, 'gpu0.clock_app'))).toEqual(new Set([1755]));
     expect(new Set(values(batches, 'gpu0.clock'))).toEqual(new Set([1980])); // not locked
     expect(new Set(values(batches, 'gpu0.clock_events'))).toEqual(new Set([32]));
     expect(new Set(values(batches, 'gpu1.clock_events'))).toEqual(new Set([0]));

@@ -3,11 +3,31 @@ import path from 'node:path';
 import { detectHwmon } from '../src/sources/hwmon';
 import { cleanupTempDirs, copyFixtures, detectContext, FIXTURES, recordingSink, rewrite, tempDir } from './helpers';
 
-// Against the GH200 hwmon fixture (test/fixtures/gh200: files laid out like a real node's sysfs).
+// Against the GH200 hwmon fixtures, one per kernel layout (files laid out like a real node's sysfs):
+// test/fixtures/gh200 as acpi_power_meter registers with hwmon_device_register (every attribute,
+// `name` too, on the ACPI device: hwmonN/device/), test/fixtures/gh200-hwmon-info as a driver
+// registered with hwmon_device_register_with_info lays them out (on hwmonN itself). Their READMEs say which is which.
 
 afterAll(cleanupTempDirs);
 
 describe('hwmon source (GH200 fixture)', () => {
+  test('both kernel layouts give the same meters: attributes under hwmonN/device/ (legacy) or on hwmonN/ (hwmon info API)', () => {
+    const meters = (fixture: string) => {
+      const source = detectHwmon(detectContext({ 'sysfs-root': path.join(FIXTURES, fixture) }));
+      const sink = recordingSink();
+      source?.read(1000, sink);
+      void source?.stop();
+      return { sensors: source?.sensors, values: sink.samples.map((s) => s.v), paths: (source?.details.meters as { path: string }[]).map((m) => path.relative(path.join(FIXTURES, fixture), m.path)) };
+    };
+    const legacy = meters('gh200');
+    const info = meters('gh200-hwmon-info');
+    expect(info.sensors).toEqual(legacy.sensors);
+    expect(info.values).toEqual([351.234, 121.456, 80.321, 24.987]);
+    expect(info.values).toEqual(legacy.values);
+    expect(legacy.paths[0]).toBe('sys/class/hwmon/hwmon1/device/power1_average');
+    expect(info.paths[0]).toBe('sys/class/hwmon/hwmon1/power1_average');
+  });
+
   test('finds the four socket-0 meters by their power1_oem_info labels, each declaring its power1_average_interval, and reads µW as W', () => {
     const ctx = detectContext({ 'sysfs-root': path.join(FIXTURES, 'gh200') });
     const source = detectHwmon(ctx);

@@ -27,6 +27,29 @@ beforeAll(() => {
 });
 afterAll(cleanupTempDirs);
 
+/**
+ * The fake claiming driver `branch` (-DFAKE_DRIVER; the fake's header lists what each profile
+ * refuses; without it the fake is R550) and, given `state`, reading the GPU state from there
+ * (-DFAKE_STATE_DIR): the environment variables that say the same do not reach the C library
+ * from inside Jest, whose process.env is a copy.
+ */
+const fakeWith = (name: string, branch: 535 | 550 | 575, state?: Record<string, string>): string => {
+  const defines = [`-DFAKE_DRIVER=${branch}`];
+  if (state) {
+    const dir = tempDir('erg-gpu-state-');
+    for (const [file, value] of Object.entries(state)) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), `${value}\n`);
+    }
+    defines.push(`-DFAKE_STATE_DIR="${dir}"`);
+  }
+  return compile(name, ...defines);
+};
+let r575: string;
+beforeAll(() => {
+  r575 = fakeWith('libfake-nvml-575.so', 575);
+});
+
 describe('nvml source (fake NVML library)', () => {
   test('GH200 (C2C superchip): the energy counter is the module\'s, GPU power is the GPU-scope field; every sensor says its scope', async () => {
     const ctx = detectContext({ 'nvml-lib': lib });
@@ -47,7 +70,7 @@ describe('nvml source (fake NVML library)', () => {
       { sensor: 'module0.power_limit', source: 'nvml', unit: 'W', scope: 'module' },
       { sensor: 'gpu0.pcie_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
       { sensor: 'gpu0.pcie_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
-      // Data movement (nvml-links.ts): GPU 0's NVLink; both GPUs' NVLink-C2C through GPM, after every GPU's own sensors.
+      // Data movement (nvml-links.ts): GPU 0's NVLink. No NVLink-C2C: GPM's C2C metrics need R575 (the next test).
       { sensor: 'gpu0.nvlink_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
       { sensor: 'gpu0.nvlink_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
       { sensor: 'gpu1.power', source: 'nvml', unit: 'W', scope: 'gpu' },
@@ -60,20 +83,25 @@ describe('nvml source (fake NVML library)', () => {
       { sensor: 'gpu1.temp', source: 'nvml', unit: '°C', scope: 'gpu' },
       { sensor: 'gpu1.clock_events', source: 'nvml', unit: 'bitmask', scope: 'gpu' },
       { sensor: 'module1.power_limit', source: 'nvml', unit: 'W', scope: 'module' },
-      { sensor: 'gpu0.c2c_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
-      { sensor: 'gpu0.c2c_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
-      { sensor: 'gpu1.c2c_tx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
-      { sensor: 'gpu1.c2c_rx', source: 'nvml', unit: 'B/s', scope: 'gpu' },
     ]);
     expect(source?.details).toMatchObject({
       driverVersion: '550.54.15-fake',
       gpuCount: 2,
       clockEventsCall: 'nvmlDeviceGetCurrentClocksEventReasons',
       devices: [
-        { index: 0, name: 'NVIDIA GH200 480GB (fake)', superchip: true, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' },
-        { index: 1, name: 'NVIDIA GH200 480GB (fake)', superchip: true, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' },
+        // The counter's scope from NVML_FI_DEV_ENERGY (field 191), which answers it at scope 1 (module) only.
+        { index: 0, name: 'NVIDIA GH200 480GB (fake)', superchip: true, superchipFrom: 'nvmlDeviceGetC2cModeInfoV', energyScope: 'module', energyScopeFrom: 'NVML_FI_DEV_ENERGY' },
+        { index: 1, name: 'NVIDIA GH200 480GB (fake)', superchip: true, superchipFrom: 'nvmlDeviceGetC2cModeInfoV', energyScope: 'module', energyScopeFrom: 'NVML_FI_DEV_ENERGY' },
       ],
     });
+    // R550: the applications clock through nvmlDeviceGetClock (not the call NVML 13 deprecates); no
+    // nvmlDeviceGetTemperatureV before R570, so the older call; no GPM C2C metrics before R575, and the note says so.
+    expect((source?.details.devices as { calls: unknown }[])[0]?.calls).toEqual({ clock_app: 'nvmlDeviceGetClock(APP_CLOCK_TARGET)', temp: 'nvmlDeviceGetTemperature' });
+    expect(ctx.notes).toEqual(expect.arrayContaining([
+      'gpu0.temp: nvmlDeviceGetTemperatureV NVML_ERROR_FUNCTION_NOT_FOUND; nvmlDeviceGetTemperature instead',
+      'gpu0.c2c_tx/rx: GPM C2C metrics NVML_ERROR_NOT_SUPPORTED (needs driver ≥ 575 / DCGM ≥ 4.1; this driver is 550)',
+      'gpu1.c2c_tx/rx: GPM C2C metrics NVML_ERROR_NOT_SUPPORTED (needs driver ≥ 575 / DCGM ≥ 4.1; this driver is 550)',
+    ]));
     // GPU 1 has no module-scope power, no PCIe counters and no NVLink links in the fake: those sensors do not exist.
     expect(ctx.notes).toEqual(expect.arrayContaining(['module1.power: NVML_ERROR_NOT_SUPPORTED', 'gpu1.pcie_tx/rx: NVML_ERROR_NOT_SUPPORTED', 'gpu1.nvlink_tx/rx: no NVLink links (NVML_FI_DEV_NVLINK_LINK_COUNT 0)']));
 
@@ -82,17 +110,18 @@ describe('nvml source (fake NVML library)', () => {
     const values = (t: number) => Object.fromEntries(sink.samples.filter((s) => s.t === t).map((s) => [names[s.local], s.v]));
     source?.read(1000, sink);
     source?.read(2000, sink);
-    // Detection made call 0 of each counter and the update probe calls 1–10 (this fake's counter
-    // steps at every call, so the probe stopped after nine changes); these reads are calls 11 and 12.
+    // Detection made calls 0 and 1 of each counter (the sensor, then its scope beside field 191) and
+    // the update probe calls 2–11 (this fake's counter steps at every call, so the probe stopped
+    // after nine changes); these reads are calls 12 and 13.
     expect(values(1000)).toMatchObject({
       'gpu0.power': 300, // GPU scope (field 186, scope 0), not nvmlDeviceGetPowerUsage
-      'module0.energy': 5000002.75, // 5000000000 + 250·11 mJ — past 2^32 mJ
+      'module0.energy': 5000003, // 5000000000 + 250·12 mJ — past 2^32 mJ
       'gpu0.clock': 1980,
       'gpu0.util': 50,
       'gpu0.mem_used': 1024 ** 3,
       'module0.power': 450,
       'gpu1.power': 310,
-      'module1.energy': 5001002.75,
+      'module1.energy': 5001003,
       'gpu1.clock': 1970,
       'gpu1.util': 51,
       'gpu1.mem_used': 2 * 1024 ** 3,
@@ -104,7 +133,7 @@ describe('nvml source (fake NVML library)', () => {
       'module0.power_limit': 1000,
       'gpu1.temp': 46,
     });
-    expect(values(2000)).toMatchObject({ 'gpu0.power': 300, 'module0.energy': 5000003, 'gpu1.power': 310, 'gpu0.power_limit': 900 });
+    expect(values(2000)).toMatchObject({ 'gpu0.power': 300, 'module0.energy': 5000003.25, 'gpu1.power': 310, 'gpu0.power_limit': 900 });
     // The state sensors are read at most once a second: a cycle 100 ms later reads only the others.
     source?.read(2100, sink);
     expect(Object.keys(values(2100))).toContain('gpu0.power');
@@ -157,8 +186,8 @@ describe('nvml source (fake NVML library)', () => {
     const names = source?.sensors.map((s) => s.sensor) ?? [];
     source?.read(1000, sink);
     const at = Object.fromEntries(sink.samples.map((s) => [names[s.local], s.v]));
-    // Energy: call 11 (detection 0, the update probe 1–10).
-    expect(at).toMatchObject({ 'gpu0.power': 101, 'gpu0.energy': 5000002.75, 'gpu1.energy': 5001002.75, 'gpu0.power_limit': 700 });
+    // Energy: call 12 (detection 0 and 1, the update probe 2–11).
+    expect(at).toMatchObject({ 'gpu0.power': 101, 'gpu0.energy': 5000003, 'gpu1.energy': 5001003, 'gpu0.power_limit': 700 });
     await source?.stop();
   });
 
@@ -232,6 +261,53 @@ describe('nvml source (fake NVML library)', () => {
     await source?.stop();
   });
 
+  test('nvmlDeviceGetC2cModeInfoV\'s three answers, and R535 (before the call, R545): which GPU is a superchip, and how erg knows', async () => {
+    // FIXTURE state: gpu0 answers SUCCESS with isC2cEnabled 0, gpu1 NOT_SUPPORTED (both named GH200).
+    const ctx = detectContext({ 'nvml-lib': fakeWith('libfake-nvml-c2c.so', 550, { 'gpu0/c2c_mode': '0', 'gpu1/c2c_mode': 'unsupported' }) });
+    const source = detectNvml(ctx);
+    expect(source?.details).toMatchObject({
+      devices: [
+        // isC2cEnabled 0 on a device named GH200: still a superchip (by its name), with a note.
+        { superchip: true, superchipFrom: 'name', energyScope: 'module', energyScopeFrom: 'NVML_FI_DEV_ENERGY' },
+        // NOT_SUPPORTED: not a C2C device — yet field 191 says its counter is the module's, so it stays moduleN.energy.
+        { superchip: false, superchipFrom: 'nvmlDeviceGetC2cModeInfoV', energyScope: 'module', energyScopeFrom: 'NVML_FI_DEV_ENERGY' },
+      ],
+    });
+    expect(ctx.notes).toContain('gpu0: nvmlDeviceGetC2cModeInfoV says C2C is not enabled (isC2cEnabled 0) on "NVIDIA GH200 480GB (fake)"; treated as a superchip by its name');
+    expect(source?.sensors.map((s) => s.sensor).filter((n) => n.endsWith('.energy'))).toEqual(['module0.energy', 'module1.energy']);
+    await source?.stop();
+    // SUCCESS with isC2cEnabled 1 is the default GH200 profile (the first test); R535 lacks the call: the name decides.
+    const old = detectNvml(detectContext({ 'nvml-lib': fakeWith('libfake-nvml-535.so', 535) }));
+    expect(old?.details).toMatchObject({ driverVersion: '535.183.01-fake', devices: [{ superchip: true, superchipFrom: 'name' }, { superchip: true, superchipFrom: 'name' }] });
+    await old?.stop();
+  });
+
+  test('the energy counter\'s scope comes from NVML_FI_DEV_ENERGY at scopes 0 and 1, not the name; where the field cannot tell, the superchip test decides and a note says so', async () => {
+    // FIXTURE state: a GH200 whose counter answers at GPU scope, and one where field 191 answers at neither.
+    const ctx = detectContext({ 'nvml-lib': fakeWith('libfake-nvml-energy-scope.so', 550, { 'gpu0/energy_scope': 'gpu', 'gpu1/energy_scope': 'unsupported' }) });
+    const source = detectNvml(ctx);
+    expect(source?.sensors.filter((s) => s.sensor.endsWith('.energy'))).toEqual([
+      { sensor: 'gpu0.energy', source: 'nvml', unit: 'J', scope: 'gpu' },
+      { sensor: 'module1.energy', source: 'nvml', unit: 'J', scope: 'module' },
+    ]);
+    expect(source?.details).toMatchObject({ devices: [{ energyScope: 'gpu', energyScopeFrom: 'NVML_FI_DEV_ENERGY' }, { energyScope: 'module', energyScopeFrom: 'nvmlDeviceGetC2cModeInfoV' }] });
+    expect(ctx.notes).toContain('gpu1.energy: NVML_FI_DEV_ENERGY answered at neither power scope (NVML_ERROR_NOT_SUPPORTED); its scope is taken from nvmlDeviceGetC2cModeInfoV: module');
+    await source?.stop();
+  });
+
+  test('a superchip whose GPU-scope power field fails: nvmlDeviceGetPowerUsage is filed with scope unknown, never as the GPU\'s', async () => {
+    // FIXTURE state: GPU 1's scope-0 power field answers NOT_SUPPORTED, as Zeus records for GH200.
+    const ctx = detectContext({ 'nvml-lib': fakeWith('libfake-nvml-unknown-scope.so', 550, { 'gpu1/gpu_power_field': 'unsupported' }) });
+    const source = detectNvml(ctx);
+    expect(source?.sensors.filter((s) => s.sensor.endsWith('.power'))).toEqual([
+      { sensor: 'gpu0.power', source: 'nvml', unit: 'W', scope: 'gpu' },
+      { sensor: 'module0.power', source: 'nvml', unit: 'W', scope: 'module' },
+      { sensor: 'gpu1.power', source: 'nvml', unit: 'W', scope: 'unknown', averagingMs: 1000 },
+    ]);
+    expect(ctx.notes).toContain('gpu1.power: GPU-scope power field NVML_ERROR_NOT_SUPPORTED; nvmlDeviceGetPowerUsage instead, whose scope (GPU or module) is unknown on a superchip: filed with scope unknown');
+    await source?.stop();
+  });
+
   test('absent, with the reason, when the library cannot be loaded', () => {
     const ctx = detectContext({ 'nvml-lib': '/nonexistent/libnvidia-ml.so.1' });
     expect(detectNvml(ctx)).toBeNull();
@@ -289,8 +365,13 @@ describe('nvml source (fake NVML library)', () => {
 });
 
 describe('nvml source: data movement (NVLink field values, NVLink-C2C through GPM; fake NVML library)', () => {
-  test('NVLink: the all-links RAW counters (KiB) become B/s over NVML\'s own timestamps; C2C: GPM\'s MiB/s as B/s', async () => {
-    const source = detectNvml(detectContext({ 'nvml-lib': lib }));
+  test('NVLink: the all-links RAW counters (KiB) become B/s over NVML\'s own timestamps; C2C (R575): GPM\'s MiB/s as B/s', async () => {
+    const ctx = detectContext({ 'nvml-lib': r575 });
+    const source = detectNvml(ctx);
+    expect(source?.details).toMatchObject({ driverVersion: '575.57.08-fake' });
+    // R575 has nvmlDeviceGetTemperatureV: no fallback, no note.
+    expect((source?.details.devices as { calls: unknown }[])[0]?.calls).toEqual({ clock_app: 'nvmlDeviceGetClock(APP_CLOCK_TARGET)', temp: 'nvmlDeviceGetTemperatureV' });
+    expect(ctx.notes.filter((n) => /temp|c2c/.test(n))).toEqual([]);
     const names = source?.sensors.map((s) => s.sensor) ?? [];
     const sink = recordingSink();
     const at = (t: number) => Object.fromEntries(sink.samples.filter((s) => s.t === t && /\.(nvlink|c2c)_/.test(names[s.local] ?? '')).map((s) => [names[s.local], s.v]));
@@ -319,13 +400,13 @@ describe('nvml source: data movement (NVLink field values, NVLink-C2C through GP
     const ctx = detectContext({ 'nvml-lib': compile('libfake-nvml-no-gpm.so', '-DNO_GPM') });
     const source = detectNvml(ctx);
     expect(source?.sensors.map((s) => s.sensor).filter((n) => n.includes('.c2c_'))).toEqual([]);
-    expect(ctx.notes).toEqual(expect.arrayContaining(['gpu0.c2c_tx/rx: this NVML library has no GPM calls']));
+    expect(ctx.notes).toEqual(expect.arrayContaining(['gpu0.c2c_tx/rx: this NVML library has no GPM calls (needs driver ≥ 575 / DCGM ≥ 4.1; this driver is 550)']));
     expect(source?.details).toMatchObject({ missingFunctions: expect.arrayContaining(['nvmlGpmSampleGet', 'nvmlGpmMetricsGet']) });
     await source?.stop();
   });
 
   test('link traffic an earlier source already reports (DCGM) is not read again by NVML', async () => {
-    const ctx = { ...detectContext({ 'nvml-lib': lib }), taken: new Set(['gpu0.pcie_tx', 'gpu0.pcie_rx', 'gpu0.nvlink_tx', 'gpu0.nvlink_rx', 'gpu0.c2c_tx', 'gpu0.c2c_rx']) };
+    const ctx = { ...detectContext({ 'nvml-lib': r575 }), taken: new Set(['gpu0.pcie_tx', 'gpu0.pcie_rx', 'gpu0.nvlink_tx', 'gpu0.nvlink_rx', 'gpu0.c2c_tx', 'gpu0.c2c_rx']) };
     const source = detectNvml(ctx);
     expect(source?.sensors.map((s) => s.sensor).filter((n) => /\.(pcie|nvlink|c2c)_/.test(n))).toEqual(['gpu1.c2c_tx', 'gpu1.c2c_rx']);
     await source?.stop();

@@ -4,8 +4,8 @@
  * bytes of each phase beside its energy. The result type is the API's (RunDataMovement in
  * @erg/spec); the words are defined there.
  */
-import { UNMARKED_PHASE, type GpuTransferOverlap, type LinkBytes, type LinkKindMovement, type PhaseDataMovement, type RunDataMovement, type RunPhases } from '@erg/spec';
-import { COUNTED_DIRECTIONS, DATA_MOVEMENT_QUANTITIES, LINK_KINDS, type DataMovementQuantity, type LinkKind, type TransferDirection } from '@erg/spec/sensors';
+import { NODE_FILE_SUFFIXES, UNMARKED_PHASE, type GpuTransferOverlap, type LinkBytes, type LinkKindMovement, type PhaseDataMovement, type RunDataMovement, type RunPhases } from '@erg/spec';
+import { C2C_FLOOR, COUNTED_DIRECTIONS, DATA_MOVEMENT_QUANTITIES, LINK_KINDS, type DataMovementQuantity, type LinkKind, type TransferDirection } from '@erg/spec/sensors';
 import { EnergyInputError } from './errors';
 import { nodeTimeline, type PhaseMarkInput } from './phase-timeline';
 import { checkWindow, coverage, DEFAULT_GAP_FACTOR, usableSamples } from './sampling';
@@ -190,6 +190,28 @@ export function computeRunDataMovement(input: RunDataMovementInput): RunDataMove
 }
 
 /** A node's links: its data-movement sensors grouped by device and kind (declared sensors without samples included: they cover nothing). */
+/**
+ * A superchip's GPU (gpuN beside moduleN, or a sensor the agent scoped to the module) with no C2C
+ * sensor: its CPU↔GPU traffic is not in the figures, and the usual reason is the driver's or
+ * DCGM's age. The agent's note in its meta file (NODE_FILE_SUFFIXES.meta) says which it was on the node.
+ */
+function missingC2c(telemetry: NodeTelemetry, measured: ReadonlySet<string>): string[] {
+  const modules = new Set<string>();
+  const gpus = new Set<string>();
+  const see = (sensor: string, scope?: string) => {
+    const name = parseSensorName(sensor);
+    if (!name) return;
+    if (name.component === 'module' || scope === 'module') modules.add(name.index);
+    if (name.component === 'gpu') gpus.add(name.index);
+  };
+  for (const d of telemetry.sensors) see(d.sensor, d.scope);
+  for (const s of telemetry.series) see(s.sensor);
+  return [...gpus]
+    .filter((i) => modules.has(i) && !measured.has(`gpu${i}`))
+    .sort((a, b) => Number(a) - Number(b))
+    .map((i) => `${telemetry.node}: gpu${i} is a superchip's GPU but has no C2C sensor (${C2C_FLOOR}); its CPU–GPU traffic is not counted — the agent's notes (${telemetry.node}${NODE_FILE_SUFFIXES.meta}) say why`);
+}
+
 function nodeLinks(telemetry: NodeTelemetry, window: Window, gapFactor: number, warnings: string[]): Link[] {
   const info = new Map<string, SensorInfo>();
   for (const d of telemetry.sensors) if (!info.has(d.sensor)) info.set(d.sensor, d);
@@ -224,6 +246,7 @@ function nodeLinks(telemetry: NodeTelemetry, window: Window, gapFactor: number, 
     }
   }
   const links = [...byKey.values()];
+  warnings.push(...missingC2c(telemetry, new Set(links.filter((l) => l.kind === 'c2c').map((l) => l.device))));
   for (const l of links) {
     l.sensors.sort();
     const directions = new Set(l.curves.map((c) => direction(c.quantity)));

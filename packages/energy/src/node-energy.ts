@@ -53,6 +53,16 @@ export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeInd
   // another's term (a module-wide counter named as a GPU's would count the module as the GPU).
   const declared = new Map<string, SensorInfo>();
   for (const d of telemetry.sensors) if (!declared.has(d.sensor) && !isStateSensor(d.sensor)) declared.set(d.sensor, d);
+  // A reading whose source could not tell what it covers (NVML's power usage on a superchip whose
+  // GPU-scope field failed: the GPU's or the whole module's) is neither added nor subtracted: as
+  // gpuN.power it could double-count the module in the breakdown and the GPU + Grace ≤ Module check.
+  const unknownScope = new Set<string>();
+  for (const d of declared.values()) {
+    if (d.scope !== UNKNOWN_SCOPE) continue;
+    unknownScope.add(d.sensor);
+    declared.delete(d.sensor);
+    warnings.push(`${telemetry.node}: ${d.sensor} has an unknown scope (its source could not tell the GPU from the whole module); it is not added to or subtracted from any figure`);
+  }
   const renamed = new Map<string, string>();
   for (const d of declared.values()) {
     const as = scopedName(d);
@@ -61,7 +71,7 @@ export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeInd
     warnings.push(`${telemetry.node}: ${d.sensor} covers the ${d.scope} (its source says so); counted as ${as}`);
   }
   for (const s of telemetry.series) {
-    if (isStateSensor(s.sensor)) continue;
+    if (isStateSensor(s.sensor) || unknownScope.has(s.sensor)) continue;
     const sensor = renamed.get(s.sensor) ?? s.sensor;
     if (series.has(sensor)) {
       warnings.push(`${telemetry.node}: ${sensor} appears in more than one series; the first is used`);
@@ -77,6 +87,9 @@ export function indexNode(telemetry: NodeTelemetry, warnings: string[]): NodeInd
   }
   return { node: telemetry.node, series, info, devices };
 }
+
+/** SensorInfo.scope of a reading whose source could not tell what it covers (@erg/spec SENSOR_SCOPES). */
+const UNKNOWN_SCOPE = 'unknown';
 
 function isStateSensor(sensor: string): boolean {
   const name = parseSensorName(sensor);

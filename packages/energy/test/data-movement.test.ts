@@ -205,6 +205,22 @@ describe('computeRunDataMovement', () => {
     expect(r.warnings).toEqual(['n1: nic0 (network) measures no tx direction: its bytes count 0 (network counts what nodes sent)']);
   });
 
+  test('a superchip GPU without a C2C sensor: a warning says why it is usually absent (driver / DCGM floor)', () => {
+    // GH200-like: module0 (the counter) and gpu0/gpu1 with PCIe; only gpu1 has C2C.
+    const n1 = node('n1', [
+      { sensor: 'module0.energy', t: [T0, T0 + 10_000], v: [0, 4500] },
+      { sensor: 'module1.energy', t: [T0, T0 + 10_000], v: [0, 4500] },
+      rate('gpu0.pcie_tx', constant(1e9), 0, 10_000, 100),
+      rate('gpu1.pcie_tx', constant(1e9), 0, 10_000, 100),
+      rate('gpu1.c2c_tx', constant(1e9), 0, 10_000, 100),
+    ]);
+    const r = computeRunDataMovement({ window: win(0, 10_000), nodes: [n1], energyJ: 9000 })!;
+    expect(r.warnings).toEqual(['n1: gpu0 is a superchip\'s GPU but has no C2C sensor (needs driver ≥ 575 / DCGM ≥ 4.1); its CPU–GPU traffic is not counted — the agent\'s notes (n1.meta.json) say why']);
+    // A discrete node (no module sensors) is not told anything about C2C.
+    const discrete = computeRunDataMovement({ window: win(0, 10_000), nodes: [node('n2', [rate('gpu0.pcie_tx', constant(1e9), 0, 10_000, 100)])], energyJ: 9000 })!;
+    expect(discrete.warnings).toEqual([]);
+  });
+
   test('refuses an empty window', () => {
     expect(() => computeRunDataMovement({ window: win(5, 5), nodes: [], energyJ: 0 })).toThrow(EnergyInputError);
   });

@@ -24,6 +24,24 @@ import type { NodeFingerprint, PowerRecord } from './node-info';
 export const COMPONENTS = ['gpu', 'cpu', 'grace', 'module', 'memory', 'sysio', 'node', 'ib', 'nic'] as const;
 export type Component = (typeof COMPONENTS)[number];
 
+/**
+ * What a sensor may say it covers: a component, or `unknown` where its source cannot tell — NVML's
+ * nvmlDeviceGetPowerUsage on a superchip whose GPU-scope power field failed may be the GPU's or
+ * the whole module's (Zeus records that GH200 does not support GPU-scope power). Results never add
+ * or subtract an `unknown` reading.
+ */
+export const SENSOR_SCOPES = [...COMPONENTS, 'unknown'] as const;
+export type SensorScope = (typeof SENSOR_SCOPES)[number];
+
+/**
+ * The floors below which a GPU's NVLink-C2C traffic cannot be read, as NVIDIA's headers date them:
+ * NVML's GPM metrics NVML_GPM_METRIC_C2C_TOTAL_TX/RX_PER_SEC (100/101) first appear in NVML 12.9's
+ * nvml.h (driver branch R575); DCGM's DCGM_FI_PROF_C2C_TX/RX_ALL_BYTES (1076/1078) in DCGM 4.1.0's
+ * dcgm_fields.h. The agent's notes and a run's data-movement warnings quote C2C_FLOOR.
+ */
+export const C2C_MIN_DRIVER_BRANCH = 575;
+export const C2C_FLOOR = `needs driver ≥ ${C2C_MIN_DRIVER_BRANCH} / DCGM ≥ 4.1`;
+
 /** Every quantity with its unit and the values a sane sensor can report. `energy` is a monotonic hardware counter (it may wrap at `wrapAt`). */
 export const QUANTITIES = {
   power: { unit: 'W', min: 0, max: 100_000 },
@@ -174,9 +192,10 @@ export interface SensorInfo {
    * whole superchip (on GH200: GPU + Grace + memory — NVML's energy counter there), `grace` /
    * `cpu` / `sysio` / `memory` those parts, `node` the whole node. A sensor's name begins with its
    * scope (the agent names a GH200's counter `moduleN.energy`, never `gpuN.energy`); results read
-   * the scope, so a figure never mixes one scope into another's term.
+   * the scope, so a figure never mixes one scope into another's term. `unknown`: the source could
+   * not tell (SENSOR_SCOPES); no figure counts the reading.
    */
-  scope?: Component;
+  scope?: SensorScope;
   /** Counters only: the value (in `unit`) at which the raw counter wraps back to 0. */
   wrapAt?: number;
   /**

@@ -4,7 +4,7 @@ import { nestsDeeperThan } from './document';
 import { humanErrorMap, issuesFromZodError, type SpecIssue } from './issues';
 import { MARK_KINDS, MARK_NAME, MAX_BATCH_MARKS, type BatchMark } from './marks';
 import type { NodeFingerprint, PowerRecord } from './node-info';
-import { COMPONENTS, MAX_SENSOR_TIMING_MS, MAX_WRAP_AT, QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
+import { COMPONENTS, SENSOR_SCOPES, MAX_SENSOR_TIMING_MS, MAX_WRAP_AT, QUANTITIES, quantityOf, SENSOR_NAME, SENSOR_SOURCES, type Quantity, type TelemetryAck, type TelemetryBatchShape } from './sensors';
 
 /**
  * The telemetry wire format: what agents (and importers) POST to /v1/runs/:id/telemetry.
@@ -35,7 +35,7 @@ export const SensorDescription = z
     sensor: z.string().regex(SENSOR_NAME, { error: 'a sensor name like gpu0.power: <component><index>.<quantity>' }),
     source: SensorSource,
     unit: z.string().max(16).optional(),
-    scope: z.enum(COMPONENTS).optional().describe('what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with'),
+    scope: z.enum(SENSOR_SCOPES).optional().describe('what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory; unknown: the source could not tell, and no figure counts it); absent: the component its name begins with'),
     wrapAt: z
       .number({ error: 'a counter range: a finite number' })
       .positive({ error: 'a counter range: above 0' })

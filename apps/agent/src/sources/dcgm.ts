@@ -1,3 +1,4 @@
+import { C2C_FLOOR } from '@erg/spec/sensors';
 import type { execFileSync as execFileSyncType, spawn as spawnType } from 'node:child_process';
 import type { Logger } from '../log';
 import type { SampleSink } from '../samples';
@@ -42,7 +43,11 @@ export function detectDcgm(ctx: DetectContext): Source | null {
     return null;
   }
   const { sensors, slots } = describeSensors(probe.output);
-  for (const f of DCGM_FIELDS) if (!sensors.some((s) => s.sensor.endsWith(`.${f.quantity}`))) ctx.note(`field ${f.id} (${f.shortName}): no value on any GPU`);
+  for (const f of DCGM_FIELDS) {
+    if (sensors.some((s) => s.sensor.endsWith(`.${f.quantity}`))) continue;
+    // The C2C fields are in dcgm_fields.h from DCGM 4.1.0 on: an older hostengine has none.
+    ctx.note(`field ${f.id} (${f.shortName}): no value on any GPU${f.quantity.startsWith('c2c_') ? ` (${C2C_FLOOR}, and a C2C GPU)` : ''}`);
+  }
   if (sensors.length === 0) {
     ctx.note(`${bin} dmon reported no values for fields ${fieldsArg(DCGM_FIELDS)}`);
     return null;

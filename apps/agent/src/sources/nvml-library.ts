@@ -8,19 +8,27 @@ import type * as Koffi from 'koffi';
 export const NVML_SUCCESS = 0;
 export const NVML_ERROR_NOT_SUPPORTED = 3;
 export const NVML_ERROR_GPU_IS_LOST = 15;
+/** "Local version of NVML doesn't implement this function" (nvml.h). */
+export const NVML_ERROR_FUNCTION_NOT_FOUND = 13;
 /** What `read` returns when this library lacks the call. */
 export const CALL_UNAVAILABLE = -1;
 const NVML_CLOCK_GRAPHICS = 0;
 const NVML_CLOCK_SM = 1;
+/** nvmlClockId_t: the applications clock target, what nvmlDeviceGetApplicationsClock returned (nvml.h). */
+const NVML_CLOCK_ID_APP_CLOCK_TARGET = 1;
 const NVML_TEMPERATURE_GPU = 0;
+/** nvmlTemperature_v1 = NVML_STRUCT_VERSION(Temperature, 1): sizeof(nvmlTemperature_v1_t) = 12, | 1 << 24. */
+const NVML_TEMPERATURE_V1 = 12 | (1 << 24);
 export const NVML_PCIE_UTIL_TX_BYTES = 0;
 export const NVML_PCIE_UTIL_RX_BYTES = 1;
 const NVML_FI_DEV_POWER_INSTANT = 186;
+/** "Total energy consumption (in mJ) since the driver was last reloaded" (nvml.h from NVML 12.2), per power scope. */
+export const NVML_FI_DEV_ENERGY = 191;
 /** "The power limit currently enforced" (mW), per scope. */
 const NVML_FI_DEV_POWER_CURRENT_LIMIT = 190;
 /** nvmlFieldValue_t.scopeId of the power fields: the GPU alone, or the whole module (GPU + Grace + memory on GH200). */
-const NVML_POWER_SCOPE_GPU = 0;
-const NVML_POWER_SCOPE_MODULE = 1;
+export const NVML_POWER_SCOPE_GPU = 0;
+export const NVML_POWER_SCOPE_MODULE = 1;
 /** sizeof(nvmlFieldValue_t): fieldId, scopeId (u32), timestamp, latencyUsec (i64), valueType, nvmlReturn (i32), value (8-byte union). */
 const FIELD_VALUE_SIZE = 40;
 /** Most field values one `readFields` call asks for. */
@@ -76,8 +84,12 @@ interface NvmlFunctions {
   getEnergy?: NvmlFn;
   getClock?: NvmlFn;
   getAppClock?: NvmlFn;
+  /** nvmlDeviceGetClock: the applications clock target without the call NVML 13 deprecates. */
+  getClockById?: NvmlFn;
   getPowerLimit?: NvmlFn;
   getTemperature?: NvmlFn;
+  /** nvmlDeviceGetTemperatureV (NVML 12.8 / R570 on), which NVML 13 names as nvmlDeviceGetTemperature's replacement. */
+  getTemperatureV?: NvmlFn;
   /** nvmlDeviceGetCurrentClocksEventReasons, or on older libraries its former name (same signature and bits). */
   getClockEvents?: NvmlFn;
   getUtil?: NvmlFn;
@@ -104,7 +116,9 @@ export type ReadKind =
   | 'module_power'
   | 'power_limit'
   | 'clock_app'
+  | 'clock_app_legacy'
   | 'temp'
+  | 'temp_legacy'
   | 'clock_events'
   | 'module_power_limit';
 
@@ -154,16 +168,21 @@ function bindFunctions(lib: Koffi.LibraryHandle, missing: string[]): NvmlFunctio
     getPower: fn('int nvmlDeviceGetPowerUsage(void *device, void *power)'),
     getEnergy: fn('int nvmlDeviceGetTotalEnergyConsumption(void *device, void *energy)'),
     getClock: fn('int nvmlDeviceGetClockInfo(void *device, int type, void *clock)'),
-    getAppClock: fn('int nvmlDeviceGetApplicationsClock(void *device, int type, void *clock)'),
+    // NVML 13 deprecates the applications-clock and temperature calls ("will be removed in CUDA
+    // 14.0"): erg prefers nvmlDeviceGetClock(…, APP_CLOCK_TARGET) and nvmlDeviceGetTemperatureV and
+    // falls back to the older calls (nvml.ts), so neither is required.
+    getAppClock: bind('int nvmlDeviceGetApplicationsClock(void *device, int type, void *clock)'),
+    getClockById: fn('int nvmlDeviceGetClock(void *device, int type, int id, void *clock)'),
     getPowerLimit: fn('int nvmlDeviceGetEnforcedPowerLimit(void *device, void *limit)'),
-    getTemperature: fn('int nvmlDeviceGetTemperature(void *device, int sensor, void *temp)'),
+    getTemperature: bind('int nvmlDeviceGetTemperature(void *device, int sensor, void *temp)'),
+    getTemperatureV: fn('int nvmlDeviceGetTemperatureV(void *device, void *temperature)'),
     getClockEvents: clockEvents ?? clockThrottle,
     clockEventsCall: clockEvents ? CLOCK_EVENTS_CALL : clockThrottle ? CLOCK_THROTTLE_CALL : null,
     getUtil: fn('int nvmlDeviceGetUtilizationRates(void *device, void *utilization)'),
     getMemory: fn('int nvmlDeviceGetMemoryInfo(void *device, void *memory)'),
     getPcie: fn('int nvmlDeviceGetPcieThroughput(void *device, int counter, void *value)'),
     getFields: fn('int nvmlDeviceGetFieldValues(void *device, int count, void *values)'),
-    // Since R535-ish; older libraries lack it and superchips are then told by their name.
+    // In nvml.h from NVML 12.3 (R545); older libraries lack it and superchips are then told by their name.
     getC2cModeInfo: fn('int nvmlDeviceGetC2cModeInfoV(void *device, void *info)'),
     // Tells what nvmlDeviceGetPowerUsage returns (a 1 s average from Ampere but GA100 on): sensors.ts averagingMs.
     getComputeCapability: fn('int nvmlDeviceGetCudaComputeCapability(void *device, void *major, void *minor)'),
@@ -302,10 +321,21 @@ export class NvmlLibrary {
         this.value = scratch.readUInt32LE(0) / 1000; // mW → W
         return code;
       case 'clock_app':
+        code = fns.getClockById ? fns.getClockById(handle, NVML_CLOCK_GRAPHICS, NVML_CLOCK_ID_APP_CLOCK_TARGET, scratch) : CALL_UNAVAILABLE;
+        this.value = scratch.readUInt32LE(0); // MHz
+        return code;
+      case 'clock_app_legacy':
         code = fns.getAppClock ? fns.getAppClock(handle, NVML_CLOCK_GRAPHICS, scratch) : CALL_UNAVAILABLE;
         this.value = scratch.readUInt32LE(0); // MHz
         return code;
       case 'temp':
+        if (!fns.getTemperatureV) return CALL_UNAVAILABLE;
+        scratch.writeUInt32LE(NVML_TEMPERATURE_V1, 0); // nvmlTemperature_v1_t: version, sensorType, temperature (int)
+        scratch.writeInt32LE(NVML_TEMPERATURE_GPU, 4);
+        code = fns.getTemperatureV(handle, scratch);
+        this.value = scratch.readInt32LE(8); // °C
+        return code;
+      case 'temp_legacy':
         code = fns.getTemperature ? fns.getTemperature(handle, NVML_TEMPERATURE_GPU, scratch) : CALL_UNAVAILABLE;
         this.value = scratch.readUInt32LE(0); // °C
         return code;
@@ -320,16 +350,17 @@ export class NvmlLibrary {
 
   /**
    * Whether the GPU is joined to its CPU by NVLink-C2C (a superchip: GH200, GB200, GB10), from
-   * nvmlDeviceGetC2cModeInfoV: true or false where the call answered (NOT_SUPPORTED: not a C2C
-   * device), null where the library lacks the call or it failed otherwise.
+   * nvmlDeviceGetC2cModeInfoV's three answers: SUCCESS with isC2cEnabled 1 ('enabled') or 0
+   * ('disabled'), NOT_SUPPORTED ('unsupported': not a C2C device). Null where the library lacks
+   * the call (or says it does not implement it: FUNCTION_NOT_FOUND) or it failed otherwise.
    */
-  c2cEnabled(handle: bigint): boolean | null {
+  c2cMode(handle: bigint): 'enabled' | 'disabled' | 'unsupported' | null {
     const { getC2cModeInfo } = this.fns;
     if (!getC2cModeInfo) return null;
     this.scratch.fill(0);
     const code = getC2cModeInfo(handle, this.scratch);
-    if (code === NVML_SUCCESS) return this.scratch.readUInt32LE(0) !== 0; // nvmlC2cModeInfo_v1_t.isC2cEnabled
-    return code === NVML_ERROR_NOT_SUPPORTED ? false : null;
+    if (code === NVML_SUCCESS) return this.scratch.readUInt32LE(0) !== 0 ? 'enabled' : 'disabled'; // nvmlC2cModeInfo_v1_t.isC2cEnabled
+    return code === NVML_ERROR_NOT_SUPPORTED ? 'unsupported' : null;
   }
 
   /** The GPU's CUDA compute capability (9.0 on Hopper), or null where the call is missing or fails. */

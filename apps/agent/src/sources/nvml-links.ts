@@ -1,4 +1,5 @@
 import type { SampleSink } from '../samples';
+import { C2C_FLOOR, C2C_MIN_DRIVER_BRANCH } from '@erg/spec/sensors';
 import type { Component, Quantity, SensorInfo } from '../wire';
 import { sleepSync } from './sensor-timing';
 import { CALL_UNAVAILABLE, NVML_ERROR_NOT_SUPPORTED, NVML_SUCCESS, nvmlReturnName, type FieldResult, type NvmlLibrary } from './nvml-library';
@@ -76,6 +77,18 @@ export function emptyLinks(): LinkGpus {
   return { nvlink: [], c2c: [] };
 }
 
+/** The driver branch of a driver version ("550.54.15" → 550); null where it has no leading number. */
+export function driverBranch(driverVersion: string | null): number | null {
+  const m = /^(\d+)\./.exec(driverVersion ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+/** Why C2C sensors are absent, with the floor where the driver is below it (or unknown). */
+function c2cAbsent(why: string, branch: number | null): string {
+  if (branch !== null && branch >= C2C_MIN_DRIVER_BRANCH) return why;
+  return `${why} (${C2C_FLOOR}; this driver is ${branch ?? 'unknown'})`;
+}
+
 const nvlinkFields = [
   [NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX, ALL_LINKS],
   [NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX, ALL_LINKS],
@@ -111,11 +124,19 @@ export function describeNvlink(nvml: NvmlLibrary, gpu: number, handle: bigint, a
  * GPM_PROBE_MS apart, and a sensor for each C2C metric that answered. Blocks for GPM_PROBE_MS once
  * (at detection), only on a node with a superchip whose library has GPM.
  */
-export function describeC2c(nvml: NvmlLibrary, gpus: readonly { gpu: number; handle: bigint }[], add: AddSensor, unsupported: string[], found: LinkGpus, skip: ReadonlySet<string>): void {
+export function describeC2c(
+  nvml: NvmlLibrary,
+  gpus: readonly { gpu: number; handle: bigint }[],
+  add: AddSensor,
+  unsupported: string[],
+  found: LinkGpus,
+  skip: ReadonlySet<string>,
+  branch: number | null,
+): void {
   const wanted = gpus.filter((g) => !skip.has(`gpu${g.gpu}.c2c_tx`) && !skip.has(`gpu${g.gpu}.c2c_rx`));
   if (wanted.length === 0) return;
   if (!nvml.hasGpm) {
-    for (const g of wanted) unsupported.push(`gpu${g.gpu}.c2c_tx/rx: this NVML library has no GPM calls`);
+    for (const g of wanted) unsupported.push(c2cAbsent(`gpu${g.gpu}.c2c_tx/rx: this NVML library has no GPM calls`, branch));
     return;
   }
   const probing: { gpu: number; handle: bigint; samples: [bigint, bigint] }[] = [];
@@ -150,12 +171,12 @@ export function describeC2c(nvml: NvmlLibrary, gpus: readonly { gpu: number; han
     if (metricsRc !== NVML_SUCCESS || !codes.some((c) => c === NVML_SUCCESS)) {
       nvml.gpmSampleFree(g.samples[0]);
       nvml.gpmSampleFree(g.samples[1]);
-      unsupported.push(`gpu${g.gpu}.c2c_tx/rx: GPM C2C metrics ${nvmlReturnName(metricsRc !== NVML_SUCCESS ? metricsRc : codes[0]!)}`);
+      unsupported.push(c2cAbsent(`gpu${g.gpu}.c2c_tx/rx: GPM C2C metrics ${nvmlReturnName(metricsRc !== NVML_SUCCESS ? metricsRc : codes[0]!)}`, branch));
       continue;
     }
     const local = (i: 0 | 1, quantity: Quantity): number => {
       if (codes[i] === NVML_SUCCESS) return add('gpu', g.gpu, quantity, 'B/s');
-      unsupported.push(`gpu${g.gpu}.${quantity}: GPM metric ${C2C_METRICS[i]} ${nvmlReturnName(codes[i]!)}`);
+      unsupported.push(c2cAbsent(`gpu${g.gpu}.${quantity}: GPM metric ${C2C_METRICS[i]} ${nvmlReturnName(codes[i]!)}`, branch));
       return -1;
     };
     found.c2c.push({ gpu: g.gpu, handle: g.handle, locals: [local(0, 'c2c_tx'), local(1, 'c2c_rx')], samples: g.samples, latest: 1, latestMs: Number.NEGATIVE_INFINITY });

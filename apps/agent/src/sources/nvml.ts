@@ -1,19 +1,24 @@
 import type { SampleSink } from '../samples';
 import { sensorName, type Component, type Quantity, type SensorInfo } from '../wire';
+import type { SensorScope } from '@erg/spec/sensors';
 import { StateCadence, STATE_PERIOD_MS, STATE_QUANTITIES } from './state-cadence';
 import {
   CALL_UNAVAILABLE,
   NVML_ERROR_GPU_IS_LOST,
   NVML_ERROR_NOT_SUPPORTED,
+  NVML_FI_DEV_ENERGY,
   NVML_PCIE_UTIL_RX_BYTES,
   NVML_PCIE_UTIL_TX_BYTES,
   NVML_SUCCESS,
+  NVML_POWER_SCOPE_GPU,
+  NVML_POWER_SCOPE_MODULE,
   nvmlReturnName,
   openNvml,
+  type FieldResult,
   type NvmlLibrary,
   type ReadKind,
 } from './nvml-library';
-import { describeC2c, describeNvlink, emptyLinks, NvmlLinks, type LinkGpus } from './nvml-links';
+import { describeC2c, describeNvlink, driverBranch, emptyLinks, NvmlLinks, type LinkGpus } from './nvml-links';
 import { declarableMs, probeUpdatePeriods, type UpdateProbe } from './sensor-timing';
 import type { DetectContext, GpuStackIdentity, Source } from './types';
 
@@ -62,6 +67,21 @@ const STATE_KINDS: Kind[] = [
   ['clock_events', 'gpu', 'clock_events', 'bitmask'],
 ];
 
+/**
+ * Where a call fails, the call tried instead: the GPU-scope power field → nvmlDeviceGetPowerUsage
+ * (whose scope a superchip leaves unknown: describeGpus), and NVML 13's replacements for the
+ * calls it deprecates → those calls, for drivers before the replacements (nvmlDeviceGetClock has
+ * the applications clock target since NVML 11; nvmlDeviceGetTemperatureV is in nvml.h from 12.8).
+ */
+const FALLBACK: Partial<Record<ReadKind, ReadKind>> = { gpu_power: 'power', clock_app: 'clock_app_legacy', temp: 'temp_legacy' };
+/** The NVML call behind each kind that has a fallback, for meta.json. */
+const CALL_NAMES: Partial<Record<ReadKind, string>> = {
+  clock_app: 'nvmlDeviceGetClock(APP_CLOCK_TARGET)',
+  clock_app_legacy: 'nvmlDeviceGetApplicationsClock',
+  temp: 'nvmlDeviceGetTemperatureV',
+  temp_legacy: 'nvmlDeviceGetTemperature',
+};
+
 /** What a discrete GPU may offer, in sensor order; PCIe (two counters, one call each) comes after these. */
 const DISCRETE_KINDS: Kind[] = [
   ['power', 'gpu', 'power', 'W'],
@@ -94,12 +114,58 @@ const SUPERCHIP_KINDS: Kind[] = [
 /** Device names of NVLink-C2C superchips, for libraries without nvmlDeviceGetC2cModeInfoV. */
 const SUPERCHIP_NAME = /\b(GH200|GB200|GB300|GB10)\b|Grace/i;
 
-/** Whether a GPU is a C2C superchip, and how erg knows. */
-function superchipOf(nvml: NvmlLibrary, handle: bigint, name: string | null): { superchip: boolean; superchipFrom: 'nvmlDeviceGetC2cModeInfoV' | 'name' } {
-  const c2c = nvml.c2cEnabled(handle);
-  if (c2c !== null) return { superchip: c2c, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' };
-  return { superchip: name !== null && SUPERCHIP_NAME.test(name), superchipFrom: 'name' };
+type SuperchipFrom = 'nvmlDeviceGetC2cModeInfoV' | 'name';
+
+/**
+ * Whether a GPU is a C2C superchip, and how erg knows. nvmlDeviceGetC2cModeInfoV has three
+ * answers: NOT_SUPPORTED (no C2C: discrete), SUCCESS with isC2cEnabled 1 (a superchip), and
+ * SUCCESS with isC2cEnabled 0 — a C2C device whose link is not in use; a device named as a
+ * superchip stays one then (its module sensors do not depend on the link), with a note. Without
+ * the call (before NVML 12.3 / R545), the name decides.
+ */
+function superchipOf(nvml: NvmlLibrary, handle: bigint, name: string | null, gpu: number, notes: string[]): { superchip: boolean; superchipFrom: SuperchipFrom } {
+  const c2c = nvml.c2cMode(handle);
+  const named = name !== null && SUPERCHIP_NAME.test(name);
+  if (c2c === 'enabled') return { superchip: true, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' };
+  if (c2c === 'disabled' && named) {
+    notes.push(`gpu${gpu}: nvmlDeviceGetC2cModeInfoV says C2C is not enabled (isC2cEnabled 0) on "${name}"; treated as a superchip by its name`);
+    return { superchip: true, superchipFrom: 'name' };
+  }
+  if (c2c !== null) return { superchip: false, superchipFrom: 'nvmlDeviceGetC2cModeInfoV' };
+  return { superchip: named, superchipFrom: 'name' };
 }
+
+/** What the energy counter (nvmlDeviceGetTotalEnergyConsumption) covers, and how erg knows. */
+interface EnergyScope {
+  component: 'gpu' | 'module';
+  from: 'NVML_FI_DEV_ENERGY' | SuperchipFrom;
+}
+
+/**
+ * The counter's scope: where the driver answers NVML_FI_DEV_ENERGY (field 191, mJ) at power scope
+ * 0 (GPU) or 1 (module), the scope whose value is the counter's (read just before, so within
+ * ENERGY_MATCH of it) — once, at detection. Where neither scope answers, or both alike, the
+ * superchip test decides (a superchip's counter is the module's, as Zeus records for GH200).
+ */
+function energyScopeOf(nvml: NvmlLibrary, handle: bigint, gpu: number, chip: { superchip: boolean; superchipFrom: SuperchipFrom }, notes: string[]): EnergyScope {
+  const assumed: EnergyScope = { component: chip.superchip ? 'module' : 'gpu', from: chip.superchipFrom };
+  if (nvml.read('energy', handle) !== NVML_SUCCESS) return assumed;
+  const counterJ = nvml.value;
+  const out: FieldResult[] = [];
+  if (nvml.readFields(handle, [[NVML_FI_DEV_ENERGY, NVML_POWER_SCOPE_GPU], [NVML_FI_DEV_ENERGY, NVML_POWER_SCOPE_MODULE]], out) !== NVML_SUCCESS) return assumed;
+  const matches = (r: FieldResult | undefined) => r !== undefined && r.code === NVML_SUCCESS && Math.abs(r.value / 1000 - counterJ) <= Math.max(ENERGY_MATCH_J, ENERGY_MATCH_SHARE * counterJ);
+  const [gpuScope, moduleScope] = [matches(out[0]), matches(out[1])];
+  if (gpuScope !== moduleScope) return { component: gpuScope ? 'gpu' : 'module', from: 'NVML_FI_DEV_ENERGY' };
+  const answered = out.filter((r) => r.code === NVML_SUCCESS).length;
+  notes.push(
+    `gpu${gpu}.energy: NVML_FI_DEV_ENERGY ${answered === 0 ? `answered at neither power scope (${nvmlReturnName(out[0]?.code ?? CALL_UNAVAILABLE)})` : gpuScope ? 'answers the counter at both power scopes' : 'answers at no scope what the counter reads'}; ` +
+      `its scope is taken from ${chip.superchipFrom === 'name' ? 'the device name' : 'nvmlDeviceGetC2cModeInfoV'}: ${assumed.component}`,
+  );
+  return assumed;
+}
+/** How far NVML_FI_DEV_ENERGY may be from the counter read just before it and still be the same counter: 1 J or 0.1 %. */
+const ENERGY_MATCH_J = 1;
+const ENERGY_MATCH_SHARE = 0.001;
 
 /** The GPUs' sensors as found by one call each. */
 interface NvmlGpus {
@@ -108,7 +174,18 @@ interface NvmlGpus {
   pcie: PcieGpu[];
   /** NVLink and C2C (nvml-links.ts). */
   links: LinkGpus;
-  devices: { index: number; name: string | null; superchip: boolean; superchipFrom: 'nvmlDeviceGetC2cModeInfoV' | 'name'; computeCapability: string | null }[];
+  devices: {
+    index: number;
+    name: string | null;
+    superchip: boolean;
+    superchipFrom: SuperchipFrom;
+    /** What the energy counter covers and how erg knows (energyScopeOf). */
+    energyScope: EnergyScope['component'];
+    energyScopeFrom: EnergyScope['from'];
+    computeCapability: string | null;
+    /** The calls that answered where erg has a choice (FALLBACK), by quantity. */
+    calls: Record<string, string>;
+  }[];
   /** Every GPU NVML counts, named as far as it could be (nulls where a call failed). */
   identities: GpuStackIdentity['gpus'];
   /** Sensors (or GPUs) that did not answer, and NVML's reason. */
@@ -128,7 +205,7 @@ export function detectNvml(ctx: DetectContext): Source | null {
     nvml.shutdown();
     return null;
   }
-  const gpus = describeGpus(nvml, count, ctx.taken ?? new Set());
+  const gpus = describeGpus(nvml, count, ctx.taken ?? new Set(), driverBranch(driverVersion));
   for (const u of gpus.unsupported) ctx.note(u);
   if (gpus.sensors.length === 0) {
     ctx.note(`NVML found ${count} GPU(s) but no sensor answered`);
@@ -157,11 +234,11 @@ export function detectNvml(ctx: DetectContext): Source | null {
  * Calls every sensor of every GPU once: a sensor exists where the call answered. `skip`: sensors
  * an earlier source already provides (DCGM's link traffic), which NVML then does not read.
  */
-function describeGpus(nvml: NvmlLibrary, count: number, skip: ReadonlySet<string>): NvmlGpus {
+function describeGpus(nvml: NvmlLibrary, count: number, skip: ReadonlySet<string>, branch: number | null): NvmlGpus {
   const found: NvmlGpus = { sensors: [], readers: [], pcie: [], links: emptyLinks(), devices: [], identities: [], unsupported: [] };
   const superchips: { gpu: number; handle: bigint }[] = [];
-  const add = (component: Component, index: number, quantity: Quantity, unit: SensorInfo['unit'], averagingMs?: number): number => {
-    found.sensors.push({ sensor: sensorName(component, index, quantity), source: 'nvml', unit, scope: component, ...(averagingMs !== undefined ? { averagingMs } : {}) });
+  const add = (component: Component, index: number, quantity: Quantity, unit: SensorInfo['unit'], averagingMs?: number, scope: SensorScope = component): number => {
+    found.sensors.push({ sensor: sensorName(component, index, quantity), source: 'nvml', unit, scope, ...(averagingMs !== undefined ? { averagingMs } : {}) });
     return found.sensors.length - 1;
   };
   for (let gpu = 0; gpu < count; gpu += 1) {
@@ -173,22 +250,35 @@ function describeGpus(nvml: NvmlLibrary, count: number, skip: ReadonlySet<string
     }
     const { handle } = device;
     const name = nvml.deviceName(handle);
-    const chip = superchipOf(nvml, handle, name);
+    const chip = superchipOf(nvml, handle, name, gpu, found.unsupported);
+    const energyScope = energyScopeOf(nvml, handle, gpu, chip, found.unsupported);
     const cc = nvml.computeCapability(handle);
-    found.devices.push({ index: gpu, name, ...chip, computeCapability: cc ? `${cc.major}.${cc.minor}` : null });
+    const calls: Record<string, string> = {};
+    found.devices.push({ index: gpu, name, ...chip, energyScope: energyScope.component, energyScopeFrom: energyScope.from, computeCapability: cc ? `${cc.major}.${cc.minor}` : null, calls });
     found.identities.push({ index: gpu, name, uuid: nvml.deviceUuid(handle), vbios: nvml.vbiosVersion(handle) });
     for (const kind of chip.superchip ? SUPERCHIP_KINDS : DISCRETE_KINDS) {
       let [call, component, quantity, unit] = kind;
+      if (call === 'energy') component = energyScope.component;
+      let scope: SensorScope = component;
       let code = nvml.read(call, handle);
-      if (call === 'gpu_power' && code !== NVML_SUCCESS) {
-        // No GPU-scope field on this superchip: nvmlDeviceGetPowerUsage is the GPU's reading then.
-        found.unsupported.push(`gpu${gpu}.power: GPU-scope power field ${code === CALL_UNAVAILABLE ? 'unavailable' : nvmlReturnName(code)}; nvmlDeviceGetPowerUsage instead`);
-        call = 'power';
+      const fallback = FALLBACK[call];
+      if (fallback && code !== NVML_SUCCESS) {
+        const why = code === CALL_UNAVAILABLE ? 'unavailable' : nvmlReturnName(code);
+        call = fallback;
         code = nvml.read(call, handle);
+        if (call === 'power') {
+          // No GPU-scope field on this superchip. nvmlDeviceGetPowerUsage may then be the GPU's or
+          // the whole module's (Zeus: GH200 does not support GPU-scope power): filed as gpuN.power
+          // with scope `unknown`, which no figure adds or subtracts.
+          scope = 'unknown';
+          found.unsupported.push(`gpu${gpu}.power: GPU-scope power field ${why}; nvmlDeviceGetPowerUsage instead, whose scope (GPU or module) is unknown on a superchip: filed with scope unknown`);
+        } else found.unsupported.push(`${sensorName(component, gpu, quantity)}: ${CALL_NAMES[kind[0]]} ${why}; ${CALL_NAMES[call]} instead`);
       }
       if (code === NVML_SUCCESS) {
         const averagingMs = call === 'power' ? powerUsageAveragingMs(cc) : undefined;
-        found.readers.push({ kind: call, gpu, handle, local: add(component, gpu, quantity, unit, averagingMs), errors: 0, state: STATE_QUANTITIES.has(quantity) });
+        const callName = CALL_NAMES[call];
+        if (callName) calls[quantity] = callName;
+        found.readers.push({ kind: call, gpu, handle, local: add(component, gpu, quantity, unit, averagingMs, scope), errors: 0, state: STATE_QUANTITIES.has(quantity) });
       } else found.unsupported.push(`${sensorName(component, gpu, quantity)}: ${code === CALL_UNAVAILABLE ? 'call unavailable' : nvmlReturnName(code)}`);
     }
     if (chip.superchip) superchips.push({ gpu, handle });
@@ -206,7 +296,7 @@ function describeGpus(nvml: NvmlLibrary, count: number, skip: ReadonlySet<string
     describeNvlink(nvml, gpu, handle, add, found.unsupported, found.links, skip);
   }
   // After every GPU's own sensors: the C2C probe waits once for all of them.
-  describeC2c(nvml, superchips, add, found.unsupported, found.links, skip);
+  describeC2c(nvml, superchips, add, found.unsupported, found.links, skip, branch);
   return found;
 }
 

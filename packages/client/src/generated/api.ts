@@ -3332,10 +3332,10 @@ export interface components {
                 source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "infiniband" | "net" | "procfs" | "model" | "import";
                 unit?: string;
                 /**
-                 * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
+                 * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory; unknown: the source could not tell, and no figure counts it); absent: the component its name begins with
                  * @enum {string}
                  */
-                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node" | "ib" | "nic";
+                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node" | "ib" | "nic" | "unknown";
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J), at most 18446744073709.55 */
                 wrapAt?: number;
                 /** @description a power sensor's averaging window (ms) ending at each reading's timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous */
@@ -5710,10 +5710,10 @@ export interface components {
                 source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "infiniband" | "net" | "procfs" | "model" | "import";
                 unit?: string;
                 /**
-                 * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory); absent: the component its name begins with
+                 * @description what the reading covers (module: a whole GH200 superchip, GPU + Grace + memory; unknown: the source could not tell, and no figure counts it); absent: the component its name begins with
                  * @enum {string}
                  */
-                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node" | "ib" | "nic";
+                scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node" | "ib" | "nic" | "unknown";
                 /** @description counter range in the sensor unit (RAPL max_energy_range_uj in J), at most 18446744073709.55 */
                 wrapAt?: number;
                 /** @description a power sensor's averaging window (ms) ending at each reading's timestamp (hwmon power1_average_interval; NVML power usage 1000 on Ampere and newer); absent: unknown or instantaneous */
