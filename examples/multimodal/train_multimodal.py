@@ -99,6 +99,8 @@ def parse_args(argv):
     p.add_argument("--ulysses-degree", "--sp", dest="sp", type=int, default=1)
     p.add_argument("--precision", choices=PRECISIONS, default=None)
     p.add_argument("--micro-batch", type=int, default=None)
+    p.add_argument("--grad-accum", type=int, default=None, help="micro-batches per optimizer step (DeepSpeed's "
+                   "gradient_accumulation_steps); --train-steps counts optimizer steps")
     p.add_argument("--seq-length", type=int, default=256, help="tokens per sample: image patches + text")
     p.add_argument("--train-steps", "--steps", dest="steps", type=int, default=10)
     p.add_argument("--steps-per-print", type=int, default=None)
@@ -140,6 +142,7 @@ def settle_knobs(args):
             # asking for something) means "checkpoint every block".
             "checkpointing": bool(any((config.get("activation_checkpointing") or {}).values())),
             "micro_batch": config.get("train_micro_batch_size_per_gpu"),
+            "grad_accum": config.get("gradient_accumulation_steps"),
             "steps_per_print": config.get("steps_per_print"),
         }
         if par_dev == "cpu" and opt_dev != "cpu":
@@ -155,6 +158,7 @@ def settle_knobs(args):
     args.precision = args.precision or "fp32"
     args.checkpointing = bool(args.checkpointing)
     args.micro_batch = args.micro_batch or 1
+    args.grad_accum = args.grad_accum or 1
     args.steps_per_print = args.steps_per_print or 1
     return config
 
@@ -241,6 +245,14 @@ class Marks(object):
     def phase(self, name):
         return _erg.phase(name) if self.on else _NoPhase
 
+    def begin(self, name):
+        if self.on:
+            _erg.begin(name)
+
+    def end(self, name):
+        if self.on:
+            _erg.end(name)
+
     def step(self):
         if self.on:
             _erg.step()
@@ -270,8 +282,10 @@ def _all_to_all(x, group, sp, scatter_dim, gather_dim):
     chunks = [c.contiguous() for c in x.chunk(sp, dim=scatter_dim)]
     send = torch.stack(chunks)  # [sp, …]: chunk i goes to group rank i
     recv = torch.empty_like(send)
+    # gloo exchanges no bfloat16: the same bytes go as uint8 (an all-to-all copies, never computes).
+    wire = (lambda t: t.view(torch.uint8)) if send.dtype == torch.bfloat16 else (lambda t: t)
     with MARKS.phase("all_to_all"):
-        dist.all_to_all_single(recv, send, group=group)
+        dist.all_to_all_single(wire(recv), wire(send), group=group)
     MOVED.add("alltoall_bytes", nbytes(send) * (sp - 1) // sp)
     return torch.cat(list(recv.unbind(0)), dim=gather_dim)
 
@@ -328,28 +342,54 @@ class PlainUlysses(object):
 
 class DeepSpeedUlysses(object):
     """deepspeed.sequence.layer.DistributedAttention around the same local attention (seq-first layout:
-    scatter_idx=2 the heads, gather_idx=0 the sequence, batch in dim 1). Not run by erg's tests."""
+    scatter_idx=2 the heads, gather_idx=0 the sequence, batch in dim 1). Not run by erg's tests.
+
+    Counted, not measured: DeepSpeed exchanges q, k, v and the output, (sp-1)/sp of each to other
+    ranks, in forward and their gradients in backward, the sizes the plain path exchanges. Marked:
+    the forward exchanges (the local attention between them is outside the all_to_all phase); the
+    backward ones run inside DeepSpeed's autograd function, unmarked, within `backward`."""
 
     def __init__(self, group, sp):
         import inspect
         from deepspeed.sequence.layer import DistributedAttention
 
         self.sp = sp
-        self.attn = DistributedAttention(local_attention, group, scatter_idx=2, gather_idx=0) if sp > 1 else None
-        # DeepSpeed ≥ 0.15 takes batch_dim_idx as forward's 4th argument; older releases do not.
+        self.attn = DistributedAttention(self._local, group, scatter_idx=2, gather_idx=0) if sp > 1 else None
+        # DeepSpeed >= 0.15 takes batch_dim_idx as forward's 4th argument; older releases do not.
         self.batch_arg = self.attn is not None and "batch_dim_idx" in inspect.signature(self.attn.forward).parameters
-        self.elem_rows = None
+
+    @staticmethod
+    def _local(q, k, v, *args, **kwargs):
+        MARKS.end("all_to_all")
+        try:
+            return local_attention(q, k, v)
+        finally:
+            MARKS.begin("all_to_all")
 
     def __call__(self, q, k, v):
         if self.sp == 1:
             return local_attention(q, k, v)
-        # Counted, not measured: DeepSpeed's exchange moves q, k, v and the output, each once forward
-        # and once backward, (sp-1)/sp of it to other ranks (the same sizes as the plain path).
-        MOVED.add("alltoall_bytes", 4 * nbytes(q) * (self.sp - 1) // self.sp)
-        with MARKS.phase("all_to_all"):
-            if self.batch_arg:
-                return self.attn(q, k, v, 1)
-            return self.attn(q, k, v)
+        moved = 4 * nbytes(q) * (self.sp - 1) // self.sp
+        MOVED.add("alltoall_bytes", moved)
+        MARKS.begin("all_to_all")
+        try:
+            out = self.attn(q, k, v, 1) if self.batch_arg else self.attn(q, k, v)
+        finally:
+            MARKS.end("all_to_all")
+        # The gradients' exchange, counted when backward reaches it (once, with checkpointing too).
+        return _CountInBackward.apply(out, moved) if torch.is_grad_enabled() else out
+
+
+class _CountInBackward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, n):
+        ctx.n = n
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        MOVED.add("alltoall_bytes", ctx.n)
+        return grad, None
 
 
 # --- The model ------------------------------------------------------------------------------------
@@ -548,8 +588,8 @@ def allreduce_grads(params, world):
 class Throughput(object):
     """DeepSpeed's ThroughputTimer line: a running average over the steps after the first (warm-up)."""
 
-    def __init__(self, samples_per_step, device):
-        self.samples, self.device = samples_per_step, device
+    def __init__(self, samples_per_step, micro_per_step, device):
+        self.samples, self.micro, self.device = samples_per_step, micro_per_step, device
         self.total_time, self.counted = 0.0, 0
 
     def line(self, step, elapsed):
@@ -562,7 +602,7 @@ class Throughput(object):
         else:  # on CPU: the process's resident memory (peak RSS), as DeepSpeed has no figure there
             mem = peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
         return ("epoch=0/micro_step=%d/global_step=%d, RunningAvgSamplesPerSec=%.4f, CurrSamplesPerSec=%.4f, "
-                "MemAllocated=%.2fGB, MaxMemAllocated=%.2fGB" % (step, step, avg, self.samples / elapsed, mem, peak))
+                "MemAllocated=%.2fGB, MaxMemAllocated=%.2fGB" % (step * self.micro, step, avg, self.samples / elapsed, mem, peak))
 
 
 def main(argv=None):
@@ -625,10 +665,13 @@ def say(world, line):
 
 
 def config_line(a, engine, world, param_bytes, state_bytes, n_params):
+    # bytes=counted: every byte in bytes_moved was copied or sent by this script; bytes=estimated:
+    # DeepSpeed moved them, and the host<->device figures are ZeRO-Offload's model (train_deepspeed).
     return ("config engine=%s offload=%s checkpointing=%s sp=%d dp=%d world=%d precision=%s micro_batch=%d "
-            "seq_length=%d steps=%d params=%d param_bytes=%d optimizer_state_bytes=%d run=%s" % (
+            "grad_accum=%d seq_length=%d steps=%d params=%d param_bytes=%d optimizer_state_bytes=%d bytes=%s run=%s" % (
                 engine, a.offload, "on" if a.checkpointing else "off", world.sp, world.dp, world.size, a.precision,
-                a.micro_batch, a.seq_length, a.steps, n_params, param_bytes, state_bytes, a.run_name or "-"))
+                a.micro_batch, a.grad_accum, a.seq_length, a.steps, n_params, param_bytes, state_bytes,
+                "counted" if engine == "torch" else "estimated", a.run_name or "-"))
 
 
 def finish(a, world, device, losses):
@@ -641,9 +684,9 @@ def finish(a, world, device, losses):
     say(world, "final_loss=%.6f" % losses[-1])
 
 
-def run_steps(a, world, device, one_step):
+def run_steps(a, world, device, one_step, mark_steps=True):
     """The loop both engines share: time, print and count each step."""
-    timer = Throughput(a.micro_batch * world.dp, device)
+    timer = Throughput(a.micro_batch * a.grad_accum * world.dp, a.grad_accum, device)
     losses = []
     for step in range(1, a.steps + 1):
         start = time.perf_counter()
@@ -652,7 +695,8 @@ def run_steps(a, world, device, one_step):
             torch.cuda.synchronize()
         elapsed = time.perf_counter() - start
         losses.append(loss)
-        MARKS.step()
+        if mark_steps:
+            MARKS.step()
         moved = MOVED.end_step()
         if step % a.steps_per_print == 0 or step == a.steps:
             say(world, "%s, loss=%.6f" % (timer.line(step, elapsed), loss))
@@ -660,6 +704,11 @@ def run_steps(a, world, device, one_step):
             timer.line(step, elapsed)
         say(world, "bytes_moved step=%d %s" % (step, " ".join("%s=%d" % (k, moved[k]) for k in Moved.KINDS)))
     finish(a, world, device, losses)
+
+
+def micro_batches(a, step):
+    """The data indices of optimizer step `step`'s micro-batches (1-based, one sequence over the run)."""
+    return range((step - 1) * a.grad_accum + 1, step * a.grad_accum + 1)
 
 
 def sequence_slice(a, world):
@@ -691,15 +740,18 @@ def train_torch(a, _ds_config, model, world, device, dtype):
     sp_slice = sequence_slice(a, world)
 
     def one_step(step):
-        images, text, labels = synthetic_batch(a, step, world.dp_rank, device, dtype)
         optimizer.fetch_params()
-        with MARKS.phase("forward"):
-            loss = local_loss(model(images, text, sp_slice), labels, sp_slice)
-        with MARKS.phase("backward"):
-            loss.backward()
+        total = 0.0
+        for micro in micro_batches(a, step):
+            images, text, labels = synthetic_batch(a, micro, world.dp_rank, device, dtype)
+            with MARKS.phase("forward"):
+                loss = local_loss(model(images, text, sp_slice), labels, sp_slice) / a.grad_accum
+            with MARKS.phase("backward"):
+                loss.backward()  # gradients add up over the micro-batches
+            total = total + loss.detach()
         allreduce_grads(params, world)
         optimizer.step()
-        return reduce_loss(loss.detach(), world)
+        return reduce_loss(total, world)
 
     run_steps(a, world, device, one_step)
 
@@ -726,7 +778,7 @@ def deepspeed_config(a, config, world):
     """The config DeepSpeed gets: --deepspeed's file, or one built from the options (the same knobs)."""
     config = dict(config or {})
     config.setdefault("train_micro_batch_size_per_gpu", a.micro_batch)
-    config.setdefault("gradient_accumulation_steps", 1)
+    config.setdefault("gradient_accumulation_steps", a.grad_accum)
     config.setdefault("steps_per_print", a.steps_per_print)
     if a.precision == "bf16":
         config.setdefault("bf16", {"enabled": True})
@@ -747,7 +799,6 @@ def deepspeed_config(a, config, world):
 
 
 def train_deepspeed(a, config, model, world, device, dtype):
-    global MARKS
     import deepspeed
 
     config = deepspeed_config(a, config, world)
@@ -775,24 +826,28 @@ def train_deepspeed(a, config, model, world, device, dtype):
     sp_slice = sequence_slice(a, world)
 
     def one_step(step):
-        images, text, labels = synthetic_batch(a, step, world.dp_rank, engine.device, dtype)
-        with phase("forward"):
-            loss = local_loss(engine(images, text, sp_slice), labels, sp_slice)
-        with phase("backward"):
-            engine.backward(loss)
-        with phase("optimizer_step"):
-            engine.step()
-        # Host↔device bytes per step as ZeRO-Offload moves them (not measured here): gradients down
-        # to the CPU optimizer and updated parameters back up; with offload_param the parameters are
-        # fetched for forward and again for backward as well.
+        total = 0.0
+        # engine.step() at every micro-batch: DeepSpeed applies the optimizer at the accumulation
+        # boundary (and scales the loss by gradient_accumulation_steps itself).
+        for micro in micro_batches(a, step):
+            images, text, labels = synthetic_batch(a, micro, world.dp_rank, engine.device, dtype)
+            with phase("forward"):
+                loss = local_loss(engine(images, text, sp_slice), labels, sp_slice)
+            with phase("backward"):
+                engine.backward(loss)
+            with phase("optimizer_step"):
+                engine.step()
+            total = total + loss.detach() / a.grad_accum
+        # Host<->device bytes per step as ZeRO-Offload moves them, estimated (bytes=estimated on the
+        # config line), not measured: this rank's gradient partition down to the CPU optimizer and its
+        # updated parameters back up; with offload_param the parameters are also fetched for forward
+        # and again for backward. The all-to-all bytes are the exchanged tensors' sizes, as above.
         if a.offload != "none":
             MOVED.add("d2h_bytes", param_bytes)
             MOVED.add("h2d_bytes", param_bytes * (3 if a.offload == "optimizer_params" else 1))
-        return reduce_loss(loss.detach(), world)
+        return reduce_loss(total, world)
 
-    if marked:  # erg_ds_phases counts steps too
-        MARKS = Marks(False)
-    run_steps(a, world, device, one_step)
+    run_steps(a, world, device, one_step, mark_steps=not marked)  # erg_ds_phases counts steps itself
 
 
 if __name__ == "__main__":
