@@ -22,7 +22,7 @@ Knobs (docs/study.md maps each to DeepSpeed's config):
   --offload none|optimizer|optimizer_params   where optimizer state (and parameters) live between steps
   --checkpointing / --no-checkpointing        recompute each transformer block's activations in backward
   --ulysses-degree N (--sp N)                 sequence-parallel degree: ranks that split one sequence
-  --precision fp32|bf16|fp16, --micro-batch, --seq-length, --train-steps, --seed
+  --precision fp32|bf16|fp16, --micro-batch, --grad-accum, --seq-length, --train-steps, --seed
 
 Offloading in the plain implementation, per step (the cost is real copies, counted):
   optimizer          the optimizer state (Adam moments, plus fp32 master weights under bf16) lives in
@@ -40,7 +40,7 @@ else --rank/--world-size; the rendezvous is MASTER_ADDR/MASTER_PORT, else SLURM_
 dp × sp ranks: consecutive groups of sp ranks share a sequence.
 
 Output (rank 0, stdout), read by erg's metric regexes:
-  config engine=… offload=… … param_bytes=… optimizer_state_bytes=…         once
+  config engine=… offload=… … param_bytes=… optimizer_state_bytes=… bytes=counted|estimated   once
   epoch=0/micro_step=N/global_step=N, RunningAvgSamplesPerSec=…, CurrSamplesPerSec=…, MemAllocated=…GB,
       MaxMemAllocated=…GB, loss=…                                               DeepSpeed's ThroughputTimer
                                                                                  format, every --steps-per-print
@@ -48,7 +48,8 @@ Output (rank 0, stdout), read by erg's metric regexes:
   bytes_moved_total steps=S ranks=R h2d_bytes=… d2h_bytes=… alltoall_bytes=… allreduce_bytes=…
                                                                                  every rank, every step
 Bytes: h2d/d2h are the bytes copied between host and device buffers; alltoall the bytes a rank sends
-to OTHER ranks (its own slice stays); allreduce the payload (buffer bytes) a rank reduces.
+to OTHER ranks (its own slice stays); allreduce the payload (buffer bytes) a rank reduces. Under
+DeepSpeed (bytes=estimated) the host<->device figures follow ZeRO-Offload's scheme, not a measurement.
 
 Phase marks (`import erg`, where erg runs the job; a no-op elsewhere): forward, backward,
 optimizer_step, offload_transfer, all_to_all, grad_allreduce, one `step` per optimizer step. Only the

@@ -128,6 +128,11 @@ beforeAll(async () => {
   runs = { none: none!, again: again!, optimizer: optimizer!, paramsBf16Ckpt: paramsBf16Ckpt!, sp2Ckpt: sp2Ckpt! };
 }, 90_000);
 
+test('the script has no {{ or }} in it, so a campaign can stage it inline under files: (a template)', () => {
+  const text = readFileSync(SCRIPT, 'utf8');
+  expect(text.match(/\{\{|\}\}/g)).toBeNull();
+});
+
 test('prints DeepSpeed-style progress lines that the GH200 example’s metric regexes read: steps, samples/s, peak memory', () => {
   const decoded = decodeCampaignText(readFileSync(path.join(repoRoot(), 'examples', 'gh200-deepspeed-energy.yaml'), 'utf8'), 'yaml');
   if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues));
