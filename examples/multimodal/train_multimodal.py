@@ -677,7 +677,8 @@ def config_line(a, engine, world, param_bytes, state_bytes, n_params):
 
 def finish(a, world, device, losses):
     """The run's totals over every rank (one small all-reduce after the last step)."""
-    totals = torch.tensor([MOVED.total[k] for k in Moved.KINDS], dtype=torch.float64)
+    # On the device: NCCL reduces only GPU tensors.
+    totals = torch.tensor([MOVED.total[k] for k in Moved.KINDS], dtype=torch.float64, device=device)
     if world.size > 1:
         dist.all_reduce(totals)
     say(world, "bytes_moved_total steps=%d ranks=%d %s" % (
