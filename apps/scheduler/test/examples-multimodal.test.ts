@@ -72,6 +72,9 @@ async function train(args: string[], ranks = 1): Promise<Run> {
   dirs.push(marksDir);
   const dist = ranks > 1 ? ['--world-size', String(ranks), '--master-addr', '127.0.0.1', '--master-port', String(await freePort())] : [];
   const results = await Promise.all(Array.from({ length: ranks }, (_, r) => python([...TINY, ...args, ...dist, ...(ranks > 1 ? ['--rank', String(r)] : [])], marksDir)));
+  if (results.some((r) => r.stderr.includes("No module named 'torch'"))) {
+    throw new Error(`${PYTHON} has no torch: apt-get install --no-install-recommends python3-torch (scripts/test.sh installs it for the unit project)`);
+  }
   for (const r of results) expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
   const files = readdirSync(marksDir);
   expect(files).toEqual([marksFileName(os.hostname())]);
