@@ -86,6 +86,20 @@ install_pandas() {
 }
 for p in "${projects[@]}"; do [ "$p" != integration ] || install_pandas || true; done
 
+# The reference training workload's test (apps/scheduler/test/examples-multimodal.test.ts) trains
+# examples/multimodal/train_multimodal.py on CPU with Debian's python3-torch (in /usr/bin/python3;
+# about 80 s to install with warm apt lists on the development machine); without it that test
+# fails, never skips.
+install_torch() {
+  /usr/bin/python3 -c 'import torch' 2>/dev/null && return 0
+  echo "installing python3-torch for the reference training workload's test"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends python3-torch >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends python3-torch >/dev/null; } ||
+    { echo "could not install python3-torch; the reference workload's test will fail" >&2; return 1; }
+}
+for p in "${projects[@]}"; do [ "$p" != unit ] || install_torch || true; done
+
 mkdir -p test-artifacts
 status=0; artifacts=()
 # One jest run: project $1, artifact test-artifacts/$2.json, further arguments to jest. Its counts

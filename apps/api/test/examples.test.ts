@@ -1,5 +1,5 @@
 // Every example under examples/ is a valid campaign, checked with the same function the API uses.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderTemplate } from '@erg/spec';
 import { validateCampaignText } from '@erg/sweep';
@@ -27,7 +27,10 @@ test('the GH200 study sweeps 36 configurations with ds_config.json rendered per 
   const hooks = result.spec.files['erg_ds_phases.py']!;
   expect(renderTemplate(hooks, { ...result.configurations[0]!.parameters, run_id: 'r', campaign_id: 'c', repetition: 1 })).toBe(hooks);
   for (const phase of ['forward', 'backward', 'optimizer_step', 'offload_fetch', 'offload_cpu_adam']) expect(hooks).toContain(`"${phase}"`);
-  expect(result.spec.run).toContain('python -m erg_ds_phases train_multimodal.py');
+  // The workload is erg's reference training script, from the erg checkout at workloadDir.
+  expect(result.spec.workloadDir).toBeDefined();
+  expect(result.spec.run).toContain('python -m erg_ds_phases "$ERG_WORKLOAD_DIR/examples/multimodal/train_multimodal.py"');
+  expect(existsSync(path.join(repoRoot(), 'examples', 'multimodal', 'train_multimodal.py'))).toBe(true);
   expect(result.spec.metrics.find((m) => m.work)?.name).toBe('steps');
   // Every configuration's rendered ds_config.json is valid JSON with its offload devices.
   for (const c of result.configurations) {
