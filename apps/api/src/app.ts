@@ -121,6 +121,7 @@ function startExpensiveReads(app: FastifyInstance, deps: AppDeps, metrics: ApiMe
   const results = new ResultsReader({
     db: deps.db, workers, cache: new ResultsCache(config.ERG_RESULTS_CACHE_MB * 1024 * 1024), places,
     answered: (source) => metrics.campaignResults.inc({ source }),
+    inputsRead: (read) => metrics.resultsInputs.inc({ read }),
     ...(deps.beforeResultsCompute ? { beforeCompute: deps.beforeResultsCompute } : {}),
   });
   return { results, places };

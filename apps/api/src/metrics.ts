@@ -18,6 +18,7 @@ export interface ApiMetrics {
   telemetryIngest: Histogram;
   /** GET /v1/campaigns/{id}/results answers by where they came from (results-reader.ts ResultsSource). */
   campaignResults: Counter<'source'>;
+  resultsInputs: Counter<'read'>;
 }
 
 /** Where the scrape-time gauges read from; absent sources leave their gauge empty (unit tests). */
@@ -135,6 +136,12 @@ export function createApiMetrics(sources: MetricSources = {}): ApiMetrics {
         'Campaign results answered, by source: cache (kept, nothing they depend on changed since), joined (the same results another request was computing), ' +
         'worker (computed in a results worker thread), inline (computed on the event loop: no worker available)',
       labelNames: ['source'],
+      registers: [registry],
+    }),
+    resultsInputs: new Counter({
+      name: 'erg_results_inputs_read_total',
+      help: 'Campaign results computed in a results worker, by how their inputs were read: whole (the worker kept nothing of the campaign, or too much changed) or changes (only the runs that changed since its last read).',
+      labelNames: ['read'],
       registers: [registry],
     }),
   };

@@ -38,6 +38,8 @@ export type OffloadJob =
 /** A campaign's results as the JSON the API answers with (UTF-8), transferred back without a copy. */
 export interface ResultsBody {
   body: Uint8Array;
+  /** How the worker read the campaign's inputs (CampaignInputsKeeper): whole, or only the runs that changed. */
+  inputsRead: 'whole' | 'changes';
 }
 
 export interface OffloadResults {

@@ -20,6 +20,8 @@ export interface ResultsReaderDeps {
   places: ExpensiveReads;
   /** Told where each answer came from (/metrics erg_campaign_results_total). */
   answered?: (source: ResultsSource) => void;
+  /** Told how a worker read each computation's inputs (/metrics erg_results_inputs_read_total). */
+  inputsRead?: (read: 'whole' | 'changes') => void;
   /** Test seam: awaited when a computation has its place, before it starts. */
   beforeCompute?: (campaignId: string) => Promise<void>;
 }
@@ -86,7 +88,8 @@ export class ResultsReader {
     const list = unmeasuredListPath(campaignId);
     if (!this.deps.workers.available) return toBuffer(await campaignResultsBody(this.deps.db, campaignId, options, list));
     try {
-      const { body } = await this.deps.workers.run({ kind: 'results', campaignId, options, list });
+      const { body, inputsRead } = await this.deps.workers.run({ kind: 'results', campaignId, options, list });
+      this.deps.inputsRead?.(inputsRead);
       return toBuffer(body);
     } catch (err) {
       if (err instanceof OffloadBusy) throw errors.resultsBusy();
