@@ -43,3 +43,7 @@ export {
 export type { CampaignDataMovement, ConfigurationDataMovement } from './api-types';
 export { decisionsReport } from './decisions/render';
 export type { CampaignDecisions } from './api-types';
+export { reportHtml, type ReportInput as StudyReportInput } from './study-report/html';
+export { marginalMeans, nRange, paretoFigure, phasesFigure, movementFigure, effectsFigure, type Figure } from './study-report/figures';
+export { findChromium, printPdf } from './study-report/pdf';
+export { ReportFormat } from './commands/report';

@@ -14,6 +14,7 @@ import { registerRun } from './commands/run';
 import { registerRuns } from './commands/runs';
 import { registerStatus } from './commands/status';
 import { registerRegress } from './commands/regress';
+import { registerReport } from './commands/report';
 import { registerSubmit } from './commands/submit';
 import { registerSuites } from './commands/suites';
 import { registerTokens } from './commands/tokens';
@@ -79,6 +80,7 @@ export function buildProgram(runtime: CliRuntime, outcome: { code: ExitCode } = 
   registerCancel(program, act);
   registerResults(program, act);
   registerEvidence(program, act);
+  registerReport(program, act);
   registerSuites(program, act);
   registerRegress(program, act);
   registerTokens(program, act);
