@@ -39,7 +39,8 @@ for series in "${e2e_series[@]}"; do
   [ "$needs_cluster" = 0 ] || bash deploy/local-slurm/up.sh --slurm "$series"
 done
 
-# The web app's browser tests drive Debian's Chromium (playwright-core cannot download a browser).
+# The web app's browser tests and `erg report`'s (apps/cli/test/report.int.test.ts) drive Debian's
+# Chromium (playwright-core cannot download a browser).
 install_chromium() {
   [ -x /usr/bin/chromium ] && return 0
   echo "installing chromium for the web app's browser tests"
@@ -48,7 +49,19 @@ install_chromium() {
     { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends chromium >/dev/null; } ||
     { echo "could not install chromium (apt-get install chromium); the web e2e test will fail" >&2; return 1; }
 }
-[ "$needs_cluster" = 0 ] || install_chromium || true
+[ "$needs_services" = 0 ] || install_chromium || true
+
+# `erg report`'s test renders the PDF's pages with Debian's poppler-utils (pdftoppm); about 16 s to
+# install with apt-get update on the development machine. Without it that test fails, never skips.
+install_poppler() {
+  command -v pdftoppm >/dev/null && return 0
+  echo "installing poppler-utils (pdftoppm) for erg report's test"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends poppler-utils >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends poppler-utils >/dev/null; } ||
+    { echo "could not install poppler-utils; erg report's test will fail" >&2; return 1; }
+}
+for p in "${projects[@]}"; do [ "$p" != integration ] || install_poppler || true; done
 
 # The compose test runs the API proxy's nginx.conf under a real nginx and validates
 # docker-compose.yml with a Compose client (no Docker engine runs here).

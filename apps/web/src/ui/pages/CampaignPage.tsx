@@ -64,6 +64,10 @@ export function CampaignPage({ id }: { id: string }) {
         <code>{c.id}</code> · cluster {c.cluster ?? 'none (import)'} · started by <span data-testid="campaign-creator">{c.createdBy ? startedByLabel(c.createdBy) : (c.owner ?? NO_VALUE)}</span> · created {new Date(c.createdAt).toLocaleString()} · state <b data-testid="campaign-state">{c.state}</b>
         {c.design && <> · run order <span data-testid="run-order">{runOrderLabel(c.design)}</span></>}
       </p>
+      <p className="toolbar no-print">
+        {/* The page's print styles (styles.css, @media print) lay it out as the study report; `erg report` writes the same as one file. */}
+        <button type="button" data-testid="print" onClick={() => window.print()}>Print / PDF</button>
+      </p>
       <section aria-labelledby="progress-title">
         <h2 id="progress-title">Progress: {formatCount(finished)} of {formatCount(c.totalRuns)} runs finished</h2>
         <StateBar counts={c.runCounts} label="runs by state" width={800} />
