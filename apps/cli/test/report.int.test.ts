@@ -137,12 +137,14 @@ describe('erg report: HTML in Chromium and PDF through pdftoppm (Postgres + Redi
       c.key, String(c.n), String(c.timeS.mean), String(c.timeS.ci95[0]), String(c.timeS.ci95[1]), String(c.energyJ.mean), String(c.energyJ.ci95[0]), String(c.energyJ.ci95[1]),
       results.paretoFront.includes(c.key) ? 'yes' : 'no',
     ]);
-    expect(rows).toEqual(expected);
+    // The first column labels the points: the keys themselves, four short ones.
+    expect(rows.map((r) => r[0])).toEqual(results.configurations.map((c: any) => c.key));
+    expect(rows.map((r) => r.slice(1))).toEqual(expected);
     // The plot marks exactly the front's members.
     expect((await page.locator('svg[data-figure-svg="pareto"] g[data-front="true"]').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-key')))).sort()).toEqual([...results.paretoFront].sort());
 
     // Energy by phase: every configuration's self energy per phase.
-    const phaseValues = await page.locator('table[data-table="phases"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.children[0]!.textContent, tr.children[2]!.textContent, tr.children[3]!.getAttribute('data-value')]));
+    const phaseValues = await page.locator('table[data-table="phases"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.children[1]!.textContent, tr.children[3]!.textContent, tr.children[4]!.getAttribute('data-value')]));
     const phaseOrder = results.configurations.map((c: any) => c.key);
     const apiPhases = [...results.phases.configurations]
       .sort((a: any, b: any) => phaseOrder.indexOf(a.key) - phaseOrder.indexOf(b.key))
@@ -151,7 +153,7 @@ describe('erg report: HTML in Chromium and PDF through pdftoppm (Postgres + Redi
     expect(apiPhases.map((p: string[]) => p[1])).toEqual(expect.arrayContaining(['forward', 'backward']));
 
     // Data movement: PCIe bytes per configuration.
-    const movement = await page.locator('table[data-table="movement"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.children[1]!.textContent, tr.children[3]!.getAttribute('data-value')]));
+    const movement = await page.locator('table[data-table="movement"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.children[2]!.textContent, tr.children[4]!.getAttribute('data-value')]));
     expect(movement).toEqual(results.dataMovement.configurations.map((c: any) => [c.key, String(c.kinds[0].bytes.mean)]));
 
     // Provenance: the run order's seed and the claims' confidence, as the API says.

@@ -2,7 +2,7 @@
 // self-contained, escaped, every figure captioned with its n, absent sections said to be absent.
 // (apps/cli/test/report.int.test.ts renders it from a real API in Chromium and as PDF.)
 import { marginalMeans, reportHtml, type StudyReportInput } from '@erg/cli';
-import { niceTicks } from '../src/study-report/svg';
+import { linearScale, niceTicks } from '../src/study-report/svg';
 import { resultsWithMovement } from './fixtures/data-movement';
 import { resultsWithPhases } from './fixtures/phases';
 import { resultsFixture } from './fixtures/results';
@@ -38,6 +38,16 @@ describe('niceTicks', () => {
     expect(niceTicks(2.37, 2.9)).toEqual([2.4, 2.6, 2.8]);
     expect(niceTicks(0.1, 0.35)).toEqual([0.1, 0.15, 0.2, 0.25, 0.3, 0.35]);
     expect(niceTicks(5, 5)).toEqual([5]);
+  });
+});
+
+describe('linearScale', () => {
+  test('floor 0: an interval reaching below 0 stops at the axis; the range still covers every value', () => {
+    const x = linearScale([-40, 10, 25], 100, 300, { floor: 0 });
+    expect(x.domain[0]).toBe(0);
+    expect(x(-40)).toBe(100);
+    expect(x(25)).toBeLessThan(300);
+    expect(x.ticks[0]).toBe(0);
   });
 });
 

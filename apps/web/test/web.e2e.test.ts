@@ -300,6 +300,16 @@ describe('web app on a live campaign', () => {
     for (const text of tickTexts) expect(text).not.toMatch(/^[-−]/);
     expect(await pareto.locator('g.point[data-key="shape=wide"] path.clipped').count()).toBe(1);
     await shot('campaign-phases', true);
+    // Printed (print media: the browser's Print, or the page's Print / PDF button), the page is the
+    // report's sections without the app's chrome or buttons, and Chromium prints it to PDF.
+    expect(await page.getByTestId('print').isVisible()).toBe(true);
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.locator('header.top').isVisible()).toBe(false);
+    expect(await page.getByTestId('print').isVisible()).toBe(false);
+    expect(await stacks.isVisible()).toBe(true);
+    expect(await pareto.isVisible()).toBe(true);
+    expect((await page.pdf({ format: 'A4' })).subarray(0, 5).toString()).toBe('%PDF-');
+    await page.emulateMedia({ media: 'screen' });
 
     // A run on two nodes: its phases as bands over the power trace, one lane per node, named in the legend.
     const wide = (created.body.runs as { id: string; configurationKey: string; repetition: number }[]).find((r) => r.configurationKey === 'shape=wide' && r.repetition === 1)!;

@@ -4,7 +4,7 @@
 import { entryId, formatBytes, formatEnergy, formatTime, interval, linkKindLabel, measuredConfigurations, parameterNames, parameterText } from '@erg/format';
 import { UNMARKED_PHASE } from '@erg/spec';
 import type { CampaignResults, ConfigurationResult, Summary } from '../api-types';
-import { axes, esc, linearScale, PALETTE, px, svgOpen, whisker, type Frame } from './svg';
+import { axes, esc, linearScale, PALETTE, plotRange, px, svgOpen, whisker, type Frame, type Scale } from './svg';
 
 /** One cell of a figure's data table: what is shown, and the exact number behind it (data-value). */
 export interface Cell {
@@ -42,6 +42,30 @@ function pointLabel(label: string, cx: number, cy: number, frame: Frame, below =
   return `<text x="${px(left ? cx - 6 : cx + 6)}" y="${px(below ? cy + 14 : cy - 6)}" font-size="10"${left ? ' text-anchor="end"' : ''}>${esc(label)}</text>`;
 }
 
+/** A summary's 95 % interval as an error bar on `scale`, with an arrowhead where the plot's frame cuts it; nothing without an interval. */
+function interval95(direction: 'h' | 'v', at: number, scale: Scale, s: Summary, color: string): string {
+  const ci = interval(s.ci95);
+  if (!ci) return '';
+  const [d0, d1] = scale.domain;
+  return whisker(direction, at, scale(ci[0]), scale(ci[1]), color, { a: ci[0] < d0, b: ci[1] > d1 });
+}
+
+/** Whether the points are labelled by number (many, or long keys: names would overlap) rather than by key. */
+function numbered(keys: readonly string[]): boolean {
+  return keys.length > 4 || keys.some((k) => k.length > 24);
+}
+
+/**
+ * Each configuration's label in every figure: its key where the keys are few and short, else its
+ * number — its row in the results table (the measured configurations in the results' order) — the
+ * same number in every figure and table of the report.
+ */
+export function configurationLabels(results: CampaignResults): (key: string) => string {
+  const keys = measuredConfigurations(results).map(entryId);
+  const index = new Map(keys.map((k, i) => [k, String(i + 1)]));
+  return numbered(keys) ? (key) => index.get(key) ?? key : (key) => key;
+}
+
 /** Configurations with a mean time and a mean energy: the points of the Pareto plot. */
 function plotted(results: CampaignResults): ConfigurationResult[] {
   return measuredConfigurations(results).filter((c) => c.timeS.mean !== null && c.energyJ.mean !== null);
@@ -60,8 +84,9 @@ export function paretoFigure(results: CampaignResults): Figure | null {
   const frame: Frame = { width: 640, height: 400, left: 70, right: 620, top: 16, bottom: 350 };
   const lo = (s: Summary) => interval(s.ci95)?.[0] ?? s.mean!;
   const hi = (s: Summary) => interval(s.ci95)?.[1] ?? s.mean!;
-  const x = linearScale(points.flatMap((c) => [lo(c.timeS), hi(c.timeS)]), frame.left, frame.right);
-  const y = linearScale(points.flatMap((c) => [lo(c.energyJ), hi(c.energyJ)]), frame.bottom, frame.top);
+  const x = linearScale(plotRange(points.map((c) => c.timeS.mean!), points.flatMap((c) => [lo(c.timeS), hi(c.timeS)])), frame.left, frame.right, { floor: 0 });
+  const y = linearScale(plotRange(points.map((c) => c.energyJ.mean!), points.flatMap((c) => [lo(c.energyJ), hi(c.energyJ)])), frame.bottom, frame.top, { floor: 0 });
+  const label = configurationLabels(results);
   const parts = [svgOpen(frame, 'Pareto plot: mean time against mean energy per configuration, with 95 % intervals', 'pareto')];
   parts.push(axes(frame, x, y, { x: 'mean time per run', y: 'mean energy per run' }, { x: formatTime, y: formatEnergy }));
   const frontPoints = points.filter((c) => front.has(entryId(c))).sort((a, b) => a.timeS.mean! - b.timeS.mean!);
@@ -73,9 +98,9 @@ export function paretoFigure(results: CampaignResults): Figure | null {
     const onFront = front.has(entryId(c));
     const color = onFront ? '#D55E00' : '#0072B2';
     parts.push(`<g data-key="${esc(entryId(c))}" data-front="${onFront}">`);
-    parts.push(whisker('h', cy, x(lo(c.timeS)), x(hi(c.timeS)), color), whisker('v', cx, y(lo(c.energyJ)), y(hi(c.energyJ)), color));
+    parts.push(interval95('h', cy, x, c.timeS, color), interval95('v', cx, y, c.energyJ, color));
     parts.push(`<circle cx="${px(cx)}" cy="${px(cy)}" r="4" fill="${onFront ? color : 'white'}" stroke="${color}" stroke-width="1.5"/>`);
-    parts.push(`${pointLabel(entryId(c), cx, cy, frame)}</g>`);
+    parts.push(`${pointLabel(label(entryId(c)), cx, cy, frame)}</g>`);
   }
   parts.push('</svg>');
   const ns = points.map((c) => c.n);
@@ -88,11 +113,12 @@ export function paretoFigure(results: CampaignResults): Figure | null {
     svg: parts.join(''),
     caption:
       `Mean time against mean energy per run of each configuration (n = ${nRange(ns)} runs per configuration); ` +
-      `error bars are the two-sided 95 % Student-t intervals of the means on both axes. ${frontText}`,
+      `error bars are the two-sided 95 % Student-t intervals of the means on both axes (an arrowhead: the interval goes on beyond the plot). ${frontText}` +
+      (numbered(points.map(entryId)) ? ' Points are numbered as in the tables (#).' : ''),
     table: {
-      headers: ['configuration', 'n', 'time', 'time 95 % low', 'time 95 % high', 'energy', 'energy 95 % low', 'energy 95 % high', 'front'],
+      headers: ['#', 'configuration', 'n', 'time', 'time 95 % low', 'time 95 % high', 'energy', 'energy 95 % low', 'energy 95 % high', 'front'],
       rows: points.map((c) => [
-        text(entryId(c)), num(c.n, String), num(c.timeS.mean, formatTime), ...ends(c.timeS, formatTime), num(c.energyJ.mean, formatEnergy), ...ends(c.energyJ, formatEnergy),
+        text(label(entryId(c))), text(entryId(c)), num(c.n, String), num(c.timeS.mean, formatTime), ...ends(c.timeS, formatTime), num(c.energyJ.mean, formatEnergy), ...ends(c.energyJ, formatEnergy),
         text(front.has(entryId(c)) ? 'yes' : 'no'),
       ]),
     },
@@ -110,7 +136,8 @@ export function phasesFigure(results: CampaignResults): Figure | null {
   const configs = [...phases.configurations].sort((a, b) => (order.get(a.key) ?? 1e9) - (order.get(b.key) ?? 1e9));
   const names = [...new Set(configs.flatMap((c) => c.phases.map((p) => p.name)))].sort((a, b) => (a === UNMARKED_PHASE ? 1 : b === UNMARKED_PHASE ? -1 : a.localeCompare(b)));
   const color = (name: string) => (name === UNMARKED_PHASE ? '#DDDDDD' : PALETTE[names.indexOf(name) % PALETTE.length]!);
-  const labelW = Math.min(220, 20 + 6 * Math.max(...configs.map((c) => c.key.length)));
+  const label = configurationLabels(results);
+  const labelW = Math.min(220, 20 + 6 * Math.max(...configs.map((c) => label(c.key).length)));
   const rowH = 22;
   const legendRows = Math.ceil(names.length / 4);
   const frame: Frame = { width: 640, height: 16 + configs.length * rowH + 44 + legendRows * 16, left: labelW, right: 620, top: 10, bottom: 10 + configs.length * rowH };
@@ -121,7 +148,7 @@ export function phasesFigure(results: CampaignResults): Figure | null {
   parts.push(`<text x="${px((frame.left + frame.right) / 2)}" y="${frame.bottom + 30}" text-anchor="middle" font-weight="bold">mean self energy per run, by phase</text>`);
   configs.forEach((c, i) => {
     const top = frame.top + i * rowH + 3;
-    parts.push(`<g data-key="${esc(c.key)}"><text x="${labelW - 6}" y="${top + 12}" text-anchor="end" font-size="10">${esc(c.key)}</text>`);
+    parts.push(`<g data-key="${esc(c.key)}"><text x="${labelW - 6}" y="${top + 12}" text-anchor="end" font-size="10">${esc(label(c.key))}</text>`);
     let at = 0;
     for (const name of names) {
       const p = c.phases.find((q) => q.name === name);
@@ -135,7 +162,7 @@ export function phasesFigure(results: CampaignResults): Figure | null {
     parts.push('</g>');
   });
   names.forEach((name, i) => {
-    const lx = frame.left + (i % 4) * 140, ly = frame.bottom + 42 + Math.floor(i / 4) * 16;
+    const lx = 10 + (i % 4) * 155, ly = frame.bottom + 42 + Math.floor(i / 4) * 16;
     parts.push(`<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${color(name)}"/><text x="${lx + 14}" y="${ly}">${esc(name)}</text>`);
   });
   parts.push('</svg>');
@@ -148,8 +175,8 @@ export function phasesFigure(results: CampaignResults): Figure | null {
       `the self energies and ${UNMARKED_PHASE} add up to the run's energy. Whiskers: the 95 % Student-t interval of the mean run energy. ` +
       'Phase energies are attributed from the sensors’ readings between marks (docs/design.md, “Energy definitions”).',
     table: {
-      headers: ['configuration', 'n', 'phase', 'self energy', 'self 95 % low', 'self 95 % high', 'inclusive energy'],
-      rows: configs.flatMap((c) => c.phases.map((p) => [text(c.key), num(c.n, String), text(p.name), num(p.selfEnergyJ.mean, formatEnergy), ...ends(p.selfEnergyJ, formatEnergy), num(p.energyJ.mean, formatEnergy)])),
+      headers: ['#', 'configuration', 'n', 'phase', 'self energy', 'self 95 % low', 'self 95 % high', 'inclusive energy'],
+      rows: configs.flatMap((c) => c.phases.map((p) => [text(label(c.key)), text(c.key), num(c.n, String), text(p.name), num(p.selfEnergyJ.mean, formatEnergy), ...ends(p.selfEnergyJ, formatEnergy), num(p.energyJ.mean, formatEnergy)])),
     },
   };
 }
@@ -174,17 +201,18 @@ export function movementFigure(results: CampaignResults): Figure | null {
     const frame: Frame = { width: 640, height: panelH, left: 70, right: 620, top: top + 22, bottom: top + panelH - 46 };
     const lo = (s: Summary) => interval(s.ci95)?.[0] ?? s.mean!;
     const hi = (s: Summary) => interval(s.ci95)?.[1] ?? s.mean!;
-    const x = linearScale(pts.flatMap((p) => [lo(p.bytes), hi(p.bytes)]), frame.left, frame.right);
-    const y = linearScale(pts.flatMap((p) => [lo(p.energy), hi(p.energy)]), frame.bottom, frame.top);
+    const x = linearScale(plotRange(pts.map((p) => p.bytes.mean!), pts.flatMap((p) => [lo(p.bytes), hi(p.bytes)])), frame.left, frame.right, { floor: 0 });
+    const y = linearScale(plotRange(pts.map((p) => p.energy.mean!), pts.flatMap((p) => [lo(p.energy), hi(p.energy)])), frame.bottom, frame.top, { floor: 0 });
+    const label = configurationLabels(results);
     parts.push(`<g data-kind="${esc(kind)}"><text x="${frame.left}" y="${top + 14}" font-weight="bold">${esc(linkKindLabel(kind))}</text>`);
     parts.push(axes(frame, x, y, { x: `bytes per run over ${linkKindLabel(kind)}`, y: 'mean energy per run' }, { x: formatBytes, y: formatEnergy }));
     for (const [j, p] of [...pts].sort((a, b) => a.bytes.mean! - b.bytes.mean!).entries()) {
       const cx = x(p.bytes.mean!), cy = y(p.energy.mean!);
-      parts.push(whisker('h', cy, x(lo(p.bytes)), x(hi(p.bytes)), '#009E73'), whisker('v', cx, y(lo(p.energy)), y(hi(p.energy)), '#009E73'));
-      parts.push(`<circle cx="${px(cx)}" cy="${px(cy)}" r="4" fill="#009E73"/>${pointLabel(p.key, cx, cy, frame, j % 2 === 1)}`);
+      parts.push(interval95('h', cy, x, p.bytes, '#009E73'), interval95('v', cx, y, p.energy, '#009E73'));
+      parts.push(`<circle cx="${px(cx)}" cy="${px(cy)}" r="4" fill="#009E73"/>${pointLabel(label(p.key), cx, cy, frame, j % 2 === 1)}`);
     }
     for (const p of pts) {
-      rows.push([text(linkKindLabel(kind)), text(p.key), num(p.bytes.n, String), num(p.bytes.mean, formatBytes), ...ends(p.bytes, formatBytes), num(p.energy.mean, formatEnergy), ...ends(p.energy, formatEnergy)]);
+      rows.push([text(linkKindLabel(kind)), text(label(p.key)), text(p.key), num(p.bytes.n, String), num(p.bytes.mean, formatBytes), ...ends(p.bytes, formatBytes), num(p.energy.mean, formatEnergy), ...ends(p.energy, formatEnergy)]);
     }
     parts.push('</g>');
   });
@@ -195,9 +223,9 @@ export function movementFigure(results: CampaignResults): Figure | null {
     svg,
     caption:
       `Mean bytes moved per run over each kind of link against the configuration's mean energy per run (n = ${nRange(movement.configurations.map((c) => c.n))} runs with data movement per configuration); ` +
-      'error bars are the 95 % Student-t intervals of both means. The energy is the whole run’s: the kinds of link share it.',
+      'error bars are the 95 % Student-t intervals of both means (an arrowhead: the interval goes on beyond the plot); points are labelled as in the table (# where they are many). The energy is the whole run’s: the kinds of link share it.',
     table: {
-      headers: ['link', 'configuration', 'n', 'bytes', 'bytes 95 % low', 'bytes 95 % high', 'energy', 'energy 95 % low', 'energy 95 % high'],
+      headers: ['link', '#', 'configuration', 'n', 'bytes', 'bytes 95 % low', 'bytes 95 % high', 'energy', 'energy 95 % low', 'energy 95 % high'],
       rows,
     },
   };

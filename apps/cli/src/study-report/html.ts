@@ -52,16 +52,19 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 th { border-bottom: 1px solid #888; }
 details.data summary { font-size: 9pt; color: #444; }
 pre { font-size: 8pt; background: #f6f6f6; padding: 6px; white-space: pre-wrap; word-break: break-all; }
+pre.short { break-inside: avoid; }
 code { font-size: 9pt; }
 .none { color: #555; font-style: italic; }
 table.facts td.num { text-align: left; }
+table[data-table="results"] td.num { white-space: normal; }
 @media print { details.data > *:not(summary) { display: block; } details.data summary { display: none; } }
 `;
 
 function cellHtml(c: Cell): string {
   const numeric = c.value !== undefined;
   const value = numeric && c.value !== null ? ` data-value="${esc(String(c.value))}"` : '';
-  return `<td${numeric ? ' class="num"' : ''}${value}>${esc(c.text)}</td>`;
+  // Keys (`a=1;b=x`) have no spaces: a break opportunity after each `;` lets a long one wrap instead of widening the table past the page.
+  return `<td${numeric ? ' class="num"' : ''}${value}>${esc(c.text).replace(/;/g, ';<wbr>')}</td>`;
 }
 
 function tableHtml(headers: readonly string[], rows: readonly Cell[][], testid: string, className = ''): string {
@@ -90,7 +93,8 @@ const pm = (s: Summary, f: (x: number) => string) => {
 function resultsTable(results: CampaignResults): string {
   const front = new Set(results.paretoFront);
   // The key names every parameter's value (`a=1;b=x`): no column per parameter, so that the table fits a page.
-  const rows = measuredConfigurations(results).map((c): Cell[] => [
+  const rows = measuredConfigurations(results).map((c, i): Cell[] => [
+    { text: String(i + 1) },
     { text: entryId(c) },
     { text: String(c.n), value: c.n },
     { text: pm(c.timeS, formatTime), value: c.timeS.mean },
@@ -99,7 +103,7 @@ function resultsTable(results: CampaignResults): string {
     { text: pm(c.edpJs, formatEdp), value: c.edpJs.mean },
     { text: front.has(entryId(c)) ? 'yes' : 'no' },
   ]);
-  return tableHtml(['configuration', 'n', 'time', 'energy', 'avg power', 'EDP', 'front'], rows, 'results');
+  return tableHtml(['#', 'configuration', 'n', 'time', 'energy', 'avg power', 'EDP', 'front'], rows, 'results');
 }
 
 function phaseComparisonHtml(results: CampaignResults): string {
@@ -185,6 +189,14 @@ function provenanceHtml(input: ReportInput): string {
   );
 }
 
+/** Lines of a spec that fit on one page: such a spec is not split, which would leave its last lines alone on a page. */
+const SHORT_SPEC_LINES = 80;
+
+function specHtml(spec: unknown): string {
+  const text = JSON.stringify(spec, null, 2);
+  return `<pre data-spec${text.split('\n').length <= SHORT_SPEC_LINES ? ' class="short"' : ''}>${esc(text)}</pre>`;
+}
+
 /** The whole report. */
 export function reportHtml(input: ReportInput): string {
   const { results, campaign } = input;
@@ -213,7 +225,7 @@ export function reportHtml(input: ReportInput): string {
     effectsHtml(results, next),
     validityHtml(results),
     provenanceHtml(input),
-    `<section data-section="spec"><h2>The spec</h2><p class="meta">As the API stored it (JSON; <code>erg export</code> also keeps it as submitted).</p><pre data-spec>${esc(JSON.stringify(campaign.spec, null, 2))}</pre></section>`,
+    `<section data-section="spec"><h2>The spec</h2><p class="meta">As the API stored it (JSON; <code>erg export</code> also keeps it as submitted).</p>${specHtml(campaign.spec)}</section>`,
   ];
   return (
     `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +

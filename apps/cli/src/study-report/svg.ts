@@ -32,19 +32,24 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
 
 /**
  * A linear scale from the data range `values` (padded by 6 % each side, widened to round ticks) to
- * the pixel range [from, to]. A single value gets a range of ±10 % around it (±1 at 0).
+ * the pixel range [from, to]. A single value gets a range of ±10 % around it (±1 at 0). `zero`:
+ * the range includes 0 (bars). `floor`: the range starts no lower (time, energy and bytes are never
+ * negative, though a wide interval of a small mean reaches below 0). Values outside the range are
+ * drawn at its edge: an interval's end beyond it stops at the axis.
  */
-export function linearScale(values: readonly number[], from: number, to: number, options: { zero?: boolean } = {}): Scale {
-  let lo = Math.min(...values, ...(options.zero ? [0] : []));
-  let hi = Math.max(...values, ...(options.zero ? [0] : []));
+export function linearScale(values: readonly number[], from: number, to: number, options: { zero?: boolean; floor?: number } = {}): Scale {
+  const floor = options.floor ?? Number.NEGATIVE_INFINITY;
+  const kept = values.map((v) => Math.max(v, floor));
+  let lo = Math.min(...kept, ...(options.zero ? [0] : []));
+  let hi = Math.max(...kept, ...(options.zero ? [0] : []));
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) [lo, hi] = [0, 1];
   if (hi === lo) [lo, hi] = lo === 0 ? [-1, 1] : [lo - Math.abs(lo) * 0.1, hi + Math.abs(hi) * 0.1];
   const pad = (hi - lo) * 0.06;
-  lo = options.zero && lo >= 0 ? lo : lo - pad;
+  lo = options.zero && lo >= 0 ? lo : Math.max(lo - pad, floor);
   hi += pad;
   const ticks = niceTicks(lo, hi);
   const domain: [number, number] = [lo, hi];
-  const scale = ((v: number) => from + ((v - lo) / (hi - lo)) * (to - from)) as Scale;
+  const scale = ((v: number) => from + ((Math.min(Math.max(v, lo), hi) - lo) / (hi - lo)) * (to - from)) as Scale;
   scale.domain = domain;
   scale.ticks = ticks.filter((t) => t >= lo && t <= hi);
   return scale;
@@ -81,12 +86,31 @@ export function axes(frame: Frame, x: Scale, y: Scale, titles: { x: string; y: s
   return parts.join('');
 }
 
-/** A horizontal or vertical error bar from `a` to `b` at `at` with end caps. */
-export function whisker(direction: 'h' | 'v', at: number, a: number, b: number, color: string): string {
+/**
+ * A horizontal or vertical error bar from `a` to `b` (pixels) at `at`, with a cap at each end
+ * that is the interval's own; an end the frame cut (`cut`) gets an arrowhead instead: the interval
+ * goes on beyond the plot.
+ */
+export function whisker(direction: 'h' | 'v', at: number, a: number, b: number, color: string, cut: { a?: boolean; b?: boolean } = {}): string {
   const cap = 3;
-  return direction === 'h'
-    ? `<path d="M${px(a)} ${px(at)}H${px(b)}M${px(a)} ${px(at - cap)}V${px(at + cap)}M${px(b)} ${px(at - cap)}V${px(at + cap)}" stroke="${color}" stroke-width="1" fill="none"/>`
-    : `<path d="M${px(at)} ${px(a)}V${px(b)}M${px(at - cap)} ${px(a)}H${px(at + cap)}M${px(at - cap)} ${px(b)}H${px(at + cap)}" stroke="${color}" stroke-width="1" fill="none"/>`;
+  const end = (p: number, away: number, isCut: boolean | undefined) =>
+    direction === 'h'
+      ? isCut ? `M${px(p - away * 5)} ${px(at - cap)}L${px(p)} ${px(at)}L${px(p - away * 5)} ${px(at + cap)}` : `M${px(p)} ${px(at - cap)}V${px(at + cap)}`
+      : isCut ? `M${px(at - cap)} ${px(p - away * 5)}L${px(at)} ${px(p)}L${px(at + cap)} ${px(p - away * 5)}` : `M${px(at - cap)} ${px(p)}H${px(at + cap)}`;
+  const line = direction === 'h' ? `M${px(a)} ${px(at)}H${px(b)}` : `M${px(at)} ${px(a)}V${px(b)}`;
+  return `<path d="${line}${end(a, Math.sign(a - b), cut.a)}${end(b, Math.sign(b - a), cut.b)}" stroke="${color}" stroke-width="1" fill="none"/>`;
+}
+
+/**
+ * The values a plot's axis should cover: the means, and the interval ends as far as half the
+ * means' spread beyond them (or half the largest mean, where all means are equal). With few
+ * repetitions one interval can be ten times wider than the differences the plot is about; it is
+ * cut at the frame (and drawn with an arrowhead there) rather than squashing every point together.
+ */
+export function plotRange(means: readonly number[], ends: readonly number[]): number[] {
+  const lo = Math.min(...means), hi = Math.max(...means);
+  const reach = 0.5 * (hi - lo || Math.abs(hi) || 1);
+  return [...means, ...ends.map((e) => Math.min(Math.max(e, lo - reach), hi + reach))];
 }
 
 /** Colours that stay apart in print and for the common colour-vision deficiencies (Okabe–Ito), then greys. */
