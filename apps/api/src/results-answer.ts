@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Database } from '@erg/db';
-import { campaignFiguresOf, countUnmeasured, readCampaignFigureInputs, type CampaignFigureOptions } from '@erg/results';
+import { campaignFiguresOf, countUnmeasured, readCampaignFigureInputs, type CampaignFigureInputs, type CampaignFigureOptions } from '@erg/results';
 import { CampaignResults } from '@erg/spec';
 
 /**
@@ -12,7 +12,11 @@ import { CampaignResults } from '@erg/spec';
  * it is about a second of work that held the event loop. Inline only where no worker is available.
  */
 export async function campaignResultsBody(db: Database, campaignId: string, options: CampaignFigureOptions, list: string): Promise<Uint8Array> {
-  const inputs = await readCampaignFigureInputs(db, campaignId);
+  return resultsBodyOf(campaignId, await readCampaignFigureInputs(db, campaignId), options, list);
+}
+
+/** The answer computed from inputs already read (an evidence bundle's, when its campaign keeps changing under it). */
+export function resultsBodyOf(campaignId: string, inputs: CampaignFigureInputs, options: CampaignFigureOptions, list: string): Uint8Array {
   const answer = countUnmeasured({ campaignId, ...campaignFiguresOf(inputs, options) }, inputs.context?.spec.strategy.kind, list);
   // TextEncoder's array owns its whole buffer, which is what a transfer hands over.
   return new TextEncoder().encode(JSON.stringify(z.encode(CampaignResults, answer as CampaignResults)));

@@ -29,10 +29,12 @@ export interface EvidenceSource {
   ergVersion: string;
   /** The campaign (campaign.json), its spec as stored (spec.json), and as submitted when erg kept it. */
   campaign(): Promise<{ view: unknown; specStored: unknown; specSubmitted: string | null }>;
-  /** Everything the campaign's results are computed from (campaign-inputs.json). */
-  campaignInputs(): Promise<CampaignFigureInputs>;
-  /** The results computed from those inputs, as the results route answers (results.json). */
-  results(inputs: CampaignFigureInputs): unknown;
+  /**
+   * Everything the campaign's results are computed from (campaign-inputs.json), and the results
+   * computed from exactly those inputs, as the JSON text the results route answers with its
+   * defaults (results.json, written as it is: the API hands over the route's own bytes).
+   */
+  campaignResults(): Promise<{ inputs: CampaignFigureInputs; results: string | Uint8Array }>;
   /** The campaign's runs, in its run order (position). */
   runIds(): Promise<string[]>;
   /** A run as its route shows it, with its events and position (run.json). */
@@ -110,9 +112,9 @@ class BundleWriter {
     await this.add(BUNDLE_FILES.campaign, json(campaign.view));
     if (campaign.specSubmitted !== null) await this.add(BUNDLE_FILES.specSubmitted, campaign.specSubmitted);
     await this.add(BUNDLE_FILES.specStored, json(campaign.specStored));
-    const inputs = await source.campaignInputs();
+    const { inputs, results } = await source.campaignResults();
     await this.add(BUNDLE_FILES.campaignInputs, stringifyExact(inputs, 1));
-    await this.add(BUNDLE_FILES.results, json(source.results(inputs)));
+    await this.add(BUNDLE_FILES.results, typeof results === 'string' ? results : Buffer.from(results.buffer, results.byteOffset, results.byteLength));
     const runIds = await source.runIds();
     const tmp = await mkdtemp(path.join(this.options.tmpDir ?? tmpdir(), 'erg-evidence-'));
     try {

@@ -62,9 +62,8 @@ export function syntheticSource(seed = 1): EvidenceSource & { inputs: Map<string
     ergVersion: '0.1.0-test',
     inputs,
     campaign: async () => ({ view: { id: campaignId, name: 'synthetic', execution: 'import' }, specStored: spec, specSubmitted: 'name: synthetic\nexecution: import\n' }),
-    campaignInputs: async () => campaignInputs,
-    // As the results route answers: encoded by its schema.
-    results: (i) => z.encode(CampaignResults, { campaignId, ...campaignFiguresOf(i) } as CampaignResults),
+    // As the results route answers: encoded by its schema, as JSON.
+    campaignResults: async () => ({ inputs: campaignInputs, results: JSON.stringify(z.encode(CampaignResults, { campaignId, ...campaignFiguresOf(campaignInputs) } as CampaignResults)) }),
     runIds: async () => runs.map((r) => r.id),
     run: async (id) => ({ id, state: 'completed', position: runs.find((r) => r.id === id)!.position, events: [] }),
     runInputs: async (id) => inputs.get(id) ?? null,

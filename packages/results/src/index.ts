@@ -8,4 +8,4 @@ export { campaignResultsView, readCampaignFigureInputs } from './load-campaign-r
 export { campaignFiguresOf, countedRuns, type CampaignFigureInputs, type CampaignFigureOptions } from './campaign-figures';
 export { runFiguresOf, figureSeries, figureSpan, EDGE_MARGIN_MS, MAX_ATTRIBUTED_MARKS, type RunFigureInputs, type FigureSeries, type StoredRunEnergy } from './run-figures';
 export { readRunFigureInputs } from './store-run-energy';
-export { countUnmeasured } from './unmeasured';
+export { countUnmeasured, unmeasuredListPath } from './unmeasured';
