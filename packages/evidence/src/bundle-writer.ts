@@ -60,6 +60,9 @@ export interface BundleOptions {
 export function bundleStream(source: EvidenceSource, options: BundleOptions = {}): Readable {
   const tar = tarPack();
   const out = new PassThrough();
+  // The archive's errors are the reader's, through `out` (a no-op once it is gone): a reader that
+  // went away makes the pipe destroy the archive with an error, which unheard would end the process.
+  tar.on('error', (err: Error) => out.destroy(err));
   tar.pipe(out);
   const writer = new BundleWriter(tar, source, options);
   writer.write().then(

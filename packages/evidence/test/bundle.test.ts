@@ -162,6 +162,18 @@ describe('a bundle written and verified (a synthetic import campaign)', () => {
     expect(changed.differences).toEqual([{ file, run, path: 'timeS', stored: stored.timeS + 1e-9, recomputed: stored.timeS }]);
   });
 
+  test('a reader that goes away mid-bundle stops it, without an error nobody listens to (which would end the process)', async () => {
+    const source = syntheticSource();
+    const read: string[] = [];
+    const stream = bundleStream({ ...source, runInputs: async (id) => (read.push(id), source.runInputs(id)) });
+    // The first run's files on their way: the reader closes the connection. (An 'error' event
+    // nobody listens to is an uncaught exception: Jest fails this file with it, as it ended the API.)
+    for await (const _chunk of stream) if (read.length > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(read).toHaveLength(1);
+    expect(stream.destroyed).toBe(true);
+  });
+
   test('an archive cut short (no manifest) is unreadable, not a difference', async () => {
     const members = new Map(bundle.members);
     members.delete(BUNDLE_FILES.manifest);
