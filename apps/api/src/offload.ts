@@ -11,7 +11,8 @@ import { errors } from './errors';
 /**
  * Worker threads for the work too large for the event loop: request bodies to decode and validate
  * (offload-worker.js) — campaign specs and suites over OFFLOAD_ABOVE.spec (YAML parses at about
- * 1-3 µs a byte), telemetry batches over OFFLOAD_ABOVE.telemetry (JSON.parse takes about 8 ms a
+ * 1-3 µs a byte), telemetry batches that cost more than OFFLOAD_ABOVE.telemetry to decode
+ * (telemetryDecodeCost: bytes, and each mark or series as 256 more; JSON.parse takes about 8 ms a
  * MiB) — and campaigns' results to compute (results-worker.js, a pool of its own: app.ts). While a
  * worker works, the API keeps answering everyone else.
  *
@@ -249,8 +250,9 @@ export class Offload {
 }
 
 /**
- * Runs `job` in a worker when its body is larger than `above` bytes and workers are available,
- * else `inline()` on the event loop (small bodies cost less than the hand-off). Pool failures
+ * Runs `job` in a worker when its body is larger than `above` bytes (`bytes`: its size, or what
+ * decoding it costs in bytes: telemetryDecodeCost) and workers are available, else `inline()` on
+ * the event loop (small bodies cost less than the hand-off). Pool failures
  * become API errors: a full queue 503, a job out of time or memory 422 naming `what`.
  */
 export async function runSized<K extends OffloadJob['kind']>(
