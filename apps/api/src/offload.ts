@@ -34,11 +34,19 @@ export type OffloadJob =
   /** UTF-8 JSON text; its buffer is transferred to the worker (not copied). */
   | { kind: 'telemetry'; body: Uint8Array; bounds: { minT: number; maxT: number } }
   /** A campaign's results, read and computed by the worker (results-worker.ts); `list`: the path of its unmeasured candidates. */
-  | { kind: 'results'; campaignId: string; options: CampaignFigureOptions; list: string };
+  | { kind: 'results'; campaignId: string; options: CampaignFigureOptions; list: string }
+  /** An evidence bundle's campaign-inputs.json, and its results.json computed from them where `results` says how (evidence-worker.ts). */
+  | { kind: 'campaign-files'; campaignId: string; results: { options: CampaignFigureOptions; list: string } | null };
 
 /** A campaign's results as the JSON the API answers with (UTF-8), transferred back without a copy. */
 export interface ResultsBody {
   body: Uint8Array;
+}
+
+/** A campaign's figure inputs as exact JSON (campaign-inputs.json), and the results computed from them (results.json) when asked for; UTF-8, transferred back without a copy. */
+export interface CampaignFiles {
+  inputs: Uint8Array;
+  results: Uint8Array | null;
 }
 
 export interface OffloadResults {
@@ -46,6 +54,7 @@ export interface OffloadResults {
   suite: ValidateSuiteResult;
   telemetry: DecodedBatch;
   results: ResultsBody;
+  'campaign-files': CampaignFiles;
 }
 
 /** A failed job's `code` is its error's (a pg SQLSTATE, a socket's), so that a database away still reads as one. */
@@ -59,7 +68,7 @@ export interface OffloadOptions {
   maxQueue: number;
   /** Old-generation heap of each worker, MiB. */
   maxHeapMb: number;
-  /** The worker's script, next to this file in dist: offload-worker.js (the default) or results-worker.js. */
+  /** The worker's script, next to this file in dist: offload-worker.js (the default), results-worker.js or evidence-worker.js. */
   script?: string;
   /** Given to every worker as `workerData` (the results workers' database URL). */
   workerData?: unknown;

@@ -7,7 +7,6 @@ import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
 import { pack as tarPack, type Pack } from 'tar-stream';
-import type { CampaignFigureInputs } from '@erg/results/campaign-figures';
 import type { RunFigureInputs } from '@erg/results/run-figures';
 import { stringifyExact } from './exact-json';
 import { BUNDLE_FILES, BUNDLE_FORMAT, readmeText, runFile, samplesFile, type Manifest, type ManifestFile } from './layout';
@@ -30,11 +29,12 @@ export interface EvidenceSource {
   /** The campaign (campaign.json), its spec as stored (spec.json), and as submitted when erg kept it. */
   campaign(): Promise<{ view: unknown; specStored: unknown; specSubmitted: string | null }>;
   /**
-   * Everything the campaign's results are computed from (campaign-inputs.json), and the results
-   * computed from exactly those inputs, as the JSON text the results route answers with its
-   * defaults (results.json, written as it is: the API hands over the route's own bytes).
+   * The text of campaign-inputs.json — everything the campaign's results are computed from, as
+   * exact JSON (stringifyExact, indented by 1) — and of results.json: the results computed from
+   * exactly those inputs, as the JSON the results route answers with its defaults. Written as they
+   * are: the API makes both off its event loop, and hands over the route's own bytes.
    */
-  campaignResults(): Promise<{ inputs: CampaignFigureInputs; results: string | Uint8Array }>;
+  campaignResults(): Promise<{ inputs: string | Uint8Array; results: string | Uint8Array }>;
   /** The campaign's runs, in its run order (position). */
   runIds(): Promise<string[]>;
   /** A run as its route shows it, with its events and position (run.json). */
@@ -116,8 +116,8 @@ class BundleWriter {
     if (campaign.specSubmitted !== null) await this.add(BUNDLE_FILES.specSubmitted, campaign.specSubmitted);
     await this.add(BUNDLE_FILES.specStored, json(campaign.specStored));
     const { inputs, results } = await source.campaignResults();
-    await this.add(BUNDLE_FILES.campaignInputs, stringifyExact(inputs, 1));
-    await this.add(BUNDLE_FILES.results, typeof results === 'string' ? results : Buffer.from(results.buffer, results.byteOffset, results.byteLength));
+    await this.add(BUNDLE_FILES.campaignInputs, bytesOf(inputs));
+    await this.add(BUNDLE_FILES.results, bytesOf(results));
     const runIds = await source.runIds();
     const tmp = await mkdtemp(path.join(this.options.tmpDir ?? tmpdir(), 'erg-evidence-'));
     try {
@@ -214,6 +214,8 @@ class BundleWriter {
 }
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 1)}\n`;
+/** Text, or bytes as a Buffer over the same memory (no copy). */
+const bytesOf = (content: string | Uint8Array): string | Buffer => (typeof content === 'string' ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength));
 
 /** Text chunks gzip'd (zlib works off the event loop; between chunks it is free). */
 async function gzip(chunks: Iterable<string>): Promise<Buffer> {

@@ -2,7 +2,7 @@ import { CampaignResults, parseCampaignSpec, type CampaignSpec } from '@erg/spec
 import { z } from 'zod';
 import { runFiguresOf, type RunFigureInputs } from '@erg/results/run-figures';
 import { campaignFiguresOf, type CampaignFigureInputs } from '@erg/results/campaign-figures';
-import { campaignInputsWith, type EvidenceSource } from '../src';
+import { campaignInputsWith, stringifyExact, type EvidenceSource } from '../src';
 
 /**
  * An evidence source held in memory: an import campaign of two configurations × two repetitions
@@ -63,7 +63,7 @@ export function syntheticSource(seed = 1): EvidenceSource & { inputs: Map<string
     inputs,
     campaign: async () => ({ view: { id: campaignId, name: 'synthetic', execution: 'import' }, specStored: spec, specSubmitted: 'name: synthetic\nexecution: import\n' }),
     // As the results route answers: encoded by its schema, as JSON.
-    campaignResults: async () => ({ inputs: campaignInputs, results: JSON.stringify(z.encode(CampaignResults, { campaignId, ...campaignFiguresOf(campaignInputs) } as CampaignResults)) }),
+    campaignResults: async () => ({ inputs: stringifyExact(campaignInputs, 1), results: JSON.stringify(z.encode(CampaignResults, { campaignId, ...campaignFiguresOf(campaignInputs) } as CampaignResults)) }),
     runIds: async () => runs.map((r) => r.id),
     run: async (id) => ({ id, state: 'completed', position: runs.find((r) => r.id === id)!.position, events: [] }),
     runInputs: async (id) => inputs.get(id) ?? null,

@@ -244,7 +244,7 @@ export const campaignRoutes =
         let bundle;
         try {
           const tmpDir = deps.config.ERG_EXPORT_TMP_DIR;
-          bundle = await exportCampaign(deps.db, deps.results, req.params.id, { holder: holderOf(req), ...(tmpDir === undefined ? {} : { tmpDir }) });
+          bundle = await exportCampaign(deps, req.params.id, { holder: holderOf(req), ...(tmpDir === undefined ? {} : { tmpDir }) });
         } catch (err) {
           done();
           throw err;

@@ -1,9 +1,11 @@
 import { findRunDetail, findRunEnergyContext, getCampaignSummary, listCampaignRuns, listRunEvents, listRunNodes, readResultsStamp, type Database } from '@erg/db';
-import { bundleStream, type EvidenceSource } from '@erg/evidence';
-import { readCampaignFigureInputs, readRunFigureInputs, runEnergyView, unmeasuredListPath, type CampaignFigureInputs, type CampaignFigureOptions } from '@erg/results';
+import { bundleStream, stringifyExact, type EvidenceSource } from '@erg/evidence';
+import { readCampaignFigureInputs, readRunFigureInputs, runEnergyView, unmeasuredListPath, type CampaignFigureOptions } from '@erg/results';
 import { DEFAULT_OBJECTIVES, RunEnergyView } from '@erg/spec';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
+import { errors } from '../errors';
+import { OffloadBusy, OffloadTooCostly, type CampaignFiles, type Offload } from '../offload';
 import { resultsBodyOf } from '../results-answer';
 import type { ResultsReader } from '../results-reader';
 import { campaignView, runView } from '../views';
@@ -27,8 +29,15 @@ export function ergVersion(): string {
 
 /** How a bundle reads its results: as GET /v1/campaigns/{id}/results without a query does (so both share one kept answer). */
 const ROUTE_DEFAULTS: CampaignFigureOptions = { groupBy: 'configuration', objectives: [...DEFAULT_OBJECTIVES], validOnly: false };
-/** Reads of the results and their inputs before a bundle of a campaign that keeps changing computes its results from its own inputs. */
+/** Reads of the results and their inputs before a bundle of a campaign that keeps changing has both computed from one read. */
 const CONSISTENT_READS = 3;
+
+export interface ExportDeps {
+  db: Database;
+  results: ResultsReader;
+  /** The evidence worker (evidence-worker.js); not `available`: its work is done here. */
+  evidence: Offload;
+}
 
 export interface ExportOptions {
   /** Who asks (the route's expensive-read holder): the bundle's results computation takes a place of its own under this name. */
@@ -37,36 +46,53 @@ export interface ExportOptions {
 }
 
 /**
- * The campaign's bundle as a stream of tar bytes. Its results are read before the first byte, so
- * that a refusal is an answer of its own: 404 when there is no such campaign, and the results
- * reader's 429, 503 or 422.
+ * The campaign's bundle as a stream of tar bytes. Its campaign files are read before the first
+ * byte, so that a refusal is an answer of its own: 404 when there is no such campaign, the results
+ * reader's 429, 503 or 422, and 503 or 422 from the evidence worker.
  */
-export async function exportCampaign(db: Database, results: ResultsReader, id: string, options: ExportOptions): Promise<Readable> {
-  const campaign = await campaignRef(db, id);
-  const figures = await consistentResults(db, results, campaign.id, `${options.holder} (evidence bundle)`);
-  return bundleStream(evidenceSource(db, campaign.id, figures), options.tmpDir === undefined ? {} : { tmpDir: options.tmpDir });
+export async function exportCampaign(deps: ExportDeps, id: string, options: ExportOptions): Promise<Readable> {
+  const campaign = await campaignRef(deps.db, id);
+  const files = await campaignFiles(deps, campaign.id, `${options.holder} (evidence bundle)`);
+  return bundleStream(evidenceSource(deps.db, campaign.id, files), options.tmpDir === undefined ? {} : { tmpDir: options.tmpDir });
 }
 
 /**
  * The campaign's figure inputs (campaign-inputs.json) and its results (results.json) computed
- * from exactly those: the results as the results route answers them — the same bytes, computed in
- * a results worker or kept from an earlier read (ResultsReader), never on the event loop — and the
- * inputs read between two reads of the results stamp that agree, so both are of one state of the
- * campaign (a stamp only grows: equal stamps, nothing changed in between). A campaign that changed
- * under CONSISTENT_READS tries in a row has its results computed from the inputs just read, here,
- * as every bundle's were before.
+ * from exactly those, none of it on the event loop: the inputs read and written in the evidence
+ * worker; the results the results route's own answer — the same bytes, computed in a results
+ * worker or kept from an earlier read (ResultsReader) — when the inputs were read between two
+ * reads of the results stamp that agree (a stamp only grows: equal stamps, nothing changed in
+ * between). A campaign that changed under CONSISTENT_READS tries in a row has both made from one
+ * read in the evidence worker.
  */
-async function consistentResults(db: Database, results: ResultsReader, campaignId: string, holder: string): Promise<{ inputs: CampaignFigureInputs; results: Uint8Array }> {
-  for (let attempt = 1; ; attempt++) {
-    const before = await readResultsStamp(db, campaignId);
-    const inputs = await readCampaignFigureInputs(db, campaignId);
-    const { body } = await results.read(campaignId, ROUTE_DEFAULTS, holder);
-    if ((await readResultsStamp(db, campaignId)) === before) return { inputs, results: body };
-    if (attempt >= CONSISTENT_READS) return { inputs, results: resultsBodyOf(campaignId, inputs, ROUTE_DEFAULTS, unmeasuredListPath(campaignId)) };
+async function campaignFiles(deps: ExportDeps, campaignId: string, holder: string): Promise<CampaignFiles & { results: Uint8Array }> {
+  const list = unmeasuredListPath(campaignId);
+  for (let attempt = 1; attempt < CONSISTENT_READS; attempt++) {
+    const before = await readResultsStamp(deps.db, campaignId);
+    const { inputs } = await readFiles(deps, campaignId, null);
+    const { body } = await deps.results.read(campaignId, ROUTE_DEFAULTS, holder);
+    if ((await readResultsStamp(deps.db, campaignId)) === before) return { inputs, results: body };
+  }
+  const files = await readFiles(deps, campaignId, { options: ROUTE_DEFAULTS, list });
+  return { inputs: files.inputs, results: files.results! };
+}
+
+/** evidence-worker.ts's job, there or (no worker) here; the pool's refusals as the API's errors. */
+async function readFiles(deps: ExportDeps, campaignId: string, results: { options: CampaignFigureOptions; list: string } | null): Promise<CampaignFiles> {
+  if (!deps.evidence.available) {
+    const inputs = await readCampaignFigureInputs(deps.db, campaignId);
+    return { inputs: Buffer.from(stringifyExact(inputs, 1)), results: results ? resultsBodyOf(campaignId, inputs, results.options, results.list) : null };
+  }
+  try {
+    return await deps.evidence.run({ kind: 'campaign-files', campaignId, results });
+  } catch (err) {
+    if (err instanceof OffloadBusy) throw errors.busy();
+    if (err instanceof OffloadTooCostly) throw errors.tooCostly("this campaign's evidence bundle", err.why);
+    throw err;
   }
 }
 
-function evidenceSource(db: Database, campaignId: string, figures: { inputs: CampaignFigureInputs; results: Uint8Array }): EvidenceSource {
+function evidenceSource(db: Database, campaignId: string, files: { inputs: Uint8Array; results: Uint8Array }): EvidenceSource {
   return {
     campaignId,
     ergVersion: ergVersion(),
@@ -75,7 +101,7 @@ function evidenceSource(db: Database, campaignId: string, figures: { inputs: Cam
       if (!summary) throw new Error(`campaign ${campaignId} is gone`);
       return { view: campaignView(summary), specStored: summary.campaign.spec, specSubmitted: summary.campaign.specText };
     },
-    campaignResults: async () => figures,
+    campaignResults: async () => files,
     runIds: async () => (await listCampaignRuns(db, campaignId)).items.map((r) => r.id),
     async run(runId) {
       const [run, nodes, events] = await Promise.all([findRunDetail(db, runId), listRunNodes(db, runId), listRunEvents(db, runId)]);
