@@ -132,6 +132,19 @@ describe('a bundle written and verified (a synthetic import campaign)', () => {
     expect(report).toMatchObject({ files: bundle.members.size - 1, runsRecomputed: 4, resultsRecomputed: true });
   });
 
+  test("a search's bundle: its untried candidate counted in results.json as the route counts it, and verified so", async () => {
+    const file = path.join(tempDir(), 'search.tar');
+    await pipeline(bundleStream(syntheticSource(1, { search: true })), createWriteStream(file));
+    const search = await openEvidenceBundle(file);
+    const results = search.json(BUNDLE_FILES.results) as { unmeasured: unknown; configurations: { key: string }[] };
+    expect(results.unmeasured).toEqual({ configurations: 1, list: `/v1/campaigns/${search.manifest.campaignId}/configurations?measured=false` });
+    expect(results.configurations.map((c) => c.key)).toEqual(['cap=200', 'cap=300']);
+    expect(verifyBundle(search).differences).toEqual([]);
+    // The untried candidate dropped from the count: a difference.
+    const uncounted = altered(search.members, BUNDLE_FILES.results, (data) => Buffer.from(data.toString('utf8').replace('"configurations":1,', '"configurations":0,')), true);
+    expect(verifyBundle(new EvidenceBundle(uncounted)).differences.map((d) => d.path)).toEqual(['unmeasured.configurations']);
+  });
+
   test('one sample changed: the sha256 names the file; re-hashed, the recomputed figures name the run, its energy and the results', () => {
     const run = bundle.manifest.runs[1]!;
     const file = samplesFile(run, 'n2');
