@@ -167,13 +167,23 @@ class BundleWriter {
     if (energy !== null) await this.add(runFile(runId, 'energy'), json(energy));
   }
 
-  /** Adds one member, hashed and listed in the manifest (unless `listed` is false: the manifest itself). */
+  /**
+   * Adds one member, hashed and listed in the manifest (unless `listed` is false: the manifest
+   * itself). Hashed and written a slice at a time, other requests running in between: the inputs of
+   * 100,000 runs are about 80 MB, which hashed at once held the event loop for most of a second.
+   */
   private async add(name: string, content: string | Buffer, options: { listed?: boolean } = {}): Promise<void> {
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    const hash = createHash('sha256');
     await this.entry(name, data.length, async (write) => {
-      await write(data);
+      for (let at = 0; at < data.length; at += SLICE_BYTES) {
+        const slice = data.subarray(at, at + SLICE_BYTES);
+        hash.update(slice);
+        await write(slice);
+        if (at + SLICE_BYTES < data.length) await yieldLoop();
+      }
     });
-    if (options.listed !== false) this.files.push({ path: name, sha256: createHash('sha256').update(data).digest('hex'), bytes: data.length });
+    if (options.listed !== false) this.files.push({ path: name, sha256: hash.digest('hex'), bytes: data.length });
   }
 
   /** Adds a member from a file of `bytes` bytes, read and hashed as a stream. */
@@ -213,6 +223,8 @@ class BundleWriter {
   }
 }
 
+/** What add() hashes and writes between two turns of the event loop (about a millisecond of SHA-256). */
+const SLICE_BYTES = 1024 * 1024;
 const json = (value: unknown) => `${JSON.stringify(value, null, 1)}\n`;
 /** Text, or bytes as a Buffer over the same memory (no copy). */
 const bytesOf = (content: string | Uint8Array): string | Buffer => (typeof content === 'string' ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength));

@@ -1,4 +1,4 @@
-import { findRunDetail, findRunEnergyContext, getCampaignSummary, listCampaignRuns, listRunEvents, listRunNodes, readResultsStamp, type Database } from '@erg/db';
+import { findRunDetail, findRunEnergyContext, getCampaignSummary, listCampaignRunIds, listRunEvents, listRunNodes, readResultsStamp, type Database } from '@erg/db';
 import { bundleStream, stringifyExact, type EvidenceSource } from '@erg/evidence';
 import { readCampaignFigureInputs, readRunFigureInputs, runEnergyView, unmeasuredListPath, type CampaignFigureOptions } from '@erg/results';
 import { DEFAULT_OBJECTIVES, RunEnergyView } from '@erg/spec';
@@ -102,7 +102,7 @@ function evidenceSource(db: Database, campaignId: string, files: { inputs: Uint8
       return { view: campaignView(summary), specStored: summary.campaign.spec, specSubmitted: summary.campaign.specText };
     },
     campaignResults: async () => files,
-    runIds: async () => (await listCampaignRuns(db, campaignId)).items.map((r) => r.id),
+    runIds: () => listCampaignRunIds(db, campaignId),
     async run(runId) {
       const [run, nodes, events] = await Promise.all([findRunDetail(db, runId), listRunNodes(db, runId), listRunEvents(db, runId)]);
       if (!run) throw new Error(`run ${runId} is gone`);
