@@ -29,8 +29,8 @@ export function ergVersion(): string {
 
 /** How a bundle reads its results: as GET /v1/campaigns/{id}/results without a query does (so both share one kept answer). */
 const ROUTE_DEFAULTS: CampaignFigureOptions = { groupBy: 'configuration', objectives: [...DEFAULT_OBJECTIVES], validOnly: false };
-/** Reads of the results and their inputs before a bundle of a campaign that keeps changing has both computed from one read. */
-const CONSISTENT_READS = 3;
+/** Tries at reading the inputs and taking the results route's answer before a campaign that keeps changing has both made from one read. */
+const SEPARATE_TRIES = 2;
 
 export interface ExportDeps {
   db: Database;
@@ -62,12 +62,12 @@ export async function exportCampaign(deps: ExportDeps, id: string, options: Expo
  * worker; the results the results route's own answer — the same bytes, computed in a results
  * worker or kept from an earlier read (ResultsReader) — when the inputs were read between two
  * reads of the results stamp that agree (a stamp only grows: equal stamps, nothing changed in
- * between). A campaign that changed under CONSISTENT_READS tries in a row has both made from one
+ * between). A campaign that changed under SEPARATE_TRIES tries in a row has both made from one
  * read in the evidence worker.
  */
 async function campaignFiles(deps: ExportDeps, campaignId: string, holder: string): Promise<CampaignFiles & { results: Uint8Array }> {
   const list = unmeasuredListPath(campaignId);
-  for (let attempt = 1; attempt < CONSISTENT_READS; attempt++) {
+  for (let attempt = 1; attempt <= SEPARATE_TRIES; attempt++) {
     const before = await readResultsStamp(deps.db, campaignId);
     const { inputs } = await readFiles(deps, campaignId, null);
     const { body } = await deps.results.read(campaignId, ROUTE_DEFAULTS, holder);
