@@ -1170,7 +1170,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The campaign's evidence bundle, one tar archive (docs/experiments.md, "Evidence bundle"): the spec as submitted and as stored, every run with its events, fingerprints, power records, figure inputs, samples per node (CSV.gz) and marks, its stored figures, every sample again as samples.parquet, the results, and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; at most ERG_EXPORTS_AT_ONCE bundles are written at once, and ERG_EXPENSIVE_READS_PER_TOKEN per token together with results computations (429 with Retry-After beyond). A bundle cut short (an error while writing) has no manifest.json. */
+        /** @description The campaign's evidence bundle, one tar archive (docs/experiments.md, "Evidence bundle"): the spec as submitted and as stored, every run with its events, fingerprints, power records, figure inputs, samples per node (CSV.gz) and marks, its stored figures, every sample again as samples.parquet, the results (results.json: the bytes GET /v1/campaigns/{id}/results answers, computed as it computes them, 422 and 503 as it does), and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; at most ERG_EXPORTS_AT_ONCE bundles are written at once, and ERG_EXPENSIVE_READS_PER_TOKEN per token together with results computations (429 with Retry-After beyond). A bundle cut short (an error while writing) has no manifest.json. */
         get: {
             parameters: {
                 query?: never;
@@ -1201,7 +1201,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
