@@ -215,7 +215,9 @@ ensure_munge() {
   if ! mn_pid "$MUNGED_PID" munged >/dev/null; then
     log "starting munged ($MUNGE_SOCKET)"
     # Not start-stop-daemon --exec: it would find the 22.05 cluster's munged and call it ours.
-    runuser -u munge -- /usr/sbin/munged \
+    # In a mount namespace of its own, as every daemon of this cluster (lib.sh, mn): the 22.05
+    # cluster's scripts look for their daemons by name in their own mount namespace only.
+    mn runuser -u munge -- /usr/sbin/munged \
       --socket="$MUNGE_SOCKET" --key-file="$MUNGE_KEY" --pid-file="$MUNGED_PID" \
       --log-file="$MUNGED_LOG" --seed-file="$MUNGED_SEED" </dev/null >/dev/null 2>&1 ||
       die_daemon munged "$MUNGED_LOG"
