@@ -299,6 +299,8 @@ ensure_sensors() {
   mn_pid "$SENSORS_PID" node >/dev/null && return 0
   for i in "${!NODES[@]}"; do args+=("${NODES[$i]}=/run/netns/${NODES[$i]}"); done
   log "starting the sensor emulator (sensors.js)"
+  # A stale pid file naming a recycled pid would make start-stop-daemon think it already runs.
+  rm -f "$SENSORS_PID"
   start-stop-daemon --start --quiet --background --make-pidfile --pidfile "$SENSORS_PID" \
     --startas /bin/sh -- -c "exec node '$SENSORS_JS' '$NODES_DIR' 250 ${args[*]} >>'$SENSORS_LOG' 2>&1" </dev/null ||
     die_daemon "sensor emulator" "$SENSORS_LOG"
