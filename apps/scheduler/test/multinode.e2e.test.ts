@@ -1,0 +1,64 @@
+// Multi-node runs on the multi-node local cluster (deploy/local-slurm/up.sh --multinode): four
+// nodes gh-[001-004], each in network, UTS and mount namespaces of its own, whose power meters are
+// GH200-shaped FIXTURE trees that sensors.js writes from the CPU time of each node's processes
+// (docs/local-cluster.md says exactly what is emulated). One agent per node, srun across the nodes
+// for real: the run's energy is the sum of its nodes', each node's share is in its figures, and a
+// node whose agent fails or dies is named, its neighbours' energy kept.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { waitFor } from '@erg/testkit';
+import { localClusterHarness } from './harness';
+
+jest.setTimeout(240_000);
+
+describe('multi-node runs on the multi-node local cluster', () => {
+  const h = localClusterHarness();
+
+  beforeAll(() => {
+    if (!h.local.nodes || h.local.nodes.length < 4) throw new Error('ERG_E2E_SLURM=multinode: this file needs the multi-node cluster (up.sh --multinode)');
+  });
+
+  /** The module meter a node's fixture tree shows now (W): what sensors.js last wrote. */
+  function moduleWatts(node: string): number {
+    const hwmon = path.join(h.local.nodesDir!, node, 'sys/class/hwmon');
+    for (const dir of ['hwmon1', 'hwmon2', 'hwmon3', 'hwmon4']) {
+      if (readFileSync(path.join(hwmon, dir, 'device/power1_oem_info'), 'utf8').startsWith('Module')) {
+        return Number(readFileSync(path.join(hwmon, dir, 'device/power1_average'), 'utf8')) / 1e6;
+      }
+    }
+    throw new Error(`no module meter in ${hwmon}`);
+  }
+
+  test("a 4-node run's energy is the sum of its nodes' module meters, each node's share in its figures, the busy nodes drawing more", async () => {
+    // Two ranks burn CPU (on the first two nodes), two sleep: the nodes' meters follow their load.
+    const campaign = await h.submit({
+      name: 'four-nodes', cluster: 'local', resources: { nodes: 4, ntasksPerNode: 1 },
+      telemetry: { intervalMs: 200 },
+      run: 'srun --nodes=4 --ntasks-per-node=1 bash -c \'if [ "$SLURM_NODEID" -lt 2 ]; then timeout 3 sh -c "while :; do :; done"; else sleep 3; fi; echo "$SLURM_NODEID $(hostname)"\'',
+    });
+    const [run] = await h.waitForCampaignEnd(campaign.id);
+    expect(run.state).toBe('completed');
+    expect(run.nodeList).toBe('gh-[001-004]');
+    const { status, body: e } = await h.call('GET', `/v1/runs/${run.id}/energy`);
+    expect(status).toBe(200);
+    const nodes = e.nodes as { node: string; energyJ: number; sensorsUsed: string[]; coverage: number; components: Record<string, number> }[];
+    expect(nodes.map((n) => n.node).sort()).toEqual(['gh-001', 'gh-002', 'gh-003', 'gh-004']);
+    // Each node measured by its own module meter (hwmon), the sum is the run's energy.
+    for (const n of nodes) {
+      expect(n.sensorsUsed).toEqual(['module0.power']);
+      expect(n.coverage).toBeGreaterThan(0.9);
+      expect(n.energyJ).toBeGreaterThan(0);
+    }
+    expect(e.method).toBe('integrated');
+    expect(e.energyJ).toBeCloseTo(nodes.reduce((s, n) => s + n.energyJ, 0), 6);
+    // The emulated idle floor differs per node (165, 171, 177, 183 W with nothing running); the
+    // busy nodes gh-001 and gh-002 drew more than their idle floor, the sleeping ones about it.
+    const avg = Object.fromEntries(nodes.map((n) => [n.node, n.energyJ / e.timeS]));
+    expect(avg['gh-001']).toBeGreaterThan(165 + 5);
+    expect(avg['gh-002']).toBeGreaterThan(171 + 5);
+    expect(avg['gh-003']).toBeLessThan(177 + 5);
+    expect(avg['gh-004']).toBeLessThan(183 + 5);
+    // The meters went back to idle after the run (the emulator follows load, not a script).
+    await waitFor(() => Math.abs(moduleWatts('gh-001') - 165) < 3, { timeoutMs: 10_000, what: "gh-001's module meter back near idle" });
+  });
+});
