@@ -4,9 +4,10 @@
 // (docs/local-cluster.md says exactly what is emulated). One agent per node, srun across the nodes
 // for real: the run's energy is the sum of its nodes', each node's share is in its figures, and a
 // node whose agent fails or dies is named, its neighbours' energy kept.
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { waitFor } from '@erg/testkit';
+import { telemetrySummary } from '@erg/db';
+import { clusterTempDir, waitFor } from '@erg/testkit';
 import { localClusterHarness } from './harness';
 
 jest.setTimeout(240_000);
@@ -60,5 +61,50 @@ describe('multi-node runs on the multi-node local cluster', () => {
     expect(avg['gh-004']).toBeLessThan(183 + 5);
     // The meters went back to idle after the run (the emulator follows load, not a script).
     await waitFor(() => Math.abs(moduleWatts('gh-001') - 165) < 3, { timeoutMs: 10_000, what: "gh-001's module meter back near idle" });
+  });
+
+  test("one node's agent never starting and another's dying mid-run: the run is flagged naming both nodes, the other nodes' telemetry and energy are whole", async () => {
+    // The agents' interpreter for this cluster registration: a wrapper (test code, not erg's) that
+    // fails at once on gh-003 and SIGKILLs the agent on gh-002 a second into the workload.
+    const dir = clusterTempDir(h.local, 'erg-mn-agents-');
+    const wrapper = path.join(dir.hostPath, 'node-wrapper.sh');
+    writeFileSync(wrapper, [
+      '#!/bin/sh',
+      'case "$(hostname)" in',
+      '  gh-003) echo "no agent runtime on gh-003 (test)" >&2; exit 127 ;;',
+      `  gh-002) node "$@" & pid=$!; while [ ! -e '${dir.clusterPath}/started' ]; do sleep 0.1; done; sleep 1; kill -KILL $pid; exit 137 ;;`,
+      'esac',
+      'exec node "$@"',
+      '',
+    ].join('\n'));
+    chmodSync(wrapper, 0o755);
+    await h.registerCluster('flaky-agents', { agentCommand: path.join(dir.clusterPath, 'node-wrapper.sh') });
+    const campaign = await h.submit({
+      name: 'agent-faults', cluster: 'flaky-agents', resources: { nodes: 4, ntasksPerNode: 1 },
+      telemetry: { intervalMs: 200 },
+      run: `touch '${dir.clusterPath}/started'\nsrun --nodes=4 --ntasks-per-node=1 sleep 4`,
+    });
+    const [run] = await h.waitForCampaignEnd(campaign.id, 180_000);
+    expect(run.state).toBe('completed');
+    const { body: e } = await h.call('GET', `/v1/runs/${run.id}/energy`);
+    const byNode = Object.fromEntries((e.nodes as { node: string; energyJ: number; coverage: number }[]).map((n) => [n.node, n]));
+    // gh-003 sent nothing: named, and the run's energy says it lacks that node's.
+    expect(Object.keys(byNode).sort()).toEqual(['gh-001', 'gh-002', 'gh-004']);
+    expect(e.flags).toContain('missing_node');
+    expect(e.warnings).toContainEqual(expect.stringMatching(/^node gh-003: no telemetry from its agent .* 3 of the job's 4 nodes/));
+    // gh-002's agent died a second into the 4 s workload: its meter covers part of the window,
+    // and the validity gates fail the measurement naming it.
+    expect(byNode['gh-002']!.coverage).toBeLessThan(0.6);
+    expect(e.flags).toContain('invalid');
+    expect(e.validity.reasons.join('\n')).toMatch(/gh-002/);
+    // The other nodes lost nothing: whole coverage, and every sample they spooled stored.
+    for (const node of ['gh-001', 'gh-004']) {
+      expect(byNode[node]!.coverage).toBeGreaterThan(0.9);
+      const stored = (await telemetrySummary(h.db, run.id)).find((s) => s.node === node)!.samples;
+      const { stdout } = await h.slurmLink().connection.exec(`cat '${run.runDir}/telemetry/${node}.spool'`);
+      const spooled = stdout.split('\n').filter((l) => l.trim() !== '')
+        .reduce((n, l) => n + (JSON.parse(l) as { samples: { t: number | number[] }[] }).samples.reduce((m, x) => m + (Array.isArray(x.t) ? x.t.length : 1), 0), 0);
+      expect(stored).toBe(spooled);
+    }
   });
 });

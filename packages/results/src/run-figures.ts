@@ -106,6 +106,7 @@ export function runFiguresOf(inputs: RunFigureInputs): StoredRunEnergy | null {
   const nodes = nodeTelemetry(inputs, series);
   const energy = computeRunEnergy({ window, nodes, ...(idle ? { idleBaseline: idle } : {}) });
   flagSharedNodes(inputs.neighbours, inputs.nodeList, window, idle, energy);
+  flagMissingNodes(inputs.nodeList, energy);
 
   // The power state asked for and the one in force (the agents' state sensors, the helper's records).
   const requested: PowerState | null = spec.power ? expandPower(spec.power, inputs.configuration.key, inputs.configuration.parameters).state : null;
@@ -245,6 +246,27 @@ export function slurmEnergyBeside(slurmJ: number | null, ergJ: number): SlurmEne
  * node: where other jobs ran on this run's nodes during its window, or its idle baseline, its
  * figures include their work. Say so — flags and warnings — rather than attribute it silently.
  */
+/**
+ * Flags missing_node when a node of the job (Slurm's node list) has no figures: its agent sent
+ * nothing, so the run's energy is its other nodes' alone — a figure that must not pass for the
+ * whole job's. An agent naming itself by its fully qualified host name counts for the node of
+ * that short name, as Slurm names nodes.
+ */
+export function flagMissingNodes(nodeList: string | null, energy: RunEnergy): void {
+  const expected = nodeList ? (expandHostlist(nodeList) ?? []) : [];
+  if (expected.length === 0) return;
+  const measured = new Set(energy.nodes.flatMap((n) => [n.node, n.node.split('.')[0]!]));
+  const missing = expected.filter((name) => !measured.has(name));
+  if (missing.length === 0) return;
+  energy.flags.push('missing_node');
+  for (const name of missing) {
+    energy.warnings.push(
+      `node ${name}: no telemetry from its agent (it failed to start, or died before its first batch; see the run's telemetry/agent.log): ` +
+        `the energy is that of ${expected.length - missing.length} of the job's ${expected.length} nodes and lacks ${name}'s`,
+    );
+  }
+}
+
 function flagSharedNodes(neighbourJobs: readonly NeighbourJob[], nodeList: string | null, window: Window, idle: Window | undefined, energy: RunEnergy): void {
   const mine = new Set(nodeList ? (expandHostlist(nodeList) ?? []) : []);
   if (mine.size === 0) return;

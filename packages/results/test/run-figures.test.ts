@@ -81,3 +81,32 @@ describe('runFiguresOf: the validity gates', () => {
     expect(figures.validity!.checks.filter((c) => c.status === 'fail').map((c) => c.check)).toEqual(['clock_offset', 'clock_spread']);
   });
 });
+
+describe('runFiguresOf: the nodes Slurm ran the job on, against those that sent telemetry', () => {
+  const T = 1_764_460_800_000;
+  const parsed = parseCampaignSpec({ name: 'study', cluster: 'local', run: 'srun ./bench', telemetry: { intervalMs: 200 } });
+  if (!parsed.ok) throw new Error('spec');
+  const t = Array.from({ length: 101 }, (_, i) => T - 5_000 + i * 200);
+  const inputs = (nodeList: string | null, nodes: string[]): RunFigureInputs => ({
+    window: { startMs: T, endMs: T + 10_000 }, idleWindow: null, execution: 'slurm', spec: parsed.spec,
+    configuration: { key: 'k', parameters: {} }, metrics: {}, nodeList, slurmEnergyJ: null,
+    series: nodes.map((node) => ({ node, sensor: 'module0.power', t, v: t.map(() => 200) })),
+    sensors: nodes.map((node) => ({ node, sensor: 'module0.power', source: 'hwmon', unit: 'W', scope: null, wrapAt: null, averagingMs: null, updateMs: null })),
+    marks: [], neighbours: [], powerRecords: [], cluster: null, carbonIntensity: [], clocks: [],
+  });
+
+  it('flags missing_node, naming each node of the job without telemetry, and keeps the others\' energy', () => {
+    const figures = runFiguresOf(inputs('gh-[001-004]', ['gh-001', 'gh-002', 'gh-004']))!;
+    expect(figures.flags).toContain('missing_node');
+    expect(figures.nodes.map((n) => n.node)).toEqual(['gh-001', 'gh-002', 'gh-004']);
+    expect(figures.energyJ).toBeCloseTo(3 * 200 * 10, 6);
+    expect(figures.warnings.filter((w) => w.startsWith('node '))).toEqual([
+      "node gh-003: no telemetry from its agent (it failed to start, or died before its first batch; see the run's telemetry/agent.log): the energy is that of 3 of the job's 4 nodes and lacks gh-003's",
+    ]);
+  });
+
+  it('does not flag a job whose every node reported (agents named by their full host name too), nor one without a node list', () => {
+    expect(runFiguresOf(inputs('gh-[001-002]', ['gh-001', 'gh-002.cluster.example']))!.flags).not.toContain('missing_node');
+    expect(runFiguresOf(inputs(null, ['gh-001']))!.flags).not.toContain('missing_node');
+  });
+});

@@ -4625,7 +4625,7 @@ export interface components {
             gaps: components["schemas"]["SensorGapInput"][];
             warnings: string[];
             /** @description why its figures cannot be fully trusted; a warning says more about each */
-            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
+            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "missing_node" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
             idle?: components["schemas"]["IdleEnergyInput"];
             /** @description the power state asked for and in force; absent when neither was recorded */
             power?: components["schemas"]["RunPowerStateInput"];
@@ -7000,7 +7000,7 @@ export interface components {
             gaps: components["schemas"]["SensorGap"][];
             warnings: string[];
             /** @description why its figures cannot be fully trusted; a warning says more about each */
-            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
+            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "missing_node" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
             idle?: components["schemas"]["IdleEnergy"];
             /** @description the power state asked for and in force; absent when neither was recorded */
             power?: components["schemas"]["RunPowerState"];
