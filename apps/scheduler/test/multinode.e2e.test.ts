@@ -7,7 +7,8 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { telemetrySummary } from '@erg/db';
-import { clusterTempDir, waitFor } from '@erg/testkit';
+import { decodeCampaignText } from '@erg/spec';
+import { clusterTempDir, repoRoot, waitFor } from '@erg/testkit';
 import { localClusterHarness } from './harness';
 
 jest.setTimeout(240_000);
@@ -106,5 +107,28 @@ describe('multi-node runs on the multi-node local cluster', () => {
         .reduce((n, l) => n + (JSON.parse(l) as { samples: { t: number | number[] }[] }).samples.reduce((m, x) => m + (Array.isArray(x.t) ? x.t.length : 1), 0), 0);
       expect(stored).toBe(spooled);
     }
+  });
+
+  test('examples/multinode-cpu.yaml: each configuration on its own node count, every run measured on each of its nodes, node effects over the campaign', async () => {
+    const decoded = decodeCampaignText(readFileSync(path.join(repoRoot(), 'examples', 'multinode-cpu.yaml'), 'utf8'), 'yaml');
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues));
+    // Two repetitions instead of three: the suite's time is a budget.
+    const campaign = await h.submit({ ...(decoded.raw as object), cluster: 'local', repetitions: 2 });
+    const runs = await h.waitForCampaignEnd(campaign.id, 180_000);
+    expect(runs.map((r) => r.state)).toEqual(runs.map(() => 'completed'));
+    const meanEnergy: Record<string, number> = {};
+    for (const run of runs) {
+      const nodes = Number(run.parameters.nodes);
+      const { body: e } = await h.call('GET', `/v1/runs/${run.id}/energy`);
+      expect(e.nodes).toHaveLength(nodes);
+      expect(e.flags).not.toContain('missing_node');
+      expect(e.energyJ).toBeCloseTo(e.nodes.reduce((s: number, n: { energyJ: number }) => s + n.energyJ, 0), 6);
+      meanEnergy[nodes] = (meanEnergy[nodes] ?? 0) + e.energyJ / 2;
+    }
+    // The same work on 4 nodes holds 4 modules' idle power: it costs more energy than on 1.
+    expect(meanEnergy[4]).toBeGreaterThan(meanEnergy[1]!);
+    const { body: results } = await h.call('GET', `/v1/campaigns/${campaign.id}/results`);
+    expect(results.configurations.map((c: { key: string; n: number }) => [c.key, c.n])).toEqual([['nodes=1', 2], ['nodes=2', 2], ['nodes=4', 2]]);
+    expect(results.nodes.nodes).toBeGreaterThanOrEqual(2);
   });
 });
