@@ -131,4 +131,35 @@ describe('multi-node runs on the multi-node local cluster', () => {
     expect(results.configurations.map((c: { key: string; n: number }) => [c.key, c.n])).toEqual([['nodes=1', 2], ['nodes=2', 2], ['nodes=4', 2]]);
     expect(results.nodes.nodes).toBeGreaterThanOrEqual(2);
   });
+
+  test("a node's clock 3 s ahead of the batch host's: the clock gates fail naming it, and its samples are moved onto the window's clock", async () => {
+    // The second node's agent runs under libfaketime (Debian's, installed by up.sh --multinode):
+    // its wall clock, which stamps its samples and its pushes' x-erg-sent-at, runs 3 s ahead.
+    const dir = clusterTempDir(h.local, 'erg-mn-clock-');
+    const wrapper = path.join(dir.hostPath, 'node-skewed.sh');
+    writeFileSync(wrapper, [
+      '#!/bin/sh',
+      '[ "$SLURM_NODEID" = 1 ] && export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME=+3s',
+      'exec node "$@"',
+      '',
+    ].join('\n'));
+    chmodSync(wrapper, 0o755);
+    await h.registerCluster('skewed-clock', { agentCommand: path.join(dir.clusterPath, 'node-skewed.sh') });
+    const campaign = await h.submit({
+      name: 'clock-skew', cluster: 'skewed-clock', resources: { nodes: 2, ntasksPerNode: 1 }, telemetry: { intervalMs: 200 },
+      run: 'srun --nodes=2 --ntasks-per-node=1 timeout 3 sh -c "while :; do :; done" || true',
+    });
+    const [run] = await h.waitForCampaignEnd(campaign.id);
+    const { body: e } = await h.call('GET', `/v1/runs/${run.id}/energy`);
+    const [batchHost, second] = e.nodes.map((n: { node: string }) => n.node).sort();
+    const check = (name: string) => e.validity.checks.find((c: { check: string }) => c.check === name);
+    expect(check('clock_offset')).toMatchObject({ status: 'fail', where: expect.stringContaining(second) });
+    expect(check('clock_spread')).toMatchObject({ status: 'fail' });
+    expect(check('clock_spread').value).toBeGreaterThan(2_500);
+    expect(e.flags).toContain('invalid');
+    // Moved onto the window's clock, the skewed node's samples cover the window as the other's do
+    // (left where its clock put them, a 3 s run keeps about a tenth of its expected intervals).
+    expect(check('sample_share')).toMatchObject({ status: 'pass' });
+    expect(e.warnings).toContainEqual(expect.stringMatching(new RegExp(`^node ${second}: its clock is \\+(2\\.[5-9]|3\\.[0-4])\\d s from ${batchHost}'s, which timed the window .* moved by −`)));
+  });
 });

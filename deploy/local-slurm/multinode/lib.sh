@@ -24,7 +24,8 @@ ERG_REPO_ROOT="$(cd "$ERG_LS_DIR/../.." && pwd)"
 # shellcheck source-path=SCRIPTDIR source=../common.sh
 source "$ERG_LS_DIR/common.sh"
 
-readonly PACKAGES=(slurm-wlm slurmdbd munge openssh-server iproute2 util-linux python3-minimal)
+# libfaketime: the clock-skew test runs one node's agent with a clock of its own (multinode.e2e).
+readonly PACKAGES=(slurm-wlm slurmdbd munge openssh-server iproute2 util-linux python3-minimal libfaketime)
 # All of the cluster's own files on the machine: configuration, keys, spool, logs, node trees.
 BASE_DIR="$(realpath -m "${ERG_LOCAL_SLURM_MN_DIR:-/var/lib/erg-local/multinode}")"
 STATE_DIR=$BASE_DIR/state

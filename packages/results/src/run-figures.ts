@@ -1,5 +1,6 @@
 import type { CarbonIntensityRow, NeighbourJob, RunMarkRecord, StoredSensor } from '@erg/db';
 import { expandHostlist } from '@erg/slurm/hostlist';
+import { clockCorrection, shiftMarks, shiftSeries } from './clock-correction';
 import {
   assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, runValidity, type ClockOffset, type NodeTelemetry, type RunEnergy,
   type RunPhases, type SensorInfo, type Window,
@@ -101,12 +102,15 @@ export function figureSeries(series: readonly FigureSeries[], span: Window): Fig
 export function runFiguresOf(inputs: RunFigureInputs): StoredRunEnergy | null {
   const { window, spec } = inputs;
   const idle = inputs.idleWindow ?? undefined;
-  const series = figureSeries(inputs.series, figureSpan(window, inputs.idleWindow));
+  // The nodes' clocks put on the batch host's, which timed the window, where they are too far off it.
+  const clock = clockCorrection(inputs.clocks, inputs.nodeList, spec.validity.maxClockOffsetMs);
+  const series = figureSeries(shiftSeries(inputs.series, clock.shifts), figureSpan(window, inputs.idleWindow));
   if (series.length === 0) return null;
   const nodes = nodeTelemetry(inputs, series);
   const energy = computeRunEnergy({ window, nodes, ...(idle ? { idleBaseline: idle } : {}) });
   flagSharedNodes(inputs.neighbours, inputs.nodeList, window, idle, energy);
   flagMissingNodes(inputs.nodeList, energy);
+  energy.warnings.push(...clock.warnings);
 
   // The power state asked for and the one in force (the agents' state sensors, the helper's records).
   const requested: PowerState | null = spec.power ? expandPower(spec.power, inputs.configuration.key, inputs.configuration.parameters).state : null;
@@ -131,7 +135,7 @@ export function runFiguresOf(inputs: RunFigureInputs): StoredRunEnergy | null {
   for (const m of spec.metrics) {
     if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, inputs.metrics[m.name] ?? null);
   }
-  const attributed = attributedMarks(inputs.marks);
+  const attributed = attributedMarks(shiftMarks(inputs.marks, clock.shifts));
   const phases = phasesOf(window, nodes, attributed, Math.max(inputs.markCount ?? 0, inputs.marks.length));
   return {
     ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null, slurmEnergy: slurmEnergyBeside(inputs.slurmEnergyJ, energy.energyJ),
