@@ -118,6 +118,7 @@ node_log() { printf '%s' "${SLURMD_LOG//%n/$1}"; }
 # AuthInfo=socket= when they talk to slurmdbd, so a socket path alone does not keep the clusters'
 # credentials apart; the namespace does, for every program, without configuring any of them.)
 # MN: that prefix as words (for helpers that take a command, as common.sh's ensure_limit_qos).
+# shellcheck disable=SC2016  # $0 and $@ are the inner shell's
 readonly MN=(env SLURM_CONF="$SLURM_CONF" unshare -m --propagation slave
   sh -c 'mount --bind "$0" /run/munge && exec "$@"' "$RUN_DIR/munge")
 mn() { "${MN[@]}" "$@"; }

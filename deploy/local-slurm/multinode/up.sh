@@ -332,16 +332,21 @@ ensure_daemon() {
   [[ -n $pid ]] || start_daemon "$name" "$pidfile" "$logfile" "$@"
 }
 
+# Boot every node whose slurmd does not run (node-boot.sh, in the node's namespaces).
 ensure_nodes() {
-  local restart=$1 i n pid
+  local i n
   for i in "${!NODES[@]}"; do
     n=${NODES[$i]}
-    pid="$(pid_from_file "$(node_pidfile "$n")" slurmd || true)"
-    if [[ -n $pid && $restart -eq 1 ]]; then stop_pid "$pid" "slurmd $n"; pid=""; fi
-    [[ -z $pid ]] || continue
+    ! pid_from_file "$(node_pidfile "$n")" slurmd >/dev/null || continue
     start_daemon slurmd "$(node_pidfile "$n")" "$(node_log "$n")" \
       ip netns exec "$n" unshare --uts bash "$NODE_BOOT" "$n" "$SLURM_CONF" "$(node_dir "$n")" "$RUN_DIR"
   done
+}
+
+# A node definition change needs every slurmd restarted after the controller.
+ensure_nodes_stopped() {
+  local n
+  for n in "${NODES[@]}"; do stop_pid "$(pid_from_file "$(node_pidfile "$n")" slurmd || true)" "slurmd $n"; done
 }
 
 wait_nodes_ready() {
@@ -430,7 +435,7 @@ main() {
   if [[ $slurm_changed -eq 1 ]]; then ensure_nodes_stopped; fi
   ensure_daemon slurmctld "$SLURMCTLD_PID" "$SLURMCTLD_LOG" "$slurm_changed" mn /usr/sbin/slurmctld -f "$SLURM_CONF"
   wait_for 30 ctld_ok || die_daemon slurmctld "$SLURMCTLD_LOG" "'scontrol ping' is not UP after 30 s"
-  ensure_nodes 0
+  ensure_nodes
   wait_nodes_ready
   wait_for 30 sacct_ok || die_daemon slurmdbd "$SLURMDBD_LOG" "sacct does not answer"
   ensure_ssh 0
@@ -440,10 +445,5 @@ main() {
   summary
 }
 
-# A node definition change needs every slurmd restarted after the controller.
-ensure_nodes_stopped() {
-  local n
-  for n in "${NODES[@]}"; do stop_pid "$(pid_from_file "$(node_pidfile "$n")" slurmd || true)" "slurmd $n"; done
-}
 
 main "$@"
