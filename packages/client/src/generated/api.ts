@@ -734,8 +734,11 @@ export interface paths {
                         /** @default {} */
                         resources?: {
                             partition?: string;
-                            /** @default 1 */
-                            nodes?: number;
+                            /**
+                             * @description nodes per run: a whole number, or "{{parameter}}" to sweep the node count (each configuration's value a whole number of nodes)
+                             * @default 1
+                             */
+                            nodes?: number | string;
                             ntasksPerNode?: number;
                             cpusPerTask?: number;
                             gpusPerNode?: number;
@@ -5178,8 +5181,11 @@ export interface components {
                 /** @default {} */
                 resources?: {
                     partition?: string;
-                    /** @default 1 */
-                    nodes?: number;
+                    /**
+                     * @description nodes per run: a whole number, or "{{parameter}}" to sweep the node count (each configuration's value a whole number of nodes)
+                     * @default 1
+                     */
+                    nodes?: number | string;
                     ntasksPerNode?: number;
                     cpusPerTask?: number;
                     gpusPerNode?: number;
@@ -7557,8 +7563,11 @@ export interface components {
                 }[];
                 resources: {
                     partition?: string;
-                    /** @default 1 */
-                    nodes: number;
+                    /**
+                     * @description nodes per run: a whole number, or "{{parameter}}" to sweep the node count (each configuration's value a whole number of nodes)
+                     * @default 1
+                     */
+                    nodes: number | string;
                     ntasksPerNode?: number;
                     cpusPerTask?: number;
                     gpusPerNode?: number;
