@@ -734,8 +734,11 @@ export interface paths {
                         /** @default {} */
                         resources?: {
                             partition?: string;
-                            /** @default 1 */
-                            nodes?: number;
+                            /**
+                             * @description nodes per run: a whole number, or "{{parameter}}" to sweep the node count (each configuration's value a whole number of nodes)
+                             * @default 1
+                             */
+                            nodes?: number | string;
                             ntasksPerNode?: number;
                             cpusPerTask?: number;
                             gpusPerNode?: number;
@@ -4644,7 +4647,7 @@ export interface components {
             gaps: components["schemas"]["SensorGapInput"][];
             warnings: string[];
             /** @description why its figures cannot be fully trusted; a warning says more about each */
-            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
+            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "missing_node" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
             idle?: components["schemas"]["IdleEnergyInput"];
             /** @description the power state asked for and in force; absent when neither was recorded */
             power?: components["schemas"]["RunPowerStateInput"];
@@ -5197,8 +5200,11 @@ export interface components {
                 /** @default {} */
                 resources?: {
                     partition?: string;
-                    /** @default 1 */
-                    nodes?: number;
+                    /**
+                     * @description nodes per run: a whole number, or "{{parameter}}" to sweep the node count (each configuration's value a whole number of nodes)
+                     * @default 1
+                     */
+                    nodes?: number | string;
                     ntasksPerNode?: number;
                     cpusPerTask?: number;
                     gpusPerNode?: number;
@@ -7020,7 +7026,7 @@ export interface components {
             gaps: components["schemas"]["SensorGap"][];
             warnings: string[];
             /** @description why its figures cannot be fully trusted; a warning says more about each */
-            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
+            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "missing_node" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
             idle?: components["schemas"]["IdleEnergy"];
             /** @description the power state asked for and in force; absent when neither was recorded */
             power?: components["schemas"]["RunPowerState"];
@@ -7577,8 +7583,11 @@ export interface components {
                 }[];
                 resources: {
                     partition?: string;
-                    /** @default 1 */
-                    nodes: number;
+                    /**
+                     * @description nodes per run: a whole number, or "{{parameter}}" to sweep the node count (each configuration's value a whole number of nodes)
+                     * @default 1
+                     */
+                    nodes: number | string;
                     ntasksPerNode?: number;
                     cpusPerTask?: number;
                     gpusPerNode?: number;
