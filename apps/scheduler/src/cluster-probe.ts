@@ -1,6 +1,7 @@
 import { recordClusterCapabilities, type ClusterRecord } from '@erg/db';
 import { SlurmCommandError } from '@erg/slurm';
-import type { ClusterCapabilities } from '@erg/spec';
+import { agentRuntimeSettingOf, type ClusterCapabilities } from '@erg/spec';
+import { chooseAgentRuntime } from './agent-runtime';
 import type { ClusterLink } from './connections';
 import type { SchedulerContext } from './context';
 
@@ -21,15 +22,23 @@ export async function probeClusterIfDue(ctx: SchedulerContext, cluster: ClusterR
   if (known && now - Date.parse(known.probedAt) < PROBE_EVERY_MS) return known;
   let probe: Omit<ClusterCapabilities, 'probedAt'>;
   try {
-    probe = await link.slurm.probe(cluster.powerHelper);
+    const { runtime, ...found } = await link.slurm.probe(cluster.powerHelper, cluster.agentCommand);
+    // Only a scheduler that runs agents chooses their runtime (and knows the versions it vendors).
+    const agentRuntime = runtime && ctx.agent
+      ? chooseAgentRuntime(agentRuntimeSettingOf(cluster.agentRuntime), cluster.agentCommand, runtime, ctx.agent.runtime?.versions() ?? {})
+      : null;
+    probe = { ...found, agentRuntime };
   } catch (err) {
     // The login node answered but the probe's shell did not (a restricted shell, a missing
     // `timeout`): say so, and try again with the next probe — the cycle's work goes on.
     if (!(err instanceof SlurmCommandError)) throw err;
-    probe = { slurmVersion: null, maxArraySize: null, maxJobCount: null, powerHelper: null, powerHelperProblem: `the probe failed on the login node: ${err.message}` };
+    probe = { slurmVersion: null, maxArraySize: null, maxJobCount: null, powerHelper: null, powerHelperProblem: `the probe failed on the login node: ${err.message}`, agentRuntime: null };
   }
   const capabilities: ClusterCapabilities = { probedAt: new Date(now).toISOString(), ...probe };
   await recordClusterCapabilities(ctx.db, cluster.id, capabilities);
+  if (capabilities.agentRuntime && (known?.agentRuntime?.reason !== capabilities.agentRuntime.reason)) {
+    ctx.log.info({ cluster: cluster.name, ...capabilities.agentRuntime, nodeArchs: undefined }, `probed the cluster: agents start with ${capabilities.agentRuntime.use === 'staged' ? "erg's staged runtime" : 'agentCommand'}`);
+  }
   if ((known?.powerHelper !== null) !== (capabilities.powerHelper !== null) || known === null) {
     ctx.log.info(
       { cluster: cluster.name, slurmVersion: capabilities.slurmVersion, powerHelper: capabilities.powerHelper, problem: capabilities.powerHelperProblem },
