@@ -186,9 +186,9 @@ describe('clusters', () => {
     const fresh = { ...CLUSTER, name: 'fresh', agentRuntime: 'staged', capabilities: null };
     const api = routes({ 'GET /v1/clusters/gh': { status: 200, body: staged }, 'GET /v1/clusters/fresh': { status: 200, body: fresh } });
     expect((await erg(['clusters', 'show', 'gh'], { api })).stdout).toMatch(
-      /^Agent runtime {2}staged Node\.js 22\.23\.5 linux-arm64: agentCommand `node` not found on gh-001 \(exit 127\), in \/scratch\/erg\/\.erg\/runtime \(agentRuntime auto\)$/m,
+      /^Runtime {7}staged Node\.js 22\.23\.5 linux-arm64: agentCommand `node` not found on gh-001 \(exit 127\), in \/scratch\/erg\/\.erg\/runtime \(agentRuntime auto\)$/m,
     );
-    expect((await erg(['clusters', 'show', 'fresh'], { api })).stdout).toMatch(/^Agent runtime {2}agentRuntime staged; not probed yet$/m);
+    expect((await erg(['clusters', 'show', 'fresh'], { api })).stdout).toMatch(/^Runtime {7}agentRuntime staged; not probed yet$/m);
   });
 });
 

@@ -267,7 +267,7 @@ function clusterFields(c: Cluster): [string, string][] {
     ['Partition', c.defaultPartition ?? '(Slurm default)'],
     ['Work dir', c.workDir],
     ['Agent', `${c.agentCommand}; pushes to ${c.agentApiUrl ?? '(nothing: spool only, pulled at job end)'}`],
-    ['Agent runtime', agentRuntimeText(c)],
+    ['Runtime', agentRuntimeText(c)],
     ['Power model', `${c.modelIdleW} W idle, ${c.modelMaxW} W at full load (for nodes without sensors)`],
     ['Limits', limitsText(c)],
     ['Slurm', slurmVersionText(c)],
