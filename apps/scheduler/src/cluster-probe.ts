@@ -24,9 +24,11 @@ export async function probeClusterIfDue(ctx: SchedulerContext, cluster: ClusterR
   try {
     const { runtime, ...found } = await link.slurm.probe(cluster.powerHelper, cluster.agentCommand);
     // Only a scheduler that runs agents chooses their runtime (and knows the versions it vendors).
-    const agentRuntime = runtime && ctx.agent
+    let agentRuntime = runtime && ctx.agent
       ? chooseAgentRuntime(agentRuntimeSettingOf(cluster.agentRuntime), cluster.agentCommand, runtime, ctx.agent.runtime?.versions() ?? {})
       : null;
+    // A scheduler installed without the vendored runtime (scripts/install.sh not run) says so, not "no runtime for x86_64".
+    if (agentRuntime?.problem && ctx.agent && !ctx.agent.runtime) agentRuntime = { ...agentRuntime, problem: `this scheduler has no vendored runtime: ${ctx.agent.runtimeProblem}` };
     probe = { ...found, agentRuntime };
   } catch (err) {
     // The login node answered but the probe's shell did not (a restricted shell, a missing

@@ -12,6 +12,9 @@ export interface StagedRuntime {
   nodePath: string;
 }
 
+/** Minutes after which another stager's temporary folder counts as abandoned (staging takes seconds). */
+const STALE_STAGING_MIN = 60;
+
 /** Seconds the login node may take to check and unpack a runtime (two ~50 MB tarballs' worth of gunzip and sha256). */
 const UNPACK_TIMEOUT_MS = 120_000;
 
@@ -106,6 +109,8 @@ export function unpackCommand(tmp: string, dir: string, m: RuntimePlatformManife
   const script = [
     `umask ${umask.toString(8).padStart(3, '0')}`,
     `trap 'cd / && rm -rf ${q(tmp)}' EXIT`,
+    // What a stager that died before its trap ran (a killed scheduler, a dropped connection mid-upload) left behind.
+    `find ${q(path.posix.dirname(tmp))} -maxdepth 1 -name '.staging-*' -mmin +${STALE_STAGING_MIN} -exec rm -rf {} + 2>/dev/null`,
     `cd ${q(tmp)}`,
     'sha256sum -c --quiet tarballs.sha256 >&2 || { echo "the uploaded runtime tarballs do not match their sha256" >&2; exit 3; }',
     ...unpack.map((line) => `${line} || exit 4`),

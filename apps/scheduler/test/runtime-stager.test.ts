@@ -75,3 +75,21 @@ describe("staging erg's agent runtime on the login node", () => {
     expect(fs.readdirSync(dir)).toEqual(['bin']);
   });
 });
+
+describe('abandoned staging folders', () => {
+  test('a staging folder older than an hour (a stager that died) is removed by the next staging; a fresh one (a stager at work) is not', () => {
+    const m = koffiOnly(x64);
+    const old = path.join(root, '.staging-dead-1');
+    const busy = path.join(root, '.staging-busy-2');
+    fs.mkdirSync(old);
+    fs.mkdirSync(busy);
+    const hourAgo = new Date(Date.now() - 2 * 3600_000);
+    fs.utimesSync(old, hourAgo, hourAgo);
+    const tmp = path.join(root, '.staging-now');
+    upload(m, tmp);
+    fs.mkdirSync(path.join(root, 'final', 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'final', 'bin', 'node'), '', { mode: 0o755 });
+    expect(unpack(tmp, path.join(root, 'final'), m).status).toBe(0);
+    expect(fs.readdirSync(root).sort()).toEqual(['.staging-busy-2', 'final']);
+  });
+});

@@ -1,0 +1,23 @@
+import type { ClusterRecord } from '@erg/db';
+import { CampaignSpec } from '@erg/spec';
+import { agentHook } from '../src/agent-hook';
+
+// How job.sh starts the agents: with the cluster's agentCommand, or with erg's staged runtime
+// (its Node.js, koffi resolvable through NODE_PATH); every path from settings shell-quoted.
+
+const cluster = { agentCommand: 'node', agentApiUrl: null, modelIdleW: 60, modelMaxW: 250 } as unknown as ClusterRecord;
+const spec = CampaignSpec.parse({ name: 'x', cluster: 'c', run: 'true' });
+
+describe("the agents' launch line", () => {
+  test("agentCommand when nothing is staged", () => {
+    const { start } = agentHook(cluster, spec, { bundle: '/w/.erg-agent/erg-agent-1.js', markTools: '/w/.erg-agent/marks-1', runtime: null });
+    expect(start).toContain(`--kill-on-bad-exit=0 'node' '/w/.erg-agent/erg-agent-1.js' --run-id`);
+  });
+
+  test("erg's staged runtime: its node, koffi from its node_modules; odd characters in the folder stay one quoted word", () => {
+    const dir = "/scratch/o'neil/rt/linux-arm64-0123456789abcdef";
+    const { start } = agentHook(cluster, spec, { bundle: '/w/a.js', markTools: '/w/m', runtime: { node: `${dir}/bin/node`, nodePath: `${dir}/node_modules` } });
+    expect(start).toContain(`env NODE_PATH='/scratch/o'\\''neil/rt/linux-arm64-0123456789abcdef/node_modules' '/scratch/o'\\''neil/rt/linux-arm64-0123456789abcdef/bin/node' '/w/a.js' --run-id`);
+    expect(start).not.toContain("'node' '/w/a.js'");
+  });
+});
