@@ -10,7 +10,7 @@ export const PROBE_EVERY_MS = 10 * 60_000;
 
 /**
  * What erg knows of a cluster by itself — its Slurm version, whether the site's node helper
- * answers and which power knobs it allows — found out when the scheduler first reaches the
+ * answers and which power knobs it allows, which runtime its agents start with (agent-runtime.ts) — found out when the scheduler first reaches the
  * cluster (capabilities null: new, or its login or helper path changed) and again every
  * PROBE_EVERY_MS, at the end of a cycle. The API refuses campaigns with a `power` block on clusters whose probe found no
  * helper (422), instead of running them at whatever state the nodes are in. Returns the
@@ -34,7 +34,9 @@ export async function probeClusterIfDue(ctx: SchedulerContext, cluster: ClusterR
     // The login node answered but the probe's shell did not (a restricted shell, a missing
     // `timeout`): say so, and try again with the next probe — the cycle's work goes on.
     if (!(err instanceof SlurmCommandError)) throw err;
-    probe = { slurmVersion: null, maxArraySize: null, maxJobCount: null, powerHelper: null, powerHelperProblem: `the probe failed on the login node: ${err.message}`, agentRuntime: null };
+    probe = { slurmVersion: null, maxArraySize: null, maxJobCount: null, powerHelper: null, powerHelperProblem: `the probe failed on the login node: ${err.message}`,
+      // The runtime chosen before holds: agents already staged on it keep starting with it.
+      agentRuntime: known?.agentRuntime ?? null };
   }
   const capabilities: ClusterCapabilities = { probedAt: new Date(now).toISOString(), ...probe };
   await recordClusterCapabilities(ctx.db, cluster.id, capabilities);
