@@ -63,7 +63,7 @@ const VERSION_ANSWER_BYTES = 200;
  * The runtime's lines: the login node's name and architecture, what the agent command answers
  * there (bounded: a wrapper that hangs must not hold the probe), and the nodes' architectures,
  * one line per architecture with a count and an example node (`scontrol -o show node` prints
- * NodeName= and Arch= on every node's line in 22.05 and 24.11; sinfo has no Arch field in 22.05).
+ * NodeName= and Arch= on every node's line in 22.05 and 24.11; `sinfo -O` has no Arch field in either).
  */
 function runtimeProbeLines(agentCommand: string): string[] {
   return [
