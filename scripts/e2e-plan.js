@@ -76,6 +76,7 @@ const E2E_PLAN = {
   'apps/scheduler/test/metrics.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.1, why: "the scheduler's Prometheus metrics" },
   'apps/scheduler/test/power-state.e2e.test.ts': { on: '22.05', slot: 'whole-node', minutes: 0.3, why: "the site's node helper for power knobs (exclusive runs: power settings are the node's)" },
   'apps/scheduler/test/cooldown.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.4, why: "the cooldown's wait before the idle baseline, recorded with the run and outside its time" },
+  'apps/scheduler/test/staged-runtime.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.4, why: "erg's staged Node.js and koffi where agentCommand is missing on the nodes (24.11's root has no Node.js: its files all run their agents so)" },
   'apps/scheduler/test/redis-loss.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.2, why: 'its own Redis wiped under a running scheduler' },
   'apps/scheduler/test/phases.e2e.test.ts': { on: '22.05', slot: 'quiet', minutes: 0.7, why: "compares phases' power from the CPU model, which reads the whole machine's /proc/stat: needs a quiet machine" },
   'apps/api/test/logs.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 1.4, why: "the API's log tails of a run" },

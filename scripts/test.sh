@@ -76,6 +76,20 @@ install_helper_tools() {
 }
 for p in "${projects[@]}"; do [ "$p" != unit ] || install_helper_tools || true; done
 
+# The staged agent runtime's aarch64 test runs erg's arm64 Node.js under qemu-user (binfmt_misc is
+# not mounted here: it calls qemu-aarch64-static itself) against the fake NVML built for aarch64;
+# libc6-dev-arm64-cross brings the aarch64 loader and libc that qemu finds with -L /usr/aarch64-linux-gnu.
+install_aarch64_tools() {
+  command -v qemu-aarch64-static >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] && return 0
+  echo "installing qemu-user-static and gcc-aarch64-linux-gnu for the staged runtime's aarch64 test"
+  export DEBIAN_FRONTEND=noninteractive
+  local pkgs=(qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+  apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null; } ||
+    { echo "could not install ${pkgs[*]}; the staged runtime's aarch64 test will fail" >&2; return 1; }
+}
+for p in "${projects[@]}"; do [ "$p" != unit ] || install_aarch64_tools || true; done
+
 # The evidence bundle's integration test reads a bundle with Debian's python3-pandas through erg.py
 # (in /usr/bin/python3); without it that test fails, never skips.
 install_pandas() {

@@ -38,6 +38,12 @@ export class Harness {
   readonly prefix = uniqueName('erge2e');
   /** Every run of this harness lives under its own folder of the cluster's work dir. */
   readonly workDir = `${this.local.workDir}/${this.prefix}`;
+  /**
+   * Where erg stages its agent runtime for every harness's clusters: the cluster's own work dir's
+   * default (as the quickstart's cluster has it), shared, so that the test files of a cluster
+   * whose nodes have no Node.js (24.11) stage it once, not once per file. Content-addressed: never removed.
+   */
+  readonly runtimeDir = `${this.local.workDir}/.erg/runtime`;
   tdb!: TestDatabase;
   db!: Database;
   api!: FastifyInstance;
@@ -151,7 +157,7 @@ export class Harness {
     overrides: {
       port?: number; hostKeySha256?: string | null; hostKeyPolicy?: 'pinned' | 'trust-on-first-use'; agentApiUrl?: string | null; maxConcurrentRuns?: number | null;
       maxQueuedJobs?: number | null;
-      powerHelper?: string; agentCommand?: string;
+      powerHelper?: string; agentCommand?: string; agentRuntime?: 'auto' | 'command' | 'staged'; runtimeDir?: string;
     } = {},
   ): Promise<void> {
     const res = await this.call('PUT', `/v1/clusters/${name}`, {
@@ -170,6 +176,8 @@ export class Harness {
       ...(overrides.maxQueuedJobs === undefined ? {} : { maxQueuedJobs: overrides.maxQueuedJobs }),
       ...(overrides.powerHelper === undefined ? {} : { powerHelper: overrides.powerHelper }),
       ...(overrides.agentCommand === undefined ? {} : { agentCommand: overrides.agentCommand }),
+      ...(overrides.agentRuntime === undefined ? {} : { agentRuntime: overrides.agentRuntime }),
+      runtimeDir: overrides.runtimeDir ?? this.runtimeDir,
     });
     if (res.status !== 200) throw new Error(`registering ${name} failed: ${JSON.stringify(res.body)}`);
   }

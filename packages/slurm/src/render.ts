@@ -37,7 +37,8 @@ import { jobNameForRun } from './slurm-job';
 export interface RenderedFile {
   /** Path relative to the run directory. */
   name: string;
-  content: string;
+  /** Text, or bytes (the agent runtime's tarballs). */
+  content: string | Buffer;
   /** POSIX mode, e.g. 0o755. */
   mode: number;
 }

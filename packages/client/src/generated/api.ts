@@ -255,10 +255,21 @@ export interface paths {
                         hostKeyPolicy?: "pinned" | "trust-on-first-use";
                         defaultPartition?: string;
                         /**
-                         * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+)
+                         * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+); see agentRuntime
                          * @default node
                          */
                         agentCommand?: string;
+                        /**
+                         * @description auto: erg probes the cluster and uses agentCommand where it is Node.js 18+, else stages its own Node.js and koffi for the nodes' architecture; command: always agentCommand; staged: always the staged runtime (docs/operations.md)
+                         * @default auto
+                         * @enum {string}
+                         */
+                        agentRuntime?: "auto" | "command" | "staged";
+                        /**
+                         * @description where erg stages its runtime, one folder per content hash (shared by clusters that name the same folder); null: <workDir>/.erg/runtime
+                         * @default null
+                         */
+                        runtimeDir?: string | null;
                         /**
                          * @description null: agents only spool; the scheduler pulls their spool when the job ends
                          * @default null
@@ -3546,6 +3557,27 @@ export interface components {
             window: components["schemas"]["TimeWindowInput"] | null;
             nodes: components["schemas"]["NodeCooldownInput"][];
         };
+        AgentRuntimeChoiceInput: {
+            /**
+             * @description command: the cluster's agentCommand; staged: the Node.js and koffi erg stages in the cluster's runtime folder
+             * @enum {string}
+             */
+            use: "command" | "staged";
+            /** @description the staged runtime's platform (the nodes' architecture); null with command */
+            platform: ("linux-x64" | "linux-arm64") | null;
+            /** @description the Node.js version the agents run: the staged one's, or what agentCommand answered (null: it did not answer) */
+            node: string | null;
+            /** @description why, in words, e.g. "agentCommand `node` not found on gh-001 (exit 127)" */
+            reason: string;
+            /** @description set when no runtime fits (e.g. an architecture erg ships no runtime for): runs still start with agentCommand */
+            problem: string | null;
+            /** @description the nodes' architectures as Slurm reports them (scontrol show node) */
+            nodeArchs: {
+                arch: string;
+                nodes: number;
+                example: string;
+            }[];
+        };
         ClusterCapabilitiesInput: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
             probedAt: string;
@@ -3563,6 +3595,8 @@ export interface components {
             } | null;
             /** @description why there is no helper, in the probe's words (null when there is one) */
             powerHelperProblem: string | null;
+            /** @description the agents' runtime and why (absent: probed before erg chose runtimes; null: the probe could not tell) */
+            agentRuntime?: components["schemas"]["AgentRuntimeChoiceInput"] | null;
         };
         JumpHostCreateInput: {
             host: string;
@@ -3599,10 +3633,21 @@ export interface components {
             hostKeyPolicy?: "pinned" | "trust-on-first-use";
             defaultPartition?: string;
             /**
-             * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+)
+             * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+); see agentRuntime
              * @default node
              */
             agentCommand?: string;
+            /**
+             * @description auto: erg probes the cluster and uses agentCommand where it is Node.js 18+, else stages its own Node.js and koffi for the nodes' architecture; command: always agentCommand; staged: always the staged runtime (docs/operations.md)
+             * @default auto
+             * @enum {string}
+             */
+            agentRuntime?: "auto" | "command" | "staged";
+            /**
+             * @description where erg stages its runtime, one folder per content hash (shared by clusters that name the same folder); null: <workDir>/.erg/runtime
+             * @default null
+             */
+            runtimeDir?: string | null;
             /**
              * @description null: agents only spool; the scheduler pulls their spool when the job ends
              * @default null
@@ -3691,6 +3736,10 @@ export interface components {
             defaultPartition: string | null;
             workDir: string;
             agentCommand: string;
+            /** @enum {string} */
+            agentRuntime: "auto" | "command" | "staged";
+            /** @description where the staged runtime goes (the default resolved) */
+            runtimeDir: string;
             agentApiUrl: string | null;
             modelIdleW: number;
             modelMaxW: number;
@@ -5927,6 +5976,27 @@ export interface components {
             window: components["schemas"]["TimeWindow"] | null;
             nodes: components["schemas"]["NodeCooldown"][];
         };
+        AgentRuntimeChoice: {
+            /**
+             * @description command: the cluster's agentCommand; staged: the Node.js and koffi erg stages in the cluster's runtime folder
+             * @enum {string}
+             */
+            use: "command" | "staged";
+            /** @description the staged runtime's platform (the nodes' architecture); null with command */
+            platform: ("linux-x64" | "linux-arm64") | null;
+            /** @description the Node.js version the agents run: the staged one's, or what agentCommand answered (null: it did not answer) */
+            node: string | null;
+            /** @description why, in words, e.g. "agentCommand `node` not found on gh-001 (exit 127)" */
+            reason: string;
+            /** @description set when no runtime fits (e.g. an architecture erg ships no runtime for): runs still start with agentCommand */
+            problem: string | null;
+            /** @description the nodes' architectures as Slurm reports them (scontrol show node) */
+            nodeArchs: {
+                arch: string;
+                nodes: number;
+                example: string;
+            }[];
+        };
         ClusterCapabilities: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
             probedAt: string;
@@ -5944,6 +6014,8 @@ export interface components {
             } | null;
             /** @description why there is no helper, in the probe's words (null when there is one) */
             powerHelperProblem: string | null;
+            /** @description the agents' runtime and why (absent: probed before erg chose runtimes; null: the probe could not tell) */
+            agentRuntime?: components["schemas"]["AgentRuntimeChoice"] | null;
         };
         JumpHostCreate: {
             host: string;
@@ -5980,10 +6052,21 @@ export interface components {
             hostKeyPolicy: "pinned" | "trust-on-first-use";
             defaultPartition?: string;
             /**
-             * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+)
+             * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+); see agentRuntime
              * @default node
              */
             agentCommand: string;
+            /**
+             * @description auto: erg probes the cluster and uses agentCommand where it is Node.js 18+, else stages its own Node.js and koffi for the nodes' architecture; command: always agentCommand; staged: always the staged runtime (docs/operations.md)
+             * @default auto
+             * @enum {string}
+             */
+            agentRuntime: "auto" | "command" | "staged";
+            /**
+             * @description where erg stages its runtime, one folder per content hash (shared by clusters that name the same folder); null: <workDir>/.erg/runtime
+             * @default null
+             */
+            runtimeDir: string | null;
             /**
              * @description null: agents only spool; the scheduler pulls their spool when the job ends
              * @default null
@@ -6072,6 +6155,10 @@ export interface components {
             defaultPartition: string | null;
             workDir: string;
             agentCommand: string;
+            /** @enum {string} */
+            agentRuntime: "auto" | "command" | "staged";
+            /** @description where the staged runtime goes (the default resolved) */
+            runtimeDir: string;
             agentApiUrl: string | null;
             modelIdleW: number;
             modelMaxW: number;
