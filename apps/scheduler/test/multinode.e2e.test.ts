@@ -109,7 +109,7 @@ describe('multi-node runs on the multi-node local cluster', () => {
     }
   });
 
-  test('examples/multinode-cpu.yaml: each configuration on its own node count, every run measured on each of its nodes, node effects over the campaign', async () => {
+  test('examples/multinode-cpu.yaml: each configuration on its own node count, every run measured on each of its nodes, node effects and the gather\'s network bytes over the campaign', async () => {
     const decoded = decodeCampaignText(readFileSync(path.join(repoRoot(), 'examples', 'multinode-cpu.yaml'), 'utf8'), 'yaml');
     if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues));
     // Two repetitions instead of three: the suite's time is a budget.
@@ -131,6 +131,20 @@ describe('multi-node runs on the multi-node local cluster', () => {
     const { body: results } = await h.call('GET', `/v1/campaigns/${campaign.id}/results`);
     expect(results.configurations.map((c: { key: string; n: number }) => [c.key, c.n])).toEqual([['nodes=1', 2], ['nodes=2', 2], ['nodes=4', 2]]);
     expect(results.nodes.nodes).toBeGreaterThanOrEqual(2);
+    // Every rank sent 32 MiB to the first node: over the network from each other node (its own eth0,
+    // real counters), within the node for the first. Network bytes count what nodes sent, between
+    // the samples inside the workload's window (every 100 ms): the gather ends the workload, so the
+    // bytes of its last moments may fall after the last sample — seen: 88 % of them counted.
+    const networkBytes = (key: string) => results.dataMovement.configurations.find((c: { key: string }) => c.key === key)
+      .kinds.find((k: { kind: string }) => k.kind === 'network').bytes.mean as number;
+    const gathered = 32 * 2 ** 20;
+    expect(networkBytes('nodes=1')).toBeLessThan(gathered / 4);
+    expect(networkBytes('nodes=2')).toBeGreaterThan(0.6 * gathered);
+    expect(networkBytes('nodes=2')).toBeLessThan(1.5 * gathered);
+    expect(networkBytes('nodes=4')).toBeGreaterThan(3 * 0.6 * gathered);
+    expect(networkBytes('nodes=4')).toBeLessThan(3 * 1.5 * gathered);
+    expect(networkBytes('nodes=4')).toBeGreaterThan(networkBytes('nodes=2'));
+    for (const c of results.configurations) expect(c.metrics.gathered_mb.mean).toBeCloseTo((Number(c.parameters.nodes) * gathered) / 1e6, 0);
   });
 
   test("a node's clock 3 s ahead of the batch host's: the clock gates fail naming it, and its samples are moved onto the window's clock", async () => {
