@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs';
 import { CampaignSpec, decodeCampaignText } from '@erg/spec';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { embedded, EXAMPLE, SCRIPT } = require('../embed-workload.js') as { embedded: (example?: string, script?: string) => string; EXAMPLE: string; SCRIPT: string };
 
 test("the example carries the current script, byte for byte, as its spec's files entry", () => {
