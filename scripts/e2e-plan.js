@@ -87,6 +87,7 @@ const E2E_PLAN = {
   'apps/scheduler/test/search.e2e.test.ts': { on: '24.11', slot: 'whole-node', minutes: 0.4, why: 'a search campaign (examples/search-cpu.yaml: exclusive runs)' },
   'apps/scheduler/test/experiment-design.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.8, why: 'an A/A campaign with drift injected halfway: runs in the seed\'s blocks, twins not distinguishable' },
   // --- on the multi-node cluster --------------------------------------------------------------
+  'apps/cli/test/study.e2e.test.ts': { on: 'multinode', slot: 'whole-node', minutes: 0.6, why: "the study (examples/multimodal-cpu.yaml at its smallest size): training across 2 nodes (exclusive runs), phases, byte metrics and network bytes per configuration, erg submit --watch ending with the answer" },
   'apps/scheduler/test/multinode.e2e.test.ts': { on: 'multinode', slot: 'parallel', minutes: 1.5, why: "multi-node runs: energy summed over nodes and broken down per node, a node's agent failing or dying named, a 1/2/4-node sweep (examples/multinode-cpu.yaml)" },
   'apps/scheduler/test/secrets.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.2, why: 'secrets kept out of logs, scripts and responses' },
 };
