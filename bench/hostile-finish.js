@@ -5,7 +5,8 @@
 // scheduler run as processes of their own (apps/*/dist/main.js) on a fresh database; each one's
 // /healthz is polled every ~10 ms from a worker thread of this process, and the scheduler's
 // largest event-loop delay is read from its /metrics, during every step. Prints, per step: how
-// long it took, what it answered, and /healthz median and worst of both.
+// long it took, what it answered, and /healthz median and worst of both. Then `--burst` batches of
+// many small marks at once (a telemetry batch's decoding cost counts its marks, not only its bytes).
 //
 // What erg does with such a run (docs/security.md § Budgets): marks of names past the run's first
 // ERG_MAX_PHASE_NAMES (256) are not stored, and the run warns once; POST /finish answers 202 at
@@ -26,6 +27,8 @@ const { opts } = parseOptions({
     names: { type: 'integer', min: 1, default: 25_000, quick: 2000, description: 'distinct phase names the workload marks (the first ERG_MAX_PHASE_NAMES are kept)' },
     marks: { type: 'integer', min: 2, default: 1_000_000, quick: 20_000, description: 'marks in all (begin/end pairs; after the --names first pairs they reuse 200 names)' },
     seconds: { type: 'integer', min: 10, default: 600, quick: 60, description: 'the run\'s window (s), sampled at 10 Hz' },
+    burst: { type: 'integer', min: 0, default: 20, quick: 2, description: 'then batches of many small marks sent at once, to runs of their own: this many of 5,000 marks (about 430 kB each: decoded in a worker by their cost) and as many of 2,000 (about 170 kB: on the event loop); 0: none' },
+    'decode-inline': { type: 'boolean', description: 'the API without its decoding workers (ERG_OFFLOAD_WORKERS=0): every batch decoded on its event loop, as batches under 1 MiB were before their marks counted' },
     quick: { type: 'boolean', description: '2,000 names, 20,000 marks, a 60 s window (a test runs it)' },
     json: { type: 'boolean', description: 'one line of JSON at the end (the text goes to stderr)' },
   },
@@ -93,6 +96,7 @@ async function main() {
   const api = await startProcess('api', apiPort, {
     ...shared, ERG_API_PORT: String(apiPort),
     ERG_RATE_LIMIT_MUTATIONS: '0', ERG_RATE_LIMIT_TELEMETRY: '0', ERG_RATE_LIMIT_USER_MUTATIONS: '0', ERG_RATE_LIMIT_USER_TELEMETRY: '0',
+    ...(opts['decode-inline'] ? { ERG_OFFLOAD_WORKERS: '0' } : {}),
   });
   const scheduler = await startProcess('scheduler', schedulerPort, { ...shared, ERG_METRICS_PORT: String(schedulerPort), ERG_TELEMETRY: 'off' });
   const { token } = await createApiToken(db, 'bench');
@@ -188,6 +192,23 @@ async function main() {
       return { energyJ: round(res.body.energyJ) };
     });
 
+    for (const perBatch of opts.burst > 0 ? [5000, 2000] : []) {
+      // Runs of their own, so that every mark is new; names within the cap.
+      const burst = (await ok('POST', '/v1/campaigns?project=default', { name: `burst-${perBatch}`, execution: 'import', repetitions: opts.burst, parameters: {}, metrics: [] })).body;
+      const at = start + 1000;
+      const body = (seq) => ({
+        node: 'n1', seq, samples: [{ sensor: 'cpu0.util', t: [at], v: [50] }],
+        marks: Array.from({ length: perBatch }, (_, k) => ({ offset: k * 40, kind: k % 2 ? 'end' : 'begin', name: `p${(k >> 1) % REUSED_NAMES}`, t: at + k, clock: 'wall', writer: 'py' })),
+      });
+      const bytes = JSON.stringify(body(0)).length;
+      await step(`burst: ${opts.burst} × ${perBatch} marks at once`, async () => {
+        const answers = await Promise.all(burst.runs.map((r, i) => call('POST', `/v1/runs/${r.id}/telemetry`, body(i))));
+        const refused = answers.filter((a) => a.status !== 200);
+        if (refused.length > 0) throw new Error(`burst: ${refused.length} batches refused: ${JSON.stringify(refused[0].body).slice(0, 500)}`);
+        return { batches: opts.burst, marksPerBatch: perBatch, batchBytes: bytes };
+      });
+    }
+
     const phasesView = reads['GET /runs/{id}/phases'].body;
     const run = (await ok('GET', `/v1/runs/${runId}`)).body;
     const out = {
@@ -197,7 +218,7 @@ async function main() {
       finishStatus: finished.status,
       steps: steps.map(({ body: _, ...s }) => s),
     };
-    const worst = Math.max(...out.steps.filter((s) => s.step !== 'ingest (marks and samples)').map((s) => s.apiHealthz?.worstMs ?? 0));
+    const worst = Math.max(...out.steps.filter((s) => s.step !== 'ingest (marks and samples)' && !s.step.startsWith('burst')).map((s) => s.apiHealthz?.worstMs ?? 0));
     log(`\n${out.marksStored.toLocaleString('en-US')} marks stored of ${out.marksSent.toLocaleString('en-US')}, ${out.phaseNames} phase names (the run says: ${out.capWarning})`);
     log(`worst API /healthz after the ingest: ${worst} ms (target < 100 ms)`);
     if (opts.json) console.log(JSON.stringify(out));

@@ -10,7 +10,8 @@
 // meanwhile, the API's peak resident memory. Targets: results of 100,000 runs in ≤ 200 ms, no
 // /healthz sample over 100 ms. `--inline` measures the same reads again from a second API process
 // on the same database with ERG_RESULTS_WORKERS=0 and no cache: the results computed on the event
-// loop, every time, as they were before.
+// loop, every time, as they were before. `--export` then writes the large campaign's evidence bundle
+// after a change, /healthz watched while its results.json is made and while its runs are written.
 //
 //   npx turbo run build && node bench/hostile-reads.js      # --help: the options
 'use strict';
@@ -30,18 +31,20 @@ const { opts } = parseOptions({
     measured: { type: 'integer', min: 1, default: 6, description: "the search's measured runs" },
     repeat: { type: 'integer', min: 1, default: 5, quick: 2, description: 'reads of each kept answer' },
     parts: { type: 'string', list: true, choices: ['import', 'runs', 'search'], default: ['import', 'runs', 'search'], description: 'the campaigns to measure' },
+    export: { type: 'boolean', description: "then the large campaign's evidence bundle (GET /v1/campaigns/{id}/export) after a change: /healthz while its results.json is made (its inputs read, its results computed), then while its runs are written, for at most --export-seconds" },
+    'export-seconds': { type: 'integer', min: 1, default: 60, quick: 5, description: 'how long the bundle is read before the bench stops it (a bundle of 100,000 runs takes far longer to write in full)' },
     inline: { type: 'boolean', description: 'measure the same reads again with the results computed on the event loop, uncached (ERG_RESULTS_WORKERS=0, ERG_RESULTS_CACHE_MB=0)' },
     quick: { type: 'boolean', description: '200, 1,000 and 2,000 configurations, 2 reads of each kept answer (a test runs it)' },
     json: { type: 'boolean', description: 'one line of JSON at the end (the text goes to stderr)' },
   },
-  examples: ['node bench/hostile-reads.js', 'node bench/hostile-reads.js --parts runs --inline', 'node bench/hostile-reads.js --quick --json'],
+  examples: ['node bench/hostile-reads.js', 'node bench/hostile-reads.js --parts runs --inline', 'node bench/hostile-reads.js --parts runs --export --inline', 'node bench/hostile-reads.js --quick --json'],
 });
 const { generateKeyPairSync } = require('node:crypto');
 const { findRunEnergy } = require('@erg/db');
 const { analyzeTables, completeRunsInBulk } = require('@erg/db/testing');
 const { refreshRunEnergy } = require('@erg/results');
 const { adaptCampaign } = require('@erg/strategy');
-const { startApiProcess, watched, round } = require('./lib/api-process');
+const { startApiProcess, watched, memoryOf, resetPeak, round } = require('./lib/api-process');
 const { grid } = require('./lib/grid');
 const { median } = require('./lib/bench-api');
 
@@ -169,8 +172,62 @@ async function measure(bench, campaigns, template, mode) {
       const times = s.answers.map((a) => `${a.status} ${a.ms} ms`).join(', ');
       log(`${mode} | ${c.label} | ${s.name}: ${times}; ${size(s.answers[0].bytes)}; /healthz median ${s.healthz?.medianMs} ms, worst ${s.healthz?.worstMs} ms (${s.healthz?.samples} polls); API peak RSS ${s.peakRssMb} MB`);
     }
-    out.push({ part: c.part, label: c.label, runs: c.runs, configurations: c.configurations, steps });
+    const bundle = opts.export && c.part === 'runs' ? await exportStep(bench, c, template, k++, mode) : undefined;
+    out.push({ part: c.part, label: c.label, runs: c.runs, configurations: c.configurations, steps, ...(bundle ? { export: bundle } : {}) });
   }
+  return out;
+}
+
+/** A run's first member in a bundle (runs/<id>/run.json): the campaign's files, results.json last, are written before it. */
+const FIRST_RUN_MEMBER = /runs\/[0-9a-f-]{36}\/run\.json/;
+
+/**
+ * The campaign's evidence bundle after a change (its results computed, not kept): read as it
+ * streams, /healthz watched in two windows — until the first run's member arrives (campaign.json,
+ * campaign-inputs.json and results.json written: the figures' inputs read, the results computed)
+ * and from then on while runs are written, until the bundle ends or `export-seconds` have passed.
+ */
+async function exportStep(bench, campaign, template, k, mode) {
+  await change(bench, campaign, template, k);
+  resetPeak(bench.pid);
+  const t0 = performance.now();
+  let w = bench.health.window();
+  const abort = new AbortController();
+  const res = await fetch(`${bench.api}/v1/campaigns/${campaign.id}/export`, { headers: { authorization: `Bearer ${bench.token}` }, signal: abort.signal });
+  const out = { name: 'evidence bundle', status: res.status, results: null, runs: null, peakRssMb: 0 };
+  let bytes = 0;
+  let runs = 0;
+  let seen = '';
+  let runsFrom = 0;
+  try {
+    for await (const chunk of res.body) {
+      bytes += chunk.length;
+      // Member names are in the tar headers, in the clear; the tail of the previous chunk catches one cut in two.
+      const text = seen.slice(-64) + Buffer.from(chunk).toString('latin1');
+      runs += (text.match(new RegExp(FIRST_RUN_MEMBER.source, 'g')) ?? []).length;
+      seen = text;
+      if (out.results === null && runs > 0) {
+        out.results = { ms: round(performance.now() - t0), bytes, healthz: await w.end() };
+        runsFrom = performance.now();
+        w = bench.health.window();
+      }
+      if (performance.now() - t0 > opts['export-seconds'] * 1000) {
+        abort.abort();
+        break;
+      }
+    }
+  } catch (err) {
+    if (err.name !== 'AbortError') throw err;
+  }
+  const healthz = await w.end();
+  const ms = round(performance.now() - (runsFrom || t0));
+  if (out.results === null) out.results = { ms, bytes, healthz };
+  else out.runs = { ms, runs, complete: !abort.signal.aborted, healthz };
+  out.peakRssMb = memoryOf(bench.pid).peakMb;
+  const r = out.results;
+  log(`${mode} | ${campaign.label} | evidence bundle: ${res.status}; campaign files and results.json in ${r.ms} ms (${size(r.bytes)}), /healthz median ${r.healthz.medianMs} ms, worst ${r.healthz.worstMs} ms (${r.healthz.samples} polls)` +
+    (out.runs ? `; then ${out.runs.runs} runs in ${out.runs.ms} ms${out.runs.complete ? '' : ' (stopped there)'}, /healthz median ${out.runs.healthz.medianMs} ms, worst ${out.runs.healthz.worstMs} ms` : '') +
+    `; API peak RSS ${out.peakRssMb} MB`);
   return out;
 }
 

@@ -11,6 +11,9 @@
 //                 controller, job files, SSH/jump hosts/certificates): it runs on every cluster.
 //   on: '22.05' | '24.11' — everything else runs once, on the cluster named (spread over both so
 //                 that the two clusters' runs take about as long as each other).
+//   on: 'multinode' — needs several nodes: runs on the multi-node cluster (deploy/local-slurm/up.sh
+//                 --multinode, four nodes gh-[001-004] on Slurm 22.05), and only there — 'every'
+//                 means every Slurm version, and the multi-node cluster adds none.
 //   slot: where in the run it goes, and with whom:
 //     'parallel'   — isolates itself (own database clone, queue prefix and work dir: the harness
 //                    gives it that) and shares the node: it runs beside the other such files of
@@ -23,8 +26,8 @@
 //                    after the cluster's whole-node files.
 //     'quiet'      — measures the whole machine or controller (the CPU power model reads the
 //                    machine's /proc/stat; slurmctld's RPC counters): alone on the machine, last.
-//   The two clusters share nothing but the machine, so each goes through parallel → whole-node →
-//   serial at the same time as the other; the quiet files follow once both are done.
+//   The clusters share nothing but the machine, so each goes through parallel → whole-node →
+//   serial at the same time as the others; the quiet files follow once all are done.
 //   minutes: about how long the file takes, relative to the others (docs/testing.md); where several
 //                 files run at once the longest start first (scripts/e2e-sequencer.js), so that
 //                 none is left running by itself at the end. The one-at-a-time slots run in the
@@ -37,10 +40,13 @@
 //        node scripts/e2e-plan.js series                         the clusters, one per line
 'use strict';
 
-const SERIES = ['22.05', '24.11'];
+/** The Slurm versions `on: 'every'` means (and the matrix runs every file on). */
+const SLURM_VERSIONS = ['22.05', '24.11'];
+/** The local clusters: one per Slurm version, and the multi-node one. */
+const SERIES = [...SLURM_VERSIONS, 'multinode'];
 const SLOTS = ['parallel', 'whole-node', 'serial', 'quiet'];
 
-/** @type {Record<string, { on: 'every' | '22.05' | '24.11', slot: 'parallel' | 'whole-node' | 'serial' | 'quiet', minutes: number, why: string }>} */
+/** @type {Record<string, { on: 'every' | '22.05' | '24.11' | 'multinode', slot: 'parallel' | 'whole-node' | 'serial' | 'quiet', minutes: number, why: string }>} */
 const E2E_PLAN = {
   // --- Slurm-facing: on every cluster -----------------------------------------------------
   'packages/slurm/test/slurm-client.e2e.test.ts': { on: 'every', slot: 'parallel', minutes: 0.1, why: 'sbatch, squeue, sacct and scancel and their parsers against a live Slurm' },
@@ -70,6 +76,7 @@ const E2E_PLAN = {
   'apps/scheduler/test/metrics.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.1, why: "the scheduler's Prometheus metrics" },
   'apps/scheduler/test/power-state.e2e.test.ts': { on: '22.05', slot: 'whole-node', minutes: 0.3, why: "the site's node helper for power knobs (exclusive runs: power settings are the node's)" },
   'apps/scheduler/test/cooldown.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.4, why: "the cooldown's wait before the idle baseline, recorded with the run and outside its time" },
+  'apps/scheduler/test/staged-runtime.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.4, why: "erg's staged Node.js and koffi where agentCommand is missing on the nodes (24.11's root has no Node.js: its files all run their agents so)" },
   'apps/scheduler/test/redis-loss.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.2, why: 'its own Redis wiped under a running scheduler' },
   'apps/scheduler/test/phases.e2e.test.ts': { on: '22.05', slot: 'quiet', minutes: 0.7, why: "compares phases' power from the CPU model, which reads the whole machine's /proc/stat: needs a quiet machine" },
   'apps/api/test/logs.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 1.4, why: "the API's log tails of a run" },
@@ -79,15 +86,24 @@ const E2E_PLAN = {
   'apps/scheduler/test/sequential-suite.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.3, why: 'sequential suite runs' },
   'apps/scheduler/test/search.e2e.test.ts': { on: '24.11', slot: 'whole-node', minutes: 0.4, why: 'a search campaign (examples/search-cpu.yaml: exclusive runs)' },
   'apps/scheduler/test/experiment-design.e2e.test.ts': { on: '22.05', slot: 'parallel', minutes: 0.8, why: 'an A/A campaign with drift injected halfway: runs in the seed\'s blocks, twins not distinguishable' },
+  // --- on the multi-node cluster --------------------------------------------------------------
+  'apps/cli/test/study.e2e.test.ts': { on: 'multinode', slot: 'whole-node', minutes: 0.6, why: "the study (examples/multimodal-cpu.yaml at its smallest size): training across 2 nodes (exclusive runs), phases, byte metrics and network bytes per configuration, erg submit --watch ending with the answer" },
+  'apps/scheduler/test/multinode.e2e.test.ts': { on: 'multinode', slot: 'parallel', minutes: 1.5, why: "multi-node runs: energy summed over nodes and broken down per node, a node's agent failing or dying named, a 1/2/4-node sweep (examples/multinode-cpu.yaml)" },
   'apps/scheduler/test/secrets.e2e.test.ts': { on: '24.11', slot: 'parallel', minutes: 0.2, why: 'secrets kept out of logs, scripts and responses' },
 };
 
-/** The files of one cluster and slot; `matrix`: every file on every cluster (releases). */
+/** Whether a file planned `on` runs on cluster `series`; `matrix`: every single-node file on every Slurm version. */
+function runsOn(on, series, matrix) {
+  if (series === 'multinode' || on === 'multinode') return on === series;
+  return matrix || on === 'every' || on === series;
+}
+
+/** The files of one cluster and slot; `matrix`: every file on every Slurm version (releases), the multi-node files on their cluster. */
 function planFiles(series, slot, { matrix = false } = {}) {
   if (!SERIES.includes(series)) throw new Error(`unknown cluster ${series} (${SERIES.join(', ')})`);
   if (!SLOTS.includes(slot)) throw new Error(`unknown slot ${slot} (${SLOTS.join(', ')})`);
   return Object.entries(E2E_PLAN)
-    .filter(([, p]) => p.slot === slot && (matrix || p.on === 'every' || p.on === series))
+    .filter(([, p]) => p.slot === slot && runsOn(p.on, series, matrix))
     .map(([file]) => file)
     .sort();
 }
@@ -97,7 +113,7 @@ function plannedMinutes(file) {
   return E2E_PLAN[file]?.minutes ?? 0;
 }
 
-module.exports = { E2E_PLAN, SERIES, SLOTS, planFiles, plannedMinutes };
+module.exports = { E2E_PLAN, SERIES, SLOTS, SLURM_VERSIONS, planFiles, plannedMinutes };
 
 if (require.main === module) {
   const [verb, series, slot, ...rest] = process.argv.slice(2);

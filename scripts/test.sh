@@ -3,13 +3,14 @@
 # installs dependencies, builds, makes sure Postgres, Redis and the local Slurm clusters are up,
 # then runs the unit, integration and end-to-end projects and prints one summary line.
 # The e2e project follows scripts/e2e-plan.js (docs/testing.md): the Slurm-facing files on every
-# local cluster (Slurm 22.05 on this machine, Slurm 24.11 in its Debian 13 root), every other file
-# once. Both clusters at once, each: the files that isolate themselves several at a time, then
+# Slurm version's local cluster (22.05 on this machine, 24.11 in its Debian 13 root), the files that
+# need several nodes on the multi-node cluster (four nodes in network namespaces, Slurm 22.05),
+# every other file once. All clusters at once, each: the files that isolate themselves several at a time, then
 # those whose runs take the whole node, then the disruptive ones one at a time; last, alone, the
 # files that measure the whole machine. Each jest run has its artifact,
 # test-artifacts/<run>.json, and the summary adds them all up.
 #   scripts/test.sh [--matrix] [unit|integration|e2e]...   (default: all three)
-#     --matrix                     every e2e file on every cluster (`npm run test:matrix`, for releases)
+#     --matrix                     every e2e file on every Slurm version (`npm run test:matrix`, for releases)
 #   ERG_E2E_SLURM=24.11 scripts/test.sh e2e     (only that cluster's share; a space-separated list works too)
 #   ERG_E2E_WORKERS=N               e2e files at a time per cluster in the parallel and whole-node slots (default 4)
 set -euo pipefail
@@ -33,9 +34,10 @@ for p in "${projects[@]}"; do
 done
 [ "$needs_services" = 0 ] || bash scripts/services.sh
 # Which local clusters the e2e project runs against (and so which ones are brought up).
-read -r -a e2e_series <<<"${ERG_E2E_SLURM:-22.05 24.11}"
+# multinode: the four-node cluster (up.sh --slurm multinode, i.e. --multinode) for the files planned there.
+read -r -a e2e_series <<<"${ERG_E2E_SLURM:-22.05 24.11 multinode}"
 for series in "${e2e_series[@]}"; do
-  case "$series" in 22.05 | 24.11) ;; *) echo "ERG_E2E_SLURM: unknown cluster $series (22.05, 24.11)" >&2; exit 2 ;; esac
+  case "$series" in 22.05 | 24.11 | multinode) ;; *) echo "ERG_E2E_SLURM: unknown cluster $series (22.05, 24.11, multinode)" >&2; exit 2 ;; esac
   [ "$needs_cluster" = 0 ] || bash deploy/local-slurm/up.sh --slurm "$series"
 done
 
@@ -86,6 +88,20 @@ install_helper_tools() {
     { echo "could not install sudo / shellcheck; the node helper's visudo and shellcheck tests will be skipped" >&2; return 1; }
 }
 for p in "${projects[@]}"; do [ "$p" != unit ] || install_helper_tools || true; done
+
+# The staged agent runtime's aarch64 test runs erg's arm64 Node.js under qemu-user (binfmt_misc is
+# not mounted here: it calls qemu-aarch64-static itself) against the fake NVML built for aarch64;
+# libc6-dev-arm64-cross brings the aarch64 loader and libc that qemu finds with -L /usr/aarch64-linux-gnu.
+install_aarch64_tools() {
+  command -v qemu-aarch64-static >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] && return 0
+  echo "installing qemu-user-static and gcc-aarch64-linux-gnu for the staged runtime's aarch64 test"
+  export DEBIAN_FRONTEND=noninteractive
+  local pkgs=(qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+  apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null; } ||
+    { echo "could not install ${pkgs[*]}; the staged runtime's aarch64 test will fail" >&2; return 1; }
+}
+for p in "${projects[@]}"; do [ "$p" != unit ] || install_aarch64_tools || true; done
 
 # The evidence bundle's integration test reads a bundle with Debian's python3-pandas through erg.py
 # (in /usr/bin/python3); without it that test fails, never skips.

@@ -90,6 +90,9 @@ class ChaosInstance {
       await this.call('PUT', `/v1/clusters/${name}`, {
         host: this.local.host, port, user: this.local.user, privateKey: this.local.privateKey, hostKeySha256: this.local.hostKeySha256,
         defaultPartition: this.local.partition, workDir: this.workDir, maxConcurrentRuns,
+        // Where nodes lack Node.js (the 24.11 cluster), erg's runtime is staged once for every test
+        // and bench there, in the cluster work dir's own folder, not again in each bench's work dir.
+        runtimeDir: `${this.local.workDir}/.erg/runtime`,
         // Agents push live to the first API; what they cannot push (it is down) the scheduler pulls from their spool.
         agentApiUrl: this.apis[0].url,
       });

@@ -198,8 +198,9 @@ ensure_mariadb() {
 
 # --- which cluster ------------------------------------------------------------------------
 
-# up.sh, down.sh and status.sh act on the 22.05 cluster unless told `--slurm 24.11`: then they
-# hand over to the script of the same name in 24.11/. Returns (for 22.05) or does not return.
+# up.sh, down.sh and status.sh act on the 22.05 cluster unless told `--slurm 24.11` or
+# `--multinode` (the multi-node cluster on the same 22.05 binaries): then they hand over to the
+# script of the same name in 24.11/ or multinode/. Returns (for 22.05) or does not return.
 #   select_slurm up.sh "$@"
 select_slurm() {
   local script=$1 series=22.05
@@ -208,17 +209,20 @@ select_slurm() {
     case "$1" in
       --slurm) [[ $# -ge 2 ]] || die "--slurm needs a value: 22.05 or 24.11"; series=$2; shift 2 ;;
       --slurm=*) series=${1#--slurm=}; shift ;;
+      --multinode) series=multinode; shift ;;
       -h | --help)
-        printf 'usage: %s [--slurm 22.05|24.11]   (default 22.05: Slurm on this machine; 24.11: in a Debian 13 root beside it)\n' "$script"
+        printf 'usage: %s [--slurm 22.05|24.11 | --multinode]   (default 22.05: Slurm on this machine; 24.11: in a Debian 13 root beside it; --multinode: four nodes gh-[001-004] in network namespaces, Slurm 22.05)\n' "$script"
         exit 0
         ;;
-      *) die "unknown argument '$1' (usage: $script [--slurm 22.05|24.11])" ;;
+      *) die "unknown argument '$1' (usage: $script [--slurm 22.05|24.11 | --multinode])" ;;
     esac
   done
   case "$series" in
     22.05) return 0 ;;
     24.11) exec bash "$ERG_LS_DIR/24.11/$script" ;;
-    *) die "--slurm takes 22.05 or 24.11, not '$series'" ;;
+    # `--slurm multinode` too: scripts/test.sh names every local cluster by its series.
+    multinode) exec bash "$ERG_LS_DIR/multinode/$script" ;;
+    *) die "--slurm takes 22.05, 24.11 or multinode, not '$series'" ;;
   esac
 }
 

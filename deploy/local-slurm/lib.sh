@@ -88,12 +88,14 @@ source "$ERG_LS_DIR/common.sh"
 
 # pid of a running system-wide daemon: its pid file first, else the single process by that
 # exact name (a daemon whose pid file was removed must not be started a second time) — one
-# running on this machine's root: the 24.11 cluster's daemons of the same names run in a chroot.
+# running on this machine's root and in this mount namespace: the 24.11 cluster's daemons of the
+# same names run in a chroot, the multi-node cluster's in mount namespaces of their own.
 daemon_pid() {
-  local pidfile=$1 comm=$2 pid
+  local pidfile=$1 comm=$2 pid mnt
   pid_from_file "$pidfile" "$comm" && return 0
+  mnt="$(readlink /proc/self/ns/mnt)"
   for pid in $(pgrep -x "$comm"); do
-    if pid_running "$pid" && pid_in_root "$pid" /; then
+    if pid_running "$pid" && pid_in_root "$pid" / && [[ "$(readlink "/proc/$pid/ns/mnt" 2>/dev/null)" == "$mnt" ]]; then
       printf '%s\n' "$pid"
       return 0
     fi

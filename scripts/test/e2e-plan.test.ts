@@ -7,9 +7,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { E2E_PLAN, SERIES, SLOTS, planFiles } = require('../e2e-plan.js') as {
+const { E2E_PLAN, SERIES, SLOTS, SLURM_VERSIONS, planFiles } = require('../e2e-plan.js') as {
   E2E_PLAN: Record<string, { on: string; slot: string; minutes: number; why: string }>;
   SERIES: string[];
+  SLURM_VERSIONS: string[];
   SLOTS: string[];
   planFiles(series: string, slot: string, options?: { matrix?: boolean }): string[];
 };
@@ -91,14 +92,17 @@ describe('the e2e plan (scripts/e2e-plan.js)', () => {
     for (const series of SERIES) expect(planFiles(series, 'parallel').length).toBeGreaterThan(0);
   });
 
-  test('the default run covers each file once per cluster it names; the matrix runs every file on every cluster', () => {
+  test('the default run covers each file once per cluster it names; the matrix runs every file on every Slurm version, the multi-node files on their cluster', () => {
     const all = Object.keys(E2E_PLAN).sort();
     const runs = (matrix: boolean) => SERIES.flatMap((s) => SLOTS.flatMap((slot) => planFiles(s, slot, { matrix })));
     const planned = runs(false);
     for (const [file, p] of Object.entries(E2E_PLAN)) {
-      expect({ file, times: planned.filter((f) => f === file).length }).toEqual({ file, times: p.on === 'every' ? SERIES.length : 1 });
+      expect({ file, times: planned.filter((f) => f === file).length }).toEqual({ file, times: p.on === 'every' ? SLURM_VERSIONS.length : 1 });
     }
-    expect(runs(true).sort()).toEqual(SERIES.flatMap(() => all).sort());
+    const multinode = all.filter((f) => E2E_PLAN[f]!.on === 'multinode');
+    expect(multinode).toContain('apps/scheduler/test/multinode.e2e.test.ts');
+    const singleNode = all.filter((f) => !multinode.includes(f));
+    expect(runs(true).sort()).toEqual([...SLURM_VERSIONS.flatMap(() => singleNode), ...multinode].sort());
   });
 
   test('its command line prints the files of one cluster and slot, and refuses what it does not know', () => {

@@ -184,6 +184,10 @@ appends every batch durably to a spool file and pushes it to erg's API.
 
 Usage:
   node erg-agent.js --run-id <uuid> --spool-dir <dir> [options]
+  node erg-agent.js doctor [--seconds 30] [--json <file>] [options]
+                             first contact with a node: sources and scopes, versions against
+                             erg's floors, counters vs integrated power, GPU + Grace ≤ Module
+                             (doctor --help)
 
 Options (each also read from the environment as ERG_AGENT_<OPTION>, e.g. ERG_AGENT_SPOOL_DIR):
   --run-id <uuid>            erg's run id (required)

@@ -14,3 +14,4 @@ export { AgentConfig, parseCommandLine, USAGE, ConfigError } from './config';
 export { startAgent, AgentStartError, type AgentHandle } from './agent';
 export type { AgentStats } from './agent-stats';
 export { MARK_TOOL_FILES, type MarkToolFile } from './mark-tools';
+export { AGENT_RUNTIME_VENDOR_DIR, readRuntimeManifest, RuntimeManifest, type RuntimePlatformManifest } from './runtime';

@@ -50,6 +50,8 @@ export interface AppDeps {
 export interface ExpensiveReadDeps {
   results: ResultsReader;
   places: ExpensiveReads;
+  /** Where evidence bundles' campaign files are read and written (evidence-worker.js); not `available`: inline. */
+  evidence: Offload;
 }
 
 declare module 'fastify' {
@@ -104,7 +106,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 /**
  * The results reader with its own worker threads (their own database connections, a larger heap
  * and a longer deadline than the validation workers': a results job reads and computes over every
- * run), its cache, and the per-token places it shares with the evidence bundles.
+ * run), its cache, and the per-token places it shares with the evidence bundles; and the
+ * evidence bundles' worker thread.
  */
 function startExpensiveReads(app: FastifyInstance, deps: AppDeps, metrics: ApiMetrics): ExpensiveReadDeps {
   const { config } = deps;
@@ -124,7 +127,17 @@ function startExpensiveReads(app: FastifyInstance, deps: AppDeps, metrics: ApiMe
     inputsRead: (read) => metrics.resultsInputs.inc({ read }),
     ...(deps.beforeResultsCompute ? { beforeCompute: deps.beforeResultsCompute } : {}),
   });
-  return { results, places };
+  // One thread, started on the first bundle, as the results workers are (none when they are off);
+  // at most ERG_EXPORTS_AT_ONCE bundles wait for it, and none past the results' deadline and heap.
+  const evidence = new Offload(
+    {
+      workers: Math.min(config.ERG_RESULTS_WORKERS, 1), timeoutMs: config.ERG_RESULTS_TIMEOUT_MS, maxQueue: config.ERG_EXPORTS_AT_ONCE, maxHeapMb: config.ERG_RESULTS_HEAP_MB,
+      script: 'evidence-worker.js', workerData: { databaseUrl: config.DATABASE_URL }, task: "read a campaign's inputs",
+    },
+    app.log,
+  );
+  app.addHook('onClose', async () => evidence.close());
+  return { results, places, evidence };
 }
 
 /** Worker threads for large request bodies: the caller's, or this app's own, closed with it. */

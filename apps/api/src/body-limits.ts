@@ -36,8 +36,32 @@ export const OFFLOAD_ABOVE = {
   yaml: 4 * 1024,
   /** …and as JSON (already parsed by then: what is left is validation). */
   json: 16 * 1024,
+  /** Telemetry batches, by their decoding cost (telemetryDecodeCost): bytes, and their objects at OBJECT_DECODE_BYTES each. */
   telemetry: 1024 * 1024,
 } as const;
+
+/**
+ * What one JSON object of a telemetry batch (a mark, a series, a sensor's declaration) costs to
+ * decode beyond its bytes, in bytes of samples. Decoding validates and builds each object on its
+ * own: a batch of marks took 9-12 ns a byte where one of samples took 6-7 (on the 2-core
+ * development machine, warm; 3-4× under a load average of 20, where allocation costs more). A
+ * mark of about 85 bytes costs 0.85-4 µs, as much as 130-570 bytes of samples; 256 is between.
+ */
+export const OBJECT_DECODE_BYTES = 256;
+
+/**
+ * A telemetry batch's decoding cost in bytes of samples, for OFFLOAD_ABOVE.telemetry: its bytes,
+ * and OBJECT_DECODE_BYTES for each `{` in it (every object of the JSON starts with one, whatever
+ * its spacing or escapes; one in a string counts too, which only sends a batch to the worker
+ * sooner). Counted only until it passes `above`: at most about above / OBJECT_DECODE_BYTES native
+ * scans (memchr), however many objects the batch has, so a small batch of many marks goes to a
+ * worker as a large batch of samples does.
+ */
+export function telemetryDecodeCost(body: Buffer, above: number): number {
+  let cost = body.length;
+  for (let i = body.indexOf(0x7b); i >= 0 && cost <= above; i = body.indexOf(0x7b, i + 1)) cost += OBJECT_DECODE_BYTES;
+  return cost;
+}
 
 /** 1048576 → "1 MiB", 65536 → "64 KiB", 1000 → "1000 bytes". */
 export function formatBytes(n: number): string {

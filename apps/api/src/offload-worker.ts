@@ -22,6 +22,8 @@ function run(job: OffloadJob): { result: unknown; transfer: ArrayBuffer[] } {
     }
     case 'results':
       throw new Error('campaign results are computed by results-worker.js, not by the validation workers');
+    case 'campaign-files':
+      throw new Error("an evidence bundle's campaign files are read by evidence-worker.js, not by the validation workers");
   }
 }
 

@@ -11,7 +11,8 @@ import { errors } from './errors';
 /**
  * Worker threads for the work too large for the event loop: request bodies to decode and validate
  * (offload-worker.js) — campaign specs and suites over OFFLOAD_ABOVE.spec (YAML parses at about
- * 1-3 µs a byte), telemetry batches over OFFLOAD_ABOVE.telemetry (JSON.parse takes about 8 ms a
+ * 1-3 µs a byte), telemetry batches that cost more than OFFLOAD_ABOVE.telemetry to decode
+ * (telemetryDecodeCost: bytes, and each mark or series as 256 more; JSON.parse takes about 8 ms a
  * MiB) — and campaigns' results to compute (results-worker.js, a pool of its own: app.ts). While a
  * worker works, the API keeps answering everyone else.
  *
@@ -33,7 +34,9 @@ export type OffloadJob =
   /** UTF-8 JSON text; its buffer is transferred to the worker (not copied). */
   | { kind: 'telemetry'; body: Uint8Array; bounds: { minT: number; maxT: number } }
   /** A campaign's results, read and computed by the worker (results-worker.ts); `list`: the path of its unmeasured candidates. */
-  | { kind: 'results'; campaignId: string; options: CampaignFigureOptions; list: string };
+  | { kind: 'results'; campaignId: string; options: CampaignFigureOptions; list: string }
+  /** An evidence bundle's campaign-inputs.json, and its results.json computed from them where `results` says how (evidence-worker.ts). */
+  | { kind: 'campaign-files'; campaignId: string; results: { options: CampaignFigureOptions; list: string } | null };
 
 /** A campaign's results as the JSON the API answers with (UTF-8), transferred back without a copy. */
 export interface ResultsBody {
@@ -42,11 +45,18 @@ export interface ResultsBody {
   inputsRead: 'whole' | 'changes';
 }
 
+/** A campaign's figure inputs as exact JSON (campaign-inputs.json), and the results computed from them (results.json) when asked for; UTF-8, transferred back without a copy. */
+export interface CampaignFiles {
+  inputs: Uint8Array;
+  results: Uint8Array | null;
+}
+
 export interface OffloadResults {
   campaign: ValidateCampaignResult;
   suite: ValidateSuiteResult;
   telemetry: DecodedBatch;
   results: ResultsBody;
+  'campaign-files': CampaignFiles;
 }
 
 /** A failed job's `code` is its error's (a pg SQLSTATE, a socket's), so that a database away still reads as one. */
@@ -60,7 +70,7 @@ export interface OffloadOptions {
   maxQueue: number;
   /** Old-generation heap of each worker, MiB. */
   maxHeapMb: number;
-  /** The worker's script, next to this file in dist: offload-worker.js (the default) or results-worker.js. */
+  /** The worker's script, next to this file in dist: offload-worker.js (the default), results-worker.js or evidence-worker.js. */
   script?: string;
   /** Given to every worker as `workerData` (the results workers' database URL). */
   workerData?: unknown;
@@ -251,8 +261,9 @@ export class Offload {
 }
 
 /**
- * Runs `job` in a worker when its body is larger than `above` bytes and workers are available,
- * else `inline()` on the event loop (small bodies cost less than the hand-off). Pool failures
+ * Runs `job` in a worker when its body is larger than `above` bytes (`bytes`: its size, or what
+ * decoding it costs in bytes: telemetryDecodeCost) and workers are available, else `inline()` on
+ * the event loop (small bodies cost less than the hand-off). Pool failures
  * become API errors: a full queue 503, a job out of time or memory 422 naming `what`.
  */
 export async function runSized<K extends OffloadJob['kind']>(

@@ -17,7 +17,11 @@ export async function campaignResultsBody(
   db: Database, campaignId: string, options: CampaignFigureOptions, list: string,
   readInputs: (db: Database, campaignId: string) => Promise<CampaignFigureInputs> = readCampaignFigureInputs,
 ): Promise<Uint8Array> {
-  const inputs = await readInputs(db, campaignId);
+  return resultsBodyOf(campaignId, await readInputs(db, campaignId), options, list);
+}
+
+/** The answer computed from inputs already read (an evidence bundle's, when its campaign keeps changing under it). */
+export function resultsBodyOf(campaignId: string, inputs: CampaignFigureInputs, options: CampaignFigureOptions, list: string): Uint8Array {
   const answer = countUnmeasured({ campaignId, ...campaignFiguresOf(inputs, options) }, inputs.context?.spec.strategy.kind, list);
   // TextEncoder's array owns its whole buffer, which is what a transfer hands over.
   return new TextEncoder().encode(resultsJson(answer as CampaignResults));

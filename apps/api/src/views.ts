@@ -1,7 +1,7 @@
 import type {
   ApiTokenRecord, CampaignCluster, CarbonIntensitySummary, ClusterRecord, ProjectRecord, QueueRunRow, Role, RunDetail, RunNodeRecord, RunSummaryRecord, TokenIdentity, UserRecord,
 } from '@erg/db';
-import type { UnfinishedRunState } from '@erg/spec';
+import { agentRuntimeSettingOf, runtimeDirOf, type UnfinishedRunState } from '@erg/spec';
 import type { CertificateWarningPolicy } from '@erg/slurm';
 import { credentialsView } from './cluster-credentials';
 
@@ -43,6 +43,8 @@ export function clusterView(c: ClusterRecord, series: CarbonIntensitySummary, po
     defaultPartition: c.defaultPartition,
     workDir: c.workDir,
     agentCommand: c.agentCommand,
+    agentRuntime: agentRuntimeSettingOf(c.agentRuntime),
+    runtimeDir: runtimeDirOf(c),
     agentApiUrl: c.agentApiUrl,
     modelIdleW: c.modelIdleW,
     modelMaxW: c.modelMaxW,

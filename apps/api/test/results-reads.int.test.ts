@@ -5,13 +5,17 @@
 // per token at once (429 beyond); a search campaign's untried candidates counted and paged, not
 // listed. Sizes are small: the large ones are bench/hostile-reads.js's. Needs the build: the
 // results workers run from apps/api/dist (npx turbo run build).
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { z } from 'zod';
 import { createApiToken, storeRunEnergy } from '@erg/db';
-import { campaignResultsView } from '@erg/results';
+import { forceRunEnd } from '@erg/db/testing';
+import { BUNDLE_FILES, parseExact } from '@erg/evidence';
+import { campaignFiguresOf, campaignResultsView, type CampaignFigureInputs } from '@erg/results';
 import { CampaignResults } from '@erg/spec';
 import { adaptCampaign } from '@erg/strategy';
 import { parsePrometheusText, sampleValue, waitFor } from '@erg/testkit';
+import { Offload } from '../src/offload';
 import { apiRequests, completeRun, startTestApi, type TestApi } from './helpers';
 
 const key = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -22,7 +26,10 @@ class Gate {
   readonly waiting: string[] = [];
   private open = true;
   private releases: (() => void)[] = [];
+  /** Run as each computation starts, before it is held. */
+  during: ((campaignId: string) => Promise<void>) | undefined;
   hold = async (campaignId: string): Promise<void> => {
+    await this.during?.(campaignId);
     if (this.open) return;
     this.waiting.push(campaignId);
     await new Promise<void>((resolve) => this.releases.push(resolve));
@@ -200,5 +207,67 @@ describe('campaign results reads (Postgres + Redis, results workers)', () => {
     const gridResults = await ok('GET', `/v1/campaigns/${grid.id}/results`);
     expect(gridResults.configurations).toHaveLength(3);
     expect('unmeasured' in gridResults).toBe(false);
+  });
+
+  test("an evidence bundle's results.json is the results route's answer, byte for byte: computed in a worker or kept, never on the event loop", async () => {
+    const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${t.token}` } });
+    /** results.json of the campaign's bundle, as the archive holds it. */
+    const bundled = async (campaignId: string): Promise<Buffer> => {
+      const res = await get(`/v1/campaigns/${campaignId}/export`);
+      expect(res.statusCode).toBe(200);
+      return execFileSync('tar', ['-xOf', '-', BUNDLE_FILES.results], { input: res.rawPayload });
+    };
+    // Runs completed without figures (a bundle holds each run's figures as the energy route shows them, which completeRun's are not).
+    const campaign = await ok('POST', '/v1/campaigns?project=default', { name: 'bundled', execution: 'import', repetitions: 2, parameters: { a: [0, 1] } });
+    for (const run of campaign.runs.slice(1)) await forceRunEnd(t.db, run.id, 'completed');
+    let before = await answered();
+    const first = await bundled(campaign.id);
+    let after = await answered();
+    expect([after.worker - before.worker, after.inline]).toEqual([1, 0]);
+    // The route answers the very bytes, kept from the bundle's computation; the next bundle takes them too.
+    const route = await get(`/v1/campaigns/${campaign.id}/results`);
+    expect(route.rawPayload.equals(first)).toBe(true);
+    expect(await bundled(campaign.id)).toEqual(first);
+    [before, after] = [after, await answered()];
+    expect([after.cache - before.cache, after.worker - before.worker]).toEqual([2, 0]);
+
+    // After a change: computed again (in the worker), with the change in it.
+    await forceRunEnd(t.db, campaign.runs[0].id, 'completed');
+    const changed = await bundled(campaign.id);
+    [before, after] = [after, await answered()];
+    expect([after.worker - before.worker, after.inline]).toEqual([1, 0]);
+    expect(changed.equals(first)).toBe(false);
+    expect(JSON.parse(changed.toString('utf8'))).toEqual(await expected(campaign.id));
+  });
+
+  test("a campaign that changes under each of a bundle's reads: its inputs and results are made from one read, in the evidence worker", async () => {
+    const campaign = await ok('POST', '/v1/campaigns?project=default', { name: 'changing', execution: 'import', repetitions: 2, parameters: { a: [0, 1] } });
+    const pending = [...(campaign.runs as { id: string }[])];
+    // Every computation of its results sees one more run completed than the inputs read before it.
+    gate.during = async (id) => {
+      if (id === campaign.id && pending.length > 0) await forceRunEnd(t.db, pending.shift()!.id, 'completed');
+    };
+    const before = await answered();
+    const jobs = jest.spyOn(Offload.prototype, 'run');
+    let tar: Buffer;
+    let files: unknown[];
+    try {
+      const res = await t.app.inject({ method: 'GET', url: `/v1/campaigns/${campaign.id}/export`, headers: { authorization: `Bearer ${t.token}` } });
+      expect(res.statusCode).toBe(200);
+      tar = res.rawPayload;
+    } finally {
+      gate.during = undefined;
+      files = jobs.mock.calls.map(([job]) => job).filter((job) => job.kind === 'campaign-files');
+      jobs.mockRestore();
+    }
+    // Two tries, each its inputs read in the evidence worker and its results computed in a results worker; then both at once.
+    expect((await answered()).worker - before.worker).toBe(2);
+    expect(files.map((job) => (job as { results: unknown }).results !== null)).toEqual([false, false, true]);
+    const member = (name: string) => execFileSync('tar', ['-xOf', '-', name], { input: tar }).toString('utf8');
+    const inputs = parseExact(member(BUNDLE_FILES.campaignInputs)) as CampaignFigureInputs;
+    const results = JSON.parse(member(BUNDLE_FILES.results));
+    // Read after the second change: two runs completed, and the results are theirs.
+    expect(results.configurations.reduce((n: number, c: { n: number }) => n + c.n, 0)).toBe(2);
+    expect(results).toEqual(JSON.parse(JSON.stringify(z.encode(CampaignResults, { campaignId: campaign.id, ...campaignFiguresOf(inputs) } as CampaignResults))));
   });
 });

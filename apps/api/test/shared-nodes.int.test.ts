@@ -5,6 +5,7 @@ import path from 'node:path';
 import { forceRunEnd, setRunJob, setRunWindows } from '@erg/db/testing';
 import { openEvidenceBundle, verifyBundle } from '@erg/evidence';
 import { readRunFigureInputs, refreshRunEnergy, runFiguresOf } from '@erg/results';
+import { expandHostlist } from '@erg/slurm/hostlist';
 import { startTestApi, type TestApi } from './helpers';
 
 // No Slurm here: the test plays the scheduler's part — it records each run's job (node list, start,
@@ -24,12 +25,15 @@ describe('runs that share a node (Postgres + Redis)', () => {
     return { status: res.statusCode, body: JSON.parse(res.body) };
   }
 
-  /** A finished run: its job on `nodeList` during [jobFrom, jobTo], idle [idleFrom, workFrom], workload [workFrom, workTo], 200 W on module0. */
+  /** A finished run: its job on `nodeList` during [jobFrom, jobTo], idle [idleFrom, workFrom], workload [workFrom, workTo], 200 W on each node's module0. */
   async function finishedRun(runId: string, nodeList: string, times: { jobFrom: number; idleFrom: number; workFrom: number; workTo: number; jobTo: number }) {
     await setRunJob(t.db, runId, { nodeList, startedAt: new Date(times.jobFrom), endedAt: new Date(times.jobTo) });
     await setRunWindows(t.db, runId, { idleStartNs: ns(times.idleFrom), idleEndNs: ns(times.workFrom), workloadStartNs: ns(times.workFrom), workloadEndNs: ns(times.workTo) });
     const ts = Array.from({ length: Math.round((times.jobTo - times.jobFrom) / 100) + 1 }, (_, i) => times.jobFrom + i * 100);
-    expect((await call('POST', `/v1/runs/${runId}/telemetry`, { node: nodeList.replace(/\[.*/, '002'), seq: 0, samples: [{ sensor: 'module0.power', t: ts, v: ts.map(() => 200) }] })).status).toBe(200);
+    // Every node of the job reports (a node that sent nothing would flag the run missing_node).
+    for (const node of expandHostlist(nodeList)!) {
+      expect((await call('POST', `/v1/runs/${runId}/telemetry`, { node, seq: 0, samples: [{ sensor: 'module0.power', t: ts, v: ts.map(() => 200) }] })).status).toBe(200);
+    }
     await forceRunEnd(t.db, runId, 'completed');
     await setRunJob(t.db, runId, { nodeList, startedAt: new Date(times.jobFrom), endedAt: new Date(times.jobTo) });
   }

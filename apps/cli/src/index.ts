@@ -15,6 +15,7 @@ export { renderCsv, csvField } from '@erg/format';
 export { mdCell, mdCode, renderMarkdownTable } from './output/markdown';
 export { ResultsSort, sortResults, type CampaignResults, type ConfigurationResult, type Summary } from './results/model';
 export { humanResults } from './results/human';
+export { studyAnswer, studyAnswerLines, type StudyAnswer } from './results/answer';
 export { excludedLines, ResultsFormat, renderResults, resultsTable, resultsMarkdown, resultsCsv, resultsJson } from './results/render';
 export { junitReport } from './report/junit';
 export { markdownReport } from './report/markdown';

@@ -171,6 +171,25 @@ describe('clusters', () => {
     expect(JSON.parse((await erg(['clusters', 'show', 'local', '--json'], { api })).stdout)).toEqual(CLUSTER);
     expect((await erg(['clusters', 'show', 'local'], { api })).stdout).toMatch(/^Host key\s+SHA256:A+$/m);
   });
+
+  test("show says which runtime the agents start with and why (erg's staged one, or agentCommand), and before the probe that it is not known", async () => {
+    const staged = {
+      ...CLUSTER, name: 'gh', agentRuntime: 'auto', runtimeDir: '/scratch/erg/.erg/runtime',
+      capabilities: {
+        probedAt: '2026-11-30T03:01:00.000Z', slurmVersion: 'slurm 24.11.5', powerHelper: null, powerHelperProblem: 'none',
+        agentRuntime: {
+          use: 'staged', platform: 'linux-arm64', node: '22.23.5', reason: 'staged Node.js 22.23.5 linux-arm64: agentCommand `node` not found on gh-001 (exit 127)', problem: null,
+          nodeArchs: [{ arch: 'aarch64', nodes: 4, example: 'gh-001' }],
+        },
+      },
+    };
+    const fresh = { ...CLUSTER, name: 'fresh', agentRuntime: 'staged', capabilities: null };
+    const api = routes({ 'GET /v1/clusters/gh': { status: 200, body: staged }, 'GET /v1/clusters/fresh': { status: 200, body: fresh } });
+    expect((await erg(['clusters', 'show', 'gh'], { api })).stdout).toMatch(
+      /^Runtime {7}staged Node\.js 22\.23\.5 linux-arm64: agentCommand `node` not found on gh-001 \(exit 127\), in \/scratch\/erg\/\.erg\/runtime \(agentRuntime auto\)$/m,
+    );
+    expect((await erg(['clusters', 'show', 'fresh'], { api })).stdout).toMatch(/^Runtime {7}agentRuntime staged; not probed yet$/m);
+  });
 });
 
 describe('submit', () => {

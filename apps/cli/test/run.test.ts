@@ -131,6 +131,28 @@ describe('erg run: the report', () => {
   });
 });
 
+describe('erg run: energy per node', () => {
+  const twoNodes = energyFixture({
+    nodes: [
+      { node: 'nid001', energyJ: 49_200, method: 'counter', coverage: 1, sensorsUsed: ['module0.energy'], components: { module: 49_200 }, breakdown: {} },
+      { node: 'nid002', energyJ: 24_600, method: 'integrated', coverage: 0.5, sensorsUsed: ['module0.power'], components: { module: 24_600 }, breakdown: {} },
+    ],
+  });
+
+  test("a multi-node run's report has each node's energy, share of the run's, average power, method, coverage and sensors", () => {
+    expect(RunEnergyView.parse(twoNodes)).toEqual(twoNodes);
+    const text = runReport(runFixture(), { figures: twoNodes }, plain);
+    expect(text).toContain("Energy per node (2 nodes; they add up to the run's)");
+    expect(text).toMatch(/^ +nid001 +49\.2 kJ +66\.7 % +800 W +counter +100\.0 % +module0\.energy$/m);
+    expect(text).toMatch(/^ +nid002 +24\.6 kJ +33\.3 % +400 W +integrated +50\.0 % +module0\.power$/m);
+  });
+
+  test('a one-node run has no per-node table (its node is the run)', () => {
+    const one = energyFixture({ nodes: [{ node: 'nid001', energyJ: 73_800, method: 'counter', coverage: 1, sensorsUsed: ['module0.energy'], components: { module: 73_800 }, breakdown: {} }] });
+    expect(runReport(runFixture(), { figures: one }, plain)).not.toContain('Energy per node');
+  });
+});
+
 describe('erg run: the cooldown', () => {
   test("the job's wait before its idle baseline and workload, and what each node was compared with", () => {
     const text = runReport(runFixture({ cooldown: runCooldownFixture() }), { figures: energyFixture() }, plain);

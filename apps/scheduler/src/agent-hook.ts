@@ -6,7 +6,7 @@ import { agentStartLines, agentStopLines, type CampaignSpec } from '@erg/spec';
 /**
  * The lines job.sh runs around the workload to measure it (@erg/spec's run-dir owns them: the
  * agents on every node, their folder, the cooldown's wait, the idle baseline), filled with this cluster's agent
- * command and this campaign's telemetry settings. Every value from the cluster's settings is
+ * command (or erg's staged runtime, when the probe chose it) and this campaign's telemetry settings. Every value from the cluster's settings is
  * shell-quoted; the rest is erg's own text. `site.maxPhaseNames` (ERG_MAX_PHASE_NAMES) is told to the
  * workload's mark writers.
  */
@@ -20,8 +20,10 @@ export function agentHook(cluster: ClusterRecord, spec: CampaignSpec, staged: St
     // Validated names (NET_INTERFACE: no shell characters), quoted all the same.
     ...(spec.telemetry.netInterfaces ? [`--net-interfaces ${shellQuote(spec.telemetry.netInterfaces.join(','))}`] : []),
   ].join(' ');
+  // erg's staged runtime: its Node.js, and koffi resolvable from its node_modules (NVML through koffi).
+  const runtime = staged.runtime ? `env NODE_PATH=${shellQuote(staged.runtime.nodePath)} ${shellQuote(staged.runtime.node)}` : shellQuote(cluster.agentCommand);
   const start = agentStartLines({
-    program: `${shellQuote(cluster.agentCommand)} ${shellQuote(staged.bundle)}`,
+    program: `${runtime} ${shellQuote(staged.bundle)}`,
     markTools: shellQuote(staged.markTools),
     ...(site.maxPhaseNames !== undefined ? { maxPhaseNames: site.maxPhaseNames } : {}),
     options,

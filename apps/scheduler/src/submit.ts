@@ -57,7 +57,7 @@ async function renderRun(
     ...(node !== undefined ? { node } : {}),
     umask: ctx.config.ERG_RUN_UMASK,
   });
-  const jobScript = files.find((f) => f.name === RUN_DIR_FILES.jobScript)!.content;
+  const jobScript = String(files.find((f) => f.name === RUN_DIR_FILES.jobScript)!.content);
   // The run's telemetry token, readable by the job's user only; never part of the stored script.
   files.push(runTokenFile(token));
   // The cooldown's plan, which the agents read (there is none to wait for without agents).

@@ -6,6 +6,7 @@ import { offloadedSearchStep } from './search-offload';
 import { createSchedulerQueue, enqueue, jobs, QUEUE_NAME, redisConnection } from '@erg/queue';
 import type { SchedulerContext } from './context';
 import { runCycle } from './cycle';
+import { ResultsChangesPruning } from './results-changes';
 import { runScheduledTrigger, runWebhookDelivery, ScheduleSync, suiteHousekeeping } from './suites';
 
 export interface SchedulerHandle {
@@ -22,6 +23,7 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
   const { config } = ctx;
   const queue = createSchedulerQueue(config.REDIS_URL, config.ERG_QUEUE_PREFIX);
   const schedules = new ScheduleSync(ctx, queue);
+  const resultsChanges = new ResultsChangesPruning(ctx.db, ctx.log);
   const worker = new Worker(
     QUEUE_NAME,
     async (job: Job) => {
@@ -37,8 +39,11 @@ export async function startScheduler(ctx: SchedulerContext): Promise<SchedulerHa
           const clusterIds = await clustersWithWork(ctx.db);
           const results = await Promise.allSettled(clusterIds.map((clusterId) => runCycle(ctx, clusterId)));
           // After the cycles, so that a campaign they just finished is judged in this same tick;
-          // the energy the API leaves here too (finished imports, late telemetry: out of its requests).
-          const housekeeping = await Promise.allSettled([suiteHousekeeping(ctx, queue), schedules.maybeSync(), refreshStale(ctx), adaptIdle(ctx)]);
+          // the energy the API leaves here too (finished imports, late telemetry: out of its requests);
+          // and the results change rows of campaigns nobody reads, folded.
+          const housekeeping = await Promise.allSettled([
+            suiteHousekeeping(ctx, queue), schedules.maybeSync(), refreshStale(ctx), adaptIdle(ctx), resultsChanges.maybeRun(),
+          ]);
           const failed = [...results, ...housekeeping].filter((r) => r.status === 'rejected');
           if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
           return;

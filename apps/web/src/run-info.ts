@@ -9,7 +9,7 @@ import {
 import type { Run, RunEnergy } from './types';
 
 export {
-  cpuMaxFreqText, fingerprintFacts, fingerprintPrefix, fingerprintSummary, flagLabel, NO_NODE_PROVENANCE, NO_PROVENANCE, POWER_IN_FORCE_COLUMNS, powerInForceRows,
+  cpuMaxFreqText, fingerprintFacts, fingerprintPrefix, fingerprintSummary, flagLabel, NO_NODE_PROVENANCE, NO_PROVENANCE, NODE_ENERGY_COLUMNS, nodeEnergyRows, POWER_IN_FORCE_COLUMNS, powerInForceRows,
   powerRecordRows, powerRecordStatus, powerRequestedText, powerStateText, runValidityText, slurmEnergyFigure, VALIDITY_COLUMNS, validityRows, type PowerInForceRow, type PowerRecordRow,
 } from '@erg/format';
 

@@ -29,10 +29,14 @@ readonly ROOT_MIRROR="${ERG_LOCAL_SLURM_2411_MIRROR:-http://deb.debian.org/debia
 readonly ROOT_ARCH=amd64
 readonly ROOT_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # What the cluster runs, and what erg's jobs need on the node: bash/coreutils/grep/sed/timeout
-# (essential), `hostname` (the power hook names files after it), node (the telemetry agent runs
-# as `node <bundle.js>`), procps (kill/ps for the agents' guards), python3-minimal (workloads that
-# mark phases with erg's Python module, as examples/phases-cpu.yaml does).
-readonly ROOT_PACKAGES=(slurm-wlm slurmdbd munge openssh-server nodejs hostname procps python3-minimal)
+# (essential), tar, gzip and sha256sum (essential: erg stages its agent runtime with them),
+# `hostname` (the power hook names files after it), procps (kill/ps for the agents' guards),
+# python3-minimal (workloads that mark phases with erg's Python module, as
+# examples/phases-cpu.yaml does). No Node.js, on purpose: like most GPU sites' compute images, this
+# node has none, so erg stages its own for the agents (docs/operations.md § The agent's runtime)
+# and every end-to-end file run on this cluster exercises that. (Its node still needs
+# libstdc++, which slurm-client brings through liblua5.1-0.)
+readonly ROOT_PACKAGES=(slurm-wlm slurmdbd munge openssh-server hostname procps python3-minimal)
 readonly ROOT_MARKER=$ROOT_DIR/.erg-root
 # Host-side state: erg's key pair, the accounting password, the pinned host keys, cluster.json.
 STATE_DIR="$(realpath -m "${ERG_LOCAL_SLURM_2411_DIR:-/var/lib/erg-local/state-24.11}")"

@@ -81,7 +81,7 @@ build_root() {
   if [[ -e $ROOT_DIR ]]; then mv "$ROOT_DIR" "$old"; fi
   mv "$build" "$ROOT_DIR"
   rm -rf "$old"
-  log "root built in $((SECONDS - start)) s: $(grep -E '^slurm-wlm |^nodejs |^openssh-server ' "$ROOT_MARKER" | tr '\n' ' ')"
+  log "root built in $((SECONDS - start)) s: $(grep -E '^slurm-wlm |^openssh-server ' "$ROOT_MARKER" | tr '\n' ' ')"
 }
 
 mount_root() {

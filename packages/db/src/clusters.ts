@@ -42,6 +42,10 @@ export interface ClusterRecord {
   defaultPartition: string | null;
   workDir: string;
   agentCommand: string;
+  /** 'auto' | 'command' | 'staged' (@erg/spec AGENT_RUNTIME_SETTINGS). */
+  agentRuntime: string;
+  /** Where erg stages its agent runtime; null: <workDir>/.erg/runtime. */
+  runtimeDir: string | null;
   agentApiUrl: string | null;
   modelIdleW: number;
   modelMaxW: number;
@@ -78,7 +82,7 @@ export interface ClusterRecord {
 
 const CLUSTER_COLUMNS = {
   id: true, name: true, projectId: true, host: true, port: true, username: true, privateKey: true, hostKeySha256: true, hostKeyPolicy: true,
-  defaultPartition: true, workDir: true, agentCommand: true, agentApiUrl: true, modelIdleW: true, modelMaxW: true, maxConcurrentRuns: true, maxQueuedJobs: true,
+  defaultPartition: true, workDir: true, agentCommand: true, agentRuntime: true, runtimeDir: true, agentApiUrl: true, modelIdleW: true, modelMaxW: true, maxConcurrentRuns: true, maxQueuedJobs: true,
   powerHelper: true, capabilities: true, lastError: true, lastContactAt: true, createdAt: true,
   certificate: true, jumpHosts: true, credentialsVersion: true, credentialsUpdatedAt: true, carbon: true, price: true, deactivatedAt: true,
   project: { select: { clusterPolicy: true } },
@@ -99,6 +103,8 @@ export interface NewCluster {
   defaultPartition?: string | undefined;
   workDir: string;
   agentCommand?: string | undefined;
+  agentRuntime?: 'auto' | 'command' | 'staged' | undefined;
+  runtimeDir?: string | null | undefined;
   agentApiUrl?: string | null | undefined;
   modelIdleW?: number | undefined;
   modelMaxW?: number | undefined;
@@ -231,7 +237,9 @@ export async function upsertCluster(db: Database, input: NewCluster, secrets: Se
   for (let attempt = 0; ; attempt++) {
     const existing = await prismaOf(db).cluster.findUnique({
       where: { name: input.name },
-      select: { id: true, host: true, port: true, username: true, powerHelper: true, hostKeySha256: true, privateKey: true, certificate: true, jumpHosts: true },
+      select: {
+        id: true, host: true, port: true, username: true, powerHelper: true, agentCommand: true, agentRuntime: true, hostKeySha256: true, privateKey: true, certificate: true, jumpHosts: true,
+      },
     });
     if (!existing) {
       try {
@@ -244,10 +252,11 @@ export async function upsertCluster(db: Database, input: NewCluster, secrets: Se
     }
     const keep = input.hostKeySha256 == null && existing.host === input.host && existing.port === input.port;
     const data = clusterData(input, existing.id, secrets);
-    // What erg found out about the cluster holds while it is the same login and the same helper;
-    // otherwise the scheduler probes again (null: unknown until then).
+    // What erg found out about the cluster holds while it is the same login, the same helper and
+    // the same agent runtime settings; otherwise the scheduler probes again (null: unknown until then).
     const sameMachine = existing.host === input.host && existing.port === input.port && existing.username === input.username &&
-      existing.powerHelper === (input.powerHelper ?? DEFAULT_POWER_HELPER);
+      existing.powerHelper === (input.powerHelper ?? DEFAULT_POWER_HELPER) &&
+      existing.agentCommand === (input.agentCommand ?? 'node') && existing.agentRuntime === (input.agentRuntime ?? 'auto');
     const rotated = !sameCredentials({ ...existing, jumpHosts: jumpHostsOf(existing.jumpHosts) }, input, secrets);
     return recordOf(await prismaOf(db).cluster.update({
       where: { id: existing.id },

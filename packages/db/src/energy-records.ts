@@ -150,9 +150,14 @@ export async function storeRunEnergy(db: Database, runId: string, figures: RunEn
   return (rowCount ?? 0) > 0;
 }
 
-/** Forgets a run's figures (its telemetry is gone), unless they were computed from more than `batchesSeen` batches. */
-export async function deleteRunEnergy(db: Database, runId: string, batchesSeen = Number.MAX_SAFE_INTEGER): Promise<void> {
-  await poolOf(db).query('DELETE FROM run_energy WHERE run_id = $1 AND batches_seen <= $2', [runId, batchesSeen]);
+/**
+ * Forgets a run's figures (its telemetry is gone), unless they were computed from more than
+ * `batchesSeen` batches; without it, whatever they were computed from. (No numeric default: the
+ * column is an INTEGER, and a bound past its range is an error in Postgres, not "no bound".)
+ */
+export async function deleteRunEnergy(db: Database, runId: string, batchesSeen?: number): Promise<void> {
+  if (batchesSeen === undefined) await poolOf(db).query('DELETE FROM run_energy WHERE run_id = $1', [runId]);
+  else await poolOf(db).query('DELETE FROM run_energy WHERE run_id = $1 AND batches_seen <= $2', [runId, batchesSeen]);
 }
 
 /** How many telemetry batches a run has (they are only ever added): what its figures were computed from. */

@@ -16,6 +16,7 @@ export * from './runs';
 export * from './run-reads';
 export * from './energy-records';
 export { listResultsChanges, readResultsStamp, RESULTS_CHANGES_FOLD_ABOVE, type ResultsChangeRow } from './results-stamp';
+export { foldGrownResultsChanges, type ResultsChangesFold } from './results-changes-prune';
 export { countedFiguresOf, jsonbOrder, resultMemberOf, type ResultMember } from './counted-figures';
 export { IDLE_REFERENCE_RUNS, listIdleReferences } from './idle-references';
 export * from './telemetry';

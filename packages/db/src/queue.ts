@@ -77,7 +77,8 @@ export async function listQueuedRuns(db: Database, f: QueueFilter): Promise<{ ru
      ), camp AS MATERIALIZED (
        SELECT c.id, c.name, ${ownerSql('c', 'u')} AS owner, cl.project_id AS cluster_project_id, cl.name AS cluster, cl.last_error,
               coalesce(c.spec->'resources'->>'partition', cl.default_partition) AS partition,
-              (c.spec->'resources'->>'nodes')::int AS nodes, k.n
+              -- A node count swept by a parameter ("{{nodes}}") is no number: null, as for a spec without one.
+              CASE WHEN jsonb_typeof(c.spec->'resources'->'nodes') = 'number' THEN (c.spec->'resources'->>'nodes')::int END AS nodes, k.n
        FROM counts k JOIN campaigns c ON c.id = k.campaign_id LEFT JOIN clusters cl ON cl.id = c.cluster_id
             LEFT JOIN users u ON u.id = c.created_by_user_id
        WHERE ($2::text IS NULL OR cl.name = $2) AND ($3::uuid IS NULL OR c.id = $3) AND ($4::text IS NULL OR ${ownerSql('c', 'u')} = $4)

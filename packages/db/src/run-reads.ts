@@ -107,6 +107,15 @@ export async function listCampaignRuns(
   return { items: rows.map(summaryOf), total };
 }
 
+/**
+ * A campaign's run ids in its run order (position): what an evidence bundle walks. One column, no
+ * summaries: 100,000 runs as summaries are seconds of row mapping on the caller's event loop.
+ */
+export async function listCampaignRunIds(db: Database, campaignId: string): Promise<string[]> {
+  const { rows } = await poolOf(db).query<{ id: string }>('SELECT id FROM runs WHERE campaign_id = $1 ORDER BY position, id', [campaignId]);
+  return rows.map((r) => r.id);
+}
+
 /** What accepting telemetry for a run needs to know of it. */
 export interface RunIngestTarget {
   id: string;

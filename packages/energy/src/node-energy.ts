@@ -291,20 +291,12 @@ function inform(breakdown: Record<string, number>, kind: string, joules: number)
  */
 export function powerChecks(index: NodeIndex, window: Window): string[] {
   const warnings: string[] = [];
-  const power = (sensor: string): Samples | null => {
-    const s = index.series.get(sensor);
-    if (!s) return null;
-    const samples = usableSamples(s.t, s.v, sensor);
-    return samples.t.length > 0 ? samples : null;
-  };
-  for (const i of indicesOf(index, 'module')) {
-    const [m, g, c] = [power(`module${i}.power`), power(`gpu${i}.power`), power(`grace${i}.power`)];
-    if (!m || !g || !c) continue;
-    const r = atCommonTimes([m, g, c], window, ([mv, gv, cv]) => gv! + cv! <= mv! * 1.01);
+  for (const r of moduleFit(index, window)) {
     if (r.failed > 0) {
-      warnings.push(`${index.node}: gpu${i} + grace${i} power exceeded module${i} + 1 % at ${r.failed} of ${r.checked} timestamps; check which sensor's scope or averaging differs`);
+      warnings.push(`${index.node}: gpu${r.index} + grace${r.index} power exceeded module${r.index} + 1 % at ${r.failed} of ${r.checked} timestamps; check which sensor's scope or averaging differs`);
     }
   }
+  const power = (sensor: string) => powerSamples(index, sensor);
   for (const i of indicesOf(index, 'grace')) {
     const [g, c, s] = [power(`grace${i}.power`), power(`cpu${i}.power`), power(`sysio${i}.power`)];
     if (!g || !c || !s) continue;
@@ -314,6 +306,41 @@ export function powerChecks(index: NodeIndex, window: Window): string[] {
     }
   }
   return warnings;
+}
+
+/** How far a GH200 module's parts may exceed it before the check fails: 1 % (the meters' stated accuracy and averaging differ). */
+export const MODULE_FIT_TOLERANCE = 0.01;
+
+/** The check gpu_i + grace_i ≤ module_i × (1 + MODULE_FIT_TOLERANCE) at every common timestamp, per index i where all three power sensors exist. */
+export interface ModuleFit {
+  index: string;
+  checked: number;
+  failed: number;
+  /** The largest (gpu + grace) / module seen, for the reader (NaN where nothing was checked). */
+  maxRatio: number;
+}
+
+export function moduleFit(index: NodeIndex, window: Window): ModuleFit[] {
+  const out: ModuleFit[] = [];
+  for (const i of indicesOf(index, 'module')) {
+    const [m, g, c] = [powerSamples(index, `module${i}.power`), powerSamples(index, `gpu${i}.power`), powerSamples(index, `grace${i}.power`)];
+    if (!m || !g || !c) continue;
+    let maxRatio = Number.NaN;
+    const r = atCommonTimes([m, g, c], window, ([mv, gv, cv]) => {
+      const ratio = (gv! + cv!) / mv!;
+      if (!(ratio <= maxRatio)) maxRatio = ratio;
+      return gv! + cv! <= mv! * (1 + MODULE_FIT_TOLERANCE);
+    });
+    out.push({ index: i, ...r, maxRatio });
+  }
+  return out;
+}
+
+function powerSamples(index: NodeIndex, sensor: string): Samples | null {
+  const s = index.series.get(sensor);
+  if (!s) return null;
+  const samples = usableSamples(s.t, s.v, sensor);
+  return samples.t.length > 0 ? samples : null;
 }
 
 /** Evaluates `ok` at every timestamp of any series where all of them (and the window) are defined. */

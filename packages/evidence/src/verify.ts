@@ -1,6 +1,7 @@
 import { countedFiguresOf, resultMemberOf, type ResultMember } from '@erg/db/counted-figures';
 import { campaignFiguresOf, type CampaignFigureInputs } from '@erg/results/campaign-figures';
 import { runFiguresOf, type StoredRunEnergy } from '@erg/results/run-figures';
+import { countUnmeasured, unmeasuredListPath } from '@erg/results/unmeasured';
 import { CampaignResults, RunEnergyView } from '@erg/spec';
 import { z } from 'zod';
 import { BundleFileError, type EvidenceBundle } from './bundle-reader';
@@ -121,8 +122,13 @@ function recomputeResults(bundle: EvidenceBundle, figures: ReadonlyMap<string, S
     const missing = inputs.rows.filter((r) => r.runId !== null && !figures.has(r.runId));
     for (const r of missing) differences.push({ file: BUNDLE_FILES.campaignInputs, run: r.runId, path: '', stored: 'a completed run of the campaign', recomputed: 'its figures cannot be recomputed from the bundle' });
     if (missing.length > 0) return false;
-    const results = { campaignId: bundle.manifest.campaignId, ...campaignFiguresOf(campaignInputsWith(inputs, figures)) };
-    // As the results route answers: encoded by its schema.
+    const campaignId = bundle.manifest.campaignId;
+    const figured = { campaignId, ...campaignFiguresOf(campaignInputsWith(inputs, figures)) };
+    // As the results route answers: a search's untried candidates counted, not listed (but as listed
+    // in bundles written before the route counted them: results.json without `unmeasured`).
+    const counted = typeof stored === 'object' && stored !== null && 'unmeasured' in stored;
+    const results = counted ? countUnmeasured(figured, inputs.context?.spec.strategy.kind, unmeasuredListPath(campaignId)) : figured;
+    // Encoded by its schema.
     const recomputed = roundTrip(z.encode(CampaignResults, results as CampaignResults));
     differences.push(...limited(file, null, diffJson(stored, recomputed)));
     return true;

@@ -132,6 +132,19 @@ describe('a bundle written and verified (a synthetic import campaign)', () => {
     expect(report).toMatchObject({ files: bundle.members.size - 1, runsRecomputed: 4, resultsRecomputed: true });
   });
 
+  test("a search's bundle: its untried candidate counted in results.json as the route counts it, and verified so", async () => {
+    const file = path.join(tempDir(), 'search.tar');
+    await pipeline(bundleStream(syntheticSource(1, { search: true })), createWriteStream(file));
+    const search = await openEvidenceBundle(file);
+    const results = search.json(BUNDLE_FILES.results) as { unmeasured: unknown; configurations: { key: string }[] };
+    expect(results.unmeasured).toEqual({ configurations: 1, list: `/v1/campaigns/${search.manifest.campaignId}/configurations?measured=false` });
+    expect(results.configurations.map((c) => c.key)).toEqual(['cap=200', 'cap=300']);
+    expect(verifyBundle(search).differences).toEqual([]);
+    // The untried candidate dropped from the count: a difference.
+    const uncounted = altered(search.members, BUNDLE_FILES.results, (data) => Buffer.from(data.toString('utf8').replace('"configurations":1,', '"configurations":0,')), true);
+    expect(verifyBundle(new EvidenceBundle(uncounted)).differences.map((d) => d.path)).toEqual(['unmeasured.configurations']);
+  });
+
   test('one sample changed: the sha256 names the file; re-hashed, the recomputed figures name the run, its energy and the results', () => {
     const run = bundle.manifest.runs[1]!;
     const file = samplesFile(run, 'n2');
@@ -160,6 +173,18 @@ describe('a bundle written and verified (a synthetic import campaign)', () => {
     const stored = JSON.parse(bundle.text(file)!);
     const changed = verifyBundle(new EvidenceBundle(altered(bundle.members, file, () => Buffer.from(JSON.stringify({ ...stored, timeS: stored.timeS + 1e-9 })), true)));
     expect(changed.differences).toEqual([{ file, run, path: 'timeS', stored: stored.timeS + 1e-9, recomputed: stored.timeS }]);
+  });
+
+  test('a reader that goes away mid-bundle stops it, without an error nobody listens to (which would end the process)', async () => {
+    const source = syntheticSource();
+    const read: string[] = [];
+    const stream = bundleStream({ ...source, runInputs: async (id) => (read.push(id), source.runInputs(id)) });
+    // The first run's files on their way: the reader closes the connection. (An 'error' event
+    // nobody listens to is an uncaught exception: Jest fails this file with it, as it ended the API.)
+    for await (const _chunk of stream) if (read.length > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(read).toHaveLength(1);
+    expect(stream.destroyed).toBe(true);
   });
 
   test('an archive cut short (no manifest) is unreadable, not a difference', async () => {

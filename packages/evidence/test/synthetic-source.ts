@@ -1,8 +1,9 @@
-import { CampaignResults, parseCampaignSpec, type CampaignSpec } from '@erg/spec';
+import { CampaignResults, parseCampaignSpec, SearchStrategy, type CampaignSpec } from '@erg/spec';
 import { z } from 'zod';
 import { runFiguresOf, type RunFigureInputs } from '@erg/results/run-figures';
 import { campaignFiguresOf, type CampaignFigureInputs } from '@erg/results/campaign-figures';
-import { campaignInputsWith, type EvidenceSource } from '../src';
+import { countUnmeasured, unmeasuredListPath } from '@erg/results/unmeasured';
+import { campaignInputsWith, stringifyExact, type EvidenceSource } from '../src';
 
 /**
  * An evidence source held in memory: an import campaign of two configurations × two repetitions
@@ -11,10 +12,11 @@ import { campaignInputsWith, type EvidenceSource } from '../src';
  * campaign inputs are built the way verify rebuilds them (the export's integration test holds
  * that way equal to the database's).
  */
-export function syntheticSource(seed = 1): EvidenceSource & { inputs: Map<string, RunFigureInputs> } {
+export function syntheticSource(seed = 1, options: { search?: boolean } = {}): EvidenceSource & { inputs: Map<string, RunFigureInputs> } {
   const parsed = parseCampaignSpec({ name: 'synthetic', execution: 'import', repetitions: 2, parameters: { cap: [200, 300] } });
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-  const spec: CampaignSpec = parsed.spec;
+  // `search`: the same runs as a search's, over a space with one more candidate it has not tried.
+  const spec: CampaignSpec = options.search ? { ...parsed.spec, strategy: SearchStrategy.parse({ kind: 'search', budget: { maxRuns: 8 } }) } : parsed.spec;
   let state = seed;
   const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
   const campaignId = '7d3c1f0e-2a4b-4c6d-8e9f-0a1b2c3d4e5f';
@@ -49,8 +51,9 @@ export function syntheticSource(seed = 1): EvidenceSource & { inputs: Map<string
     }
   }
   const figures = new Map([...inputs].map(([id, i]) => [id, JSON.parse(JSON.stringify(runFiguresOf(i)))]));
+  const untried = options.search ? [{ key: 'cap=400', parameters: { cap: 400 }, position: 2, runId: null, repetition: null, metrics: null, result: null, nodeList: null }] : [];
   const bare: CampaignFigureInputs = {
-    rows: runs.map((r) => ({ key: r.key, parameters: { cap: r.cap }, position: r.cap === 200 ? 0 : 1, runId: r.id, repetition: r.repetition, metrics: {}, result: null, nodeList: null })),
+    rows: [...runs.map((r) => ({ key: r.key, parameters: { cap: r.cap }, position: r.cap === 200 ? 0 : 1, runId: r.id, repetition: r.repetition, metrics: {}, result: null, nodeList: null })), ...untried],
     runNodes: new Map(runs.map((r) => [r.id, [{ node: 'n1', fingerprintId: null, fingerprintClassId: null, fingerprint: null, power: null, clockOffsetMs: null, clockReadings: 0 }]])),
     context: { spec, design: { order: 'randomized-blocks', seed: 42 }, cluster: null },
     phaseRows: [],
@@ -62,9 +65,11 @@ export function syntheticSource(seed = 1): EvidenceSource & { inputs: Map<string
     ergVersion: '0.1.0-test',
     inputs,
     campaign: async () => ({ view: { id: campaignId, name: 'synthetic', execution: 'import' }, specStored: spec, specSubmitted: 'name: synthetic\nexecution: import\n' }),
-    campaignInputs: async () => campaignInputs,
-    // As the results route answers: encoded by its schema.
-    results: (i) => z.encode(CampaignResults, { campaignId, ...campaignFiguresOf(i) } as CampaignResults),
+    // As the results route answers: a search's untried candidates counted, encoded by its schema, as JSON.
+    campaignResults: async () => {
+      const results = countUnmeasured({ campaignId, ...campaignFiguresOf(campaignInputs) }, spec.strategy.kind, unmeasuredListPath(campaignId));
+      return { inputs: stringifyExact(campaignInputs, 1), results: JSON.stringify(z.encode(CampaignResults, results as CampaignResults)) };
+    },
     runIds: async () => runs.map((r) => r.id),
     run: async (id) => ({ id, state: 'completed', position: runs.find((r) => r.id === id)!.position, events: [] }),
     runInputs: async (id) => inputs.get(id) ?? null,

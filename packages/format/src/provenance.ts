@@ -356,3 +356,48 @@ export function startedByLabel(c: CampaignCreatorLike): string {
   if (c.user) return `${c.user.name}${token}`;
   return c.token ? `an unknown user${token}` : 'unknown (created before erg recorded it)';
 }
+
+/** One node's share of a run's energy, formatted, with the headers `NODE_ENERGY_COLUMNS` names. */
+export interface NodeEnergyRow {
+  node: string;
+  energy: string;
+  /** Its part of the run's energyJ. */
+  share: string;
+  /** Its energy over the run's time. */
+  avgPower: string;
+  method: string;
+  coverage: string;
+  /** The sensors its energy was computed from, e.g. `module0.power`. */
+  sensors: string;
+}
+
+/** The per-node table's columns, in order: `erg run` and the web app's run page both print these. */
+export const NODE_ENERGY_COLUMNS: readonly { field: keyof NodeEnergyRow; header: string; numeric: boolean }[] = [
+  { field: 'node', header: 'node', numeric: false },
+  { field: 'energy', header: 'energy', numeric: true },
+  { field: 'share', header: 'share', numeric: true },
+  { field: 'avgPower', header: 'avg power', numeric: true },
+  { field: 'method', header: 'method', numeric: false },
+  { field: 'coverage', header: 'coverage', numeric: true },
+  { field: 'sensors', header: 'sensors', numeric: false },
+];
+
+/** The fields of a run's energy figures the per-node rows read. */
+export interface RunNodeEnergyFields {
+  timeS: number;
+  energyJ: number;
+  nodes: readonly { node: string; energyJ: number; method: string; coverage: number; sensorsUsed: readonly string[] }[];
+}
+
+/** Each node's share of the run's energy (GET /v1/runs/:id/energy's `nodes`), in the API's order; the shares add up to the run's energyJ. */
+export function nodeEnergyRows(figures: RunNodeEnergyFields): NodeEnergyRow[] {
+  return figures.nodes.map((n) => ({
+    node: n.node,
+    energy: formatEnergy(n.energyJ),
+    share: figures.energyJ > 0 ? formatPercent(n.energyJ / figures.energyJ) : NO_VALUE,
+    avgPower: figures.timeS > 0 ? formatPower(n.energyJ / figures.timeS) : NO_VALUE,
+    method: n.method,
+    coverage: formatPercent(n.coverage),
+    sensors: n.sensorsUsed.join(', ') || NO_VALUE,
+  }));
+}

@@ -44,9 +44,13 @@ export function countedRuns(
   const configs = new Map<string, { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }>();
   const runsLeftOut: RunLeftOut[] = [];
   const priced: { runs: RunFigures[]; at: number }[] = [];
+  let c: { key: string; parameters: Record<string, unknown>; runs: RunFigures[] } | undefined;
   for (const row of rows) {
-    const c = configs.get(row.key) ?? { key: row.key, parameters: row.parameters, runs: [] };
-    configs.set(row.key, c);
+    // A configuration's rows come together (listConfigurationEnergies): one lookup per configuration, not per run.
+    if (c?.key !== row.key) {
+      c = configs.get(row.key);
+      if (!c) configs.set(row.key, (c = { key: row.key, parameters: row.parameters, runs: [] }));
+    }
     if (!row.runId) continue;
     const { run, leftOut } = countedRow(row, counting.validOnly === true, nodesOf.get(row.runId), fingerprintOf.get(row.runId) ?? null);
     if (leftOut) runsLeftOut.push(leftOut);
@@ -147,7 +151,8 @@ export function campaignFiguresOf(inputs: CampaignFigureInputs, options: Campaig
   const results = campaignResults(configs, { groupBy, fingerprintClasses: classes, confidence, blocked, ...(options.objectives ? { objectives: options.objectives } : {}) });
   // The comparison names configurations; grouped by fingerprint the best are entries, so it is left out.
   const optimal = groupBy === 'configuration' && results.best ? { time: results.best.time, energy: results.best.energy } : null;
-  const countingIds = countingRunIds(rows, counting);
+  // Only runs with phases or data movement are looked up in it (most campaigns have neither).
+  const countingIds = phaseRows.length + movementRows.length > 0 ? countingRunIds(rows, counting) : new Set<string>();
   const phases = byConfiguration(phaseRows.map((r) => ({ ...r, value: r.phases })), countingIds, RunPhases);
   const movement = byConfiguration(movementRows.map((r) => ({ ...r, value: r.dataMovement })), countingIds, RunDataMovement);
   const completed: (StoredFigures | null)[] = [];

@@ -9,4 +9,4 @@ export { CampaignInputsKeeper } from './inputs-snapshot';
 export { campaignFiguresOf, countedRuns, type CampaignFigureInputs, type CampaignFigureOptions } from './campaign-figures';
 export { runFiguresOf, figureSeries, figureSpan, EDGE_MARGIN_MS, MAX_ATTRIBUTED_MARKS, type RunFigureInputs, type FigureSeries, type StoredRunEnergy } from './run-figures';
 export { readRunFigureInputs } from './store-run-energy';
-export { countUnmeasured } from './unmeasured';
+export { countUnmeasured, unmeasuredListPath } from './unmeasured';

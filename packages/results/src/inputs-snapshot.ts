@@ -13,7 +13,7 @@ import type { CampaignFigureInputs } from './campaign-figures';
  *
  * Glossary
  * - change rows: the campaign's rows in campaign_results_changes, one per change to what its
- *   results read, naming the run (migration 20261211010000), added by triggers in the writer's
+ *   results read, naming the run (migration 20261211020000), added by triggers in the writer's
  *   transaction; readResultsStamp folds them into one row holding their sum (no run) as they grow.
  * - seen / accounted: the change rows a kept snapshot has seen, and the sum of the changes it
  *   reflects. A read lists the rows again (listResultsChanges): the unseen ones that name a run

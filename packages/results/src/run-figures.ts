@@ -1,5 +1,6 @@
 import type { CarbonIntensityRow, NeighbourJob, RunMarkRecord, StoredSensor } from '@erg/db';
 import { expandHostlist } from '@erg/slurm/hostlist';
+import { clockCorrection, shiftMarks, shiftSeries } from './clock-correction';
 import {
   assessPowerState, computeRunDataMovement, computeRunEnergy, computeRunPhases, perUnit, runCarbon, runCost, runValidity, type ClockOffset, type NodeTelemetry, type RunEnergy,
   type RunPhases, type SensorInfo, type Window,
@@ -101,11 +102,15 @@ export function figureSeries(series: readonly FigureSeries[], span: Window): Fig
 export function runFiguresOf(inputs: RunFigureInputs): StoredRunEnergy | null {
   const { window, spec } = inputs;
   const idle = inputs.idleWindow ?? undefined;
-  const series = figureSeries(inputs.series, figureSpan(window, inputs.idleWindow));
+  // The nodes' clocks put on the batch host's, which timed the window, where they are too far off it.
+  const clock = clockCorrection(inputs.clocks, inputs.nodeList, spec.validity.maxClockOffsetMs);
+  const series = figureSeries(shiftSeries(inputs.series, clock.shifts), figureSpan(window, inputs.idleWindow));
   if (series.length === 0) return null;
   const nodes = nodeTelemetry(inputs, series);
   const energy = computeRunEnergy({ window, nodes, ...(idle ? { idleBaseline: idle } : {}) });
   flagSharedNodes(inputs.neighbours, inputs.nodeList, window, idle, energy);
+  flagMissingNodes(inputs.nodeList, energy);
+  energy.warnings.push(...clock.warnings);
 
   // The power state asked for and the one in force (the agents' state sensors, the helper's records).
   const requested: PowerState | null = spec.power ? expandPower(spec.power, inputs.configuration.key, inputs.configuration.parameters).state : null;
@@ -130,7 +135,7 @@ export function runFiguresOf(inputs: RunFigureInputs): StoredRunEnergy | null {
   for (const m of spec.metrics) {
     if (m.work) perUnitOfWork[m.name] = perUnit(energy.energyJ, inputs.metrics[m.name] ?? null);
   }
-  const attributed = attributedMarks(inputs.marks);
+  const attributed = attributedMarks(shiftMarks(inputs.marks, clock.shifts));
   const phases = phasesOf(window, nodes, attributed, Math.max(inputs.markCount ?? 0, inputs.marks.length));
   return {
     ...energy, energyPerUnit: perUnitOfWork, window, idleWindow: idle ?? null, slurmEnergy: slurmEnergyBeside(inputs.slurmEnergyJ, energy.energyJ),
@@ -245,6 +250,27 @@ export function slurmEnergyBeside(slurmJ: number | null, ergJ: number): SlurmEne
  * node: where other jobs ran on this run's nodes during its window, or its idle baseline, its
  * figures include their work. Say so — flags and warnings — rather than attribute it silently.
  */
+/**
+ * Flags missing_node when a node of the job (Slurm's node list) has no figures: its agent sent
+ * nothing, so the run's energy is its other nodes' alone — a figure that must not pass for the
+ * whole job's. An agent naming itself by its fully qualified host name counts for the node of
+ * that short name, as Slurm names nodes.
+ */
+export function flagMissingNodes(nodeList: string | null, energy: RunEnergy): void {
+  const expected = nodeList ? (expandHostlist(nodeList) ?? []) : [];
+  if (expected.length === 0) return;
+  const measured = new Set(energy.nodes.flatMap((n) => [n.node, n.node.split('.')[0]!]));
+  const missing = expected.filter((name) => !measured.has(name));
+  if (missing.length === 0) return;
+  energy.flags.push('missing_node');
+  for (const name of missing) {
+    energy.warnings.push(
+      `node ${name}: no telemetry from its agent (it failed to start, or died before its first batch; see the run's telemetry/agent.log): ` +
+        `the energy is that of ${expected.length - missing.length} of the job's ${expected.length} nodes and lacks ${name}'s`,
+    );
+  }
+}
+
 function flagSharedNodes(neighbourJobs: readonly NeighbourJob[], nodeList: string | null, window: Window, idle: Window | undefined, energy: RunEnergy): void {
   const mine = new Set(nodeList ? (expandHostlist(nodeList) ?? []) : []);
   if (mine.size === 0) return;

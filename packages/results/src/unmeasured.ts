@@ -1,5 +1,10 @@
 import type { Exclusion, StrategyKind, UnmeasuredConfigurations } from '@erg/spec';
 
+/** Where a search campaign's unmeasured candidates are paged through: countUnmeasured's `list` in the API's answer and in an evidence bundle's results.json. */
+export function unmeasuredListPath(campaignId: string): string {
+  return `/v1/campaigns/${campaignId}/configurations?measured=false`;
+}
+
 /**
  * A search campaign's results as the API answers them: its candidates without a completed run
  * (entries with n = 0) are counted in `unmeasured`, and left out of `configurations` and of

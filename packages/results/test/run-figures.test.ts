@@ -81,3 +81,68 @@ describe('runFiguresOf: the validity gates', () => {
     expect(figures.validity!.checks.filter((c) => c.status === 'fail').map((c) => c.check)).toEqual(['clock_offset', 'clock_spread']);
   });
 });
+
+describe('runFiguresOf: the nodes Slurm ran the job on, against those that sent telemetry', () => {
+  const T = 1_764_460_800_000;
+  const parsed = parseCampaignSpec({ name: 'study', cluster: 'local', run: 'srun ./bench', telemetry: { intervalMs: 200 } });
+  if (!parsed.ok) throw new Error('spec');
+  const t = Array.from({ length: 101 }, (_, i) => T - 5_000 + i * 200);
+  const inputs = (nodeList: string | null, nodes: string[]): RunFigureInputs => ({
+    window: { startMs: T, endMs: T + 10_000 }, idleWindow: null, execution: 'slurm', spec: parsed.spec,
+    configuration: { key: 'k', parameters: {} }, metrics: {}, nodeList, slurmEnergyJ: null,
+    series: nodes.map((node) => ({ node, sensor: 'module0.power', t, v: t.map(() => 200) })),
+    sensors: nodes.map((node) => ({ node, sensor: 'module0.power', source: 'hwmon', unit: 'W', scope: null, wrapAt: null, averagingMs: null, updateMs: null })),
+    marks: [], neighbours: [], powerRecords: [], cluster: null, carbonIntensity: [], clocks: [],
+  });
+
+  it('flags missing_node, naming each node of the job without telemetry, and keeps the others\' energy', () => {
+    const figures = runFiguresOf(inputs('gh-[001-004]', ['gh-001', 'gh-002', 'gh-004']))!;
+    expect(figures.flags).toContain('missing_node');
+    expect(figures.nodes.map((n) => n.node)).toEqual(['gh-001', 'gh-002', 'gh-004']);
+    expect(figures.energyJ).toBeCloseTo(3 * 200 * 10, 6);
+    expect(figures.warnings.filter((w) => w.startsWith('node '))).toEqual([
+      "node gh-003: no telemetry from its agent (it failed to start, or died before its first batch; see the run's telemetry/agent.log): the energy is that of 3 of the job's 4 nodes and lacks gh-003's",
+    ]);
+  });
+
+  it('does not flag a job whose every node reported (agents named by their full host name too), nor one without a node list', () => {
+    expect(runFiguresOf(inputs('gh-[001-002]', ['gh-001', 'gh-002.cluster.example']))!.flags).not.toContain('missing_node');
+    expect(runFiguresOf(inputs(null, ['gh-001']))!.flags).not.toContain('missing_node');
+  });
+});
+
+describe("runFiguresOf: a node's clock off the batch host's", () => {
+  const T = 1_764_460_800_000;
+  const parsed = parseCampaignSpec({ name: 'study', cluster: 'local', run: 'srun ./bench', telemetry: { intervalMs: 200 } });
+  if (!parsed.ok) throw new Error('spec');
+  // True time: n1 draws 100 W throughout; n2 draws 300 W exactly during the 10 s window and 0 W
+  // around it, but n2's clock runs `skewMs` ahead, so its samples are stamped that much later.
+  const trueT = Array.from({ length: 201 }, (_, i) => T - 10_000 + i * 200);
+  const inputs = (skewMs: number, clocks: RunFigureInputs['clocks']): RunFigureInputs => ({
+    window: { startMs: T, endMs: T + 10_000 }, idleWindow: null, execution: 'slurm', spec: parsed.spec,
+    configuration: { key: 'k', parameters: {} }, metrics: {}, nodeList: 'n[1-2]', slurmEnergyJ: null,
+    series: [
+      { node: 'n1', sensor: 'module0.power', t: trueT, v: trueT.map(() => 100) },
+      { node: 'n2', sensor: 'module0.power', t: trueT.map((t) => t + skewMs), v: trueT.map((t) => (t >= T && t <= T + 10_000 ? 300 : 0)) },
+    ],
+    sensors: ['n1', 'n2'].map((node) => ({ node, sensor: 'module0.power', source: 'hwmon', unit: 'W', scope: null, wrapAt: null, averagingMs: null, updateMs: null })),
+    marks: [], neighbours: [], powerRecords: [], cluster: null, carbonIntensity: [], clocks,
+  });
+  const n2 = (f: ReturnType<typeof runFiguresOf>) => f!.nodes.find((n) => n.node === 'n2')!.energyJ;
+
+  it('moves the samples of a node more than maxClockOffsetMs off the batch host, says so, and still fails the clock gates', () => {
+    const figures = runFiguresOf(inputs(3_000, [{ node: 'n1', offsetMs: 10, readings: 9 }, { node: 'n2', offsetMs: 3_010, readings: 9 }]))!;
+    // Lined up, n2's 300 W fill the window: 3 kJ (uncorrected it would be about 2.1 kJ).
+    expect(n2(figures)).toBeCloseTo(3_000, -1);
+    expect(figures.warnings).toContain("node n2: its clock is +3.00 s from n1's, which timed the window (each measured against erg's server by its agent's pushes): its samples and marks were moved by −3.00 s to line up");
+    expect(figures.validity!.checks.find((c) => c.check === 'clock_spread')).toMatchObject({ status: 'fail' });
+    expect(figures.flags).toContain('invalid');
+  });
+
+  it('leaves clocks within the bound, and runs whose batch host sent no clock, as they are', () => {
+    expect(n2(runFiguresOf(inputs(0, [{ node: 'n1', offsetMs: 0, readings: 9 }, { node: 'n2', offsetMs: 400, readings: 9 }])))).toBeCloseTo(3_000, -1);
+    const unmeasured = runFiguresOf(inputs(3_000, [{ node: 'n2', offsetMs: 3_000, readings: 9 }]))!;
+    expect(n2(unmeasured)).toBeLessThan(2_500);
+    expect(unmeasured.warnings.filter((w) => w.includes('moved by'))).toEqual([]);
+  });
+});

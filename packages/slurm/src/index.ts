@@ -98,4 +98,4 @@ export {
   type JobFileWindow,
   type StreamRunner,
 } from './job-files';
-export { probeCommand, parseProbe, type ClusterProbe } from './probe';
+export { probeCommand, parseProbe, type ClusterProbe, type RuntimeProbe } from './probe';

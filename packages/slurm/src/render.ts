@@ -21,6 +21,7 @@ import {
   RESERVED_FILE_NAMES,
   RESERVED_FILE_PREFIXES,
   RUN_DIR_FILES,
+  runNodes,
   SLURM_OPTION_FLAGS,
   TIMED_WORKLOAD_LINES,
   type CampaignSpec,
@@ -36,7 +37,8 @@ import { jobNameForRun } from './slurm-job';
 export interface RenderedFile {
   /** Path relative to the run directory. */
   name: string;
-  content: string;
+  /** Text, or bytes (the agent runtime's tarballs). */
+  content: string | Buffer;
   /** POSIX mode, e.g. 0o755. */
   mode: number;
 }
@@ -239,7 +241,7 @@ function resourceDirectives(input: Pick<RenderInput, 'spec' | 'parameters' | 'de
   const out: Array<[string, string | null]> = [];
   const partition = resources.partition ?? input.defaultPartition;
   if (partition !== undefined) out.push(['--partition', partition]);
-  out.push(['--nodes', String(resources.nodes)]);
+  out.push(['--nodes', String(runNodes(resources, input.parameters))]);
   if (resources.ntasksPerNode !== undefined) out.push(['--ntasks-per-node', String(resources.ntasksPerNode)]);
   if (resources.cpusPerTask !== undefined) out.push(['--cpus-per-task', String(resources.cpusPerTask)]);
   // --gpus-per-node=0 is refused by some Slurm versions; no GPUs means no GPU request.

@@ -106,10 +106,12 @@ export class SftpChannel {
     const sftp = this.sftp;
     const dirs = new Set([dir, ...files.map((f) => path.posix.dirname(path.posix.join(dir, f.name)))]);
     for (const d of [...dirs].sort()) await this.ensureDir(d, dirMode);
+    // The writes share the channel: each gets the time all of them take at the slowest rate accepted.
+    const deadlineMs = writeDeadlineMs(this.timeoutMs, files.reduce((n, f) => n + Buffer.byteLength(f.content), 0));
     await Promise.all(
       files.map(async (file) => {
         const target = path.posix.join(dir, file.name);
-        await this.call<void>('write', target, (cb) => sftp.writeFile(target, file.content, { mode: file.mode }, cb));
+        await this.call<void>('write', target, (cb) => sftp.writeFile(target, file.content, { mode: file.mode }, cb), deadlineMs);
         // open() applies the mode only to new files, minus the server's umask: set it explicitly.
         await this.call<void>('chmod', target, (cb) => sftp.chmod(target, file.mode, cb));
       }),
@@ -157,10 +159,11 @@ export class SftpChannel {
    * request unanswered after the deadline fails with SshTimeoutError and its channel is
    * discarded (see the header).
    */
-  private call<T>(operation: string, remotePath: string, request: (cb: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> {
+  private call<T>(
+    operation: string, remotePath: string, request: (cb: (err: Error | null | undefined, value?: T) => void) => void, timeoutMs = this.timeoutMs,
+  ): Promise<T> {
     const session = this.session;
     return session.track<T>((resolve, reject) => {
-      const timeoutMs = this.timeoutMs;
       const timer = setTimeout(() => {
         this.discard();
         reject(new SshTimeoutError(session.hostPort, timeoutMs, `SFTP ${operation} ${remotePath}`));
@@ -200,4 +203,12 @@ export class SftpChannel {
 function sftpCode(err: unknown): number | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'number' ? code : undefined;
+}
+
+/** The slowest upload erg waits for (bytes per second): a large file (the agent runtime's ~50 MB tarballs) over a slow link still arrives. */
+export const MIN_UPLOAD_BYTES_PER_S = 256 * 1024;
+
+/** An SFTP write's deadline: the request deadline, plus the time `bytes` take at MIN_UPLOAD_BYTES_PER_S. */
+export function writeDeadlineMs(baseMs: number, bytes: number): number {
+  return baseMs + Math.ceil((bytes / MIN_UPLOAD_BYTES_PER_S) * 1000);
 }

@@ -113,9 +113,12 @@ export class SlurmClient {
     return parseSacct(result.stdout);
   }
 
-  /** What the login node says of Slurm's version and of the node helper at `helperPath` (probe.ts). */
-  async probe(helperPath: string): Promise<ClusterProbe> {
-    const result = await this.query(probeCommand(helperPath));
+  /**
+   * What the login node says of Slurm's version, of the node helper at `helperPath` and, given the
+   * agent's command, of the agent's runtime (probe.ts).
+   */
+  async probe(helperPath: string, agentCommand?: string): Promise<ClusterProbe> {
+    const result = await this.query(probeCommand(helperPath, agentCommand));
     if (result.code !== 0) throw new SlurmCommandError('probing the cluster', result.code, result.stderr);
     return parseProbe(result.stdout, helperPath);
   }

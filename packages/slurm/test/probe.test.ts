@@ -65,3 +65,50 @@ describe('probing a cluster', () => {
     expect(fs.existsSync(marker)).toBe(false);
   });
 });
+
+describe("probing the agent's runtime", () => {
+  /** The probe run here with a fake `scontrol show node` (two aarch64 nodes and one x86_64, as 24.11 prints them with -o) and an agent command. */
+  function runRuntimeProbe(agentCommand: (dir: string) => string): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erg-probe-rt-'));
+    const nodes = [
+      'NodeName=gh-001 Arch=aarch64 CoresPerSocket=72 CPUAlloc=0 CPUTot=72 OS=Linux 6.8.0 RealMemory=480000',
+      'NodeName=gh-002 Arch=aarch64 CoresPerSocket=72 CPUAlloc=0 CPUTot=72 OS=Linux 6.8.0 RealMemory=480000',
+      'NodeName=login1 Arch=x86_64 CoresPerSocket=8 OS=Linux',
+      'NodeName=gh-003 Arch=(null) CoresPerSocket=72 State=DOWN',
+    ].join('\n');
+    fs.writeFileSync(path.join(dir, 'sinfo'), '#!/bin/sh\necho "slurm 24.11.5"\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, 'scontrol'), `#!/bin/sh\n[ "$1 $2 $3" = "-o show node" ] && printf '%s\\n' '${nodes}'\n`, { mode: 0o755 });
+    const out = execFileSync('sh', ['-c', probeCommand('/nonexistent/helper', agentCommand(dir))], { env: { PATH: `${dir}:/usr/bin:/bin` }, encoding: 'utf8' });
+    fs.rmSync(dir, { recursive: true, force: true });
+    return out;
+  }
+
+  test("reads the nodes' architectures from scontrol show node (most nodes first; a down node's (null) left out) and what the agent command answers", () => {
+    const probe = parseProbe(runRuntimeProbe((dir) => script(dir, 'node', 'echo v20.20.2')), '/nonexistent/helper');
+    expect(probe.runtime).toEqual({
+      host: expect.stringMatching(/^\S+$/),
+      hostArch: execFileSync('uname', ['-m'], { encoding: 'utf8' }).trim(),
+      command: { exitCode: 0, output: 'v20.20.2' },
+      nodeArchs: [{ arch: 'aarch64', nodes: 2, example: 'gh-001' }, { arch: 'x86_64', nodes: 1, example: 'login1' }],
+    });
+  });
+
+  test('an agent command that is not there answers 127; one that prints something else is kept as it printed it (one line, bounded)', () => {
+    expect(parseProbe(runRuntimeProbe(() => 'no-such-node-here'), '/h').runtime?.command.exitCode).toBe(127);
+    const odd = parseProbe(runRuntimeProbe((dir) => script(dir, 'n', `printf 'weird %0300d\\nsecond line\\n' 0; exit 3`)), '/h').runtime;
+    expect(odd?.command.exitCode).toBe(3);
+    expect(odd?.command.output).toMatch(/^weird 0+$/);
+    expect(odd?.command.output.length).toBe(200);
+  });
+
+  test('an agent command is shell-quoted: a value with shell syntax is a (missing) file name, never run', () => {
+    const marker = path.join(os.tmpdir(), `erg-probe-pwned-${process.pid}`);
+    const probe = parseProbe(runRuntimeProbe(() => `node;touch ${marker}`), '/h');
+    expect(probe.runtime?.command.exitCode).toBe(127);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  test('without an agent command the probe asks nothing about the runtime', () => {
+    expect(parseProbe(runProbe((dir) => path.join(dir, 'x')), '/x').runtime).toBeUndefined();
+  });
+});

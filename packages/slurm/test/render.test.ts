@@ -219,3 +219,12 @@ describe('renderRunFiles refuses', () => {
     expect(() => renderRunFiles(renderInput({ spec: { ...spec(), run: 'echo {{nope}}' } }))).toThrow(TemplateError);
   });
 });
+
+describe('resources.nodes from a parameter', () => {
+  it("asks for the configuration's node count, and configurations of different counts never share an array", () => {
+    const of = (nodes: number) => renderInput({ spec: spec({ parameters: { nodes: [1, 2, 4] }, resources: { nodes: '{{nodes}}' }, run: 'srun hostname\n' }), parameters: { nodes } });
+    expect(resourceDirectiveLines(of(4))).toContain('#SBATCH --nodes=4');
+    expect(directives(renderJobScript(of(2)))).toContain('#SBATCH --nodes=2');
+    expect(resourceDirectiveLines(of(1))).not.toEqual(resourceDirectiveLines(of(2)));
+  });
+});

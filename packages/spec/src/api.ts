@@ -89,6 +89,36 @@ function isHost(host: string): boolean {
 /** Where deploy/node-helper/install.sh puts the helper. */
 export const DEFAULT_POWER_HELPER = '/usr/local/sbin/erg-power-helper';
 
+/** How a cluster's agents get their Node.js: `auto` (probe), `command` (the cluster's agentCommand, always), `staged` (erg's own, always). */
+export const AGENT_RUNTIME_SETTINGS = ['auto', 'command', 'staged'] as const;
+export type AgentRuntimeSetting = (typeof AGENT_RUNTIME_SETTINGS)[number];
+/** The platforms erg vendors a runtime for (apps/agent/runtime). */
+export const RUNTIME_PLATFORMS = ['linux-x64', 'linux-arm64'] as const;
+export type RuntimePlatform = (typeof RUNTIME_PLATFORMS)[number];
+
+/** Where erg stages its agent runtime on a cluster: the cluster's runtimeDir, else `<workDir>/.erg/runtime`. */
+export function runtimeDirOf(cluster: { workDir: string; runtimeDir: string | null }): string {
+  return cluster.runtimeDir ?? `${cluster.workDir}/.erg/runtime`;
+}
+
+/** A stored setting as the enum (an unknown value, written by hand, reads as auto). */
+export function agentRuntimeSettingOf(stored: string): AgentRuntimeSetting {
+  return (AGENT_RUNTIME_SETTINGS as readonly string[]).includes(stored) ? (stored as AgentRuntimeSetting) : 'auto';
+}
+
+/** Which runtime the cluster's agents start with, and why: chosen by the scheduler from the probe (apps/scheduler/src/agent-runtime.ts). */
+export const AgentRuntimeChoice = z
+  .object({
+    use: z.enum(['command', 'staged']).describe("command: the cluster's agentCommand; staged: the Node.js and koffi erg stages in the cluster's runtime folder"),
+    platform: z.enum(RUNTIME_PLATFORMS).nullable().describe('the staged runtime\'s platform (the nodes\' architecture); null with command'),
+    node: z.string().nullable().describe("the Node.js version the agents run: the staged one's, or what agentCommand answered (null: it did not answer)"),
+    reason: z.string().describe('why, in words, e.g. "agentCommand `node` not found on gh-001 (exit 127)"'),
+    problem: z.string().nullable().describe('set when no runtime fits (e.g. an architecture erg ships no runtime for): runs still start with agentCommand'),
+    nodeArchs: z.array(z.object({ arch: z.string(), nodes: z.int(), example: z.string() })).describe("the nodes' architectures as Slurm reports them (scontrol show node)"),
+  })
+  .meta({ id: 'AgentRuntimeChoice' });
+export type AgentRuntimeChoice = z.infer<typeof AgentRuntimeChoice>;
+
 /** What erg found out about a cluster by itself, when it first reached it (and again every so often). */
 export const ClusterCapabilities = z
   .object({
@@ -105,6 +135,7 @@ export const ClusterCapabilities = z
       .nullable()
       .describe('the node helper, when installed at the cluster\'s powerHelper path and answering; null: campaigns with `power` are refused'),
     powerHelperProblem: z.string().nullable().describe('why there is no helper, in the probe\'s words (null when there is one)'),
+    agentRuntime: AgentRuntimeChoice.nullable().optional().describe("the agents' runtime and why (absent: probed before erg chose runtimes; null: the probe could not tell)"),
   })
   .meta({ id: 'ClusterCapabilities' });
 export type ClusterCapabilities = z.infer<typeof ClusterCapabilities>;
@@ -174,7 +205,22 @@ export const ClusterCreate = z
       .string()
       .regex(/^[A-Za-z0-9._/+-]{1,256}$/, { error: 'a command name or absolute path, e.g. node or /opt/node20/bin/node' })
       .default('node')
-      .describe('how job scripts start the telemetry agent on compute nodes (Node.js 18+)'),
+      .describe('how job scripts start the telemetry agent on compute nodes (Node.js 18+); see agentRuntime'),
+    agentRuntime: z
+      .enum(AGENT_RUNTIME_SETTINGS)
+      .default('auto')
+      .describe(
+        "auto: erg probes the cluster and uses agentCommand where it is Node.js 18+, else stages its own Node.js and koffi for the nodes' architecture; " +
+          'command: always agentCommand; staged: always the staged runtime (docs/operations.md)',
+      ),
+    runtimeDir: z
+      .string()
+      .max(800)
+      .regex(REMOTE_DIR, { error: 'an absolute path of letters, digits and . _ , : = + @ -, without a trailing /' })
+      .refine((p) => !p.split('/').some((s) => s === '.' || s === '..'), { error: 'must not contain "." or ".." segments' })
+      .nullable()
+      .default(null)
+      .describe("where erg stages its runtime, one folder per content hash (shared by clusters that name the same folder); null: <workDir>/.erg/runtime"),
     agentApiUrl: z
       .url({ protocol: /^https?$/, error: 'an http(s) URL of this API as compute nodes reach it' })
       .max(512)
@@ -267,6 +313,8 @@ export const ClusterView = z
     defaultPartition: z.string().nullable(),
     workDir: z.string(),
     agentCommand: z.string(),
+    agentRuntime: z.enum(AGENT_RUNTIME_SETTINGS),
+    runtimeDir: z.string().describe('where the staged runtime goes (the default resolved)'),
     agentApiUrl: z.string().nullable(),
     modelIdleW: z.number(),
     modelMaxW: z.number(),

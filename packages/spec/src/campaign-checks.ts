@@ -32,7 +32,7 @@ export interface SpecView {
   /** design.nodes: the nodes to balance runs over, where given and valid. */
   designNodes: readonly string[] | undefined;
   /** resources.nodes: how many nodes each run asks for. */
-  nodesPerRun: number | undefined;
+  nodesPerRun: number | string | undefined;
 }
 
 /**

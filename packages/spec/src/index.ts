@@ -107,7 +107,7 @@ export {
   type DecodeResult,
   type SpecFormat,
 } from './parse';
-export { Resources } from './resources';
+export { MAX_NODES_PER_RUN, nodesIssue, Resources, runNodes } from './resources';
 export { RunState, UnfinishedRunState } from './run-state-schema';
 export {
   RUN_STATES, TERMINAL_RUN_STATES, type TerminalRunState, isTerminalRunState, UNFINISHED_RUN_STATES, isUnfinishedRunState,

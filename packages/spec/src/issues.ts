@@ -22,6 +22,7 @@ export const ISSUE_CODES = [
   'invalid_slurm_time',
   'invalid_slurm_option',
   'invalid_power_value',
+  'invalid_node_count',
   'power_unsupported',
   'invalid_regex',
   'duplicate_metric',

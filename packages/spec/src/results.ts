@@ -85,6 +85,8 @@ export type IdleEnergy = z.infer<typeof IdleEnergy>;
  * - shared_node: other jobs ran on its node(s) during its window, so node-level sensors (module,
  *   Grace, RAPL package, the model) measured their work too;
  * - shared_idle_baseline: other jobs ran there during its idle baseline.
+ * - missing_node: a node Slurm ran the job on sent no telemetry (its agent failed to start, or
+ *   died before its first batch): energyJ is the other nodes' alone and lacks that node's energy;
  * - power_state_mismatch: the power state in force (the agents' enforced-limit and clock sensors,
  *   or the node helper's read-back) differs from what the campaign asked for;
  * - power_state_unverified: the campaign asked for a power state but nothing recorded what was in force;
@@ -92,7 +94,7 @@ export type IdleEnergy = z.infer<typeof IdleEnergy>;
  *   campaign's telemetry.maxThrottledShare of its window.
  * - invalid: its measurement failed one of the campaign's validity gates (validity.reasons says which).
  */
-export const RunFlag = z.enum(['too_short', 'negative_net_energy', 'shared_node', 'shared_idle_baseline', 'power_state_mismatch', 'power_state_unverified', 'throttled', 'invalid']);
+export const RunFlag = z.enum(['too_short', 'negative_net_energy', 'shared_node', 'shared_idle_baseline', 'missing_node', 'power_state_mismatch', 'power_state_unverified', 'throttled', 'invalid']);
 export type RunFlag = z.infer<typeof RunFlag>;
 
 /** One GPU's power state over a run's window, from its agent's sensors. Nulls: no such sensor. */

@@ -34,13 +34,11 @@ export const SENSOR_SCOPES = [...COMPONENTS, 'unknown'] as const;
 export type SensorScope = (typeof SENSOR_SCOPES)[number];
 
 /**
- * The floors below which a GPU's NVLink-C2C traffic cannot be read, as NVIDIA's headers date them:
- * NVML's GPM metrics NVML_GPM_METRIC_C2C_TOTAL_TX/RX_PER_SEC (100/101) first appear in NVML 12.9's
- * nvml.h (driver branch R575); DCGM's DCGM_FI_PROF_C2C_TX/RX_ALL_BYTES (1076/1078) in DCGM 4.1.0's
- * dcgm_fields.h. The agent's notes and a run's data-movement warnings quote C2C_FLOOR.
+ * The floors below which a GPU's NVLink-C2C traffic cannot be read (NVML's GPM metrics 100/101 from
+ * R575, DCGM's 1076/1078 from 4.1.0): owned by driver-floors.ts with every other floor. The agent's
+ * notes and a run's data-movement warnings quote C2C_FLOOR.
  */
-export const C2C_MIN_DRIVER_BRANCH = 575;
-export const C2C_FLOOR = `needs driver ≥ ${C2C_MIN_DRIVER_BRANCH} / DCGM ≥ 4.1`;
+export { C2C_FLOOR, C2C_MIN_DRIVER_BRANCH } from './driver-floors';
 
 /** Every quantity with its unit and the values a sane sensor can report. `energy` is a monotonic hardware counter (it may wrap at `wrapAt`). */
 export const QUANTITIES = {

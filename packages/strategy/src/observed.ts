@@ -58,12 +58,13 @@ export interface Observed {
 }
 
 /** The figures that count (the results' rule) and the attempts, per configuration in the campaign's order. */
-export function observe(rows: Parameters<typeof countedRuns>[0], attempts: readonly ConfigurationAttempts[], objectives: readonly [Objective, Objective], nodes: number): Observed {
+export function observe(rows: Parameters<typeof countedRuns>[0], attempts: readonly ConfigurationAttempts[], objectives: readonly [Objective, Objective], nodesOf: (parameters: Record<string, unknown>) => number): Observed {
   const { configs } = countedRuns(rows);
   const byConfig = new Map(configs.map((c) => [c.key, c]));
   const spent = { runs: 0, nodeHours: 0, energyKWh: 0 };
   const configurations = attempts.map((a): ObservedConfiguration => {
     const figures = byConfig.get(a.key)?.runs ?? [];
+    const nodes = nodesOf(byConfig.get(a.key)?.parameters ?? {});
     const runs: [number, number][] = [];
     let failed = a.endedUnsuccessfully;
     for (const f of figures) {

@@ -1,3 +1,4 @@
+import { runNodes } from '@erg/spec';
 import {
   addAdaptiveRuns, closeStrategy, isStrategyOpen, listCampaignDecisions, listConfigurationAttempts, listConfigurationEnergies, storeDecisions, withAdaptiveCampaign,
   type Database, type StoredDecision, withdrawPendingRuns,
@@ -43,7 +44,15 @@ export async function adaptCampaign(db: Database, campaignId: string, options: A
     }
     const strategy = spec.strategy;
     const [rows, attempts, decisions] = await Promise.all([listConfigurationEnergies(db, campaignId), listConfigurationAttempts(tx, campaignId), listCampaignDecisions(db, campaignId)]);
-    const observed = observe(rows, attempts, strategy.objectives, spec.resources.nodes);
+    // A configuration whose parameters are not at hand yet (no run counted) spends nothing, so its node count does not matter.
+    const nodesOf = (parameters: Record<string, unknown>) => {
+      try {
+        return runNodes(spec.resources, parameters as Record<string, string | number | boolean>);
+      } catch {
+        return typeof spec.resources.nodes === 'number' ? spec.resources.nodes : 1;
+      }
+    };
+    const observed = observe(rows, attempts, strategy.objectives, nodesOf);
     if (strategy.kind === 'search') return searchCampaign(tx, campaignId, campaign.design, strategy, observed, searchParallel(strategy), options.searchStep ?? searchStep);
     const previousOf = new Map(decisions.map((d) => [d.key, asDecision(d)]));
     const inputs: ConfigurationRuns[] = observed.configurations.map((c) => {

@@ -1,4 +1,4 @@
-import { decodeCampaignText, expandPower, isTemplatedOption, MAX_REPORTED_ISSUES, parseCampaignSpec, slurmOptionIssues, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
+import { decodeCampaignText, expandPower, isTemplatedOption, MAX_REPORTED_ISSUES, nodesIssue, parseCampaignSpec, slurmOptionIssues, type CampaignSpec, type SpecFormat, type SpecIssue } from '@erg/spec';
 import { measureCampaign, type SizeLimits } from './campaign-size';
 import { configurationsOf, type Configuration } from './expand';
 import { SpaceIndex } from './space-index';
@@ -30,7 +30,7 @@ export function validateCampaign(input: unknown, limits: SizeLimits): ValidateCa
   const budget = budgetIssues(spec, size.configurations);
   if (budget.length > 0) return { ok: false, issues: budget };
   const configurations = configurationsOf(index);
-  const optionIssues = [...templatedOptionIssues(spec, configurations), ...powerIssues(spec, configurations)].slice(0, MAX_REPORTED_ISSUES);
+  const optionIssues = [...templatedOptionIssues(spec, configurations), ...powerIssues(spec, configurations), ...nodeCountIssues(spec, configurations)].slice(0, MAX_REPORTED_ISSUES);
   if (optionIssues.length > 0) return { ok: false, issues: optionIssues };
   return { ok: true, spec, configurations };
 }
@@ -60,6 +60,18 @@ function powerIssues(spec: CampaignSpec, configurations: readonly Configuration[
       issues.push({ ...issue, code: 'invalid_power_value' });
       if (issues.length >= MAX_REPORTED_ISSUES) return issues;
     }
+  }
+  return issues;
+}
+
+/** resources.nodes from a parameter: every configuration's value a whole number of nodes, or a 400 naming the configuration. */
+function nodeCountIssues(spec: CampaignSpec, configurations: readonly Configuration[]): SpecIssue[] {
+  if (typeof spec.resources.nodes === 'number') return [];
+  const issues: SpecIssue[] = [];
+  for (const c of configurations) {
+    const issue = nodesIssue(spec.resources, c.key, c.parameters);
+    if (issue) issues.push({ ...issue, code: 'invalid_node_count' });
+    if (issues.length >= MAX_REPORTED_ISSUES) break;
   }
   return issues;
 }

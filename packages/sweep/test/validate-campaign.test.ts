@@ -106,3 +106,32 @@ describe('templated sbatch options: the power knobs a study sweeps', () => {
     }
   });
 });
+
+describe('resources.nodes from a parameter: a sweep over the node count', () => {
+  const sweep = (nodes: unknown[], resources: Record<string, unknown> = { nodes: '{{nodes}}' }) =>
+    validateCampaign({ name: 'scaling', cluster: 'local', run: 'srun ./app', parameters: { nodes }, resources }, { maxRuns: 1000 });
+
+  test('each configuration asks for its own node count', () => {
+    const result = sweep([1, 2, 4]);
+    if (!result.ok) throw new Error(JSON.stringify(result.issues));
+    expect(result.spec.resources.nodes).toBe('{{nodes}}');
+    expect(result.configurations.map((c) => c.key)).toEqual(['nodes=1', 'nodes=2', 'nodes=4']);
+  });
+
+  test('a value that is no whole number of nodes is refused, naming the configuration', () => {
+    const result = sweep([2, 'all', 0]);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toEqual([
+      { path: 'resources.nodes', code: 'invalid_node_count', message: 'configuration nodes=all: resources.nodes is "all", not a whole number of nodes from 1 to 10000' },
+      { path: 'resources.nodes', code: 'invalid_node_count', message: 'configuration nodes=0: resources.nodes is "0", not a whole number of nodes from 1 to 10000' },
+    ]);
+  });
+
+  test('anything but one placeholder is refused at the field', () => {
+    const result = sweep([1], { nodes: '{{nodes}}x' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toEqual([expect.objectContaining({ path: 'resources.nodes', message: expect.stringContaining('is not a node count') })]);
+  });
+});

@@ -1,8 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** The local clusters deploy/local-slurm brings up: `up.sh` (22.05, on the machine) and `up.sh --slurm 24.11` (in a Debian 13 root). */
-export const LOCAL_CLUSTER_SERIES = ['22.05', '24.11'] as const;
+/**
+ * The local clusters deploy/local-slurm brings up: `up.sh` (22.05, on the machine), `up.sh --slurm
+ * 24.11` (in a Debian 13 root) and `up.sh --multinode` (Slurm 22.05 with four nodes gh-[001-004],
+ * each in network namespaces of its own: docs/local-cluster.md).
+ */
+export const LOCAL_CLUSTER_SERIES = ['22.05', '24.11', 'multinode'] as const;
 export type LocalClusterSeries = (typeof LOCAL_CLUSTER_SERIES)[number];
 
 /** What deploy/local-slurm/up.sh (or `up.sh --slurm 24.11`) writes to .erg/local-slurm[-24.11]/cluster.json. */
@@ -18,8 +22,8 @@ export interface LocalCluster {
   /** A path on the cluster (clusterHostPath gives where it is on this machine). */
   workDir: string;
   slurmClusterName: string;
-  /** The same sshd's second port, where sbatch waits a few seconds before submitting (fault tests). */
-  slowSbatchPort: number;
+  /** The same sshd's second port, where sbatch waits a few seconds before submitting (fault tests); the multi-node cluster has none. */
+  slowSbatchPort?: number;
   /** Which of the local clusters this is. */
   slurmSeries: LocalClusterSeries;
   /** What `sinfo --version` prints on the cluster, e.g. "slurm-wlm 24.11.5". */
@@ -34,6 +38,12 @@ export interface LocalCluster {
   slurmctldPidFile: string;
   /** The arguments of deploy/local-slurm/up.sh that bring this cluster up (none for 22.05). */
   upArgs: string[];
+  /** The multi-node cluster's compute nodes and their addresses (absent on the single-node clusters). */
+  nodes?: { name: string; address: string }[];
+  /** Where the multi-node cluster's nodes reach this machine (their 127.0.0.1 is their own): the host of an agentApiUrl. */
+  nodeHostAddress?: string;
+  /** The multi-node cluster's nodes' own files on this machine: `<nodesDir>/<node>/sys/class/hwmon` is a node's fixture power meters. */
+  nodesDir?: string;
 }
 
 /** The repository root: the nearest ancestor folder holding turbo.json. */
@@ -63,7 +73,7 @@ export function localClusterFile(series: LocalClusterSeries = localClusterSeries
 
 /** deploy/local-slurm/up.sh's arguments for a series. */
 function upCommand(series: LocalClusterSeries): string {
-  return `bash deploy/local-slurm/up.sh${series === '22.05' ? '' : ` --slurm ${series}`}`;
+  return `bash deploy/local-slurm/up.sh${series === '22.05' ? '' : series === 'multinode' ? ' --multinode' : ` --slurm ${series}`}`;
 }
 
 /**

@@ -2,16 +2,18 @@ import path from 'node:path';
 import { clusterHostPath, hostClusterPath, localClusterFile, localClusterSeries, repoRoot } from '../src/local-cluster';
 
 describe('which local cluster the e2e tests use', () => {
-  test('ERG_E2E_SLURM picks it: 22.05 unless told 24.11; anything else is an error naming the choices', () => {
+  test('ERG_E2E_SLURM picks it: 22.05 unless told 24.11 or multinode; anything else is an error naming the choices', () => {
     expect(localClusterSeries({})).toBe('22.05');
     expect(localClusterSeries({ ERG_E2E_SLURM: '' })).toBe('22.05');
     expect(localClusterSeries({ ERG_E2E_SLURM: '24.11' })).toBe('24.11');
-    expect(() => localClusterSeries({ ERG_E2E_SLURM: '23.02' })).toThrow(/ERG_E2E_SLURM="23.02": expected one of 22.05, 24.11/);
+    expect(localClusterSeries({ ERG_E2E_SLURM: 'multinode' })).toBe('multinode');
+    expect(() => localClusterSeries({ ERG_E2E_SLURM: '23.02' })).toThrow(/ERG_E2E_SLURM="23.02": expected one of 22.05, 24.11, multinode/);
   });
 
   test("each cluster's file is where its up.sh copies it", () => {
     expect(localClusterFile('22.05')).toBe(path.join(repoRoot(), '.erg', 'local-slurm', 'cluster.json'));
     expect(localClusterFile('24.11')).toBe(path.join(repoRoot(), '.erg', 'local-slurm-24.11', 'cluster.json'));
+    expect(localClusterFile('multinode')).toBe(path.join(repoRoot(), '.erg', 'local-slurm-multinode', 'cluster.json'));
   });
 });
 

@@ -1,5 +1,5 @@
 import type { SampleSink } from '../samples';
-import { C2C_FLOOR, C2C_MIN_DRIVER_BRANCH } from '@erg/spec/sensors';
+import { C2C_FLOOR, C2C_MIN_DRIVER_BRANCH } from '@erg/spec/driver-floors';
 import type { Component, Quantity, SensorInfo } from '../wire';
 import { sleepSync } from './sensor-timing';
 import { CALL_UNAVAILABLE, NVML_ERROR_NOT_SUPPORTED, NVML_SUCCESS, nvmlReturnName, type FieldResult, type NvmlLibrary } from './nvml-library';
@@ -77,11 +77,6 @@ export function emptyLinks(): LinkGpus {
   return { nvlink: [], c2c: [] };
 }
 
-/** The driver branch of a driver version ("550.54.15" → 550); null where it has no leading number. */
-export function driverBranch(driverVersion: string | null): number | null {
-  const m = /^(\d+)\./.exec(driverVersion ?? '');
-  return m ? Number(m[1]) : null;
-}
 
 /** Why C2C sensors are absent, with the floor where the driver is below it (or unknown). */
 function c2cAbsent(why: string, branch: number | null): string {

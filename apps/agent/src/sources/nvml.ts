@@ -18,7 +18,8 @@ import {
   type NvmlLibrary,
   type ReadKind,
 } from './nvml-library';
-import { describeC2c, describeNvlink, driverBranch, emptyLinks, NvmlLinks, type LinkGpus } from './nvml-links';
+import { driverBranch } from '@erg/spec/driver-floors';
+import { describeC2c, describeNvlink, emptyLinks, NvmlLinks, type LinkGpus } from './nvml-links';
 import { declarableMs, probeUpdatePeriods, type UpdateProbe } from './sensor-timing';
 import type { DetectContext, GpuStackIdentity, Source } from './types';
 

@@ -218,14 +218,16 @@ export const campaignRoutes =
           description:
             "The campaign's evidence bundle, one tar archive (docs/experiments.md, \"Evidence bundle\"): the spec as submitted and as stored, every run with its " +
             'events, fingerprints, power records, figure inputs, samples per node (CSV.gz) and marks, its stored figures, every sample again as samples.parquet, ' +
-            'the results, and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; ' +
+            'the results (results.json: the bytes GET /v1/campaigns/{id}/results answers, computed as it computes them, 422 and 503 as it does), and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; ' +
             'at most ERG_EXPORTS_AT_ONCE bundles are written at once, and ERG_EXPENSIVE_READS_PER_TOKEN per token together with results computations (429 with Retry-After beyond). ' +
             'A bundle cut short (an error while writing) has no manifest.json.',
           params: IdParams,
           response: {
             200: { description: 'the evidence bundle (a tar archive)', content: { 'application/x-tar': { schema: EvidenceBundleBody } } },
             404: ErrorBody,
+            422: ErrorBody,
             429: ErrorBody,
+            503: ErrorBody,
           },
         },
       },
@@ -241,7 +243,8 @@ export const campaignRoutes =
         };
         let bundle;
         try {
-          bundle = await exportCampaign(deps.db, req.params.id, deps.config.ERG_EXPORT_TMP_DIR === undefined ? {} : { tmpDir: deps.config.ERG_EXPORT_TMP_DIR });
+          const tmpDir = deps.config.ERG_EXPORT_TMP_DIR;
+          bundle = await exportCampaign(deps, req.params.id, { holder: holderOf(req), ...(tmpDir === undefined ? {} : { tmpDir }) });
         } catch (err) {
           done();
           throw err;

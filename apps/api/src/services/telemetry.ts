@@ -6,7 +6,7 @@ import {
 } from '@erg/spec';
 import type { AppDeps } from '../app';
 import { errors } from '../errors';
-import { OFFLOAD_ABOVE } from '../body-limits';
+import { OFFLOAD_ABOVE, telemetryDecodeCost } from '../body-limits';
 import { runSized, type Offload } from '../offload';
 import type { PowerEvents } from '../power-events';
 import { askForEnergyRefresh } from '../wake-scheduler';
@@ -24,7 +24,7 @@ type IngestDeps = Pick<AppDeps, 'db' | 'queue'> & { telemetry: TelemetryWriter; 
 export type IngestResult = Awaited<ReturnType<TelemetryWriter['write']>>;
 
 /**
- * Takes in one batch of a run's samples (its bytes; a large one is decoded in a worker thread),
+ * Takes in one batch of a run's samples (its bytes; a large one, or one of many marks, is decoded in a worker thread),
  * within the window of sample times the run accepts, with what its request said of the agent's
  * clock (`clockOffsetMs`, @erg/spec clockReading; null: nothing). A batch with any invalid sample
  * is refused whole (400). A committed batch may move the dashboard's live power; one that arrives
@@ -35,7 +35,9 @@ export async function ingestBatch(deps: IngestDeps, runId: string, raw: Buffer, 
   if (!run) throw errors.notFound('run', runId);
   // The same window of sample times as the scheduler's spool pull (one rule, in @erg/spec).
   const bounds = sampleTimeBounds({ createdAt: run.createdAt, endedAt: run.endedAt, imported: run.campaign.execution === 'import' });
-  const normalized = await runSized(deps.offload, { kind: 'telemetry', body: raw, bounds }, raw.length, OFFLOAD_ABOVE.telemetry, 'telemetry batch', () =>
+  // By what decoding it costs, not its bytes alone: a batch of many small marks costs more a byte than one of samples.
+  const cost = telemetryDecodeCost(raw, OFFLOAD_ABOVE.telemetry);
+  const normalized = await runSized(deps.offload, { kind: 'telemetry', body: raw, bounds }, cost, OFFLOAD_ABOVE.telemetry, 'telemetry batch', () =>
     decodeTelemetryBatch(raw.toString('utf8'), bounds),
   );
   if (!normalized.ok) throw errors.validation('telemetry batch', normalized.issues);

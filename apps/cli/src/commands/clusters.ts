@@ -42,6 +42,8 @@ interface AddFlags {
   partition?: string;
   agentApiUrl?: string;
   agentCommand?: string;
+  agentRuntime?: string;
+  runtimeDir?: string;
   trustOnFirstUse?: boolean;
   project?: string;
   update?: boolean;
@@ -65,7 +67,7 @@ interface CredentialsFlags {
 const FLAG_OF: Record<string, string> = {
   name: '--name', host: '--host', port: '--port', user: '--user', privateKey: '--key-file', hostKeySha256: '--host-key',
   workDir: '--work-dir', defaultPartition: '--partition', agentApiUrl: '--agent-api-url', agentCommand: '--agent-command',
-  certificate: '--cert', jumpHosts: '--jump', maxQueuedJobs: '--max-queued-jobs', maxConcurrentRuns: '--max-concurrent-runs',
+  agentRuntime: '--agent-runtime', runtimeDir: '--runtime-dir', certificate: '--cert', jumpHosts: '--jump', maxQueuedJobs: '--max-queued-jobs', maxConcurrentRuns: '--max-concurrent-runs',
 };
 
 /** The same for `erg clusters credentials`; issues of a jump host (`jumpHosts[1].privateKey: …`) name its --jump. */
@@ -179,6 +181,9 @@ export function clusterBody(flags: AddFlags, baseDir: string): ClusterCreate {
     ...(partition === undefined ? {} : { defaultPartition: partition }),
     ...(agentApiUrl === undefined ? {} : { agentApiUrl }),
     ...(flags.agentCommand === undefined ? {} : { agentCommand: flags.agentCommand }),
+    // Checked by the API (its 400 names the flag through FLAG_OF).
+    ...(flags.agentRuntime === undefined ? {} : { agentRuntime: flags.agentRuntime as ClusterCreate['agentRuntime'] }),
+    ...(flags.runtimeDir === undefined ? {} : { runtimeDir: flags.runtimeDir }),
     ...(flags.cert === undefined ? {} : { certificate: readText(flags.cert, '--cert', baseDir).trim() }),
     ...(jumpHosts.length === 0 ? {} : { jumpHosts }),
     ...(flags.maxQueuedJobs === undefined ? {} : { maxQueuedJobs: flags.maxQueuedJobs === 'none' ? null : flags.maxQueuedJobs }),
@@ -239,6 +244,15 @@ function limitsText(c: Cluster): string {
   return limits.length === 0 ? "none of erg's own (the site's Slurm limits still apply)" : `at most ${limits.join(', ')}`;
 }
 
+/** Which runtime the agents start with and why (the probe's choice), with the setting that led to it. */
+function agentRuntimeText(c: Cluster): string {
+  const setting = `agentRuntime ${c.agentRuntime ?? 'auto'}`;
+  const choice = c.capabilities?.agentRuntime;
+  if (!choice) return `${setting}; not probed yet`;
+  const where = choice.use === 'staged' ? `, in ${c.runtimeDir}` : '';
+  return `${choice.reason}${where} (${setting})${choice.problem ? `; ${choice.problem}` : ''}`;
+}
+
 function clusterFields(c: Cluster): [string, string][] {
   return [
     ['Name', c.name],
@@ -253,6 +267,7 @@ function clusterFields(c: Cluster): [string, string][] {
     ['Partition', c.defaultPartition ?? '(Slurm default)'],
     ['Work dir', c.workDir],
     ['Agent', `${c.agentCommand}; pushes to ${c.agentApiUrl ?? '(nothing: spool only, pulled at job end)'}`],
+    ['Runtime', agentRuntimeText(c)],
     ['Power model', `${c.modelIdleW} W idle, ${c.modelMaxW} W at full load (for nodes without sensors)`],
     ['Limits', limitsText(c)],
     ['Slurm', slurmVersionText(c)],
@@ -425,6 +440,8 @@ export function registerClusters(program: Command, act: Act): void {
       .option('--partition <name>', 'default partition for specs that name none')
       .option('--agent-api-url <url>', 'the API URL as compute nodes reach it, for live telemetry ("none": agents only spool)')
       .option('--agent-command <command>', 'how job scripts start the telemetry agent (default node)')
+      .option('--agent-runtime <setting>', "auto (default): agentCommand where it is Node.js 18+, else erg's staged Node.js and koffi; command: always agentCommand; staged: always erg's")
+      .option('--runtime-dir <dir>', "where erg stages its runtime on the cluster (default <work dir>/.erg/runtime)")
       .option('--cert <file>', "an OpenSSH user certificate of the key (the site CA's erg_key-cert.pub)")
       .option('--jump <spec>', `a jump host in front of the login node, ${JUMP_SPEC}; repeat for a chain, in the order erg passes them (as ssh -J)`, collect)
       .option('--max-queued-jobs <n>', "most Slurm jobs erg keeps queued or running on the cluster (each array task counts): the site's MaxSubmitJobs for your user, or under it; none: no cap", parseCap(1))

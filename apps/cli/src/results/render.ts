@@ -2,6 +2,7 @@
 // marks, legend); CSV and JSON are for programs (raw SI numbers, no formatting).
 import { z } from 'zod';
 import type { Colors } from '../output/color';
+import { studyAnswer, studyAnswerLines } from './answer';
 import { footprintCsvColumns, plural, renderCsv, resultsCsvRows, UNMEASURED_SHOWN } from '@erg/format';
 import { mdCell, mdCode, renderMarkdownTable } from '../output/markdown';
 import { renderTable } from '../output/table';
@@ -59,6 +60,12 @@ export function resultsTable(results: CampaignResults, color: Colors): string {
   const notes = [human.power, human.runOrder].filter((line) => line !== null);
   if (notes.length > 0) lines.push('', ...notes);
   if (human.publishable) lines.push('', human.publishable);
+  // Last, so that `erg submit --watch` ends with it.
+  const answer = studyAnswer(results);
+  if (answer) {
+    const { heading, lines: said } = studyAnswerLines(answer);
+    lines.push('', color.bold(`${heading}:`), ...said.map((line) => `  ${line}`));
+  }
   return lines.join('\n') + '\n';
 }
 
@@ -92,6 +99,11 @@ export function resultsMarkdown(results: CampaignResults): string {
   if (human.power) parts.push('', mdCell(human.power));
   if (human.runOrder) parts.push('', mdCell(human.runOrder));
   if (human.publishable) parts.push('', mdCell(human.publishable));
+  const answer = studyAnswer(results);
+  if (answer) {
+    const { heading, lines: said } = studyAnswerLines(answer);
+    parts.push('', `**${mdCell(heading)}:**`, '', ...said.map((line) => `- ${mdCell(line)}`));
+  }
   return parts.join('\n') + '\n';
 }
 

@@ -6,7 +6,7 @@
 // app's run page come from @erg/format.
 import {
   cooldownNodeText, cooldownSummary, cpuMaxFreqText, fingerprintFacts, formatByteRate, formatBytes, formatJoulesPerGB, linkKindLabel, fingerprintPrefix, formatCarbon, formatCost, formatEdp, formatEnergy, formatIntensity, formatNumber, formatPercent, formatPower,
-  formatTime, NO_NODE_PROVENANCE, NO_PROVENANCE, plural, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRecordRows, powerRecordStatus, powerRequestedText,
+  formatTime, NO_NODE_PROVENANCE, NO_PROVENANCE, NODE_ENERGY_COLUMNS, nodeEnergyRows, plural, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRecordRows, powerRecordStatus, powerRequestedText,
   powerStateText, runValidityText, slurmEnergyFigure, VALIDITY_COLUMNS, validityRows,
 } from '@erg/format';
 import type { Run, RunEnergy } from '../api-types';
@@ -145,11 +145,21 @@ function energySection(answer: RunEnergyAnswer, color: Colors): string {
     ...(e.stale ? [['Stale', color.yellow('telemetry arrived after these figures were computed; the scheduler recomputes them at its next tick')] as [string, string]] : []),
   ];
   const lines = ['Energy', indent(renderFields(fields))];
+  const perNode = nodeEnergySection(e, color);
+  if (perNode) lines.push(indent(perNode));
   if (e.warnings.length > 0) lines.push(`  Warnings (${e.warnings.length}):`, ...e.warnings.map((w) => `    ${w}`));
   lines.push(indent(powerInForce(e, color)));
   const validity = validitySection(e, color);
   if (validity) lines.push(indent(validity));
   return lines.join('\n');
+}
+
+/** Each node's share of the run's energy, where the run had more than one node (one node's is the run's). */
+function nodeEnergySection(energy: RunEnergy, color: Colors): string | null {
+  if (energy.nodes.length < 2) return null;
+  const columns: Column[] = NODE_ENERGY_COLUMNS.map((c) => ({ header: c.header.toUpperCase(), align: c.numeric ? 'right' : 'left' }));
+  const rows = nodeEnergyRows(energy).map((r) => NODE_ENERGY_COLUMNS.map((c) => r[c.field]));
+  return [`Energy per node (${energy.nodes.length} nodes; they add up to the run's)`, indent(renderTable(columns, rows, { header: color.bold }))].join('\n');
 }
 
 /** The campaign's validity gates applied to the run: one line, then each gate's worst value; null for figures computed before erg checked them. */

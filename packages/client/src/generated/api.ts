@@ -255,10 +255,21 @@ export interface paths {
                         hostKeyPolicy?: "pinned" | "trust-on-first-use";
                         defaultPartition?: string;
                         /**
-                         * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+)
+                         * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+); see agentRuntime
                          * @default node
                          */
                         agentCommand?: string;
+                        /**
+                         * @description auto: erg probes the cluster and uses agentCommand where it is Node.js 18+, else stages its own Node.js and koffi for the nodes' architecture; command: always agentCommand; staged: always the staged runtime (docs/operations.md)
+                         * @default auto
+                         * @enum {string}
+                         */
+                        agentRuntime?: "auto" | "command" | "staged";
+                        /**
+                         * @description where erg stages its runtime, one folder per content hash (shared by clusters that name the same folder); null: <workDir>/.erg/runtime
+                         * @default null
+                         */
+                        runtimeDir?: string | null;
                         /**
                          * @description null: agents only spool; the scheduler pulls their spool when the job ends
                          * @default null
@@ -734,8 +745,11 @@ export interface paths {
                         /** @default {} */
                         resources?: {
                             partition?: string;
-                            /** @default 1 */
-                            nodes?: number;
+                            /**
+                             * @description nodes per run: a whole number, or "{{parameter}}" to sweep the node count (each configuration's value a whole number of nodes)
+                             * @default 1
+                             */
+                            nodes?: number | string;
                             ntasksPerNode?: number;
                             cpusPerTask?: number;
                             gpusPerNode?: number;
@@ -1170,7 +1184,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The campaign's evidence bundle, one tar archive (docs/experiments.md, "Evidence bundle"): the spec as submitted and as stored, every run with its events, fingerprints, power records, figure inputs, samples per node (CSV.gz) and marks, its stored figures, every sample again as samples.parquet, the results, and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; at most ERG_EXPORTS_AT_ONCE bundles are written at once, and ERG_EXPENSIVE_READS_PER_TOKEN per token together with results computations (429 with Retry-After beyond). A bundle cut short (an error while writing) has no manifest.json. */
+        /** @description The campaign's evidence bundle, one tar archive (docs/experiments.md, "Evidence bundle"): the spec as submitted and as stored, every run with its events, fingerprints, power records, figure inputs, samples per node (CSV.gz) and marks, its stored figures, every sample again as samples.parquet, the results (results.json: the bytes GET /v1/campaigns/{id}/results answers, computed as it computes them, 422 and 503 as it does), and manifest.json with the sha256 of every file. `erg verify` recomputes every figure from it offline. Streamed a run at a time; at most ERG_EXPORTS_AT_ONCE bundles are written at once, and ERG_EXPENSIVE_READS_PER_TOKEN per token together with results computations (429 with Retry-After beyond). A bundle cut short (an error while writing) has no manifest.json. */
         get: {
             parameters: {
                 query?: never;
@@ -1201,7 +1215,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3525,6 +3557,27 @@ export interface components {
             window: components["schemas"]["TimeWindowInput"] | null;
             nodes: components["schemas"]["NodeCooldownInput"][];
         };
+        AgentRuntimeChoiceInput: {
+            /**
+             * @description command: the cluster's agentCommand; staged: the Node.js and koffi erg stages in the cluster's runtime folder
+             * @enum {string}
+             */
+            use: "command" | "staged";
+            /** @description the staged runtime's platform (the nodes' architecture); null with command */
+            platform: ("linux-x64" | "linux-arm64") | null;
+            /** @description the Node.js version the agents run: the staged one's, or what agentCommand answered (null: it did not answer) */
+            node: string | null;
+            /** @description why, in words, e.g. "agentCommand `node` not found on gh-001 (exit 127)" */
+            reason: string;
+            /** @description set when no runtime fits (e.g. an architecture erg ships no runtime for): runs still start with agentCommand */
+            problem: string | null;
+            /** @description the nodes' architectures as Slurm reports them (scontrol show node) */
+            nodeArchs: {
+                arch: string;
+                nodes: number;
+                example: string;
+            }[];
+        };
         ClusterCapabilitiesInput: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
             probedAt: string;
@@ -3542,6 +3595,8 @@ export interface components {
             } | null;
             /** @description why there is no helper, in the probe's words (null when there is one) */
             powerHelperProblem: string | null;
+            /** @description the agents' runtime and why (absent: probed before erg chose runtimes; null: the probe could not tell) */
+            agentRuntime?: components["schemas"]["AgentRuntimeChoiceInput"] | null;
         };
         JumpHostCreateInput: {
             host: string;
@@ -3578,10 +3633,21 @@ export interface components {
             hostKeyPolicy?: "pinned" | "trust-on-first-use";
             defaultPartition?: string;
             /**
-             * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+)
+             * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+); see agentRuntime
              * @default node
              */
             agentCommand?: string;
+            /**
+             * @description auto: erg probes the cluster and uses agentCommand where it is Node.js 18+, else stages its own Node.js and koffi for the nodes' architecture; command: always agentCommand; staged: always the staged runtime (docs/operations.md)
+             * @default auto
+             * @enum {string}
+             */
+            agentRuntime?: "auto" | "command" | "staged";
+            /**
+             * @description where erg stages its runtime, one folder per content hash (shared by clusters that name the same folder); null: <workDir>/.erg/runtime
+             * @default null
+             */
+            runtimeDir?: string | null;
             /**
              * @description null: agents only spool; the scheduler pulls their spool when the job ends
              * @default null
@@ -3670,6 +3736,10 @@ export interface components {
             defaultPartition: string | null;
             workDir: string;
             agentCommand: string;
+            /** @enum {string} */
+            agentRuntime: "auto" | "command" | "staged";
+            /** @description where the staged runtime goes (the default resolved) */
+            runtimeDir: string;
             agentApiUrl: string | null;
             modelIdleW: number;
             modelMaxW: number;
@@ -4626,7 +4696,7 @@ export interface components {
             gaps: components["schemas"]["SensorGapInput"][];
             warnings: string[];
             /** @description why its figures cannot be fully trusted; a warning says more about each */
-            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
+            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "missing_node" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
             idle?: components["schemas"]["IdleEnergyInput"];
             /** @description the power state asked for and in force; absent when neither was recorded */
             power?: components["schemas"]["RunPowerStateInput"];
@@ -5179,8 +5249,11 @@ export interface components {
                 /** @default {} */
                 resources?: {
                     partition?: string;
-                    /** @default 1 */
-                    nodes?: number;
+                    /**
+                     * @description nodes per run: a whole number, or "{{parameter}}" to sweep the node count (each configuration's value a whole number of nodes)
+                     * @default 1
+                     */
+                    nodes?: number | string;
                     ntasksPerNode?: number;
                     cpusPerTask?: number;
                     gpusPerNode?: number;
@@ -5903,6 +5976,27 @@ export interface components {
             window: components["schemas"]["TimeWindow"] | null;
             nodes: components["schemas"]["NodeCooldown"][];
         };
+        AgentRuntimeChoice: {
+            /**
+             * @description command: the cluster's agentCommand; staged: the Node.js and koffi erg stages in the cluster's runtime folder
+             * @enum {string}
+             */
+            use: "command" | "staged";
+            /** @description the staged runtime's platform (the nodes' architecture); null with command */
+            platform: ("linux-x64" | "linux-arm64") | null;
+            /** @description the Node.js version the agents run: the staged one's, or what agentCommand answered (null: it did not answer) */
+            node: string | null;
+            /** @description why, in words, e.g. "agentCommand `node` not found on gh-001 (exit 127)" */
+            reason: string;
+            /** @description set when no runtime fits (e.g. an architecture erg ships no runtime for): runs still start with agentCommand */
+            problem: string | null;
+            /** @description the nodes' architectures as Slurm reports them (scontrol show node) */
+            nodeArchs: {
+                arch: string;
+                nodes: number;
+                example: string;
+            }[];
+        };
         ClusterCapabilities: {
             /** @description when the scheduler last probed the cluster (ISO 8601) */
             probedAt: string;
@@ -5920,6 +6014,8 @@ export interface components {
             } | null;
             /** @description why there is no helper, in the probe's words (null when there is one) */
             powerHelperProblem: string | null;
+            /** @description the agents' runtime and why (absent: probed before erg chose runtimes; null: the probe could not tell) */
+            agentRuntime?: components["schemas"]["AgentRuntimeChoice"] | null;
         };
         JumpHostCreate: {
             host: string;
@@ -5956,10 +6052,21 @@ export interface components {
             hostKeyPolicy: "pinned" | "trust-on-first-use";
             defaultPartition?: string;
             /**
-             * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+)
+             * @description how job scripts start the telemetry agent on compute nodes (Node.js 18+); see agentRuntime
              * @default node
              */
             agentCommand: string;
+            /**
+             * @description auto: erg probes the cluster and uses agentCommand where it is Node.js 18+, else stages its own Node.js and koffi for the nodes' architecture; command: always agentCommand; staged: always the staged runtime (docs/operations.md)
+             * @default auto
+             * @enum {string}
+             */
+            agentRuntime: "auto" | "command" | "staged";
+            /**
+             * @description where erg stages its runtime, one folder per content hash (shared by clusters that name the same folder); null: <workDir>/.erg/runtime
+             * @default null
+             */
+            runtimeDir: string | null;
             /**
              * @description null: agents only spool; the scheduler pulls their spool when the job ends
              * @default null
@@ -6048,6 +6155,10 @@ export interface components {
             defaultPartition: string | null;
             workDir: string;
             agentCommand: string;
+            /** @enum {string} */
+            agentRuntime: "auto" | "command" | "staged";
+            /** @description where the staged runtime goes (the default resolved) */
+            runtimeDir: string;
             agentApiUrl: string | null;
             modelIdleW: number;
             modelMaxW: number;
@@ -7002,7 +7113,7 @@ export interface components {
             gaps: components["schemas"]["SensorGap"][];
             warnings: string[];
             /** @description why its figures cannot be fully trusted; a warning says more about each */
-            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
+            flags: ("too_short" | "negative_net_energy" | "shared_node" | "shared_idle_baseline" | "missing_node" | "power_state_mismatch" | "power_state_unverified" | "throttled" | "invalid")[];
             idle?: components["schemas"]["IdleEnergy"];
             /** @description the power state asked for and in force; absent when neither was recorded */
             power?: components["schemas"]["RunPowerState"];
@@ -7559,8 +7670,11 @@ export interface components {
                 }[];
                 resources: {
                     partition?: string;
-                    /** @default 1 */
-                    nodes: number;
+                    /**
+                     * @description nodes per run: a whole number, or "{{parameter}}" to sweep the node count (each configuration's value a whole number of nodes)
+                     * @default 1
+                     */
+                    nodes: number | string;
                     ntasksPerNode?: number;
                     cpusPerTask?: number;
                     gpusPerNode?: number;

@@ -2,7 +2,7 @@
 // and warnings; the power state in force per GPU; Slurm's own figure beside erg's; and the
 // validity gates its measurement was checked against.
 import { formatEdp, formatEnergy, formatPercent, formatPower, formatTime } from '../../format';
-import { cpuMaxFreqText, flagLabels, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRequestedText, slurmEnergyFigure } from '../../run-info';
+import { cpuMaxFreqText, flagLabels, NODE_ENERGY_COLUMNS, nodeEnergyRows, POWER_IN_FORCE_COLUMNS, powerInForceRows, powerRequestedText, slurmEnergyFigure } from '../../run-info';
 import type { RunEnergy } from '../../types';
 import { RunValidity } from './RunValidity';
 
@@ -28,9 +28,29 @@ export function EnergyFigures({ figures: f, note }: { figures: RunEnergy | null;
         <p className="flags" data-testid="run-flags">To read with care: {flagLabels(f).join(', ')} (the warnings below say why).</p>
       )}
       {f?.warnings && f.warnings.length > 0 && <ul className="warnings">{f.warnings.map((w) => <li key={w}>{w}</li>)}</ul>}
+      {f && f.nodes.length > 1 && <EnergyPerNode figures={f} />}
       {f && <PowerInForce figures={f} />}
       {f && <RunValidity figures={f} />}
     </>
+  );
+}
+
+/** Each node's share of a multi-node run's energy (they add up to the run's). */
+function EnergyPerNode({ figures: f }: { figures: RunEnergy }) {
+  return (
+    <div data-testid="energy-per-node">
+      <h3>Energy per node ({f.nodes.length} nodes)</h3>
+      <div className="tablewrap">
+        <table className="energy-per-node">
+          <thead><tr>{NODE_ENERGY_COLUMNS.map((c) => <th key={c.field} scope="col">{c.header}</th>)}</tr></thead>
+          <tbody>
+            {nodeEnergyRows(f).map((r) => (
+              <tr key={r.node}>{NODE_ENERGY_COLUMNS.map((c) => <td key={c.field} className={c.numeric ? 'num' : undefined}>{r[c.field]}</td>)}</tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
   );
 }
 
