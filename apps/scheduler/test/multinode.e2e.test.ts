@@ -64,6 +64,29 @@ describe('multi-node runs on the multi-node local cluster', () => {
     await waitFor(() => Math.abs(moduleWatts('gh-001') - 165) < 3, { timeoutMs: 10_000, what: "gh-001's module meter back near idle" });
   });
 
+  test('a job of two tasks on each of two nodes starts one agent per node, not one per task: every spooled sample stored, nothing rejected', async () => {
+    // The agents' srun inherits the job's task count; without its own, Slurm 22.05 ignores
+    // --ntasks-per-node=1 ("can't honor") and starts an agent per task: two agents appending to one
+    // node's spool, whose interleaved batches the API refuses.
+    const campaign = await h.submit({
+      name: 'two-per-node', cluster: 'local', resources: { nodes: 2, ntasksPerNode: 2 }, telemetry: { intervalMs: 200 },
+      run: 'srun bash -c \'sleep 2; echo "$SLURM_PROCID $(hostname)"\'',
+    });
+    const [run] = await h.waitForCampaignEnd(campaign.id);
+    expect(run!.state).toBe('completed');
+    const exec = async (command: string) => (await h.slurmLink().connection.exec(command)).stdout;
+    expect(await exec(`cat '${run!.runDir}/telemetry/agent.log'`)).not.toMatch(/can't honor/);
+    const { body: e } = await h.call('GET', `/v1/runs/${run!.id}/energy`);
+    expect(e.nodes.map((n: { node: string }) => n.node).sort()).toEqual(['gh-001', 'gh-002']);
+    expect(e.flags).toEqual([]);
+    for (const node of ['gh-001', 'gh-002']) {
+      const stored = (await telemetrySummary(h.db, run!.id)).find((s) => s.node === node)!.samples;
+      const spooled = (await exec(`cat '${run!.runDir}/telemetry/${node}.spool'`)).split('\n').filter((l) => l.trim() !== '')
+        .reduce((n, l) => n + (JSON.parse(l) as { samples: { t: number | number[] }[] }).samples.reduce((m, x) => m + (Array.isArray(x.t) ? x.t.length : 1), 0), 0);
+      expect(stored).toBe(spooled);
+    }
+  });
+
   test("one node's agent never starting and another's dying mid-run: the run is flagged naming both nodes, the other nodes' telemetry and energy are whole", async () => {
     // The agents' interpreter for this cluster registration: a wrapper (test code, not erg's) that
     // fails at once on gh-003 and SIGKILLs the agent on gh-002 a second into the workload.

@@ -323,7 +323,9 @@ export function agentStartLines(launch: AgentLaunch): string {
   return [
     `erg_telemetry="$ERG_RUN_DIR/${RUN_DIR_FILES.telemetryDir}"`,
     'mkdir -p "$erg_telemetry"',
-    `srun --overlap --ntasks-per-node=1 --nodes="\${SLURM_JOB_NUM_NODES:-1}" --kill-on-bad-exit=0${gpus} ${launch.program} ${runArgs} ${launch.options} >"$erg_telemetry/${TELEMETRY_DIR_FILES.agentLog}" 2>&1 &`,
+    // One agent per node: the step's own task count, or it inherits the job's (SLURM_NTASKS) and
+    // Slurm 22.05 ignores --ntasks-per-node=1 when they disagree ("can't honor"), an agent per task.
+    `srun --overlap --ntasks="\${SLURM_JOB_NUM_NODES:-1}" --ntasks-per-node=1 --nodes="\${SLURM_JOB_NUM_NODES:-1}" --kill-on-bad-exit=0${gpus} ${launch.program} ${runArgs} ${launch.options} >"$erg_telemetry/${TELEMETRY_DIR_FILES.agentLog}" 2>&1 &`,
     'erg_agent_pid=$!',
     'erg_i=0',
     `while [ "$(ls "$erg_telemetry" 2>/dev/null | grep -c '${ready}$')" -lt "\${SLURM_JOB_NUM_NODES:-1}" ] && [ $erg_i -lt ${ticks} ]; do sleep 0.1; erg_i=$((erg_i + 1)); done`,
@@ -415,7 +417,7 @@ export function powerStartLines(helper: string, state: PowerState): string {
   return [
     `erg_telemetry="$ERG_RUN_DIR/${RUN_DIR_FILES.telemetryDir}"`,
     'mkdir -p "$erg_telemetry"',
-    `srun --overlap --ntasks-per-node=1 --nodes=${nodes} --kill-on-bad-exit=0 bash -c ${hold} ${helper} ${powerHelperArgs(state).join(' ')} >"$erg_telemetry/${TELEMETRY_DIR_FILES.powerLog}" 2>&1 &`,
+    `srun --overlap --ntasks=${nodes} --ntasks-per-node=1 --nodes=${nodes} --kill-on-bad-exit=0 bash -c ${hold} ${helper} ${powerHelperArgs(state).join(' ')} >"$erg_telemetry/${TELEMETRY_DIR_FILES.powerLog}" 2>&1 &`,
     'erg_power_pid=$!',
     'erg_i=0',
     `while [ "$(cat ${records} 2>/dev/null | grep -c '^{"ergPower"')" -lt ${nodes} ] && kill -0 "$erg_power_pid" 2>/dev/null && [ $erg_i -lt ${ticks} ]; do sleep 0.1; erg_i=$((erg_i + 1)); done`,

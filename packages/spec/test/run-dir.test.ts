@@ -183,10 +183,11 @@ describe('the agents\' lines in job.sh', () => {
 
   test('one agent per node, however many ranks the workload starts there: node-level meters are never read twice', () => {
     // The agents' step is its own srun: one task on each of the job's nodes, overlapping the
-    // workload's steps, whatever --ntasks-per-node the job itself asked for.
+    // workload's steps, whatever --ntasks-per-node the job itself asked for. Its own task count
+    // too: without it the step inherits the job's (SLURM_NTASKS), and Slurm 22.05 then ignores
+    // --ntasks-per-node=1 and starts an agent per task (multinode.e2e: two tasks on each of two nodes).
     const srun = agentStartLines(launch).split('\n').find((l) => l.startsWith('srun '))!;
-    expect(srun).toMatch(/^srun --overlap --ntasks-per-node=1 --nodes="\$\{SLURM_JOB_NUM_NODES:-1\}" /);
-    expect(srun).not.toMatch(/--ntasks(=| )/);
+    expect(srun).toMatch(/^srun --overlap --ntasks="\$\{SLURM_JOB_NUM_NODES:-1\}" --ntasks-per-node=1 --nodes="\$\{SLURM_JOB_NUM_NODES:-1\}" /);
   });
 
   test("the workload (a child of job.sh) finds ERG_MARKS_DIR at the agents' folder, erg-mark on PATH and the erg module on PYTHONPATH", () => {
