@@ -23,37 +23,50 @@ export async function campaignResultsBody(
 /** The answer computed from inputs already read (an evidence bundle's, when its campaign keeps changing under it). */
 export function resultsBodyOf(campaignId: string, inputs: CampaignFigureInputs, options: CampaignFigureOptions, list: string): Uint8Array {
   const answer = countUnmeasured({ campaignId, ...campaignFiguresOf(inputs, options) }, inputs.context?.spec.strategy.kind, list);
-  // TextEncoder's array owns its whole buffer, which is what a transfer hands over.
-  return new TextEncoder().encode(resultsJson(answer as CampaignResults));
+  return resultsBytes(answer as CampaignResults);
 }
 
 /** CampaignResults without its configurations, which resultsJson checks and writes one at a time. */
 const ResultsWithoutConfigurations = CampaignResults.omit({ configurations: true });
 
 /**
- * The answer checked against its schema and written as JSON: the configurations first, each
- * checked and written once for as long as it is the same object with the same paretoOptimal
- * (campaignResults gives an unchanged configuration's summary again, the same object: a read after
- * one run changed writes one configuration of 10,000 — checking and writing 16 MB took 0.3 s),
- * then the rest. The same JSON value as z.encode(CampaignResults, …) written whole; the members in
- * another order.
+ * The answer checked against its schema and written as UTF-8 JSON: the configurations first, each
+ * checked, written and encoded once for as long as it is the same object with the same
+ * paretoOptimal (campaignResults gives an unchanged configuration's summary again, the same object:
+ * a read after one run changed writes one configuration of 10,000 — checking, writing and encoding
+ * 16 MB took 0.3 s), then the rest. The same JSON value as z.encode(CampaignResults, …) written
+ * whole; the members in another order. The array owns its whole buffer (a transfer hands it over).
  */
-export function resultsJson(answer: CampaignResults): string {
+export function resultsBytes(answer: CampaignResults): Uint8Array {
   const { configurations, ...rest } = answer;
-  const parts: string[] = [];
-  for (const c of configurations) {
-    const before = written.get(c);
-    if (before && before.paretoOptimal === c.paretoOptimal) {
-      parts.push(before.json);
-      continue;
+  const parts: Uint8Array[] = [utf8.encode('{"configurations":[')];
+  configurations.forEach((c, i) => {
+    let before = written.get(c);
+    if (!before || before.paretoOptimal !== c.paretoOptimal) {
+      before = { paretoOptimal: c.paretoOptimal, json: utf8.encode(JSON.stringify(z.encode(ConfigurationResult, c))) };
+      written.set(c, before);
     }
-    const json = JSON.stringify(z.encode(ConfigurationResult, c));
-    written.set(c, { paretoOptimal: c.paretoOptimal, json });
-    parts.push(json);
-  }
+    if (i > 0) parts.push(COMMA);
+    parts.push(before.json);
+  });
   const others = JSON.stringify(z.encode(ResultsWithoutConfigurations, rest));
-  return `{"configurations":[${parts.join(',')}]${others === '{}' ? '' : `,${others.slice(1, -1)}`}}`;
+  parts.push(utf8.encode(`]${others === '{}' ? '' : `,${others.slice(1, -1)}`}}`));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }
 
-/** Configurations checked and written before, by their summary object. */
-const written = new WeakMap<object, { paretoOptimal: boolean; json: string }>();
+/** resultsBytes as text. */
+export function resultsJson(answer: CampaignResults): string {
+  return new TextDecoder().decode(resultsBytes(answer));
+}
+
+const utf8 = new TextEncoder();
+const COMMA = utf8.encode(',');
+
+/** Configurations checked and written before, by their summary object: their JSON, encoded. */
+const written = new WeakMap<object, { paretoOptimal: boolean; json: Uint8Array }>();

@@ -43,7 +43,8 @@ export function countedRuns(
 } {
   const configs = new Map<string, { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }>();
   const runsLeftOut: RunLeftOut[] = [];
-  const priced: { runs: RunFigures[]; at: number }[] = [];
+  // Runs per cost currency: most campaigns have one (or none), and then nothing more is done.
+  const currencies = new Map<string, number>();
   let c: { key: string; parameters: Record<string, unknown>; runs: RunFigures[] } | undefined;
   for (const row of rows) {
     // A configuration's rows come together (listConfigurationEnergies): one lookup per configuration, not per run.
@@ -55,13 +56,19 @@ export function countedRuns(
     const { run, leftOut } = countedRow(row, counting.validOnly === true, nodesOf.get(row.runId), fingerprintOf.get(row.runId) ?? null);
     if (leftOut) runsLeftOut.push(leftOut);
     c.runs.push(run);
-    if (typeof run.costCurrency === 'string') priced.push({ runs: c.runs, at: c.runs.length - 1 });
+    if (typeof run.costCurrency === 'string') currencies.set(run.costCurrency, (currencies.get(run.costCurrency) ?? 0) + 1);
   }
-  const currency = mostCommon(priced.map((p) => p.runs[p.at]!.costCurrency!));
+  const currency = mostCommon(currencies);
   // Costs in two currencies cannot be averaged: those in another than most are left out (cost.n
   // says how many count; runsLeftOut names runs left out of energy or wholly, not of cost alone).
   // A copy: the run's figures are shared with later reads (countedRow).
-  for (const p of priced) if (p.runs[p.at]!.costCurrency !== currency) p.runs[p.at] = { ...p.runs[p.at]!, cost: null };
+  if (currencies.size > 1) {
+    for (const k of configs.values()) {
+      k.runs.forEach((r, i) => {
+        if (typeof r.costCurrency === 'string' && r.costCurrency !== currency) k.runs[i] = { ...r, cost: null };
+      });
+    }
+  }
   return { configs: [...configs.values()], runsLeftOut, currency };
 }
 
@@ -96,10 +103,8 @@ function countedRow(row: ConfigurationEnergyRow, validOnly: boolean, nodes: read
   return made;
 }
 
-/** The value most of them are (ties: the first in sort order); null for none. */
-function mostCommon(values: readonly string[]): string | null {
-  const counts = new Map<string, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+/** The value most of them are, from how many each is (ties: the first in sort order); null for none. */
+function mostCommon(counts: ReadonlyMap<string, number>): string | null {
   let best: string | null = null;
   for (const [v, n] of counts) if (best === null || n > counts.get(best)! || (n === counts.get(best)! && v < best)) best = v;
   return best;
