@@ -1,5 +1,5 @@
 import type { CampaignRunDataMovementRow, CampaignRunPhasesRow, ConfigurationEnergyRow, findCampaignPowerContext, RunNodeRecord } from '@erg/db';
-import { campaignDataMovement, campaignPhases, campaignResults, campaignValidity, countedFigures, type CountingOptions, type RunFigures, type StoredFigures } from '@erg/energy';
+import { campaignDataMovement, campaignPhases, campaignResults, campaignValidity, countedFigures, type CountedFigures, type CountingOptions, type RunFigures, type StoredFigures } from '@erg/energy';
 import { DEFAULT_CONFIDENCE, RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
 import { campaignDesignView } from './design-view';
 import { runFingerprintClasses } from './fingerprint-classes';
@@ -82,6 +82,18 @@ interface CountedRow {
 }
 
 /**
+ * A run's figures as one shape for every run, its optional members present as undefined: the
+ * statistics read each member of 100,000 of them at every read, and objects of one shape are read
+ * several times faster than the dozen shapes spreading countedFigures' optional members made.
+ */
+function runFiguresOf(f: CountedFigures['figures'], metrics: Record<string, number | null>, fingerprintClass: string | null, node: string | null, repetition: number | null): RunFigures {
+  return {
+    timeS: f.timeS, energyJ: f.energyJ, edpJs: f.edpJs, ed2pJs2: f.ed2pJs2, avgPowerW: f.avgPowerW, metrics,
+    components: f.components, flags: f.flags, fingerprintClass, carbonG: f.carbonG, cost: f.cost, costCurrency: f.costCurrency, node, repetition,
+  };
+}
+
+/**
  * Rows counted before: the API's results worker keeps each unchanged run's row (the same object)
  * between reads (inputs-snapshot.ts), so its RunFigures is made once and is the same object at the
  * next read — which lets campaignResults skip configurations whose runs are all unchanged. Never
@@ -96,7 +108,7 @@ function countedRow(row: ConfigurationEnergyRow, validOnly: boolean, nodes: read
   const counted = countedFigures(row.result as StoredFigures | null, { validOnly });
   const made: CountedRow = {
     validOnly, nodes, fingerprintClass,
-    run: { ...counted.figures, metrics: row.metrics ?? {}, fingerprintClass, node: runNodeOf(nodes, row.nodeList), repetition: row.repetition },
+    run: runFiguresOf(counted.figures, row.metrics ?? {}, fingerprintClass, runNodeOf(nodes, row.nodeList), row.repetition),
     leftOut: counted.leftOut ? { runId: row.runId!, key: row.key, repetition: row.repetition ?? 0, leftOut: counted.leftOut.what, why: counted.leftOut.why } : null,
   };
   countedRows.set(row, made);
