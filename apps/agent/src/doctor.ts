@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { DRIVER_FLOORS, judgeFloor, type FloorVerdict } from '@erg/spec/driver-floors';
-import { checkNode, MODULE_FIT_TOLERANCE, type CounterComparison } from '@erg/energy/node-check';
+import type { NodeDoctorReport } from '@erg/spec';
+import { DRIVER_FLOORS, judgeFloor } from '@erg/spec/driver-floors';
+import { checkNode, MODULE_FIT_TOLERANCE } from '@erg/energy/node-check';
 import { ConfigError, parseCommandLine, type AgentConfig } from './config';
 import type { Logger } from './log';
 import { detectSources } from './sources';
 import { findExecutable } from './sources/executable';
 import type { GpuStackIdentity } from './sources/types';
 import { AGENT_VERSION } from './version';
-import type { SensorInfo, SourceName } from './wire';
 
 // `erg-agent doctor`: first contact with a node. It runs the agent's own detection (the sources
 // and scopes a run on this node would record), judges the driver and DCGM versions by the floors
@@ -27,29 +27,8 @@ export interface DoctorOptions {
   json?: string;
 }
 
-export interface DoctorReport {
-  kind: 'erg-node-doctor';
-  version: 1;
-  agentVersion: string;
-  node: string;
-  time: string;
-  seconds: number;
-  intervalMs: number;
-  stack: { driverVersion: string | null; nvmlVersion: string | null; cudaVersion: string | null; dcgmVersion: string | null };
-  floors: { key: string; has: string; verdict: FloorVerdict; without: string }[];
-  sources: { name: SourceName; sensors: Pick<SensorInfo, 'sensor' | 'scope'>[] }[];
-  /** Per source tried: why it is absent or what it left out (the agent's notes). */
-  notes: Partial<Record<SourceName, string[]>>;
-  shadowed: { sensor: string; source: SourceName; keptFrom: SourceName }[];
-  counters: (CounterComparison & { agrees: boolean | null })[];
-  moduleFit: { index: string; checked: number; failed: number; maxRatio: number | null; holds: boolean }[];
-  warnings: string[];
-  /**
-   * Every check that failed, in words; empty: all hold. A floor the stack is below is not one: erg
-   * measures without the feature (floors[].without says how); what it costs shows here when it does.
-   */
-  problems: string[];
-}
+/** The report, as @erg/spec's NodeDoctorReport schema defines it (the API validates uploads with it). */
+export type DoctorReport = NodeDoctorReport;
 
 /** Detects, samples for `seconds` every `config.intervalMs`, and judges what it saw. */
 export async function runDoctor(config: AgentConfig, options: DoctorOptions, log: Logger): Promise<DoctorReport> {

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { NodeDoctorReport } from '@erg/spec';
 import { cleanupTempDirs, copyFixtures, FIXTURES, REPO_NODE_MODULES, rewrite, spawnAgent, tempDir } from './helpers';
 
 // `erg-agent doctor` as an admin runs it on a GH200 node, here against FIXTURES: the fake
@@ -57,6 +58,7 @@ test('a node whose stack meets every floor and whose meters agree: every check h
   const counters = (r.report?.counters ?? []) as { counter: string; power: string | null; diffPercent: number | null }[];
   expect(counters.find((c) => c.counter === 'module0.energy')).toMatchObject({ power: 'module0.power' });
   expect(Math.abs(counters.find((c) => c.counter === 'module0.energy')?.diffPercent ?? 99)).toBeLessThan(5);
+  expect(NodeDoctorReport.safeParse(r.report).error).toBeUndefined();
 });
 
 test('an R535 node whose parts do not fit its module meter (hwmon-info layout, 351 W module): the floors it misses and the failed inequality, exit 4', async () => {
@@ -74,6 +76,8 @@ test('an R535 node whose parts do not fit its module meter (hwmon-info layout, 3
   // A floor below is said, not counted as a failed check: erg measures without the feature.
   expect(r.text).toContain('Verdict: 2 problem(s)');
   expect(r.report).toMatchObject({ moduleFit: [{ index: '0', holds: false }], stack: { dcgmVersion: null } });
+  // The JSON is what the API takes (PUT /v1/clusters/{name}/node-report validates it with this schema).
+  expect(NodeDoctorReport.safeParse(r.report).error).toBeUndefined();
 });
 
 test('bad doctor options: exit 2 with the option named', async () => {

@@ -25,6 +25,7 @@ export const ROUTES: Record<string, AuditTarget> = {
   'PUT /v1/clusters/:name': { action: 'cluster.update', resourceType: 'cluster', param: 'name' },
   'PUT /v1/clusters/:name/credentials': { action: 'cluster.credentials', resourceType: 'cluster', param: 'name' },
   'PUT /v1/clusters/:name/carbon-intensity': { action: 'cluster.carbon-intensity', resourceType: 'cluster', param: 'name' },
+  'PUT /v1/clusters/:name/node-report': { action: 'cluster.node-report', resourceType: 'cluster', param: 'name' },
   'POST /v1/campaigns': { action: 'campaign.create', resourceType: 'campaign' },
   'POST /v1/campaigns/:id/cancel': { action: 'campaign.cancel', resourceType: 'campaign', param: 'id' },
   'POST /v1/runs/:id/finish': { action: 'run.finish', resourceType: 'run', param: 'id' },

@@ -1,3 +1,4 @@
+import { MAX_NODE_REPORT_BYTES } from '@erg/spec';
 /**
  * Request body limits per kind of route, bytes. Each route passes its own as `bodyLimit`; routes
  * without one get ERG_BODY_LIMIT. Bodies over the limit are refused with 413 before they are
@@ -13,6 +14,8 @@ export const BODY_LIMITS = {
    * about 55 bytes each with ISO times. JSON.parse of it takes a few milliseconds.
    */
   carbonIntensity: 1024 * 1024,
+  /** A node's `erg-agent doctor --json` report (@erg/spec MAX_NODE_REPORT_BYTES; a few KiB as written). */
+  nodeReport: MAX_NODE_REPORT_BYTES,
   /** Small action routes: cancel, trigger, finish, delete. */
   action: 16 * 1024,
   /**

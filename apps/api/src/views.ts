@@ -1,7 +1,7 @@
 import type {
   ApiTokenRecord, CampaignCluster, CarbonIntensitySummary, ClusterRecord, ProjectRecord, QueueRunRow, Role, RunDetail, RunNodeRecord, RunSummaryRecord, TokenIdentity, UserRecord,
 } from '@erg/db';
-import { agentRuntimeSettingOf, runtimeDirOf, type UnfinishedRunState } from '@erg/spec';
+import { agentRuntimeSettingOf, runtimeDirOf, type ClusterNodeReport, type UnfinishedRunState } from '@erg/spec';
 import type { CertificateWarningPolicy } from '@erg/slurm';
 import { credentialsView } from './cluster-credentials';
 
@@ -31,7 +31,7 @@ export function shownClusterError(lastError: string | null, detail: boolean): st
  * `series`: its stored intensity series in short; `policy`: the certificate warning window (ApiConfig, see cluster-credentials.ts);
  * `detail`: whether the caller reads its failures' detail (seesClusterFailures).
  */
-export function clusterView(c: ClusterRecord, series: CarbonIntensitySummary, policy: CertificateWarningPolicy | undefined, detail: boolean) {
+export function clusterView(c: ClusterRecord, series: CarbonIntensitySummary, nodeReport: ClusterNodeReport | null, policy: CertificateWarningPolicy | undefined, detail: boolean) {
   return {
     id: c.id,
     name: c.name,
@@ -55,6 +55,7 @@ export function clusterView(c: ClusterRecord, series: CarbonIntensitySummary, po
     carbonIntensity: carbonSeriesView(series),
     price: c.price && { perNodeHour: c.price.perNodeHour ?? null, perKWh: c.price.perKWh ?? null, currency: c.price.currency },
     capabilities: c.capabilities,
+    nodeReport,
     lastError: shownClusterError(c.lastError, detail),
     lastContactAt: iso(c.lastContactAt),
     // Certificates, jump hosts (never their keys) and the warnings about them.

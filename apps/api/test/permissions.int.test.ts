@@ -3,11 +3,14 @@
 // route table (app.accessRules, filled by onRoute), so a route added without a request here
 // fails the first test, and a route registered without an access rule does not even start.
 import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { issueRunToken } from '@erg/db';
 import { backdateRunEnd, expireApiToken } from '@erg/db/testing';
 import { ACTIONS } from '../src/access';
 import { startTestApi, type TestApi } from './helpers';
 
+const NODE_REPORT = JSON.parse(readFileSync(path.join(__dirname, '../../../packages/spec/test/fixtures/node-doctor-report.json'), 'utf8')) as object;
 const PRIVATE_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const cluster = (name: string) => ({
   name, host: '127.0.0.1', port: 2222, user: 'root', privateKey: PRIVATE_KEY, hostKeySha256: 'SHA256:' + 'A'.repeat(43), workDir: '/var/lib/erg-test',
@@ -83,6 +86,8 @@ describe('permission matrix: every route × role × own / other project (Postgre
     'PUT /v1/clusters/:name/credentials': (s) => ({ method: 'PUT', url: `/v1/clusters/${s.cluster}/credentials`, body: { certificate: null } }),
     // Merging no points: valid for any cluster, changes nothing.
     'PUT /v1/clusters/:name/carbon-intensity': (s) => ({ method: 'PUT', url: `/v1/clusters/${s.cluster}/carbon-intensity`, body: { points: [] } }),
+    // The node report of the API's own tests (a fixture of the fake NVML): storing it again replaces the same.
+    'PUT /v1/clusters/:name/node-report': (s) => ({ method: 'PUT', url: `/v1/clusters/${s.cluster}/node-report`, body: NODE_REPORT }),
     'GET /v1/clusters/:name/carbon-intensity': (s) => ({ method: 'GET', url: `/v1/clusters/${s.cluster}/carbon-intensity` }),
     // Retiring a spare cluster of the side's project (idempotent), so that the side's own keeps working.
     'POST /v1/clusters/:name/deactivate': (s) => ({ method: 'POST', url: `/v1/clusters/${s.spareCluster}/deactivate` }),

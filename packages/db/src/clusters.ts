@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '@erg/secrets';
 import { poolOf, prismaOf, type Database } from './client';
-import { DEFAULT_POWER_HELPER, ErgError, type ClusterCapabilities, type ClusterCarbon, type ClusterPolicy, type ClusterPrice } from '@erg/spec';
+import { DEFAULT_POWER_HELPER, ErgError, type ClusterCapabilities, type ClusterCarbon, type ClusterNodeReport, type ClusterPolicy, type ClusterPrice } from '@erg/spec';
 import { readClusterPolicy } from './projects';
 import { Prisma } from './generated/client';
 
@@ -416,4 +416,22 @@ export async function recordLearnedHostKey(db: Database, clusterId: string, host
     [clusterId, hostKeySha256],
   );
   return result.rowCount === 1;
+}
+
+/**
+ * Stores the cluster's latest node report (`erg-agent doctor --json`, validated by the API as
+ * @erg/spec ClusterNodeReport), replacing the one before. A column of its own: the probe rewrites
+ * `capabilities` every few minutes.
+ */
+export async function recordClusterNodeReport(db: Database, clusterId: string, report: ClusterNodeReport): Promise<void> {
+  await poolOf(db).query('UPDATE clusters SET node_report = $2::jsonb, updated_at = now() WHERE id = $1', [clusterId, JSON.stringify(report)]);
+}
+
+/** The stored node reports of these clusters (absent: none uploaded); read only for views, not with every ClusterRecord. */
+export async function readClusterNodeReports(db: Database, clusterIds: readonly string[]): Promise<Map<string, ClusterNodeReport>> {
+  if (clusterIds.length === 0) return new Map();
+  const { rows } = await poolOf(db).query<{ id: string; node_report: ClusterNodeReport }>(
+    'SELECT id, node_report FROM clusters WHERE id = ANY($1::uuid[]) AND node_report IS NOT NULL', [clusterIds],
+  );
+  return new Map(rows.map((r) => [r.id, r.node_report]));
 }

@@ -7,6 +7,7 @@ import type { SpecIssue } from './issues';
 import { CarbonIntensitySeries, ClusterCarbon, ClusterCarbonView, ClusterPrice, ClusterPriceView } from './carbon-cost';
 import { RunCooldown } from './run-cooldown';
 import { CLOCK_SKEW_MS, EARLIEST_MEASUREMENT_MS, MAX_METRIC_MAGNITUDE, MAX_WINDOW_MS, windowIssue } from './bounds';
+import { ClusterNodeReport } from './node-doctor';
 
 /**
  * Request and response bodies of the REST API. These schemas validate requests, shape the
@@ -325,6 +326,7 @@ export const ClusterView = z
     carbonIntensity: CarbonIntensitySeries.describe('the grid intensity series stored for the cluster (PUT /v1/clusters/{name}/carbon-intensity)'),
     price: ClusterPriceView.nullable().describe('null: its runs get no cost figures'),
     capabilities: ClusterCapabilities.nullable().describe('null until the scheduler has reached the cluster'),
+    nodeReport: ClusterNodeReport.nullable().describe("the latest first-contact report of one of the cluster's nodes (`erg-agent doctor --json`, stored with PUT /v1/clusters/{name}/node-report); null: none"),
     lastError: z
       .string()
       .nullable()

@@ -28,6 +28,7 @@
 export * from './api';
 export * from './bounds';
 export * from './carbon-cost';
+export * from './node-doctor';
 export * from './results';
 export * from './verdict';
 export * from './suite';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  CarbonIntensityPut, CarbonIntensityQuery, CarbonIntensityView, CarbonIntensityWritten, ClusterCreate, ClusterCredentials, ClusterList, ClusterView, ErrorBody,
-  MAX_CARBON_POINTS_PER_CLUSTER, MAX_CARBON_POINTS_PER_READ, MAX_CARBON_POINTS_PER_REQUEST, NameParams, ProjectQuery,
+  CarbonIntensityPut, CarbonIntensityQuery, CarbonIntensityView, CarbonIntensityWritten, ClusterCreate, ClusterCredentials, ClusterList, ClusterNodeReport, ClusterView, ErrorBody,
+  MAX_CARBON_POINTS_PER_CLUSTER, MAX_CARBON_POINTS_PER_READ, MAX_CARBON_POINTS_PER_REQUEST, NameParams, NodeDoctorReport, ProjectQuery,
 } from '@erg/spec';
 import type { ClusterRecord, TokenIdentity } from '@erg/db';
 import type { AppDeps } from '../app';
@@ -10,7 +10,7 @@ import { BODY_LIMITS } from '../body-limits';
 import { auditCreated } from '../audit';
 import { certificateWarningPolicy } from '../cluster-credentials';
 import {
-  clusterNamed, clusterViews, listVisibleClusters, putCluster, readCarbonIntensity, registerCluster, rotateClusterCredentials, setClusterActive, storeCarbonIntensity,
+  clusterNamed, clusterViews, listVisibleClusters, putCluster, readCarbonIntensity, registerCluster, rotateClusterCredentials, setClusterActive, storeCarbonIntensity, storeNodeReport,
 } from '../services/clusters';
 
 export const clusterRoutes =
@@ -140,6 +140,24 @@ export const clusterRoutes =
         },
       },
       async (req) => storeCarbonIntensity(deps.db, req.params.name, req.body, req.log),
+    );
+
+    app.put(
+      '/clusters/:name/node-report',
+      {
+        config: access.cluster('cluster.manage'),
+        bodyLimit: BODY_LIMITS.nodeReport,
+        schema: {
+          tags: ['clusters'],
+          description:
+            'Store a first-contact report of one of the cluster\'s nodes — the JSON `erg-agent doctor --json FILE` wrote there (docs/power-helper.md) — ' +
+            'with the cluster, replacing the one before. GET /v1/clusters/{name} shows it as `nodeReport`, with the node it was taken on and when.',
+          params: NameParams,
+          body: NodeDoctorReport,
+          response: { 200: ClusterNodeReport, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+        },
+      },
+      async (req) => storeNodeReport(deps.db, req.params.name, req.body, req.log),
     );
 
     app.get(

@@ -1,11 +1,11 @@
 import { compileAllowance, hostRefusal } from '@erg/address-policy';
 import {
   carbonIntensitySummaries, ClusterExistsError, createCluster, findClusterByName, listCarbonIntensity, listClusters, openClusterCredentials, projectClusterPolicy,
-  putCarbonIntensity, setDeactivated, updateClusterCredentials, upsertCluster, type ClusterRecord, type Database, type TokenIdentity,
+  putCarbonIntensity, readClusterNodeReports, recordClusterNodeReport, setDeactivated, updateClusterCredentials, upsertCluster, type ClusterRecord, type Database, type TokenIdentity,
 } from '@erg/db';
 import {
   carbonIntensityIssues, carbonPointMs, clusterBodyIssues, MAX_CARBON_POINTS_PER_CLUSTER, MAX_CARBON_POINTS_PER_READ,
-  type CarbonIntensityPut, type ClusterCreate, type ClusterCredentials, type SpecIssue,
+  type CarbonIntensityPut, type ClusterCreate, type ClusterNodeReport, type NodeDoctorReport, type ClusterCredentials, type SpecIssue,
 } from '@erg/spec';
 import type { CertificateWarningPolicy } from '@erg/slurm';
 import type { AppDeps } from '../app';
@@ -59,8 +59,21 @@ export async function listVisibleClusters(db: Database, identity: TokenIdentity)
 
 /** Clusters as the API shows them to the caller, with their intensity series in short (one query for all). */
 export async function clusterViews(db: Database, clusters: readonly ClusterRecord[], policy: CertificateWarningPolicy, identity: TokenIdentity) {
-  const series = await carbonIntensitySummaries(db, clusters.map((c) => c.id));
-  return clusters.map((c) => clusterView(c, series.get(c.id)!, policy, seesClusterFailures(identity, c.projectId)));
+  const ids = clusters.map((c) => c.id);
+  const [series, nodeReports] = await Promise.all([carbonIntensitySummaries(db, ids), readClusterNodeReports(db, ids)]);
+  return clusters.map((c) => clusterView(c, series.get(c.id)!, nodeReports.get(c.id) ?? null, policy, seesClusterFailures(identity, c.projectId)));
+}
+
+/**
+ * Stores a node's `erg-agent doctor --json` report with its cluster (the schema validated it),
+ * replacing the one before: the node and when it was taken come from the report itself.
+ */
+export async function storeNodeReport(db: Database, name: string, report: NodeDoctorReport, log: Log): Promise<ClusterNodeReport> {
+  const cluster = await clusterNamed(db, name);
+  const stored: ClusterNodeReport = { node: report.node, takenAt: report.time, storedAt: new Date().toISOString(), report };
+  await recordClusterNodeReport(db, cluster.id, stored);
+  log.info({ cluster: cluster.name, node: report.node, takenAt: report.time, problems: report.problems.length }, 'node report stored');
+  return stored;
 }
 
 /**

@@ -1,4 +1,4 @@
-// erg clusters list | show NAME | add … | credentials NAME … | policy [--allow HOST] [--disallow HOST]
+// erg clusters list | show NAME | add … | credentials NAME … | node-report NAME FILE | policy [--allow HOST] [--disallow HOST]
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -253,6 +253,30 @@ function agentRuntimeText(c: Cluster): string {
   return `${choice.reason}${where} (${setting})${choice.problem ? `; ${choice.problem}` : ''}`;
 }
 
+/**
+ * The stored node report (`erg-agent doctor --json`) as `erg clusters show` lists it: where and
+ * when it was taken, its verdict, then one line per floor (ok / MISSING / unknown) and per check
+ * (the counters against their integrated power, GPU + Grace ≤ Module). The whole report: --json.
+ */
+export function nodeReportFields(stored: Cluster['nodeReport']): [string, string][] {
+  if (!stored) return [['Node report', 'none (an admin uploads one: erg clusters node-report NAME FILE, see docs/power-helper.md)']];
+  const r = stored.report;
+  const s = r.stack;
+  const verdict = r.problems.length === 0 ? 'every check holds' : `${r.problems.length} problem(s)`;
+  const floor = (v: string) => (v === 'met' ? 'ok' : v === 'missing' ? 'MISSING' : 'unknown');
+  return [
+    ['Node report', `${stored.node}, taken ${stored.takenAt} (${r.seconds} s sampled; stored ${stored.storedAt}): ${verdict}`],
+    ['  Stack', `driver ${s.driverVersion ?? 'none'}, NVML ${s.nvmlVersion ?? 'none'}, CUDA ${s.cudaVersion ?? 'none'}, DCGM ${s.dcgmVersion ?? 'none'}`],
+    ...r.floors.map((f): [string, string] => [`  Floor ${f.key}`, `${floor(f.verdict)} (${f.has})`]),
+    ...r.counters.map((c): [string, string] => [
+      `  Counter ${c.counter}`,
+      c.agrees === null ? `not compared${c.power === null ? ' (no power reading of its scope)' : ''}` : `${c.agrees ? 'held' : 'FAILED'}: ${c.diffPercent === null ? 'n/a' : `${c.diffPercent >= 0 ? '+' : ''}${c.diffPercent.toFixed(2)} %`} against ∫${c.power}`,
+    ]),
+    ...r.moduleFit.map((f): [string, string] => [`  GPU + Grace ≤ module${f.index}`, `${f.holds ? 'held' : 'FAILED'} (${f.failed} of ${f.checked} timestamps over)`]),
+    ...r.problems.map((p): [string, string] => ['  Problem', p]),
+  ];
+}
+
 function clusterFields(c: Cluster): [string, string][] {
   return [
     ['Name', c.name],
@@ -273,6 +297,8 @@ function clusterFields(c: Cluster): [string, string][] {
     ['Slurm', slurmVersionText(c)],
     ['Power helper', `${c.powerHelper}: ${powerHelperText(c)}`],
     ['Probed', c.capabilities?.probedAt ?? 'not yet (the scheduler probes a cluster when it first reaches it)'],
+    // An API from before node reports says nothing.
+    ...(c.nodeReport === undefined ? [] : nodeReportFields(c.nodeReport)),
     ['Last contact', c.lastContactAt ?? 'never'],
     ['Last error', c.lastError ?? 'none'],
     ...(c.warnings ?? []).map((w): [string, string] => ['Warning', w]),
@@ -307,6 +333,31 @@ async function list(ctx: CommandContext, opts: { json?: boolean }): Promise<void
 async function show(ctx: CommandContext, name: string, opts: { json?: boolean }): Promise<void> {
   const cluster = await ctx.connect().call((c) => c.GET('/v1/clusters/{name}', { params: { path: { name } } }));
   ctx.stdout.write(opts.json ? JSON.stringify(cluster, null, 2) + '\n' : renderFields(clusterFields(cluster)));
+}
+
+/**
+ * `erg clusters node-report NAME FILE`: uploads the JSON `erg-agent doctor --json FILE` wrote on
+ * one of the cluster's nodes (PUT /v1/clusters/NAME/node-report); the API validates it and keeps
+ * the latest with the cluster.
+ */
+async function nodeReport(ctx: CommandContext, name: string, file: string, opts: { json?: boolean }): Promise<ExitCode> {
+  const where = path.resolve(ctx.runtime.cwd, file);
+  let report: unknown;
+  try {
+    report = JSON.parse(readFileSync(where, 'utf8'));
+  } catch (err) {
+    throw usageError(`cannot read ${file} as JSON: ${(err as Error).message}`, 'write it on a node with: srun -N1 node erg-agent.js doctor --json FILE (docs/power-helper.md)');
+  }
+  const stored = await ctx.connect().call((c) =>
+    c.PUT('/v1/clusters/{name}/node-report', { params: { path: { name } }, body: report as NonNullable<Cluster['nodeReport']>['report'] }),
+  );
+  if (opts.json) {
+    ctx.stdout.write(JSON.stringify(stored, null, 2) + '\n');
+    return EXIT.OK;
+  }
+  ctx.stdout.write(renderFields(nodeReportFields(stored)));
+  ctx.stderr.write(`hint: \`erg clusters show ${name}\` shows it with the cluster\n`);
+  return EXIT.OK;
 }
 
 async function add(ctx: CommandContext, flags: AddFlags): Promise<ExitCode> {
@@ -470,6 +521,20 @@ export function registerClusters(program: Command, act: Act): void {
     'erg clusters credentials gh --key ~/.ssh/erg_new --cert ~/.ssh/erg_new-cert.pub',
     "erg clusters credentials gh --jump 'alice@bastion.example.org:22,host-key=SHA256:def…,key=~/.ssh/bastion_key'",
   ).action(act((ctx, cmd) => credentials(ctx, cmd.processedArgs[0] as string, cmd.opts<CredentialsFlags>())));
+
+  withExamples(
+    clusters
+      .command('node-report')
+      .summary("store a node's first-contact report with the cluster")
+      .description(
+        'upload the JSON `erg-agent doctor --json FILE` wrote on one of the cluster\'s nodes (PUT /v1/clusters/NAME/node-report; maintainers and admins); ' +
+          '`erg clusters show NAME` shows its verdict',
+      )
+      .argument('<name>', 'cluster name')
+      .argument('<file>', 'the report (JSON)')
+      .addOption(jsonOption("print the API's JSON of the stored report")),
+    'erg clusters node-report gh gh-node-1.json',
+  ).action(act((ctx, cmd) => nodeReport(ctx, cmd.processedArgs[0] as string, cmd.processedArgs[1] as string, cmd.opts())));
 
   withExamples(
     clusters

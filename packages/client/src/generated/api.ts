@@ -664,6 +664,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/clusters/{name}/node-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** @description Store a first-contact report of one of the cluster's nodes — the JSON `erg-agent doctor --json FILE` wrote there (docs/power-helper.md) — with the cluster, replacing the one before. GET /v1/clusters/{name} shows it as `nodeReport`, with the node it was taken on and when. */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["NodeDoctorReportInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClusterNodeReport"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns": {
         parameters: {
             query?: never;
@@ -3557,6 +3626,82 @@ export interface components {
             window: components["schemas"]["TimeWindowInput"] | null;
             nodes: components["schemas"]["NodeCooldownInput"][];
         };
+        NodeDoctorReportInput: {
+            /** @constant */
+            kind: "erg-node-doctor";
+            /** @constant */
+            version: 1;
+            agentVersion: string;
+            /** @description the node the doctor ran on (its --node, by default the host name) */
+            node: string;
+            /**
+             * Format: date-time
+             * @description when sampling began
+             */
+            time: string;
+            seconds: number;
+            intervalMs: number;
+            stack: {
+                driverVersion: string | null;
+                nvmlVersion: string | null;
+                cudaVersion: string | null;
+                dcgmVersion: string | null;
+            };
+            /** @description the stack's versions judged by erg's driver floors (docs/energy.md) */
+            floors: {
+                key: string;
+                has: string;
+                /** @enum {string} */
+                verdict: "met" | "missing" | "unknown";
+                without: string;
+            }[];
+            sources: {
+                /** @enum {string} */
+                name: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "infiniband" | "net" | "procfs" | "model" | "import";
+                sensors: {
+                    sensor: string;
+                    /** @enum {string} */
+                    scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node" | "ib" | "nic" | "unknown";
+                }[];
+            }[];
+            notes: {
+                [key: string]: string[];
+            };
+            shadowed: {
+                sensor: string;
+                /** @enum {string} */
+                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "infiniband" | "net" | "procfs" | "model" | "import";
+                /** @enum {string} */
+                keptFrom: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "infiniband" | "net" | "procfs" | "model" | "import";
+            }[];
+            counters: {
+                counter: string;
+                power: string | null;
+                counterJ: number;
+                integratedJ: number | null;
+                diffPercent: number | null;
+                agrees: boolean | null;
+            }[];
+            moduleFit: {
+                index: string;
+                checked: number;
+                failed: number;
+                maxRatio: number | null;
+                holds: boolean;
+            }[];
+            warnings: string[];
+            /** @description every check that failed, in words; empty: all hold */
+            problems: string[];
+        };
+        ClusterNodeReportInput: {
+            /** @description the node it was taken on (the report's own) */
+            node: string;
+            /** @description when the doctor began sampling (ISO time) */
+            takenAt: string;
+            /** @description when erg stored it (ISO time) */
+            storedAt: string;
+            report: components["schemas"]["NodeDoctorReportInput"];
+        };
         AgentRuntimeChoiceInput: {
             /**
              * @description command: the cluster's agentCommand; staged: the Node.js and koffi erg stages in the cluster's runtime folder
@@ -3754,6 +3899,8 @@ export interface components {
             price: components["schemas"]["ClusterPriceViewInput"] | null;
             /** @description null until the scheduler has reached the cluster */
             capabilities: components["schemas"]["ClusterCapabilitiesInput"] | null;
+            /** @description the latest first-contact report of one of the cluster's nodes (`erg-agent doctor --json`, stored with PUT /v1/clusters/{name}/node-report); null: none */
+            nodeReport: components["schemas"]["ClusterNodeReportInput"] | null;
             /** @description the last failure seen by the scheduler (null once it reaches the cluster again): its detail for the project's maintainers and admins, for viewers and researchers only "the cluster cannot be reached; a maintainer can see why" */
             lastError: string | null;
             lastContactAt: string | null;
@@ -5976,6 +6123,82 @@ export interface components {
             window: components["schemas"]["TimeWindow"] | null;
             nodes: components["schemas"]["NodeCooldown"][];
         };
+        NodeDoctorReport: {
+            /** @constant */
+            kind: "erg-node-doctor";
+            /** @constant */
+            version: 1;
+            agentVersion: string;
+            /** @description the node the doctor ran on (its --node, by default the host name) */
+            node: string;
+            /**
+             * Format: date-time
+             * @description when sampling began
+             */
+            time: string;
+            seconds: number;
+            intervalMs: number;
+            stack: {
+                driverVersion: string | null;
+                nvmlVersion: string | null;
+                cudaVersion: string | null;
+                dcgmVersion: string | null;
+            };
+            /** @description the stack's versions judged by erg's driver floors (docs/energy.md) */
+            floors: {
+                key: string;
+                has: string;
+                /** @enum {string} */
+                verdict: "met" | "missing" | "unknown";
+                without: string;
+            }[];
+            sources: {
+                /** @enum {string} */
+                name: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "infiniband" | "net" | "procfs" | "model" | "import";
+                sensors: {
+                    sensor: string;
+                    /** @enum {string} */
+                    scope?: "gpu" | "cpu" | "grace" | "module" | "memory" | "sysio" | "node" | "ib" | "nic" | "unknown";
+                }[];
+            }[];
+            notes: {
+                [key: string]: string[];
+            };
+            shadowed: {
+                sensor: string;
+                /** @enum {string} */
+                source: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "infiniband" | "net" | "procfs" | "model" | "import";
+                /** @enum {string} */
+                keptFrom: "nvml" | "nvidia-smi" | "dcgm" | "hwmon" | "rapl" | "resctrl" | "perf" | "infiniband" | "net" | "procfs" | "model" | "import";
+            }[];
+            counters: {
+                counter: string;
+                power: string | null;
+                counterJ: number;
+                integratedJ: number | null;
+                diffPercent: number | null;
+                agrees: boolean | null;
+            }[];
+            moduleFit: {
+                index: string;
+                checked: number;
+                failed: number;
+                maxRatio: number | null;
+                holds: boolean;
+            }[];
+            warnings: string[];
+            /** @description every check that failed, in words; empty: all hold */
+            problems: string[];
+        };
+        ClusterNodeReport: {
+            /** @description the node it was taken on (the report's own) */
+            node: string;
+            /** @description when the doctor began sampling (ISO time) */
+            takenAt: string;
+            /** @description when erg stored it (ISO time) */
+            storedAt: string;
+            report: components["schemas"]["NodeDoctorReport"];
+        };
         AgentRuntimeChoice: {
             /**
              * @description command: the cluster's agentCommand; staged: the Node.js and koffi erg stages in the cluster's runtime folder
@@ -6173,6 +6396,8 @@ export interface components {
             price: components["schemas"]["ClusterPriceView"] | null;
             /** @description null until the scheduler has reached the cluster */
             capabilities: components["schemas"]["ClusterCapabilities"] | null;
+            /** @description the latest first-contact report of one of the cluster's nodes (`erg-agent doctor --json`, stored with PUT /v1/clusters/{name}/node-report); null: none */
+            nodeReport: components["schemas"]["ClusterNodeReport"] | null;
             /** @description the last failure seen by the scheduler (null once it reaches the cluster again): its detail for the project's maintainers and admins, for viewers and researchers only "the cluster cannot be reached; a maintainer can see why" */
             lastError: string | null;
             lastContactAt: string | null;
