@@ -26,7 +26,7 @@ export function resultsBodyOf(campaignId: string, inputs: CampaignFigureInputs, 
   return resultsBytes(answer as CampaignResults);
 }
 
-/** CampaignResults without its configurations, which resultsJson checks and writes one at a time. */
+/** CampaignResults without its configurations, which resultsBytes checks and writes one at a time. */
 const ResultsWithoutConfigurations = CampaignResults.omit({ configurations: true });
 
 /**
@@ -58,11 +58,6 @@ export function resultsBytes(answer: CampaignResults): Uint8Array {
     at += p.byteLength;
   }
   return out;
-}
-
-/** resultsBytes as text. */
-export function resultsJson(answer: CampaignResults): string {
-  return new TextDecoder().decode(resultsBytes(answer));
 }
 
 const utf8 = new TextEncoder();

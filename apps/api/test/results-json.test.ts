@@ -1,11 +1,11 @@
 // The results answer is written a configuration at a time, each kept as JSON while its summary is
-// the same object (results-answer.ts resultsJson): it must be the JSON value z.encode gives for the
+// the same object (results-answer.ts resultsBytes): it must be the JSON value z.encode gives for the
 // whole answer, on the first read and on later ones where the front moved or one run changed.
 import { z } from 'zod';
 import type { ConfigurationEnergyRow } from '@erg/db';
 import { campaignFiguresOf, type CampaignFigureInputs } from '@erg/results';
 import { CampaignResults } from '@erg/spec';
-import { resultsJson } from '../src/results-answer';
+import { resultsBytes } from '../src/results-answer';
 
 const row = (key: string, a: number, repetition: number, timeS: number, energyJ: number): ConfigurationEnergyRow => ({
   key, parameters: { a }, position: a, runId: `00000000-0000-4000-8000-${String(a * 10 + repetition).padStart(12, '0')}`, repetition, metrics: { steps: 100 }, nodeList: null,
@@ -15,7 +15,10 @@ const inputsOf = (rows: ConfigurationEnergyRow[]): CampaignFigureInputs => ({ ro
 const answerOf = (inputs: CampaignFigureInputs) => ({ campaignId: 'c1', ...campaignFiguresOf(inputs) }) as CampaignResults;
 const whole = (answer: CampaignResults) => JSON.parse(JSON.stringify(z.encode(CampaignResults, answer)));
 
-describe('resultsJson', () => {
+/** The answer's bytes as text. */
+const resultsJson = (answer: CampaignResults) => new TextDecoder().decode(resultsBytes(answer));
+
+describe('resultsBytes', () => {
   test('is the whole answer encoded, on a first read and after a change moved the front', () => {
     // Three configurations: 1 fast and costly, 2 slow and frugal (both on the front), 3 dominated.
     const rows = [1, 2, 3].flatMap((a) => [0, 1, 2].map((r) => row(`a=${a}`, a, r, [10, 20, 25][a - 1]! + r * 0.1, [300, 200, 320][a - 1]! + r)));

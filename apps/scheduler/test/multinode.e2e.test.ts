@@ -31,6 +31,15 @@ describe('multi-node runs on the multi-node local cluster', () => {
     throw new Error(`no module meter in ${hwmon}`);
   }
 
+  /** A node's samples as its agent spooled them, and as the API stored them: equal when nothing was lost. */
+  async function spooledAndStored(run: { id: string; runDir: string | null }, node: string): Promise<{ spooled: number; stored: number }> {
+    const { stdout } = await h.slurmLink().connection.exec(`cat '${run.runDir}/telemetry/${node}.spool'`);
+    const spooled = stdout.split('\n').filter((l) => l.trim() !== '')
+      .reduce((n, l) => n + (JSON.parse(l) as { samples: { t: number | number[] }[] }).samples.reduce((m, x) => m + (Array.isArray(x.t) ? x.t.length : 1), 0), 0);
+    const stored = (await telemetrySummary(h.db, run.id)).find((s) => s.node === node)!.samples;
+    return { spooled, stored };
+  }
+
   test("a 4-node run's energy is the sum of its nodes' module meters, each node's share in its figures, the busy nodes drawing more", async () => {
     // Two ranks burn CPU (on the first two nodes), two sleep: the nodes' meters follow their load.
     const campaign = await h.submit({
@@ -80,9 +89,7 @@ describe('multi-node runs on the multi-node local cluster', () => {
     expect(e.nodes.map((n: { node: string }) => n.node).sort()).toEqual(['gh-001', 'gh-002']);
     expect(e.flags).toEqual([]);
     for (const node of ['gh-001', 'gh-002']) {
-      const stored = (await telemetrySummary(h.db, run!.id)).find((s) => s.node === node)!.samples;
-      const spooled = (await exec(`cat '${run!.runDir}/telemetry/${node}.spool'`)).split('\n').filter((l) => l.trim() !== '')
-        .reduce((n, l) => n + (JSON.parse(l) as { samples: { t: number | number[] }[] }).samples.reduce((m, x) => m + (Array.isArray(x.t) ? x.t.length : 1), 0), 0);
+      const { spooled, stored } = await spooledAndStored(run!, node);
       expect(stored).toBe(spooled);
     }
   });
@@ -124,10 +131,7 @@ describe('multi-node runs on the multi-node local cluster', () => {
     // The other nodes lost nothing: whole coverage, and every sample they spooled stored.
     for (const node of ['gh-001', 'gh-004']) {
       expect(byNode[node]!.coverage).toBeGreaterThan(0.9);
-      const stored = (await telemetrySummary(h.db, run.id)).find((s) => s.node === node)!.samples;
-      const { stdout } = await h.slurmLink().connection.exec(`cat '${run.runDir}/telemetry/${node}.spool'`);
-      const spooled = stdout.split('\n').filter((l) => l.trim() !== '')
-        .reduce((n, l) => n + (JSON.parse(l) as { samples: { t: number | number[] }[] }).samples.reduce((m, x) => m + (Array.isArray(x.t) ? x.t.length : 1), 0), 0);
+      const { spooled, stored } = await spooledAndStored(run, node);
       expect(stored).toBe(spooled);
     }
   });

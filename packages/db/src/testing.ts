@@ -1,5 +1,5 @@
 import { from as copyFrom } from 'pg-copy-streams';
-import { CampaignSpec, type TerminalRunState } from '@erg/spec';
+import { CampaignSpec, type NodeFingerprint, type NormalizedBatch, type TerminalRunState } from '@erg/spec';
 import { plainArrayLiteral } from './array-literal';
 import { poolOf, prismaOf, withTransaction, type Database } from './client';
 import { storeDecisions, type DecisionToStore } from './strategy';
@@ -10,6 +10,20 @@ import { storeDecisions, type DecisionToStore } from './strategy';
  * secret stored before sealing existed) or measure Postgres itself; they skip the preconditions
  * and events of the state transitions on purpose. Production code imports `@erg/db`, never this.
  */
+
+/** A GH200 node's fingerprint as its agent would send it, on the given driver. */
+export function testNodeFingerprint(node: string, driverVersion: string): NodeFingerprint {
+  return {
+    node, hostname: `${node}.cluster`, kernel: '6.8.0', arch: 'arm64', cpuModel: 'ARM Neoverse-V2', cpuCount: 72,
+    gpus: [{ index: 0, name: 'NVIDIA GH200 480GB', uuid: `GPU-${node}-0`, vbios: '96.00.9F.00.01' }],
+    driverVersion, cudaVersion: '12.4', nvmlVersion: '12.550.54.15', slurmVersion: 'slurm 24.11.5', container: null, modules: [], workload: null, agentVersion: '0.1.0',
+  };
+}
+
+/** A one-sample telemetry batch of a node (TelemetryWriter's input), with whatever else `extra` sets (a fingerprint). */
+export function testBatch(node: string, seq: number, extra: Partial<NormalizedBatch> = {}): NormalizedBatch {
+  return { node, seq, sensors: [], sampleCount: 1, series: [{ sensor: 'gpu0.power', t: Float64Array.from([Date.now() + seq]), v: Float64Array.from([300]) }], ...extra };
+}
 
 /** The tests' own databases: one migrated template per migration set, cloned for each test file. */
 export { cloneDatabase, ensureTemplateDatabase } from './migrate';

@@ -5,23 +5,14 @@
 // Its change rows are folded as they grow, and it still moves with the next change.
 import pg from 'pg';
 import { secretBoxFrom } from '@erg/secrets';
-import type { NodeFingerprint, NormalizedBatch } from '@erg/spec';
 import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
 import {
   createCampaign, createCluster, createDatabase, createProject, deleteRunEnergy, readResultsStamp, recordClusterCapabilities, RESULTS_CHANGES_FOLD_ABOVE, storeRunEnergy,
   TelemetryWriter, type Database,
 } from '@erg/db';
-import { forceRunEnd, testCampaignSpec } from '@erg/db/testing';
+import { forceRunEnd, testBatch, testCampaignSpec, testNodeFingerprint } from '@erg/db/testing';
 import { poolOf } from '../src/client';
 
-const fingerprint = (node: string, driverVersion: string): NodeFingerprint => ({
-  node, hostname: `${node}.cluster`, kernel: '6.8.0', arch: 'arm64', cpuModel: 'ARM Neoverse-V2', cpuCount: 72,
-  gpus: [{ index: 0, name: 'NVIDIA GH200 480GB', uuid: `GPU-${node}-0`, vbios: '96.00.9F.00.01' }],
-  driverVersion, cudaVersion: '12.4', nvmlVersion: '12.550.54.15', slurmVersion: 'slurm 24.11.5', container: null, modules: [], workload: null, agentVersion: '0.1.0',
-});
-const batch = (node: string, seq: number, extra: Partial<NormalizedBatch> = {}): NormalizedBatch => ({
-  node, seq, sensors: [], sampleCount: 1, series: [{ sensor: 'gpu0.power', t: Float64Array.from([Date.now() + seq]), v: Float64Array.from([300]) }], ...extra,
-});
 const figures = (energyJ: number) => ({ timeS: 10, energyJ, method: 'integrated', coverage: 1, result: { timeS: 10, energyJ, coverage: 1, components: {}, flags: [] } });
 
 describe('results stamps (Postgres)', () => {
@@ -77,9 +68,9 @@ describe('results stamps (Postgres)', () => {
     // Its nodes: the first batch of a node, then another fingerprint from the same node (a resumed agent on other software);
     // a node of a run still running too (it may complete in a transaction that runs at the same time).
     const writer = new TelemetryWriter(db);
-    expect(await moves(() => writer.write(a, batch('gh-001', 0, { fingerprint: fingerprint('gh-001', '550.54.15') })))).toBe(true);
-    expect(await moves(() => writer.write(a, batch('gh-001', 1, { fingerprint: fingerprint('gh-001', '535.104.05') })))).toBe(true);
-    expect(await moves(() => writer.write(b, batch('gh-002', 0, { fingerprint: fingerprint('gh-002', '550.54.15') })))).toBe(true);
+    expect(await moves(() => writer.write(a, testBatch('gh-001', 0, { fingerprint: testNodeFingerprint('gh-001', '550.54.15') })))).toBe(true);
+    expect(await moves(() => writer.write(a, testBatch('gh-001', 1, { fingerprint: testNodeFingerprint('gh-001', '535.104.05') })))).toBe(true);
+    expect(await moves(() => writer.write(b, testBatch('gh-002', 0, { fingerprint: testNodeFingerprint('gh-002', '550.54.15') })))).toBe(true);
     // A completed run leaving the results (a test's hand, no transition does it), and the cluster re-probed.
     expect(await moves(sql(`UPDATE runs SET state = 'failed' WHERE id = $1`, [a]))).toBe(true);
     expect(await moves(() => recordClusterCapabilities(db, clusterId, { probedAt: new Date().toISOString(), slurmVersion: 'slurm 24.11.5', powerHelper: null, powerHelperProblem: 'not installed' }))).toBe(true);
@@ -96,8 +87,8 @@ describe('results stamps (Postgres)', () => {
     const writer = new TelemetryWriter(db);
     // A completed run's later pushes: clock readings and batches without provenance.
     await forceRunEnd(db, d, 'completed');
-    await writer.write(d, batch('gh-004', 0, { fingerprint: fingerprint('gh-004', '550.54.15') }), 5);
-    expect(await moves(() => writer.write(d, batch('gh-004', 1), 7))).toBe(false);
+    await writer.write(d, testBatch('gh-004', 0, { fingerprint: testNodeFingerprint('gh-004', '550.54.15') }), 5);
+    expect(await moves(() => writer.write(d, testBatch('gh-004', 1), 7))).toBe(false);
     // Another campaign's runs and figures.
     expect(await moves(() => forceRunEnd(db, otherRuns[0]!, 'completed'))).toBe(false);
     expect(await moves(() => storeRunEnergy(db, otherRuns[0]!, figures(50), 1))).toBe(false);

@@ -4,23 +4,14 @@
 // and the results computed from it the same — while reading only the runs that changed.
 import pg from 'pg';
 import { secretBoxFrom } from '@erg/secrets';
-import type { NodeFingerprint, NormalizedBatch } from '@erg/spec';
 import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
 import {
   createCampaign, createCluster, createDatabase, createProject, deleteRunEnergy, readResultsStamp, recordClusterCapabilities, RESULTS_CHANGES_FOLD_ABOVE, storeRunEnergy,
   TelemetryWriter, type Database,
 } from '@erg/db';
-import { forceRunEnd, testCampaignSpec } from '@erg/db/testing';
+import { forceRunEnd, testBatch, testCampaignSpec, testNodeFingerprint } from '@erg/db/testing';
 import { CampaignInputsKeeper, campaignFiguresOf, readCampaignFigureInputs } from '../src';
 
-const fingerprint = (node: string, driverVersion: string): NodeFingerprint => ({
-  node, hostname: `${node}.cluster`, kernel: '6.8.0', arch: 'arm64', cpuModel: 'ARM Neoverse-V2', cpuCount: 72,
-  gpus: [{ index: 0, name: 'NVIDIA GH200 480GB', uuid: `GPU-${node}-0`, vbios: '96.00.9F.00.01' }],
-  driverVersion, cudaVersion: '12.4', nvmlVersion: '12.550.54.15', slurmVersion: 'slurm 24.11.5', container: null, modules: [], workload: null, agentVersion: '0.1.0',
-});
-const batch = (node: string, seq: number, extra: Partial<NormalizedBatch> = {}): NormalizedBatch => ({
-  node, seq, sensors: [], sampleCount: 1, series: [{ sensor: 'gpu0.power', t: Float64Array.from([Date.now() + seq]), v: Float64Array.from([300]) }], ...extra,
-});
 /** Figures with phases and data movement, so that every input of the results is exercised. */
 const figures = (energyJ: number, timeS = 10) => ({
   timeS, energyJ, method: 'integrated', coverage: 1,
@@ -104,10 +95,10 @@ describe('CampaignInputsKeeper (Postgres)', () => {
     await storeRunEnergy(db, a, figures(90), 3);
     // Nodes first seen and a fingerprint changing: the fingerprint classes follow.
     const writer = new TelemetryWriter(db);
-    await writer.write(c, batch('gh-002', 0, { fingerprint: fingerprint('gh-002', '550.54.15') }));
-    await writer.write(b, batch('gh-001', 0, { fingerprint: fingerprint('gh-001', '550.54.15') }));
+    await writer.write(c, testBatch('gh-002', 0, { fingerprint: testNodeFingerprint('gh-002', '550.54.15') }));
+    await writer.write(b, testBatch('gh-001', 0, { fingerprint: testNodeFingerprint('gh-001', '550.54.15') }));
     expect(await readsAsWhole()).toEqual({ read: 'changes', runsRead: 3 });
-    await writer.write(b, batch('gh-001', 1, { fingerprint: fingerprint('gh-001', '535.104.05') }));
+    await writer.write(b, testBatch('gh-001', 1, { fingerprint: testNodeFingerprint('gh-001', '535.104.05') }));
     expect(await readsAsWhole()).toEqual({ read: 'changes', runsRead: 1 });
     // A completed run leaving the results, and coming back; the cluster re-probed (no run changed).
     await sql(`UPDATE runs SET state = 'failed' WHERE id = $1`, [c]);
