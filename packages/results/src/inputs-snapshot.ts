@@ -53,11 +53,6 @@ export class CampaignInputsKeeper {
     return { inputs, read, runsRead: read === 'whole' ? kept.runCount : changed!.length };
   }
 
-  /** Campaigns kept now. */
-  get size(): number {
-    return this.kept.size;
-  }
-
   private keep(campaignId: string, kept: KeptInputs): void {
     this.kept.set(campaignId, kept);
     let runs = 0;
