@@ -12,11 +12,16 @@ jest.setTimeout(300_000);
 describe('job output on the local Slurm cluster', () => {
   const h = new Harness();
 
-  const REGEX_BUDGET_MS = 2000;
+  // Each metric's regex budget, a third of the default: the metrics here need about 0.1 s each on
+  // an idle machine, but the budget is wall-clock time of a worker thread, and with three clusters'
+  // e2e chains on two cores 2 s ran out once (CI): the budget is not what this test measures
+  // (metric-scan.test.ts runs a metric past one).
+  const REGEX_BUDGET_MS = 10_000;
+  /** Longest the scheduler's event loop may wait: with eight e2e files on two cores, GC and CPU starvation alone gave 1.3 s once. */
+  const MAX_LOOP_DELAY_MS = 2000;
   beforeAll(async () => {
     await h.start();
     await h.registerCluster('local');
-    // A short regex budget (each metric's own): what any regex here needs is far below it.
     await h.startInProcessScheduler({ ERG_METRIC_REGEX_BUDGET_MS: String(REGEX_BUDGET_MS) });
   });
   afterAll(async () => {
@@ -66,11 +71,9 @@ describe('job output on the local Slurm cluster', () => {
     // Each run read its own configuration's value (in whichever order the campaign's seed ran them).
     expect(plainRuns.map((r) => [r.state, r.metrics.value]).sort()).toEqual([['completed', 1], ['completed', 2]]);
     expect(plainRuns.every((r) => r.metrics.value === r.parameters.x)).toBe(true);
-    // Nothing on the scheduler's thread waited for a regex: the workers match them, each metric
-    // under its own budget, and a match on this thread would stall the loop as long as it ran.
-    // Below the budget, not below a guess at this machine's speed: with eight e2e files sharing
-    // two cores, GC and CPU starvation alone gave 1.3 s once.
-    expect(delay.max / 1e6).toBeLessThan(REGEX_BUDGET_MS);
+    // Nothing on the scheduler's thread waited for the scan: the workers match the regexes, and
+    // 50,000 lines matched three times on this thread would stall the loop as long as it ran.
+    expect(delay.max / 1e6).toBeLessThan(MAX_LOOP_DELAY_MS);
   });
 
   test('jobs that replace their stdout.log fail their own run with the reason; the others complete, and logs are served meanwhile', async () => {
