@@ -156,15 +156,19 @@ async function measure(bench, campaigns, template, mode) {
     steps.push(await step(bench, c, 'first read (read whole)', 1));
     const kept = [];
     for (let i = 0; i < opts.repeat; i++) kept.push(await step(bench, c, 'read again', 1));
-    const ms = kept.map((s) => s.answers[0].ms);
-    steps.push({
-      name: `read again (${opts.repeat}×)`, answers: kept.flatMap((s) => s.answers), medianMs: round(median(ms)), shape: kept[0].shape,
-      healthz: { medianMs: round(median(kept.map((s) => s.healthz?.medianMs ?? 0))), worstMs: Math.max(...kept.map((s) => s.healthz?.worstMs ?? 0)), samples: kept.reduce((n, s) => n + (s.healthz?.samples ?? 0), 0) },
-      peakRssMb: Math.max(...kept.map((s) => s.peakRssMb)),
-    });
-    // The worker kept the campaign's inputs: a read after a change reads the run that changed.
+    steps.push(repeated(`read again (${opts.repeat}×)`, kept));
+    // The worker kept the campaign's inputs: a read after a change reads the run that changed. The
+    // first such read in this API process runs code the worker has not yet run hot (it computed
+    // the campaign whole once); the next ones, each after a change of its own, are a process's
+    // steady state.
     await change(bench, c, template, k++);
     steps.push(await step(bench, c, 'first read after a change', 1));
+    const afterChanges = [];
+    for (let i = 0; i < opts.repeat; i++) {
+      await change(bench, c, template, k++);
+      afterChanges.push(await step(bench, c, 'read after a change', 1));
+    }
+    steps.push(repeated(`read after a change (${opts.repeat}×, each after its own)`, afterChanges));
     await change(bench, c, template, k++);
     steps.push(await step(bench, c, 'three at once after a change', 3));
     steps.push(await step(bench, c, 'three at once again', 3));
@@ -176,6 +180,15 @@ async function measure(bench, campaigns, template, mode) {
     out.push({ part: c.part, label: c.label, runs: c.runs, configurations: c.configurations, steps, ...(bundle ? { export: bundle } : {}) });
   }
   return out;
+}
+
+/** Single-request steps of one kind as one: every answer, the median time, the /healthz median of medians and the worst. */
+function repeated(name, steps) {
+  return {
+    name, answers: steps.flatMap((s) => s.answers), medianMs: round(median(steps.map((s) => s.answers[0].ms))), shape: steps[0].shape,
+    healthz: { medianMs: round(median(steps.map((s) => s.healthz?.medianMs ?? 0))), worstMs: Math.max(...steps.map((s) => s.healthz?.worstMs ?? 0)), samples: steps.reduce((n, s) => n + (s.healthz?.samples ?? 0), 0) },
+    peakRssMb: Math.max(...steps.map((s) => s.peakRssMb)),
+  };
 }
 
 /** A run's first member in a bundle (runs/<id>/run.json): the campaign's files, results.json last, are written before it. */
@@ -271,9 +284,10 @@ async function main() {
   const worst = Math.max(...all.map((s) => s.healthz?.worstMs ?? 0));
   const large = result.workers.find((c) => c.part === 'runs');
   const kept = large?.steps.find((s) => s.name.startsWith('read again'));
+  const afterChange = large?.steps.find((s) => s.name.startsWith('read after a change'));
   log(`\nworst /healthz with the results workers: ${worst} ms (target ≤ 100 ms)` +
-    (kept ? `; results of ${large.runs} runs, kept: median ${kept.medianMs} ms, first read after a change ${large.steps.find((s) => s.name === 'first read after a change').answers[0].ms} ms (target ≤ 200 ms), `
-      + `read whole ${large.steps[0].answers[0].ms} ms` : ''));
+    (kept ? `; results of ${large.runs} runs (target ≤ 200 ms): kept, median ${kept.medianMs} ms; after a change, the first ${large.steps.find((s) => s.name === 'first read after a change').answers[0].ms} ms, `
+      + `then median ${afterChange.medianMs} ms (${afterChange.answers.map((a) => a.ms).join(', ')}); read whole ${large.steps[0].answers[0].ms} ms` : ''));
   log(`answers by source: ${JSON.stringify(result.sources)}; the workers' inputs read: ${JSON.stringify(result.inputsRead)}`);
   if (opts.json) console.log(JSON.stringify(result));
 }

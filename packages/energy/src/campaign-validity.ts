@@ -11,35 +11,75 @@ import type { CountingOptions, StoredFigures } from './counted-figures';
  * figures counts nowhere (runsLeftOut says why), so it does not stand in the way.
  */
 export function campaignValidity(completed: readonly (StoredFigures | null)[], options: CountingOptions = {}): CampaignValidity {
-  let valid = 0;
-  let invalid = 0;
-  let unchecked = 0;
-  let uncheckedCounted = 0;
-  let excluded = 0;
-  const failures: Partial<Record<ValidityCheckName, number>> = {};
-  // The first reason given for each gate, as the example the note quotes.
-  const example = new Map<ValidityCheckName, string>();
+  return validityOfTally(tallyValidity(completed, options), options);
+}
+
+/**
+ * The counts campaignValidity decides on, over some of a campaign's completed runs: tallies of
+ * parts of the runs, added in the runs' order (addValidityTallies), are the tally of them all — a
+ * reader that keeps each configuration's tally while its runs are unchanged adds 10,000 tallies
+ * rather than reading 100,000 runs' validity again.
+ */
+export interface ValidityTally {
+  total: number;
+  valid: number;
+  invalid: number;
+  unchecked: number;
+  uncheckedCounted: number;
+  excluded: number;
+  failures: Partial<Record<ValidityCheckName, number>>;
+  /** The first reason given for each gate, as the example the note quotes. */
+  example: Map<ValidityCheckName, string>;
+}
+
+export function tallyValidity(completed: Iterable<StoredFigures | null>, options: CountingOptions = {}): ValidityTally {
+  const t: ValidityTally = { total: 0, valid: 0, invalid: 0, unchecked: 0, uncheckedCounted: 0, excluded: 0, failures: {}, example: new Map() };
   for (const figures of completed) {
+    t.total++;
     const v = figures?.validity;
     if (!v) {
-      unchecked++;
-      if (figures) uncheckedCounted++;
+      t.unchecked++;
+      if (figures) t.uncheckedCounted++;
       continue;
     }
     if (v.valid) {
-      valid++;
+      t.valid++;
       continue;
     }
-    invalid++;
-    if (v.excluded || options.validOnly) excluded++;
+    t.invalid++;
+    if (v.excluded || options.validOnly) t.excluded++;
     v.failed.forEach((gate, i) => {
-      failures[gate] = (failures[gate] ?? 0) + 1;
-      if (!example.has(gate) && v.reasons[i]) example.set(gate, v.reasons[i]!);
+      t.failures[gate] = (t.failures[gate] ?? 0) + 1;
+      if (!t.example.has(gate) && v.reasons[i]) t.example.set(gate, v.reasons[i]!);
     });
   }
+  return t;
+}
+
+/** The tally of runs whose parts' tallies these are, in order. */
+export function addValidityTallies(tallies: Iterable<ValidityTally>): ValidityTally {
+  const sum: ValidityTally = { total: 0, valid: 0, invalid: 0, unchecked: 0, uncheckedCounted: 0, excluded: 0, failures: {}, example: new Map() };
+  for (const t of tallies) {
+    sum.total += t.total;
+    sum.valid += t.valid;
+    sum.invalid += t.invalid;
+    sum.unchecked += t.unchecked;
+    sum.uncheckedCounted += t.uncheckedCounted;
+    sum.excluded += t.excluded;
+    if (t.invalid === 0) continue;
+    for (const [gate, n] of Object.entries(t.failures) as [ValidityCheckName, number][]) sum.failures[gate] = (sum.failures[gate] ?? 0) + n;
+    for (const [gate, reason] of t.example) if (!sum.example.has(gate)) sum.example.set(gate, reason);
+  }
+  return sum;
+}
+
+/** Whether the runs tallied are publishable, and the note that says why. */
+export function validityOfTally(t: ValidityTally, options: CountingOptions = {}): CampaignValidity {
+  const { valid, invalid, unchecked, uncheckedCounted, excluded } = t;
+  const failures = { ...t.failures };
   const runs = valid + invalid;
   const publishable = runs > 0 && invalid === excluded && uncheckedCounted === 0;
-  return { publishable, runs, valid, invalid, unchecked, excluded, failures, note: noteOf({ runs, valid, invalid, excluded, uncheckedCounted, total: completed.length, example, failures, options }) };
+  return { publishable, runs, valid, invalid, unchecked, excluded, failures, note: noteOf({ runs, valid, invalid, excluded, uncheckedCounted, total: t.total, example: t.example, failures, options }) };
 }
 
 function noteOf(c: {

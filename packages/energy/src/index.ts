@@ -97,4 +97,4 @@ export {
   campaignDataMovement,
 } from './data-movement-summary';
 export { type ClockOffset, type ValidityInput, counterDisagreement, idleCv, keptShare, longestGapMs, MAX_IDLE_BINS, MIN_COMPARED_SHARE, MIN_IDLE_BINS, runValidity } from './validity';
-export { campaignValidity } from './campaign-validity';
+export { addValidityTallies, campaignValidity, tallyValidity, validityOfTally, type ValidityTally } from './campaign-validity';

@@ -90,7 +90,7 @@ export function campaignResults<P = Record<string, unknown>>(configs: readonly C
     if (seen.has(c.key)) throw new EnergyInputError('ERG_ENERGY_BAD_ARGUMENT', `configuration key ${JSON.stringify(c.key)} appears twice; keys must be unique`);
     seen.add(c.key);
   }
-  const entries = groupedBy === 'fingerprint' ? configs.flatMap(splitByFingerprint) : configs.map((c) => ({ ...c, id: c.key, fingerprint: null }));
+  const entries = groupedBy === 'fingerprint' ? configs.flatMap(splitByFingerprint) : configs.map(configurationEntry);
   const ids = new Set<string>();
   for (const e of entries) {
     // Only reachable by fingerprint: two classes sharing their first 12 characters, or a key that
@@ -160,6 +160,19 @@ function leastMean(configurations: readonly ConfigurationResult<unknown>[], figu
   return best?.id ?? null;
 }
 
+/**
+ * A configuration as its entry when grouped by configuration; the same entry for the same
+ * configuration object (a reader that keeps its runs' figures between reads passes an unchanged
+ * configuration again as the same object: its entry is then known unchanged without comparing its runs).
+ */
+const entries = new WeakMap<ConfigurationRuns<unknown>, Entry<unknown>>();
+
+function configurationEntry<P>(c: ConfigurationRuns<P>): Entry<P> {
+  let e = entries.get(c) as Entry<P> | undefined;
+  if (!e) entries.set(c, (e = { ...c, id: c.key, fingerprint: null }) as Entry<unknown>);
+  return e;
+}
+
 /** One entry to summarise: a configuration, or its runs on one fingerprint class. */
 interface Entry<P> extends ConfigurationRuns<P> {
   /** Its name in the front and the picks. */
@@ -211,6 +224,7 @@ function summarizedEntry<P>(e: Entry<P>, classes: CampaignResultsOptions['finger
 }
 
 function sameEntry<P>(a: Entry<P>, b: Entry<P>): boolean {
+  if (a === b) return true;
   if (a.id !== b.id || a.key !== b.key || a.fingerprint !== b.fingerprint || a.parameters !== b.parameters || a.runs.length !== b.runs.length) return false;
   for (let i = 0; i < a.runs.length; i++) if (a.runs[i] !== b.runs[i]) return false;
   return true;

@@ -1,4 +1,4 @@
-import { campaignValidity, type StoredFigures, type StoredValidity } from '../src';
+import { addValidityTallies, campaignValidity, tallyValidity, validityOfTally, type StoredFigures, type StoredValidity } from '../src';
 
 const figures = (validity: StoredValidity | null | undefined): StoredFigures => ({
   timeS: 10, energyJ: 1000, edpJs: 10_000, ed2pJs2: 100_000, avgPowerW: 100, coverage: 1, ...(validity === undefined ? {} : { validity }),
@@ -38,5 +38,21 @@ describe('campaignValidity: whether the results can be published as they are', (
     expect(old.note).toMatch(/the figures of 1 run were computed before erg checked validity: they count unchecked/);
     expect(campaignValidity([])).toMatchObject({ publishable: false, runs: 0, note: 'no completed runs yet' });
     expect(campaignValidity([null])).toMatchObject({ publishable: false, unchecked: 1 });
+  });
+
+  it("is the same from the tallies of a campaign's parts, added in order, as from all of its runs at once", () => {
+    // The results worker keeps each configuration's tally while its runs are unchanged and adds them.
+    const runs = [figures(VALID), null, figures(CLOCK), figures(undefined), figures(gap()), figures(VALID), figures(gap(true)), figures(VALID)];
+    for (const validOnly of [false, true]) {
+      const whole = campaignValidity(runs, { validOnly });
+      for (const cuts of [[0, 8], [0, 3, 8], [0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 0, 5, 8]]) {
+        const parts = cuts.slice(1).map((end, i) => tallyValidity(runs.slice(cuts[i], end), { validOnly }));
+        const added = validityOfTally(addValidityTallies(parts), { validOnly });
+        // The same value, and the same order of gates in failures and in the note's examples.
+        expect(added).toEqual(whole);
+        expect(Object.keys(added.failures)).toEqual(Object.keys(whole.failures));
+      }
+    }
+    expect(validityOfTally(addValidityTallies([]))).toEqual(campaignValidity([]));
   });
 });

@@ -1,5 +1,8 @@
 import type { CampaignRunDataMovementRow, CampaignRunPhasesRow, ConfigurationEnergyRow, findCampaignPowerContext, RunNodeRecord } from '@erg/db';
-import { campaignDataMovement, campaignPhases, campaignResults, campaignValidity, countedFigures, type CountedFigures, type CountingOptions, type RunFigures, type StoredFigures } from '@erg/energy';
+import {
+  addValidityTallies, campaignDataMovement, campaignPhases, campaignResults, countedFigures, tallyValidity, validityOfTally, type CountedFigures, type CountingOptions, type RunFigures,
+  type StoredFigures, type ValidityTally,
+} from '@erg/energy';
 import { DEFAULT_CONFIDENCE, RunDataMovement, RunPhases, type CampaignDataMovement, type CampaignPhases, type CampaignResults, type Objective, type RunLeftOut } from '@erg/spec';
 import { campaignDesignView } from './design-view';
 import { runFingerprintClasses } from './fingerprint-classes';
@@ -31,7 +34,8 @@ export interface CampaignFigureInputs {
  * runs only, where the reader asks), and the runs left out and why. Costs count in one currency,
  * the one most of them are in (ties: the first alphabetically); a run priced in another has its
  * cost left out of the statistics. Each run carries its fingerprint class (`fingerprintOf`) and its
- * node (runNodeOf: the nodes its agents reported from, `nodesOf`, else Slurm's node list).
+ * node (runNodeOf: the nodes its agents reported from, `nodesOf`, else Slurm's node list). With
+ * them, the completed runs' validity tallied (campaignValidity's counts, validityOfTally).
  */
 export function countedRuns(
   rows: readonly ConfigurationEnergyRow[], fingerprintOf: ReadonlyMap<string, string | null> = new Map(), nodesOf: ReadonlyMap<string, readonly RunNodeRecord[]> = new Map(),
@@ -40,36 +44,123 @@ export function countedRuns(
   configs: { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }[];
   runsLeftOut: RunLeftOut[];
   currency: string | null;
+  validity: ValidityTally;
 } {
-  const configs = new Map<string, { key: string; parameters: Record<string, unknown>; runs: RunFigures[] }>();
+  const configs: CountedConfiguration[] = [];
+  const tallies: ValidityTally[] = [];
   const runsLeftOut: RunLeftOut[] = [];
   // Runs per cost currency: most campaigns have one (or none), and then nothing more is done.
   const currencies = new Map<string, number>();
-  let c: { key: string; parameters: Record<string, unknown>; runs: RunFigures[] } | undefined;
-  for (const row of rows) {
-    // A configuration's rows come together (listConfigurationEnergies): one lookup per configuration, not per run.
-    if (c?.key !== row.key) {
-      c = configs.get(row.key);
-      if (!c) configs.set(row.key, (c = { key: row.key, parameters: row.parameters, runs: [] }));
-    }
-    if (!row.runId) continue;
-    const { run, leftOut } = countedRow(row, counting.validOnly === true, nodesOf.get(row.runId), fingerprintOf.get(row.runId) ?? null);
-    if (leftOut) runsLeftOut.push(leftOut);
-    c.runs.push(run);
-    if (typeof run.costCurrency === 'string') currencies.set(run.costCurrency, (currencies.get(run.costCurrency) ?? 0) + 1);
+  const validOnly = counting.validOnly === true;
+  // A configuration's rows come together (listConfigurationEnergies): each stretch of one key is counted as one.
+  for (let start = 0; start < rows.length; ) {
+    let end = start + 1;
+    while (end < rows.length && rows[end]!.key === rows[start]!.key) end++;
+    const group = countedGroup(rows, start, end, validOnly, fingerprintOf, nodesOf);
+    configs.push(group.configuration);
+    tallies.push(group.validity);
+    for (const leftOut of group.runsLeftOut) runsLeftOut.push(leftOut);
+    for (const [c, n] of group.currencies) currencies.set(c, (currencies.get(c) ?? 0) + n);
+    start = end;
   }
   const currency = mostCommon(currencies);
   // Costs in two currencies cannot be averaged: those in another than most are left out (cost.n
   // says how many count; runsLeftOut names runs left out of energy or wholly, not of cost alone).
-  // A copy: the run's figures are shared with later reads (countedRow).
+  // Copies: the configurations and their runs' figures are shared with later reads (countedGroup).
   if (currencies.size > 1) {
-    for (const k of configs.values()) {
-      k.runs.forEach((r, i) => {
-        if (typeof r.costCurrency === 'string' && r.costCurrency !== currency) k.runs[i] = { ...r, cost: null };
-      });
-    }
+    configs.forEach((k, i) => {
+      if (!k.runs.some((r) => typeof r.costCurrency === 'string' && r.costCurrency !== currency)) return;
+      configs[i] = { ...k, runs: k.runs.map((r) => (typeof r.costCurrency === 'string' && r.costCurrency !== currency ? { ...r, cost: null } : r)) };
+    });
   }
-  return { configs: [...configs.values()], runsLeftOut, currency };
+  // Two stretches of one key (rows not grouped by configuration) are one configuration.
+  return { configs: mergeRepeatedKeys(configs), runsLeftOut, currency, validity: addValidityTallies(tallies) };
+}
+
+type CountedConfiguration = { key: string; parameters: Record<string, unknown>; runs: RunFigures[] };
+
+/** One configuration's rows counted: its configuration with its runs' figures, its runs left out, its runs per cost currency. */
+interface CountedGroup {
+  /** What it was counted from: the rows (the same objects), and each row's nodes and fingerprint class. */
+  rows: ConfigurationEnergyRow[];
+  nodes: (readonly RunNodeRecord[] | undefined)[];
+  classes: (string | null)[];
+  validOnly: boolean;
+  configuration: CountedConfiguration;
+  runsLeftOut: RunLeftOut[];
+  currencies: Map<string, number>;
+  /** Its completed runs' validity. */
+  validity: ValidityTally;
+}
+
+/**
+ * Configurations counted before, by their first row: the API's results worker keeps every row of
+ * an unchanged configuration between reads (inputs-snapshot.ts), so with 10,000 configurations and
+ * one run changed, one is counted again and the others are the same objects as at the last read —
+ * the same configuration object, which campaignResults then summarises no more. Never changed once
+ * made (a cost left out is a copy).
+ */
+const countedGroups = new WeakMap<ConfigurationEnergyRow, CountedGroup>();
+
+function countedGroup(
+  rows: readonly ConfigurationEnergyRow[], start: number, end: number, validOnly: boolean,
+  fingerprintOf: ReadonlyMap<string, string | null>, nodesOf: ReadonlyMap<string, readonly RunNodeRecord[]>,
+): CountedGroup {
+  const before = countedGroups.get(rows[start]!);
+  if (before && sameGroup(before, rows, start, end, validOnly, fingerprintOf, nodesOf)) return before;
+  const first = rows[start]!;
+  const made: CountedGroup = {
+    rows: rows.slice(start, end), nodes: [], classes: [], validOnly,
+    configuration: { key: first.key, parameters: first.parameters, runs: [] }, runsLeftOut: [], currencies: new Map(), validity: tallyValidity([]),
+  };
+  const completed: (StoredFigures | null)[] = [];
+  for (let i = start; i < end; i++) {
+    const row = rows[i]!;
+    const nodes = row.runId ? nodesOf.get(row.runId) : undefined;
+    const fingerprintClass = row.runId ? (fingerprintOf.get(row.runId) ?? null) : null;
+    made.nodes.push(nodes);
+    made.classes.push(fingerprintClass);
+    if (!row.runId) continue;
+    completed.push(row.result as StoredFigures | null);
+    const { run, leftOut } = countedRow(row, validOnly, nodes, fingerprintClass);
+    if (leftOut) made.runsLeftOut.push(leftOut);
+    made.configuration.runs.push(run);
+    if (typeof run.costCurrency === 'string') made.currencies.set(run.costCurrency, (made.currencies.get(run.costCurrency) ?? 0) + 1);
+  }
+  made.validity = tallyValidity(completed, { validOnly });
+  countedGroups.set(first, made);
+  return made;
+}
+
+function sameGroup(
+  g: CountedGroup, rows: readonly ConfigurationEnergyRow[], start: number, end: number, validOnly: boolean,
+  fingerprintOf: ReadonlyMap<string, string | null>, nodesOf: ReadonlyMap<string, readonly RunNodeRecord[]>,
+): boolean {
+  if (g.validOnly !== validOnly || g.rows.length !== end - start) return false;
+  for (let i = start; i < end; i++) {
+    const row = rows[i]!;
+    const k = i - start;
+    if (g.rows[k] !== row) return false;
+    if (row.runId && (g.nodes[k] !== nodesOf.get(row.runId) || g.classes[k] !== (fingerprintOf.get(row.runId) ?? null))) return false;
+  }
+  return true;
+}
+
+/** Configurations of one key joined, in the order their keys first appear (rows of one configuration that did not come together). */
+function mergeRepeatedKeys(configs: CountedConfiguration[]): CountedConfiguration[] {
+  const keys = new Set<string>();
+  let repeated = false;
+  for (const c of configs) {
+    if (keys.has(c.key)) repeated = true;
+    keys.add(c.key);
+  }
+  if (!repeated) return configs;
+  const byKey = new Map<string, CountedConfiguration>();
+  for (const c of configs) {
+    const had = byKey.get(c.key);
+    byKey.set(c.key, had ? { ...had, runs: [...had.runs, ...c.runs] } : c);
+  }
+  return [...byKey.values()];
 }
 
 /** A run's figures that count and what is left out of them, with what they were made from (countedRow). */
@@ -160,7 +251,7 @@ export function campaignFiguresOf(inputs: CampaignFigureInputs, options: Campaig
   const { rows, runNodes, context, phaseRows, movementRows } = inputs;
   const { byRun, classes } = runFingerprintClasses(runNodes);
   const counting = { validOnly: options.validOnly === true };
-  const { configs, runsLeftOut, currency } = countedRuns(rows, byRun, runNodes, counting);
+  const { configs, runsLeftOut, currency, validity: tally } = countedRuns(rows, byRun, runNodes, counting);
   const groupBy = options.groupBy ?? 'configuration';
   const confidence = context?.spec.design.confidence ?? DEFAULT_CONFIDENCE;
   // Runs placed in blocks (repetition r of every configuration side by side) are compared block by block.
@@ -172,9 +263,7 @@ export function campaignFiguresOf(inputs: CampaignFigureInputs, options: Campaig
   const countingIds = phaseRows.length + movementRows.length > 0 ? countingRunIds(rows, counting) : new Set<string>();
   const phases = byConfiguration(phaseRows.map((r) => ({ ...r, value: r.phases })), countingIds, RunPhases);
   const movement = byConfiguration(movementRows.map((r) => ({ ...r, value: r.dataMovement })), countingIds, RunDataMovement);
-  const completed: (StoredFigures | null)[] = [];
-  for (const r of rows) if (r.runId !== null) completed.push(r.result as StoredFigures | null);
-  const validity = campaignValidity(completed, counting);
+  const validity = validityOfTally(tally, counting);
   return {
     ...results, runsLeftOut, power: powerNote(context), phases: phasesByConfiguration(phases, optimal), dataMovement: dataMovementByConfiguration(movement), currency, validity, design: campaignDesignView(context),
   };

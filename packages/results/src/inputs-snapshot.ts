@@ -72,6 +72,8 @@ const DELTA_FLOOR = 2_000;
 /** One campaign's inputs, by run. */
 class KeptInputs {
   private readonly runs = new Map<string, CompletedRunFigures>();
+  /** The same runs by configuration: making a changed configuration's rows again reads its runs, not the campaign's. */
+  private readonly runsOf = new Map<string, Map<string, CompletedRunFigures>>();
   /** Each configuration's rows of listConfigurationEnergies (configurationEnergyRows), made again only when one of its runs changed. */
   private readonly rowsOf = new Map<string, ConfigurationEnergyRow[]>();
   /** The configurations whose rows are to be made again. */
@@ -132,7 +134,10 @@ class KeptInputs {
     const hadNodes = runIds.some((id) => this.nodes.has(id));
     for (const id of runIds) {
       const was = this.runs.get(id);
-      if (was) this.stale.add(was.configurationId);
+      if (was) {
+        this.stale.add(was.configurationId);
+        this.runsOf.get(was.configurationId)?.delete(id);
+      }
       this.runs.delete(id);
       this.nodes.delete(id);
       this.phases.delete(id);
@@ -151,17 +156,10 @@ class KeptInputs {
   /** The inputs in readCampaignFigureInputs's shape and order; rows of unchanged runs are the same objects as at the last read. */
   inputs(): CampaignFigureInputs {
     if (this.stale.size > 0) {
-      const runsOf = new Map<string, CompletedRunFigures[]>();
-      for (const r of this.runs.values()) {
-        if (!this.stale.has(r.configurationId)) continue;
-        const list = runsOf.get(r.configurationId);
-        if (list) list.push(r);
-        else runsOf.set(r.configurationId, [r]);
-      }
       for (const c of this.configurations) {
         if (!this.stale.has(c.id)) continue;
         // configurationEnergyRows for one configuration: its runs by repetition, or its one row without a run.
-        this.rowsOf.set(c.id, configurationEnergyRows([c], runsOf.get(c.id) ?? []));
+        this.rowsOf.set(c.id, configurationEnergyRows([c], this.runsOf.get(c.id)?.values() ?? []));
       }
       this.stale.clear();
     }
@@ -187,6 +185,9 @@ class KeptInputs {
   ): void {
     for (const r of runs) {
       this.runs.set(r.runId, r);
+      let of = this.runsOf.get(r.configurationId);
+      if (!of) this.runsOf.set(r.configurationId, (of = new Map()));
+      of.set(r.runId, r);
       this.stale.add(r.configurationId);
     }
     for (const [id, list] of nodes) this.nodes.set(id, list);
