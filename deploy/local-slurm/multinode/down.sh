@@ -28,7 +28,7 @@ main() {
   stop_pid "$(mn_pid "$SLURMDBD_PID" slurmdbd || true)" slurmdbd
   stop_pid "$(erg_sshd_pid || true)" "erg sshd (multinode)"
   rm -f "$SSHD_PID"
-  stop_pid "$(mn_pid "$SENSORS_PID" node || true)" "sensor emulator"
+  stop_pid "$(sensors_pid || true)" "sensor emulator"
   stop_pid "$(mn_pid "$MUNGED_PID" munged || true)" "munged (multinode)"
   for n in "${NODES[@]}"; do
     ip link del "$(node_veth "$n")" 2>/dev/null || true

@@ -126,6 +126,18 @@ mn() { "${MN[@]}" "$@"; }
 # pid of this cluster's daemon from its pid file.
 mn_pid() { pid_from_file "$1" "$2"; }
 
+# pid of the sensor emulator from its pid file (default $SENSORS_PID). Its comm is only `node`, which any Node.js process
+# that got the pid of a stale pid file has too (pid_max is 32768 here, and a test run starts
+# thousands of processes): its command line must be an emulator's of this cluster's nodes as well
+# (from whichever checkout started it), or the emulator is taken for running while nothing writes
+# the meters.
+sensors_pid() {
+  local pid
+  pid="$(pid_from_file "${1:-$SENSORS_PID}" node)" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "/sensors.js $NODES_DIR " || return 1
+  printf '%s\n' "$pid"
+}
+
 munge_ok() {
   timeout 5 munge -S "$MUNGE_SOCKET" -n 2>/dev/null | timeout 5 unmunge -S "$MUNGE_SOCKET" >/dev/null 2>&1
 }

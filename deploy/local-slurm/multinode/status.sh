@@ -19,8 +19,13 @@ report() {
 
 # check NAME PIDFILE COMM LOG [CHECK]: a daemon by its pid file, and a functional check.
 check() {
-  local name=$1 pidfile=$2 comm=$3 logfile=$4 fn=${5:-true} pid
-  pid="$(pid_from_file "$pidfile" "$comm" || true)"
+  local name=$1 pidfile=$2 comm=$3 logfile=$4 fn=${5:-true}
+  check_pid "$name" "$(pid_from_file "$pidfile" "$comm" || true)" "$logfile" "$fn"
+}
+
+# check_pid NAME PID LOG [CHECK]: a daemon by its pid (empty: not running), and a functional check.
+check_pid() {
+  local name=$1 pid=$2 logfile=$3 fn=${4:-true}
   if [[ -n $pid ]] && "$fn"; then report "$name" 0 "pid $pid"
   elif [[ -n $pid ]]; then report "$name" 1 "pid $pid runs but does not answer (log: $logfile)"
   else report "$name" 1 "not running (log: $logfile)"; fi
@@ -33,7 +38,7 @@ main() {
   check munged "$MUNGED_PID" munged "$MUNGED_LOG" munge_ok
   check slurmdbd "$SLURMDBD_PID" slurmdbd "$SLURMDBD_LOG" dbd_ok
   check slurmctld "$SLURMCTLD_PID" slurmctld "$SLURMCTLD_LOG" ctld_ok
-  check sensors "$SENSORS_PID" node "$SENSORS_LOG"
+  check_pid sensors "$(sensors_pid || true)" "$SENSORS_LOG"
   states="$(node_states)"
   for i in "${!NODES[@]}"; do
     n=${NODES[$i]}

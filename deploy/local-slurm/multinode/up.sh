@@ -175,7 +175,7 @@ already_up() {
   mn_pid "$MUNGED_PID" munged >/dev/null || return 1
   mn_pid "$SLURMDBD_PID" slurmdbd >/dev/null || return 1
   mn_pid "$SLURMCTLD_PID" slurmctld >/dev/null || return 1
-  mn_pid "$SENSORS_PID" node >/dev/null || return 1
+  sensors_pid >/dev/null || return 1
   for i in "${!NODES[@]}"; do node_up "${NODES[$i]}" $((i + 1)) || return 1; done
   erg_sshd_pid >/dev/null || return 1
   munge_ok && ctld_ok && nodes_ok && sacct_ok && ssh_ok
@@ -296,7 +296,7 @@ EOF
 
 ensure_sensors() {
   local i args=()
-  mn_pid "$SENSORS_PID" node >/dev/null && return 0
+  sensors_pid >/dev/null && return 0
   for i in "${!NODES[@]}"; do args+=("${NODES[$i]}=/run/netns/${NODES[$i]}"); done
   log "starting the sensor emulator (sensors.js)"
   # A stale pid file naming a recycled pid would make start-stop-daemon think it already runs.
@@ -304,7 +304,7 @@ ensure_sensors() {
   start-stop-daemon --start --quiet --background --make-pidfile --pidfile "$SENSORS_PID" \
     --startas /bin/sh -- -c "exec node '$SENSORS_JS' '$NODES_DIR' 250 ${args[*]} >>'$SENSORS_LOG' 2>&1" </dev/null ||
     die_daemon "sensor emulator" "$SENSORS_LOG"
-  wait_for 5 mn_pid "$SENSORS_PID" node >/dev/null || die_daemon "sensor emulator" "$SENSORS_LOG"
+  wait_for 5 sensors_pid >/dev/null || die_daemon "sensor emulator" "$SENSORS_LOG"
 }
 
 start_daemon() {
