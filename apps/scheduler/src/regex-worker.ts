@@ -6,6 +6,7 @@
  * Before each phase pattern runs, its index is written to the shared `progress` slot, so that the
  * runner can say which pattern was running when it had to terminate the thread.
  */
+import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 // Subpaths: a worker thread loads the pure parts, not the packages' database sides.
 import { runSearchStepInput, type SearchStepInput } from '@erg/strategy/search-runner';
@@ -19,6 +20,12 @@ import type { FoldMetricInput, FoldMetricOutput, MatchPhasesInput, RegexTaskKind
 const READY = 'ready';
 
 const progress = new Int32Array((workerData as { progress: SharedArrayBuffer }).progress);
+// This thread's Linux thread id, where the runner reads its CPU time (regex-runner.ts): /proc/thread-self is "<pid>/task/<tid>".
+try {
+  Atomics.store(progress, 1, Number(readlinkSync('/proc/thread-self').split('/').at(-1)) || 0);
+} catch {
+  // Not Linux: the runner counts wall-clock time.
+}
 const decoder = new TextDecoder('utf-8');
 // Patterns repeat for every batch of a run; a small cache saves compiling them again.
 const compiled = new Map<string, CompiledUserRegex>();

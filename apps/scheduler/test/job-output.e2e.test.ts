@@ -12,10 +12,10 @@ jest.setTimeout(300_000);
 describe('job output on the local Slurm cluster', () => {
   const h = new Harness();
 
-  // Each metric's regex budget, a third of the default: the metrics here need about 0.1 s each on
-  // an idle machine, but the budget is wall-clock time of a worker thread, and with three clusters'
-  // e2e chains on two cores 2 s ran out once (CI): the budget is not what this test measures
-  // (metric-scan.test.ts runs a metric past one).
+  // Each metric's regex budget, a third of the default: the metrics here need about 0.1 s each of
+  // CPU time on an idle machine. A 2 s budget of wall-clock time ran out once with three clusters'
+  // e2e chains on two cores (the budget is CPU time now, regex-runner.test.ts); the budget is not
+  // what this test measures (metric-scan.test.ts runs a metric past one).
   const REGEX_BUDGET_MS = 10_000;
   /** Longest the scheduler's event loop may wait: with eight e2e files on two cores, GC and CPU starvation alone gave 1.3 s once. */
   const MAX_LOOP_DELAY_MS = 2000;

@@ -1,6 +1,7 @@
+import { readlinkSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { newFold } from '../src/metric-fold';
-import { RegexBudget, RegexBudgetExceededError, RegexTaskError, UserRegexRunner, type SharedBatch } from '../src/regex-runner';
+import { RegexBudget, RegexBudgetExceededError, RegexTaskError, threadCpuMs, UserRegexRunner, WALL_FACTOR, type SharedBatch } from '../src/regex-runner';
 
 const batchOf = (text: string): SharedBatch => {
   const encoded = new TextEncoder().encode(text);
@@ -55,6 +56,58 @@ describe('UserRegexRunner', () => {
     const after = await runner.run('fold-metric', { pattern: 'n=([0-9]+)', fold: newFold('sum'), ...batchOf('n=2\nn=3\n') }, new RegexBudget(5000));
     expect(after.fold.sum).toBe(5);
   }, 20_000);
+
+  test("a task is charged its thread's CPU time: waiting for a CPU does not spend its budget", async () => {
+    // A CPU clock that runs at a hundredth of the wall clock: the thread got a hundredth of a core,
+    // as on a machine shared with many busy processes. Matching 40 slow lines (~0.6 s on an idle
+    // machine) costs a few ms of a 100 ms budget; its wall-clock time is bounded far beyond (100×).
+    const slowCpu = new UserRegexRunner({ workers: 1, cpuClock: () => performance.now() / 100, wallFactor: 100 });
+    try {
+      const budget = new RegexBudget(100);
+      const started = performance.now();
+      const out = await slowCpu.run('fold-metric', { pattern: SLOW, fold: newFold('count'), ...batchOf(slowLines(40)) }, budget);
+      const wallMs = performance.now() - started;
+      // It ran past its budget in wall-clock time (what it was once charged) and finished.
+      expect(wallMs).toBeGreaterThan(100);
+      expect(out.fold.matches).toBeGreaterThan(0);
+      // Charged the CPU clock's time (a hundredth of the wall clock's), not the wall clock's.
+      expect(100 - budget.remainingMs).toBeLessThan(wallMs / 100 + 20);
+    } finally {
+      await slowCpu.close();
+    }
+  }, 30_000);
+
+  test(`however little CPU a task gets, it ends at ${WALL_FACTOR} times its budget in wall-clock time`, async () => {
+    const noCpu = new UserRegexRunner({ workers: 1, cpuClock: () => 0 });
+    try {
+      const started = performance.now();
+      const err = await noCpu.run('fold-metric', { pattern: SLOW, fold: newFold('count'), ...batchOf(slowLines(2000)) }, new RegexBudget(200)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RegexBudgetExceededError);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(WALL_FACTOR * 200 - 5);
+      // The 2,000 lines would take ~30 s: it was stopped, not finished.
+      expect(performance.now() - started).toBeLessThan(15_000);
+    } finally {
+      await noCpu.close();
+    }
+  }, 30_000);
+
+  test("threadCpuMs reads a thread's CPU time from /proc, and null for a thread that is not there", async () => {
+    // This thread's id, as the workers find theirs; its CPU time grows while it computes (at
+    // whatever share of a core it gets: the loop runs until it has used 100 ms, by the deadline).
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+    const before = threadCpuMs(tid)!;
+    const processBefore = process.cpuUsage();
+    expect(before).toBeGreaterThan(0);
+    const deadline = performance.now() + 10_000;
+    while (threadCpuMs(tid)! - before < 100 && performance.now() < deadline) for (let i = 0; i < 1e5; i++) Math.sqrt(i);
+    const used = threadCpuMs(tid)! - before;
+    expect(used).toBeGreaterThanOrEqual(100);
+    // No more than the whole process used meanwhile (/proc counts in 10 ms ticks).
+    const processUsed = process.cpuUsage(processBefore);
+    expect(used).toBeLessThanOrEqual((processUsed.user + processUsed.system) / 1000 + 20);
+    expect(threadCpuMs(2_000_000_000)).toBeNull();
+    expect(threadCpuMs(0)).toBeNull();
+  });
 
   test('a spent budget refuses further tasks at once; another budget is untouched', async () => {
     const budget = new RegexBudget(300);
