@@ -183,14 +183,7 @@ for p in "${projects[@]}"; do
     *) echo "unknown project $p (unit, integration, e2e)" >&2; exit 2 ;;
   esac
 done
-# Counts of every jest run; a run that left no artifact counts as one failure.
-read -r passed failed < <(node -e '
-  let p = 0, f = 0;
-  for (const a of process.argv.slice(1)) {
-    try { const r = require(require("node:path").resolve(a)); p += r.numPassedTests; f += r.numFailedTests + r.numRuntimeErrorTestSuites; }
-    catch { f += 1; }
-  }
-  console.log(p, f);' "${artifacts[@]}")
-echo
-echo "tests: $passed passed, $failed failed"
+# Counts of every jest run, and each failed test with the first lines of why (a run that left no
+# artifact counts as one failure): last, where a log seen only by its tail shows them.
+node scripts/test-summary.js "${artifacts[@]}"
 exit $status
