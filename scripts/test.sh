@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (`npm test`, called by .ci/run):
 # installs dependencies, builds, makes sure Postgres, Redis and the local Slurm clusters are up,
-# then runs the unit, integration and end-to-end projects and prints one summary line.
+# then runs the unit, integration and end-to-end projects and prints a summary (scripts/test-summary.js).
 # The e2e project follows scripts/e2e-plan.js (docs/testing.md): the Slurm-facing files on every
 # Slurm version's local cluster (22.05 on this machine, 24.11 in its Debian 13 root), the files that
 # need several nodes on the multi-node cluster (four nodes in network namespaces, Slurm 22.05),
