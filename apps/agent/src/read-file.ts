@@ -1,5 +1,14 @@
 import fs from 'node:fs';
 
+/** A small file's whole text, or null where it cannot be read (missing, no permission): for probing at start-up, not for sampling. */
+export function readTextFile(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Reads small sysfs/procfs files into one reused buffer and parses numbers straight from its
  * bytes, so a sampling tick allocates (almost) nothing. Each file is opened once and re-read

@@ -2,6 +2,7 @@ import type { execFileSync as execFileSyncType, spawn as spawnType } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import { nowMs } from '../clock';
+import { readTextFile } from '../read-file';
 import type { Logger } from '../log';
 import type { SampleSink } from '../samples';
 import { sensorName, type Quantity, type SensorInfo } from '../wire';
@@ -167,7 +168,7 @@ function findScfPmus(devicesDir: string, ctx: DetectContext): ScfPmu[] | null {
   const pmus: ScfPmu[] = [];
   for (const { name, socket } of found) {
     const dir = path.join(devicesDir, name);
-    const cpumask = readText(path.join(dir, 'cpumask'))?.trim() ?? '';
+    const cpumask = readTextFile(path.join(dir, 'cpumask'))?.trim() ?? '';
     if (cpumask === '') {
       ctx.note(`${dir}/cpumask is empty or unreadable (no online CPU counts for it); left out`);
       continue;
@@ -175,7 +176,7 @@ function findScfPmus(devicesDir: string, ctx: DetectContext): ScfPmu[] | null {
     const events: Record<string, string> = {};
     for (const e of SCF_EVENTS) {
       const file = path.join(dir, 'events', e.name);
-      const encoding = readText(file)?.trim();
+      const encoding = readTextFile(file)?.trim();
       if (encoding === undefined || !EVENT_RE.test(encoding)) {
         ctx.note(`${file}: ${encoding === undefined ? 'missing' : `unexpected ${JSON.stringify(encoding)}`}; left out`);
         continue;
@@ -188,7 +189,7 @@ function findScfPmus(devicesDir: string, ctx: DetectContext): ScfPmu[] | null {
       }
       events[e.name] = encoding;
     }
-    pmus.push({ name, socket, cpumask, associatedCpus: readText(path.join(dir, 'associated_cpus'))?.trim() ?? null, identifier: readText(path.join(dir, 'identifier'))?.trim() ?? null, events });
+    pmus.push({ name, socket, cpumask, associatedCpus: readTextFile(path.join(dir, 'associated_cpus'))?.trim() ?? null, identifier: readTextFile(path.join(dir, 'identifier'))?.trim() ?? null, events });
   }
   return pmus;
 }
@@ -241,7 +242,7 @@ function paranoidHint(paranoid: number | null): string {
 
 /** /proc/sys/kernel/perf_event_paranoid; null where unreadable. */
 function readParanoid(procfsRoot: string): number | null {
-  const text = readText(path.join(procfsRoot, 'sys/kernel/perf_event_paranoid'))?.trim();
+  const text = readTextFile(path.join(procfsRoot, 'sys/kernel/perf_event_paranoid'))?.trim();
   return text !== undefined && /^-?\d+$/.test(text) ? Number(text) : null;
 }
 
@@ -253,14 +254,6 @@ function summarise(text: string): string {
     .filter((l) => l !== '' && l !== 'Error:');
   const joined = lines.slice(0, 2).join(' ');
   return joined.length > 300 ? `${joined.slice(0, 297)}...` : joined;
-}
-
-function readText(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 /** `perf stat -a -x , --log-fd 1 -I <ms> -e <events>`: system-wide, CSV, on stdout. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { FileReader } from '../read-file';
+import { FileReader, readTextFile } from '../read-file';
 import type { SampleSink } from '../samples';
 import { sensorName, type SensorInfo } from '../wire';
 import { NO_READING, SATURATED, TrafficCounter } from './traffic-counter';
@@ -101,7 +101,7 @@ export function detectInfiniband(ctx: DetectContext): Source | null {
     });
     if (reading.locals[0] < 0 && reading.locals[1] < 0) continue;
     readings.push(reading);
-    described.push({ ib: `ib${index}`, device: p.device, port: p.port, counters: choice.kind, linkLayer: readText(path.join(p.dir, 'link_layer')), state: readText(path.join(p.dir, 'state')), rate: readText(path.join(p.dir, 'rate')) });
+    described.push({ ib: `ib${index}`, device: p.device, port: p.port, counters: choice.kind, linkLayer: trimmedText(path.join(p.dir, 'link_layer')), state: trimmedText(path.join(p.dir, 'state')), rate: trimmedText(path.join(p.dir, 'rate')) });
   }
   if (sensors.length === 0) {
     reader.close();
@@ -166,20 +166,16 @@ function numberIn(reader: FileReader, file: string): number | null {
   }
 }
 
+function trimmedText(file: string): string | null {
+  return readTextFile(file)?.trim() ?? null;
+}
+
 function errorOf(file: string): string {
   try {
     const text = fs.readFileSync(file, 'utf8').trim();
     return JSON.stringify(text);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-  }
-}
-
-function readText(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    return null;
   }
 }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { FileReader } from '../read-file';
+import { FileReader, readTextFile } from '../read-file';
 import type { SampleSink } from '../samples';
 import { sensorName, type SensorInfo } from '../wire';
 import type { DetectContext, Source } from './types';
@@ -34,7 +34,7 @@ interface Domain {
 
 export function detectResctrl(ctx: DetectContext): Source | null {
   const root = path.join(ctx.config.sysfsRoot, 'sys/fs/resctrl');
-  const features = readText(path.join(root, 'info/L3_MON/mon_features'));
+  const features = readTextFile(path.join(root, 'info/L3_MON/mon_features'));
   if (features === null) {
     ctx.note(`${root}/info/L3_MON/mon_features does not exist (resctrl not mounted, or no monitoring)`);
     return null;
@@ -69,7 +69,7 @@ export function detectResctrl(ctx: DetectContext): Source | null {
       if (!Number.isFinite(value)) {
         // "Unavailable" (no hardware counter behind it yet) or "Unassigned" (mbm_event mode): resctrl.rst.
         reader.forget(file);
-        unreadable.push(`${file}: ${readText(file)?.trim() || 'not a number'}; left out`);
+        unreadable.push(`${file}: ${readTextFile(file)?.trim() || 'not a number'}; left out`);
         continue;
       }
       const id = Number(m[1]);
@@ -105,14 +105,6 @@ function topLevelGroups(root: string): string[] {
     .filter((e) => e.isDirectory() && !['info', 'mon_data', 'mon_groups'].includes(e.name) && fs.existsSync(path.join(root, e.name, 'mon_data')))
     .map((e) => path.join(root, e.name))
     .sort();
-}
-
-function readText(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
 }
 
 /** Reads every domain's counters each cycle and pushes their increase per second. */
