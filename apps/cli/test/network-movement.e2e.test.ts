@@ -8,7 +8,7 @@
 // it), so a run's bytes are the workload's and then some: enough of them to tell the workload's
 // gigabyte apart from that, and from twice or four times it.
 import path from 'node:path';
-import { Harness } from '../../scheduler/test/harness';
+import { localClusterHarness } from '../../scheduler/test/harness';
 import { ANSI, parseCsv, requireBuiltCli, spawnCli, tempDir } from './helpers';
 
 jest.setTimeout(180_000);
@@ -45,17 +45,11 @@ const WORKLOAD = [
 ].join('\n');
 
 describe('network bytes per configuration (local Slurm cluster, real /sys/class/net)', () => {
-  const h = new Harness();
+  const h = localClusterHarness();
   const home = tempDir('erg-net-e2e-');
 
-  beforeAll(async () => {
+  beforeAll(() => {
     requireBuiltCli();
-    await h.start();
-    await h.startInProcessScheduler();
-    await h.registerCluster('local');
-  });
-  afterAll(async () => {
-    await h.stop();
   });
 
   test('a workload that moves 1000 MB over the loopback: that many network bytes in its configuration, in the API and in erg results --data-movement', async () => {

@@ -10,24 +10,18 @@ import path from 'node:path';
 import { stripAnsi, studyAnswer, studyAnswerLines, type CampaignResults } from '@erg/cli';
 import { decodeCampaignText } from '@erg/spec';
 import { repoRoot } from '@erg/testkit';
-import { Harness } from '../../scheduler/test/harness';
+import { localClusterHarness } from '../../scheduler/test/harness';
 import { requireBuiltCli, spawnCli, tempDir } from './helpers';
 
 jest.setTimeout(240_000);
 
 describe('the study (examples/multimodal-cpu.yaml) on the multi-node local cluster', () => {
-  const h = new Harness();
+  const h = localClusterHarness();
   const home = tempDir('erg-study-e2e-');
 
-  beforeAll(async () => {
+  beforeAll(() => {
     requireBuiltCli();
-    await h.start();
     if (!h.local.nodes || h.local.nodes.length < 2) throw new Error('ERG_E2E_SLURM=multinode: this file needs the multi-node cluster (up.sh --multinode)');
-    await h.startInProcessScheduler();
-    await h.registerCluster('local');
-  });
-  afterAll(async () => {
-    await h.stop();
   });
 
   test('every run trains and is measured on each of its nodes; phases, byte metrics and network bytes per configuration; --watch ends with the answer', async () => {
