@@ -41,15 +41,24 @@ for series in "${e2e_series[@]}"; do
   [ "$needs_cluster" = 0 ] || bash deploy/local-slurm/up.sh --slurm "$series"
 done
 
+# apt_install WHAT CONSEQUENCE PACKAGE…: Debian packages a test needs, installed as "installing
+# WHAT" (apt-get update only when a plain install fails: warm package lists are used as they are);
+# where that fails too, says so and that CONSEQUENCE follows.
+apt_install() {
+  local what=$1 consequence=$2
+  shift 2
+  echo "installing $what"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends "$@" >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "$@" >/dev/null; } ||
+    { echo "could not install $*; $consequence" >&2; return 1; }
+}
+
 # The web app's browser tests and `erg report`'s (apps/cli/test/report.int.test.ts) drive Debian's
 # Chromium (playwright-core cannot download a browser).
 install_chromium() {
   [ -x /usr/bin/chromium ] && return 0
-  echo "installing chromium for the web app's browser tests"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q --no-install-recommends chromium >/dev/null ||
-    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends chromium >/dev/null; } ||
-    { echo "could not install chromium (apt-get install chromium); the web e2e test will fail" >&2; return 1; }
+  apt_install "chromium for the web app's browser tests" "the web e2e test will fail" chromium
 }
 [ "$needs_services" = 0 ] || install_chromium || true
 
@@ -57,11 +66,7 @@ install_chromium() {
 # install with apt-get update on the development machine. Without it that test fails, never skips.
 install_poppler() {
   command -v pdftoppm >/dev/null && return 0
-  echo "installing poppler-utils (pdftoppm) for erg report's test"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q --no-install-recommends poppler-utils >/dev/null ||
-    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends poppler-utils >/dev/null; } ||
-    { echo "could not install poppler-utils; erg report's test will fail" >&2; return 1; }
+  apt_install "poppler-utils (pdftoppm) for erg report's test" "erg report's test will fail" poppler-utils
 }
 for p in "${projects[@]}"; do [ "$p" != integration ] || install_poppler || true; done
 
@@ -69,11 +74,7 @@ for p in "${projects[@]}"; do [ "$p" != integration ] || install_poppler || true
 # docker-compose.yml with a Compose client (no Docker engine runs here).
 install_compose_tools() {
   command -v nginx >/dev/null && command -v docker-compose >/dev/null && return 0
-  echo "installing nginx-light and docker-compose for the compose test"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q --no-install-recommends nginx-light docker-compose >/dev/null ||
-    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends nginx-light docker-compose >/dev/null; } ||
-    { echo "could not install nginx-light / docker-compose; the compose test will fail" >&2; return 1; }
+  apt_install "nginx-light and docker-compose for the compose test" "the compose test will fail" nginx-light docker-compose
 }
 for p in "${projects[@]}"; do [ "$p" != unit ] || install_compose_tools || true; done
 
@@ -81,11 +82,7 @@ for p in "${projects[@]}"; do [ "$p" != unit ] || install_compose_tools || true;
 # without them those tests would be skipped, and a skipped test proves nothing.
 install_helper_tools() {
   command -v visudo >/dev/null && command -v shellcheck >/dev/null && return 0
-  echo "installing sudo (visudo) and shellcheck for the node helper's tests"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q --no-install-recommends sudo shellcheck >/dev/null ||
-    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends sudo shellcheck >/dev/null; } ||
-    { echo "could not install sudo / shellcheck; the node helper's visudo and shellcheck tests will be skipped" >&2; return 1; }
+  apt_install "sudo (visudo) and shellcheck for the node helper's tests" "the node helper's visudo and shellcheck tests will be skipped" sudo shellcheck
 }
 for p in "${projects[@]}"; do [ "$p" != unit ] || install_helper_tools || true; done
 
@@ -94,12 +91,7 @@ for p in "${projects[@]}"; do [ "$p" != unit ] || install_helper_tools || true; 
 # libc6-dev-arm64-cross brings the aarch64 loader and libc that qemu finds with -L /usr/aarch64-linux-gnu.
 install_aarch64_tools() {
   command -v qemu-aarch64-static >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null && [ -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] && return 0
-  echo "installing qemu-user-static and gcc-aarch64-linux-gnu for the staged runtime's aarch64 test"
-  export DEBIAN_FRONTEND=noninteractive
-  local pkgs=(qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
-  apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null ||
-    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null; } ||
-    { echo "could not install ${pkgs[*]}; the staged runtime's aarch64 test will fail" >&2; return 1; }
+  apt_install "qemu-user-static and gcc-aarch64-linux-gnu for the staged runtime's aarch64 test" "the staged runtime's aarch64 test will fail" qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 }
 for p in "${projects[@]}"; do [ "$p" != unit ] || install_aarch64_tools || true; done
 
@@ -107,11 +99,7 @@ for p in "${projects[@]}"; do [ "$p" != unit ] || install_aarch64_tools || true;
 # (in /usr/bin/python3); without it that test fails, never skips.
 install_pandas() {
   /usr/bin/python3 -c 'import pandas' 2>/dev/null && return 0
-  echo "installing python3-pandas for the evidence bundle's test"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q --no-install-recommends python3-pandas >/dev/null ||
-    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends python3-pandas >/dev/null; } ||
-    { echo "could not install python3-pandas; the evidence bundle test will fail" >&2; return 1; }
+  apt_install "python3-pandas for the evidence bundle's test" "the evidence bundle test will fail" python3-pandas
 }
 for p in "${projects[@]}"; do [ "$p" != integration ] || install_pandas || true; done
 
@@ -121,11 +109,7 @@ for p in "${projects[@]}"; do [ "$p" != integration ] || install_pandas || true;
 # fails, never skips.
 install_torch() {
   /usr/bin/python3 -c 'import torch' 2>/dev/null && return 0
-  echo "installing python3-torch for the reference training workload's test"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q --no-install-recommends python3-torch >/dev/null ||
-    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends python3-torch >/dev/null; } ||
-    { echo "could not install python3-torch; the reference workload's test will fail" >&2; return 1; }
+  apt_install "python3-torch for the reference training workload's test" "the reference workload's test will fail" python3-torch
 }
 for p in "${projects[@]}"; do [ "$p" != unit ] || install_torch || true; done
 
