@@ -2,10 +2,9 @@
 // from more batches than that. Called without a bound, it must forget them whatever the count:
 // batches_seen is an INTEGER column, and a bound past its range (Number.MAX_SAFE_INTEGER, the old
 // default) failed with Postgres's "out of range for type integer" instead.
-import { secretBoxFrom } from '@erg/secrets';
-import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
-import { createCampaign, createCluster, createDatabase, createProject, deleteRunEnergy, findRunEnergy, storeRunEnergy, type Database } from '@erg/db';
-import { testCampaignSpec } from '@erg/db/testing';
+import { createTestDatabase, type TestDatabase } from '@erg/testkit';
+import { createDatabase, deleteRunEnergy, findRunEnergy, storeRunEnergy, type Database } from '@erg/db';
+import { slurmRuns } from './telemetry-fixture';
 
 const figures = { timeS: 10, energyJ: 100, method: 'integrated', coverage: 1, result: { timeS: 10, energyJ: 100, coverage: 1, components: {}, flags: [] } };
 
@@ -17,14 +16,7 @@ describe('deleteRunEnergy (Postgres)', () => {
   beforeAll(async () => {
     tdb = await createTestDatabase();
     db = createDatabase(tdb.url);
-    const projectId = (await createProject(db, { name: 'delete-energy' })).id;
-    const cluster = await createCluster(
-      db, { projectId, name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }),
-    );
-    const campaign = await createCampaign(db, {
-      name: 'c', execution: 'slurm', clusterId: cluster.id, projectId, spec: testCampaignSpec(), specText: null, repetitions: 1, configurations: [{ key: 'a=1', parameters: { a: 1 } }],
-    });
-    runId = campaign.runs[0]!.id;
+    runId = (await slurmRuns(db, 'delete-energy', 1))[0]!;
   });
   afterAll(async () => {
     await db.close();
