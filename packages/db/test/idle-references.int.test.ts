@@ -1,8 +1,8 @@
-import { secretBoxFrom } from '@erg/secrets';
 import type { IdleNodeFigures } from '@erg/spec';
-import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
-import { createCampaign, createCluster, createDatabase, createProject, listIdleReferences, storeRunEnergy, type Database } from '@erg/db';
+import { createTestDatabase, type TestDatabase } from '@erg/testkit';
+import { createCampaign, createDatabase, createProject, listIdleReferences, storeRunEnergy, type Database } from '@erg/db';
 import { setRunWindows, testCampaignSpec } from '@erg/db/testing';
+import { testCluster } from './telemetry-fixture';
 
 // What a cooldown compares each node with: the node's figures from the latest idle baseline erg
 // measured on it, on the run's cluster, read from the stored figures of the most recent runs.
@@ -31,10 +31,8 @@ describe('listIdleReferences', () => {
     tdb = await createTestDatabase();
     db = createDatabase(tdb.url);
     const projectId = (await createProject(db, { name: 'idle' })).id;
-    const box = secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY });
-    const cluster = (name: string) => createCluster(db, { projectId, name, host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, box);
-    clusterId = (await cluster('c1')).id;
-    otherClusterId = (await cluster('c2')).id;
+    clusterId = (await testCluster(db, projectId)).id;
+    otherClusterId = (await testCluster(db, projectId, 'c2')).id;
     const campaign = (id: string, repetitions: number) =>
       createCampaign(db, { name: 't', execution: 'slurm', clusterId: id, projectId, spec: testCampaignSpec(), specText: null, repetitions, configurations: [{ key: 'a=1', parameters: { a: 1 } }] });
     runs.push(...(await campaign(clusterId, 4)).runs.map((r) => r.id));
@@ -70,7 +68,7 @@ describe('listIdleReferences', () => {
 
   test('a cluster with no run measured idle has none', async () => {
     const projectId = (await createProject(db, { name: 'empty' })).id;
-    const empty = await createCluster(db, { projectId, name: 'c3', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }));
+    const empty = await testCluster(db, projectId, 'c3');
     expect(await listIdleReferences(db, empty.id)).toEqual([]);
   });
 });

@@ -1,11 +1,11 @@
 // The scheduler folds the change rows of campaigns nobody reads (foldGrownResultsChanges): the
 // campaigns with the most rows first, a bounded number a pass, each into one row holding the sum,
 // so that every campaign's results stamp stays exactly what it was.
-import { secretBoxFrom } from '@erg/secrets';
-import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
-import { createCampaign, createCluster, createDatabase, createProject, foldGrownResultsChanges, readResultsStamp, RESULTS_CHANGES_FOLD_ABOVE, type Database } from '@erg/db';
+import { createTestDatabase, type TestDatabase } from '@erg/testkit';
+import { createCampaign, createDatabase, createProject, foldGrownResultsChanges, readResultsStamp, RESULTS_CHANGES_FOLD_ABOVE, type Database } from '@erg/db';
 import { testCampaignSpec } from '@erg/db/testing';
 import { poolOf } from '../src/client';
+import { testCluster } from './telemetry-fixture';
 
 describe('foldGrownResultsChanges (Postgres)', () => {
   let tdb: TestDatabase;
@@ -16,9 +16,7 @@ describe('foldGrownResultsChanges (Postgres)', () => {
     tdb = await createTestDatabase();
     db = createDatabase(tdb.url);
     const projectId = (await createProject(db, { name: 'prune' })).id;
-    const cluster = await createCluster(
-      db, { projectId, name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }),
-    );
+    const cluster = await testCluster(db, projectId);
     campaigns = [];
     for (const name of ['most', 'more', 'few']) {
       const c = await createCampaign(db, {

@@ -4,14 +4,14 @@
 // completes, each telemetry push's clock reading), so that a live campaign's results stay cached.
 // Its change rows are folded as they grow, and it still moves with the next change.
 import pg from 'pg';
-import { secretBoxFrom } from '@erg/secrets';
-import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
+import { createTestDatabase, type TestDatabase } from '@erg/testkit';
 import {
-  createCampaign, createCluster, createDatabase, createProject, deleteRunEnergy, readResultsStamp, recordClusterCapabilities, RESULTS_CHANGES_FOLD_ABOVE, storeRunEnergy,
+  createCampaign, createDatabase, createProject, deleteRunEnergy, readResultsStamp, recordClusterCapabilities, RESULTS_CHANGES_FOLD_ABOVE, storeRunEnergy,
   TelemetryWriter, type Database,
 } from '@erg/db';
 import { forceRunEnd, testBatch, testCampaignSpec, testNodeFingerprint } from '@erg/db/testing';
 import { poolOf } from '../src/client';
+import { testCluster } from './telemetry-fixture';
 
 const figures = (energyJ: number) => ({ timeS: 10, energyJ, method: 'integrated', coverage: 1, result: { timeS: 10, energyJ, coverage: 1, components: {}, flags: [] } });
 
@@ -27,9 +27,7 @@ describe('results stamps (Postgres)', () => {
     tdb = await createTestDatabase();
     db = createDatabase(tdb.url);
     const projectId = (await createProject(db, { name: 'stamps' })).id;
-    const cluster = await createCluster(
-      db, { projectId, name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }),
-    );
+    const cluster = await testCluster(db, projectId);
     clusterId = cluster.id;
     const campaign = (name: string) => createCampaign(db, {
       name, execution: 'slurm', clusterId, projectId, spec: testCampaignSpec(), specText: null, repetitions: 4, configurations: [{ key: 'a=1', parameters: { a: 1 } }],

@@ -2,11 +2,12 @@ import { secretBoxFrom } from '@erg/secrets';
 import type { NodeFingerprint, NormalizedBatch, PowerRecord } from '@erg/spec';
 import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from '@erg/testkit';
 import {
-  createCampaign, createCluster, createDatabase, createProject, fingerprintClassId, fingerprintId, listCampaignRunNodes, listRunNodes, recordClusterCapabilities,
+  createCampaign, createDatabase, createProject, fingerprintClassId, fingerprintId, listCampaignRunNodes, listRunNodes, recordClusterCapabilities,
   findClusterByName, upsertCluster, TelemetryWriter, type Database,
 } from '@erg/db';
 import { poolOf } from '../src/client';
 import { testCampaignSpec } from '@erg/db/testing';
+import { testCluster } from './telemetry-fixture';
 
 // Provenance arrives with telemetry: the batch that declares an agent's sensors carries its node's
 // fingerprint and the node helper's power record. Stored once per distinct fingerprint, linked per
@@ -36,7 +37,7 @@ describe('run nodes: fingerprints and power records', () => {
     tdb = await createTestDatabase();
     db = createDatabase(tdb.url);
     const projectId = (await createProject(db, { name: 'nodes' })).id;
-    const cluster = await createCluster(db, { projectId, name: 'c1', host: '127.0.0.1', port: 2222, username: 'root', privateKey: 'k', hostKeySha256: 'SHA256:x', workDir: '/w' }, secretBoxFrom({ ERG_SECRET_KEY: TEST_SECRET_KEY }));
+    const cluster = await testCluster(db, projectId);
     const campaign = await createCampaign(db, { name: 't', execution: 'slurm', clusterId: cluster.id, projectId, spec: testCampaignSpec(), specText: null, repetitions: 3, configurations: [{ key: 'a=1', parameters: { a: 1 } }] });
     campaignId = campaign.id;
     runs = campaign.runs.map((r) => r.id);
