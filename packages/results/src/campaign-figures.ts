@@ -109,25 +109,29 @@ function countedGroup(
   const before = countedGroups.get(rows[start]!);
   if (before && sameGroup(before, rows, start, end, validOnly, fingerprintOf, nodesOf)) return before;
   const first = rows[start]!;
-  const made: CountedGroup = {
-    rows: rows.slice(start, end), nodes: [], classes: [], validOnly,
-    configuration: { key: first.key, parameters: first.parameters, runs: [] }, runsLeftOut: [], currencies: new Map(), validity: tallyValidity([]),
-  };
+  const nodesOfRows: CountedGroup['nodes'] = [];
+  const classes: CountedGroup['classes'] = [];
+  const runs: RunFigures[] = [];
+  const runsLeftOut: RunLeftOut[] = [];
+  const currencies = new Map<string, number>();
   const completed: (StoredFigures | null)[] = [];
   for (let i = start; i < end; i++) {
     const row = rows[i]!;
     const nodes = row.runId ? nodesOf.get(row.runId) : undefined;
     const fingerprintClass = row.runId ? (fingerprintOf.get(row.runId) ?? null) : null;
-    made.nodes.push(nodes);
-    made.classes.push(fingerprintClass);
+    nodesOfRows.push(nodes);
+    classes.push(fingerprintClass);
     if (!row.runId) continue;
     completed.push(row.result as StoredFigures | null);
     const { run, leftOut } = countedRow(row, validOnly, nodes, fingerprintClass);
-    if (leftOut) made.runsLeftOut.push(leftOut);
-    made.configuration.runs.push(run);
-    if (typeof run.costCurrency === 'string') made.currencies.set(run.costCurrency, (made.currencies.get(run.costCurrency) ?? 0) + 1);
+    if (leftOut) runsLeftOut.push(leftOut);
+    runs.push(run);
+    if (typeof run.costCurrency === 'string') currencies.set(run.costCurrency, (currencies.get(run.costCurrency) ?? 0) + 1);
   }
-  made.validity = tallyValidity(completed, { validOnly });
+  const made: CountedGroup = {
+    rows: rows.slice(start, end), nodes: nodesOfRows, classes, validOnly,
+    configuration: { key: first.key, parameters: first.parameters, runs }, runsLeftOut, currencies, validity: tallyValidity(completed, { validOnly }),
+  };
   countedGroups.set(first, made);
   return made;
 }
